@@ -1,0 +1,151 @@
+import { existsSync } from 'node:fs';
+import { z } from 'zod';
+
+/**
+ * The only reader of `process.env`. Everything else receives a frozen `Config`.
+ * A bad value stops start-up with a message naming the variable, because a
+ * half-configured approval bot is worse than one that refuses to start.
+ */
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const url = (name: string) =>
+  optionalString.refine((v) => v === undefined || URL.canParse(v), {
+    message: `${name} must be an absolute URL`,
+  });
+
+const envSchema = z.object({
+  SLACK_BOT_TOKEN: optionalString.refine((v) => v === undefined || /^xox[bp]-/.test(v), {
+    message: 'SLACK_BOT_TOKEN must be a bot token starting with xoxb-',
+  }),
+  SLACK_SIGNING_SECRET: optionalString,
+  SLACK_APP_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xapp-'), {
+    message: 'SLACK_APP_TOKEN must be an app-level token starting with xapp-',
+  }),
+  SLACK_API_URL: url('SLACK_API_URL'),
+  PORT: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v === '' ? 3000 : Number(v)))
+    .refine((n) => Number.isInteger(n) && n >= 0 && n <= 65535, {
+      message: 'PORT must be an integer between 0 and 65535',
+    }),
+  DATABASE_URL: optionalString.refine(
+    (v) => v === undefined || /^postgres(ql)?:\/\//.test(v),
+    { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' },
+  ),
+  DATA_DIR: optionalString.transform((v) => v ?? '.data'),
+  MODEL: optionalString.refine((v) => v === undefined || /^[a-z0-9-]+\/.+/.test(v), {
+    message: 'MODEL must look like provider/model, e.g. openai/gpt-5-mini',
+  }),
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: url('OPENAI_BASE_URL'),
+  ANTHROPIC_API_KEY: optionalString,
+  OPENAI_COMPATIBLE_BASE_URL: url('OPENAI_COMPATIBLE_BASE_URL'),
+  OPENAI_COMPATIBLE_API_KEY: optionalString,
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .optional()
+    .transform((v) => v ?? 'info'),
+  ADMIN_API_TOKEN: optionalString,
+  POLICY_FILE: optionalString,
+});
+
+export interface Config {
+  readonly slack: {
+    readonly botToken?: string;
+    readonly signingSecret?: string;
+    readonly appToken?: string;
+    readonly apiUrl?: string;
+  };
+  readonly port: number;
+  readonly databaseUrl?: string;
+  readonly dataDir: string;
+  readonly model?: string;
+  readonly providers: {
+    readonly openai: { readonly apiKey?: string; readonly baseURL?: string };
+    readonly anthropic: { readonly apiKey?: string };
+    readonly openaiCompatible: { readonly apiKey?: string; readonly baseURL?: string };
+  };
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly adminApiToken?: string;
+  readonly policyFile?: string;
+}
+
+export class ConfigError extends Error {
+  readonly code = 'CONFIG_INVALID';
+  constructor(
+    message: string,
+    readonly variable: string,
+  ) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Validates an environment-like record; pure so tests can pass their own. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const variable = String(issue.path[0] ?? 'environment');
+    throw new ConfigError(`Invalid configuration: ${variable}: ${issue.message}`, variable);
+  }
+  const e = parsed.data;
+  if (e.SLACK_BOT_TOKEN && !e.SLACK_APP_TOKEN && !e.SLACK_SIGNING_SECRET) {
+    throw new ConfigError(
+      'Invalid configuration: SLACK_SIGNING_SECRET is required with SLACK_BOT_TOKEN in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)',
+      'SLACK_SIGNING_SECRET',
+    );
+  }
+  if ((e.SLACK_SIGNING_SECRET || e.SLACK_APP_TOKEN) && !e.SLACK_BOT_TOKEN) {
+    throw new ConfigError(
+      'Invalid configuration: SLACK_BOT_TOKEN is required when Slack is configured',
+      'SLACK_BOT_TOKEN',
+    );
+  }
+  return deepFreeze({
+    slack: {
+      botToken: e.SLACK_BOT_TOKEN,
+      signingSecret: e.SLACK_SIGNING_SECRET,
+      appToken: e.SLACK_APP_TOKEN,
+      apiUrl: e.SLACK_API_URL,
+    },
+    port: e.PORT,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    model: e.MODEL,
+    providers: {
+      openai: { apiKey: e.OPENAI_API_KEY, baseURL: e.OPENAI_BASE_URL },
+      anthropic: { apiKey: e.ANTHROPIC_API_KEY },
+      openaiCompatible: {
+        apiKey: e.OPENAI_COMPATIBLE_API_KEY,
+        baseURL: e.OPENAI_COMPATIBLE_BASE_URL,
+      },
+    },
+    logLevel: e.LOG_LEVEL,
+    adminApiToken: e.ADMIN_API_TOKEN,
+    policyFile: e.POLICY_FILE,
+  });
+}
+
+let cached: Config | undefined;
+
+/** Reads `.env` (when present) and the process environment once. */
+export function loadConfig(): Config {
+  if (cached) return cached;
+  if (existsSync('.env')) process.loadEnvFile('.env');
+  cached = parseConfig(process.env);
+  return cached;
+}

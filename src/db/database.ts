@@ -1,0 +1,60 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { PGliteDialect } from './pglite-dialect.js';
+import type { DB } from './schema.js';
+
+export type Db = Kysely<DB>;
+
+export interface Database {
+  readonly db: Db;
+  readonly kind: 'postgres' | 'pglite';
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** `postgres://…`; absent → embedded PGlite. */
+  databaseUrl?: string;
+  /** PGlite data directory; `memory://` keeps it in memory. */
+  dataDir?: string;
+  /** Postgres schema to work in (created when missing); tests use one each. */
+  schema?: string;
+  poolSize?: number;
+}
+
+const schemaName = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** One code path above the dialect: callers get a Kysely instance either way. */
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.schema !== undefined && !schemaName.test(options.schema)) {
+    throw new Error(`Invalid schema name: ${options.schema}`);
+  }
+  if (options.databaseUrl) {
+    if (options.schema) {
+      const admin = new pg.Client({ connectionString: options.databaseUrl });
+      await admin.connect();
+      try {
+        await admin.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
+      } finally {
+        await admin.end();
+      }
+    }
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+    });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    return { db, kind: 'postgres', close: () => db.destroy() };
+  }
+  const dataDir = options.dataDir ?? '.data';
+  if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
+  const pglite = new PGlite(dataDir);
+  await pglite.waitReady;
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  if (options.schema) {
+    await sql.raw(`CREATE SCHEMA IF NOT EXISTS ${options.schema}; SET search_path TO ${options.schema}`).execute(db);
+  }
+  return { db, kind: 'pglite', close: () => db.destroy() };
+}

@@ -1,0 +1,72 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import type { Db } from './database.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Finds `migrations/` beside package.json, whether running from src/ or dist/. */
+export function migrationsDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = join(dir, 'migrations');
+    if (existsSync(candidate) && existsSync(join(dir, 'package.json'))) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('migrations/ directory not found');
+    dir = parent;
+  }
+}
+
+export function readMigrations(dir = migrationsDir()): Migration[] {
+  const files = readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
+  const migrations = files.map((file) => {
+    const match = /^(\d+)_([a-z0-9_-]+)\.sql$/i.exec(file);
+    if (!match) throw new Error(`Migration file name must be NNN_name.sql: ${file}`);
+    return { version: Number(match[1]), name: match[2]!, sql: readFileSync(join(dir, file), 'utf8') };
+  });
+  migrations.forEach((m, i) => {
+    if (i > 0 && m.version === migrations[i - 1]!.version) {
+      throw new Error(`Two migrations share version ${m.version}`);
+    }
+  });
+  return migrations;
+}
+
+/**
+ * Applies pending migrations in order, each in its own transaction. A
+ * transaction-scoped advisory lock (keyed on the schema) makes processes that
+ * start together take turns, and each re-checks what is applied after getting
+ * the lock, so every migration runs exactly once.
+ */
+export async function migrate(db: Db, migrations = readMigrations()): Promise<number[]> {
+  const applied: number[] = [];
+  for (const migration of migrations) {
+    const ran = await db.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(hashtext('approval-bot-migrations:' || current_schema()))`.execute(trx);
+      await sql`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version integer PRIMARY KEY,
+        name text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`.execute(trx);
+      const done = await trx
+        .selectFrom('schema_migrations')
+        .select('version')
+        .where('version', '=', migration.version)
+        .executeTakeFirst();
+      if (done) return false;
+      await sql.raw(migration.sql).execute(trx);
+      await trx
+        .insertInto('schema_migrations')
+        .values({ version: migration.version, name: migration.name })
+        .execute();
+      return true;
+    });
+    if (ran) applied.push(migration.version);
+  }
+  return applied;
+}

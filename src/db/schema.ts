@@ -1,0 +1,109 @@
+import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+
+/** Kysely's view of the tables created by `migrations/`. */
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json<T = unknown> = ColumnType<T, string, string>;
+
+export interface RunSnapshotsTable {
+  run_id: string;
+  root_run_id: string;
+  parent_run_id: string | null;
+  agent_id: string;
+  thread_id: string | null;
+  resource_id: string | null;
+  status: 'suspended' | 'running';
+  snapshot: Json;
+  suspended_at: Timestamp;
+  claimed_at: Timestamp | null;
+}
+
+export type PendingKind = 'approval' | 'suspension' | 'delegation';
+export type PendingStatus =
+  | 'pending'
+  | 'approved'
+  | 'declined'
+  | 'expired'
+  | 'resumed'
+  | 'resolved'
+  | 'cancelled'
+  | 'superseded';
+
+export interface PendingActionsTable {
+  id: Generated<number>;
+  run_id: string;
+  root_run_id: string;
+  tool_call_id: string;
+  tool_name: string;
+  kind: PendingKind;
+  args: Json;
+  fingerprint: string | null;
+  suspend_payload: Json | null;
+  path: Json<string[]> | null;
+  status: ColumnType<PendingStatus, PendingStatus | undefined, PendingStatus>;
+  requester: string | null;
+  policy_version: string | null;
+  quorum: ColumnType<number, number | undefined, number>;
+  approvals: ColumnType<Approval[], string | undefined, string>;
+  expires_at: Timestamp | null;
+  decided_by: string | null;
+  decided_at: Timestamp | null;
+  reason: string | null;
+  resume_data: Json | null;
+  created_at: Generated<Date>;
+}
+
+export interface Approval {
+  userId: string;
+  at: string;
+}
+
+export interface ApprovalGrantsTable {
+  id: Generated<number>;
+  action_id: number;
+  run_id: string;
+  tool_call_id: string;
+  fingerprint: string;
+  approvers: JSONColumnType<string[]>;
+  requester: string | null;
+  policy_version: string;
+  created_at: Generated<Date>;
+  expires_at: Timestamp;
+  consumed_at: Timestamp | null;
+}
+
+export interface AuditEventsTable {
+  id: ColumnType<string, never, never>;
+  at: Generated<Date>;
+  event: string;
+  run_id: string;
+  tool_call_id: string | null;
+  tool_name: string | null;
+  actor: string | null;
+  fingerprint: string | null;
+  policy_version: string | null;
+  detail: Json | null;
+}
+
+export interface ThreadMessagesTable {
+  id: ColumnType<string, never, never>;
+  thread_id: string;
+  resource_id: string;
+  message: Json;
+  created_at: Generated<Date>;
+}
+
+export interface SchemaMigrationsTable {
+  version: number;
+  name: string;
+  applied_at: Generated<Date>;
+}
+
+export interface DB {
+  run_snapshots: RunSnapshotsTable;
+  pending_actions: PendingActionsTable;
+  approval_grants: ApprovalGrantsTable;
+  audit_events: AuditEventsTable;
+  thread_messages: ThreadMessagesTable;
+  schema_migrations: SchemaMigrationsTable;
+}

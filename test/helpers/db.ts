@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { openDatabase, type Database } from '../../src/db/database.js';
+import { migrate } from '../../src/db/migrate.js';
+
+export type Backend = 'postgres' | 'pglite';
+
+/**
+ * Every storage test runs on PGlite; when DATABASE_URL is set (CI) it runs on
+ * the real PostgreSQL as well.
+ */
+export const backends: Backend[] = process.env.DATABASE_URL ? ['postgres', 'pglite'] : ['pglite'];
+
+export function uniqueSchema(prefix = 't'): string {
+  return `${prefix}_${randomBytes(6).toString('hex')}`;
+}
+
+export interface TestDatabase extends Database {
+  schema: string;
+  /** Another independent connection pool to the same data (Postgres), for races. */
+  reopen(): Promise<Database>;
+}
+
+/** A fresh, migrated database (its own schema on Postgres, its own instance on PGlite). */
+export async function createTestDatabase(backend: Backend, dataDir = 'memory://'): Promise<TestDatabase> {
+  const schema = uniqueSchema();
+  const options =
+    backend === 'postgres'
+      ? { databaseUrl: process.env.DATABASE_URL!, schema }
+      : { dataDir, schema };
+  const database = await openDatabase(options);
+  await migrate(database.db);
+  return {
+    ...database,
+    schema,
+    reopen: () =>
+      backend === 'postgres'
+        ? openDatabase({ databaseUrl: process.env.DATABASE_URL!, schema })
+        : Promise.resolve(database),
+    async close() {
+      if (backend === 'postgres') {
+        await sql.raw(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).execute(database.db);
+      }
+      await database.close();
+    },
+  };
+}

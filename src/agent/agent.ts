@@ -1,0 +1,347 @@
+import { randomUUID } from 'node:crypto';
+import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Message } from '@ai-sdk/provider';
+import { z } from 'zod';
+import { loadConfig } from '../config.js';
+import type { Database, Db } from '../db/database.js';
+import { silentLogger, type Logger } from '../logger.js';
+import { definePolicy } from '../approvals/define-policy.js';
+import type { Policy } from '../approvals/policy-schema.js';
+import type { GroupResolver } from '../approvals/group-resolver.js';
+import type { AgentInternals, BeforeToolCallHook } from './agent-internals.js';
+import { StreamSink, type AgentStream } from './agent-stream.js';
+import type { GenerateResult } from './chunks.js';
+import { decide, startContinuation } from './decide.js';
+import type { Decision, DecisionRequest } from './decision.js';
+import { delegationInput, subAgentToolName } from './delegate.js';
+import { settleOutcome } from './drive.js';
+import { AgentError, AmbiguousToolCallError, SnapshotNotFoundError, ToolCallNotPendingError } from './errors.js';
+import { loadThreadHistory, type MemoryOptions } from './memory.js';
+import { resolveModel, type ModelInput, type ProviderSettings } from './model.js';
+import { runSteps } from './loop.js';
+import type { RequireToolApproval } from './requires-approval.js';
+import type { RunState, RuntimeDeps } from './run-state.js';
+import type { Tool } from './tool.js';
+import { resumeSuspended, type ResumeRequest } from './resume-suspended.js';
+import { listSuspendedRuns, type SuspendedRun } from './list-suspended-runs.js';
+import { tryAutoResume } from './auto-resume.js';
+import { sweepExpired } from '../approvals/expiry.js';
+import { sinkEmitter } from './emitter.js';
+
+export interface AgentConfig {
+  id: string;
+  name?: string;
+  description?: string;
+  instructions?: string;
+  model: ModelInput;
+  tools?: Record<string, Tool>;
+  /** Sub-agents, offered to the model as tools named `agent-<key>`. */
+  agents?: Record<string, Agent>;
+  /** Thread memory: `true` keeps the last 20 messages. */
+  memory?: boolean | MemoryOptions;
+  defaultOptions?: {
+    maxSteps?: number;
+    requireToolApproval?: RequireToolApproval;
+    autoResumeSuspendedTools?: boolean;
+  };
+  hooks?: { beforeToolCall?: BeforeToolCallHook };
+  /** Where runs are kept. Required on the agent you call; sub-agents use their supervisor's. */
+  storage?: Database | Db;
+  policy?: Policy;
+  logger?: Logger;
+  resolveGroupMembers?: GroupResolver;
+  botUserId?: string;
+  grantTtlMs?: number;
+  /** Provider keys for `provider/model` strings; defaults to the process configuration. */
+  providers?: ProviderSettings;
+}
+
+export type UserInput = string | Array<{ role: 'user' | 'assistant'; content: string }>;
+
+export interface StreamOptions {
+  runId?: string;
+  threadId?: string;
+  resourceId?: string;
+  /** Mastra-style alias for threadId/resourceId. */
+  memory?: { thread: string; resource: string };
+  /** The user on whose behalf the run acts (may not approve their own request unless the policy allows). */
+  requester?: string;
+  requireToolApproval?: RequireToolApproval;
+  autoResumeSuspendedTools?: boolean;
+  maxSteps?: number;
+  requestContext?: Map<string, unknown> | Record<string, unknown>;
+}
+
+const toolKey = /^[a-zA-Z0-9_-]{1,64}$/;
+
+export class Agent implements AgentInternals {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly instructions: string;
+  readonly model: LanguageModelV3;
+  readonly tools: Readonly<Record<string, Tool>>;
+  readonly subAgents: Readonly<Record<string, Agent>>;
+  readonly toolSpecs: LanguageModelV3FunctionTool[];
+  readonly memory?: MemoryOptions;
+  readonly defaultOptions: NonNullable<AgentConfig['defaultOptions']>;
+  readonly hooks: { beforeToolCall?: BeforeToolCallHook };
+  private readonly deps?: RuntimeDeps;
+
+  constructor(config: AgentConfig) {
+    if (!config.id || !toolKey.test(config.id)) throw new AgentError('AGENT_INVALID', `Agent id "${config.id}" must match ${toolKey}`);
+    this.id = config.id;
+    this.name = config.name ?? config.id;
+    this.description = config.description ?? '';
+    this.instructions = config.instructions ?? '';
+    this.model = resolveModel(config.model, config.providers ?? (typeof config.model === 'string' ? loadConfig().providers : emptyProviders));
+    const tools: Record<string, Tool> = {};
+    for (const [key, tool] of Object.entries(config.tools ?? {})) {
+      if (!toolKey.test(key)) throw new AgentError('AGENT_INVALID', `Tool key "${key}" must match ${toolKey}`, { agentId: this.id });
+      tools[key] = tool;
+    }
+    const subAgents: Record<string, Agent> = {};
+    for (const [key, agent] of Object.entries(config.agents ?? {})) subAgents[subAgentToolName(key)] = agent;
+    for (const name of Object.keys(subAgents)) {
+      if (tools[name]) throw new AgentError('AGENT_INVALID', `Tool "${name}" collides with a sub-agent`, { agentId: this.id });
+    }
+    this.tools = Object.freeze(tools);
+    this.subAgents = Object.freeze(subAgents);
+    this.toolSpecs = [
+      ...Object.entries(tools).map(([name, tool]) => ({
+        type: 'function' as const,
+        name,
+        description: tool.description,
+        inputSchema: jsonSchemaOf(tool.inputSchema),
+      })),
+      ...Object.entries(subAgents).map(([name, agent]) => ({
+        type: 'function' as const,
+        name,
+        description: `Delegate a task to the ${agent.name} agent. ${agent.description}`.trim(),
+        inputSchema: jsonSchemaOf(delegationInput),
+      })),
+    ];
+    if (config.memory) this.memory = config.memory === true ? { lastMessages: 20 } : config.memory;
+    this.defaultOptions = config.defaultOptions ?? {};
+    this.hooks = config.hooks ?? {};
+    if (config.storage) {
+      const db = 'db' in config.storage && 'kind' in config.storage ? config.storage.db : (config.storage as Db);
+      this.deps = {
+        db,
+        logger: config.logger ?? silentLogger,
+        policy: config.policy ?? definePolicy({}),
+        ...(config.resolveGroupMembers ? { resolveGroupMembers: config.resolveGroupMembers } : {}),
+        ...(config.botUserId ? { botUserId: config.botUserId } : {}),
+        grantTtlMs: config.grantTtlMs ?? 15 * 60_000,
+      };
+    }
+  }
+
+  /** The storage, policy and logger this agent's runs use. */
+  get runtime(): RuntimeDeps {
+    if (!this.deps) {
+      throw new AgentError('NO_STORAGE', `Agent ${this.id} has no storage: pass { storage } to run it directly`, { agentId: this.id });
+    }
+    return this.deps;
+  }
+
+  async stream(input: UserInput, options: StreamOptions = {}): Promise<AgentStream> {
+    const deps = this.runtime;
+    const threadId = options.threadId ?? options.memory?.thread ?? null;
+    const resourceId = options.resourceId ?? options.memory?.resource ?? null;
+    const messages = toMessages(input);
+    const autoResume = options.autoResumeSuspendedTools ?? this.defaultOptions.autoResumeSuspendedTools ?? false;
+    if (autoResume && threadId && resourceId) {
+      const resumed = await tryAutoResume(this, deps, { threadId, resourceId, messages, requester: options.requester });
+      if (resumed) return resumed;
+    }
+    const runId = options.runId ?? randomUUID();
+    const memory = Boolean(this.memory && threadId && resourceId);
+    const history = memory
+      ? await loadThreadHistory(deps.db, threadId!, resourceId!, this.memory!.lastMessages)
+      : { messages: [], upTo: null };
+    const requestContext =
+      options.requestContext instanceof Map
+        ? options.requestContext
+        : new Map(Object.entries(options.requestContext ?? {}));
+    const rule = options.requireToolApproval;
+    const run: RunState = {
+      runId,
+      rootRunId: runId,
+      parentRunId: null,
+      parentToolCallId: null,
+      agent: this,
+      path: [this.id],
+      threadId,
+      resourceId,
+      history: history.messages,
+      historyUpTo: history.upTo,
+      messages,
+      results: {},
+      step: 0,
+      options: {
+        maxSteps: options.maxSteps ?? this.defaultOptions.maxSteps ?? 10,
+        ...(rule !== undefined ? { requireToolApproval: typeof rule === 'boolean' ? rule : true } : {}),
+        ...(options.requester ? { requester: options.requester } : {}),
+        ...(memory ? { memory: true } : {}),
+        ...(requestContext.size ? { requestContext: jsonSafe(Object.fromEntries(requestContext)) } : {}),
+      },
+      ...(rule !== undefined ? { requireToolApproval: rule } : {}),
+      requestContext,
+      hadSnapshot: false,
+      deps,
+      log: deps.logger.child({ runId, agentId: this.id }),
+    };
+    const sink = new StreamSink(runId);
+    sink.push({ type: 'start', runId, payload: {} });
+    void (async () => {
+      try {
+        const outcome = await runSteps(run, sinkEmitter(sink));
+        await settleOutcome(this, run, outcome, sink);
+      } catch (error) {
+        run.log.error({ err: error }, 'run failed');
+        sink.finish('error', error);
+      }
+    })();
+    return sink.toStream();
+  }
+
+  async generate(input: UserInput, options: StreamOptions = {}): Promise<GenerateResult> {
+    return (await this.stream(input, options)).result;
+  }
+
+  /** The decision as a union: what the Slack front end uses, since refusals are normal there. */
+  async decideToolCall(req: DecisionRequest & { decision: 'approve' | 'decline' }): Promise<Decision> {
+    return decide(this, this.runtime, req, req.decision);
+  }
+
+  async approveToolCall(req: DecisionRequest): Promise<AgentStream> {
+    return this.streamFor(await decide(this, this.runtime, req, 'approve'), req);
+  }
+
+  async declineToolCall(req: DecisionRequest): Promise<AgentStream> {
+    return this.streamFor(await decide(this, this.runtime, req, 'decline'), req);
+  }
+
+  async approveToolCallGenerate(req: DecisionRequest): Promise<GenerateResult> {
+    return (await this.approveToolCall(req)).result;
+  }
+
+  async declineToolCallGenerate(req: DecisionRequest): Promise<GenerateResult> {
+    return (await this.declineToolCall(req)).result;
+  }
+
+  async resumeStream(resumeData: unknown, req: ResumeRequest): Promise<AgentStream> {
+    return resumeSuspended(this, this.runtime, resumeData, req);
+  }
+
+  async resumeGenerate(resumeData: unknown, req: ResumeRequest): Promise<GenerateResult> {
+    return (await this.resumeStream(resumeData, req)).result;
+  }
+
+  async listSuspendedRuns(filter: { threadId?: string; resourceId?: string } = {}): Promise<{ runs: SuspendedRun[] }> {
+    return { runs: await listSuspendedRuns(this.runtime.db, this.id, filter) };
+  }
+
+  /**
+   * Approve or decline by thread when the run id is not at hand (after a
+   * restart, say). Several pending calls and no toolCallId is an error, never a guess.
+   */
+  async sendToolApproval(req: {
+    runId?: string;
+    threadId?: string;
+    resourceId?: string;
+    toolCallId?: string;
+    approved: boolean;
+    reason?: string;
+    actor?: DecisionRequest['actor'];
+  }): Promise<AgentStream> {
+    let runId = req.runId;
+    let toolCallId = req.toolCallId;
+    if (!runId) {
+      const { runs } = await this.listSuspendedRuns({
+        ...(req.threadId ? { threadId: req.threadId } : {}),
+        ...(req.resourceId ? { resourceId: req.resourceId } : {}),
+      });
+      const matches = runs.flatMap((r) =>
+        r.toolCalls
+          .filter((c) => c.requiresApproval && (!toolCallId || c.toolCallId === toolCallId))
+          .map((c) => ({ runId: r.runId, toolCallId: c.toolCallId })),
+      );
+      if (matches.length === 0) throw new ToolCallNotPendingError('not-found', req.threadId ?? '(any thread)', toolCallId);
+      if (matches.length > 1) throw new AmbiguousToolCallError(matches.map((m) => m.runId), matches.map((m) => m.toolCallId));
+      runId = matches[0]!.runId;
+      toolCallId = matches[0]!.toolCallId;
+    }
+    const decision: DecisionRequest = {
+      runId,
+      ...(toolCallId ? { toolCallId } : {}),
+      ...(req.reason ? { reason: req.reason } : {}),
+      ...(req.actor ? { actor: req.actor } : {}),
+    };
+    return req.approved ? this.approveToolCall(decision) : this.declineToolCall(decision);
+  }
+
+  /** Expires approval requests of this agent's runs that are past their time; safe on many instances. */
+  async sweepExpired(limit = 100) {
+    return sweepExpired(this, this.runtime, limit);
+  }
+
+  private async streamFor(decision: Decision, req: DecisionRequest): Promise<AgentStream> {
+    switch (decision.outcome) {
+      case 'approved':
+      case 'declined':
+      case 'policy-changed':
+      case 'expired':
+        if (decision.stream) return decision.stream;
+        throw new ToolCallNotPendingError(decision.outcome === 'expired' ? 'expired' : 'already-decided', req.runId, req.toolCallId);
+      case 'approval-recorded': {
+        const sink = new StreamSink(decision.action.root_run_id);
+        sink.finishWaiting([
+          {
+            kind: 'approval',
+            toolCallId: decision.action.tool_call_id,
+            toolName: decision.action.tool_name,
+            args: decision.action.args,
+            path: decision.action.path ?? [],
+            runId: decision.action.run_id,
+          },
+        ]);
+        return sink.toStream();
+      }
+      case 'not-found':
+        if (!decision.runExists) throw new SnapshotNotFoundError(req.runId);
+        throw new ToolCallNotPendingError('not-found', req.runId, req.toolCallId);
+      case 'not-allowed':
+        throw new ToolCallNotPendingError('not-allowed', req.runId, decision.action.tool_call_id, decision.message);
+      case 'already-decided':
+        throw new ToolCallNotPendingError('already-decided', req.runId, decision.action.tool_call_id, `status ${decision.action.status}`);
+      case 'fingerprint-mismatch':
+        throw new ToolCallNotPendingError('fingerprint-mismatch', req.runId, decision.action.tool_call_id);
+    }
+  }
+}
+
+const emptyProviders: ProviderSettings = { openai: {}, anthropic: {}, openaiCompatible: {} };
+
+function jsonSchemaOf(schema: z.ZodType): LanguageModelV3FunctionTool['inputSchema'] {
+  return z.toJSONSchema(schema, { unrepresentable: 'any', io: 'input' }) as LanguageModelV3FunctionTool['inputSchema'];
+}
+
+function toMessages(input: UserInput): LanguageModelV3Message[] {
+  if (typeof input === 'string') return [{ role: 'user', content: [{ type: 'text', text: input }] }];
+  return input.map((m) =>
+    m.role === 'user'
+      ? { role: 'user' as const, content: [{ type: 'text' as const, text: m.content }] }
+      : { role: 'assistant' as const, content: [{ type: 'text' as const, text: m.content }] },
+  );
+}
+
+function jsonSafe(value: Record<string, unknown>): Record<string, unknown> {
+  try {
+    return JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+export { startContinuation };

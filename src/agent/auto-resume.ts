@@ -1,0 +1,118 @@
+import type { LanguageModelV3Message } from '@ai-sdk/provider';
+import { z } from 'zod';
+import { recordResume } from '../approvals/record-decision.js';
+import type { AgentInternals } from './agent-internals.js';
+import { StreamSink, type AgentStream } from './agent-stream.js';
+import { callModel } from './call-model.js';
+import { startContinuation } from './decide.js';
+import { findAgent } from './drive.js';
+import { listSuspendedRuns } from './list-suspended-runs.js';
+import type { RuntimeDeps } from './run-state.js';
+import { resumeSchemaFor } from './tool.js';
+
+/**
+ * With auto-resume, a new message in a thread whose run waits on a
+ * self-suspended tool answers that tool. Approvals are never touched here: a
+ * message saying "yes" is not a decision by an authorised approver.
+ */
+export async function tryAutoResume(
+  root: AgentInternals,
+  deps: RuntimeDeps,
+  req: { threadId: string; resourceId: string; messages: LanguageModelV3Message[]; requester?: string | undefined },
+): Promise<AgentStream | undefined> {
+  const runs = await listSuspendedRuns(deps.db, root.id, { threadId: req.threadId, resourceId: req.resourceId });
+  const waiting = runs
+    .flatMap((r) => r.toolCalls.filter((c) => !c.requiresApproval).map((c) => ({ run: r, call: c })))
+    .sort((a, b) => b.call.actionId - a.call.actionId)[0];
+  if (!waiting) return undefined;
+  const text = lastUserText(req.messages);
+  const agent = findAgent(root, waiting.call.path);
+  const tool = agent?.tools[waiting.call.toolName];
+  const schema = tool ? resumeSchemaFor(tool, waiting.call.args) : undefined;
+  const extracted = schema ? await extract(root, schema, text, waiting.call.suspendPayload) : { ok: true as const, data: text };
+  if (!extracted.ok) {
+    const sink = new StreamSink(waiting.run.runId);
+    sink.push({
+      type: 'text-delta',
+      runId: waiting.run.runId,
+      payload: { text: `I still need an answer for ${waiting.call.toolName}: ${extracted.message}` },
+    });
+    sink.finishWaiting([
+      {
+        kind: 'suspension',
+        toolCallId: waiting.call.toolCallId,
+        toolName: waiting.call.toolName,
+        args: waiting.call.args,
+        path: waiting.call.path,
+        runId: waiting.call.runId,
+        suspendPayload: waiting.call.suspendPayload,
+      },
+    ]);
+    return sink.toStream();
+  }
+  const row = await recordResume(deps.db, { actionId: waiting.call.actionId, resumeData: extracted.data, actor: req.requester ?? null });
+  if (!row) return undefined;
+  return startContinuation(root, deps, row.run_id, row.root_run_id);
+}
+
+function lastUserText(messages: LanguageModelV3Message[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === 'user') return m.content.map((p) => (p.type === 'text' ? p.text : '')).join('\n').trim();
+  }
+  return '';
+}
+
+const yes = /^(y|yes|yeah|yep|sure|ok|okay|confirm|confirmed|go|go ahead|do it|true|approve)\b/i;
+const no = /^(n|no|nope|stop|cancel|abort|false|don'?t)\b/i;
+
+/** Cheap readings first (the text itself, JSON, a one-field object); the model only when they fail. */
+async function extract(
+  root: AgentInternals,
+  schema: z.ZodType,
+  text: string,
+  suspendPayload: unknown,
+): Promise<{ ok: true; data: unknown } | { ok: false; message: string }> {
+  const candidates: unknown[] = [text];
+  try {
+    candidates.push(JSON.parse(text));
+  } catch {
+    // not JSON; other readings follow
+  }
+  const shape = schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType>) : undefined;
+  const keys = shape ? Object.keys(shape) : [];
+  if (keys.length === 1) {
+    const key = keys[0]!;
+    candidates.push({ [key]: text });
+    if (yes.test(text)) candidates.push({ [key]: true });
+    if (no.test(text)) candidates.push({ [key]: false });
+    if (text !== '' && Number.isFinite(Number(text))) candidates.push({ [key]: Number(text) });
+  }
+  for (const candidate of candidates) {
+    const checked = schema.safeParse(candidate);
+    if (checked.success) return { ok: true, data: checked.data };
+  }
+  try {
+    const jsonSchema = JSON.stringify(z.toJSONSchema(schema, { unrepresentable: 'any' }));
+    const step = await callModel(
+      root.model,
+      [
+        {
+          role: 'system',
+          content:
+            'Extract the answer from the user message as JSON matching this JSON Schema. Reply with the JSON only.\n' +
+            `Schema: ${jsonSchema}\nQuestion: ${JSON.stringify(suspendPayload ?? null)}`,
+        },
+        { role: 'user', content: [{ type: 'text', text }] },
+      ],
+      [],
+      () => {},
+    );
+    const raw = step.text.trim().replace(/^```(?:json)?\s*|\s*```$/g, '');
+    const checked = schema.safeParse(JSON.parse(raw));
+    if (checked.success) return { ok: true, data: checked.data };
+    return { ok: false, message: checked.error.issues.map((i) => `${i.path.join('.') || 'answer'}: ${i.message}`).join('; ') };
+  } catch {
+    return { ok: false, message: 'the reply did not fit what the tool asked for' };
+  }
+}

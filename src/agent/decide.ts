@@ -1,0 +1,133 @@
+import { authorizeActor } from '../approvals/authorize-actor.js';
+import { closeAction, recordApprovalVote, recordDecline } from '../approvals/record-decision.js';
+import { findAction, findDecisionTarget } from '../approvals/pending-actions.js';
+import { requirementFor } from '../approvals/requirement-for.js';
+import { findSnapshot } from '../db/run-snapshots.js';
+import type { PendingAction } from '../db/pending-action.js';
+import type { AgentInternals } from './agent-internals.js';
+import { StreamSink, type AgentStream } from './agent-stream.js';
+import type { Decision, DecisionRequest } from './decision.js';
+import { continueRun } from './drive.js';
+import type { RuntimeDeps } from './run-state.js';
+
+export const apiActor = { userId: 'api' } as const;
+
+/** Continues a run in the background; the returned stream reports it. */
+export function startContinuation(root: AgentInternals, deps: RuntimeDeps, runId: string, rootRunId: string): AgentStream {
+  const sink = new StreamSink(rootRunId);
+  continueRun(root, runId, deps, sink).catch((error: unknown) => {
+    deps.logger.error({ err: error, runId, rootRunId }, 'run failed while resuming');
+    sink.finish('error', error);
+  });
+  return sink.toStream();
+}
+
+export async function locateAction(
+  root: AgentInternals,
+  deps: RuntimeDeps,
+  req: DecisionRequest,
+  kinds: Array<'approval' | 'suspension'>,
+): Promise<PendingAction | { outcome: 'not-found'; runId: string; toolCallId?: string; runExists: boolean }> {
+  const action =
+    req.actionId !== undefined
+      ? await findAction(deps.db, req.actionId)
+      : await findDecisionTarget(deps.db, req.runId, req.toolCallId, kinds);
+  const belongs =
+    action &&
+    kinds.includes(action.kind as 'approval' | 'suspension') &&
+    (action.path ?? [])[0] === root.id &&
+    (req.actionId === undefined || !req.runId || action.root_run_id === req.runId || action.run_id === req.runId);
+  if (!action || !belongs) {
+    const runExists = (await findSnapshot(deps.db, req.runId)) !== undefined;
+    return { outcome: 'not-found', runId: req.runId, ...(req.toolCallId ? { toolCallId: req.toolCallId } : {}), runExists };
+  }
+  return action;
+}
+
+/**
+ * Records one approve/decline and, when it was the last thing the run waited
+ * for, continues the run. Refusals change nothing and say why.
+ */
+export async function decide(
+  root: AgentInternals,
+  deps: RuntimeDeps,
+  req: DecisionRequest,
+  decision: 'approve' | 'decline',
+): Promise<Decision> {
+  const found = await locateAction(root, deps, req, ['approval']);
+  if ('outcome' in found) return found;
+  const action = found;
+  const actor = req.actor ?? apiActor;
+  const log = deps.logger.child({ runId: action.run_id, toolCallId: action.tool_call_id, actionId: action.id });
+
+  if (action.status !== 'pending') {
+    return action.status === 'expired' ? { outcome: 'expired', action } : { outcome: 'already-decided', action };
+  }
+  if (req.fingerprint && !(action.fingerprint ?? '').startsWith(req.fingerprint)) {
+    log.warn({ presented: req.fingerprint }, 'decision refused: fingerprint does not match the pending call');
+    return { outcome: 'fingerprint-mismatch', action };
+  }
+  const current = requirementFor(deps.policy, action.tool_name, action.args);
+  if (current.policyVersion !== action.policy_version) {
+    const closed = await closeAction(deps.db, { actionId: action.id, status: 'superseded', actor: actor.userId, reason: 'policy changed' });
+    if (!closed) return refreshed(deps, action);
+    log.info({ from: action.policy_version, to: current.policyVersion }, 'policy changed; request evaluated again');
+    return { outcome: 'policy-changed', action: closed, stream: startContinuation(root, deps, action.run_id, action.root_run_id) };
+  }
+  const isRequesterDeclining = decision === 'decline' && action.requester !== null && action.requester === actor.userId;
+  if (!isRequesterDeclining) {
+    const verdict = await authorizeActor({
+      requirement: current,
+      actor,
+      ...(action.requester ? { requester: action.requester } : {}),
+      ...(deps.botUserId ? { botUserId: deps.botUserId } : {}),
+      ...(deps.resolveGroupMembers ? { resolveGroupMembers: deps.resolveGroupMembers } : {}),
+    });
+    if (!verdict.allowed) {
+      log.info({ actor: actor.userId, why: verdict.why }, 'decision refused');
+      return { outcome: 'not-allowed', action, why: verdict.why, message: verdict.message };
+    }
+  }
+  if (action.expires_at && new Date(action.expires_at).getTime() <= Date.now()) {
+    const expired = await closeAction(deps.db, { actionId: action.id, status: 'expired' });
+    if (!expired) return refreshed(deps, action);
+    return { outcome: 'expired', action: expired, stream: startContinuation(root, deps, action.run_id, action.root_run_id) };
+  }
+
+  if (decision === 'decline') {
+    const row = await recordDecline(deps.db, {
+      actionId: action.id,
+      actor: actor.userId,
+      reason: req.reason?.trim() ? req.reason.trim() : null,
+      policyVersion: action.policy_version ?? '',
+    });
+    if (!row) return refreshed(deps, action);
+    return { outcome: 'declined', action: row, stream: startContinuation(root, deps, row.run_id, row.root_run_id) };
+  }
+
+  const row = await recordApprovalVote(deps.db, {
+    actionId: action.id,
+    actor: actor.userId,
+    policyVersion: action.policy_version ?? '',
+    grantTtlMs: deps.grantTtlMs,
+  });
+  if (!row) return refreshed(deps, action);
+  if (row.status === 'pending') {
+    return { outcome: 'approval-recorded', action: row, approvals: row.approvals.map((a) => a.userId), quorum: row.quorum, alreadyCounted: false };
+  }
+  return { outcome: 'approved', action: row, stream: startContinuation(root, deps, row.run_id, row.root_run_id) };
+}
+
+/** After a conditional update found nothing: say what the row became instead. */
+async function refreshed(deps: RuntimeDeps, action: PendingAction): Promise<Decision> {
+  const now = (await findAction(deps.db, action.id)) ?? action;
+  if (now.status === 'expired') return { outcome: 'expired', action: now };
+  if (now.status === 'pending' && now.expires_at && new Date(now.expires_at).getTime() <= Date.now()) {
+    return { outcome: 'expired', action: now };
+  }
+  if (now.status === 'superseded') return { outcome: 'policy-changed', action: now };
+  if (now.status === 'pending') {
+    return { outcome: 'approval-recorded', action: now, approvals: now.approvals.map((a) => a.userId), quorum: now.quorum, alreadyCounted: true };
+  }
+  return { outcome: 'already-decided', action: now };
+}

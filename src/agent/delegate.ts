@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { AgentInternals } from './agent-internals.js';
+import { quietEmitter, type Emitter } from './emitter.js';
+import { runSteps } from './loop.js';
+import type { CallOutcome, ToolCallInput } from './plan-tool-call.js';
+import type { RunState } from './run-state.js';
+
+export const delegationInput = z.object({ prompt: z.string().min(1) }).strict();
+
+export function subAgentToolName(key: string): string {
+  return `agent-${key}`;
+}
+
+/** A sub-agent run created for one delegating tool call of its parent. */
+export function childRun(parent: RunState, agent: AgentInternals, toolCallId: string, prompt: string): RunState {
+  const runId = randomUUID();
+  return {
+    runId,
+    rootRunId: parent.rootRunId,
+    parentRunId: parent.runId,
+    parentToolCallId: toolCallId,
+    agent,
+    path: [...parent.path, agent.id],
+    threadId: parent.threadId,
+    resourceId: parent.resourceId,
+    history: [],
+    historyUpTo: null,
+    messages: [{ role: 'user', content: [{ type: 'text', text: prompt }] }],
+    results: {},
+    step: 0,
+    options: {
+      maxSteps: agent.defaultOptions.maxSteps ?? 10,
+      ...(parent.options.requester ? { requester: parent.options.requester } : {}),
+      ...(typeof agent.defaultOptions.requireToolApproval === 'boolean'
+        ? { requireToolApproval: agent.defaultOptions.requireToolApproval }
+        : {}),
+      ...(parent.options.requestContext ? { requestContext: parent.options.requestContext } : {}),
+    },
+    requestContext: parent.requestContext,
+    hadSnapshot: false,
+    deps: parent.deps,
+    log: parent.log.child({ subRunId: runId, agentPath: [...parent.path, agent.id].join('/') }),
+  };
+}
+
+/**
+ * Runs a sub-agent inside its parent's step. If the sub-agent pauses, its plan
+ * (snapshot and waiting calls, with the inner tool and the delegation path) is
+ * folded into the parent's, and the parent waits on it with a `delegation` row.
+ */
+export async function runDelegation(
+  run: RunState,
+  agent: AgentInternals,
+  call: ToolCallInput,
+  out: Emitter,
+): Promise<CallOutcome> {
+  let input: unknown;
+  try {
+    input = JSON.parse(call.input || '{}');
+  } catch {
+    input = undefined;
+  }
+  const parsed = delegationInput.safeParse(input);
+  if (!parsed.success) {
+    const message = `Invalid input for ${call.toolName}: expected { prompt: string }`;
+    out.toolResult(call.toolCallId, call.toolName, message, true);
+    return { kind: 'result', output: { type: 'error-text', value: message } };
+  }
+  out.toolCall(call.toolCallId, call.toolName, parsed.data);
+  const child = childRun(run, agent, call.toolCallId, parsed.data.prompt);
+  const outcome = await runSteps(child, quietEmitter);
+  if (outcome.kind === 'finished') {
+    out.toolResult(call.toolCallId, call.toolName, { text: outcome.text }, false);
+    return { kind: 'result', output: { type: 'json', value: { text: outcome.text } } };
+  }
+  outcome.plan.actions.push({
+    write: {
+      run_id: run.runId,
+      root_run_id: run.rootRunId,
+      tool_call_id: call.toolCallId,
+      tool_name: call.toolName,
+      kind: 'delegation',
+      args: parsed.data,
+      fingerprint: null,
+      suspend_payload: { runId: child.runId },
+      path: run.path,
+      requester: run.options.requester ?? null,
+      policy_version: null,
+      quorum: 1,
+      expires_in_ms: null,
+    },
+  });
+  return { kind: 'pending', plan: outcome.plan };
+}

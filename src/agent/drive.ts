@@ -1,0 +1,134 @@
+import { endRun, claimRun, type SnapshotRow } from '../db/run-snapshots.js';
+import { persistSuspension } from '../db/persist-suspension.js';
+import { pendingActionsOfRoot } from '../approvals/pending-actions.js';
+import type { AgentInternals } from './agent-internals.js';
+import type { StreamSink } from './agent-stream.js';
+import type { SuspendPayload } from './chunks.js';
+import { quietEmitter, sinkEmitter, type Emitter } from './emitter.js';
+import { loadThreadHistory } from './memory.js';
+import type { RunOutcome } from './plan.js';
+import { resumeClaimed } from './resume-run.js';
+import type { RunState, RuntimeDeps, Snapshot } from './run-state.js';
+import { SnapshotNotFoundError } from './errors.js';
+
+export function emitterFor(run: RunState, sink: StreamSink): Emitter {
+  return run.parentRunId ? quietEmitter : sinkEmitter(sink);
+}
+
+/**
+ * Writes down where a run ended up and tells the stream. A finished sub-agent
+ * hands its answer to its parent and, when that was the last thing the parent
+ * waited for, the parent continues on the same stream.
+ */
+export async function settleOutcome(
+  root: AgentInternals,
+  run: RunState,
+  outcome: RunOutcome,
+  sink: StreamSink,
+): Promise<void> {
+  const { db } = run.deps;
+  if (outcome.kind === 'suspended') {
+    const persisted = await persistSuspension(db, outcome.plan.snapshots, outcome.plan.actions.map((a) => a.write));
+    run.hadSnapshot = true;
+    const ids = new Map(persisted.map((p) => [`${p.run_id}\u0000${p.tool_call_id}`, p]));
+    for (const action of outcome.plan.actions) {
+      if (!action.announce) continue;
+      const row = ids.get(`${action.write.run_id}\u0000${action.write.tool_call_id}`)!;
+      if (action.announce.kind === 'approval') {
+        sink.push({
+          type: 'tool-call-approval',
+          runId: sink.runId,
+          payload: { ...action.announce.payload, actionId: row.id, expiresAt: new Date(row.expires_at!).toISOString() },
+        });
+      } else {
+        sink.push({ type: 'tool-call-suspended', runId: sink.runId, payload: { ...action.announce.payload, actionId: row.id } });
+      }
+    }
+    sink.finish('suspended');
+    return;
+  }
+
+  const parent =
+    run.parentRunId && run.parentToolCallId
+      ? { runId: run.parentRunId, toolCallId: run.parentToolCallId, result: { text: outcome.text } }
+      : undefined;
+  await endRun(db, {
+    runId: run.runId,
+    hadSnapshot: run.hadSnapshot,
+    ...(parent ? { parent } : {}),
+    ...(run.options.memory && run.threadId && run.resourceId && !run.parentRunId
+      ? { memory: { threadId: run.threadId, resourceId: run.resourceId, messages: run.messages } }
+      : {}),
+  });
+  if (!parent) {
+    sink.finish(outcome.finishReason);
+    return;
+  }
+  await continueRun(root, parent.runId, run.deps, sink);
+}
+
+/** Claims a run whose last wait just ended and continues it; otherwise reports what it still waits on. */
+export async function continueRun(root: AgentInternals, runId: string, deps: RuntimeDeps, sink: StreamSink): Promise<void> {
+  const row = await claimRun(deps.db, runId);
+  if (!row) {
+    const rootRunId = sink.runId;
+    const waiting = await pendingActionsOfRoot(deps.db, rootRunId);
+    sink.finishWaiting(
+      waiting.map(
+        (w): SuspendPayload => ({
+          kind: w.kind === 'approval' ? 'approval' : 'suspension',
+          toolCallId: w.tool_call_id,
+          toolName: w.tool_name,
+          args: w.args,
+          path: w.path ?? [],
+          runId: w.run_id,
+          ...(w.kind === 'suspension' ? { suspendPayload: w.suspend_payload } : {}),
+        }),
+      ),
+    );
+    return;
+  }
+  const run = await restoreRun(root, row, deps);
+  const outcome = await resumeClaimed(run, emitterFor(run, sink));
+  await settleOutcome(root, run, outcome, sink);
+}
+
+export function findAgent(root: AgentInternals, path: string[]): AgentInternals | undefined {
+  if (path[0] !== root.id) return undefined;
+  let agent: AgentInternals | undefined = root;
+  for (const id of path.slice(1)) {
+    agent = Object.values(agent!.subAgents).find((a) => a.id === id);
+    if (!agent) return undefined;
+  }
+  return agent;
+}
+
+export async function restoreRun(root: AgentInternals, row: SnapshotRow, deps: RuntimeDeps): Promise<RunState> {
+  const snapshot = row.snapshot as Snapshot;
+  const agent = findAgent(root, snapshot.path);
+  if (!agent) throw new SnapshotNotFoundError(row.run_id);
+  const history =
+    snapshot.history && row.thread_id && row.resource_id
+      ? await loadThreadHistory(deps.db, row.thread_id, row.resource_id, snapshot.history.count, snapshot.history.upTo)
+      : { messages: [], upTo: null };
+  return {
+    runId: row.run_id,
+    rootRunId: row.root_run_id,
+    parentRunId: row.parent_run_id,
+    parentToolCallId: snapshot.parentToolCallId ?? null,
+    agent,
+    path: snapshot.path,
+    threadId: row.thread_id,
+    resourceId: row.resource_id,
+    history: history.messages,
+    historyUpTo: history.upTo,
+    messages: snapshot.messages,
+    results: snapshot.results,
+    step: snapshot.step,
+    options: snapshot.options,
+    requestContext: new Map(Object.entries(snapshot.options.requestContext ?? {})),
+    hadSnapshot: true,
+    deps,
+    log: deps.logger.child({ runId: row.run_id, rootRunId: row.root_run_id }),
+  };
+}

@@ -1,0 +1,64 @@
+import type { LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
+import type { Tool } from './tool.js';
+import type { RunState } from './run-state.js';
+
+export type ExecutionOutcome =
+  | { kind: 'result'; output: LanguageModelV3ToolResultOutput; value: unknown; isError: boolean }
+  | { kind: 'suspended'; payload: unknown };
+
+export function errorOutput(message: string): ExecutionOutcome {
+  return { kind: 'result', output: { type: 'error-text', value: message }, value: message, isError: true };
+}
+
+export function toOutput(value: unknown): LanguageModelV3ToolResultOutput {
+  if (typeof value === 'string') return { type: 'text', value };
+  if (value === undefined) return { type: 'json', value: null };
+  return { type: 'json', value: JSON.parse(JSON.stringify(value)) };
+}
+
+/**
+ * Runs a tool's `execute`. `suspend()` only records the request: the tool keeps
+ * running to its end (so cleanup after `await suspend()` happens) and its return
+ * value is dropped, because the answer will come with the resume data.
+ */
+export async function executeTool(
+  run: RunState,
+  tool: Tool,
+  call: { toolCallId: string; args: unknown },
+  resumeData?: { value: unknown },
+): Promise<ExecutionOutcome> {
+  let suspended: { payload: unknown } | undefined;
+  const log = run.log.child({ toolCallId: call.toolCallId, tool: tool.id });
+  try {
+    const value = await tool.execute(call.args, {
+      agent: {
+        suspend: async (payload: unknown) => {
+          if (tool.suspendSchema) {
+            const checked = tool.suspendSchema.safeParse(payload);
+            if (!checked.success) throw new Error(`suspend payload does not match suspendSchema: ${checked.error.message}`);
+          }
+          suspended = { payload: payload ?? null };
+        },
+        ...(resumeData ? { resumeData: resumeData.value } : {}),
+        toolCallId: call.toolCallId,
+        runId: run.runId,
+        ...(run.threadId ? { threadId: run.threadId } : {}),
+        ...(run.resourceId ? { resourceId: run.resourceId } : {}),
+      },
+      requestContext: run.requestContext,
+    });
+    if (suspended) return { kind: 'suspended', payload: suspended.payload };
+    if (tool.outputSchema) {
+      const checked = tool.outputSchema.safeParse(value);
+      if (!checked.success) {
+        log.warn({ issues: checked.error.issues }, 'tool output does not match its outputSchema');
+        return errorOutput(`Tool ${tool.id} returned output that does not match its schema`);
+      }
+    }
+    return { kind: 'result', output: toOutput(value), value, isError: false };
+  } catch (error) {
+    log.error({ err: error }, 'tool failed');
+    const message = error instanceof Error ? error.message : String(error);
+    return errorOutput(`Tool ${tool.id} failed: ${message}`);
+  }
+}

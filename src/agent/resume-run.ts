@@ -1,0 +1,131 @@
+import type { LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
+import { appendAudit } from '../approvals/audit.js';
+import { fingerprint } from '../approvals/fingerprint.js';
+import { consumeGrant } from '../approvals/grants.js';
+import { requirementFor } from '../approvals/requirement-for.js';
+import { latestActionsOfRun } from '../approvals/pending-actions.js';
+import type { PendingAction } from '../db/pending-action.js';
+import type { Emitter } from './emitter.js';
+import { executeTool } from './execute-tool.js';
+import { lastToolCalls, mergePlan, pushToolResults, runSteps } from './loop.js';
+import { snapshotWrite, type RunOutcome, type SuspensionPlan } from './plan.js';
+import { applyHook, approvalAction, settle, type CallOutcome } from './plan-tool-call.js';
+import { requiresApproval } from './requires-approval.js';
+import type { RunState } from './run-state.js';
+
+export const blockedMessage = (toolName: string) => `Tool call blocked: approval did not match ${toolName} arguments`;
+
+/**
+ * Continues a claimed run: settles every call of the step it paused in (each
+ * from its latest pending-action row), then goes back to the step loop.
+ */
+export async function resumeClaimed(run: RunState, out: Emitter): Promise<RunOutcome> {
+  const rows = new Map((await latestActionsOfRun(run.deps.db, run.runId)).map((r) => [r.tool_call_id, r]));
+  const plan: SuspensionPlan = { snapshots: [], actions: [] };
+  for (const call of lastToolCalls(run)) {
+    if (run.results[call.toolCallId]) continue;
+    const row = rows.get(call.toolCallId);
+    const outcome = row
+      ? await settleAction(run, row, call.input, out)
+      : ({ kind: 'result', output: { type: 'error-text', value: 'No result' } } as CallOutcome);
+    if (outcome.kind === 'result') run.results[call.toolCallId] = outcome.output;
+    else mergePlan(plan, outcome.plan);
+  }
+  if (plan.actions.length) {
+    plan.snapshots.unshift(snapshotWrite(run));
+    return { kind: 'suspended', plan };
+  }
+  pushToolResults(run);
+  return runSteps(run, out);
+}
+
+function denied(reason: string): CallOutcome {
+  return { kind: 'result', output: { type: 'execution-denied', reason } };
+}
+
+async function settleAction(run: RunState, row: PendingAction, rawArgs: unknown, out: Emitter): Promise<CallOutcome> {
+  const call = { toolCallId: row.tool_call_id, toolName: row.tool_name };
+  const tool = run.agent.tools[row.tool_name];
+  if (row.kind === 'delegation') {
+    if (row.status === 'resolved') {
+      out.toolResult(call.toolCallId, call.toolName, row.resume_data, false);
+      return { kind: 'result', output: { type: 'json', value: (row.resume_data ?? null) as never } };
+    }
+    return denied('The delegated task was cancelled.');
+  }
+  if (!tool) return { kind: 'result', output: { type: 'error-text', value: `Tool ${row.tool_name} not found` } };
+  // The snapshot is the run's truth; re-validate what it holds, as it may not be what was approved.
+  const parsed = tool.inputSchema.safeParse(rawArgs);
+  const args = parsed.success ? parsed.data : rawArgs;
+
+  if (row.kind === 'suspension') {
+    if (row.status !== 'resumed') return denied(row.reason ?? 'The request was cancelled.');
+    const outcome = await executeTool(run, tool, { toolCallId: call.toolCallId, args }, { value: row.resume_data });
+    return settle(run, call, args, outcome, out);
+  }
+
+  switch (row.status) {
+    case 'approved':
+      return runApproved(run, row, args, out);
+    case 'declined':
+      return denied(row.reason ? row.reason : 'The user declined this tool call.');
+    case 'expired':
+      return denied('The approval request expired before anyone approved it.');
+    case 'superseded': {
+      // The policy changed under the request: ask again under the new one, or run if it no longer needs approval.
+      const requirement = requirementFor(run.deps.policy, row.tool_name, args);
+      const rule = run.requireToolApproval ?? run.options.requireToolApproval ?? run.agent.defaultOptions.requireToolApproval;
+      if (await requiresApproval(tool, args, rule, requirement.requireApproval, run.requestContext)) {
+        return { kind: 'pending', plan: { snapshots: [], actions: [approvalAction(run, call, args, requirement)] } };
+      }
+      const hooked = await applyHook(run, tool.id, call.toolCallId, args);
+      const outcome = hooked.ok
+        ? await executeTool(run, tool, { toolCallId: call.toolCallId, args: hooked.args })
+        : ({ kind: 'result', output: { type: 'error-text', value: hooked.message }, value: hooked.message, isError: true } as const);
+      return settle(run, call, args, outcome, out);
+    }
+    default:
+      return denied(row.reason ?? 'The request was cancelled.');
+  }
+}
+
+/** The gate: hook, fingerprint of what is about to run, consume the grant, then execute. */
+async function runApproved(run: RunState, row: PendingAction, args: unknown, out: Emitter): Promise<CallOutcome> {
+  const tool = run.agent.tools[row.tool_name]!;
+  const call = { toolCallId: row.tool_call_id, toolName: row.tool_name };
+  const hooked = await applyHook(run, tool.id, call.toolCallId, args);
+  if (!hooked.ok) {
+    out.toolResult(call.toolCallId, call.toolName, hooked.message, true);
+    return { kind: 'result', output: { type: 'error-text', value: hooked.message } };
+  }
+  const fp = fingerprint(row.tool_name, hooked.args);
+  const grant = await consumeGrant(run.deps.db, {
+    runId: run.runId,
+    toolCallId: call.toolCallId,
+    toolName: row.tool_name,
+    fingerprint: fp,
+    policyVersion: row.policy_version ?? '',
+  });
+  if (!grant.ok) {
+    const message = blockedMessage(row.tool_name);
+    run.log.warn({ toolCallId: call.toolCallId, expected: row.fingerprint, actual: fp }, 'approved call blocked: no matching grant');
+    out.toolResult(call.toolCallId, call.toolName, message, true);
+    return { kind: 'result', output: { type: 'error-text', value: message } };
+  }
+  const outcome = await executeTool(run, tool, { toolCallId: call.toolCallId, args: hooked.args });
+  const failed = outcome.kind === 'result' && outcome.isError;
+  await appendAudit(run.deps.db, [
+    {
+      event: failed ? 'failed' : 'executed',
+      runId: run.runId,
+      toolCallId: call.toolCallId,
+      toolName: row.tool_name,
+      fingerprint: fp,
+      policyVersion: row.policy_version,
+      detail: failed && outcome.kind === 'result' ? { error: String(outcome.value) } : null,
+    },
+  ]);
+  return settle(run, call, hooked.args, outcome, out);
+}
+
+export type { LanguageModelV3ToolResultOutput };

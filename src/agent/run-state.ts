@@ -1,0 +1,78 @@
+import type { LanguageModelV3Message, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
+import type { Logger } from '../logger.js';
+import type { Db } from '../db/database.js';
+import type { Policy } from '../approvals/policy-schema.js';
+import type { GroupResolver } from '../approvals/group-resolver.js';
+import type { RequireToolApproval } from './requires-approval.js';
+import type { AgentInternals } from './agent-internals.js';
+
+/** Shared by every agent in a tree: where state lives and which rules apply. */
+export interface RuntimeDeps {
+  db: Db;
+  logger: Logger;
+  policy: Policy;
+  resolveGroupMembers?: GroupResolver;
+  botUserId?: string;
+  /** How long an approval grant stays usable after the decision. */
+  grantTtlMs: number;
+}
+
+/** Options that survive a restart: plain JSON only. */
+export interface DurableOptions {
+  maxSteps: number;
+  /** A function given per request cannot be stored; it is stored as `true` (fail safe). */
+  requireToolApproval?: boolean;
+  autoResumeSuspendedTools?: boolean;
+  requester?: string;
+  memory?: boolean;
+  requestContext?: Record<string, unknown>;
+}
+
+/** Exactly what resuming needs; everything else is re-derived from code or storage. */
+export interface Snapshot {
+  v: 1;
+  path: string[];
+  parentToolCallId?: string;
+  messages: LanguageModelV3Message[];
+  history?: { upTo: string | null; count: number };
+  /** Results already known for the calls of the last step. */
+  results: Record<string, LanguageModelV3ToolResultOutput>;
+  step: number;
+  options: DurableOptions;
+}
+
+export interface RunState {
+  runId: string;
+  rootRunId: string;
+  parentRunId: string | null;
+  parentToolCallId: string | null;
+  agent: AgentInternals;
+  path: string[];
+  threadId: string | null;
+  resourceId: string | null;
+  history: LanguageModelV3Message[];
+  historyUpTo: string | null;
+  messages: LanguageModelV3Message[];
+  results: Record<string, LanguageModelV3ToolResultOutput>;
+  step: number;
+  options: DurableOptions;
+  /** The live (non-durable) approval rule for this request, if any. */
+  requireToolApproval?: RequireToolApproval;
+  requestContext: Map<string, unknown>;
+  hadSnapshot: boolean;
+  deps: RuntimeDeps;
+  log: Logger;
+}
+
+export function toSnapshot(run: RunState): Snapshot {
+  return {
+    v: 1,
+    path: run.path,
+    ...(run.parentToolCallId ? { parentToolCallId: run.parentToolCallId } : {}),
+    messages: run.messages,
+    ...(run.options.memory ? { history: { upTo: run.historyUpTo, count: run.history.length } } : {}),
+    results: run.results,
+    step: run.step,
+    options: run.options,
+  };
+}

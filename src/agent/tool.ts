@@ -1,0 +1,50 @@
+import type { z } from 'zod';
+
+export type JsonRecord = Record<string, unknown>;
+
+/** What a tool sees while it runs; `agent` is absent when it is called outside a run. */
+export interface ToolExecutionContext {
+  agent?: {
+    /** Pauses the run after this tool returns; never throws, so code after it still runs. */
+    suspend: (payload: unknown) => Promise<void>;
+    /** Present when the run was resumed with data for this call. */
+    resumeData?: unknown;
+    toolCallId: string;
+    runId: string;
+    threadId?: string;
+    resourceId?: string;
+  };
+  requestContext: Map<string, unknown>;
+}
+
+export interface ToolDefinition<In = any, Out = any> {
+  id: string;
+  description: string;
+  inputSchema: z.ZodType<In>;
+  outputSchema?: z.ZodType<Out>;
+  suspendSchema?: z.ZodType;
+  /** A schema, or a function of the call's input when the answer depends on it (askUser options). */
+  resumeSchema?: z.ZodType | ((input: In) => z.ZodType);
+  requireApproval?: boolean;
+  execute: (input: In, context: ToolExecutionContext) => Promise<Out> | Out;
+}
+
+export type Tool<In = any, Out = any> = Readonly<ToolDefinition<In, Out>> & { readonly kind: 'tool' };
+
+const toolId = /^[a-zA-Z0-9_-]{1,64}$/;
+
+export function createTool<In, Out>(definition: ToolDefinition<In, Out>): Tool<In, Out> {
+  if (!toolId.test(definition.id)) {
+    // Providers reject other names at the first call; fail where the tool is written instead.
+    throw new TypeError(`Tool id "${definition.id}" must match ${toolId}`);
+  }
+  if (typeof definition.execute !== 'function') {
+    throw new TypeError(`Tool "${definition.id}" needs an execute function`);
+  }
+  return Object.freeze({ ...definition, kind: 'tool' as const });
+}
+
+export function resumeSchemaFor(tool: Tool, input: unknown): z.ZodType | undefined {
+  const schema = tool.resumeSchema;
+  return typeof schema === 'function' ? schema(input) : schema;
+}

@@ -1,0 +1,109 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+
+export type AuditEventName =
+  | 'requested'
+  | 'suspended'
+  | 'approval-recorded'
+  | 'approved'
+  | 'declined'
+  | 'expired'
+  | 'superseded'
+  | 'blocked'
+  | 'consumed'
+  | 'executed'
+  | 'failed'
+  | 'resumed'
+  | 'cancelled';
+
+export interface AuditInput {
+  event: AuditEventName;
+  runId: string;
+  toolCallId?: string | null;
+  toolName?: string | null;
+  actor?: string | null;
+  fingerprint?: string | null;
+  policyVersion?: string | null;
+  detail?: Record<string, unknown> | null;
+}
+
+export interface AuditEvent {
+  id: string;
+  at: Date;
+  event: AuditEventName;
+  runId: string;
+  toolCallId: string | null;
+  toolName: string | null;
+  actor: string | null;
+  fingerprint: string | null;
+  policyVersion: string | null;
+  detail: Record<string, unknown> | null;
+}
+
+export async function appendAudit(db: Db, events: AuditInput[]): Promise<void> {
+  if (events.length === 0) return;
+  await db
+    .insertInto('audit_events')
+    .values(
+      events.map((e) => ({
+        event: e.event,
+        run_id: e.runId,
+        tool_call_id: e.toolCallId ?? null,
+        tool_name: e.toolName ?? null,
+        actor: e.actor ?? null,
+        fingerprint: e.fingerprint ?? null,
+        policy_version: e.policyVersion ?? null,
+        detail: e.detail ? JSON.stringify(e.detail) : null,
+      })),
+    )
+    .execute();
+}
+
+/**
+ * Reads the trail in the order it was written. `runId` matches the run itself
+ * and every sub-agent run under it, so a supervisor's trail is complete.
+ */
+export async function listAuditEvents(
+  db: Db,
+  filter: { runId?: string; since?: Date; limit?: number } = {},
+): Promise<AuditEvent[]> {
+  let query = db
+    .selectFrom('audit_events')
+    .select([
+      sql<string>`id::text`.as('id'),
+      'at',
+      'event',
+      'run_id',
+      'tool_call_id',
+      'tool_name',
+      'actor',
+      'fingerprint',
+      'policy_version',
+      'detail',
+    ])
+    .orderBy('id');
+  if (filter.runId) {
+    const runId = filter.runId;
+    query = query.where((eb) =>
+      eb.or([
+        eb('run_id', '=', runId),
+        eb('run_id', 'in', eb.selectFrom('pending_actions').select('run_id').where('root_run_id', '=', runId)),
+      ]),
+    );
+  }
+  if (filter.since) query = query.where('at', '>=', filter.since);
+  if (filter.limit) query = query.limit(filter.limit);
+  const rows = await query.execute();
+  return rows.map((r) => ({
+    id: r.id,
+    at: r.at,
+    event: r.event as AuditEventName,
+    runId: r.run_id,
+    toolCallId: r.tool_call_id,
+    toolName: r.tool_name,
+    actor: r.actor,
+    fingerprint: r.fingerprint,
+    policyVersion: r.policy_version,
+    detail: (r.detail as Record<string, unknown> | null) ?? null,
+  }));
+}

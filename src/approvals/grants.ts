@@ -1,0 +1,40 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+
+export interface GrantCheck {
+  runId: string;
+  toolCallId: string;
+  toolName: string;
+  /** Fingerprint of the arguments about to run, computed right before execute. */
+  fingerprint: string;
+  policyVersion: string;
+}
+
+export type GrantConsumption = { ok: true; grantId: number; approvers: string[] } | { ok: false };
+
+/**
+ * Spends the single-use grant for exactly these arguments, in one conditional
+ * statement that also writes `consumed` or `blocked` to the audit log. No
+ * unconsumed grant for this run, call, fingerprint and policy version means the
+ * call does not run: not a replay, not changed arguments, not an old policy.
+ */
+export async function consumeGrant(db: Db, check: GrantCheck): Promise<GrantConsumption> {
+  const result = await sql<{ id: number; approvers: string[] }>`
+    WITH g AS (
+      UPDATE approval_grants SET consumed_at = now()
+      WHERE run_id = ${check.runId} AND tool_call_id = ${check.toolCallId}
+        AND fingerprint = ${check.fingerprint} AND policy_version = ${check.policyVersion}
+        AND consumed_at IS NULL AND expires_at > now()
+      RETURNING id, approvers
+    ), audit AS (
+      INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, fingerprint, policy_version, detail)
+      SELECT CASE WHEN EXISTS (SELECT 1 FROM g) THEN 'consumed' ELSE 'blocked' END,
+             ${check.runId}, ${check.toolCallId}, ${check.toolName}, ${check.fingerprint}, ${check.policyVersion},
+             CASE WHEN EXISTS (SELECT 1 FROM g) THEN NULL
+                  ELSE '{"reason":"no unconsumed grant matches these arguments"}'::jsonb END
+    )
+    SELECT id, approvers FROM g
+  `.execute(db);
+  const row = result.rows[0];
+  return row ? { ok: true, grantId: row.id, approvers: row.approvers } : { ok: false };
+}

@@ -1,0 +1,285 @@
+import { z } from 'zod';
+import { policyVersion } from './policy-version.js';
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** Fully resolved approval settings: what applies to a tool call before rules are evaluated. */
+export interface ApprovalSettings {
+  readonly requireApproval: boolean;
+  /** Sorted, de-duplicated Slack ids: users (U…, W…) and user groups (S…). Empty = anyone but the bot. */
+  readonly approvers: readonly string[];
+  readonly allowSelfApproval: boolean;
+  readonly quorum: number;
+  readonly expiresInMs: number;
+}
+
+export type ComparisonOp = 'gt' | 'gte' | 'lt' | 'lte';
+export type RuleOp = ComparisonOp | 'eq' | 'ne' | 'in';
+
+export type RuleCondition =
+  | { readonly arg: string; readonly op: ComparisonOp; readonly value: number }
+  | { readonly arg: string; readonly op: 'eq' | 'ne'; readonly value: JsonValue }
+  | { readonly arg: string; readonly op: 'in'; readonly value: readonly JsonValue[] };
+
+export interface PolicyRule {
+  readonly when: RuleCondition;
+  /** Only the settings the rule changes; a rule's `approvers` replace the list, they do not add to it. */
+  readonly then: Readonly<Partial<ApprovalSettings>>;
+}
+
+export interface ToolPolicy extends ApprovalSettings {
+  /** Applied in order, each matching rule on top of the previous result. */
+  readonly rules: readonly PolicyRule[];
+}
+
+/** The part of a policy that decides outcomes, and therefore the part its version is derived from. */
+export interface PolicyContent {
+  /** Built-in defaults overlaid with the policy's `defaults`; used for tools without an entry. */
+  readonly defaults: ApprovalSettings;
+  /** Each entry already has the defaults merged in. Look entries up with `Object.hasOwn`. */
+  readonly tools: Readonly<Record<string, ToolPolicy>>;
+}
+
+/** A validated, normalised, deeply frozen policy. Build one with `definePolicy` or `loadPolicyFile`. */
+export interface Policy extends PolicyContent {
+  /** `"<label>@<hash>"`, or just the hash without a label; a grant is only honoured under the same version. */
+  readonly version: string;
+  readonly label?: string;
+}
+
+const BUILT_IN_DEFAULTS: ApprovalSettings = {
+  requireApproval: false,
+  approvers: [],
+  allowSelfApproval: true,
+  quorum: 1,
+  expiresInMs: 24 * 60 * 60 * 1000,
+};
+
+// Missing required fields get their own wording; "must be a number" for an absent field misleads.
+function problem(message: string) {
+  return (issue: { input?: unknown }): string => (issue.input === undefined ? 'is required' : message);
+}
+
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+// The expiry is added to "now" and stored as a timestamp; a request meant to wait more than a
+// year is almost certainly a typo (e.g. seconds written where minutes were meant).
+const MAX_EXPIRY_MS = 365 * UNIT_MS.d;
+const DURATION_PATTERN = /^(\d+)(s|m|h|d)$/;
+const DURATION_HINT = 'a number of seconds or a duration like "90s", "15m", "24h" or "7d"';
+
+const duration = z
+  .union([z.number(), z.string()], { error: problem(`must be ${DURATION_HINT}`) })
+  .transform((raw, ctx) => {
+    let ms: number;
+    if (typeof raw === 'number') {
+      if (!Number.isInteger(raw) || raw <= 0) {
+        ctx.addIssue({ code: 'custom', input: raw, message: `must be a positive whole number of seconds, got ${raw}` });
+        return z.NEVER;
+      }
+      ms = raw * 1000;
+    } else {
+      const match = DURATION_PATTERN.exec(raw);
+      const amount = match?.[1];
+      const unit = match?.[2] as keyof typeof UNIT_MS | undefined;
+      if (amount === undefined || unit === undefined) {
+        ctx.addIssue({ code: 'custom', input: raw, message: `must be ${DURATION_HINT}, got "${raw}"` });
+        return z.NEVER;
+      }
+      ms = Number(amount) * UNIT_MS[unit];
+      if (ms <= 0) {
+        ctx.addIssue({ code: 'custom', input: raw, message: `must be longer than zero, got "${raw}"` });
+        return z.NEVER;
+      }
+    }
+    if (ms > MAX_EXPIRY_MS) {
+      ctx.addIssue({ code: 'custom', input: raw, message: 'must be at most 365 days' });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+// Slack ids are upper-case; anything else (a name, "@alice", "<@U123>", a lower-case typo)
+// would never match a real user, which would quietly make a tool unapprovable.
+const approverId = z
+  .string({ error: problem('must be a Slack id string') })
+  .regex(/^[UWS][A-Z0-9]{2,}$/, {
+    error: (issue) =>
+      `must be a Slack user id (U…, W…) or user-group id (S…), got ${JSON.stringify(issue.input)}`,
+  });
+
+const settingsShape = {
+  requireApproval: z.boolean({ error: 'must be true or false' }).optional(),
+  approvers: z
+    .array(approverId, { error: 'must be a list of Slack user ids (U…, W…) and user-group ids (S…)' })
+    .optional(),
+  allowSelfApproval: z.boolean({ error: 'must be true or false' }).optional(),
+  quorum: z
+    .number({ error: 'must be a whole number of at least 1' })
+    .int({ error: 'must be a whole number of at least 1' })
+    .min(1, { error: 'must be a whole number of at least 1' })
+    .optional(),
+  expiresIn: duration.optional(),
+};
+
+const SETTING_NAMES = Object.keys(settingsShape).join(', ');
+
+function isJsonValue(value: unknown, depth = 0): value is JsonValue {
+  if (depth > 64) return false;
+  if (value === null || typeof value === 'boolean' || typeof value === 'string') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.every((item) => isJsonValue(item, depth + 1));
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  return Object.values(value).every((item) => isJsonValue(item, depth + 1));
+}
+
+const jsonValue = z.custom<JsonValue>((v) => isJsonValue(v), {
+  error: problem('must be a JSON value (string, number, boolean, null, list or map)'),
+});
+
+const ARG_PATH_HINT = 'must be a dot path into the tool arguments, e.g. "amountCents" or "refund.amountCents"';
+const argPath = z.string({ error: problem(ARG_PATH_HINT) }).regex(/^[^.]+(\.[^.]+)*$/, { error: ARG_PATH_HINT });
+
+const condition = z.discriminatedUnion(
+  'op',
+  [
+    z.strictObject({
+      arg: argPath,
+      op: z.enum(['gt', 'gte', 'lt', 'lte']),
+      value: z.number({ error: problem('must be a number when op is gt, gte, lt or lte') }),
+    }),
+    z.strictObject({ arg: argPath, op: z.enum(['eq', 'ne']), value: jsonValue }),
+    z.strictObject({
+      arg: argPath,
+      op: z.literal('in'),
+      value: z.array(jsonValue, { error: problem('must be a list of values when op is "in"') }),
+    }),
+  ],
+  {
+    error: (issue) => {
+      if (issue.code === 'invalid_union') {
+        // Zod reports an unknown discriminator at the `op` path, so this reads as "…op must be…".
+        const op: unknown = (issue.input as { op?: unknown } | undefined)?.op;
+        const got = op === undefined ? 'nothing' : JSON.stringify(op);
+        return `must be one of gt, gte, lt, lte, eq, ne, in, got ${got}`;
+      }
+      return problem('must be a map with "arg", "op" and "value"')(issue);
+    },
+  },
+);
+
+const rule = z.strictObject(
+  {
+    when: condition,
+    then: z
+      .strictObject(settingsShape, { error: problem(`must be a map setting some of ${SETTING_NAMES}`) })
+      .refine((then) => Object.values(then).some((v) => v !== undefined), {
+        error: `must set at least one of ${SETTING_NAMES}`,
+      }),
+  },
+  { error: 'must be a map with "when" and "then"' },
+);
+
+const toolEntry = z.strictObject(
+  {
+    ...settingsShape,
+    rules: z.array(rule, { error: 'must be a list of { when, then } rules' }).optional(),
+  },
+  { error: 'must be a map of settings' },
+);
+
+type Overrides = z.output<z.ZodObject<typeof settingsShape>>;
+
+function overridesOf(input: Overrides): Partial<ApprovalSettings> {
+  const out: { -readonly [K in keyof ApprovalSettings]?: ApprovalSettings[K] } = {};
+  if (input.requireApproval !== undefined) out.requireApproval = input.requireApproval;
+  // Approvers are a set: order and repeats carry no meaning, so they must not change the version.
+  if (input.approvers !== undefined) out.approvers = [...new Set(input.approvers)].sort();
+  if (input.allowSelfApproval !== undefined) out.allowSelfApproval = input.allowSelfApproval;
+  if (input.quorum !== undefined) out.quorum = input.quorum;
+  if (input.expiresIn !== undefined) out.expiresInMs = input.expiresIn;
+  return out;
+}
+
+/**
+ * A quorum larger than a list of individually named approvers can never be met, so every
+ * request for that tool would just expire. Groups can grow, so lists with a group pass.
+ * Only checked where `approvers` or `quorum` is set, so an inherited mistake is reported once.
+ */
+function checkQuorumReachable(
+  settings: ApprovalSettings,
+  overrides: Partial<ApprovalSettings>,
+  path: (string | number)[],
+  ctx: z.RefinementCtx,
+): void {
+  if (overrides.approvers === undefined && overrides.quorum === undefined) return;
+  const { approvers, quorum } = settings;
+  if (approvers.length === 0 || approvers.some((id) => id.startsWith('S'))) return;
+  if (quorum > approvers.length) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [...path, 'quorum'],
+      input: quorum,
+      message: `is ${quorum} but only ${approvers.length} approver(s) are listed, so requests could never be approved`,
+    });
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const member of Object.values(value)) deepFreeze(member);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+export const policySchema = z
+  .strictObject(
+    {
+      version: z
+        .string({ error: 'must be a text label' })
+        .regex(/^[^@\s](?:[^@]*[^@\s])?$/, {
+          error: 'must be a non-empty label without "@" or surrounding spaces ("@<hash>" is appended to it)',
+        })
+        .optional(),
+      defaults: z.strictObject(settingsShape, { error: 'must be a map of settings' }).optional(),
+      tools: z
+        .record(z.string().min(1, { error: 'tool names must not be empty' }), toolEntry, {
+          error: 'must be a map from tool name to settings',
+        })
+        .optional(),
+    },
+    { error: 'must be a map with optional "version", "defaults" and "tools"' },
+  )
+  .transform((input, ctx): Policy => {
+    const defaultOverrides = overridesOf(input.defaults ?? {});
+    const defaults: ApprovalSettings = { ...BUILT_IN_DEFAULTS, ...defaultOverrides };
+    checkQuorumReachable(defaults, defaultOverrides, ['defaults'], ctx);
+
+    const tools: Record<string, ToolPolicy> = {};
+    for (const [name, entry] of Object.entries(input.tools ?? {})) {
+      const { rules = [], ...settings } = entry;
+      const toolOverrides = overridesOf(settings);
+      const base: ApprovalSettings = { ...defaults, ...toolOverrides };
+      checkQuorumReachable(base, toolOverrides, ['tools', name], ctx);
+
+      const normalisedRules = rules.map((r, i): PolicyRule => {
+        const then = overridesOf(r.then);
+        checkQuorumReachable({ ...base, ...then }, then, ['tools', name, 'rules', i, 'then'], ctx);
+        // Cloned so that freezing the policy never freezes objects the caller still owns.
+        return { when: structuredClone(r.when) as RuleCondition, then };
+      });
+      tools[name] = { ...base, rules: normalisedRules };
+    }
+
+    const content: PolicyContent = { defaults, tools };
+    const policy: Policy =
+      input.version === undefined
+        ? { version: policyVersion(content), ...content }
+        : { version: policyVersion(content, input.version), label: input.version, ...content };
+    return deepFreeze(policy);
+  });
+
+/** What users write, in TypeScript or in a policy file. */
+export type PolicyInput = z.input<typeof policySchema>;

@@ -1,0 +1,23 @@
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
+import type { PolicyContent } from './policy-schema.js';
+
+const HASH_LENGTH = 16;
+
+/**
+ * Derives the policy version from what the policy decides, not from how it was written, so
+ * reformatting a file (key order, `'24h'` vs `86400`, approver order) keeps outstanding grants
+ * valid while any change of meaning invalidates them.
+ *
+ * Only `defaults` and `tools` are hashed, even when a full `Policy` is passed: the label is a
+ * human convenience, and renaming it must not look like a change of rules.
+ */
+export function policyVersion(normalisedContent: PolicyContent, label?: string): string {
+  const { defaults, tools } = normalisedContent;
+  const canonical = canonicalize({ defaults, tools });
+  if (canonical === undefined) {
+    throw new TypeError('policyVersion: policy content could not be serialised');
+  }
+  const hash = createHash('sha256').update(canonical, 'utf8').digest('hex').slice(0, HASH_LENGTH);
+  return label === undefined || label === '' ? hash : `${label}@${hash}`;
+}

@@ -1,0 +1,88 @@
+import type { ApprovalSettings, JsonValue, Policy, RuleCondition } from './policy-schema.js';
+
+export interface Requirement {
+  requireApproval: boolean;
+  /** Slack user ids (U…, W…) and user-group ids (S…); empty means anyone except the bot. */
+  approvers: string[];
+  allowSelfApproval: boolean;
+  quorum: number;
+  expiresInMs: number;
+  /** Stored with the request; a grant made under another version is not honoured. */
+  policyVersion: string;
+}
+
+/**
+ * What approving this exact call takes: the policy defaults, overlaid by the tool's entry,
+ * overlaid by every matching rule in order.
+ *
+ * A rule only matches an argument that is present with the type its operator expects: no
+ * coercion of `"150000"` to a number, and a missing argument matches nothing (not even `ne`).
+ * Rules can loosen as well as tighten, so the tool's own settings should be the strict baseline
+ * that applies whenever the model leaves an argument out.
+ */
+export function requirementFor(policy: Policy, toolName: string, args: unknown): Requirement {
+  // hasOwn, because a tool called e.g. "constructor" must not pick up Object.prototype members.
+  const tool = Object.hasOwn(policy.tools, toolName) ? policy.tools[toolName] : undefined;
+  let settings: ApprovalSettings = tool ?? policy.defaults;
+  for (const rule of tool?.rules ?? []) {
+    if (matches(rule.when, args)) settings = { ...settings, ...rule.then };
+  }
+  return {
+    requireApproval: settings.requireApproval,
+    approvers: [...settings.approvers],
+    allowSelfApproval: settings.allowSelfApproval,
+    quorum: settings.quorum,
+    expiresInMs: settings.expiresInMs,
+    policyVersion: policy.version,
+  };
+}
+
+function matches(when: RuleCondition, args: unknown): boolean {
+  const found = lookup(args, when.arg);
+  if (!found.present) return false;
+  const actual = found.value;
+  switch (when.op) {
+    case 'gt':
+      return typeof actual === 'number' && actual > when.value;
+    case 'gte':
+      return typeof actual === 'number' && actual >= when.value;
+    case 'lt':
+      return typeof actual === 'number' && actual < when.value;
+    case 'lte':
+      return typeof actual === 'number' && actual <= when.value;
+    case 'eq':
+      return sameJson(actual, when.value);
+    case 'ne':
+      return !sameJson(actual, when.value);
+    case 'in':
+      return when.value.some((candidate) => sameJson(actual, candidate));
+  }
+}
+
+/** Own properties only: a path like `constructor.name` must not reach into prototypes. */
+function lookup(root: unknown, path: string): { present: true; value: unknown } | { present: false } {
+  let current = root;
+  for (const segment of path.split('.')) {
+    if (current === null || typeof current !== 'object') return { present: false };
+    if (Array.isArray(current) && !/^(0|[1-9]\d*)$/.test(segment)) return { present: false };
+    if (!Object.hasOwn(current, segment)) return { present: false };
+    current = (current as Record<string, unknown>)[segment];
+  }
+  return current === undefined ? { present: false } : { present: true, value: current };
+}
+
+/** Value equality as JSON sees it: key order is irrelevant, and 0 equals -0. */
+function sameJson(a: unknown, b: JsonValue): boolean {
+  if (b === null || typeof b !== 'object') return a === b;
+  if (a === null || typeof a !== 'object') return false;
+  if (Array.isArray(b)) {
+    return Array.isArray(a) && a.length === b.length && b.every((item, i) => sameJson(a[i], item));
+  }
+  if (Array.isArray(a)) return false;
+  const aKeys = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
+  const bKeys = Object.keys(b);
+  return (
+    aKeys.length === bKeys.length &&
+    bKeys.every((k) => Object.hasOwn(a, k) && sameJson((a as Record<string, unknown>)[k], b[k] as JsonValue))
+  );
+}

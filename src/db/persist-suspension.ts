@@ -1,0 +1,79 @@
+import { sql } from 'kysely';
+import type { Db } from './database.js';
+
+export interface SnapshotWrite {
+  run_id: string;
+  root_run_id: string;
+  parent_run_id: string | null;
+  agent_id: string;
+  thread_id: string | null;
+  resource_id: string | null;
+  snapshot: unknown;
+}
+
+export interface PendingWrite {
+  run_id: string;
+  root_run_id: string;
+  tool_call_id: string;
+  tool_name: string;
+  kind: 'approval' | 'suspension' | 'delegation';
+  args: unknown;
+  fingerprint: string | null;
+  suspend_payload: unknown;
+  path: string[];
+  requester: string | null;
+  policy_version: string | null;
+  quorum: number;
+  expires_in_ms: number | null;
+}
+
+export interface PersistedAction {
+  id: number;
+  run_id: string;
+  tool_call_id: string;
+  expires_at: Date | null;
+}
+
+/**
+ * Writes a paused agent tree in one statement: snapshots (upserted, since a
+ * resumed run that pauses again already has its row), the calls it waits on,
+ * and a `requested`/`suspended` audit event per human-facing call. One
+ * statement means all or nothing: no call is visible to approvers before the
+ * runs that must resume after it are on record.
+ */
+export async function persistSuspension(
+  db: Db,
+  snapshots: SnapshotWrite[],
+  actions: PendingWrite[],
+): Promise<PersistedAction[]> {
+  const result = await sql<PersistedAction>`
+    WITH snaps AS (
+      INSERT INTO run_snapshots (run_id, root_run_id, parent_run_id, agent_id, thread_id, resource_id, status, snapshot)
+      SELECT s.run_id, s.root_run_id, s.parent_run_id, s.agent_id, s.thread_id, s.resource_id, 'suspended', s.snapshot
+      FROM jsonb_to_recordset(${JSON.stringify(snapshots)}::jsonb) AS s(
+        run_id text, root_run_id text, parent_run_id text, agent_id text, thread_id text, resource_id text, snapshot jsonb)
+      ON CONFLICT (run_id) DO UPDATE
+        SET status = 'suspended', snapshot = EXCLUDED.snapshot, suspended_at = now(), claimed_at = NULL
+      RETURNING run_id
+    ), acts AS (
+      INSERT INTO pending_actions (run_id, root_run_id, tool_call_id, tool_name, kind, args, fingerprint,
+                                   suspend_payload, path, requester, policy_version, quorum, expires_at)
+      SELECT a.run_id, a.root_run_id, a.tool_call_id, a.tool_name, a.kind, a.args, a.fingerprint,
+             a.suspend_payload, a.path, a.requester, a.policy_version, a.quorum,
+             CASE WHEN a.expires_in_ms IS NULL THEN NULL
+                  ELSE now() + make_interval(secs => a.expires_in_ms / 1000.0) END
+      FROM jsonb_to_recordset(${JSON.stringify(actions)}::jsonb) AS a(
+        run_id text, root_run_id text, tool_call_id text, tool_name text, kind text, args jsonb,
+        fingerprint text, suspend_payload jsonb, path jsonb, requester text, policy_version text,
+        quorum integer, expires_in_ms bigint)
+      RETURNING id, run_id, tool_call_id, tool_name, kind, fingerprint, policy_version, expires_at, requester
+    ), audit AS (
+      INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, actor, fingerprint, policy_version)
+      SELECT CASE kind WHEN 'approval' THEN 'requested' ELSE 'suspended' END,
+             run_id, tool_call_id, tool_name, requester, fingerprint, policy_version
+      FROM acts WHERE kind <> 'delegation'
+    )
+    SELECT id, run_id, tool_call_id, expires_at FROM acts
+  `.execute(db);
+  return result.rows;
+}

@@ -1,0 +1,76 @@
+import { sql } from 'kysely';
+import type { Db } from './database.js';
+
+export interface SnapshotRow {
+  run_id: string;
+  root_run_id: string;
+  parent_run_id: string | null;
+  agent_id: string;
+  thread_id: string | null;
+  resource_id: string | null;
+  status: 'suspended' | 'running';
+  snapshot: unknown;
+  suspended_at: Date;
+}
+
+/**
+ * Takes a suspended run for resumption when nothing in it is still pending.
+ * The conditional update is the lock: of two processes that both see the last
+ * decision land, exactly one gets the row back.
+ */
+export async function claimRun(db: Db, runId: string): Promise<SnapshotRow | undefined> {
+  const result = await sql<SnapshotRow>`
+    UPDATE run_snapshots SET status = 'running', claimed_at = now()
+    WHERE run_id = ${runId} AND status = 'suspended'
+      AND NOT EXISTS (SELECT 1 FROM pending_actions WHERE run_id = ${runId} AND status = 'pending')
+    RETURNING run_id, root_run_id, parent_run_id, agent_id, thread_id, resource_id, status, snapshot, suspended_at
+  `.execute(db);
+  return result.rows[0];
+}
+
+export async function findSnapshot(db: Db, runId: string): Promise<SnapshotRow | undefined> {
+  return (await db
+    .selectFrom('run_snapshots')
+    .select(['run_id', 'root_run_id', 'parent_run_id', 'agent_id', 'thread_id', 'resource_id', 'status', 'snapshot', 'suspended_at'])
+    .where('run_id', '=', runId)
+    .executeTakeFirst()) as SnapshotRow | undefined;
+}
+
+export interface RunEnd {
+  runId: string;
+  /** The snapshot row exists only if the run was ever suspended. */
+  hadSnapshot: boolean;
+  /** For a sub-agent run: hand the result to the parent's waiting call. */
+  parent?: { runId: string; toolCallId: string; result: unknown };
+  /** Thread memory to append (root runs with memory). */
+  memory?: { threadId: string; resourceId: string; messages: unknown[] };
+}
+
+/** Ends a run in one statement: snapshot gone, parent told, memory appended. */
+export async function endRun(db: Db, end: RunEnd): Promise<void> {
+  if (!end.hadSnapshot && !end.parent && !(end.memory && end.memory.messages.length)) return;
+  const parentRun = end.parent?.runId ?? null;
+  const parentCall = end.parent?.toolCallId ?? null;
+  const parentResult = end.parent ? JSON.stringify(end.parent.result ?? null) : null;
+  const memoryRows = JSON.stringify(
+    end.memory ? end.memory.messages.map((m, i) => ({ i, message: m })) : [],
+  );
+  await sql`
+    WITH del AS (
+      DELETE FROM run_snapshots WHERE ${end.hadSnapshot} AND run_id = ${end.runId} RETURNING run_id
+    ), parent AS (
+      UPDATE pending_actions
+      SET status = 'resolved', resume_data = ${parentResult}::jsonb, decided_at = now()
+      WHERE ${parentRun}::text IS NOT NULL AND run_id = ${parentRun} AND tool_call_id = ${parentCall}
+        AND status = 'pending' AND kind = 'delegation'
+      RETURNING id
+    ), mem AS (
+      INSERT INTO thread_messages (thread_id, resource_id, message)
+      SELECT ${end.memory?.threadId ?? null}, ${end.memory?.resourceId ?? null}, m.message
+      FROM jsonb_to_recordset(${memoryRows}::jsonb) AS m(i integer, message jsonb)
+      ORDER BY m.i
+      RETURNING id
+    )
+    SELECT (SELECT count(*) FROM del) AS deleted
+  `.execute(db);
+}

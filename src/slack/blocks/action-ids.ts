@@ -1,0 +1,29 @@
+/**
+ * The identifiers the builders put on interactive elements and views; the listeners match on
+ * the same constants, so a rename cannot silently disconnect a button from its handler.
+ */
+export const ACTION_IDS = {
+  approve: 'approval.approve',
+  decline: 'approval.decline',
+  questionAnswer: 'question.answer',
+  questionSubmit: 'question.submit',
+  suspensionRespond: 'suspension.respond',
+} as const;
+
+export const CALLBACK_IDS = {
+  declineModal: 'approval.decline_modal',
+  respondModal: 'suspension.respond_modal',
+} as const;
+
+export type CardKind = 'approval' | 'question' | 'suspension';
+
+/** The block id of a card's actions block: it tells a listener which pending action a click is for. */
+export function cardBlockId(kind: CardKind, actionId: number): string {
+  return `${kind}:${actionId}`;
+}
+
+export function parseCardBlockId(blockId: string | undefined): { kind: CardKind; actionId: number } | undefined {
+  const m = /^(approval|question|suspension):(\d{1,15})$/.exec(blockId ?? '');
+  if (!m) return undefined;
+  return { kind: m[1] as CardKind, actionId: Number(m[2]) };
+}

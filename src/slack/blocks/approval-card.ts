@@ -1,0 +1,115 @@
+import type { Button, KnownBlock } from '@slack/types';
+import { escapeMrkdwn } from '../escape-mrkdwn.js';
+import { inlineCode } from '../inline-code.js';
+import { LIMITS, truncate, truncateMrkdwn } from '../limits.js';
+import { ACTION_IDS, cardBlockId } from './action-ids.js';
+import { approvalButtonValue } from './button-value.js';
+import type { ApprovalCardData } from './card-types.js';
+import { fitMessage, scaled } from './fit-message.js';
+import { jsonCodeBlock } from './json-code-block.js';
+import { context, section } from './layout.js';
+import { humanList, mention, mentionApprover } from './mention.js';
+import { slackDate } from './slack-date.js';
+import { plainText } from './text-objects.js';
+
+const ARGS_TITLE = '*Arguments*\n';
+
+/**
+ * The approval card: what is about to run (tool, delegation path, arguments), who asked, who
+ * may decide, until when, and – once decided – who decided. Buttons exist only while pending,
+ * so an updated card cannot be clicked again.
+ */
+export function approvalCard(data: ApprovalCardData): KnownBlock[] {
+  return fitMessage((scale) => render(data, scale));
+}
+
+function render(d: ApprovalCardData, scale: number): KnownBlock[] {
+  const pending = d.state.kind === 'pending';
+  const quorum = Number.isFinite(d.quorum) ? Math.max(1, Math.floor(d.quorum)) : 1;
+  const blocks: KnownBlock[] = [
+    { type: 'header', text: plainText(`Approval needed: ${d.toolName}`, LIMITS.headerText) },
+  ];
+
+  const facts: string[] = [];
+  if (d.path.length > 1) {
+    const path = [...d.path, d.toolName].map((step) => escapeMrkdwn(truncate(step, 80))).join(' → ');
+    facts.push(`*Path:* ${truncateMrkdwn(path, scaled(600, scale, 120))}`);
+  }
+  if (d.requester !== undefined) facts.push(`*Requested by:* ${mention(d.requester)}`);
+  const approvers =
+    d.approvers.length === 0
+      ? 'anyone'
+      : humanList(d.approvers.map(mentionApprover), {
+          conjunction: 'or',
+          maxChars: scaled(1000, scale, 100),
+          noun: 'approvers',
+        });
+  facts.push(`*Approvers:* ${approvers}`);
+  facts.push(`*Quorum:* ${quorum} ${quorum === 1 ? 'approval' : 'approvals'}`);
+  if (pending) facts.push(`*Expires:* ${slackDate(d.expiresAt)}`);
+  blocks.push(section(facts.join('\n')));
+
+  const args = jsonCodeBlock(d.args, scaled(LIMITS.sectionText - 200, scale, 300) - ARGS_TITLE.length);
+  blocks.push(section(ARGS_TITLE + args.text));
+  if (args.truncated) {
+    blocks.push(context(`Arguments truncated: showing ${count(args.shown)} of ${count(args.total)} characters`));
+  }
+
+  blocks.push(...stateBlocks(d, quorum, scale));
+
+  const footer = [`Fingerprint ${inlineCode(d.fingerprint.slice(0, 12))}`];
+  if (d.policyVersion !== undefined) footer.push(`Policy ${inlineCode(truncate(d.policyVersion, 40))}`);
+  footer.push(`Request #${d.actionId}`);
+  blocks.push(context(footer.join('  ·  ')));
+  return blocks;
+}
+
+function stateBlocks(d: ApprovalCardData, quorum: number, scale: number): KnownBlock[] {
+  const listBudget = scaled(1000, scale, 100);
+  switch (d.state.kind) {
+    case 'pending': {
+      const blocks: KnownBlock[] = [];
+      if (quorum > 1 && d.approvals.length > 0) {
+        const who = humanList(d.approvals.map(mention), { maxChars: listBudget });
+        blocks.push(section(`${d.approvals.length} of ${quorum} approvals: ${who}`));
+      }
+      const value = approvalButtonValue(d.actionId, d.fingerprint);
+      const approve: Button = {
+        type: 'button',
+        action_id: ACTION_IDS.approve,
+        text: plainText('Approve'),
+        style: 'primary',
+        value,
+      };
+      const decline: Button = {
+        type: 'button',
+        action_id: ACTION_IDS.decline,
+        text: plainText('Decline'),
+        style: 'danger',
+        value,
+      };
+      blocks.push({ type: 'actions', block_id: cardBlockId('approval', d.actionId), elements: [approve, decline] });
+      return blocks;
+    }
+    case 'approved':
+      return [
+        section(`:white_check_mark: Approved by ${humanList(d.state.by.map(mention), { maxChars: listBudget })}`),
+        context(`Decided ${slackDate(d.state.at)}`),
+      ];
+    case 'declined': {
+      const reason = d.state.reason?.trim();
+      const because = reason ? `: ${escapeMrkdwn(truncate(reason, scaled(2000, scale, 200)))}` : '';
+      return [section(`:no_entry: Declined by ${mention(d.state.by)}${because}`), context(`Decided ${slackDate(d.state.at)}`)];
+    }
+    case 'expired':
+      return [section(`:hourglass: Expired: nobody decided before ${slackDate(d.expiresAt)}`)];
+    case 'blocked':
+      return [section(':warning: Blocked: arguments changed since this card was posted, so the approval does not apply')];
+    case 'cancelled':
+      return [section(`:heavy_multiplication_x: Cancelled${d.state.by !== undefined ? ` by ${mention(d.state.by)}` : ''}`)];
+  }
+}
+
+function count(n: number): string {
+  return n.toLocaleString('en-US');
+}

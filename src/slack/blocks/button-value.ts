@@ -1,0 +1,34 @@
+/**
+ * Button values: the pending action id, plus a fingerprint prefix on approval buttons so a click
+ * on a stale card (arguments since changed) can be recognised and refused.
+ */
+export const FINGERPRINT_PREFIX_LENGTH = 16;
+
+export function approvalButtonValue(actionId: number, fingerprint: string): string {
+  return JSON.stringify({ a: actionId, f: fingerprint.slice(0, FINGERPRINT_PREFIX_LENGTH) });
+}
+
+export function actionButtonValue(actionId: number): string {
+  return JSON.stringify({ a: actionId });
+}
+
+export interface ButtonValue {
+  actionId: number;
+  fingerprintPrefix?: string;
+}
+
+/** Parses a button value (or a modal's private_metadata); undefined for anything malformed. */
+export function parseButtonValue(value: string | undefined | null): ButtonValue | undefined {
+  if (typeof value !== 'string') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const { a, f } = parsed as { a?: unknown; f?: unknown };
+  if (typeof a !== 'number' || !Number.isSafeInteger(a)) return undefined;
+  if (f !== undefined && typeof f !== 'string') return undefined;
+  return f === undefined ? { actionId: a } : { actionId: a, fingerprintPrefix: f };
+}

@@ -1,0 +1,107 @@
+/**
+ * Plain data the card builders render. Nothing here knows about the database or Bolt, so the
+ * builders stay pure and the listeners decide where the data comes from.
+ */
+
+export type ApprovalCardState =
+  | { kind: 'pending' }
+  | { kind: 'approved'; by: string[]; at: Date }
+  | { kind: 'declined'; by: string; reason?: string; at: Date }
+  | { kind: 'expired' }
+  /** The arguments no longer match the approved fingerprint. */
+  | { kind: 'blocked' }
+  | { kind: 'cancelled'; by?: string };
+
+export interface ApprovalCardData {
+  actionId: number;
+  runId: string;
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+  /** Delegation path of agents, outermost first, e.g. ['ops', 'billing']. */
+  path: string[];
+  /** Slack user id of whoever started the run. */
+  requester?: string;
+  /** User ids (U…/W…) and user group ids (S…); empty means anyone may approve. */
+  approvers: string[];
+  quorum: number;
+  /** User ids who have approved so far. */
+  approvals: string[];
+  expiresAt: Date;
+  fingerprint: string;
+  policyVersion?: string;
+  state: ApprovalCardState;
+}
+
+export interface DeclineModalData {
+  actionId: number;
+  fingerprint: string;
+  toolName: string;
+}
+
+export interface QuestionOption {
+  label: string;
+  description?: string;
+}
+
+export type QuestionCardState =
+  | { kind: 'pending' }
+  | { kind: 'answered'; by: string; answer: string | string[] }
+  | { kind: 'cancelled' };
+
+export interface QuestionCardData {
+  actionId: number;
+  question: string;
+  options?: QuestionOption[];
+  /** Defaults to single_select when options are given. */
+  selectionMode?: 'single_select' | 'multi_select';
+  /** Slack user id the question is addressed to. */
+  askedOf?: string;
+  state: QuestionCardState;
+}
+
+export type SuspensionCardState = { kind: 'pending' } | { kind: 'resumed'; by: string } | { kind: 'cancelled' };
+
+export interface SuspensionCardData {
+  actionId: number;
+  toolName: string;
+  path: string[];
+  payload: unknown;
+  /** Whether a Respond modal can be built from the tool's resume schema. */
+  respondable: boolean;
+  /** Whether the next thread reply resumes the tool. */
+  autoResume: boolean;
+  state: SuspensionCardState;
+}
+
+export interface RespondField {
+  name: string;
+  kind: 'string' | 'number' | 'boolean' | 'enum';
+  /** The allowed values when kind is 'enum'. */
+  options?: string[];
+  optional: boolean;
+  description?: string;
+}
+
+export interface RespondModalData {
+  actionId: number;
+  toolName: string;
+  fields: RespondField[];
+}
+
+/**
+ * The part of a view_submission's `view.state.values` the parsers read, keyed by block id and
+ * then action id. Bolt's `ViewOutput['state']['values']` is assignable to it.
+ */
+export type ViewStateValues = Record<
+  string,
+  Record<
+    string,
+    {
+      type?: string;
+      value?: string | null;
+      selected_option?: { value?: string } | null;
+      selected_options?: { value?: string }[];
+    }
+  >
+>;

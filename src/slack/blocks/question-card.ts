@@ -1,0 +1,118 @@
+import type {
+  ActionsBlockElement,
+  Checkboxes,
+  KnownBlock,
+  MultiStaticSelect,
+  PlainTextOption,
+  RadioButtons,
+  StaticSelect,
+} from '@slack/types';
+import { escapeMrkdwn } from '../escape-mrkdwn.js';
+import { LIMITS, truncate, truncateMrkdwn } from '../limits.js';
+import { markdownToMrkdwn } from '../markdown-to-mrkdwn.js';
+import { ACTION_IDS, cardBlockId } from './action-ids.js';
+import { actionButtonValue } from './button-value.js';
+import type { QuestionCardData, QuestionOption } from './card-types.js';
+import { fitMessage, scaled } from './fit-message.js';
+import { context, section } from './layout.js';
+import { mention } from './mention.js';
+import { plainText } from './text-objects.js';
+
+/** Up to this many options render as radio buttons / checkboxes, beyond it as a menu. */
+const INLINE_OPTIONS = LIMITS.radioOptions;
+/** Questions longer than this are cut before conversion; the card could not show more anyway. */
+const MAX_QUESTION_INPUT = 20_000;
+
+/**
+ * The askUser card. Option values are indexes, not labels: a label may be longer than an
+ * option value may be, and the listener maps the index back to the exact label.
+ */
+export function questionCard(data: QuestionCardData): KnownBlock[] {
+  return fitMessage((scale) => render(data, scale));
+}
+
+function render(d: QuestionCardData, scale: number): KnownBlock[] {
+  const heading = d.askedOf !== undefined ? `*Question for ${mention(d.askedOf)}*` : '*Question*';
+  const question = truncateMrkdwn(
+    markdownToMrkdwn(d.question.slice(0, MAX_QUESTION_INPUT)),
+    scaled(LIMITS.sectionText - 200, scale, 300),
+  );
+  const blocks: KnownBlock[] = [section(`${heading}\n${question}`)];
+
+  switch (d.state.kind) {
+    case 'answered': {
+      const answer = Array.isArray(d.state.answer) ? d.state.answer.join(', ') : d.state.answer;
+      const text = answer.trim() === '' ? '(no answer)' : escapeMrkdwn(truncate(answer, scaled(2000, scale, 200)));
+      blocks.push(section(`:speech_balloon: Answered by ${mention(d.state.by)}: ${text}`));
+      return blocks;
+    }
+    case 'cancelled':
+      blocks.push(context(':heavy_multiplication_x: Cancelled'));
+      return blocks;
+    case 'pending':
+      break;
+  }
+
+  const options = d.options ?? [];
+  if (options.length === 0) {
+    blocks.push(context('Reply in this thread to answer.'));
+    return blocks;
+  }
+
+  const shown = options.slice(0, LIMITS.selectOptions);
+  const hidden = options.length - shown.length;
+  const labelMax = scaled(LIMITS.optionText, scale, 20);
+  const inline = shown.length <= INLINE_OPTIONS;
+  const menuOptions = shown.map((o, i) => toOption(o, i, labelMax, inline));
+  const multi = d.selectionMode === 'multi_select';
+
+  const elements: ActionsBlockElement[] = [];
+  if (!multi && inline) {
+    const radio: RadioButtons = { type: 'radio_buttons', action_id: ACTION_IDS.questionAnswer, options: menuOptions };
+    elements.push(radio);
+  } else if (!multi) {
+    const select: StaticSelect = {
+      type: 'static_select',
+      action_id: ACTION_IDS.questionAnswer,
+      placeholder: plainText('Choose an answer'),
+      options: menuOptions,
+    };
+    elements.push(select);
+  } else if (inline) {
+    const boxes: Checkboxes = { type: 'checkboxes', action_id: ACTION_IDS.questionAnswer, options: menuOptions };
+    elements.push(boxes);
+  } else {
+    const select: MultiStaticSelect = {
+      type: 'multi_static_select',
+      action_id: ACTION_IDS.questionAnswer,
+      placeholder: plainText('Choose answers'),
+      options: menuOptions,
+    };
+    elements.push(select);
+  }
+  if (multi) {
+    elements.push({
+      type: 'button',
+      action_id: ACTION_IDS.questionSubmit,
+      text: plainText('Submit'),
+      style: 'primary',
+      value: actionButtonValue(d.actionId),
+    });
+  }
+  blocks.push({ type: 'actions', block_id: cardBlockId('question', d.actionId), elements });
+
+  if (hidden > 0) {
+    // Dropping options silently could hide the right answer; free text is accepted instead.
+    blocks.push(context(`${hidden} more options are not shown — reply in this thread with your answer`));
+  }
+  return blocks;
+}
+
+function toOption(option: QuestionOption, index: number, labelMax: number, withDescription: boolean): PlainTextOption {
+  const label = option.label.trim() === '' ? `Option ${index + 1}` : option.label;
+  const out: PlainTextOption = { text: plainText(label, labelMax), value: String(index) };
+  const description = option.description?.trim();
+  // Menus (static selects) do not show descriptions; only radio buttons and checkboxes do.
+  if (withDescription && description) out.description = plainText(description, LIMITS.optionDescription);
+  return out;
+}

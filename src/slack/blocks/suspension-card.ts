@@ -1,0 +1,83 @@
+import type { KnownBlock } from '@slack/types';
+import { escapeMrkdwn } from '../escape-mrkdwn.js';
+import { LIMITS, truncate, truncateMrkdwn } from '../limits.js';
+import { ACTION_IDS, cardBlockId } from './action-ids.js';
+import { actionButtonValue } from './button-value.js';
+import type { SuspensionCardData } from './card-types.js';
+import { fitMessage, scaled } from './fit-message.js';
+import { jsonCodeBlock } from './json-code-block.js';
+import { context, section } from './layout.js';
+import { mention } from './mention.js';
+import { plainText } from './text-objects.js';
+
+/**
+ * The card for a tool that suspended itself: what it is waiting for (its payload), and how to
+ * answer – a Respond button when a form can be built, a thread reply otherwise or as well.
+ */
+export function suspensionCard(data: SuspensionCardData): KnownBlock[] {
+  return fitMessage((scale) => render(data, scale));
+}
+
+/** A string `message` in the payload is what the tool wants a human to read; the rest is detail. */
+function splitPayload(payload: unknown): { message?: string; rest: unknown; hasRest: boolean } {
+  if (typeof payload === 'string') return { message: payload, rest: undefined, hasRest: false };
+  if (payload === undefined || payload === null) return { rest: undefined, hasRest: false };
+  if (typeof payload === 'object' && !Array.isArray(payload)) {
+    const { message, ...rest } = payload as Record<string, unknown>;
+    if (typeof message === 'string') return { message, rest, hasRest: Object.keys(rest).length > 0 };
+  }
+  return { rest: payload, hasRest: true };
+}
+
+function render(d: SuspensionCardData, scale: number): KnownBlock[] {
+  const blocks: KnownBlock[] = [{ type: 'header', text: plainText(`Input needed: ${d.toolName}`, LIMITS.headerText) }];
+
+  if (d.path.length > 1) {
+    const path = [...d.path, d.toolName].map((step) => escapeMrkdwn(truncate(step, 80))).join(' → ');
+    blocks.push(section(`*Path:* ${truncateMrkdwn(path, scaled(600, scale, 120))}`));
+  }
+
+  const { message, rest, hasRest } = splitPayload(d.payload);
+  if (message !== undefined && message.trim() !== '') {
+    blocks.push(section(escapeMrkdwn(truncate(message, scaled(LIMITS.sectionText - 200, scale, 300)))));
+  }
+  if (hasRest) {
+    const details = jsonCodeBlock(rest, scaled(LIMITS.sectionText - 200, scale, 300));
+    blocks.push(section(details.text));
+    if (details.truncated) {
+      blocks.push(
+        context(`Details truncated: showing ${details.shown.toLocaleString('en-US')} of ${details.total.toLocaleString('en-US')} characters`),
+      );
+    }
+  }
+
+  switch (d.state.kind) {
+    case 'pending':
+      if (d.respondable) {
+        blocks.push({
+          type: 'actions',
+          block_id: cardBlockId('suspension', d.actionId),
+          elements: [
+            {
+              type: 'button',
+              action_id: ACTION_IDS.suspensionRespond,
+              text: plainText('Respond'),
+              style: 'primary',
+              value: actionButtonValue(d.actionId),
+            },
+          ],
+        });
+        if (d.autoResume) blocks.push(context('…or reply in this thread'));
+      } else {
+        blocks.push(context('Reply in this thread to continue.'));
+      }
+      break;
+    case 'resumed':
+      blocks.push(section(`:arrow_forward: Resumed by ${mention(d.state.by)}`));
+      break;
+    case 'cancelled':
+      blocks.push(context(':heavy_multiplication_x: Cancelled'));
+      break;
+  }
+  return blocks;
+}

@@ -26,6 +26,7 @@ import { listSuspendedRuns, type SuspendedRun } from './list-suspended-runs.js';
 import { tryAutoResume } from './auto-resume.js';
 import { sweepExpired } from '../approvals/expiry.js';
 import { sinkEmitter } from './emitter.js';
+import { findSnapshot } from '../db/run-snapshots.js';
 
 export interface AgentConfig {
   id: string;
@@ -314,7 +315,17 @@ export class Agent implements AgentInternals {
       case 'not-allowed':
         throw new ToolCallNotPendingError('not-allowed', req.runId, decision.action.tool_call_id, decision.message);
       case 'already-decided':
-        throw new ToolCallNotPendingError('already-decided', req.runId, decision.action.tool_call_id, `status ${decision.action.status}`);
+      {
+        // Same error type whether or not the run has ended yet (a race loser must not see either at random);
+        // the message says when the run itself is gone.
+        const ended = !(await findSnapshot(this.runtime.db, decision.action.run_id));
+        throw new ToolCallNotPendingError(
+          'already-decided',
+          req.runId,
+          decision.action.tool_call_id,
+          `status ${decision.action.status}${ended ? '; the run has finished: snapshot not found' : ''}`,
+        );
+      }
       case 'fingerprint-mismatch':
         throw new ToolCallNotPendingError('fingerprint-mismatch', req.runId, decision.action.tool_call_id);
     }

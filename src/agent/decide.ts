@@ -76,13 +76,26 @@ export async function decide(
   }
   const isRequesterDeclining = decision === 'decline' && action.requester !== null && action.requester === actor.userId;
   if (!isRequesterDeclining) {
-    const verdict = await authorizeActor({
-      requirement: current,
-      actor,
-      ...(action.requester ? { requester: action.requester } : {}),
-      ...(deps.botUserId ? { botUserId: deps.botUserId } : {}),
-      ...(deps.resolveGroupMembers ? { resolveGroupMembers: deps.resolveGroupMembers } : {}),
-    });
+    let verdict;
+    try {
+      verdict = await authorizeActor({
+        requirement: current,
+        actor,
+        toolName: action.tool_name,
+        ...(action.requester ? { requester: action.requester } : {}),
+        ...(deps.botUserId ? { botUserId: deps.botUserId } : {}),
+        ...(deps.resolveGroupMembers ? { resolveGroupMembers: deps.resolveGroupMembers } : {}),
+      });
+    } catch (error) {
+      // Membership could not be checked: refuse (fail closed) but say it may work on a retry.
+      log.warn({ err: error, actor: actor.userId }, 'approver group lookup failed');
+      return {
+        outcome: 'not-allowed',
+        action,
+        why: 'group-lookup-failed',
+        message: 'Could not check approver group membership right now; try again in a moment.',
+      };
+    }
     if (!verdict.allowed) {
       log.info({ actor: actor.userId, why: verdict.why }, 'decision refused');
       return { outcome: 'not-allowed', action, why: verdict.why, message: verdict.message };

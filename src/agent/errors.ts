@@ -14,8 +14,12 @@ export class AgentError extends Error {
 }
 
 export class SnapshotNotFoundError extends AgentError {
-  constructor(runId: string) {
-    super('SNAPSHOT_NOT_FOUND', `snapshot not found for run ${runId}: it is unknown or has already finished`, { runId });
+  constructor(runId: string, toolCallId?: string) {
+    super(
+      'SNAPSHOT_NOT_FOUND',
+      `snapshot not found for run ${runId}${toolCallId ? ` (tool call ${toolCallId})` : ''}: it is unknown or has already finished`,
+      { runId, ...(toolCallId ? { toolCallId } : {}) },
+    );
     this.name = 'SnapshotNotFoundError';
   }
 }

@@ -25,7 +25,7 @@ export async function executeTool(
   run: RunState,
   tool: Tool,
   call: { toolCallId: string; args: unknown },
-  resumeData?: { value: unknown },
+  resumeData?: { value: unknown; by?: string | null },
 ): Promise<ExecutionOutcome> {
   let suspended: { payload: unknown } | undefined;
   const log = run.log.child({ toolCallId: call.toolCallId, tool: tool.id });
@@ -40,6 +40,7 @@ export async function executeTool(
           suspended = { payload: payload ?? null };
         },
         ...(resumeData ? { resumeData: resumeData.value } : {}),
+        ...(resumeData?.by ? { resumedBy: resumeData.by } : {}),
         toolCallId: call.toolCallId,
         runId: run.runId,
         ...(run.threadId ? { threadId: run.threadId } : {}),

@@ -60,7 +60,7 @@ async function settleAction(run: RunState, row: PendingAction, rawArgs: unknown,
 
   if (row.kind === 'suspension') {
     if (row.status !== 'resumed') return denied(row.reason ?? 'The request was cancelled.');
-    const outcome = await executeTool(run, tool, { toolCallId: call.toolCallId, args }, { value: row.resume_data });
+    const outcome = await executeTool(run, tool, { toolCallId: call.toolCallId, args }, { value: row.resume_data, by: row.decided_by });
     return settle(run, call, args, outcome, out);
   }
 

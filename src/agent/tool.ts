@@ -9,6 +9,8 @@ export interface ToolExecutionContext {
     suspend: (payload: unknown) => Promise<void>;
     /** Present when the run was resumed with data for this call. */
     resumeData?: unknown;
+    /** Who supplied the resume data, when known (a Slack user id). */
+    resumedBy?: string;
     toolCallId: string;
     runId: string;
     threadId?: string;

@@ -10,9 +10,9 @@ export const pendingActionColumnList = [
 const columns = sql.raw(pendingActionColumnList.join(', '));
 
 /**
- * The call a decision is about. Without a toolCallId: the most recently
- * suspended one still pending. With one: the pending row if there is one, else
- * the latest row for it, so a late click can be told what already happened.
+ * The call a decision is about: the most recently suspended pending one
+ * (of the given call, when a toolCallId is given); when nothing is pending,
+ * the latest row, so a late decision can be told what already happened.
  * `runId` may be the top-level run or the sub-agent run that owns the call.
  */
 export async function findDecisionTarget(
@@ -26,7 +26,6 @@ export async function findDecisionTarget(
     WHERE (root_run_id = ${runId} OR run_id = ${runId})
       AND kind = ANY(${kinds}::text[])
       AND (${toolCallId ?? null}::text IS NULL OR tool_call_id = ${toolCallId ?? null})
-      AND (${toolCallId ?? null}::text IS NOT NULL OR status = 'pending')
     ORDER BY (status = 'pending') DESC, id DESC
     LIMIT 1
   `.execute(db);

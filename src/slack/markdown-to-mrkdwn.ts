@@ -62,7 +62,7 @@ function convertLine(line: string): string {
 
   // Slack quotes one level deep, so nested markers collapse into one.
   const quote = /^ {0,3}(?:>[ \t]?)+(.*)$/.exec(line);
-  if (quote) return '>' + convertLine(quote[1]!);
+  if (quote) return '> ' + convertLine(quote[1]!);
 
   const bullet = /^([ \t]*)[-*+][ \t]+(.*)$/.exec(line);
   if (bullet) {
@@ -96,12 +96,18 @@ interface Parsed {
   end: number;
 }
 
-const SAFE_URL = /^(?:https?:\/\/[^\s]+|mailto:[^\s]+)$/i;
+const SAFE_URL = /^(?:https?:\/\/|mailto:)\S/i;
 const PUNCTUATION = /[!-/:-@[-`{-~]/;
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 const WHITESPACE = /\s/;
 /** Deeper emphasis than this is rendered literally; it also bounds recursion on hostile input. */
 const MAX_NESTING = 16;
+/**
+ * Emphasis, link labels and code spans longer than this are left as literal text. Real ones are
+ * far shorter; the bound keeps hostile input (thousands of unmatched openers) from taking
+ * quadratic time.
+ */
+const MAX_SPAN = 2000;
 
 /** Slack link targets: entities for & < >, and no `|` or space, which would end the URL early. */
 function slackUrl(url: string): string {
@@ -114,12 +120,19 @@ class InlineParser {
    * this, text such as `**a **b **c …` takes exponential time.
    */
   private readonly memo = new Map<string, Parsed | null>();
+  /** Positions where each delimiter could close, so an opener with no closer in reach fails at once. */
+  private readonly closers = new Map<string, number[]>();
+  private readonly lastBracket: number;
+  private readonly lastParen: number;
 
   constructor(
     private readonly s: string,
     private readonly inBold: boolean,
     private readonly allowLinks: boolean,
-  ) {}
+  ) {
+    this.lastBracket = s.lastIndexOf(']');
+    this.lastParen = s.lastIndexOf(')');
+  }
 
   run(): string {
     return this.parse(0, null, 0)?.out ?? '';
@@ -130,7 +143,7 @@ class InlineParser {
     if (closer !== null) {
       const known = this.memo.get(key);
       if (known !== undefined) return known;
-      if (this.s.indexOf(closer, start + 1) === -1) {
+      if (!this.closerInReach(closer, start)) {
         this.memo.set(key, null);
         return null;
       }
@@ -139,6 +152,7 @@ class InlineParser {
     let out = '';
     let i = start;
     while (i < s.length) {
+      if (closer !== null && i - start > MAX_SPAN) break;
       if (closer !== null && i > start && s.startsWith(closer, i) && this.canClose(i, closer)) {
         const done = { out, end: i + closer.length };
         this.memo.set(key, done);
@@ -188,6 +202,26 @@ class InlineParser {
     return { out, end: i };
   }
 
+  private closerInReach(closer: string, start: number): boolean {
+    let positions = this.closers.get(closer);
+    if (positions === undefined) {
+      positions = [];
+      for (let i = this.s.indexOf(closer, 1); i !== -1; i = this.s.indexOf(closer, i + 1)) {
+        if (this.canClose(i, closer)) positions.push(i);
+      }
+      this.closers.set(closer, positions);
+    }
+    let lo = 0;
+    let hi = positions.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (positions[mid]! <= start) lo = mid + 1;
+      else hi = mid;
+    }
+    const next = positions[lo];
+    return next !== undefined && next - start <= MAX_SPAN;
+  }
+
   private delimiterAt(i: number): string | null {
     for (const d of ['**', '__', '~~', '*', '_', '~']) if (this.s.startsWith(d, i)) return d;
     return null;
@@ -228,7 +262,7 @@ class InlineParser {
     let j = n;
     for (;;) {
       const k = s.indexOf('`', j);
-      if (k === -1) break;
+      if (k === -1 || k - n > MAX_SPAN) break;
       let m = k;
       while (s[m] === '`') m++;
       if (m - k === run) {
@@ -237,7 +271,8 @@ class InlineParser {
           content = content.slice(1, -1);
         }
         if (content.trim() === '') break;
-        return { out: '`' + escapeMrkdwn(content) + '`', end: m };
+        // Slack cannot escape a backtick inside inline code; a look-alike keeps the span whole.
+        return { out: '`' + escapeMrkdwn(content.replace(/`/g, 'ˋ')) + '`', end: m };
       }
       j = m;
     }
@@ -280,15 +315,18 @@ class InlineParser {
   /** `[label](destination "title")`, with the destination optionally in angle brackets. */
   private inlineLink(i: number): Parsed | null {
     const s = this.s;
+    // Most '[' in hostile or plain text are never links; these checks make that cheap to see.
+    if (i > this.lastBracket || i > this.lastParen) return null;
     let depth = 0;
     let k = i;
-    for (; k < s.length; k++) {
+    const limit = Math.min(s.length, i + MAX_SPAN);
+    for (; k < limit; k++) {
       const c = s[k];
       if (c === '\\') k++;
       else if (c === '[') depth++;
       else if (c === ']' && --depth === 0) break;
     }
-    if (k >= s.length || s[k + 1] !== '(') return null;
+    if (k >= limit || s[k + 1] !== '(') return null;
     const label = s.slice(i + 1, k);
     let p = k + 2;
     while (s[p] === ' ') p++;
@@ -302,12 +340,13 @@ class InlineParser {
       const begin = p;
       let parens = 0;
       while (p < s.length) {
+        if (p - begin > MAX_SPAN) return null;
         const c = s[p]!;
         if (c === '\\') {
           p += 2;
           continue;
         }
-        if (WHITESPACE.test(c)) break;
+        if (c === ' ' || c === '\t' || c === '\n' || WHITESPACE.test(c)) break;
         if (c === '(') parens++;
         else if (c === ')') {
           if (parens === 0) break;

@@ -36,7 +36,8 @@ export async function createTestDatabase(backend: Backend, dataDir = 'memory://'
     reopen: () =>
       backend === 'postgres'
         ? openDatabase({ databaseUrl: process.env.DATABASE_URL!, schema })
-        : Promise.resolve(database),
+        : // PGlite is one connection: the "other" is the same one, and closing it must not end the test's.
+          Promise.resolve({ ...database, close: async () => {} }),
     async close() {
       if (backend === 'postgres') {
         await sql.raw(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).execute(database.db);

@@ -10,7 +10,7 @@ import { jsonCodeBlock } from './json-code-block.js';
 import { context, section } from './layout.js';
 import { humanList, mention, mentionApprover } from './mention.js';
 import { slackDate } from './slack-date.js';
-import { plainText } from './text-objects.js';
+import { oneLine, plainText } from './text-objects.js';
 
 const ARGS_TITLE = '*Arguments*\n';
 
@@ -27,7 +27,7 @@ function render(d: ApprovalCardData, scale: number): KnownBlock[] {
   const pending = d.state.kind === 'pending';
   const quorum = Number.isFinite(d.quorum) ? Math.max(1, Math.floor(d.quorum)) : 1;
   const blocks: KnownBlock[] = [
-    { type: 'header', text: plainText(`Approval needed: ${d.toolName}`, LIMITS.headerText) },
+    { type: 'header', text: plainText(oneLine(`Approval needed: ${d.toolName}`), LIMITS.headerText) },
   ];
 
   const facts: string[] = [];
@@ -105,6 +105,8 @@ function stateBlocks(d: ApprovalCardData, quorum: number, scale: number): KnownB
       return [section(`:hourglass: Expired: nobody decided before ${slackDate(d.expiresAt)}`)];
     case 'blocked':
       return [section(':warning: Blocked: arguments changed since this card was posted, so the approval does not apply')];
+    case 'superseded':
+      return [section(':arrows_counterclockwise: Superseded: the approval policy changed, so the request was asked again')];
     case 'cancelled':
       return [section(`:heavy_multiplication_x: Cancelled${d.state.by !== undefined ? ` by ${mention(d.state.by)}` : ''}`)];
   }

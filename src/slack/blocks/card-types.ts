@@ -10,6 +10,8 @@ export type ApprovalCardState =
   | { kind: 'expired' }
   /** The arguments no longer match the approved fingerprint. */
   | { kind: 'blocked' }
+  /** The approval policy changed before a decision; the request was asked again under the new one. */
+  | { kind: 'superseded' }
   | { kind: 'cancelled'; by?: string };
 
 export interface ApprovalCardData {

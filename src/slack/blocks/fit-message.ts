@@ -2,7 +2,7 @@ import type { KnownBlock } from '@slack/types';
 import { LIMITS } from '../limits.js';
 
 /** Successively smaller budgets for the variable-sized parts of a card. */
-const SCALES = [1, 0.6, 0.35, 0.2, 0.1] as const;
+const SCALES = [1, 0.85, 0.7, 0.55, 0.4, 0.25, 0.1] as const;
 
 /**
  * Renders a card at full size and, while the serialized blocks are too long for one message

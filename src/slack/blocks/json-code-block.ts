@@ -43,9 +43,10 @@ export function jsonCodeBlock(value: unknown, maxChars: number): JsonCodeBlock {
   if (whole.length <= maxChars) return { text: whole, shown: json.length, total: json.length, truncated: false };
 
   const fenced = (n: number): string => codeFence(json.slice(0, n) + '\n…');
-  // Escaping only ever lengthens the text, so the fenced length grows with n: bisect.
+  // Escaping only ever lengthens the text, so the fenced length grows with n (bisect), and no
+  // more than maxChars characters of the JSON can fit.
   let lo = 0;
-  let hi = json.length;
+  let hi = Math.min(json.length, maxChars);
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
     if (fenced(mid).length <= maxChars) lo = mid;

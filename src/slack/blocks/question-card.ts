@@ -16,7 +16,7 @@ import type { QuestionCardData, QuestionOption } from './card-types.js';
 import { fitMessage, scaled } from './fit-message.js';
 import { context, section } from './layout.js';
 import { mention } from './mention.js';
-import { plainText } from './text-objects.js';
+import { oneLine, plainText } from './text-objects.js';
 
 /** Up to this many options render as radio buttons / checkboxes, beyond it as a menu. */
 const INLINE_OPTIONS = LIMITS.radioOptions;
@@ -28,15 +28,13 @@ const MAX_QUESTION_INPUT = 20_000;
  * option value may be, and the listener maps the index back to the exact label.
  */
 export function questionCard(data: QuestionCardData): KnownBlock[] {
-  return fitMessage((scale) => render(data, scale));
+  const question = markdownToMrkdwn(data.question.slice(0, MAX_QUESTION_INPUT));
+  return fitMessage((scale) => render(data, question, scale));
 }
 
-function render(d: QuestionCardData, scale: number): KnownBlock[] {
+function render(d: QuestionCardData, converted: string, scale: number): KnownBlock[] {
   const heading = d.askedOf !== undefined ? `*Question for ${mention(d.askedOf)}*` : '*Question*';
-  const question = truncateMrkdwn(
-    markdownToMrkdwn(d.question.slice(0, MAX_QUESTION_INPUT)),
-    scaled(LIMITS.sectionText - 200, scale, 300),
-  );
+  const question = truncateMrkdwn(converted, scaled(LIMITS.sectionText - 200, scale, 300));
   const blocks: KnownBlock[] = [section(`${heading}\n${question}`)];
 
   switch (d.state.kind) {
@@ -109,10 +107,10 @@ function render(d: QuestionCardData, scale: number): KnownBlock[] {
 }
 
 function toOption(option: QuestionOption, index: number, labelMax: number, withDescription: boolean): PlainTextOption {
-  const label = option.label.trim() === '' ? `Option ${index + 1}` : option.label;
+  const label = oneLine(option.label) === '' ? `Option ${index + 1}` : oneLine(option.label);
   const out: PlainTextOption = { text: plainText(label, labelMax), value: String(index) };
   const description = option.description?.trim();
   // Menus (static selects) do not show descriptions; only radio buttons and checkboxes do.
-  if (withDescription && description) out.description = plainText(description, LIMITS.optionDescription);
+  if (withDescription && description) out.description = plainText(oneLine(description), LIMITS.optionDescription);
   return out;
 }

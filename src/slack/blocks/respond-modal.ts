@@ -6,7 +6,7 @@ import { actionButtonValue } from './button-value.js';
 import type { RespondField, RespondModalData, ViewStateValues } from './card-types.js';
 import { context, section } from './layout.js';
 import { humanList } from './mention.js';
-import { plainText } from './text-objects.js';
+import { oneLine, plainText } from './text-objects.js';
 
 /** Every input uses the same action id; the block id says which field it is. */
 export const RESPOND_ACTION_ID = 'value';
@@ -44,7 +44,7 @@ function element(field: RespondField): InputBlockElement {
     case 'enum':
       if (enumAsMenu(field)) {
         const options: PlainTextOption[] = (field.options ?? []).map((o, i) => ({
-          text: plainText(o, LIMITS.optionText),
+          text: plainText(oneLine(o), LIMITS.optionText),
           value: String(i),
         }));
         return { type: 'static_select', action_id: RESPOND_ACTION_ID, placeholder: plainText('Choose…'), options };
@@ -73,7 +73,7 @@ export function respondModal(data: RespondModalData): ModalView {
       type: 'input',
       block_id: respondFieldBlockId(field, i),
       optional: field.optional,
-      label: plainText(field.name, LIMITS.inputLabel),
+      label: plainText(oneLine(field.name), LIMITS.inputLabel),
       element: element(field),
     };
     const text = hint(field);

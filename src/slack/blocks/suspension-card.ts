@@ -8,7 +8,7 @@ import { fitMessage, scaled } from './fit-message.js';
 import { jsonCodeBlock } from './json-code-block.js';
 import { context, section } from './layout.js';
 import { mention } from './mention.js';
-import { plainText } from './text-objects.js';
+import { oneLine, plainText } from './text-objects.js';
 
 /**
  * The card for a tool that suspended itself: what it is waiting for (its payload), and how to
@@ -30,7 +30,7 @@ function splitPayload(payload: unknown): { message?: string; rest: unknown; hasR
 }
 
 function render(d: SuspensionCardData, scale: number): KnownBlock[] {
-  const blocks: KnownBlock[] = [{ type: 'header', text: plainText(`Input needed: ${d.toolName}`, LIMITS.headerText) }];
+  const blocks: KnownBlock[] = [{ type: 'header', text: plainText(oneLine(`Input needed: ${d.toolName}`), LIMITS.headerText) }];
 
   if (d.path.length > 1) {
     const path = [...d.path, d.toolName].map((step) => escapeMrkdwn(truncate(step, 80))).join(' → ');

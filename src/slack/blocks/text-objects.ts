@@ -4,6 +4,11 @@ import { LIMITS, truncate, truncateMrkdwn } from '../limits.js';
 /** Slack refuses empty (and blank) text objects, which would sink the whole message. */
 const EMPTY = '—';
 
+/** Headers, option labels and input labels are single lines; a newline there only garbles them. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
 /** plain_text is never parsed for mentions or formatting, so it is not escaped; only truncated. */
 export function plainText(text: string, max: number = LIMITS.textObject): PlainTextElement {
   return { type: 'plain_text', text: truncate(text.trim() === '' ? EMPTY : text, max) };

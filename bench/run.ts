@@ -1,0 +1,89 @@
+/**
+ * Benchmark runner: `npm run bench` runs every suite; `npm run bench -- --only runtime`
+ * (or `npm run bench runtime`) runs the named ones. Each suite prints a table and
+ * writes bench/results/<suite>.json.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { closeAllBenchDatabases, defaultDatabaseUrl } from './lib/bench-db.js';
+import type { Suite, SuiteReport } from './lib/suite.js';
+
+const suites: Record<string, () => Promise<Suite>> = {
+  runtime: async () => (await import('./suites/runtime.js')).runtimeSuite,
+};
+
+const resultsDir = join(dirname(fileURLToPath(import.meta.url)), 'results');
+
+function usage(): string {
+  return `usage: npm run bench [-- --only <suite>[,<suite>…]]\nsuites: ${Object.keys(suites).join(', ')}`;
+}
+
+function selectedSuites(argv: string[]): string[] {
+  const names: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--help' || arg === '-h') {
+      console.log(usage());
+      process.exit(0);
+    } else if (arg === '--only') {
+      const value = argv[++i];
+      if (!value) throw new Error(`--only needs a suite name\n${usage()}`);
+      names.push(...value.split(','));
+    } else if (arg.startsWith('--only=')) {
+      names.push(...arg.slice('--only='.length).split(','));
+    } else if (!arg.startsWith('-')) {
+      // `npm run bench --only runtime` (without `--`) leaves only the name for us.
+      names.push(arg);
+    } else {
+      throw new Error(`unknown option ${arg}\n${usage()}`);
+    }
+  }
+  const chosen = names.map((n) => n.trim()).filter(Boolean);
+  for (const name of chosen) {
+    if (!suites[name]) throw new Error(`unknown suite "${name}"\n${usage()}`);
+  }
+  return chosen.length ? [...new Set(chosen)] : Object.keys(suites);
+}
+
+function printTable(suite: Suite, report: SuiteReport): void {
+  const header = ['Metric', 'Measured', 'Target', suite.referenceLabel ?? 'Reference'];
+  const body = report.rows.map((r) => [
+    r.metric,
+    r.value,
+    r.target ? `${r.target}${r.ok === undefined ? '' : r.ok ? '  ✓' : '  ✗'}` : '',
+    r.reference ?? '',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  console.log(`\n${suite.name}: ${suite.description}`);
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const row of body) console.log(line(row));
+  for (const note of report.notes ?? []) console.log(note);
+}
+
+async function main(): Promise<void> {
+  const names = selectedSuites(process.argv.slice(2));
+  const databaseUrl = process.env.DATABASE_URL || defaultDatabaseUrl;
+  process.once('SIGINT', () => {
+    console.error('\ninterrupted: dropping bench schemas');
+    void closeAllBenchDatabases().finally(() => process.exit(130));
+  });
+  mkdirSync(resultsDir, { recursive: true });
+  for (const name of names) {
+    const suite = await suites[name]!();
+    console.error(`[${name}] starting`);
+    const report = await suite.run({ databaseUrl, log: (m) => console.error(`[${name}] ${m}`) });
+    printTable(suite, report);
+    const file = join(resultsDir, `${name}.json`);
+    writeFileSync(file, `${JSON.stringify(report.json, null, 2)}\n`);
+    console.log(`\nwrote ${file}`);
+  }
+}
+
+main().catch(async (error: unknown) => {
+  console.error(error);
+  await closeAllBenchDatabases();
+  process.exit(1);
+});

@@ -1,0 +1,15 @@
+import { loadConfig } from '../config.js';
+import { createLogger } from '../logger.js';
+import { openConfiguredDatabase } from '../db/open-configured-database.js';
+import { migrate } from '../db/migrate.js';
+
+/** `npm run migrate`: applies pending migrations to the configured database and exits. */
+const config = loadConfig();
+const logger = createLogger({ level: config.logLevel });
+const database = await openConfiguredDatabase(config);
+try {
+  const applied = await migrate(database.db);
+  logger.info({ applied, database: database.kind }, applied.length ? 'migrations applied' : 'database is up to date');
+} finally {
+  await database.close();
+}

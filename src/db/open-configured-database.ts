@@ -1,0 +1,7 @@
+import type { Config } from '../config.js';
+import { openDatabase, type Database } from './database.js';
+
+/** The database the configuration names: Postgres when DATABASE_URL is set, embedded PGlite otherwise. */
+export function openConfiguredDatabase(config: Config): Promise<Database> {
+  return config.databaseUrl ? openDatabase({ databaseUrl: config.databaseUrl }) : openDatabase({ dataDir: config.dataDir });
+}

@@ -1,0 +1,31 @@
+import { definePolicy } from '../approvals/define-policy.js';
+
+/** Above this many cents a refund needs a second pair of eyes. */
+export const LARGE_REFUND_CENTS = 100_000;
+
+/**
+ * Who may approve what in the demo. `approvers` is left empty everywhere so the demo
+ * works in any workspace (anyone but the bot may approve); a real deployment would
+ * list Slack user or user-group ids here or in a POLICY_FILE.
+ */
+export const demoPolicy = definePolicy({
+  version: 'demo',
+  defaults: {
+    requireApproval: false,
+    allowSelfApproval: true,
+    expiresIn: '24h',
+  },
+  tools: {
+    // A deletion is soft and the requester usually owns the record, so their own click is enough.
+    delete_record: {
+      requireApproval: true,
+      allowSelfApproval: true,
+    },
+    // Money leaves the company: never on the requester's word alone, and two people for large amounts.
+    issue_refund: {
+      requireApproval: true,
+      allowSelfApproval: false,
+      rules: [{ when: { arg: 'amountCents', op: 'gt', value: LARGE_REFUND_CENTS }, then: { quorum: 2 } }],
+    },
+  },
+});

@@ -1,0 +1,77 @@
+import { sql } from 'kysely';
+import { z } from 'zod';
+import { createTool } from '../../agent/tool.js';
+import { demoDb, type AnyKysely } from '../demo-tables.js';
+
+export const issueRefundInput = z.object({
+  orderId: z.string().trim().min(1, 'orderId must not be empty').describe('The order id, e.g. "1042"'),
+  amountCents: z
+    .number()
+    .int('amountCents must be a whole number of cents')
+    .positive('amountCents must be more than zero')
+    .describe('The amount to refund in cents: 1250 is $12.50'),
+  reason: z.string().trim().min(1).optional().describe('Why the customer is refunded'),
+});
+
+export type IssueRefundInput = z.infer<typeof issueRefundInput>;
+
+export interface IssueRefundResult {
+  refundId: number;
+  orderId: string;
+  amountCents: number;
+  /** Everything refunded on the order so far, this refund included. */
+  refundedCents: number;
+  remainingCents: number;
+}
+
+/**
+ * Refunds part or all of an order. Refusals are thrown, so the model receives them as a
+ * tool error rather than a result it might read as success.
+ */
+export function createIssueRefundTool({ db }: { db: AnyKysely }) {
+  const demo = demoDb(db);
+  return createTool({
+    id: 'issue_refund',
+    description:
+      'Refund an amount (in cents) on a customer order. A person must approve each refund; large refunds need two approvers.',
+    inputSchema: issueRefundInput,
+    requireApproval: true,
+    execute: async ({ orderId, amountCents, reason }): Promise<IssueRefundResult> =>
+      demo.transaction().execute(async (trx) => {
+        // Checking the limit inside the UPDATE (not with a SELECT first) means two
+        // approved refunds racing on one order cannot together exceed its total.
+        const order = await trx
+          .updateTable('demo_orders')
+          .set({ refunded_cents: sql<number>`refunded_cents + ${amountCents}` })
+          .where('id', '=', orderId)
+          .where(sql<boolean>`refunded_cents + ${amountCents} <= total_cents`)
+          .returning(['total_cents', 'refunded_cents'])
+          .executeTakeFirst();
+        if (!order) {
+          const existing = await trx
+            .selectFrom('demo_orders')
+            .select(['total_cents', 'refunded_cents'])
+            .where('id', '=', orderId)
+            .executeTakeFirst();
+          if (!existing) throw new Error(`order ${orderId} does not exist`);
+          const remaining = existing.total_cents - existing.refunded_cents;
+          throw new Error(
+            `refunding ${amountCents} cents would exceed order ${orderId}: total ${existing.total_cents}, ` +
+              `already refunded ${existing.refunded_cents}, at most ${remaining} cents left`,
+          );
+        }
+        const refund = await trx
+          .insertInto('demo_refunds')
+          .values({ order_id: orderId, amount_cents: amountCents, reason: reason ?? null })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        return {
+          refundId: refund.id,
+          orderId,
+          amountCents,
+          refundedCents: order.refunded_cents,
+          remainingCents: order.total_cents - order.refunded_cents,
+        };
+      }),
+  });
+}

@@ -1,0 +1,111 @@
+import { createServer, type Server } from 'node:http';
+import { loadConfig, ConfigError, type Config } from './config.js';
+import { createLogger, type Logger } from './logger.js';
+import { openConfiguredDatabase } from './db/open-configured-database.js';
+import { migrate } from './db/migrate.js';
+import { loadPolicyFile } from './approvals/load-policy-file.js';
+import { PolicyError } from './approvals/policy-error.js';
+import { demoPolicy } from './demo/demo-policy.js';
+import { seedDemoData } from './demo/seed-demo-data.js';
+import { createDemoAgents } from './demo/create-demo-agents.js';
+import { unconfiguredModel } from './agent/unconfigured-model.js';
+import { suspendedRunsRoute } from './http/suspended-runs-route.js';
+import { createSlackApp } from './slack/create-slack-app.js';
+import { AgentError } from './agent/errors.js';
+
+/**
+ * Composition root: config → logger → database + migrations → demo data →
+ * policy → agents → Slack (or, without Slack, the admin HTTP listing only).
+ * SIGTERM/SIGINT stop taking work, let acknowledged work finish, then close.
+ */
+async function main(config: Config, logger: Logger): Promise<() => Promise<void>> {
+  const database = await openConfiguredDatabase(config);
+  const applied = await migrate(database.db);
+  logger.info({ database: database.kind, applied }, 'database ready');
+  await seedDemoData(database.db);
+
+  const policy = config.policyFile ? loadPolicyFile(config.policyFile) : demoPolicy;
+  logger.info({ policyVersion: policy.version, source: config.policyFile ?? 'built-in demo policy' }, 'policy loaded');
+
+  const slackConfigured = Boolean(config.slack.botToken);
+  if (slackConfigured && !config.model) {
+    throw new ConfigError('Invalid configuration: MODEL is required when Slack is configured (e.g. MODEL=openai/gpt-5-mini)', 'MODEL');
+  }
+  const model = config.model ?? unconfiguredModel();
+  const { ops } = createDemoAgents({ db: database.db, storage: database, model, policy, logger });
+  const listing = suspendedRunsRoute({ agents: [ops], ...(config.adminApiToken ? { adminToken: config.adminApiToken } : {}), logger });
+
+  if (slackConfigured) {
+    const slack = createSlackApp({
+      config: { ...config.slack, port: config.port },
+      agent: ops,
+      db: database.db,
+      logger,
+      customRoutes: [
+        {
+          path: '/agents/:agentId/suspended-runs',
+          method: ['GET'],
+          handler: (req, res) => void listing(req, res),
+        },
+      ],
+    });
+    const started = await slack.start();
+    logger.info({ port: started.port, mode: config.slack.appToken ? 'socket' : 'http' }, 'Slack app started');
+    return async () => {
+      await slack.stop();
+      await database.close();
+    };
+  }
+
+  const server: Server = createServer((req, res) => {
+    void listing(req, res).then((handled) => {
+      if (handled) return;
+      res.writeHead(req.url === '/healthz' ? 200 : 404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(req.url === '/healthz' ? { ok: true, slack: false } : { error: 'not_found' }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(config.port, resolve));
+  logger.warn(
+    { port: config.port },
+    'Slack is not configured: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN) to connect a workspace. ' +
+      'Serving /healthz and /agents/:agentId/suspended-runs only.',
+  );
+  return async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await database.close();
+  };
+}
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (error) {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+}
+const logger = createLogger({ level: config.logLevel });
+try {
+  const stop = await main(config, logger);
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'error while shutting down');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+} catch (error) {
+  if (error instanceof ConfigError || error instanceof PolicyError || error instanceof AgentError) {
+    logger.fatal({ code: error.code }, error.message);
+  } else {
+    logger.fatal({ err: error }, 'start-up failed');
+  }
+  process.exit(1);
+}

@@ -1,0 +1,35 @@
+import type { Logger } from '../logger.js';
+import { errorReference } from './error-reference.js';
+
+/**
+ * Work that runs after Slack has been acknowledged. Listeners hand it here
+ * instead of awaiting it, so the ack never waits on a model or the database,
+ * and `drain()` lets shutdown (and tests) wait until nothing is half done.
+ */
+export class BackgroundTasks {
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(private readonly logger: Logger) {}
+
+  run(name: string, work: () => Promise<unknown>): void {
+    const task = (async () => {
+      try {
+        await work();
+      } catch (error) {
+        // Each handler reports its own failures to Slack; this is the last line, so at least the log has it.
+        this.logger.error({ err: error, task: name, ref: errorReference() }, 'background task failed');
+      }
+    })();
+    this.running.add(task);
+    void task.finally(() => this.running.delete(task));
+  }
+
+  get size(): number {
+    return this.running.size;
+  }
+
+  /** Resolves once every task (including ones started by tasks) has finished. */
+  async drain(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+}

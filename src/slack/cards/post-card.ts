@@ -1,0 +1,100 @@
+import { startContinuation } from '../../agent/agent.js';
+import { findAction } from '../../approvals/pending-actions.js';
+import { closeAction } from '../../approvals/record-decision.js';
+import { escapeMrkdwn } from '../escape-mrkdwn.js';
+import { errorReference } from '../error-reference.js';
+import { truncate } from '../limits.js';
+import type { SlackContext, ThreadTarget } from '../slack-context.js';
+import { saveCard } from '../store/cards.js';
+import { renderCard } from './render-card.js';
+
+export type PostCardOutcome = 'posted' | 'fallback' | 'cancelled' | 'missing';
+
+/**
+ * Posts the card for a pending action and remembers where it went. A card that
+ * cannot be posted must not leave a run waiting on a button nobody can see:
+ * first a plain-text notice is tried, and when even that fails the request is
+ * cancelled (the run then continues with a denied result) and logged with a reference.
+ * `onCancelled` receives that continuation so the caller can show its outcome.
+ */
+export async function postCard(
+  ctx: SlackContext,
+  actionId: number,
+  target: ThreadTarget,
+  onCancelled?: (stream: ReturnType<typeof startContinuation>) => Promise<void>,
+): Promise<PostCardOutcome> {
+  const posting = post(ctx, actionId, target);
+  ctx.cardsInFlight.set(actionId, posting.catch(() => undefined));
+  try {
+    const { outcome, continuation } = await posting;
+    // The continuation redraws nothing of this card, so it need not hold up redraws.
+    ctx.cardsInFlight.delete(actionId);
+    if (continuation) {
+      if (onCancelled) await onCancelled(continuation);
+      else await continuation.result;
+    }
+    return outcome;
+  } finally {
+    ctx.cardsInFlight.delete(actionId);
+  }
+}
+
+async function post(
+  ctx: SlackContext,
+  actionId: number,
+  target: ThreadTarget,
+): Promise<{ outcome: PostCardOutcome; continuation?: ReturnType<typeof startContinuation> }> {
+  const action = await findAction(ctx.db, actionId);
+  if (!action) {
+    ctx.logger.error({ actionId }, 'announced pending action not found');
+    return { outcome: 'missing' };
+  }
+  const rendered = renderCard(ctx.agent, action, { blocked: false });
+  const log = ctx.logger.child({ actionId, runId: action.run_id });
+  try {
+    const posted = await ctx.client.chat.postMessage({
+      channel: target.channel,
+      ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
+      text: rendered.text,
+      blocks: rendered.blocks,
+    });
+    if (!posted.ts) throw new Error('chat.postMessage returned no ts');
+    try {
+      await saveCard(ctx.slackDb, {
+        action_id: action.id,
+        channel: target.channel,
+        ts: posted.ts,
+        thread_ts: target.threadTs ?? null,
+        kind: rendered.kind,
+      });
+    } catch (error) {
+      // The card is visible and its buttons work (they carry the action id); it just cannot be redrawn later.
+      log.error({ err: error, ref: errorReference() }, 'card posted but its location could not be stored');
+    }
+    return { outcome: 'posted' };
+  } catch (error) {
+    const ref = errorReference();
+    log.warn({ err: error, ref }, 'card could not be posted; trying a plain-text notice');
+    const what = action.kind === 'approval' ? 'an approval' : 'an answer';
+    const notice =
+      `:warning: This run is waiting for ${what} on \`${escapeMrkdwn(truncate(action.tool_name, 100))}\` (request #${action.id}), ` +
+      `but I could not post its card (reference \`${ref}\`). Say \`cancel\` in this thread to stop the run.`;
+    try {
+      await ctx.client.chat.postMessage({
+        channel: target.channel,
+        ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
+        text: notice,
+      });
+      return { outcome: 'fallback' };
+    } catch (fallbackError) {
+      const closed = await closeAction(ctx.db, {
+        actionId: action.id,
+        status: 'cancelled',
+        reason: `The request could not be shown in Slack (reference ${ref}), so it was cancelled.`,
+      });
+      log.error({ err: fallbackError, ref }, 'neither card nor notice could be posted; request cancelled');
+      if (!closed) return { outcome: 'cancelled' };
+      return { outcome: 'cancelled', continuation: startContinuation(ctx.agent, ctx.agent.runtime, closed.run_id, closed.root_run_id) };
+    }
+  }
+}

@@ -1,0 +1,164 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { App, HTTPReceiver, type CustomRoute, type webApi } from '@slack/bolt';
+import type { Agent } from '../agent/agent.js';
+import { startExpirySweeper } from '../approvals/expiry.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { Logger } from '../logger.js';
+import { BackgroundTasks } from './background-tasks.js';
+import { boltLogger } from './bolt-logger.js';
+import { handleExpired } from './handle-expired.js';
+import { registerAppMention } from './listeners/app-mention.js';
+import { registerApprovalActions } from './listeners/approval-actions.js';
+import { registerDeclineModalSubmit } from './listeners/decline-modal-submit.js';
+import { registerMessage } from './listeners/message.js';
+import { registerQuestionActions } from './listeners/question-actions.js';
+import { registerRespondActions } from './listeners/respond-actions.js';
+import { registerUnknownInteractions } from './listeners/unknown-interactions.js';
+import type { SlackContext } from './slack-context.js';
+import { slackDb } from './slack-tables.js';
+import { pruneEvents } from './store/claim-event.js';
+
+export interface SlackAppOptions {
+  config: Config['slack'] & { port: number };
+  agent: Agent;
+  db: Db;
+  logger: Logger;
+  /** Normally learned from auth.test at start. */
+  botUserId?: string;
+  /** Web API retries for rate limits (after Retry-After) and 5xx; the default gives up after about 15 s. */
+  retryConfig?: webApi.RetryOptions;
+  /** How often requests past their expiry are swept (and their cards redrawn); 0 turns the timer off. */
+  sweepIntervalMs?: number;
+  /** Largest request body accepted, in bytes; Slack's own payloads are far smaller. */
+  bodyLimit?: number;
+  /** More HTTP routes on the same server (HTTP mode only), e.g. a health check or an admin listing. */
+  customRoutes?: CustomRoute[];
+}
+
+export interface SlackApp {
+  readonly app: App;
+  readonly context: SlackContext;
+  /** Verifies the token (auth.test) and starts listening; `port` is set in HTTP mode. */
+  start(): Promise<{ port?: number; botUserId: string }>;
+  /** Stops taking requests, then waits for work already acknowledged to finish. */
+  stop(): Promise<void>;
+  /** Runs one expiry sweep now; returns how many requests expired. */
+  sweepExpired(): Promise<number>;
+  /** Resolves when nothing handed off after an ack is still running. */
+  idle(): Promise<void>;
+}
+
+export const defaultRetryConfig: webApi.RetryOptions = { retries: 4, factor: 2, minTimeout: 500, maxTimeout: 8_000, randomize: true };
+const ONE_MEBIBYTE = 1024 * 1024;
+
+/**
+ * The Slack front end: Bolt in HTTP mode at POST /slack/events (events and
+ * interactivity, signatures verified by Bolt), or Socket Mode when an app
+ * token is configured. Every listener acknowledges first and hands the rest
+ * to background tasks, so Slack's 3-second deadline never waits on a model.
+ */
+export function createSlackApp(options: SlackAppOptions): SlackApp {
+  const { config, agent, logger } = options;
+  if (!config.botToken) throw new Error('SLACK_BOT_TOKEN is required to start the Slack app');
+  const log = logger.child({ component: 'slack' });
+  const boltLog = boltLogger(log);
+  const clientOptions: webApi.WebClientOptions = {
+    ...(config.apiUrl ? { slackApiUrl: config.apiUrl.endsWith('/') ? config.apiUrl : `${config.apiUrl}/` } : {}),
+    retryConfig: options.retryConfig ?? defaultRetryConfig,
+    logger: boltLog,
+  };
+
+  let receiver: HTTPReceiver | undefined;
+  let app: App;
+  if (config.appToken) {
+    app = new App({ token: config.botToken, appToken: config.appToken, socketMode: true, clientOptions, logger: boltLog, deferInitialization: true });
+  } else {
+    if (!config.signingSecret) throw new Error('SLACK_SIGNING_SECRET is required in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)');
+    receiver = new HTTPReceiver({
+      signingSecret: config.signingSecret,
+      endpoints: '/slack/events',
+      // Ack is sent as soon as a listener calls it; the work continues after the response.
+      processBeforeResponse: false,
+      logger: boltLog,
+      bodyLimit: options.bodyLimit ?? ONE_MEBIBYTE,
+      customRoutes: [
+        { path: '/healthz', method: ['GET'], handler: (_req, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('ok') },
+        ...(options.customRoutes ?? []),
+      ],
+    });
+    app = new App({ token: config.botToken, receiver, clientOptions, logger: boltLog, deferInitialization: true });
+  }
+
+  const tasks = new BackgroundTasks(log);
+  const context: SlackContext = {
+    agent,
+    db: options.db,
+    slackDb: slackDb(options.db),
+    logger: log,
+    client: app.client,
+    tasks,
+    cardsInFlight: new Map(),
+    ...(options.botUserId ? { botUserId: options.botUserId } : {}),
+  };
+
+  app.error(async (error) => {
+    log.error({ err: error }, 'Slack listener failed');
+  });
+  registerAppMention(app, context);
+  registerMessage(app, context);
+  registerApprovalActions(app, context);
+  registerDeclineModalSubmit(app, context);
+  registerQuestionActions(app, context);
+  registerRespondActions(app, context);
+  registerUnknownInteractions(app, context);
+
+  const sweepExpired = async (): Promise<number> => {
+    const expired = await agent.sweepExpired();
+    for (const e of expired) tasks.run('expired', () => handleExpired(context, e));
+    await pruneEvents(context.slackDb).catch((error: unknown) => log.warn({ err: error }, 'pruning old event ids failed'));
+    return expired.length;
+  };
+
+  let sweeper: { stop(): void } | undefined;
+  let started = false;
+  return {
+    app,
+    context,
+    async start() {
+      await app.init();
+      const auth = await app.client.auth.test();
+      const botUserId = options.botUserId ?? auth.user_id;
+      if (!botUserId) throw new Error('auth.test did not return the bot user id');
+      context.botUserId = botUserId;
+      let port: number | undefined;
+      if (receiver) {
+        const server = (await app.start(config.port)) as Server;
+        port = (server.address() as AddressInfo).port;
+      } else {
+        await app.start();
+      }
+      started = true;
+      const intervalMs = options.sweepIntervalMs ?? 30_000;
+      if (intervalMs > 0) {
+        sweeper = startExpirySweeper([{ sweepExpired: async () => (await sweepExpired(), []) }], {
+          intervalMs,
+          onError: (error) => log.warn({ err: error }, 'expiry sweep failed'),
+        });
+      }
+      log.info({ mode: receiver ? 'http' : 'socket', port, botUserId }, 'Slack app started');
+      return { ...(port !== undefined ? { port } : {}), botUserId };
+    },
+    async stop() {
+      sweeper?.stop();
+      if (started) {
+        started = false;
+        await app.stop();
+      }
+      await tasks.drain();
+    },
+    sweepExpired,
+    idle: () => tasks.drain(),
+  };
+}

@@ -1,0 +1,150 @@
+import type { SuspendedRun } from '../agent/list-suspended-runs.js';
+import { resumeSchemaFor } from '../agent/tool.js';
+import { findAction } from '../approvals/pending-actions.js';
+import type { PendingAction } from '../db/pending-action.js';
+import { answerFromText } from './answer-from-text.js';
+import { mention } from './blocks/mention.js';
+import { cancelThreadRuns } from './cancel-thread-run.js';
+import { questionOf, toolOf } from './cards/card-kind.js';
+import { updateCard } from './cards/update-card.js';
+import { mayAnswer } from './may-answer.js';
+import { isCancel, messageText, threadIdOf } from './message-text.js';
+import { postError } from './post-error.js';
+import { respondFieldsFor } from './respond-fields.js';
+import { resumeFromSlack } from './resume-from-slack.js';
+import { runInThread } from './run-in-thread.js';
+import type { SlackContext, ThreadTarget } from './slack-context.js';
+import { claimEvent } from './store/claim-event.js';
+import { saveThread } from './store/threads.js';
+import { tellUser } from './tell-user.js';
+import { workingReaction } from './working-reaction.js';
+
+export interface IncomingMessage {
+  eventId: string;
+  /** mention: the bot was @-mentioned in a channel; dm: a direct message; reply: a thread reply without a mention. */
+  kind: 'mention' | 'dm' | 'reply';
+  channel: string;
+  ts: string;
+  /** The thread the conversation lives in; undefined for a DM's top level. */
+  threadTs?: string;
+  user: string;
+  teamId: string;
+  /** As Slack sent it (mentions as `<@U…>`, `&<>` escaped). */
+  text: string;
+}
+
+/**
+ * One message from a person: cancel the thread's waiting run, answer what it
+ * waits on, say that it is waiting, or start a run. Each event id acts once,
+ * however often Slack delivers it.
+ */
+export async function handleMessage(ctx: SlackContext, m: IncomingMessage): Promise<void> {
+  const text = messageText(m.text, ctx.botUserId);
+  const target: ThreadTarget = { channel: m.channel, ...(m.threadTs ? { threadTs: m.threadTs } : {}) };
+  const who = { ...target, user: m.user };
+  const threadId = threadIdOf(m.channel, m.threadTs);
+  const { runs } = await ctx.agent.listSuspendedRuns({ threadId, resourceId: m.teamId });
+  // Most channel replies are people talking to each other: only claim (write) the event when it concerns a run.
+  if (m.kind === 'reply' && runs.length === 0) return;
+  if (!(await claimEvent(ctx.slackDb, m.eventId))) {
+    ctx.logger.info({ eventId: m.eventId }, 'duplicate event delivery ignored');
+    return;
+  }
+  const log = ctx.logger.child({ eventId: m.eventId, threadId, user: m.user });
+
+  if (isCancel(text)) return cancel(ctx, m, runs, who);
+
+  const newest = runs
+    .flatMap((r) => r.toolCalls)
+    .filter((c) => !c.requiresApproval)
+    .sort((a, b) => b.actionId - a.actionId)[0];
+  const action = newest ? await findAction(ctx.db, newest.actionId) : undefined;
+  if (action && action.status === 'pending' && (await answerByText(ctx, m, action, text, threadId))) return;
+
+  if (runs.length > 0) {
+    if (m.kind !== 'reply') await postWaiting(ctx, target, runs);
+    return;
+  }
+  if (m.kind === 'reply') return;
+  if (text === '') {
+    await ctx.client.chat.postMessage({ ...threadArgs(target), text: 'Tell me what you need, e.g. "look up order 1042".' });
+    return;
+  }
+
+  const working = workingReaction(ctx, { channel: m.channel, ts: m.ts });
+  let stream;
+  try {
+    stream = await ctx.agent.stream(text, { threadId, resourceId: m.teamId, requester: m.user });
+    await saveThread(ctx.slackDb, { run_id: stream.runId, channel: m.channel, thread_ts: m.threadTs ?? null, team_id: m.teamId, requester: m.user });
+  } catch (error) {
+    await working.done();
+    await postError(ctx, target, error, 'could not start a run');
+    return;
+  }
+  log.info({ runId: stream.runId }, 'run started from Slack');
+  await runInThread(ctx, stream, target, { working });
+}
+
+/**
+ * A reply answers a pending askUser question, or a suspended tool whose card
+ * says to reply (no form can be built, or the agent auto-resumes). True when
+ * the message was taken as an answer (or refused as one).
+ */
+async function answerByText(ctx: SlackContext, m: IncomingMessage, action: PendingAction, text: string, threadId: string): Promise<boolean> {
+  const target: ThreadTarget = { channel: m.channel, ...(m.threadTs ? { threadTs: m.threadTs } : {}) };
+  const question = questionOf(ctx.agent, action);
+  if (question) {
+    if (text === '') return false;
+    await resumeFromSlack(ctx, action, answerFromText(question, text), { ...target, user: m.user }, { reactTo: { channel: m.channel, ts: m.ts } });
+    return true;
+  }
+  const tool = toolOf(ctx.agent, action);
+  const form = tool ? respondFieldsFor(resumeSchemaFor(tool, action.args)) : undefined;
+  if (form && !ctx.agent.defaultOptions.autoResumeSuspendedTools) return false;
+  if (!mayAnswer(ctx.agent, action, m.user)) {
+    await tellUser(ctx, { ...target, user: m.user }, `Only ${action.requester ? mention(action.requester) : 'the person who started this run'} can answer this.`);
+    return true;
+  }
+  // The runtime reads the reply into the tool's resume schema (text, JSON, yes/no, the model as a last resort).
+  const stream = await ctx.agent.stream(text, { threadId, resourceId: m.teamId, requester: m.user, autoResumeSuspendedTools: true });
+  const after = await findAction(ctx.db, action.id);
+  if (after && after.status !== 'pending') await updateCard(ctx, action.id);
+  await runInThread(ctx, stream, target, { reactTo: { channel: m.channel, ts: m.ts } });
+  return true;
+}
+
+async function cancel(ctx: SlackContext, m: IncomingMessage, runs: SuspendedRun[], who: ThreadTarget & { user: string }): Promise<void> {
+  if (runs.length === 0) {
+    if (m.kind !== 'reply') await tellUser(ctx, who, 'Nothing is waiting in this thread, so there is nothing to cancel.');
+    return;
+  }
+  const actions = await Promise.all(runs.flatMap((r) => r.toolCalls).map((c) => findAction(ctx.db, c.actionId)));
+  const allowed = actions.every((a) => !a || mayAnswer(ctx.agent, a, m.user));
+  if (!allowed) {
+    await tellUser(ctx, who, 'Only the person who started this run can cancel it. Nothing was changed.');
+    return;
+  }
+  const cancelled = await cancelThreadRuns(ctx, runs.map((r) => r.runId), m.user);
+  ctx.logger.info({ user: m.user, cancelled }, 'thread runs cancelled');
+  await ctx.client.chat.postMessage({
+    ...threadArgs(who),
+    text: `:heavy_multiplication_x: Cancelled by ${mention(m.user)}. Nothing further will run for that request.`,
+  });
+}
+
+async function postWaiting(ctx: SlackContext, target: ThreadTarget, runs: SuspendedRun[]): Promise<void> {
+  const calls = runs.flatMap((r) => r.toolCalls);
+  const listed = calls.slice(0, 5).map((c) => `\`${c.toolName}\` (request #${c.actionId})`);
+  const more = calls.length > listed.length ? ` and ${calls.length - listed.length} more` : '';
+  const what = calls.some((c) => c.requiresApproval) ? 'a decision' : 'an answer';
+  await ctx.client.chat.postMessage({
+    ...threadArgs(target),
+    text:
+      `This thread is still waiting for ${what} on ${listed.join(', ')}${more}. ` +
+      'Use the card above, or say `cancel` to stop that run before starting a new one.',
+  });
+}
+
+function threadArgs(target: ThreadTarget): { channel: string; thread_ts?: string } {
+  return { channel: target.channel, ...(target.threadTs ? { thread_ts: target.threadTs } : {}) };
+}

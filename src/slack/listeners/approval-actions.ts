@@ -1,0 +1,124 @@
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import { authorizeActor } from '../../approvals/authorize-actor.js';
+import { findAction } from '../../approvals/pending-actions.js';
+import { requirementFor } from '../../approvals/requirement-for.js';
+import { ACTION_IDS, parseCardBlockId } from '../blocks/action-ids.js';
+import { parseButtonValue, type ButtonValue } from '../blocks/button-value.js';
+import { declineModal } from '../blocks/decline-modal.js';
+import { escapeMrkdwn } from '../escape-mrkdwn.js';
+import { handleDecision } from '../handle-decision.js';
+import { describeOutcome } from '../refusal-text.js';
+import type { SlackContext } from '../slack-context.js';
+import { tellUser } from '../tell-user.js';
+import { clickMatchesCard, clickOf, tamperedButton, type Click } from './click.js';
+
+/** Approve decides at once; Decline first asks for an optional reason in a modal. */
+export function registerApprovalActions(app: App, ctx: SlackContext): void {
+  app.action<BlockAction<ButtonAction>>(ACTION_IDS.approve, async ({ ack, body, action }) => {
+    await ack();
+    ctx.tasks.run('approve', () => onApprove(ctx, body, action));
+  });
+  app.action<BlockAction<ButtonAction>>(ACTION_IDS.decline, async ({ ack, body, action }) => {
+    await ack();
+    ctx.tasks.run('decline', () => onDecline(ctx, body, action));
+  });
+}
+
+/** The request a button is for, or undefined (after telling the clicker) when the button is not genuine. */
+async function genuineButton(ctx: SlackContext, click: Click, action: ButtonAction): Promise<Required<ButtonValue> | undefined> {
+  const value = parseButtonValue(action.value);
+  const block = parseCardBlockId(action.block_id);
+  const genuine =
+    value?.fingerprintPrefix !== undefined &&
+    block?.kind === 'approval' &&
+    block.actionId === value.actionId &&
+    (await clickMatchesCard(ctx, click, value.actionId));
+  if (!genuine) {
+    ctx.logger.warn({ user: click.user, actionId: action.action_id, value: action.value, blockId: action.block_id }, 'approval button refused: value does not match a card');
+    await tellUser(ctx, click, tamperedButton);
+    return undefined;
+  }
+  return value as Required<ButtonValue>;
+}
+
+async function onApprove(ctx: SlackContext, body: BlockAction, action: ButtonAction): Promise<void> {
+  const click = clickOf(body);
+  if (!click) return void ctx.logger.warn('approve click without user or channel');
+  const button = await genuineButton(ctx, click, action);
+  if (!button) return;
+  const decision = await ctx.agent.decideToolCall({
+    runId: '',
+    actionId: button.actionId,
+    fingerprint: button.fingerprintPrefix,
+    actor: { userId: click.user },
+    decision: 'approve',
+  });
+  ctx.logger.info({ actionId: button.actionId, user: click.user, outcome: decision.outcome }, 'approve clicked');
+  await handleDecision(ctx, decision, click);
+}
+
+/**
+ * Checks what can be checked before the modal opens, so nobody writes a reason
+ * for a request they cannot decline; the decision itself is checked again on submit.
+ * When the modal cannot open (the trigger expired, Slack is down) the decline
+ * still happens, without a reason.
+ */
+async function onDecline(ctx: SlackContext, body: BlockAction, action: ButtonAction): Promise<void> {
+  const click = clickOf(body);
+  if (!click) return void ctx.logger.warn('decline click without user or channel');
+  const button = await genuineButton(ctx, click, action);
+  if (!button) return;
+  const row = await findAction(ctx.db, button.actionId);
+  const refusal = row ? await declineRefusal(ctx, row, click.user, button.fingerprintPrefix) : 'I could not find that request; its run may have ended. Nothing was changed.';
+  if (refusal) {
+    ctx.logger.info({ actionId: button.actionId, user: click.user }, 'decline refused before the modal');
+    return tellUser(ctx, click, refusal);
+  }
+  try {
+    if (!click.triggerId) throw new Error('no trigger_id');
+    await ctx.client.views.open({
+      trigger_id: click.triggerId,
+      view: declineModal({ actionId: row!.id, fingerprint: row!.fingerprint ?? '', toolName: row!.tool_name }),
+    });
+  } catch (error) {
+    ctx.logger.warn({ err: error, actionId: button.actionId }, 'decline modal could not open; declining without a reason');
+    const decision = await ctx.agent.decideToolCall({
+      runId: '',
+      actionId: button.actionId,
+      fingerprint: button.fingerprintPrefix,
+      actor: { userId: click.user },
+      decision: 'decline',
+    });
+    await handleDecision(ctx, decision, click);
+  }
+}
+
+async function declineRefusal(
+  ctx: SlackContext,
+  row: NonNullable<Awaited<ReturnType<typeof findAction>>>,
+  user: string,
+  fingerprintPrefix: string,
+): Promise<string | undefined> {
+  if (row.kind !== 'approval') return 'That button is not for an approval request. Nothing was changed.';
+  if (row.status !== 'pending') return `This request was ${describeOutcome(row)}. Nothing was changed.`;
+  if (!(row.fingerprint ?? '').startsWith(fingerprintPrefix)) {
+    return 'This button does not match the pending request (its arguments differ from what was asked). Nothing was changed.';
+  }
+  if (row.expires_at && new Date(row.expires_at).getTime() <= Date.now()) return 'This request has expired. Nothing was changed.';
+  if (row.requester === user) return undefined;
+  const deps = ctx.agent.runtime;
+  try {
+    const verdict = await authorizeActor({
+      requirement: requirementFor(deps.policy, row.tool_name, row.args),
+      actor: { userId: user },
+      toolName: row.tool_name,
+      ...(row.requester ? { requester: row.requester } : {}),
+      ...(deps.botUserId ? { botUserId: deps.botUserId } : {}),
+      ...(deps.resolveGroupMembers ? { resolveGroupMembers: deps.resolveGroupMembers } : {}),
+    });
+    return verdict.allowed ? undefined : `${escapeMrkdwn(verdict.message.replace(/\bapprove\b/, 'decline'))} Nothing was changed.`;
+  } catch {
+    // The decision on submit checks again and refuses (or not) with the real answer.
+    return undefined;
+  }
+}

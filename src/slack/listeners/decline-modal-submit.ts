@@ -1,0 +1,42 @@
+import type { App } from '@slack/bolt';
+import { CALLBACK_IDS } from '../blocks/action-ids.js';
+import { parseDeclineModal } from '../blocks/decline-modal.js';
+import { handleDecision } from '../handle-decision.js';
+import type { SlackContext } from '../slack-context.js';
+import { findCard } from '../store/cards.js';
+
+/**
+ * The decline modal's submission: the modal closes at once (ack), then the
+ * decline is decided with the reason, which the model receives. The metadata
+ * binds it to the request and arguments the decliner saw.
+ */
+export function registerDeclineModalSubmit(app: App, ctx: SlackContext): void {
+  app.view(CALLBACK_IDS.declineModal, async ({ ack, body, view }) => {
+    await ack();
+    ctx.tasks.run('decline-submit', async () => {
+      const user = body.user.id;
+      const submission = parseDeclineModal(view.private_metadata, view.state.values);
+      if (!submission) {
+        ctx.logger.warn({ user }, 'decline modal submitted with metadata that is not ours');
+        return;
+      }
+      const decision = await ctx.agent.decideToolCall({
+        runId: '',
+        actionId: submission.actionId,
+        fingerprint: submission.fingerprintPrefix,
+        actor: { userId: user },
+        ...(submission.reason ? { reason: submission.reason } : {}),
+        decision: 'decline',
+      });
+      ctx.logger.info({ actionId: submission.actionId, user, outcome: decision.outcome }, 'decline submitted');
+      const card = await findCard(ctx.slackDb, submission.actionId);
+      if (!card) {
+        // No card to answer beside (a forged submission, most likely): the decision still stands or was refused.
+        ctx.logger.warn({ actionId: submission.actionId }, 'decline submitted for a request without a card');
+        if ('stream' in decision && decision.stream) await decision.stream.result;
+        return;
+      }
+      await handleDecision(ctx, decision, { user, channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) });
+    });
+  });
+}

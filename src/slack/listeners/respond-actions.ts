@@ -1,0 +1,96 @@
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { z } from 'zod';
+import { findAction } from '../../approvals/pending-actions.js';
+import { resumeSchemaFor } from '../../agent/tool.js';
+import type { PendingAction } from '../../db/pending-action.js';
+import { ACTION_IDS, CALLBACK_IDS, parseCardBlockId } from '../blocks/action-ids.js';
+import { parseButtonValue } from '../blocks/button-value.js';
+import type { RespondField } from '../blocks/card-types.js';
+import { parseRespondModal, respondFieldBlockId, respondModal } from '../blocks/respond-modal.js';
+import { toolOf } from '../cards/card-kind.js';
+import { mayAnswer } from '../may-answer.js';
+import { describeOutcome } from '../refusal-text.js';
+import { resumeFromSlack } from '../resume-from-slack.js';
+import { respondFieldsFor } from '../respond-fields.js';
+import type { SlackContext } from '../slack-context.js';
+import { findCard } from '../store/cards.js';
+import { tellUser } from '../tell-user.js';
+import { clickMatchesCard, clickOf, tamperedButton } from './click.js';
+
+/** The form a suspended tool's flat resume schema turns into, with the schema to check answers against. */
+function formFor(ctx: SlackContext, action: PendingAction): { schema: z.ZodType; fields: RespondField[] } | undefined {
+  const tool = toolOf(ctx.agent, action);
+  const schema = tool ? resumeSchemaFor(tool, action.args) : undefined;
+  const fields = respondFieldsFor(schema);
+  return schema && fields ? { schema, fields } : undefined;
+}
+
+/**
+ * Respond opens a modal built from the tool's resume schema. On submit, the
+ * answer is checked before the modal closes, so a wrong value is shown next
+ * to its field instead of in a message after the fact.
+ */
+export function registerRespondActions(app: App, ctx: SlackContext): void {
+  app.action<BlockAction<ButtonAction>>(ACTION_IDS.suspensionRespond, async ({ ack, body, action }) => {
+    await ack();
+    ctx.tasks.run('respond-open', async () => {
+      const click = clickOf(body);
+      if (!click) return;
+      const value = parseButtonValue(action.value);
+      const block = parseCardBlockId(action.block_id);
+      const genuine = value && block?.kind === 'suspension' && block.actionId === value.actionId && (await clickMatchesCard(ctx, click, value.actionId));
+      const row = genuine ? await findAction(ctx.db, value.actionId) : undefined;
+      if (!row || row.kind !== 'suspension') {
+        ctx.logger.warn({ user: click.user, value: action.value }, 'respond button refused: does not match a card');
+        return tellUser(ctx, click, tamperedButton);
+      }
+      if (row.status !== 'pending') return tellUser(ctx, click, `This request was ${describeOutcome(row)}. Nothing was changed.`);
+      if (!mayAnswer(ctx.agent, row, click.user)) {
+        return tellUser(ctx, click, 'Only the person who started this run can answer this. Nothing was changed.');
+      }
+      const form = formFor(ctx, row);
+      if (!form) return tellUser(ctx, click, 'This input cannot be given in a form; reply in this thread instead.');
+      try {
+        if (!click.triggerId) throw new Error('no trigger_id');
+        await ctx.client.views.open({ trigger_id: click.triggerId, view: respondModal({ actionId: row.id, toolName: row.tool_name, fields: form.fields }) });
+      } catch (error) {
+        ctx.logger.warn({ err: error, actionId: row.id }, 'respond modal could not open');
+        await tellUser(ctx, click, 'I could not open the form. Press Respond again, or reply in this thread.');
+      }
+    });
+  });
+
+  app.view(CALLBACK_IDS.respondModal, async ({ ack, body, view }) => {
+    const user = body.user.id;
+    const meta = parseButtonValue(view.private_metadata);
+    const row = meta ? await findAction(ctx.db, meta.actionId) : undefined;
+    const form = row && row.kind === 'suspension' ? formFor(ctx, row) : undefined;
+    if (!row || !form) {
+      await ack();
+      ctx.logger.warn({ user, metadata: view.private_metadata }, 'respond modal submitted for an unknown request');
+      return;
+    }
+    const parsed = parseRespondModal(form.fields, view.state.values);
+    if (!parsed.ok) return void (await ack({ response_action: 'errors', errors: parsed.errors }));
+    const checked = form.schema.safeParse(parsed.data);
+    if (!checked.success) {
+      const errors: Record<string, string> = {};
+      for (const issue of checked.error.issues) {
+        const index = form.fields.findIndex((f) => f.name === issue.path[0]);
+        const field = form.fields[index];
+        if (field) errors[respondFieldBlockId(field, index)] ??= issue.message;
+      }
+      if (Object.keys(errors).length > 0) return void (await ack({ response_action: 'errors', errors }));
+    }
+    await ack();
+    ctx.tasks.run('respond-submit', async () => {
+      const card = await findCard(ctx.slackDb, row.id);
+      const where = card ? { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) } : undefined;
+      if (!where) {
+        ctx.logger.warn({ actionId: row.id }, 'respond modal submitted for a request without a card');
+        return;
+      }
+      await resumeFromSlack(ctx, row, parsed.data, { ...where, user });
+    });
+  });
+}

@@ -1,0 +1,31 @@
+import type { webApi } from '@slack/bolt';
+import type { Agent } from '../agent/agent.js';
+import type { Logger } from '../logger.js';
+import type { BackgroundTasks } from './background-tasks.js';
+import type { Db } from '../db/database.js';
+import type { SlackDb } from './slack-tables.js';
+
+/** What every listener and helper of the Slack front end works with. */
+export interface SlackContext {
+  readonly agent: Agent;
+  readonly db: Db;
+  /** The same database, typed with the Slack tables too. */
+  readonly slackDb: SlackDb;
+  readonly logger: Logger;
+  /** The app's Web API client (bot token, retries, SLACK_API_URL). */
+  readonly client: webApi.WebClient;
+  readonly tasks: BackgroundTasks;
+  /**
+   * Cards being posted by this process, by action id: a redraw that arrives
+   * before the card's location is stored waits for it instead of finding nothing.
+   */
+  readonly cardsInFlight: Map<number, Promise<unknown>>;
+  /** Known once auth.test has answered at start. */
+  botUserId?: string;
+}
+
+/** A place to post: a channel and, unless it is a DM's top level, a thread. */
+export interface ThreadTarget {
+  channel: string;
+  threadTs?: string;
+}

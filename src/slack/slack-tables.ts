@@ -1,0 +1,32 @@
+import type { Generated, Kysely } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { DB } from '../db/schema.js';
+import type { CardKind } from './blocks/action-ids.js';
+
+/** Kysely's view of migrations/003_slack.sql; kept beside the code that uses it. */
+// A type alias, not an interface: withTables() wants a string index, which interfaces do not get implicitly.
+export type SlackTables = {
+  slack_events: { event_id: string; received_at: Generated<Date> };
+  slack_cards: {
+    action_id: number;
+    channel: string;
+    ts: string;
+    thread_ts: string | null;
+    kind: CardKind;
+    created_at: Generated<Date>;
+  };
+  slack_threads: {
+    run_id: string;
+    channel: string;
+    thread_ts: string | null;
+    team_id: string | null;
+    requester: string | null;
+    created_at: Generated<Date>;
+  };
+};
+
+export type SlackDb = Kysely<DB & SlackTables>;
+
+export function slackDb(db: Db): SlackDb {
+  return db.withTables<SlackTables>() as unknown as SlackDb;
+}

@@ -1,0 +1,22 @@
+import type { SlackDb } from '../slack-tables.js';
+
+/** Where a top-level run talks: its channel and thread (null thread: a DM's top level). */
+export interface ThreadRow {
+  run_id: string;
+  channel: string;
+  thread_ts: string | null;
+  team_id: string | null;
+  requester: string | null;
+}
+
+export async function saveThread(db: SlackDb, thread: ThreadRow): Promise<void> {
+  await db.insertInto('slack_threads').values(thread).onConflict((oc) => oc.column('run_id').doNothing()).execute();
+}
+
+export async function findThread(db: SlackDb, runId: string): Promise<ThreadRow | undefined> {
+  return db
+    .selectFrom('slack_threads')
+    .select(['run_id', 'channel', 'thread_ts', 'team_id', 'requester'])
+    .where('run_id', '=', runId)
+    .executeTakeFirst();
+}

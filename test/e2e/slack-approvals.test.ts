@@ -1,0 +1,311 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Agent } from '../../src/agent/agent.js';
+import { createTool } from '../../src/agent/tool.js';
+import { definePolicy } from '../../src/approvals/define-policy.js';
+import type { PolicyInput } from '../../src/approvals/policy-schema.js';
+import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
+import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
+import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
+import {
+  clickButton,
+  expectCleanSlackOutput,
+  mention,
+  startBot,
+  textOf,
+  updatesOf,
+  waitForCard,
+  waitForEphemeral,
+  waitForText,
+  waitForUpdate,
+  type AgentDeps,
+  type Bot,
+} from '../helpers/slack-bot.js';
+import { viewSubmissionPayload } from '../helpers/slack-requests.js';
+
+const CHANNEL = 'C0CHANNEL01';
+const REQUESTER = 'U0REQUESTER';
+const ALICE = 'U0ALICE';
+const BOB = 'U0BOB';
+const CAROL = 'U0CAROL';
+const MALLORY = 'U0MALLORY';
+
+function recordTools() {
+  const deleted: unknown[] = [];
+  const refunds: unknown[] = [];
+  const deleteRecord = createTool({
+    id: 'delete_record',
+    description: 'Delete a record',
+    inputSchema: z.object({ id: z.string() }),
+    requireApproval: true,
+    execute: async (input: { id: string }) => {
+      deleted.push(input);
+      return { deleted: input.id };
+    },
+  });
+  const issueRefund = createTool({
+    id: 'issue_refund',
+    description: 'Refund an order',
+    inputSchema: z.object({ orderId: z.string(), amountCents: z.number() }),
+    execute: async (input: { orderId: string; amountCents: number }) => {
+      refunds.push(input);
+      return { refunded: input.amountCents };
+    },
+  });
+  return { deleteRecord, issueRefund, deleted, refunds };
+}
+
+describe.each(backends)('Slack approvals end to end on %s', (backend) => {
+  let database: TestDatabase;
+  let fake: FakeSlack;
+  let bot: Bot | undefined;
+
+  beforeAll(async () => {
+    [database, fake] = await Promise.all([createTestDatabase(backend), startFakeSlack()]);
+  });
+  afterEach(async () => {
+    await bot?.stop();
+    bot = undefined;
+    expectCleanSlackOutput(fake);
+    fake.reset();
+  });
+  afterAll(async () => {
+    await fake?.close();
+    await database?.close();
+  });
+
+  function opsAgent(deps: AgentDeps, steps: ScriptStep[], policy: PolicyInput = {}, extra: Partial<ConstructorParameters<typeof Agent>[0]> = {}) {
+    const tools = recordTools();
+    const model = scriptedModel(steps);
+    const agent = new Agent({
+      id: 'ops',
+      instructions: 'test',
+      model,
+      tools: { delete_record: tools.deleteRecord },
+      storage: database,
+      policy: definePolicy(policy),
+      ...deps,
+      ...extra,
+    });
+    return { agent, model, tools };
+  }
+
+  async function boot(make: (deps: AgentDeps) => Agent) {
+    bot = await startBot({ fake, db: database.db, makeAgent: make });
+    return bot;
+  }
+
+  it('mention → approval card → another user approves → the tool runs once → the answer is in the thread', async () => {
+    let made!: ReturnType<typeof opsAgent>;
+    const b = await boot((deps) => {
+      made = opsAgent(deps, [
+        { text: 'Deleting abc <!channel>.', toolCalls: [{ toolName: 'delete_record', args: { id: 'abc <!here>' } }] },
+        { text: 'Deleted **abc**. <!channel>' },
+      ]);
+      return made.agent;
+    });
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'please delete abc' });
+    await fake.waitFor((c) => c.method === 'reactions.add' && c.args.timestamp === thread.ts && c.args.name === 'eyes');
+
+    const card = await waitForCard(fake, thread, 'approval');
+    const text = textOf(card.call);
+    expect(text).toContain('Approval needed: delete_record');
+    expect(text).toContain(`<@${REQUESTER}>`);
+    expect(text).toContain('&lt;!here&gt;');
+    expect(text).toMatch(/Fingerprint `[0-9a-f]{12}`/);
+    const buttons = card.blocks.find((b) => b.type === 'actions')!.elements as Array<Record<string, unknown>>;
+    expect(buttons.map((e) => [e.action_id, e.style])).toEqual([
+      [ACTION_IDS.approve, 'primary'],
+      [ACTION_IDS.decline, 'danger'],
+    ]);
+    // Text the model wrote before the tool call comes first, escaped.
+    const intro = await waitForText(fake, thread, 'Deleting abc');
+    expect(fake.calls.indexOf(intro)).toBeLessThan(fake.calls.indexOf(card.call));
+    expect(made.tools.deleted).toEqual([]);
+
+    const click = await clickButton(b, card, ALICE, ACTION_IDS.approve);
+    expect(click.elapsedMs).toBeLessThan(1000);
+    await waitForUpdate(fake, card, `Approved by <@${ALICE}>`);
+    const answer = await waitForText(fake, thread, 'Deleted *abc*');
+    expect(textOf(answer)).toContain('&lt;!channel&gt;');
+    expect(made.tools.deleted).toEqual([{ id: 'abc <!here>' }]);
+    await fake.waitFor((c) => c.method === 'reactions.remove' && c.args.timestamp === thread.ts);
+    const update = updatesOf(fake, card)[0]!;
+    expect(update.args.blocks).not.toContainEqual(expect.objectContaining({ type: 'actions' }));
+  });
+
+  it('decline through the modal with a reason: the card says so and the model receives the reason', async () => {
+    let made!: ReturnType<typeof opsAgent>;
+    const b = await boot((deps) => {
+      made = opsAgent(deps, [{ toolCalls: [{ toolName: 'delete_record', args: { id: 'x1' } }] }, { text: 'Understood, not deleting x1.' }]);
+      return made.agent;
+    });
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete x1' });
+    const card = await waitForCard(fake, thread, 'approval');
+
+    await clickButton(b, card, ALICE, ACTION_IDS.decline);
+    const opened = await fake.waitFor('views.open');
+    const view = opened.args.view as { private_metadata: string; callback_id: string };
+    expect(view.callback_id).toBe(CALLBACK_IDS.declineModal);
+
+    const submitted = await b.send.interaction(
+      viewSubmissionPayload({
+        user: ALICE,
+        callbackId: CALLBACK_IDS.declineModal,
+        privateMetadata: view.private_metadata,
+        stateValues: { reason: { reason: 'wrong record <!everyone>' } },
+      }),
+    );
+    expect(submitted.status).toBe(200);
+    expect(submitted.elapsedMs).toBeLessThan(1000);
+    await waitForUpdate(fake, card, `Declined by <@${ALICE}>: wrong record &lt;!everyone&gt;`);
+    await waitForText(fake, thread, 'Understood, not deleting x1.');
+    expect(made.tools.deleted).toEqual([]);
+    expect(lastToolResults(made.model)).toEqual([
+      expect.objectContaining({ output: { type: 'execution-denied', reason: 'wrong record <!everyone>' } }),
+    ]);
+  });
+
+  it('decline still works without a reason when the modal cannot open (expired trigger)', async () => {
+    let made!: ReturnType<typeof opsAgent>;
+    const b = await boot((deps) => {
+      made = opsAgent(deps, [{ toolCalls: [{ toolName: 'delete_record', args: { id: 'x2' } }] }, { text: 'Not deleted.' }]);
+      return made.agent;
+    });
+    fake.setExpiredTriggerIds('all');
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete x2' });
+    const card = await waitForCard(fake, thread, 'approval');
+    await clickButton(b, card, BOB, ACTION_IDS.decline);
+    await fake.waitFor((c) => c.method === 'views.open' && c.error === 'expired_trigger_id');
+    await waitForUpdate(fake, card, `Declined by <@${BOB}>`);
+    await waitForText(fake, thread, 'Not deleted.');
+    expect(lastToolResults(made.model)).toEqual([expect.objectContaining({ output: expect.objectContaining({ type: 'execution-denied' }) })]);
+    fake.setExpiredTriggerIds([]);
+  });
+
+  it('four eyes through a supervisor: quorum 2, the path on the card, refusals by ephemeral, one refund', async () => {
+    const tools = recordTools();
+    const b = await boot((deps) => {
+      const model = scriptedModel([
+        { toolCalls: [{ toolName: 'agent-billing', args: { prompt: 'Refund 150000 cents on order 1042' } }] },
+        { toolCalls: [{ toolName: 'issue_refund', args: { orderId: '1042', amountCents: 150_000 } }] },
+        { text: 'Refunded 150000 cents.' },
+        { text: 'Billing refunded $1,500.00 on order 1042.' },
+      ]);
+      const billing = new Agent({ id: 'billing', model, tools: { issue_refund: tools.issueRefund } });
+      return new Agent({
+        id: 'ops',
+        model,
+        agents: { billing },
+        storage: database,
+        policy: definePolicy({
+          tools: { issue_refund: { requireApproval: true, quorum: 2, allowSelfApproval: false, approvers: [ALICE, BOB, CAROL] } },
+        }),
+        ...deps,
+      });
+    });
+    const thread = await mention(b, { user: ALICE, channel: CHANNEL, text: 'refund order 1042' });
+    const card = await waitForCard(fake, thread, 'approval');
+    const text = textOf(card.call);
+    expect(text).toContain('*Path:* ops → billing → issue_refund');
+    expect(text).toContain('*Quorum:* 2 approvals');
+    expect(text).toContain(`<@${BOB}>`);
+
+    await clickButton(b, card, ALICE, ACTION_IDS.approve);
+    await waitForEphemeral(fake, ALICE, 'someone else has to approve');
+    await clickButton(b, card, MALLORY, ACTION_IDS.approve);
+    await waitForEphemeral(fake, MALLORY, 'Only listed approvers');
+    await clickButton(b, card, BOB, ACTION_IDS.approve);
+    await waitForUpdate(fake, card, `1 of 2 approvals: <@${BOB}>`);
+    await clickButton(b, card, BOB, ACTION_IDS.approve);
+    await waitForEphemeral(fake, BOB, 'already counted');
+    expect(tools.refunds).toEqual([]);
+
+    await clickButton(b, card, CAROL, ACTION_IDS.approve);
+    await waitForUpdate(fake, card, `Approved by <@${BOB}> and <@${CAROL}>`);
+    await waitForText(fake, thread, 'Billing refunded $1,500.00');
+    await b.slack.idle();
+    expect(tools.refunds).toEqual([{ orderId: '1042', amountCents: 150_000 }]);
+    expect(updatesOf(fake, card)).toHaveLength(2);
+  });
+
+  it('20 concurrent Approve clicks on one card: one execution, one card update', async () => {
+    let made!: ReturnType<typeof opsAgent>;
+    const b = await boot((deps) => {
+      made = opsAgent(deps, [{ toolCalls: [{ toolName: 'delete_record', args: { id: 'race' } }] }, { text: 'Deleted race.' }]);
+      return made.agent;
+    });
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete race' });
+    const card = await waitForCard(fake, thread, 'approval');
+    const clickers = Array.from({ length: 20 }, (_, i) => `U0CLICK${String(i).padStart(2, '0')}`);
+    const responses = await Promise.all(clickers.map((user) => clickButton(b, card, user, ACTION_IDS.approve)));
+    expect(responses.every((r) => r.status === 200)).toBe(true);
+    await waitForText(fake, thread, 'Deleted race.');
+    await b.slack.idle();
+    expect(made.tools.deleted).toEqual([{ id: 'race' }]);
+    const updates = updatesOf(fake, card);
+    expect(updates).toHaveLength(1);
+    expect(textOf(updates[0]!)).toMatch(/Approved by <@U0CLICK\d\d>/);
+    expect(fake.callsTo('chat.postEphemeral').filter((c) => String(c.args.text).includes('already approved'))).toHaveLength(19);
+  });
+
+  it('a restart between the card and the click loses nothing', async () => {
+    const first = await boot((deps) => opsAgent(deps, [{ toolCalls: [{ toolName: 'delete_record', args: { id: 'r1' } }] }]).agent);
+    const thread = await mention(first, { user: REQUESTER, channel: CHANNEL, text: 'delete r1' });
+    const card = await waitForCard(fake, thread, 'approval');
+    await first.stop();
+    bot = undefined;
+
+    let made!: ReturnType<typeof opsAgent>;
+    const second = await boot((deps) => {
+      made = opsAgent(deps, [{ text: 'Deleted r1 after a restart.' }]);
+      return made.agent;
+    });
+    await clickButton(second, card, ALICE, ACTION_IDS.approve);
+    await waitForUpdate(fake, card, `Approved by <@${ALICE}>`);
+    await waitForText(fake, thread, 'Deleted r1 after a restart.');
+    expect(made.tools.deleted).toEqual([{ id: 'r1' }]);
+  });
+
+  it('a policy change between card and click supersedes the card and asks again', async () => {
+    const first = await boot(
+      (deps) => opsAgent(deps, [{ toolCalls: [{ toolName: 'delete_record', args: { id: 'p1' } }] }], { version: 'v1' }).agent,
+    );
+    const thread = await mention(first, { user: REQUESTER, channel: CHANNEL, text: 'delete p1' });
+    const card = await waitForCard(fake, thread, 'approval');
+    await first.stop();
+    bot = undefined;
+
+    let made!: ReturnType<typeof opsAgent>;
+    const second = await boot((deps) => {
+      made = opsAgent(deps, [{ text: 'Deleted p1.' }], { version: 'v2', tools: { delete_record: { approvers: [BOB] } } });
+      return made.agent;
+    });
+    await clickButton(second, card, ALICE, ACTION_IDS.approve);
+    await waitForEphemeral(fake, ALICE, 'policy changed');
+    await waitForUpdate(fake, card, 'Superseded');
+    const again = await waitForCard(fake, thread, 'approval', 1);
+    expect(textOf(again.call)).toContain(`*Approvers:* <@${BOB}>`);
+    await clickButton(second, again, BOB, ACTION_IDS.approve);
+    await waitForText(fake, thread, 'Deleted p1.');
+    expect(made.tools.deleted).toEqual([{ id: 'p1' }]);
+  });
+
+  it('an approved call whose arguments change before it runs is blocked, and the card says so', async () => {
+    let made!: ReturnType<typeof opsAgent>;
+    const b = await boot((deps) => {
+      made = opsAgent(deps, [{ toolCalls: [{ toolName: 'delete_record', args: { id: 'b1' } }] }, { text: 'It was blocked.' }], {}, {
+        // The hook runs right before execute and swaps the target: the grant no longer matches.
+        hooks: { beforeToolCall: () => ({ args: { id: 'other' } }) },
+      });
+      return made.agent;
+    });
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete b1' });
+    const card = await waitForCard(fake, thread, 'approval');
+    await clickButton(b, card, ALICE, ACTION_IDS.approve);
+    await waitForUpdate(fake, card, 'Blocked: arguments changed');
+    await waitForText(fake, thread, 'It was blocked.');
+    expect(made.tools.deleted).toEqual([]);
+  });
+});

@@ -1,0 +1,244 @@
+/**
+ * Runs the real Slack front end (Bolt over HTTP on loopback) against the fake
+ * Slack Web API, and reads what the bot posted back out of the fake's records.
+ */
+import { Writable } from 'node:stream';
+import { expect } from 'vitest';
+import type { Agent } from '../../src/agent/agent.js';
+import { createLogger, type Logger } from '../../src/logger.js';
+import { createSlackApp, type SlackApp } from '../../src/slack/create-slack-app.js';
+import { checkBlocks, checkView } from '../../src/slack/limits.js';
+import { slackGroupResolver } from '../../src/slack/slack-group-resolver.js';
+import { FAKE_BOT_TOKEN, type FakeSlack, type RecordedCall } from './fake-slack.js';
+import { appMentionEnvelope, blockActionsPayload, slackSender, SLACK_IDS, type BlockActionsOptions } from './slack-requests.js';
+import type { GroupResolver } from '../../src/approvals/group-resolver.js';
+import type { Db } from '../../src/db/database.js';
+import { webApi } from '@slack/bolt';
+
+export const SIGNING_SECRET = 'e2e-signing-secret-4f1c2b9a7d3e';
+export const TEAM = SLACK_IDS.teamId;
+
+export interface Bot {
+  fake: FakeSlack;
+  agent: Agent;
+  slack: SlackApp;
+  send: ReturnType<typeof slackSender>;
+  url: string;
+  logs: string[];
+  stop(): Promise<void>;
+}
+
+export interface AgentDeps {
+  logger: Logger;
+  resolveGroupMembers: GroupResolver;
+  botUserId: string;
+}
+
+/** A logger whose JSON lines are kept for assertions ("the reference id is in the logs"). */
+export function captureLogger(): { logger: Logger; logs: string[] } {
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logs.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  return { logger: createLogger({ level: 'debug', name: 'e2e' }, sink), logs };
+}
+
+export async function startBot(options: { fake: FakeSlack; db: Db; makeAgent: (deps: AgentDeps) => Agent }): Promise<Bot> {
+  const { logger, logs } = captureLogger();
+  const resolveGroupMembers = slackGroupResolver(new webApi.WebClient(FAKE_BOT_TOKEN, { slackApiUrl: options.fake.apiUrl }));
+  const agent = options.makeAgent({ logger, resolveGroupMembers, botUserId: SLACK_IDS.botUserId });
+  const slack = createSlackApp({
+    config: { botToken: FAKE_BOT_TOKEN, signingSecret: SIGNING_SECRET, apiUrl: options.fake.apiUrl, port: 0 },
+    agent,
+    db: options.db,
+    logger,
+    retryConfig: { retries: 3, factor: 1, minTimeout: 10, maxTimeout: 20 },
+    sweepIntervalMs: 0,
+  });
+  const { port } = await slack.start();
+  const url = `http://127.0.0.1:${port}/slack/events`;
+  return { fake: options.fake, agent, slack, send: slackSender(url, SIGNING_SECRET), url, logs, stop: () => slack.stop() };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading what the bot sent
+// ---------------------------------------------------------------------------------------------
+
+type Block = Record<string, any>;
+
+export function blocksOf(call: RecordedCall): Block[] {
+  const blocks = call.args.blocks;
+  return Array.isArray(blocks) ? (blocks as Block[]) : [];
+}
+
+/** All the text a message shows: its `text` and every text object in its blocks. */
+export function textOf(call: RecordedCall): string {
+  const parts: string[] = [];
+  const walk = (node: unknown) => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (node && typeof node === 'object') {
+      const o = node as Record<string, unknown>;
+      if ((o.type === 'plain_text' || o.type === 'mrkdwn') && typeof o.text === 'string') parts.push(o.text);
+      Object.values(o).forEach(walk);
+    }
+  };
+  if (typeof call.args.text === 'string') parts.push(call.args.text);
+  walk(call.args.blocks);
+  return parts.join('\n');
+}
+
+export function inThread(call: RecordedCall, channel: string, threadTs: string): boolean {
+  return call.args.channel === channel && call.args.thread_ts === threadTs;
+}
+
+export interface PostedCard {
+  call: RecordedCall;
+  actionId: number;
+  ts: string;
+  channel: string;
+  threadTs: string;
+  blocks: Block[];
+}
+
+/** The actions block of a card (block_id `<kind>:<actionId>`). */
+export function cardActions(blocks: Block[], kind: 'approval' | 'question' | 'suspension'): Block | undefined {
+  return blocks.find((b) => b.type === 'actions' && typeof b.block_id === 'string' && b.block_id.startsWith(`${kind}:`));
+}
+
+/** Waits for the bot to post a card of `kind` in the thread (the nth one, counting from 0). */
+export async function waitForCard(
+  fake: FakeSlack,
+  where: { channel: string; threadTs: string },
+  kind: 'approval' | 'question' | 'suspension',
+  nth = 0,
+): Promise<PostedCard> {
+  // A free-text question has no buttons to recognise it by, only its heading.
+  const looksLike = (c: RecordedCall) =>
+    cardActions(blocksOf(c), kind) !== undefined || (kind === 'question' && /^\*Question\b/m.test(textOf(c)) && blocksOf(c).length > 0);
+  const isCard = (c: RecordedCall) => c.method === 'chat.postMessage' && c.ok && inThread(c, where.channel, where.threadTs) && looksLike(c);
+  await fake.waitFor((c) => isCard(c) && fake.calls.filter(isCard).length > nth);
+  const call = fake.calls.filter(isCard)[nth]!;
+  const actions = cardActions(blocksOf(call), kind);
+  return {
+    call,
+    actionId: actions ? Number(String(actions.block_id).split(':')[1]) : Number.NaN,
+    ts: String(call.response?.ts),
+    channel: where.channel,
+    threadTs: where.threadTs,
+    blocks: blocksOf(call),
+  };
+}
+
+/** Waits for a plain answer in the thread whose text contains `needle`. */
+export function waitForText(fake: FakeSlack, where: { channel: string; threadTs?: string }, needle: string | RegExp): Promise<RecordedCall> {
+  return fake.waitFor(
+    (c) =>
+      c.method === 'chat.postMessage' &&
+      c.ok &&
+      c.args.channel === where.channel &&
+      (where.threadTs === undefined || c.args.thread_ts === where.threadTs) &&
+      (typeof needle === 'string' ? textOf(c).includes(needle) : needle.test(textOf(c))),
+  );
+}
+
+/** Waits for the card's message to be redrawn with text matching `needle`. */
+export function waitForUpdate(fake: FakeSlack, card: PostedCard, needle: string | RegExp): Promise<RecordedCall> {
+  return fake.waitFor(
+    (c) =>
+      c.method === 'chat.update' &&
+      c.args.ts === card.ts &&
+      (typeof needle === 'string' ? textOf(c).includes(needle) : needle.test(textOf(c))),
+  );
+}
+
+export function waitForEphemeral(fake: FakeSlack, user: string, needle: string | RegExp): Promise<RecordedCall> {
+  return fake.waitFor(
+    (c) =>
+      c.method === 'chat.postEphemeral' &&
+      c.args.user === user &&
+      (typeof needle === 'string' ? String(c.args.text).includes(needle) : needle.test(String(c.args.text))),
+  );
+}
+
+export function updatesOf(fake: FakeSlack, card: PostedCard): RecordedCall[] {
+  return fake.callsTo('chat.update').filter((c) => c.args.ts === card.ts);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Doing what people do
+// ---------------------------------------------------------------------------------------------
+
+let tsCounter = 0;
+/** A fresh message ts, unique within the process, like Slack's. */
+export function freshTs(): string {
+  tsCounter += 1;
+  return `17261${String(40000 + tsCounter).padStart(5, '0')}.${String(100000 + tsCounter).padStart(6, '0')}`;
+}
+
+export async function mention(bot: Bot, o: { user: string; channel: string; text: string; ts?: string; threadTs?: string; eventId?: string }) {
+  const ts = o.ts ?? freshTs();
+  // The message exists on "Slack" too, so reactions on it work as they would.
+  bot.fake.seedMessage({ channel: o.channel, text: `<@${SLACK_IDS.botUserId}> ${o.text}`, user: o.user, ts, ...(o.threadTs ? { threadTs: o.threadTs } : {}) });
+  const body = appMentionEnvelope({
+    text: `<@${SLACK_IDS.botUserId}> ${o.text}`,
+    user: o.user,
+    channel: o.channel,
+    ts,
+    ...(o.threadTs ? { threadTs: o.threadTs } : {}),
+    ...(o.eventId ? { eventId: o.eventId } : {}),
+  });
+  const response = await bot.send.event(body);
+  expect(response.status).toBe(200);
+  return { ts, threadTs: o.threadTs ?? ts, channel: o.channel, body, response };
+}
+
+/** Clicks a button on a card as `user`; the value and block id are the card's own unless overridden. */
+export async function clickButton(
+  bot: Bot,
+  card: PostedCard,
+  user: string,
+  actionId: string,
+  overrides: Partial<BlockActionsOptions> = {},
+) {
+  const actions = cardActions(card.blocks, 'approval') ?? cardActions(card.blocks, 'suspension') ?? cardActions(card.blocks, 'question');
+  const button = (actions?.elements as Block[] | undefined)?.find((e) => e.action_id === actionId);
+  const response = await bot.send.interaction(
+    blockActionsPayload({
+      user,
+      channel: card.channel,
+      messageTs: card.ts,
+      threadTs: card.threadTs,
+      actionId,
+      blockId: actions?.block_id,
+      ...(button?.value !== undefined ? { value: button.value } : {}),
+      ...overrides,
+    }),
+  );
+  expect(response.status).toBe(200);
+  return response;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What every test checks at the end
+// ---------------------------------------------------------------------------------------------
+
+const NOTIFYING = /<!(channel|here|everyone)\b/;
+
+/** Every block and view the fake received passes the limits check and notifies nobody. */
+export function expectCleanSlackOutput(fake: FakeSlack): void {
+  for (const call of fake.calls) {
+    if (['chat.postMessage', 'chat.update', 'chat.postEphemeral'].includes(call.method)) {
+      if (Array.isArray(call.args.blocks)) expect(checkBlocks(call.args.blocks), `${call.method} blocks`).toEqual([]);
+      expect(textOf(call), `${call.method} text`).not.toMatch(NOTIFYING);
+      expect(call.args.link_names, 'link_names').toBeUndefined();
+      expect(call.args.parse, 'parse').toBeUndefined();
+    }
+    if (call.method === 'views.open') {
+      expect(checkView(call.args.view), 'views.open view').toEqual([]);
+      expect(JSON.stringify(call.args.view)).not.toMatch(NOTIFYING);
+    }
+  }
+}

@@ -1,0 +1,281 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { scriptedModel, lastToolResults } from '../helpers/scripted-model.js';
+import { agentWith, countingTool } from '../helpers/agents.js';
+import { definePolicy } from '../../src/approvals/define-policy.js';
+import { listAuditEvents } from '../../src/approvals/audit.js';
+import { consumeGrant } from '../../src/approvals/grants.js';
+import { fingerprint } from '../../src/approvals/fingerprint.js';
+import { createTool } from '../../src/agent/tool.js';
+import type { PolicyInput } from '../../src/approvals/policy-schema.js';
+
+const oneCall = (toolName: string, args: unknown, text = 'finished') =>
+  scriptedModel([{ toolCalls: [{ toolName, args }] }, { text }]);
+
+describe.each(backends)('approval integrity on %s', (backend) => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase(backend);
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  const build = (policy: PolicyInput, model = oneCall('refund', { id: 'o-1' })) => {
+    const { tool, calls } = countingTool('refund');
+    const agent = agentWith({ model, tools: { refund: tool }, storage: database, policy: definePolicy(policy) });
+    return { agent, calls, model };
+  };
+  const needsApproval = (extra: Record<string, unknown> = {}): PolicyInput => ({ tools: { refund: { requireApproval: true, ...extra } } });
+
+  it('arguments changed in the stored snapshot after approval: blocked, not executed, audited', async () => {
+    const { agent, calls, model } = build(needsApproval());
+    const first = await agent.generate('refund', { requester: 'U_REQ' });
+    await sql`
+      UPDATE run_snapshots
+      SET snapshot = jsonb_set(snapshot, '{messages,1,content,0,input,id}', '"o-999"')
+      WHERE run_id = ${first.runId}`.execute(database.db);
+    const done = await agent.approveToolCallGenerate({ runId: first.runId, actor: { userId: 'U_BOSS' } });
+    expect(done.text).toBe('finished');
+    expect(calls).toHaveLength(0);
+    expect(lastToolResults(model)[0]).toMatchObject({
+      output: { type: 'error-text', value: 'Tool call blocked: approval did not match refund arguments' },
+    });
+    const events = await listAuditEvents(database.db, { runId: first.runId });
+    expect(events.map((e) => e.event)).toEqual(['requested', 'approved', 'blocked']);
+    expect(events[2]!.fingerprint).toBe(fingerprint('refund', { id: 'o-999' }));
+    expect(events[1]!.fingerprint).toBe(fingerprint('refund', { id: 'o-1' }));
+  });
+
+  it('arguments changed by a beforeToolCall hook: blocked; the hook alone cannot smuggle a call through', async () => {
+    const { tool, calls } = countingTool('refund');
+    const model = oneCall('refund', { id: 'o-1' });
+    const agent = agentWith({
+      model,
+      tools: { refund: tool },
+      storage: database,
+      policy: definePolicy(needsApproval()),
+      hooks: { beforeToolCall: ({ args }) => ({ args: { ...(args as object), id: 'o-2' } }) },
+    });
+    const first = await agent.generate('refund');
+    await agent.approveToolCallGenerate({ runId: first.runId, actor: { userId: 'U_BOSS' } });
+    expect(calls).toHaveLength(0);
+    expect((await listAuditEvents(database.db, { runId: first.runId })).map((e) => e.event)).toContain('blocked');
+  });
+
+  it('a grant is single-use: replaying it runs nothing a second time', async () => {
+    const { agent, calls } = build(needsApproval());
+    const first = await agent.generate('refund');
+    const decision = await agent.decideToolCall({ runId: first.runId, decision: 'approve', actor: { userId: 'U_BOSS' } });
+    if (decision.outcome !== 'approved') throw new Error(`expected approved, got ${decision.outcome}`);
+    await decision.stream!.result;
+    expect(calls).toHaveLength(1);
+    const replay = await consumeGrant(database.db, {
+      runId: first.runId,
+      toolCallId: decision.action.tool_call_id,
+      toolName: 'refund',
+      fingerprint: decision.action.fingerprint!,
+      policyVersion: decision.action.policy_version!,
+    });
+    expect(replay).toEqual({ ok: false });
+    const again = await agent.decideToolCall({ runId: first.runId, toolCallId: decision.action.tool_call_id, decision: 'approve', actor: { userId: 'U_BOSS' } });
+    expect(again.outcome).toBe('already-decided');
+    expect(calls).toHaveLength(1);
+  });
+
+  it('50 concurrent approvals over two connections: one approved, the tool runs once, the rest already-decided', async () => {
+    const { tool, calls } = countingTool('refund');
+    const policy = definePolicy(needsApproval());
+    const other = await database.reopen();
+    const model = oneCall('refund', { id: 'o-1' });
+    const agents = [database, other].map((storage) => agentWith({ model, tools: { refund: tool }, storage, policy }));
+    const first = await agents[0]!.generate('refund', { requester: 'U_REQ' });
+    const decisions = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        agents[i % 2]!.decideToolCall({ runId: first.runId, decision: 'approve', actor: { userId: `U_APPROVER${i}` } }),
+      ),
+    );
+    const outcomes = decisions.map((d) => d.outcome);
+    expect(outcomes.filter((o) => o === 'approved')).toHaveLength(1);
+    expect(outcomes.filter((o) => o === 'already-decided')).toHaveLength(49);
+    const winner = decisions.find((d) => d.outcome === 'approved');
+    if (winner?.outcome === 'approved') expect((await winner.stream!.result).text).toBe('finished');
+    expect(calls).toHaveLength(1);
+    await other.close();
+  });
+
+  it('two concurrent approveToolCall calls: one succeeds, the other gets the already-decided error', async () => {
+    const { tool, calls } = countingTool('refund', { requireApproval: true });
+    const other = await database.reopen();
+    const model = oneCall('refund', { id: 'o-1' });
+    const agents = [database, other].map((storage) => agentWith({ model, tools: { refund: tool }, storage }));
+    const first = await agents[0]!.generate('refund');
+    const settled = await Promise.allSettled(agents.map((a) => a.approveToolCall({ runId: first.runId, toolCallId: first.suspendPayload!.toolCallId })));
+    const ok = settled.filter((s) => s.status === 'fulfilled');
+    const failed = settled.filter((s) => s.status === 'rejected') as PromiseRejectedResult[];
+    expect(ok).toHaveLength(1);
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.reason).toMatchObject({ code: 'TOOL_CALL_NOT_PENDING', reason: 'already-decided' });
+    await (ok[0] as PromiseFulfilledResult<{ result: Promise<unknown> }>).value.result;
+    expect(calls).toHaveLength(1);
+    await other.close();
+  });
+
+  it('quorum 2: same approver twice counts once; a second approver approves; a decline ends it', async () => {
+    const { agent, calls } = build(
+      needsApproval({ quorum: 2 }),
+      scriptedModel([
+        { toolCalls: [{ toolName: 'refund', args: { id: 'o-1' } }] },
+        { text: 'finished' },
+        { toolCalls: [{ toolName: 'refund', args: { id: 'o-2' } }] },
+        { text: 'declined' },
+      ]),
+    );
+    const first = await agent.generate('refund', { requester: 'U_REQ' });
+    const one = await agent.decideToolCall({ runId: first.runId, decision: 'approve', actor: { userId: 'U_A' } });
+    expect(one).toMatchObject({ outcome: 'approval-recorded', approvals: ['U_A'], quorum: 2, alreadyCounted: false });
+    const same = await agent.decideToolCall({ runId: first.runId, decision: 'approve', actor: { userId: 'U_A' } });
+    expect(same).toMatchObject({ outcome: 'approval-recorded', alreadyCounted: true });
+    expect(calls).toHaveLength(0);
+    const two = await agent.decideToolCall({ runId: first.runId, decision: 'approve', actor: { userId: 'U_B' } });
+    expect(two.outcome).toBe('approved');
+    if (two.outcome === 'approved') await two.stream!.result;
+    expect(calls).toHaveLength(1);
+
+    const second = await agent.generate('refund', { requester: 'U_REQ' });
+    await agent.decideToolCall({ runId: second.runId, decision: 'approve', actor: { userId: 'U_A' } });
+    const no = await agent.decideToolCall({ runId: second.runId, decision: 'decline', actor: { userId: 'U_B' }, reason: 'too much' });
+    expect(no.outcome).toBe('declined');
+    if (no.outcome === 'declined') await no.stream!.result;
+    expect(calls).toHaveLength(1);
+  });
+
+  it('self-approval refused when not allowed and accepted when allowed; non-approvers change nothing', async () => {
+    const strict = build(needsApproval({ allowSelfApproval: false }));
+    const r1 = await strict.agent.generate('refund', { requester: 'U_REQ' });
+    const self = await strict.agent.decideToolCall({ runId: r1.runId, decision: 'approve', actor: { userId: 'U_REQ' } });
+    expect(self).toMatchObject({ outcome: 'not-allowed', why: 'self-approval' });
+
+    const lenient = build(needsApproval({ allowSelfApproval: true }));
+    const r2 = await lenient.agent.generate('refund', { requester: 'U_REQ' });
+    const ok = await lenient.agent.decideToolCall({ runId: r2.runId, decision: 'approve', actor: { userId: 'U_REQ' } });
+    expect(ok.outcome).toBe('approved');
+
+    const listed = build(needsApproval({ approvers: ['UBOSS', 'SFINANCE'] }));
+    const r3 = await listed.agent.generate('refund', { requester: 'U_REQ' });
+    const before = await listAuditEvents(database.db, { runId: r3.runId });
+    const stranger = await listed.agent.decideToolCall({ runId: r3.runId, decision: 'approve', actor: { userId: 'U_STRANGER' } });
+    expect(stranger).toMatchObject({ outcome: 'not-allowed', why: 'not-an-approver' });
+    const declineByStranger = await listed.agent.decideToolCall({ runId: r3.runId, decision: 'decline', actor: { userId: 'U_STRANGER' } });
+    expect(declineByStranger.outcome).toBe('not-allowed');
+    expect(await listAuditEvents(database.db, { runId: r3.runId })).toEqual(before);
+    expect((await listed.agent.listSuspendedRuns()).runs.find((r) => r.runId === r3.runId)?.toolCalls).toHaveLength(1);
+    const member = await listed.agent.decideToolCall({ runId: r3.runId, decision: 'approve', actor: { userId: 'U_FIN', groups: ['SFINANCE'] } });
+    expect(member.outcome).toBe('approved');
+    expect(listed.calls).toHaveLength(0);
+    if (member.outcome === 'approved') await member.stream!.result;
+    expect(listed.calls).toHaveLength(1);
+  });
+
+  it('expiry: the sweeper marks it expired, the model is told, a later click gets expired, audit says expired', async () => {
+    const { agent, calls, model } = build(needsApproval({ expiresIn: 1 }));
+    const first = await agent.generate('refund', { requester: 'U_REQ' });
+    expect(await agent.sweepExpired()).toEqual([]);
+    await new Promise((r) => setTimeout(r, 1100));
+    const swept = await agent.sweepExpired();
+    expect(swept.map((s) => s.action.status)).toEqual(['expired']);
+    expect((await swept[0]!.stream!.result).text).toBe('finished');
+    expect(lastToolResults(model)[0]).toMatchObject({ output: { type: 'execution-denied', reason: expect.stringMatching(/expired/) } });
+    const late = await agent.decideToolCall({ runId: first.runId, toolCallId: swept[0]!.action.tool_call_id, decision: 'approve', actor: { userId: 'U_BOSS' } });
+    expect(late.outcome).toBe('expired');
+    expect(calls).toHaveLength(0);
+    const events = (await listAuditEvents(database.db, { runId: first.runId })).map((e) => e.event);
+    expect(events).toEqual(['requested', 'expired']);
+    expect(events).not.toContain('declined');
+  });
+
+  it('a click that arrives after expiry but before the sweep is refused as expired and the run continues', async () => {
+    const { agent, calls } = build(needsApproval({ expiresIn: 1 }));
+    const first = await agent.generate('refund');
+    await new Promise((r) => setTimeout(r, 1100));
+    const late = await agent.decideToolCall({ runId: first.runId, decision: 'approve', actor: { userId: 'U_BOSS' } });
+    expect(late.outcome).toBe('expired');
+    if (late.outcome === 'expired') expect((await late.stream!.result).text).toBe('finished');
+    expect(calls).toHaveLength(0);
+  });
+
+  it('policy change between request and decision: policy-changed and a fresh request under the new version', async () => {
+    const { tool, calls } = countingTool('refund');
+    const model = oneCall('refund', { id: 'o-1' });
+    const v1 = definePolicy(needsApproval());
+    const v2 = definePolicy(needsApproval({ quorum: 2 }));
+    const before = agentWith({ model, tools: { refund: tool }, storage: database, policy: v1 });
+    const first = await before.generate('refund');
+    const after = agentWith({ model, tools: { refund: tool }, storage: database, policy: v2 });
+    const decision = await after.decideToolCall({ runId: first.runId, decision: 'approve', actor: { userId: 'U_BOSS' } });
+    expect(decision.outcome).toBe('policy-changed');
+    const fresh = await decision.outcome === 'policy-changed' ? await (decision as { stream: { result: Promise<{ finishReason: string; pending: Array<{ toolName: string }> }> } }).stream.result : undefined;
+    expect(fresh?.finishReason).toBe('suspended');
+    expect(fresh?.pending.map((p) => p.toolName)).toEqual(['refund']);
+    const { runs } = await after.listSuspendedRuns();
+    const pending = runs.find((r) => r.runId === first.runId)!.toolCalls[0]!;
+    const row = await sql<{ policy_version: string; quorum: number }>`SELECT policy_version, quorum FROM pending_actions WHERE id = ${pending.actionId}`.execute(database.db);
+    expect(row.rows[0]).toEqual({ policy_version: v2.version, quorum: 2 });
+    expect(calls).toHaveLength(0);
+
+    // A policy under which the tool no longer needs approval lets the run go on.
+    const v3 = definePolicy({});
+    const relaxed = agentWith({ model, tools: { refund: tool }, storage: database, policy: v3 });
+    const again = await relaxed.decideToolCall({ runId: first.runId, decision: 'approve', actor: { userId: 'U_BOSS' } });
+    expect(again.outcome).toBe('policy-changed');
+    if (again.outcome === 'policy-changed') expect((await again.stream!.result).text).toBe('finished');
+    expect(calls).toHaveLength(1);
+  });
+
+  it('a button carrying another fingerprint is refused and changes nothing', async () => {
+    const { agent, calls } = build(needsApproval());
+    const first = await agent.generate('refund');
+    const d = await agent.decideToolCall({ runId: first.runId, decision: 'approve', actor: { userId: 'U_BOSS' }, fingerprint: 'deadbeefdeadbeef' });
+    expect(d.outcome).toBe('fingerprint-mismatch');
+    expect(calls).toHaveLength(0);
+    const unknown = await agent.decideToolCall({ runId: 'nope', decision: 'approve', actor: { userId: 'U_BOSS' } });
+    expect(unknown).toMatchObject({ outcome: 'not-found', runExists: false });
+  });
+
+  it('the audit trail of an approve-and-execute run has every step in order with one fingerprint', async () => {
+    const { agent, calls } = build(needsApproval());
+    const first = await agent.generate('refund', { requester: 'U_REQ' });
+    await agent.approveToolCallGenerate({ runId: first.runId, actor: { userId: 'U_BOSS' } });
+    expect(calls).toHaveLength(1);
+    const events = await listAuditEvents(database.db, { runId: first.runId });
+    expect(events.map((e) => e.event)).toEqual(['requested', 'approved', 'consumed', 'executed']);
+    const fp = fingerprint('refund', { id: 'o-1' });
+    expect(new Set(events.map((e) => e.fingerprint))).toEqual(new Set([fp]));
+    expect(events[1]!.actor).toBe('U_BOSS');
+    expect(events[0]!.actor).toBe('U_REQ');
+    expect(new Set(events.map((e) => e.policyVersion)).size).toBe(1);
+    const times = events.map((e) => e.at.getTime());
+    expect([...times].sort((a, b) => a - b)).toEqual(times);
+  });
+
+  it('a tool that throws after approval is audited as failed and the model gets a tool error', async () => {
+    const broken = createTool({
+      id: 'refund',
+      description: 'fails',
+      inputSchema: z.object({ id: z.string() }),
+      requireApproval: true,
+      execute: async () => {
+        throw new Error('payment provider down');
+      },
+    });
+    const model = oneCall('refund', { id: 'o-1' });
+    const agent = agentWith({ model, tools: { refund: broken }, storage: database });
+    const first = await agent.generate('refund');
+    await agent.approveToolCallGenerate({ runId: first.runId });
+    expect(lastToolResults(model)[0]).toMatchObject({ output: { type: 'error-text', value: 'Tool refund failed: payment provider down' } });
+    const events = (await listAuditEvents(database.db, { runId: first.runId })).map((e) => e.event);
+    expect(events).toEqual(['requested', 'approved', 'consumed', 'failed']);
+  });
+});

@@ -1,0 +1,36 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+
+function capture() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  return { lines, stream };
+}
+
+describe('logger', () => {
+  it('redacts tokens, secrets and keys wherever they appear', () => {
+    const { lines, stream } = capture();
+    const logger = createLogger({ level: 'info' }, stream);
+    logger.info({ config: { slack: { botToken: 'xoxb-123-secret', signingSecret: 'shh' }, apiKey: 'sk-live-abcdefghij' } }, 'config');
+    logger.info({ token: 'xoxb-999-top' }, 'token field');
+    logger.info('message quoting xoxb-111-222-abc and xapp-1-A-b and sk-abcdefghijklmnop');
+    logger.error({ err: new Error('invalid_auth for xoxb-42-leak') }, 'failed');
+    const all = lines.join('\n');
+    for (const secret of ['xoxb-123-secret', 'shh', 'sk-live-abcdefghij', 'xoxb-999-top', 'xoxb-111-222-abc', 'xapp-1-A-b', 'sk-abcdefghijklmnop', 'xoxb-42-leak']) {
+      expect(all).not.toContain(secret);
+    }
+    expect(all).toContain('[Redacted]');
+  });
+
+  it('carries child context', () => {
+    const { lines, stream } = capture();
+    createLogger({}, stream).child({ runId: 'r1', toolCallId: 'c1' }).info('hello');
+    expect(JSON.parse(lines[0]!)).toMatchObject({ runId: 'r1', toolCallId: 'c1', msg: 'hello' });
+  });
+});

@@ -1,0 +1,186 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { JsonSchemaValidator } from '../helpers/json-schema.js';
+
+const root = (path: string): string => fileURLToPath(new URL(`../../${path}`, import.meta.url));
+
+const schema = JSON.parse(readFileSync(root('test/fixtures/slack/manifest.schema.json'), 'utf8')) as Record<string, unknown>;
+const validator = new JsonSchemaValidator(schema);
+
+interface Manifest {
+  display_information: { name: string };
+  features: { bot_user: { display_name: string; always_online: boolean }; app_home: { messages_tab_enabled: boolean } };
+  oauth_config: { scopes: { bot: string[]; user?: string[] } };
+  settings: {
+    event_subscriptions: { request_url?: string; bot_events: string[]; user_events?: string[] };
+    interactivity: { is_enabled: boolean; request_url?: string };
+    socket_mode_enabled: boolean;
+    token_rotation_enabled: boolean;
+  };
+}
+
+const loadManifest = (): Manifest => parse(readFileSync(root('manifest.yml'), 'utf8')) as Manifest;
+
+/** Every scope the bot's code needs, and no other: adding one must be a deliberate change here. */
+const EXPECTED_BOT_SCOPES = [
+  'app_mentions:read',
+  'channels:history',
+  'chat:write',
+  'groups:history',
+  'im:history',
+  'reactions:write',
+  'usergroups:read',
+];
+const EXPECTED_BOT_EVENTS = ['app_mention', 'message.channels', 'message.groups', 'message.im'];
+
+/** Scope strings look like `resource:action` or `resource:action.qualifier`. */
+const SCOPE_SHAPE = /^[a-z_]+(?:\.[a-z_]+)*:[a-z_]+(?:\.[a-z_]+)*$/;
+
+/**
+ * Everything wrong with a manifest: schema violations, plus any scope or event that is not
+ * exactly the expected set (the schema only limits a scope's length, so it cannot catch an
+ * unknown or an unneeded scope).
+ */
+function manifestProblems(manifest: unknown): string[] {
+  const problems = validator.validate(manifest).map((e) => `${e.path}: ${e.message}`);
+  const m = manifest as Partial<Manifest>;
+  const scopes = [...(m.oauth_config?.scopes.bot ?? [])].sort();
+  if (JSON.stringify(scopes) !== JSON.stringify(EXPECTED_BOT_SCOPES)) problems.push(`bot scopes are ${scopes.join(', ')}`);
+  if (m.oauth_config?.scopes.user !== undefined) problems.push('user scopes are requested');
+  const events = [...(m.settings?.event_subscriptions.bot_events ?? [])].sort();
+  if (JSON.stringify(events) !== JSON.stringify(EXPECTED_BOT_EVENTS)) problems.push(`bot events are ${events.join(', ')}`);
+  if (m.settings?.event_subscriptions.user_events !== undefined) problems.push('user events are subscribed');
+  return problems;
+}
+
+describe('manifest.yml', () => {
+  it('validates against Slack’s manifest schema, with exactly the expected scopes and events', () => {
+    expect(manifestProblems(loadManifest())).toEqual([]);
+  });
+
+  it('asks for exactly the scopes the bot uses', () => {
+    const manifest = loadManifest();
+    expect([...manifest.oauth_config.scopes.bot].sort()).toEqual(EXPECTED_BOT_SCOPES);
+    for (const scope of manifest.oauth_config.scopes.bot) expect(scope).toMatch(SCOPE_SHAPE);
+  });
+
+  it('subscribes to exactly the events the listeners handle', () => {
+    const manifest = loadManifest();
+    expect([...manifest.settings.event_subscriptions.bot_events].sort()).toEqual(EXPECTED_BOT_EVENTS);
+  });
+
+  it('runs in HTTP mode on /slack/events, with the bot user and DMs set up', () => {
+    const manifest = loadManifest();
+    expect(manifest.display_information.name).toBe('Approval Bot');
+    expect(manifest.features.bot_user).toEqual({ display_name: 'Approval Bot', always_online: true });
+    expect(manifest.features.app_home.messages_tab_enabled).toBe(true);
+    expect(manifest.settings.interactivity).toEqual({ is_enabled: true, request_url: 'https://example.com/slack/events' });
+    expect(manifest.settings.event_subscriptions.request_url).toBe('https://example.com/slack/events');
+    expect(manifest.settings.socket_mode_enabled).toBe(false);
+    expect(manifest.settings.token_rotation_enabled).toBe(false);
+  });
+
+  it('documents the Socket Mode variant', () => {
+    const text = readFileSync(root('manifest.yml'), 'utf8');
+    expect(text).toMatch(/#.*socket_mode_enabled: true/);
+    expect(text).toMatch(/#.*connections:write/);
+    expect(text).toMatch(/#.*SLACK_APP_TOKEN/);
+  });
+});
+
+describe('the manifest check is not a no-op', () => {
+  it('rejects a manifest without display_information.name', () => {
+    const manifest = loadManifest() as unknown as { display_information: Record<string, unknown> };
+    delete manifest.display_information.name;
+    expect(validator.validate(manifest)).toContainEqual({
+      path: '$.display_information',
+      message: 'missing required property name',
+    });
+  });
+
+  it('rejects unknown keys, wrong types, over-long names and non-http request URLs', () => {
+    const manifest = loadManifest() as unknown as Record<string, Record<string, unknown>>;
+    manifest.settings!.interactivity = { is_enabled: 'yes', request_url: 'ftp://example.com' };
+    manifest.display_information!.name = 'x'.repeat(36);
+    manifest.features!.bot_user = { display_name: 'Approval Bot', allways_online: true };
+    const messages = validator.validate(manifest).map((e) => `${e.path}: ${e.message}`);
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        '$.settings.interactivity.is_enabled: expected boolean',
+        expect.stringMatching(/^\$\.settings\.interactivity\.request_url: does not match/),
+        '$.display_information.name: longer than 35',
+        '$.features.bot_user: unknown property allways_online',
+      ]),
+    );
+  });
+
+  it('rejects duplicate events and a malformed scope', () => {
+    const manifest = loadManifest();
+    manifest.settings.event_subscriptions.bot_events.push('app_mention');
+    manifest.oauth_config.scopes.bot.push('x'.repeat(51));
+    const messages = validator.validate(manifest).map((e) => `${e.path}: ${e.message}`);
+    expect(messages).toContain('$.settings.event_subscriptions.bot_events: item 4 is a duplicate');
+    expect(messages).toContain('$.oauth_config.scopes.bot[7]: longer than 50');
+  });
+
+  it('rejects an unknown scope, an unneeded scope, user scopes and an extra event', () => {
+    const unknown = loadManifest();
+    unknown.oauth_config.scopes.bot[0] = 'chat:writ';
+    expect(manifestProblems(unknown)).toEqual([expect.stringMatching(/^bot scopes are .*chat:writ/)]);
+
+    const extra = loadManifest();
+    extra.oauth_config.scopes.bot.push('users:read');
+    expect(manifestProblems(extra)).toEqual([expect.stringMatching(/users:read/)]);
+
+    const user = loadManifest();
+    user.oauth_config.scopes.user = ['search:read'];
+    expect(manifestProblems(user)).toEqual(['user scopes are requested']);
+
+    const event = loadManifest();
+    event.settings.event_subscriptions.bot_events.push('reaction_added');
+    expect(manifestProblems(event)).toEqual([expect.stringMatching(/reaction_added/)]);
+  });
+
+  it('rejects a manifest without display_information.name through the full check', () => {
+    const manifest = loadManifest() as unknown as { display_information: Record<string, unknown> };
+    delete manifest.display_information.name;
+    expect(manifestProblems(manifest)).toEqual(['$.display_information: missing required property name']);
+  });
+
+  it('refuses schemas that use keywords it does not implement', () => {
+    expect(() => new JsonSchemaValidator({ type: 'object', properties: { a: { const: 1 } } })).toThrow(/const/);
+    expect(() => new JsonSchemaValidator({ $ref: '#/definitions/missing' }).validate({})).toThrow(/unresolvable/);
+  });
+
+  it('handles the draft-07 keywords the Slack schema relies on', () => {
+    const v = new JsonSchemaValidator({
+      definitions: { id: { type: 'string', pattern: '^[A-Z]+$' } },
+      type: 'object',
+      required: ['id'],
+      additionalProperties: false,
+      minProperties: 1,
+      maxProperties: 3,
+      properties: {
+        id: { $ref: '#/definitions/id' },
+        tags: { type: 'array', items: { type: 'string', minLength: 2 }, minItems: 1, maxItems: 2, uniqueItems: true },
+        kind: { enum: ['a', 'b'] },
+        n: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
+      },
+      patternProperties: { '^x-': { type: 'number' } },
+    });
+    expect(v.validate({ id: 'ABC', tags: ['ok'] })).toEqual([]);
+    expect(v.validate({ id: 'ABC', 'x-a': 1, n: null })).toEqual([]);
+    const messages = (value: unknown): string[] => v.validate(value).map((e) => `${e.path}: ${e.message}`);
+    expect(messages({ id: 'abc' })).toEqual(['$.id: does not match ^[A-Z]+$']);
+    expect(messages({})).toEqual(expect.arrayContaining(['$: fewer than 1 properties', '$: missing required property id']));
+    expect(messages({ id: 'A', tags: ['a', 'bb', 'bb'] })).toEqual(
+      expect.arrayContaining(['$.tags: more than 2 items', '$.tags: item 2 is a duplicate', '$.tags[0]: shorter than 2']),
+    );
+    expect(messages({ id: 'A', kind: 'c' })).toEqual(['$.kind: must be one of ["a","b"]']);
+    expect(messages({ id: 'A', n: 1.5 })).toEqual(['$.n: matches none of anyOf']);
+    expect(messages({ id: 'A', 'x-a': 'one' })).toEqual(['$.x-a: expected number']);
+    expect(messages({ id: 'A', other: 1 })).toEqual(['$: unknown property other']);
+  });
+});

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { resolveModel } from '../../src/agent/model.js';
+import { Agent } from '../../src/agent/agent.js';
+import { ModelConfigError } from '../../src/agent/errors.js';
+import { scriptedModel } from '../helpers/scripted-model.js';
+
+const none = { openai: {}, anthropic: {}, openaiCompatible: {} };
+const keys = {
+  openai: { apiKey: 'sk-test' },
+  anthropic: { apiKey: 'sk-ant-test' },
+  openaiCompatible: { baseURL: 'http://127.0.0.1:9/v1', apiKey: 'k' },
+};
+
+describe('model resolution', () => {
+  it.each([
+    ['openai/gpt-5-mini', 'openai'],
+    ['anthropic/claude-sonnet-4-5', 'anthropic'],
+    ['openai-compatible/llama-3', 'openai-compatible'],
+  ])('%s resolves with its key', (model, provider) => {
+    const resolved = resolveModel(model, keys);
+    expect(resolved.specificationVersion).toBe('v3');
+    expect(resolved.provider).toContain(provider.split('-')[0]);
+  });
+
+  it.each([
+    ['openai/gpt-5-mini', /OPENAI_API_KEY/],
+    ['anthropic/claude-sonnet-4-5', /ANTHROPIC_API_KEY/],
+    ['openai-compatible/x', /OPENAI_COMPATIBLE_BASE_URL/],
+    ['mistral/large', /unknown model provider "mistral"/],
+    ['gpt-5', /provider\/model/],
+  ])('%s without what it needs fails at construction', (model, message) => {
+    expect(() => resolveModel(model, none)).toThrow(message);
+    expect(() => new Agent({ id: 'a', model, providers: none })).toThrow(ModelConfigError);
+  });
+
+  it('accepts a LanguageModelV3 object as is', () => {
+    const model = scriptedModel([{ text: 'hi' }]);
+    expect(resolveModel(model, none)).toBe(model);
+  });
+});

@@ -1,0 +1,285 @@
+import type { KnownBlock } from '@slack/types';
+import { describe, expect, it } from 'vitest';
+import { approvalCard } from '../../../src/slack/blocks/approval-card.js';
+import type { ApprovalCardData } from '../../../src/slack/blocks/card-types.js';
+import { checkBlocks } from '../../../src/slack/limits.js';
+import { allText, expectNoInjection, expectWellFormed, INJECTION } from './block-text.js';
+
+const FINGERPRINT = '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef';
+const EXPIRES = new Date('2030-01-02T03:04:05Z');
+const DECIDED = new Date('2030-01-01T12:00:00Z');
+
+function data(over: Partial<ApprovalCardData> = {}): ApprovalCardData {
+  return {
+    actionId: 42,
+    runId: 'run_1',
+    toolCallId: 'call_1',
+    toolName: 'issue_refund',
+    args: { orderId: 'A-1001', amount: 25, currency: 'EUR' },
+    path: ['ops', 'billing'],
+    requester: 'U0REQUESTER',
+    approvers: ['U0APPROVER1', 'S0FINANCE01'],
+    quorum: 1,
+    approvals: [],
+    expiresAt: EXPIRES,
+    fingerprint: FINGERPRINT,
+    policyVersion: 'pv_7f3a',
+    state: { kind: 'pending' },
+    ...over,
+  };
+}
+
+const IDS = ['U0REQUESTER', 'U0APPROVER1', 'U0APPROVER2', 'S0FINANCE01'];
+
+function actions(blocks: KnownBlock[]) {
+  return blocks.filter((b) => b.type === 'actions');
+}
+
+function expectValid(blocks: KnownBlock[], ids: readonly string[] = IDS): void {
+  expect(checkBlocks(blocks)).toEqual([]);
+  expectNoInjection(blocks, ids);
+  expectWellFormed(blocks);
+}
+
+describe('approvalCard: pending', () => {
+  const blocks = approvalCard(data());
+  const text = allText(blocks);
+
+  it('is valid Block Kit', () => {
+    expectValid(blocks);
+  });
+
+  it('has a plain_text header naming the tool', () => {
+    expect(blocks[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: 'Approval needed: issue_refund' } });
+  });
+
+  it('shows the delegation path, requester, approvers, quorum and expiry', () => {
+    expect(text).toContain('*Path:* ops → billing → issue_refund');
+    expect(text).toContain('*Requested by:* <@U0REQUESTER>');
+    expect(text).toContain('*Approvers:* <@U0APPROVER1> or <!subteam^S0FINANCE01>');
+    expect(text).toContain('*Quorum:* 1 approval');
+    expect(text).toContain(`*Expires:* <!date^${EXPIRES.getTime() / 1000}^{date_short_pretty} {time}|2030-01-02T03:04:05.000Z>`);
+  });
+
+  it('shows the arguments as pretty JSON in a code block', () => {
+    expect(text).toContain('*Arguments*\n```\n' + JSON.stringify(data().args, null, 2) + '\n```');
+    expect(text).not.toContain('truncated');
+  });
+
+  it('shows a 12-character fingerprint, the policy version and the request number', () => {
+    expect(text).toContain('Fingerprint `0123456789ab`');
+    expect(text).not.toContain('0123456789abc');
+    expect(text).toContain('Policy `pv_7f3a`');
+    expect(text).toContain('Request #42');
+  });
+
+  it('has Approve and Decline buttons bound to the request and fingerprint', () => {
+    const [block] = actions(blocks);
+    expect(block).toEqual({
+      type: 'actions',
+      block_id: 'approval:42',
+      elements: [
+        {
+          type: 'button',
+          action_id: 'approval.approve',
+          text: { type: 'plain_text', text: 'Approve' },
+          style: 'primary',
+          value: '{"a":42,"f":"0123456789abcdef"}',
+        },
+        {
+          type: 'button',
+          action_id: 'approval.decline',
+          text: { type: 'plain_text', text: 'Decline' },
+          style: 'danger',
+          value: '{"a":42,"f":"0123456789abcdef"}',
+        },
+      ],
+    });
+  });
+
+  it('hides the path when there was no delegation', () => {
+    expect(allText(approvalCard(data({ path: ['ops'] })))).not.toContain('Path');
+    expect(allText(approvalCard(data({ path: [] })))).not.toContain('Path');
+  });
+
+  it('says anyone may approve when no approvers are configured', () => {
+    expect(allText(approvalCard(data({ approvers: [] })))).toContain('*Approvers:* anyone');
+  });
+
+  it('omits the requester and policy version when unknown', () => {
+    const t = allText(approvalCard(data({ requester: undefined, policyVersion: undefined })));
+    expect(t).not.toContain('Requested by');
+    expect(t).not.toContain('Policy');
+  });
+
+  it('shows quorum progress and keeps the buttons until the quorum is met', () => {
+    const partial = approvalCard(data({ quorum: 2, approvals: ['U0APPROVER1'] }));
+    expect(allText(partial)).toContain('*Quorum:* 2 approvals');
+    expect(allText(partial)).toContain('1 of 2 approvals: <@U0APPROVER1>');
+    expect(actions(partial)).toHaveLength(1);
+    expect(allText(approvalCard(data({ quorum: 2, approvals: [] })))).not.toContain('of 2 approvals');
+  });
+});
+
+describe('approvalCard: decided states have no buttons', () => {
+  const cases: Array<[string, ApprovalCardData['state'], string]> = [
+    ['approved by one', { kind: 'approved', by: ['U0APPROVER1'], at: DECIDED }, 'Approved by <@U0APPROVER1>'],
+    [
+      'approved by two',
+      { kind: 'approved', by: ['U0APPROVER1', 'U0APPROVER2'], at: DECIDED },
+      'Approved by <@U0APPROVER1> and <@U0APPROVER2>',
+    ],
+    ['declined without a reason', { kind: 'declined', by: 'U0APPROVER1', at: DECIDED }, 'Declined by <@U0APPROVER1>'],
+    [
+      'declined with a reason',
+      { kind: 'declined', by: 'U0APPROVER1', reason: 'Over the <limit> & not refundable', at: DECIDED },
+      'Declined by <@U0APPROVER1>: Over the &lt;limit&gt; &amp; not refundable',
+    ],
+    ['expired', { kind: 'expired' }, 'Expired'],
+    ['blocked', { kind: 'blocked' }, 'Blocked: arguments changed'],
+    ['superseded', { kind: 'superseded' }, 'Superseded'],
+    ['cancelled', { kind: 'cancelled' }, 'Cancelled'],
+    ['cancelled by someone', { kind: 'cancelled', by: 'U0REQUESTER' }, 'Cancelled by <@U0REQUESTER>'],
+  ];
+
+  for (const [name, state, line] of cases) {
+    it(name, () => {
+      const blocks = approvalCard(data({ state }));
+      expectValid(blocks);
+      expect(actions(blocks)).toEqual([]);
+      expect(allText(blocks)).toContain(line);
+      expect(allText(blocks)).not.toContain('*Expires:*');
+    });
+  }
+
+  it('says when a decision was made', () => {
+    const t = allText(approvalCard(data({ state: { kind: 'approved', by: ['U0APPROVER1'], at: DECIDED } })));
+    expect(t).toContain(`Decided <!date^${DECIDED.getTime() / 1000}^`);
+  });
+
+  it('lists three approvers with commas', () => {
+    const t = allText(
+      approvalCard(data({ state: { kind: 'approved', by: ['U0APPROVER1', 'U0APPROVER2', 'U0REQUESTER'], at: DECIDED } })),
+    );
+    expect(t).toContain('Approved by <@U0APPROVER1>, <@U0APPROVER2> and <@U0REQUESTER>');
+  });
+
+  it('treats a blank reason as no reason', () => {
+    const t = allText(approvalCard(data({ state: { kind: 'declined', by: 'U0APPROVER1', reason: '  ', at: DECIDED } })));
+    expect(t).toContain('Declined by <@U0APPROVER1>');
+    expect(t).not.toContain('Declined by <@U0APPROVER1>:');
+  });
+});
+
+describe('approvalCard: ids are validated before they become mentions', () => {
+  it('escapes anything that is not a user or group id', () => {
+    const blocks = approvalCard(
+      data({
+        requester: '<!channel>',
+        approvers: ['<!here>', 'u0lowercase', 'C0CHANNEL01', 'U0APPROVER1'],
+        state: { kind: 'declined', by: '<@U123>', reason: 'no', at: DECIDED },
+      }),
+    );
+    expectValid(blocks);
+    const t = allText(blocks);
+    expect(t).toContain('*Requested by:* &lt;!channel&gt;');
+    expect(t).toContain('&lt;!here&gt;, u0lowercase, C0CHANNEL01 or <@U0APPROVER1>');
+    expect(t).toContain('Declined by &lt;@U123&gt;: no');
+  });
+
+  it('does not let a user-id position mention a group', () => {
+    const t = allText(approvalCard(data({ requester: 'S0FINANCE01' })));
+    expect(t).toContain('*Requested by:* S0FINANCE01');
+  });
+});
+
+describe('approvalCard: arguments are truncated visibly', () => {
+  it('notes how much of a large argument is shown', () => {
+    const args = { items: Array.from({ length: 600 }, (_, i) => ({ sku: `SKU-${i}`, qty: i })) };
+    const total = JSON.stringify(args, null, 2).length;
+    const blocks = approvalCard(data({ args }));
+    expectValid(blocks);
+    const t = allText(blocks);
+    const note = /Arguments truncated: showing ([\d,]+) of ([\d,]+) characters/.exec(t);
+    expect(note).not.toBeNull();
+    expect(note?.[2]).toBe(total.toLocaleString('en-US'));
+    expect(Number(note?.[1]?.replace(/,/g, ''))).toBeGreaterThan(2000);
+    expect(t).toContain('\n…\n```');
+  });
+
+  it('stays within limits when escaping multiplies the size', () => {
+    const args = { s: '&<>'.repeat(20_000) };
+    const blocks = approvalCard(data({ args }));
+    expectValid(blocks);
+    const total = JSON.stringify(args, null, 2).length.toLocaleString('en-US');
+    expect(allText(blocks)).toMatch(new RegExp(`showing [\\d,]+ of ${total} characters`));
+  });
+
+  it('renders arguments JSON cannot', () => {
+    const circular: Record<string, unknown> = { a: 1 };
+    circular.self = circular;
+    for (const args of [undefined, null, 10n, circular, 'plain string', [1, 2, 3]]) {
+      const blocks = approvalCard(data({ args }));
+      expectValid(blocks);
+    }
+    expect(allText(approvalCard(data({ args: circular })))).toContain('[Circular]');
+    expect(allText(approvalCard(data({ args: { n: 10n } })))).toContain('"10n"');
+  });
+
+  it('keeps ``` inside arguments from ending the code block', () => {
+    const t = allText(approvalCard(data({ args: { md: '```\n<!channel>\n```' } })));
+    const argsSection = t.slice(t.indexOf('*Arguments*'));
+    expect(argsSection.split('```').length - 1).toBe(2);
+  });
+});
+
+describe('approvalCard: extreme inputs', () => {
+  it('fits everything huge at once, in every state', () => {
+    const huge = data({
+      toolName: `${INJECTION} ${'t'.repeat(500)}`,
+      args: { payload: `${INJECTION}\n`.repeat(3000), nested: { deep: Array.from({ length: 500 }, () => INJECTION) } },
+      path: Array.from({ length: 100 }, (_, i) => `agent_${i}_${INJECTION}_${'p'.repeat(100)}`),
+      requester: 'U0REQUESTER',
+      approvers: [...Array.from({ length: 500 }, (_, i) => `U${String(i).padStart(10, '0')}`), INJECTION],
+      quorum: 300,
+      approvals: Array.from({ length: 299 }, (_, i) => `W${String(i).padStart(10, '0')}`),
+      fingerprint: `${INJECTION}${'f'.repeat(5000)}`,
+      policyVersion: `${INJECTION}${'v'.repeat(5000)}`,
+    });
+    const ids = [...IDS, ...huge.approvers, ...huge.approvals];
+    const states: ApprovalCardData['state'][] = [
+      { kind: 'pending' },
+      { kind: 'approved', by: huge.approvals, at: DECIDED },
+      { kind: 'declined', by: 'U0APPROVER1', reason: `${INJECTION} ${'r'.repeat(10_000)}`, at: DECIDED },
+      { kind: 'expired' },
+      { kind: 'blocked' },
+      { kind: 'cancelled', by: INJECTION },
+    ];
+    for (const state of states) {
+      const blocks = approvalCard({ ...huge, state });
+      expectValid(blocks, ids);
+      expect((blocks[0] as { text: { text: string } }).text.text.length).toBeLessThanOrEqual(150);
+    }
+    const pending = approvalCard(huge);
+    expect(allText(pending)).toMatch(/ or \d+ more/);
+    expect(allText(pending)).toMatch(/299 of 300 approvals: .* and \d+ more/);
+  });
+
+  it('never cuts an emoji in half', () => {
+    const blocks = approvalCard(data({ toolName: '😀'.repeat(200), args: { e: '😀'.repeat(5000) } }));
+    expectValid(blocks);
+  });
+
+  it('survives an invalid expiry date', () => {
+    const blocks = approvalCard(data({ expiresAt: new Date('nope') }));
+    expectValid(blocks);
+    expect(allText(blocks)).toContain('*Expires:* an unknown time');
+  });
+});
+
+describe('approvalCard: header', () => {
+  it('keeps a multi-line tool name on one header line', () => {
+    const blocks = approvalCard(data({ toolName: 'issue\nrefund' }));
+    expect(blocks[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: 'Approval needed: issue refund' } });
+  });
+});

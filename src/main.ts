@@ -12,6 +12,7 @@ import { unconfiguredModel } from './agent/unconfigured-model.js';
 import { suspendedRunsRoute } from './http/suspended-runs-route.js';
 import { createSlackApp } from './slack/create-slack-app.js';
 import { AgentError } from './agent/errors.js';
+import { resolveModel } from './agent/model.js';
 
 /**
  * Composition root: config → logger → database + migrations → demo data →
@@ -19,18 +20,19 @@ import { AgentError } from './agent/errors.js';
  * SIGTERM/SIGINT stop taking work, let acknowledged work finish, then close.
  */
 async function main(config: Config, logger: Logger): Promise<() => Promise<void>> {
-  const database = await openConfiguredDatabase(config);
-  const applied = await migrate(database.db);
-  logger.info({ database: database.kind, applied }, 'database ready');
-  await seedDemoData(database.db);
-
+  // Everything that can be wrong in the configuration fails before anything is opened.
   const policy = config.policyFile ? loadPolicyFile(config.policyFile) : demoPolicy;
   logger.info({ policyVersion: policy.version, source: config.policyFile ?? 'built-in demo policy' }, 'policy loaded');
-
   const slackConfigured = Boolean(config.slack.botToken);
   if (slackConfigured && !config.model) {
     throw new ConfigError('Invalid configuration: MODEL is required when Slack is configured (e.g. MODEL=openai/gpt-5-mini)', 'MODEL');
   }
+  if (config.model) resolveModel(config.model, config.providers);
+
+  const database = await openConfiguredDatabase(config);
+  const applied = await migrate(database.db);
+  logger.info({ database: database.kind, applied }, 'database ready');
+  await seedDemoData(database.db);
   const model = config.model ?? unconfiguredModel();
   const { ops } = createDemoAgents({ db: database.db, storage: database, model, policy, logger });
   const listing = suspendedRunsRoute({ agents: [ops], ...(config.adminApiToken ? { adminToken: config.adminApiToken } : {}), logger });

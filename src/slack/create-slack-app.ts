@@ -52,6 +52,7 @@ export interface SlackApp {
 
 export const defaultRetryConfig: webApi.RetryOptions = { retries: 4, factor: 2, minTimeout: 500, maxTimeout: 8_000, randomize: true };
 const ONE_MEBIBYTE = 1024 * 1024;
+const STOP_GRACE_MS = 500;
 
 /**
  * The Slack front end: Bolt in HTTP mode at POST /slack/events (events and
@@ -122,6 +123,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   };
 
   let sweeper: { stop(): void } | undefined;
+  let server: Server | undefined;
   let started = false;
   return {
     app,
@@ -134,7 +136,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       context.botUserId = botUserId;
       let port: number | undefined;
       if (receiver) {
-        const server = (await app.start(config.port)) as Server;
+        server = (await app.start(config.port)) as Server;
         port = (server.address() as AddressInfo).port;
       } else {
         await app.start();
@@ -154,7 +156,12 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       sweeper?.stop();
       if (started) {
         started = false;
-        await app.stop();
+        const stopping = app.stop();
+        // Idle keep-alive sockets would hold close() open for seconds; requests still in flight get a moment to finish.
+        server?.closeIdleConnections();
+        const force = setTimeout(() => server?.closeAllConnections(), STOP_GRACE_MS);
+        force.unref();
+        await stopping.finally(() => clearTimeout(force));
       }
       await tasks.drain();
     },

@@ -1,0 +1,45 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const dir = mkdtempSync(join(tmpdir(), 'approval-bot-main-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Starts `npm start`'s entry point with the given environment and returns how it ended. */
+async function start(env: Record<string, string>) {
+  const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'info' };
+  return run(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...base, ...env }, timeout: 60_000 }).then(
+    (r) => ({ code: 0, out: r.stdout + r.stderr }),
+    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: e.stdout + e.stderr }),
+  );
+}
+
+describe('start-up refuses bad configuration, naming what is wrong', () => {
+  it('a malformed variable', async () => {
+    const r = await start({ PORT: 'eighty' });
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/PORT/);
+  });
+
+  it('an invalid policy file names the field', async () => {
+    const file = join(dir, 'policy.yaml');
+    writeFileSync(file, 'tools:\n  issue_refund:\n    quorum: two\n');
+    const r = await start({ POLICY_FILE: file });
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/tools\.issue_refund\.quorum/);
+  });
+
+  it('Slack without a model, and a model without its key', async () => {
+    const slack = await start({ SLACK_BOT_TOKEN: 'xoxb-1-2', SLACK_SIGNING_SECRET: 'x' });
+    expect(slack.code).toBe(1);
+    expect(slack.out).toMatch(/MODEL is required/);
+    const keyless = await start({ MODEL: 'anthropic/claude-sonnet-4-5' });
+    expect(keyless.code).toBe(1);
+    expect(keyless.out).toMatch(/ANTHROPIC_API_KEY/);
+    expect(keyless.out).not.toContain('xoxb-1-2');
+  });
+});

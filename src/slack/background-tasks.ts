@@ -11,13 +11,22 @@ export class BackgroundTasks {
 
   constructor(private readonly logger: Logger) {}
 
-  run(name: string, work: () => Promise<unknown>): void {
+  /**
+   * Starts `work`. When it throws, the failure is logged with a reference and
+   * `onError` gets that reference, to tell the person who was waiting.
+   */
+  run(name: string, work: () => Promise<unknown>, onError?: (ref: string) => Promise<unknown>): void {
     const task = (async () => {
       try {
         await work();
       } catch (error) {
-        // Each handler reports its own failures to Slack; this is the last line, so at least the log has it.
-        this.logger.error({ err: error, task: name, ref: errorReference() }, 'background task failed');
+        const ref = errorReference();
+        this.logger.error({ err: error, task: name, ref }, 'background task failed');
+        if (onError) {
+          await onError(ref).catch((reportError: unknown) =>
+            this.logger.error({ err: reportError, task: name, ref }, 'could not report a failure to Slack'),
+          );
+        }
       }
     })();
     this.running.add(task);

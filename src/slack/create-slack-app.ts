@@ -18,6 +18,7 @@ import { registerRespondActions } from './listeners/respond-actions.js';
 import { registerUnknownInteractions } from './listeners/unknown-interactions.js';
 import type { SlackContext } from './slack-context.js';
 import { slackDb } from './slack-tables.js';
+import { slackClientOptions } from './slack-web-client.js';
 import { pruneEvents } from './store/claim-event.js';
 
 export interface SlackAppOptions {
@@ -50,7 +51,6 @@ export interface SlackApp {
   idle(): Promise<void>;
 }
 
-export const defaultRetryConfig: webApi.RetryOptions = { retries: 4, factor: 2, minTimeout: 500, maxTimeout: 8_000, randomize: true };
 const ONE_MEBIBYTE = 1024 * 1024;
 const STOP_GRACE_MS = 500;
 
@@ -65,11 +65,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   if (!config.botToken) throw new Error('SLACK_BOT_TOKEN is required to start the Slack app');
   const log = logger.child({ component: 'slack' });
   const boltLog = boltLogger(log);
-  const clientOptions: webApi.WebClientOptions = {
-    ...(config.apiUrl ? { slackApiUrl: config.apiUrl.endsWith('/') ? config.apiUrl : `${config.apiUrl}/` } : {}),
-    retryConfig: options.retryConfig ?? defaultRetryConfig,
-    logger: boltLog,
-  };
+  const clientOptions = slackClientOptions(config, logger, options.retryConfig);
 
   let receiver: HTTPReceiver | undefined;
   let app: App;

@@ -8,6 +8,7 @@ import { cancelThreadRuns } from './cancel-thread-run.js';
 import { questionOf, toolOf } from './cards/card-kind.js';
 import { updateCard } from './cards/update-card.js';
 import { mayAnswer } from './may-answer.js';
+import { failureText } from './failure-text.js';
 import { isCancel, messageText, threadIdOf } from './message-text.js';
 import { postError } from './post-error.js';
 import { respondFieldsFor } from './respond-fields.js';
@@ -143,6 +144,11 @@ async function postWaiting(ctx: SlackContext, target: ThreadTarget, runs: Suspen
       `This thread is still waiting for ${what} on ${listed.join(', ')}${more}. ` +
       'Use the card above, or say `cancel` to stop that run before starting a new one.',
   });
+}
+
+/** For BackgroundTasks: a message whose handling failed gets a short answer with the log reference. */
+export function reportMessageFailure(ctx: SlackContext, m: Pick<IncomingMessage, 'channel' | 'threadTs'>): (ref: string) => Promise<unknown> {
+  return (ref) => ctx.client.chat.postMessage({ ...threadArgs({ channel: m.channel, ...(m.threadTs ? { threadTs: m.threadTs } : {}) }), text: failureText(ref) });
 }
 
 function threadArgs(target: ThreadTarget): { channel: string; thread_ts?: string } {

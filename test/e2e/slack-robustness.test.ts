@@ -247,6 +247,9 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete e1' });
     const card = await waitForCard(fake, thread, 'approval');
     await sql`UPDATE pending_actions SET expires_at = now() - interval '1 second' WHERE id = ${card.actionId}`.execute(database.db);
+    // The run is shown (card location stored) once its working reaction is gone; until then the
+    // slack_cards insert holds a key-share lock on the request row, which the sweep's SKIP LOCKED skips.
+    await fake.waitFor((c) => c.method === 'reactions.remove' && c.args.timestamp === thread.ts);
     expect(await b.slack.sweepExpired()).toBe(1);
     await waitForUpdate(fake, card, 'Expired');
     await waitForText(fake, thread, 'Nobody approved in time.');

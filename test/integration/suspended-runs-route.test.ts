@@ -34,12 +34,12 @@ describe.each(backends)('GET /agents/:agentId/suspended-runs on %s', (backend) =
   it('lists suspended runs with their waiting calls for the admin token only', async () => {
     const ok = await fetch(`${base}/agents/ops/suspended-runs?threadId=C1:1.0`, { headers: { authorization: 'Bearer s3cret' } });
     expect(ok.status).toBe(200);
-    const body = await ok.json();
+    const body = (await ok.json()) as { runs: unknown[] };
     expect(body.runs).toEqual([
       expect.objectContaining({ runId, threadId: 'C1:1.0', resourceId: 'T1', toolCalls: [expect.objectContaining({ toolName: 'delete_record', args: { id: 'abc-123' }, requiresApproval: true })] }),
     ]);
     const other = await fetch(`${base}/agents/ops/suspended-runs?threadId=elsewhere`, { headers: { authorization: 'Bearer s3cret' } });
-    expect((await other.json()).runs).toEqual([]);
+    expect(((await other.json()) as { runs: unknown[] }).runs).toEqual([]);
     expect((await fetch(`${base}/agents/ops/suspended-runs`)).status).toBe(401);
     expect((await fetch(`${base}/agents/ops/suspended-runs`, { headers: { authorization: 'Bearer wrong!' } })).status).toBe(401);
     expect((await fetch(`${base}/agents/nobody/suspended-runs`, { headers: { authorization: 'Bearer s3cret' } })).status).toBe(404);

@@ -1,5 +1,5 @@
 import type { App } from '@slack/bolt';
-import { handleMessage } from '../handle-message.js';
+import { handleMessage, reportMessageFailure, type IncomingMessage } from '../handle-message.js';
 import type { SlackContext } from '../slack-context.js';
 
 /** A mention starts (or, in a waiting thread, answers or explains) a run in the mention's thread. */
@@ -7,18 +7,16 @@ export function registerAppMention(app: App, ctx: SlackContext): void {
   app.event('app_mention', async ({ event, body }) => {
     // Events are acknowledged by Bolt before listeners run; the work is handed off so nothing waits on it.
     if (!event.user || event.bot_id || event.user === ctx.botUserId) return;
-    const teamId = body.team_id ?? event.team ?? '';
-    ctx.tasks.run('app_mention', () =>
-      handleMessage(ctx, {
-        eventId: body.event_id,
-        kind: 'mention',
-        channel: event.channel,
-        ts: event.ts,
-        threadTs: event.thread_ts ?? event.ts,
-        user: event.user!,
-        teamId,
-        text: event.text ?? '',
-      }),
-    );
+    const message: IncomingMessage = {
+      eventId: body.event_id,
+      kind: 'mention',
+      channel: event.channel,
+      ts: event.ts,
+      threadTs: event.thread_ts ?? event.ts,
+      user: event.user,
+      teamId: body.team_id ?? event.team ?? '',
+      text: event.text ?? '',
+    };
+    ctx.tasks.run('app_mention', () => handleMessage(ctx, message), reportMessageFailure(ctx, message));
   });
 }

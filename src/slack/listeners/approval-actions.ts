@@ -10,17 +10,17 @@ import { handleDecision } from '../handle-decision.js';
 import { describeOutcome } from '../refusal-text.js';
 import type { SlackContext } from '../slack-context.js';
 import { tellUser } from '../tell-user.js';
-import { clickMatchesCard, clickOf, tamperedButton, type Click } from './click.js';
+import { clickMatchesCard, clickOf, tamperedButton, tellClicker, type Click } from './click.js';
 
 /** Approve decides at once; Decline first asks for an optional reason in a modal. */
 export function registerApprovalActions(app: App, ctx: SlackContext): void {
   app.action<BlockAction<ButtonAction>>(ACTION_IDS.approve, async ({ ack, body, action }) => {
     await ack();
-    ctx.tasks.run('approve', () => onApprove(ctx, body, action));
+    ctx.tasks.run('approve', () => onApprove(ctx, body, action), tellClicker(ctx, body));
   });
   app.action<BlockAction<ButtonAction>>(ACTION_IDS.decline, async ({ ack, body, action }) => {
     await ack();
-    ctx.tasks.run('decline', () => onDecline(ctx, body, action));
+    ctx.tasks.run('decline', () => onDecline(ctx, body, action), tellClicker(ctx, body));
   });
 }
 

@@ -1,5 +1,7 @@
 import type { BlockAction } from '@slack/bolt';
+import { failureText } from '../failure-text.js';
 import type { SlackContext, ThreadTarget } from '../slack-context.js';
+import { tellUser } from '../tell-user.js';
 import { findCard } from '../store/cards.js';
 
 /** Who clicked where. Only `user` is vouched for by Slack's signature; the rest locates the reply. */
@@ -43,3 +45,11 @@ export async function clickMatchesCard(ctx: SlackContext, click: Click, actionId
 }
 
 export const tamperedButton = 'This button does not belong to a request I know, so nothing was changed.';
+
+/** For BackgroundTasks: a failed click handler tells the clicker, with the log reference. */
+export function tellClicker(ctx: SlackContext, body: BlockAction): (ref: string) => Promise<void> {
+  return async (ref) => {
+    const click = clickOf(body);
+    if (click) await tellUser(ctx, click, failureText(ref));
+  };
+}

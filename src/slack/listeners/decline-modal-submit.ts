@@ -3,7 +3,9 @@ import { CALLBACK_IDS } from '../blocks/action-ids.js';
 import { parseDeclineModal } from '../blocks/decline-modal.js';
 import { handleDecision } from '../handle-decision.js';
 import type { SlackContext } from '../slack-context.js';
+import { failureText } from '../failure-text.js';
 import { findCard } from '../store/cards.js';
+import { tellUser } from '../tell-user.js';
 
 /**
  * The decline modal's submission: the modal closes at once (ack), then the
@@ -13,8 +15,8 @@ import { findCard } from '../store/cards.js';
 export function registerDeclineModalSubmit(app: App, ctx: SlackContext): void {
   app.view(CALLBACK_IDS.declineModal, async ({ ack, body, view }) => {
     await ack();
+    const user = body.user.id;
     ctx.tasks.run('decline-submit', async () => {
-      const user = body.user.id;
       const submission = parseDeclineModal(view.private_metadata, view.state.values);
       if (!submission) {
         ctx.logger.warn({ user }, 'decline modal submitted with metadata that is not ours');
@@ -37,6 +39,10 @@ export function registerDeclineModalSubmit(app: App, ctx: SlackContext): void {
         return;
       }
       await handleDecision(ctx, decision, { user, channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) });
+    }, async (ref) => {
+      const actionId = parseDeclineModal(view.private_metadata, view.state.values)?.actionId;
+      const card = actionId !== undefined ? await findCard(ctx.slackDb, actionId) : undefined;
+      if (card) await tellUser(ctx, { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}), user }, failureText(ref));
     });
   });
 }

@@ -1,5 +1,5 @@
 import type { App } from '@slack/bolt';
-import { handleMessage } from '../handle-message.js';
+import { handleMessage, reportMessageFailure, type IncomingMessage } from '../handle-message.js';
 import type { SlackContext } from '../slack-context.js';
 
 /** Subtypes that are still a person writing; edits, deletions, joins and bot posts are not. */
@@ -30,17 +30,16 @@ export function registerMessage(app: App, ctx: SlackContext): void {
     const reply = !dm && m.thread_ts !== undefined && m.thread_ts !== m.ts;
     if (!dm && !reply) return;
     if (!dm && ctx.botUserId && (m.text ?? '').includes(`<@${ctx.botUserId}>`)) return;
-    ctx.tasks.run(dm ? 'dm' : 'thread_reply', () =>
-      handleMessage(ctx, {
-        eventId: body.event_id,
-        kind: dm ? 'dm' : 'reply',
-        channel: m.channel,
-        ts: m.ts,
-        ...(m.thread_ts ? { threadTs: m.thread_ts } : {}),
-        user: m.user!,
-        teamId: body.team_id ?? m.team ?? '',
-        text: m.text ?? '',
-      }),
-    );
+    const message: IncomingMessage = {
+      eventId: body.event_id,
+      kind: dm ? 'dm' : 'reply',
+      channel: m.channel,
+      ts: m.ts,
+      ...(m.thread_ts ? { threadTs: m.thread_ts } : {}),
+      user: m.user,
+      teamId: body.team_id ?? m.team ?? '',
+      text: m.text ?? '',
+    };
+    ctx.tasks.run(dm ? 'dm' : 'thread_reply', () => handleMessage(ctx, message), reportMessageFailure(ctx, message));
   });
 }

@@ -6,7 +6,7 @@ import { questionOf } from '../cards/card-kind.js';
 import { resumeFromSlack } from '../resume-from-slack.js';
 import type { SlackContext } from '../slack-context.js';
 import { tellUser } from '../tell-user.js';
-import { clickMatchesCard, clickOf, tamperedButton, type Click } from './click.js';
+import { clickMatchesCard, clickOf, tamperedButton, tellClicker, type Click } from './click.js';
 
 /**
  * askUser answers. A single choice (radio buttons, a menu) answers at once;
@@ -19,7 +19,7 @@ export function registerQuestionActions(app: App, ctx: SlackContext): void {
     await ack();
     if (action.type !== 'radio_buttons' && action.type !== 'static_select') return;
     const selected = action.selected_option?.value;
-    ctx.tasks.run('question-answer', () => answer(ctx, body, action, selected === undefined ? [] : [selected], false));
+    ctx.tasks.run('question-answer', () => answer(ctx, body, action, selected === undefined ? [] : [selected], false), tellClicker(ctx, body));
   });
   app.action<BlockAction<ButtonAction>>(ACTION_IDS.questionSubmit, async ({ ack, body, action }) => {
     await ack();
@@ -28,7 +28,7 @@ export function registerQuestionActions(app: App, ctx: SlackContext): void {
       const state = value ? body.state?.values[cardBlockId('question', value.actionId)]?.[ACTION_IDS.questionAnswer] : undefined;
       const selected = (state?.selected_options ?? []).map((o) => o.value);
       await answer(ctx, body, action, selected, true, value?.actionId);
-    });
+    }, tellClicker(ctx, body));
   });
 }
 

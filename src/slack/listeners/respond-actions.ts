@@ -15,7 +15,8 @@ import { respondFieldsFor } from '../respond-fields.js';
 import type { SlackContext } from '../slack-context.js';
 import { findCard } from '../store/cards.js';
 import { tellUser } from '../tell-user.js';
-import { clickMatchesCard, clickOf, tamperedButton } from './click.js';
+import { failureText } from '../failure-text.js';
+import { clickMatchesCard, clickOf, tamperedButton, tellClicker } from './click.js';
 
 /** The form a suspended tool's flat resume schema turns into, with the schema to check answers against. */
 function formFor(ctx: SlackContext, action: PendingAction): { schema: z.ZodType; fields: RespondField[] } | undefined {
@@ -57,7 +58,7 @@ export function registerRespondActions(app: App, ctx: SlackContext): void {
         ctx.logger.warn({ err: error, actionId: row.id }, 'respond modal could not open');
         await tellUser(ctx, click, 'I could not open the form. Press Respond again, or reply in this thread.');
       }
-    });
+    }, tellClicker(ctx, body));
   });
 
   app.view(CALLBACK_IDS.respondModal, async ({ ack, body, view }) => {
@@ -91,6 +92,9 @@ export function registerRespondActions(app: App, ctx: SlackContext): void {
         return;
       }
       await resumeFromSlack(ctx, row, parsed.data, { ...where, user });
+    }, async (ref) => {
+      const card = await findCard(ctx.slackDb, row.id);
+      if (card) await tellUser(ctx, { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}), user }, failureText(ref));
     });
   });
 }

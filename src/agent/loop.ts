@@ -34,24 +34,37 @@ export async function runSteps(run: RunState, out: Emitter): Promise<RunOutcome>
     }
 
     run.results = {};
-    const plan: SuspensionPlan = { snapshots: [], actions: [] };
-    for (const call of step.toolCalls) {
-      const outcome: CallOutcome = await planToolCall(run, call, out);
-      if (outcome.kind === 'result') run.results[call.toolCallId] = outcome.output;
-      else mergePlan(plan, outcome.plan);
-    }
-    if (plan.actions.length) {
-      plan.snapshots.unshift(snapshotWrite(run));
-      return { kind: 'suspended', plan };
-    }
-    pushToolResults(run);
+    const paused = await settleStep(run, step.toolCalls, (call) => planToolCall(run, call, out));
+    if (paused) return paused;
   }
   return { kind: 'finished', text, finishReason: 'tool-calls' };
 }
 
-export function mergePlan(into: SuspensionPlan, from: SuspensionPlan): void {
-  into.snapshots.push(...from.snapshots);
-  into.actions.push(...from.actions);
+/**
+ * Settles each call of a step in order (those without a result yet). If any
+ * must wait, returns the run's suspension; otherwise appends the tool message.
+ */
+export async function settleStep<C extends { toolCallId: string }>(
+  run: RunState,
+  calls: C[],
+  settle: (call: C) => Promise<CallOutcome>,
+): Promise<RunOutcome | undefined> {
+  const plan: SuspensionPlan = { snapshots: [], actions: [] };
+  for (const call of calls) {
+    if (run.results[call.toolCallId]) continue;
+    const outcome = await settle(call);
+    if (outcome.kind === 'result') run.results[call.toolCallId] = outcome.output;
+    else {
+      plan.snapshots.push(...outcome.plan.snapshots);
+      plan.actions.push(...outcome.plan.actions);
+    }
+  }
+  if (plan.actions.length) {
+    plan.snapshots.unshift(snapshotWrite(run));
+    return { kind: 'suspended', plan };
+  }
+  pushToolResults(run);
+  return undefined;
 }
 
 /** Appends the tool message for the last step, in the order the model made the calls. */

@@ -7,8 +7,8 @@ import { latestActionsOfRun } from '../approvals/pending-actions.js';
 import type { PendingAction } from '../db/pending-action.js';
 import type { Emitter } from './emitter.js';
 import { executeTool } from './execute-tool.js';
-import { lastToolCalls, mergePlan, pushToolResults, runSteps } from './loop.js';
-import { snapshotWrite, type RunOutcome, type SuspensionPlan } from './plan.js';
+import { lastToolCalls, runSteps, settleStep } from './loop.js';
+import type { RunOutcome } from './plan.js';
 import { applyHook, approvalAction, settle, type CallOutcome } from './plan-tool-call.js';
 import { requiresApproval } from './requires-approval.js';
 import type { RunState } from './run-state.js';
@@ -21,21 +21,11 @@ export const blockedMessage = (toolName: string) => `Tool call blocked: approval
  */
 export async function resumeClaimed(run: RunState, out: Emitter): Promise<RunOutcome> {
   const rows = new Map((await latestActionsOfRun(run.deps.db, run.runId)).map((r) => [r.tool_call_id, r]));
-  const plan: SuspensionPlan = { snapshots: [], actions: [] };
-  for (const call of lastToolCalls(run)) {
-    if (run.results[call.toolCallId]) continue;
+  const paused = await settleStep(run, lastToolCalls(run), async (call) => {
     const row = rows.get(call.toolCallId);
-    const outcome = row
-      ? await settleAction(run, row, call.input, out)
-      : ({ kind: 'result', output: { type: 'error-text', value: 'No result' } } as CallOutcome);
-    if (outcome.kind === 'result') run.results[call.toolCallId] = outcome.output;
-    else mergePlan(plan, outcome.plan);
-  }
-  if (plan.actions.length) {
-    plan.snapshots.unshift(snapshotWrite(run));
-    return { kind: 'suspended', plan };
-  }
-  pushToolResults(run);
+    return row ? settleAction(run, row, call.input, out) : { kind: 'result', output: { type: 'error-text', value: 'No result' } };
+  });
+  if (paused) return paused;
   return runSteps(run, out);
 }
 

@@ -17,9 +17,13 @@ export async function runSteps(run: RunState, out: Emitter): Promise<RunOutcome>
       ...run.history,
       ...run.messages,
     ];
+    let stepStarted = false;
     const step = await callModel(run.agent.model, prompt, run.agent.toolSpecs, (delta) => {
-      text += delta;
-      out.text(delta);
+      // Each step's text is its own paragraph; otherwise "Let me check." and "It exists." run together.
+      const piece = !stepStarted && text !== '' && !/\s$/.test(text) ? `\n\n${delta}` : delta;
+      stepStarted = true;
+      text += piece;
+      out.text(piece);
     });
     run.step += 1;
     const content: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];

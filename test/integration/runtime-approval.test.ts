@@ -195,3 +195,17 @@ describe.each(backends)('runtime approvals on %s', (backend) => {
     expect(results[1]!.output.value).toMatch(/Tool missing_tool not found/);
   });
 });
+
+describe('text across steps', () => {
+  it('keeps each step as its own paragraph', async () => {
+    const database = await createTestDatabase('pglite');
+    try {
+      const { tool } = countingTool('lookup');
+      const model = scriptedModel([{ text: 'Let me check.', toolCalls: [{ toolName: 'lookup', args: { id: '1' } }] }, { text: 'It exists.' }]);
+      const result = await agentWith({ model, tools: { lookup: tool }, storage: database }).generate('check 1');
+      expect(result.text).toBe('Let me check.\n\nIt exists.');
+    } finally {
+      await database.close();
+    }
+  });
+});

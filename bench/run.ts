@@ -16,11 +16,17 @@ const suites: Record<string, () => Promise<Suite>> = {
 const resultsDir = join(dirname(fileURLToPath(import.meta.url)), 'results');
 
 function usage(): string {
-  return `usage: npm run bench [-- --only <suite>[,<suite>…]]\nsuites: ${Object.keys(suites).join(', ')}`;
+  return [
+    'usage: npm run bench [-- [--only <suite>[,<suite>…]] [--quick]]',
+    '  --only   run only these suites (a bare suite name works too)',
+    '  --quick  small counts: checks the bench works; numbers are not comparable',
+    `suites: ${Object.keys(suites).join(', ')}`,
+  ].join('\n');
 }
 
-function selectedSuites(argv: string[]): string[] {
+function parseArgs(argv: string[]): { names: string[]; quick: boolean } {
   const names: string[] = [];
+  let quick = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--help' || arg === '-h') {
@@ -30,6 +36,8 @@ function selectedSuites(argv: string[]): string[] {
       const value = argv[++i];
       if (!value) throw new Error(`--only needs a suite name\n${usage()}`);
       names.push(...value.split(','));
+    } else if (arg === '--quick') {
+      quick = true;
     } else if (arg.startsWith('--only=')) {
       names.push(...arg.slice('--only='.length).split(','));
     } else if (!arg.startsWith('-')) {
@@ -43,7 +51,7 @@ function selectedSuites(argv: string[]): string[] {
   for (const name of chosen) {
     if (!suites[name]) throw new Error(`unknown suite "${name}"\n${usage()}`);
   }
-  return chosen.length ? [...new Set(chosen)] : Object.keys(suites);
+  return { names: chosen.length ? [...new Set(chosen)] : Object.keys(suites), quick };
 }
 
 function printTable(suite: Suite, report: SuiteReport): void {
@@ -64,7 +72,7 @@ function printTable(suite: Suite, report: SuiteReport): void {
 }
 
 async function main(): Promise<void> {
-  const names = selectedSuites(process.argv.slice(2));
+  const { names, quick } = parseArgs(process.argv.slice(2));
   const databaseUrl = process.env.DATABASE_URL || defaultDatabaseUrl;
   process.once('SIGINT', () => {
     console.error('\ninterrupted: dropping bench schemas');
@@ -74,9 +82,10 @@ async function main(): Promise<void> {
   for (const name of names) {
     const suite = await suites[name]!();
     console.error(`[${name}] starting`);
-    const report = await suite.run({ databaseUrl, log: (m) => console.error(`[${name}] ${m}`) });
+    const report = await suite.run({ databaseUrl, quick, log: (m) => console.error(`[${name}] ${m}`) });
     printTable(suite, report);
-    const file = join(resultsDir, `${name}.json`);
+    // A quick run's numbers are not results: keep them away from the committed file.
+    const file = join(resultsDir, quick ? `${name}.quick.json` : `${name}.json`);
     writeFileSync(file, `${JSON.stringify(report.json, null, 2)}\n`);
     console.log(`\nwrote ${file}`);
   }

@@ -11,6 +11,8 @@ import { createDemoAgents } from './demo/create-demo-agents.js';
 import { unconfiguredModel } from './agent/unconfigured-model.js';
 import { suspendedRunsRoute } from './http/suspended-runs-route.js';
 import { createSlackApp } from './slack/create-slack-app.js';
+import { slackWebClient } from './slack/slack-web-client.js';
+import { slackGroupResolver } from './slack/slack-group-resolver.js';
 import { AgentError } from './agent/errors.js';
 import { resolveModel } from './agent/model.js';
 
@@ -34,7 +36,9 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
   logger.info({ database: database.kind, applied }, 'database ready');
   await seedDemoData(database.db);
   const model = config.model ?? unconfiguredModel();
-  const { ops } = createDemoAgents({ db: database.db, storage: database, model, policy, logger });
+  // With Slack, approver groups resolve through usergroups.users.list and the bot may never approve.
+  const slackIdentity = slackConfigured ? await slackWorkspaceIdentity(config, logger) : undefined;
+  const { ops } = createDemoAgents({ db: database.db, storage: database, model, policy, logger, ...slackIdentity });
   const listing = suspendedRunsRoute({ agents: [ops], ...(config.adminApiToken ? { adminToken: config.adminApiToken } : {}), logger });
 
   if (slackConfigured) {
@@ -76,6 +80,13 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await database.close();
   };
+}
+
+async function slackWorkspaceIdentity(config: Config, logger: Logger) {
+  const client = slackWebClient(config.slack, logger);
+  const auth = await client.auth.test();
+  if (!auth.user_id) throw new ConfigError('SLACK_BOT_TOKEN: auth.test returned no bot user id', 'SLACK_BOT_TOKEN');
+  return { botUserId: auth.user_id, resolveGroupMembers: slackGroupResolver(client) };
 }
 
 let config: Config;

@@ -1,5 +1,7 @@
 export interface SuiteContext {
   databaseUrl: string;
+  /** `--quick`: small counts, for checking the bench itself works. */
+  quick: boolean;
   /** Progress lines (stderr), so stdout stays the table. */
   log(message: string): void;
 }

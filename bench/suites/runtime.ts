@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import type { Agent } from '../../src/agent/agent.js';
 import { openBenchDatabase, poolSize, type BenchDatabase } from '../lib/bench-db.js';
+import { prefillHistory } from '../lib/prefill.js';
 import { approveAndFinish, benchAgent, suspendOne, type Execution } from '../lib/fixture.js';
 import { round, roundSummary, summarize } from '../lib/stats.js';
 import type { Suite, SuiteContext, TableRow } from '../lib/suite.js';
@@ -14,15 +15,31 @@ import type { HeapResult } from '../heap.js';
 const benchDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = join(benchDir, '..');
 
-export const config = {
+const fullConfig = {
   sequential: { warmup: 200, cycles: 2000 },
   concurrent: { warmup: 200, cycles: 4000, inFlight: 20 },
   statements: { warmup: 20, cycles: 200 },
   calibration: { roundTrips: 500 },
   storage: { runs: 200 },
   heap: { warmup: 1000, runs: 1000 },
+  /** Cycles against a schema that already holds this many finished and waiting runs. */
+  history: { finishedRuns: 50_000, openRuns: 5_000, warmup: 50, cycles: 300 },
   poolSize,
 };
+
+/** `--quick`: a smoke run of every measurement with small counts (numbers not comparable). */
+const quickConfig: typeof fullConfig = {
+  sequential: { warmup: 20, cycles: 100 },
+  concurrent: { warmup: 20, cycles: 200, inFlight: 20 },
+  statements: { warmup: 5, cycles: 20 },
+  calibration: { roundTrips: 50 },
+  storage: { runs: 20 },
+  heap: { warmup: 100, runs: 100 },
+  history: { finishedRuns: 2_000, openRuns: 200, warmup: 10, cycles: 40 },
+  poolSize,
+};
+
+let config = fullConfig;
 
 export const targets = {
   sequentialCyclesPerSec: 250,
@@ -279,6 +296,55 @@ async function measureStorage(ctx: SuiteContext, bench: BenchDatabase) {
   };
 }
 
+/**
+ * The same sequential cycle against a schema with a history: what a bot sees after
+ * months in production. Half the cycles approve by run id, half by run id + tool
+ * call id (the other lookup path of approveToolCall).
+ */
+async function measureWithHistory(ctx: SuiteContext, bench: BenchDatabase) {
+  const h = config.history;
+  ctx.log(`history: ${h.finishedRuns} finished + ${h.openRuns} waiting runs prefilled, then ${h.cycles} cycles`);
+  const executions = new Executions();
+  const agent = benchAgent(bench.db, executions.record);
+  const finishedRunId = await suspendOne(agent, 'tpl0');
+  await approveAndFinish(agent, finishedRunId, 'tpl0');
+  executions.take(finishedRunId);
+  const suspendedRunId = await suspendOne(agent, 'tpl1');
+  await prefillHistory(bench.admin.db, { finishedRunId, suspendedRunId }, { finished: h.finishedRuns, open: h.openRuns });
+  const byRunId: number[] = [];
+  const byToolCallId: number[] = [];
+  const cycleMs: number[] = [];
+  for (let i = 0; i < h.warmup + h.cycles; i++) {
+    const recordId = `hist${i}`;
+    const withToolCallId = i % 2 === 1;
+    const t0 = performance.now();
+    const stream = await agent.stream(`delete record ${recordId}`);
+    const suspended = await stream.result;
+    if (suspended.finishReason !== 'suspended') throw new Error(`run ${stream.runId} did not suspend`);
+    const t1 = performance.now();
+    const resumed = await agent.approveToolCall({
+      runId: stream.runId,
+      ...(withToolCallId ? { toolCallId: suspended.pending[0]!.toolCallId } : {}),
+    });
+    const done = await resumed.result;
+    if (done.text !== `Deleted ${recordId}.`) throw new Error(`run ${stream.runId} did not finish: ${done.finishReason}`);
+    const t2 = performance.now();
+    const executedAt = executions.take(stream.runId);
+    if (i < h.warmup) continue;
+    (withToolCallId ? byToolCallId : byRunId).push(executedAt - t1);
+    cycleMs.push(t2 - t0);
+  }
+  const cycle = summarize(cycleMs);
+  return {
+    finishedRuns: h.finishedRuns,
+    openRuns: h.openRuns,
+    cycles: h.cycles,
+    cyclesPerSec: round(1000 / cycle.mean, 1),
+    cycleMs: roundSummary(cycle),
+    approveToExecuteMs: { byRunId: roundSummary(summarize(byRunId)), byRunIdAndToolCallId: roundSummary(summarize(byToolCallId)) },
+  };
+}
+
 async function measureHeap(ctx: SuiteContext): Promise<HeapResult> {
   ctx.log(`heap: child process, ${config.heap.runs} suspended runs`);
   const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', join(benchDir, 'heap.ts')], {
@@ -326,6 +392,7 @@ export const runtimeSuite: Suite = {
   description: 'Approval cycles against PostgreSQL with a zero-latency model',
   referenceLabel: `Mastra ${mastra.version}`,
   async run(ctx) {
+    config = ctx.quick ? quickConfig : fullConfig;
     const started = performance.now();
     const loadBefore = loadavg();
     if (loadBefore[0]! > cpus().length) {
@@ -338,6 +405,7 @@ export const runtimeSuite: Suite = {
       statements: await measureStatements(ctx, bench),
       throughput: await measureThroughput(ctx, bench),
     }));
+    const history = await withBench(ctx, (bench) => measureWithHistory(ctx, bench));
     const heap = await measureHeap(ctx);
     const loadAfter = loadavg();
 
@@ -375,6 +443,17 @@ export const runtimeSuite: Suite = {
       },
       { metric: 'approve → execute p99 (sequential)', value: `${fmt(a2e.p99, 2)} ms` },
       { metric: `approve → execute p50 / p99 (${conc.inFlight} in flight)`, value: `${fmt(a2eConc.p50, 2)} / ${fmt(a2eConc.p99, 2)} ms` },
+      {
+        metric: `approve → execute p50, ${fmt(history.finishedRuns / 1000)}k runs in history`,
+        value: `${fmt(history.approveToExecuteMs.byRunId.p50, 2)} ms`,
+        target: `≤ ${targets.approveToExecuteP50Ms} ms`,
+        ok: history.approveToExecuteMs.byRunId.p50 <= targets.approveToExecuteP50Ms,
+      },
+      {
+        metric: '  … same, approving by runId + toolCallId',
+        value: `${fmt(history.approveToExecuteMs.byRunIdAndToolCallId.p50, 2)} ms`,
+      },
+      { metric: '  … cycles/s (sequential)', value: fmt(history.cyclesPerSec, 0) },
       { metric: 'Full cycle p50 / p99 (sequential)', value: `${fmt(seqCycle.p50, 2)} / ${fmt(seqCycle.p99, 2)} ms` },
       { metric: 'stream → suspended p50 / p99 (sequential)', value: `${fmt(seqSuspend.p50, 2)} / ${fmt(seqSuspend.p99, 2)} ms` },
       { metric: 'Node CPU per cycle (sequential / in flight)', value: `${fmt(seq.nodeCpuMsPerCycle, 2)} / ${fmt(conc.nodeCpuMsPerCycle, 2)} ms` },
@@ -411,6 +490,7 @@ export const runtimeSuite: Suite = {
     const json = {
       suite: 'runtime',
       date: new Date().toISOString(),
+      quick: ctx.quick,
       seconds: round((performance.now() - started) / 1000, 1),
       machine: {
         cpus: cpus().length,
@@ -449,6 +529,7 @@ export const runtimeSuite: Suite = {
           trace: statements.trace,
         },
         storage,
+        history,
         heap,
       },
       targets,

@@ -24,7 +24,7 @@ export async function sweepExpired(root: AgentInternals, deps: RuntimeDeps, limi
       WHERE status = 'pending' AND kind = 'approval' AND expires_at <= now() AND path->>0 = ${root.id}
       ORDER BY expires_at
       LIMIT ${limit}
-      FOR UPDATE SKIP LOCKED
+      FOR NO KEY UPDATE SKIP LOCKED
     ), upd AS (
       UPDATE pending_actions p SET status = 'expired', decided_at = now()
       FROM due WHERE p.id = due.id

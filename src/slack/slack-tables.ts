@@ -3,8 +3,10 @@ import type { Db } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import type { CardKind } from './blocks/action-ids.js';
 
-/** Kysely's view of migrations/003_slack.sql; kept beside the code that uses it. */
-// A type alias, not an interface: withTables() wants a string index, which interfaces do not get implicitly.
+/**
+ * Kysely's view of migrations/003_slack.sql, kept beside the code that uses it.
+ * A type alias, not an interface: withTables() wants a string index, which interfaces lack.
+ */
 export type SlackTables = {
   slack_events: { event_id: string; received_at: Generated<Date> };
   slack_cards: {

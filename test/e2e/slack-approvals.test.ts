@@ -230,6 +230,27 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
     expect(updatesOf(fake, card)).toHaveLength(2);
   });
 
+  it('approvers given as a user group are checked with usergroups.users.list', async () => {
+    fake.setUsergroup('S0OPSTEAM', [CAROL]);
+    let made!: ReturnType<typeof opsAgent>;
+    const b = await boot((deps) => {
+      made = opsAgent(deps, [{ toolCalls: [{ toolName: 'delete_record', args: { id: 'g1' } }] }, { text: 'Deleted g1.' }], {
+        tools: { delete_record: { approvers: ['S0OPSTEAM'] } },
+      });
+      return made.agent;
+    });
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete g1' });
+    const card = await waitForCard(fake, thread, 'approval');
+    expect(textOf(card.call)).toContain('<!subteam^S0OPSTEAM>');
+    await clickButton(b, card, MALLORY, ACTION_IDS.approve);
+    await waitForEphemeral(fake, MALLORY, 'Only listed approvers');
+    await clickButton(b, card, CAROL, ACTION_IDS.approve);
+    await waitForUpdate(fake, card, `Approved by <@${CAROL}>`);
+    await waitForText(fake, thread, 'Deleted g1.');
+    expect(fake.callsTo('usergroups.users.list').length).toBeGreaterThanOrEqual(1);
+    expect(made.tools.deleted).toEqual([{ id: 'g1' }]);
+  });
+
   it('20 concurrent Approve clicks on one card: one execution, one card update', async () => {
     let made!: ReturnType<typeof opsAgent>;
     const b = await boot((deps) => {

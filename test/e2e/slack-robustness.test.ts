@@ -258,6 +258,18 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
     expect(deleted).toEqual([]);
   });
 
+  it('a long answer is split into several messages, each within Slack limits', async () => {
+    const long = Array.from({ length: 40 }, (_, i) => `## Part ${i}\n${'All **good** <!here> & fine. '.repeat(25)}`).join('\n\n');
+    const { b } = await boot([{ text: long }]);
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'write a lot' });
+    await waitForText(fake, thread, 'Part 39');
+    await b.slack.idle();
+    const posts = fake.callsTo('chat.postMessage').filter((c) => c.args.thread_ts === thread.threadTs);
+    expect(posts.length).toBeGreaterThan(1);
+    expect(posts.every((c) => c.ok)).toBe(true);
+    expect(posts.map(textOf).join('\n')).toContain('Part 0');
+  });
+
   it('a DM starts a run and is answered in the DM; thread chatter without a run is ignored', async () => {
     const { b } = await boot([{ text: 'Hello from the DM.' }]);
     await b.send.event(messageEnvelope({ channel: DM, ts: freshTs(), user: REQUESTER, text: 'hi there' }));

@@ -13,7 +13,7 @@ import { FAKE_BOT_TOKEN, type FakeSlack, type RecordedCall } from './fake-slack.
 import { appMentionEnvelope, blockActionsPayload, slackSender, SLACK_IDS, type BlockActionsOptions } from './slack-requests.js';
 import type { GroupResolver } from '../../src/approvals/group-resolver.js';
 import type { Db } from '../../src/db/database.js';
-import { webApi } from '@slack/bolt';
+import { slackWebClient } from '../../src/slack/slack-web-client.js';
 
 export const SIGNING_SECRET = 'e2e-signing-secret-4f1c2b9a7d3e';
 export const TEAM = SLACK_IDS.teamId;
@@ -48,7 +48,7 @@ export function captureLogger(): { logger: Logger; logs: string[] } {
 
 export async function startBot(options: { fake: FakeSlack; db: Db; makeAgent: (deps: AgentDeps) => Agent }): Promise<Bot> {
   const { logger, logs } = captureLogger();
-  const resolveGroupMembers = slackGroupResolver(new webApi.WebClient(FAKE_BOT_TOKEN, { slackApiUrl: options.fake.apiUrl }));
+  const resolveGroupMembers = slackGroupResolver(slackWebClient({ botToken: FAKE_BOT_TOKEN, apiUrl: options.fake.apiUrl }, logger));
   const agent = options.makeAgent({ logger, resolveGroupMembers, botUserId: SLACK_IDS.botUserId });
   const slack = createSlackApp({
     config: { botToken: FAKE_BOT_TOKEN, signingSecret: SIGNING_SECRET, apiUrl: options.fake.apiUrl, port: 0 },

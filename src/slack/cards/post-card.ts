@@ -25,18 +25,17 @@ export async function postCard(
 ): Promise<PostCardOutcome> {
   const posting = post(ctx, actionId, target);
   ctx.cardsInFlight.set(actionId, posting.catch(() => undefined));
+  let result: Awaited<typeof posting>;
   try {
-    const { outcome, continuation } = await posting;
-    // The continuation redraws nothing of this card, so it need not hold up redraws.
-    ctx.cardsInFlight.delete(actionId);
-    if (continuation) {
-      if (onCancelled) await onCancelled(continuation);
-      else await continuation.result;
-    }
-    return outcome;
+    result = await posting;
   } finally {
     ctx.cardsInFlight.delete(actionId);
   }
+  if (result.continuation) {
+    if (onCancelled) await onCancelled(result.continuation);
+    else await result.continuation.result;
+  }
+  return result.outcome;
 }
 
 async function post(

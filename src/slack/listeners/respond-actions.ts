@@ -15,6 +15,7 @@ import { respondFieldsFor } from '../respond-fields.js';
 import type { SlackContext } from '../slack-context.js';
 import { findCard } from '../store/cards.js';
 import { tellUser } from '../tell-user.js';
+import { errorReference } from '../error-reference.js';
 import { failureText } from '../failure-text.js';
 import { clickMatchesCard, clickOf, tamperedButton, tellClicker } from './click.js';
 
@@ -64,7 +65,15 @@ export function registerRespondActions(app: App, ctx: SlackContext): void {
   app.view(CALLBACK_IDS.respondModal, async ({ ack, body, view }) => {
     const user = body.user.id;
     const meta = parseButtonValue(view.private_metadata);
-    const row = meta ? await findAction(ctx.db, meta.actionId) : undefined;
+    let row: PendingAction | undefined;
+    try {
+      row = meta ? await findAction(ctx.db, meta.actionId) : undefined;
+    } catch (error) {
+      // The modal must still close within Slack's 3 seconds; the person can press Respond again.
+      ctx.logger.error({ err: error, user, ref: errorReference() }, 'respond modal: request could not be loaded');
+      await ack();
+      return;
+    }
     const form = row && row.kind === 'suspension' ? formFor(ctx, row) : undefined;
     if (!row || !form) {
       await ack();

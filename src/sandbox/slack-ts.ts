@@ -1,0 +1,38 @@
+/**
+ * Slack message timestamps: "<seconds>.<6-digit micros>", unique per channel, and the message's
+ * identity. They come from the wall clock (so `<!date^…>` and "3:04 PM" read right) but never
+ * repeat or go backwards, even for two messages in the same microsecond.
+ */
+
+export function tsToMicros(ts: string): bigint {
+  const [sec = '0', frac = ''] = ts.split('.');
+  if (!/^\d+$/.test(sec) || !/^\d*$/.test(frac)) return -1n;
+  return BigInt(sec) * 1_000_000n + BigInt(frac.padEnd(6, '0').slice(0, 6) || '0');
+}
+
+export function microsToTs(micros: bigint): string {
+  return `${micros / 1_000_000n}.${String(micros % 1_000_000n).padStart(6, '0')}`;
+}
+
+export function compareTs(a: string, b: string): number {
+  const d = tsToMicros(a) - tsToMicros(b);
+  return d < 0n ? -1 : d > 0n ? 1 : 0;
+}
+
+export function isTs(value: string): boolean {
+  return /^\d{1,12}\.\d{1,6}$/.test(value);
+}
+
+export function tsClock(now: () => number = Date.now): () => string {
+  let last = 0n;
+  return () => {
+    const micros = BigInt(now()) * 1000n;
+    last = micros > last ? micros : last + 1n;
+    return microsToTs(last);
+  };
+}
+
+/** Seconds since the epoch as Slack puts them in `event_time`. */
+export function tsSeconds(ts: string): number {
+  return Number(ts.split('.')[0] ?? 0);
+}

@@ -1,0 +1,137 @@
+/**
+ * A Slack workspace on localhost, for trying the bot without one: a Slack-like web UI at `/`, a
+ * Slack-compatible Web API at `/api/<method>` for the bot's WebClient (SLACK_API_URL), live
+ * updates to the UI over server-sent events at `/events/stream`, and the UI's actions at `/ui/*`
+ * turned into signed Events API and interactivity requests to the bot's real `/slack/events`.
+ * The bot runs unchanged; nothing in it knows about the sandbox.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../logger.js';
+import { BotLink } from './deliver-event.js';
+import { sendJson, sendNotFound } from './http-util.js';
+import { SseHub } from './sse.js';
+import { staticFiles } from './static-files.js';
+import { SandboxStore } from './store.js';
+import { uiRoutes } from './ui-routes.js';
+import type { ApiContext } from './web-api/context.js';
+import { webApiHandler } from './web-api/index.js';
+import { ResponseUrls } from './web-api/response-url.js';
+
+export interface SandboxOptions {
+  /** 0 picks a free port. */
+  port: number;
+  /**
+   * The interface to listen on. Defaults to loopback: whoever can open the UI can act as anyone
+   * in the pretend workspace, so it should not be reachable from the network by accident.
+   */
+  host?: string;
+  /** The bot's events endpoint (…/slack/events); can also be given later with `connectBot`. */
+  botEventsUrl?: string;
+  signingSecret: string;
+  /** The only token the Web API accepts. */
+  botToken: string;
+  logger?: Logger;
+  /** Shown in the UI's banner, e.g. "built-in demo model" or "openai/gpt-5-mini". */
+  modelLabel?: string;
+  /** How long a trigger_id stays usable. Slack's is 3 s; the sandbox allows more and warns. */
+  triggerTtlMs?: number;
+  /** Send the bot its own messages back as events, as Slack does. Default true. */
+  echoBotMessages?: boolean;
+  /** How long to wait for the bot to answer a delivery. */
+  deliveryTimeoutMs?: number;
+}
+
+export interface Sandbox {
+  /** The UI, e.g. http://127.0.0.1:3000 */
+  readonly url: string;
+  /** For SLACK_API_URL / WebClient's slackApiUrl; ends with `/api/`. */
+  readonly apiUrl: string;
+  readonly store: SandboxStore;
+  /** Where events and interactions go from now on. */
+  connectBot(botEventsUrl: string): void;
+  /** Resolves when no delivery to the bot is on its way. */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const SLACK_TRIGGER_MS = 3_000;
+
+export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
+  const host = options.host ?? '127.0.0.1';
+  const log = options.logger?.child({ component: 'sandbox' });
+  const store = new SandboxStore({ triggerTtlMs: options.triggerTtlMs ?? 30_000 });
+  const bot = new BotLink({
+    signingSecret: options.signingSecret,
+    store,
+    ...(options.botEventsUrl ? { url: options.botEventsUrl } : {}),
+    ...(log ? { logger: log } : {}),
+    ...(options.deliveryTimeoutMs ? { timeoutMs: options.deliveryTimeoutMs } : {}),
+  });
+  const sse = new SseHub();
+  store.onChange((change) => sse.broadcast(change.kind, change));
+  const files = staticFiles();
+
+  const ctx: ApiContext = {
+    store,
+    bot,
+    responseUrls: new ResponseUrls(),
+    origin: '',
+    echoBotMessages: options.echoBotMessages ?? true,
+    slackTriggerMs: SLACK_TRIGGER_MS,
+  };
+  const api = webApiHandler(ctx, { botToken: options.botToken, ...(log ? { logger: log } : {}) });
+  let ui: ReturnType<typeof uiRoutes> | undefined;
+
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+    if (url.pathname.startsWith('/api/') || url.pathname.startsWith('/response-url/')) return api(req, res, url);
+    if (url.pathname === '/events/stream' && req.method === 'GET') return sse.handle(req, res);
+    if (url.pathname === '/healthz') return sendJson(res, 200, { ok: true, botConnected: bot.url !== undefined });
+    if (ui && (await ui(req, res, url))) return;
+    if (req.method === 'GET' && files(url.pathname, res)) return;
+    sendNotFound(res);
+  };
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((error: unknown) => {
+      log?.error({ err: error, url: req.url }, 'sandbox request failed');
+      if (!res.headersSent) sendJson(res, 500, { ok: false, error: 'internal_error' });
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  ctx.origin = origin;
+  ui = uiRoutes({ store, bot, responseUrls: ctx.responseUrls, origin, modelLabel: options.modelLabel ?? 'not named', ...(log ? { logger: log } : {}) });
+  log?.info({ url: origin }, 'sandbox listening');
+
+  let stopped = false;
+  return {
+    url: origin,
+    apiUrl: `${origin}/api/`,
+    store,
+    connectBot(botEventsUrl) {
+      bot.connect(botEventsUrl);
+      store.notice('info', 'The bot is connected.');
+    },
+    idle: () => bot.drain(),
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      bot.close();
+      sse.close();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}

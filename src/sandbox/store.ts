@@ -1,0 +1,388 @@
+/**
+ * Everything the sandbox's Slack remembers, in memory: messages and threads, reactions,
+ * ephemerals, each person's open modals, the trigger ids handed out with clicks, and what each
+ * person has ticked or picked in a message. The bot keeps its own state in Postgres; this is only
+ * the pretend Slack around it. Every change is announced to listeners (the SSE stream).
+ */
+import { randomBytes } from 'node:crypto';
+import { interactiveElements, type StateValues } from './block-elements.js';
+import { compareTs, tsClock } from './slack-ts.js';
+
+export interface Reaction {
+  name: string;
+  users: string[];
+  count: number;
+}
+
+/** A message as Slack returns it from the API, plus the channel it lives in. */
+export interface StoredMessage {
+  type: 'message';
+  channel: string;
+  ts: string;
+  text: string;
+  user?: string;
+  bot_id?: string;
+  app_id?: string;
+  bot_profile?: Record<string, unknown>;
+  team?: string;
+  subtype?: string;
+  client_msg_id?: string;
+  blocks?: unknown[];
+  attachments?: unknown[];
+  metadata?: unknown;
+  thread_ts?: string;
+  parent_user_id?: string;
+  reply_count?: number;
+  reply_users?: string[];
+  reply_users_count?: number;
+  latest_reply?: string;
+  edited?: { user: string; ts: string };
+  reactions?: Reaction[];
+}
+
+export interface StoredEphemeral {
+  /** Slack calls it `message_ts`; unique like any ts. */
+  ts: string;
+  channel: string;
+  user: string;
+  text: string;
+  blocks?: unknown[];
+  thread_ts?: string;
+}
+
+/** A modal in Slack's view object shape. */
+export interface StoredView extends Record<string, unknown> {
+  id: string;
+  hash: string;
+  external_id: string;
+  root_view_id: string;
+  previous_view_id: string | null;
+  blocks: unknown[];
+}
+
+export interface Notice {
+  id: number;
+  level: 'info' | 'warn' | 'error';
+  text: string;
+  at: string;
+}
+
+export type StoreChange =
+  | { kind: 'message'; channel: string; message: StoredMessage }
+  | { kind: 'message_deleted'; channel: string; ts: string }
+  | { kind: 'ephemeral'; ephemeral: StoredEphemeral }
+  | { kind: 'ephemeral_deleted'; user: string; ts: string }
+  | { kind: 'views'; user: string; views: StoredView[] }
+  | { kind: 'chosen'; user: string; container: string; values: StateValues }
+  | { kind: 'notice'; notice: Notice }
+  | { kind: 'reset' };
+
+export type TriggerCheck = { ok: true; user: string; ageMs: number } | { ok: false; error: 'invalid_trigger_id' | 'expired_trigger_id' | 'exchanged_trigger_id' };
+
+const MAX_NOTICES = 50;
+/** Slack itself allows three modals on a stack. */
+export const MAX_VIEW_STACK = 3;
+
+/** The key of a message or view in the "what each person chose" map. */
+export function messageContainer(channel: string, ts: string): string {
+  return `message:${channel}:${ts}`;
+}
+
+export function viewContainer(viewId: string): string {
+  return `view:${viewId}`;
+}
+
+export class SandboxStore {
+  readonly nextTs: () => string;
+  private byChannel = new Map<string, StoredMessage[]>();
+  private ephemeralList: StoredEphemeral[] = [];
+  private stacks = new Map<string, StoredView[]>();
+  private triggers = new Map<string, { user: string; issuedAt: number; used: boolean }>();
+  private chosenByKey = new Map<string, StateValues>();
+  private noticeList: Notice[] = [];
+  private noticeCounter = 0;
+  private viewCounter = 0;
+  private listeners = new Set<(change: StoreChange) => void>();
+
+  constructor(
+    private readonly options: { triggerTtlMs: number; now?: () => number },
+  ) {
+    this.nextTs = tsClock(options.now);
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
+  onChange(listener: (change: StoreChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(change: StoreChange): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(change);
+      } catch {
+        // A broken listener (a closed SSE socket) must not stop the change from reaching the others.
+      }
+    }
+  }
+
+  // ----- messages -----
+
+  messages(channel: string): StoredMessage[] {
+    return this.byChannel.get(channel) ?? [];
+  }
+
+  allMessages(): StoredMessage[] {
+    return [...this.byChannel.values()].flat();
+  }
+
+  message(channel: string, ts: string): StoredMessage | undefined {
+    return this.byChannel.get(channel)?.find((m) => m.ts === ts);
+  }
+
+  /** The thread as conversations.replies returns it: root first, then replies oldest first. */
+  thread(channel: string, threadTs: string): StoredMessage[] {
+    return this.messages(channel).filter((m) => m.ts === threadTs || m.thread_ts === threadTs);
+  }
+
+  /** Stores a new message (its ts is assigned here) and keeps the thread root's reply summary right. */
+  addMessage(input: Omit<StoredMessage, 'ts' | 'type'>): StoredMessage {
+    const message: StoredMessage = { type: 'message', ts: this.nextTs(), ...input };
+    let list = this.byChannel.get(message.channel);
+    if (!list) this.byChannel.set(message.channel, (list = []));
+    list.push(message);
+    list.sort((a, b) => compareTs(a.ts, b.ts));
+    const root = message.thread_ts !== undefined && message.thread_ts !== message.ts ? this.message(message.channel, message.thread_ts) : undefined;
+    if (root) {
+      message.parent_user_id ??= root.user;
+      this.summarise(root);
+    }
+    this.emit({ kind: 'message', channel: message.channel, message });
+    return message;
+  }
+
+  private summarise(root: StoredMessage): void {
+    const replies = this.messages(root.channel).filter((m) => m.thread_ts === root.ts && m.ts !== root.ts);
+    if (replies.length === 0) {
+      for (const key of ['reply_count', 'reply_users', 'reply_users_count', 'latest_reply'] as const) delete root[key];
+      if (root.thread_ts === root.ts) delete root.thread_ts;
+    } else {
+      const users = [...new Set(replies.map((r) => r.user ?? r.bot_id ?? ''))].filter(Boolean);
+      Object.assign(root, { thread_ts: root.ts, reply_count: replies.length, reply_users: users, reply_users_count: users.length, latest_reply: replies.at(-1)!.ts });
+    }
+    this.emit({ kind: 'message', channel: root.channel, message: root });
+  }
+
+  updateMessage(channel: string, ts: string, patch: Partial<Pick<StoredMessage, 'text' | 'blocks' | 'attachments' | 'metadata' | 'edited'>>): StoredMessage | undefined {
+    const message = this.message(channel, ts);
+    if (!message) return undefined;
+    Object.assign(message, patch);
+    // Choices made in elements that no longer exist would otherwise be sent with the next click.
+    for (const [key, values] of this.chosenByKey) {
+      if (key.endsWith(`|${messageContainer(channel, ts)}`)) this.chosenByKey.set(key, pruneChosen(values, message.blocks));
+    }
+    this.emit({ kind: 'message', channel, message });
+    return message;
+  }
+
+  deleteMessage(channel: string, ts: string): boolean {
+    const list = this.byChannel.get(channel);
+    const index = list?.findIndex((m) => m.ts === ts) ?? -1;
+    if (!list || index < 0) return false;
+    const [removed] = list.splice(index, 1);
+    this.emit({ kind: 'message_deleted', channel, ts });
+    const root = removed?.thread_ts !== undefined && removed.thread_ts !== ts ? this.message(channel, removed.thread_ts) : undefined;
+    if (root) this.summarise(root);
+    return true;
+  }
+
+  /** Adds or removes one person's reaction; returns false when there was nothing to change. */
+  react(channel: string, ts: string, name: string, user: string, add: boolean): boolean {
+    const message = this.message(channel, ts);
+    if (!message) return false;
+    const reactions = (message.reactions ??= []);
+    let reaction = reactions.find((r) => r.name === name);
+    if (add === Boolean(reaction?.users.includes(user))) return false;
+    if (add) {
+      if (!reaction) reactions.push((reaction = { name, users: [], count: 0 }));
+      reaction.users.push(user);
+    } else if (reaction) {
+      reaction.users = reaction.users.filter((u) => u !== user);
+      if (reaction.users.length === 0) message.reactions = reactions.filter((r) => r !== reaction);
+    }
+    if (reaction) reaction.count = reaction.users.length;
+    if (message.reactions?.length === 0) delete message.reactions;
+    this.emit({ kind: 'message', channel, message });
+    return true;
+  }
+
+  // ----- ephemerals -----
+
+  addEphemeral(input: Omit<StoredEphemeral, 'ts'>): StoredEphemeral {
+    const ephemeral: StoredEphemeral = { ts: this.nextTs(), ...input };
+    this.ephemeralList.push(ephemeral);
+    this.emit({ kind: 'ephemeral', ephemeral });
+    return ephemeral;
+  }
+
+  ephemeral(ts: string): StoredEphemeral | undefined {
+    return this.ephemeralList.find((e) => e.ts === ts);
+  }
+
+  ephemeralsFor(user: string): StoredEphemeral[] {
+    return this.ephemeralList.filter((e) => e.user === user);
+  }
+
+  replaceEphemeral(ts: string, patch: Pick<StoredEphemeral, 'text' | 'blocks'>): StoredEphemeral | undefined {
+    const ephemeral = this.ephemeral(ts);
+    if (!ephemeral) return undefined;
+    Object.assign(ephemeral, patch);
+    this.emit({ kind: 'ephemeral', ephemeral });
+    return ephemeral;
+  }
+
+  removeEphemeral(ts: string): boolean {
+    const ephemeral = this.ephemeral(ts);
+    if (!ephemeral) return false;
+    this.ephemeralList = this.ephemeralList.filter((e) => e !== ephemeral);
+    this.emit({ kind: 'ephemeral_deleted', user: ephemeral.user, ts });
+    return true;
+  }
+
+  // ----- views -----
+
+  newViewId(): string {
+    this.viewCounter += 1;
+    return `V0SANDBOX${String(this.viewCounter).padStart(4, '0')}`;
+  }
+
+  views(user: string): StoredView[] {
+    return this.stacks.get(user) ?? [];
+  }
+
+  /** The view and whose screen it is on. */
+  findView(predicate: (view: StoredView) => boolean): { user: string; view: StoredView } | undefined {
+    for (const [user, stack] of this.stacks) {
+      const view = stack.find(predicate);
+      if (view) return { user, view };
+    }
+    return undefined;
+  }
+
+  /** `replace`: views.open starts a new stack; otherwise the view is pushed on the person's stack. */
+  showView(user: string, view: StoredView, replace: boolean): void {
+    const stack = replace ? [] : [...this.views(user)];
+    stack.push(view);
+    this.stacks.set(user, stack);
+    this.emit({ kind: 'views', user, views: stack });
+  }
+
+  replaceView(user: string, view: StoredView): void {
+    const stack = this.views(user).map((v) => (v.id === view.id ? view : v));
+    this.stacks.set(user, stack);
+    this.emit({ kind: 'views', user, views: stack });
+  }
+
+  /** Closes `viewId` and the views pushed on top of it; `all` closes the whole stack (response_action: clear). */
+  closeView(user: string, viewId: string, all = false): void {
+    const stack = this.views(user);
+    const index = stack.findIndex((v) => v.id === viewId);
+    const kept = all || index < 0 ? (all ? [] : stack) : stack.slice(0, index);
+    for (const v of stack) if (!kept.includes(v)) this.dropChosen(viewContainer(v.id));
+    this.stacks.set(user, kept);
+    this.emit({ kind: 'views', user, views: kept });
+  }
+
+  // ----- trigger ids -----
+
+  /** A trigger id like Slack's (digits.digits.hex), good for one views.open/push by this person. */
+  issueTrigger(user: string): string {
+    const id = `${Math.floor(this.now() / 1000)}${String(Math.floor(Math.random() * 1e3)).padStart(3, '0')}.${TEAM_DIGITS}.${randomBytes(16).toString('hex')}`;
+    this.triggers.set(id, { user, issuedAt: this.now(), used: false });
+    // Old ones are useless after their lifetime; keeping them forever would only grow memory.
+    for (const [key, t] of this.triggers) if (this.now() - t.issuedAt > 10 * this.options.triggerTtlMs) this.triggers.delete(key);
+    return id;
+  }
+
+  useTrigger(id: string): TriggerCheck {
+    const trigger = this.triggers.get(id);
+    if (!trigger) return { ok: false, error: 'invalid_trigger_id' };
+    if (trigger.used) return { ok: false, error: 'exchanged_trigger_id' };
+    const ageMs = this.now() - trigger.issuedAt;
+    if (ageMs > this.options.triggerTtlMs) return { ok: false, error: 'expired_trigger_id' };
+    trigger.used = true;
+    return { ok: true, user: trigger.user, ageMs };
+  }
+
+  // ----- what each person picked in elements -----
+
+  chosen(user: string, container: string): StateValues {
+    return this.chosenByKey.get(`${user}|${container}`) ?? {};
+  }
+
+  chosenFor(user: string): Record<string, StateValues> {
+    const out: Record<string, StateValues> = {};
+    for (const [key, values] of this.chosenByKey) {
+      const [owner, container] = splitOnce(key, '|');
+      if (owner === user) out[container] = values;
+    }
+    return out;
+  }
+
+  choose(user: string, container: string, blockId: string, actionId: string, state: Record<string, unknown>): StateValues {
+    const values = structuredClone(this.chosen(user, container));
+    (values[blockId] ??= {})[actionId] = state;
+    this.chosenByKey.set(`${user}|${container}`, values);
+    this.emit({ kind: 'chosen', user, container, values });
+    return values;
+  }
+
+  private dropChosen(container: string): void {
+    for (const key of this.chosenByKey.keys()) if (key.endsWith(`|${container}`)) this.chosenByKey.delete(key);
+  }
+
+  // ----- notices (what the sandbox wants the person at the screen to know) -----
+
+  notice(level: Notice['level'], text: string): Notice {
+    this.noticeCounter += 1;
+    const notice: Notice = { id: this.noticeCounter, level, text, at: new Date(this.now()).toISOString() };
+    this.noticeList = [...this.noticeList.slice(-(MAX_NOTICES - 1)), notice];
+    this.emit({ kind: 'notice', notice });
+    return notice;
+  }
+
+  notices(): Notice[] {
+    return [...this.noticeList];
+  }
+
+  reset(): void {
+    this.byChannel.clear();
+    this.ephemeralList = [];
+    this.stacks.clear();
+    this.triggers.clear();
+    this.chosenByKey.clear();
+    this.noticeList = [];
+    this.emit({ kind: 'reset' });
+  }
+}
+
+const TEAM_DIGITS = '7700000000';
+
+function splitOnce(text: string, separator: string): [string, string] {
+  const i = text.indexOf(separator);
+  return i < 0 ? [text, ''] : [text.slice(0, i), text.slice(i + 1)];
+}
+
+function pruneChosen(values: StateValues, blocks: unknown[] | undefined): StateValues {
+  const present = new Set(interactiveElements(blocks).map((r) => `${r.blockId}\u0000${String(r.element.action_id)}`));
+  const out: StateValues = {};
+  for (const [blockId, actions] of Object.entries(values)) {
+    for (const [actionId, state] of Object.entries(actions)) {
+      if (present.has(`${blockId}\u0000${actionId}`)) (out[blockId] ??= {})[actionId] = state;
+    }
+  }
+  return out;
+}

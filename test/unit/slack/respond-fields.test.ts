@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { respondFieldsFor } from '../../../src/slack/respond-fields.js';
+
+describe('respondFieldsFor', () => {
+  it('turns a flat object of strings, numbers, booleans and enums into form fields', () => {
+    const schema = z.object({
+      confirmed: z.boolean().describe('Go ahead?'),
+      replicas: z.number().optional(),
+      note: z.string().default(''),
+      region: z.enum(['eu', 'us']),
+    });
+    expect(respondFieldsFor(schema)).toEqual([
+      { name: 'confirmed', kind: 'boolean', optional: false, description: 'Go ahead?' },
+      { name: 'replicas', kind: 'number', optional: true },
+      { name: 'note', kind: 'string', optional: true },
+      { name: 'region', kind: 'enum', optional: false, options: ['eu', 'us'] },
+    ]);
+  });
+
+  it('refuses what a modal cannot ask for faithfully', () => {
+    expect(respondFieldsFor(undefined)).toBeUndefined();
+    expect(respondFieldsFor(z.string())).toBeUndefined();
+    expect(respondFieldsFor(z.object({}))).toBeUndefined();
+    expect(respondFieldsFor(z.object({ nested: z.object({ a: z.string() }) }))).toBeUndefined();
+    expect(respondFieldsFor(z.object({ list: z.array(z.string()) }))).toBeUndefined();
+  });
+});

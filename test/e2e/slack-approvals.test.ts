@@ -1,16 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import { createTool } from '../../src/agent/tool.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
+import { backends } from '../helpers/db.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
   clickButton,
-  expectCleanSlackOutput,
   mention,
   startBot,
   textOf,
@@ -20,7 +18,7 @@ import {
   waitForText,
   waitForUpdate,
   type AgentDeps,
-  type Bot,
+  slackHarness,
 } from '../helpers/slack-bot.js';
 import { viewSubmissionPayload } from '../helpers/slack-requests.js';
 
@@ -57,23 +55,7 @@ function recordTools() {
 }
 
 describe.each(backends)('Slack approvals end to end on %s', (backend) => {
-  let database: TestDatabase;
-  let fake: FakeSlack;
-  let bot: Bot | undefined;
-
-  beforeAll(async () => {
-    [database, fake] = await Promise.all([createTestDatabase(backend), startFakeSlack()]);
-  });
-  afterEach(async () => {
-    await bot?.stop();
-    bot = undefined;
-    expectCleanSlackOutput(fake);
-    fake.reset();
-  });
-  afterAll(async () => {
-    await fake?.close();
-    await database?.close();
-  });
+  const h = slackHarness(backend);
 
   function opsAgent(deps: AgentDeps, steps: ScriptStep[], policy: PolicyInput = {}, extra: Partial<ConstructorParameters<typeof Agent>[0]> = {}) {
     const tools = recordTools();
@@ -83,7 +65,7 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
       instructions: 'test',
       model,
       tools: { delete_record: tools.deleteRecord },
-      storage: database,
+      storage: h.database,
       policy: definePolicy(policy),
       ...deps,
       ...extra,
@@ -92,8 +74,8 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
   }
 
   async function boot(make: (deps: AgentDeps) => Agent) {
-    bot = await startBot({ fake, db: database.db, makeAgent: make });
-    return bot;
+    h.bot = await startBot({ fake: h.fake, db: h.database.db, makeAgent: make });
+    return h.bot;
   }
 
   it('mention → approval card → another user approves → the tool runs once → the answer is in the thread', async () => {
@@ -106,9 +88,9 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
       return made.agent;
     });
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'please delete abc' });
-    await fake.waitFor((c) => c.method === 'reactions.add' && c.args.timestamp === thread.ts && c.args.name === 'eyes');
+    await h.fake.waitFor((c) => c.method === 'reactions.add' && c.args.timestamp === thread.ts && c.args.name === 'eyes');
 
-    const card = await waitForCard(fake, thread, 'approval');
+    const card = await waitForCard(h.fake, thread, 'approval');
     const text = textOf(card.call);
     expect(text).toContain('Approval needed: delete_record');
     expect(text).toContain(`<@${REQUESTER}>`);
@@ -120,18 +102,18 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
       [ACTION_IDS.decline, 'danger'],
     ]);
     // Text the model wrote before the tool call comes first, escaped.
-    const intro = await waitForText(fake, thread, 'Deleting abc');
-    expect(fake.calls.indexOf(intro)).toBeLessThan(fake.calls.indexOf(card.call));
+    const intro = await waitForText(h.fake, thread, 'Deleting abc');
+    expect(h.fake.calls.indexOf(intro)).toBeLessThan(h.fake.calls.indexOf(card.call));
     expect(made.tools.deleted).toEqual([]);
 
     const click = await clickButton(b, card, ALICE, ACTION_IDS.approve);
     expect(click.elapsedMs).toBeLessThan(1000);
-    await waitForUpdate(fake, card, `Approved by <@${ALICE}>`);
-    const answer = await waitForText(fake, thread, 'Deleted *abc*');
+    await waitForUpdate(h.fake, card, `Approved by <@${ALICE}>`);
+    const answer = await waitForText(h.fake, thread, 'Deleted *abc*');
     expect(textOf(answer)).toContain('&lt;!channel&gt;');
     expect(made.tools.deleted).toEqual([{ id: 'abc <!here>' }]);
-    await fake.waitFor((c) => c.method === 'reactions.remove' && c.args.timestamp === thread.ts);
-    const update = updatesOf(fake, card)[0]!;
+    await h.fake.waitFor((c) => c.method === 'reactions.remove' && c.args.timestamp === thread.ts);
+    const update = updatesOf(h.fake, card)[0]!;
     expect(update.args.blocks).not.toContainEqual(expect.objectContaining({ type: 'actions' }));
   });
 
@@ -142,10 +124,10 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
       return made.agent;
     });
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete x1' });
-    const card = await waitForCard(fake, thread, 'approval');
+    const card = await waitForCard(h.fake, thread, 'approval');
 
     await clickButton(b, card, ALICE, ACTION_IDS.decline);
-    const opened = await fake.waitFor('views.open');
+    const opened = await h.fake.waitFor('views.open');
     const view = opened.args.view as { private_metadata: string; callback_id: string };
     expect(view.callback_id).toBe(CALLBACK_IDS.declineModal);
 
@@ -159,8 +141,8 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
     );
     expect(submitted.status).toBe(200);
     expect(submitted.elapsedMs).toBeLessThan(1000);
-    await waitForUpdate(fake, card, `Declined by <@${ALICE}>: wrong record &lt;!everyone&gt;`);
-    await waitForText(fake, thread, 'Understood, not deleting x1.');
+    await waitForUpdate(h.fake, card, `Declined by <@${ALICE}>: wrong record &lt;!everyone&gt;`);
+    await waitForText(h.fake, thread, 'Understood, not deleting x1.');
     expect(made.tools.deleted).toEqual([]);
     expect(lastToolResults(made.model)).toEqual([
       expect.objectContaining({ output: { type: 'execution-denied', reason: 'wrong record <!everyone>' } }),
@@ -173,15 +155,15 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
       made = opsAgent(deps, [{ toolCalls: [{ toolName: 'delete_record', args: { id: 'x2' } }] }, { text: 'Not deleted.' }]);
       return made.agent;
     });
-    fake.setExpiredTriggerIds('all');
+    h.fake.setExpiredTriggerIds('all');
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete x2' });
-    const card = await waitForCard(fake, thread, 'approval');
+    const card = await waitForCard(h.fake, thread, 'approval');
     await clickButton(b, card, BOB, ACTION_IDS.decline);
-    await fake.waitFor((c) => c.method === 'views.open' && c.error === 'expired_trigger_id');
-    await waitForUpdate(fake, card, `Declined by <@${BOB}>`);
-    await waitForText(fake, thread, 'Not deleted.');
+    await h.fake.waitFor((c) => c.method === 'views.open' && c.error === 'expired_trigger_id');
+    await waitForUpdate(h.fake, card, `Declined by <@${BOB}>`);
+    await waitForText(h.fake, thread, 'Not deleted.');
     expect(lastToolResults(made.model)).toEqual([expect.objectContaining({ output: expect.objectContaining({ type: 'execution-denied' }) })]);
-    fake.setExpiredTriggerIds([]);
+    h.fake.setExpiredTriggerIds([]);
   });
 
   it('four eyes through a supervisor: quorum 2, the path on the card, refusals by ephemeral, one refund', async () => {
@@ -198,7 +180,7 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
         id: 'ops',
         model,
         agents: { billing },
-        storage: database,
+        storage: h.database,
         policy: definePolicy({
           tools: { issue_refund: { requireApproval: true, quorum: 2, allowSelfApproval: false, approvers: [ALICE, BOB, CAROL] } },
         }),
@@ -206,32 +188,32 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
       });
     });
     const thread = await mention(b, { user: ALICE, channel: CHANNEL, text: 'refund order 1042' });
-    const card = await waitForCard(fake, thread, 'approval');
+    const card = await waitForCard(h.fake, thread, 'approval');
     const text = textOf(card.call);
     expect(text).toContain('*Path:* ops → billing → issue_refund');
     expect(text).toContain('*Quorum:* 2 approvals');
     expect(text).toContain(`<@${BOB}>`);
 
     await clickButton(b, card, ALICE, ACTION_IDS.approve);
-    await waitForEphemeral(fake, ALICE, 'someone else has to approve');
+    await waitForEphemeral(h.fake, ALICE, 'someone else has to approve');
     await clickButton(b, card, MALLORY, ACTION_IDS.approve);
-    await waitForEphemeral(fake, MALLORY, 'Only listed approvers');
+    await waitForEphemeral(h.fake, MALLORY, 'Only listed approvers');
     await clickButton(b, card, BOB, ACTION_IDS.approve);
-    await waitForUpdate(fake, card, `1 of 2 approvals: <@${BOB}>`);
+    await waitForUpdate(h.fake, card, `1 of 2 approvals: <@${BOB}>`);
     await clickButton(b, card, BOB, ACTION_IDS.approve);
-    await waitForEphemeral(fake, BOB, 'already counted');
+    await waitForEphemeral(h.fake, BOB, 'already counted');
     expect(tools.refunds).toEqual([]);
 
     await clickButton(b, card, CAROL, ACTION_IDS.approve);
-    await waitForUpdate(fake, card, `Approved by <@${BOB}> and <@${CAROL}>`);
-    await waitForText(fake, thread, 'Billing refunded $1,500.00');
+    await waitForUpdate(h.fake, card, `Approved by <@${BOB}> and <@${CAROL}>`);
+    await waitForText(h.fake, thread, 'Billing refunded $1,500.00');
     await b.slack.idle();
     expect(tools.refunds).toEqual([{ orderId: '1042', amountCents: 150_000 }]);
-    expect(updatesOf(fake, card)).toHaveLength(2);
+    expect(updatesOf(h.fake, card)).toHaveLength(2);
   });
 
   it('approvers given as a user group are checked with usergroups.users.list', async () => {
-    fake.setUsergroup('S0OPSTEAM', [CAROL]);
+    h.fake.setUsergroup('S0OPSTEAM', [CAROL]);
     let made!: ReturnType<typeof opsAgent>;
     const b = await boot((deps) => {
       made = opsAgent(deps, [{ toolCalls: [{ toolName: 'delete_record', args: { id: 'g1' } }] }, { text: 'Deleted g1.' }], {
@@ -240,14 +222,14 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
       return made.agent;
     });
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete g1' });
-    const card = await waitForCard(fake, thread, 'approval');
+    const card = await waitForCard(h.fake, thread, 'approval');
     expect(textOf(card.call)).toContain('<!subteam^S0OPSTEAM>');
     await clickButton(b, card, MALLORY, ACTION_IDS.approve);
-    await waitForEphemeral(fake, MALLORY, 'Only listed approvers');
+    await waitForEphemeral(h.fake, MALLORY, 'Only listed approvers');
     await clickButton(b, card, CAROL, ACTION_IDS.approve);
-    await waitForUpdate(fake, card, `Approved by <@${CAROL}>`);
-    await waitForText(fake, thread, 'Deleted g1.');
-    expect(fake.callsTo('usergroups.users.list').length).toBeGreaterThanOrEqual(1);
+    await waitForUpdate(h.fake, card, `Approved by <@${CAROL}>`);
+    await waitForText(h.fake, thread, 'Deleted g1.');
+    expect(h.fake.callsTo('usergroups.users.list').length).toBeGreaterThanOrEqual(1);
     expect(made.tools.deleted).toEqual([{ id: 'g1' }]);
   });
 
@@ -258,25 +240,25 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
       return made.agent;
     });
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete race' });
-    const card = await waitForCard(fake, thread, 'approval');
+    const card = await waitForCard(h.fake, thread, 'approval');
     const clickers = Array.from({ length: 20 }, (_, i) => `U0CLICK${String(i).padStart(2, '0')}`);
     const responses = await Promise.all(clickers.map((user) => clickButton(b, card, user, ACTION_IDS.approve)));
     expect(responses.every((r) => r.status === 200)).toBe(true);
-    await waitForText(fake, thread, 'Deleted race.');
+    await waitForText(h.fake, thread, 'Deleted race.');
     await b.slack.idle();
     expect(made.tools.deleted).toEqual([{ id: 'race' }]);
-    const updates = updatesOf(fake, card);
+    const updates = updatesOf(h.fake, card);
     expect(updates).toHaveLength(1);
     expect(textOf(updates[0]!)).toMatch(/Approved by <@U0CLICK\d\d>/);
-    expect(fake.callsTo('chat.postEphemeral').filter((c) => String(c.args.text).includes('already approved'))).toHaveLength(19);
+    expect(h.fake.callsTo('chat.postEphemeral').filter((c) => String(c.args.text).includes('already approved'))).toHaveLength(19);
   });
 
   it('a restart between the card and the click loses nothing', async () => {
     const first = await boot((deps) => opsAgent(deps, [{ toolCalls: [{ toolName: 'delete_record', args: { id: 'r1' } }] }]).agent);
     const thread = await mention(first, { user: REQUESTER, channel: CHANNEL, text: 'delete r1' });
-    const card = await waitForCard(fake, thread, 'approval');
+    const card = await waitForCard(h.fake, thread, 'approval');
     await first.stop();
-    bot = undefined;
+    h.bot = undefined;
 
     let made!: ReturnType<typeof opsAgent>;
     const second = await boot((deps) => {
@@ -284,8 +266,8 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
       return made.agent;
     });
     await clickButton(second, card, ALICE, ACTION_IDS.approve);
-    await waitForUpdate(fake, card, `Approved by <@${ALICE}>`);
-    await waitForText(fake, thread, 'Deleted r1 after a restart.');
+    await waitForUpdate(h.fake, card, `Approved by <@${ALICE}>`);
+    await waitForText(h.fake, thread, 'Deleted r1 after a restart.');
     expect(made.tools.deleted).toEqual([{ id: 'r1' }]);
   });
 
@@ -294,9 +276,9 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
       (deps) => opsAgent(deps, [{ toolCalls: [{ toolName: 'delete_record', args: { id: 'p1' } }] }], { version: 'v1' }).agent,
     );
     const thread = await mention(first, { user: REQUESTER, channel: CHANNEL, text: 'delete p1' });
-    const card = await waitForCard(fake, thread, 'approval');
+    const card = await waitForCard(h.fake, thread, 'approval');
     await first.stop();
-    bot = undefined;
+    h.bot = undefined;
 
     let made!: ReturnType<typeof opsAgent>;
     const second = await boot((deps) => {
@@ -304,12 +286,12 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
       return made.agent;
     });
     await clickButton(second, card, ALICE, ACTION_IDS.approve);
-    await waitForEphemeral(fake, ALICE, 'policy changed');
-    await waitForUpdate(fake, card, 'Superseded');
-    const again = await waitForCard(fake, thread, 'approval', 1);
+    await waitForEphemeral(h.fake, ALICE, 'policy changed');
+    await waitForUpdate(h.fake, card, 'Superseded');
+    const again = await waitForCard(h.fake, thread, 'approval', 1);
     expect(textOf(again.call)).toContain(`*Approvers:* <@${BOB}>`);
     await clickButton(second, again, BOB, ACTION_IDS.approve);
-    await waitForText(fake, thread, 'Deleted p1.');
+    await waitForText(h.fake, thread, 'Deleted p1.');
     expect(made.tools.deleted).toEqual([{ id: 'p1' }]);
   });
 
@@ -323,10 +305,10 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
       return made.agent;
     });
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete b1' });
-    const card = await waitForCard(fake, thread, 'approval');
+    const card = await waitForCard(h.fake, thread, 'approval');
     await clickButton(b, card, ALICE, ACTION_IDS.approve);
-    await waitForUpdate(fake, card, 'Blocked: arguments changed');
-    await waitForText(fake, thread, 'It was blocked.');
+    await waitForUpdate(h.fake, card, 'Blocked: arguments changed');
+    await waitForText(h.fake, thread, 'It was blocked.');
     expect(made.tools.deleted).toEqual([]);
   });
 });

@@ -1,17 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { askUserTool } from '../../src/agent/ask-user.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { demoDb } from '../../src/demo/demo-tables.js';
 import { createDeployServiceTool } from '../../src/demo/tools/deploy-service.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
+import { backends } from '../helpers/db.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
   cardActions,
   clickButton,
-  expectCleanSlackOutput,
   freshTs,
   mention,
   startBot,
@@ -22,6 +20,7 @@ import {
   waitForUpdate,
   type AgentDeps,
   type Bot,
+  slackHarness,
   type PostedCard,
 } from '../helpers/slack-bot.js';
 import { blockActionsPayload, messageEnvelope, viewSubmissionPayload } from '../helpers/slack-requests.js';
@@ -31,42 +30,24 @@ const REQUESTER = 'U0REQUESTER';
 const ALICE = 'U0ALICE';
 
 describe.each(backends)('Slack questions and suspended tools on %s', (backend) => {
-  let database: TestDatabase;
-  let fake: FakeSlack;
-  let bot: Bot | undefined;
-
-  beforeAll(async () => {
-    [database, fake] = await Promise.all([createTestDatabase(backend), startFakeSlack()]);
-  });
-  afterEach(async () => {
-    await bot?.stop();
-    bot = undefined;
-    expectCleanSlackOutput(fake);
-    fake.reset();
-  });
-  afterAll(async () => {
-    await fake?.close();
-    await database?.close();
-  });
+  const h = slackHarness(backend);
 
   async function boot(steps: ScriptStep[], options: { autoResume?: boolean } = {}) {
     const model = scriptedModel(steps);
-    bot = await startBot({
-      fake,
-      db: database.db,
+    h.bot = await startBot({ fake: h.fake, db: h.database.db,
       makeAgent: (deps: AgentDeps) =>
         new Agent({
           id: 'ops',
           model,
-          tools: { ask_user: askUserTool, deploy_service: createDeployServiceTool({ db: database.db }) },
-          storage: database,
+          tools: { ask_user: askUserTool, deploy_service: createDeployServiceTool({ db: h.database.db }) },
+          storage: h.database,
           policy: definePolicy({}),
           memory: true,
           ...(options.autoResume ? { defaultOptions: { autoResumeSuspendedTools: true } } : {}),
           ...deps,
         }),
     });
-    return { b: bot, model };
+    return { b: h.bot, model };
   }
 
   const ask = (question: string, options?: string[], selectionMode?: 'single_select' | 'multi_select'): ScriptStep => ({
@@ -125,14 +106,14 @@ describe.each(backends)('Slack questions and suspended tools on %s', (backend) =
   it('single select as radio buttons: only the requester may answer; the card shows the answer and who gave it', async () => {
     const { b, model } = await boot([ask('Which environment?', ['staging', 'production']), { text: 'Going with production.' }]);
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'deploy api' });
-    const card = await waitForCard(fake, thread, 'question');
+    const card = await waitForCard(h.fake, thread, 'question');
     expect(textOf(card.call)).toContain(`Question for <@${REQUESTER}>`);
 
     await select(b, card, ALICE, 'radio_buttons', ['1']);
-    await waitForEphemeral(fake, ALICE, `Only <@${REQUESTER}> can answer`);
+    await waitForEphemeral(h.fake, ALICE, `Only <@${REQUESTER}> can answer`);
     await select(b, card, REQUESTER, 'radio_buttons', ['1']);
-    await waitForUpdate(fake, card, `Answered by <@${REQUESTER}>: production`);
-    await waitForText(fake, thread, 'Going with production.');
+    await waitForUpdate(h.fake, card, `Answered by <@${REQUESTER}>: production`);
+    await waitForText(h.fake, thread, 'Going with production.');
     expect(lastToolResults(model)).toEqual([
       expect.objectContaining({ output: { type: 'json', value: { question: 'Which environment?', answer: 'production' } } }),
     ]);
@@ -142,47 +123,47 @@ describe.each(backends)('Slack questions and suspended tools on %s', (backend) =
     const labels = Array.from({ length: 15 }, (_, i) => `region-${i + 1}`);
     const { b, model } = await boot([ask('Which region?', labels), { text: 'Region chosen.' }]);
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'pick a region' });
-    const card = await waitForCard(fake, thread, 'question');
+    const card = await waitForCard(h.fake, thread, 'question');
     await select(b, card, REQUESTER, 'static_select', ['12']);
-    await waitForUpdate(fake, card, 'region-13');
-    await waitForText(fake, thread, 'Region chosen.');
+    await waitForUpdate(h.fake, card, 'region-13');
+    await waitForText(h.fake, thread, 'Region chosen.');
     expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { answer: 'region-13' } } });
   });
 
   it('multi select as checkboxes: ticking changes nothing, Submit answers with every ticked label', async () => {
     const { b, model } = await boot([ask('Which services?', ['api', 'web', 'worker'], 'multi_select'), { text: 'Will do api and worker.' }]);
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'restart services' });
-    const card = await waitForCard(fake, thread, 'question');
+    const card = await waitForCard(h.fake, thread, 'question');
     const tick = await select(b, card, REQUESTER, 'checkboxes', ['0']);
     expect(tick.status).toBe(200);
     await submitChoices(b, card, REQUESTER, 'checkboxes', ['0', '2']);
-    await waitForUpdate(fake, card, 'api, worker');
-    await waitForText(fake, thread, 'Will do api and worker.');
+    await waitForUpdate(h.fake, card, 'api, worker');
+    await waitForText(h.fake, thread, 'Will do api and worker.');
     expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { answer: ['api', 'worker'] } } });
-    expect(fake.callsTo('chat.update')).toHaveLength(1);
+    expect(h.fake.callsTo('chat.update')).toHaveLength(1);
   });
 
   it('multi select with more than 10 options is a multi-select menu with Submit', async () => {
     const labels = Array.from({ length: 12 }, (_, i) => `svc-${i}`);
     const { b, model } = await boot([ask('Which ones?', labels, 'multi_select'), { text: 'OK.' }]);
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'choose' });
-    const card = await waitForCard(fake, thread, 'question');
+    const card = await waitForCard(h.fake, thread, 'question');
     expect(cardActions(card.blocks, 'question')!.elements[0].type).toBe('multi_static_select');
     await submitChoices(b, card, REQUESTER, 'multi_static_select', ['11']);
-    await waitForText(fake, thread, 'OK.');
+    await waitForText(h.fake, thread, 'OK.');
     expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { answer: ['svc-11'] } } });
   });
 
   it('free text: the requester answers by replying in the thread; others are told they cannot', async () => {
     const { b, model } = await boot([ask('What should the release be called?'), { text: 'Named it.' }]);
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'name the release' });
-    const card = await waitForCard(fake, thread, 'question');
+    const card = await waitForCard(h.fake, thread, 'question');
     expect(textOf(card.call)).toContain('Reply in this thread');
     await reply(b, thread, ALICE, 'not me');
-    await waitForEphemeral(fake, ALICE, `Only <@${REQUESTER}> can answer`);
+    await waitForEphemeral(h.fake, ALICE, `Only <@${REQUESTER}> can answer`);
     await reply(b, thread, REQUESTER, 'Blue Falcon & <friends>');
-    await waitForUpdate(fake, card, `Answered by <@${REQUESTER}>: Blue Falcon &amp; &lt;friends&gt;`);
-    await waitForText(fake, thread, 'Named it.');
+    await waitForUpdate(h.fake, card, `Answered by <@${REQUESTER}>: Blue Falcon &amp; &lt;friends&gt;`);
+    await waitForText(h.fake, thread, 'Named it.');
     expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { answer: 'Blue Falcon & <friends>' } } });
   });
 
@@ -190,10 +171,10 @@ describe.each(backends)('Slack questions and suspended tools on %s', (backend) =
     const labels = Array.from({ length: 120 }, (_, i) => `opt-${i + 1}`);
     const { b, model } = await boot([ask('Pick one', labels), { text: 'Picked.' }]);
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'pick' });
-    const card = await waitForCard(fake, thread, 'question');
+    const card = await waitForCard(h.fake, thread, 'question');
     expect(textOf(card.call)).toContain('20 more options are not shown');
     await reply(b, thread, REQUESTER, 'opt-117');
-    await waitForText(fake, thread, 'Picked.');
+    await waitForText(h.fake, thread, 'Picked.');
     expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { answer: 'opt-117' } } });
   });
 
@@ -203,11 +184,11 @@ describe.each(backends)('Slack questions and suspended tools on %s', (backend) =
       { text: 'Deployed api v1.2.3 to production.' },
     ]);
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'deploy api v1.2.3 to prod' });
-    const card = await waitForCard(fake, thread, 'suspension');
+    const card = await waitForCard(h.fake, thread, 'suspension');
     expect(textOf(card.call)).toContain('Deploy api v1.2.3 to production?');
 
     await clickButton(b, card, REQUESTER, ACTION_IDS.suspensionRespond);
-    const opened = await fake.waitFor('views.open');
+    const opened = await h.fake.waitFor('views.open');
     const view = opened.args.view as { private_metadata: string; callback_id: string; blocks: Array<{ block_id?: string }> };
     expect(view.callback_id).toBe(CALLBACK_IDS.respondModal);
     expect(view.blocks.map((x) => x.block_id)).toContain('confirmed');
@@ -226,9 +207,9 @@ describe.each(backends)('Slack questions and suspended tools on %s', (backend) =
       }),
     );
     expect(submitted.status).toBe(200);
-    await waitForUpdate(fake, card, `Resumed by <@${REQUESTER}>`);
-    await waitForText(fake, thread, 'Deployed api v1.2.3 to production.');
-    const rows = await demoDb(database.db).selectFrom('demo_deployments').selectAll().where('version', '=', 'v1.2.3').execute();
+    await waitForUpdate(h.fake, card, `Resumed by <@${REQUESTER}>`);
+    await waitForText(h.fake, thread, 'Deployed api v1.2.3 to production.');
+    const rows = await demoDb(h.database.db).selectFrom('demo_deployments').selectAll().where('version', '=', 'v1.2.3').execute();
     expect(rows).toHaveLength(1);
   });
 
@@ -241,12 +222,12 @@ describe.each(backends)('Slack questions and suspended tools on %s', (backend) =
       { autoResume: true },
     );
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'deploy web v9.9.9 to prod' });
-    const card = await waitForCard(fake, thread, 'suspension');
+    const card = await waitForCard(h.fake, thread, 'suspension');
     expect(textOf(card.call)).toContain('reply in this thread');
     await reply(b, thread, REQUESTER, 'yes');
-    await waitForUpdate(fake, card, `Resumed by <@${REQUESTER}>`);
-    await waitForText(fake, thread, 'Deployed web v9.9.9.');
-    const rows = await demoDb(database.db).selectFrom('demo_deployments').selectAll().where('version', '=', 'v9.9.9').execute();
+    await waitForUpdate(h.fake, card, `Resumed by <@${REQUESTER}>`);
+    await waitForText(h.fake, thread, 'Deployed web v9.9.9.');
+    const rows = await demoDb(h.database.db).selectFrom('demo_deployments').selectAll().where('version', '=', 'v9.9.9').execute();
     expect(rows).toHaveLength(1);
   });
 });

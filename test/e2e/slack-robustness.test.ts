@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import { askUserTool } from '../../src/agent/ask-user.js';
@@ -7,12 +7,10 @@ import { createTool } from '../../src/agent/tool.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { findAction } from '../../src/approvals/pending-actions.js';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
+import { backends } from '../helpers/db.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
   clickButton,
-  expectCleanSlackOutput,
   freshTs,
   mention,
   SIGNING_SECRET,
@@ -25,6 +23,7 @@ import {
   waitForUpdate,
   type AgentDeps,
   type Bot,
+  slackHarness,
 } from '../helpers/slack-bot.js';
 import { appMentionEnvelope, messageEnvelope, nowSeconds, sendSigned, SLACK_IDS, urlVerificationBody } from '../helpers/slack-requests.js';
 
@@ -34,23 +33,7 @@ const REQUESTER = 'U0REQUESTER';
 const ALICE = 'U0ALICE';
 
 describe.each(backends)('Slack front end under bad input and failures on %s', (backend) => {
-  let database: TestDatabase;
-  let fake: FakeSlack;
-  let bot: Bot | undefined;
-
-  beforeAll(async () => {
-    [database, fake] = await Promise.all([createTestDatabase(backend), startFakeSlack()]);
-  });
-  afterEach(async () => {
-    await bot?.stop();
-    bot = undefined;
-    expectCleanSlackOutput(fake);
-    fake.reset();
-  });
-  afterAll(async () => {
-    await fake?.close();
-    await database?.close();
-  });
+  const h = slackHarness(backend);
 
   async function boot(steps: ScriptStep[]) {
     const deleted: unknown[] = [];
@@ -65,26 +48,24 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
         return { deleted: input.id };
       },
     });
-    bot = await startBot({
-      fake,
-      db: database.db,
+    h.bot = await startBot({ fake: h.fake, db: h.database.db,
       makeAgent: (deps: AgentDeps) =>
         new Agent({
           id: 'ops',
           model,
           tools: { delete_record: deleteRecord, ask_user: askUserTool },
-          storage: database,
+          storage: h.database,
           policy: definePolicy({}),
           memory: true,
           ...deps,
         }),
     });
-    return { b: bot, model, deleted };
+    return { b: h.bot, model, deleted };
   }
 
   const deleteStep = (id: string): ScriptStep => ({ toolCalls: [{ toolName: 'delete_record', args: { id } }] });
   const logged = (b: Bot, pattern: RegExp) => b.logs.some((line) => pattern.test(line));
-  const slackWork = () => fake.calls.filter((c) => c.method !== 'auth.test');
+  const slackWork = () => h.fake.calls.filter((c) => c.method !== 'auth.test');
 
   it('answers url_verification and refuses bad signatures, stale timestamps, malformed and oversized bodies', async () => {
     const { b } = await boot([{ text: 'never' }]);
@@ -106,7 +87,7 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
 
     await b.slack.idle();
     expect(slackWork()).toEqual([]);
-    const events = await sql<{ n: number }>`SELECT count(*)::int AS n FROM slack_events`.execute(database.db);
+    const events = await sql<{ n: number }>`SELECT count(*)::int AS n FROM slack_events`.execute(h.database.db);
     expect(events.rows[0]!.n).toBe(0);
     expect(logged(b, /Failed to parse and verify/)).toBe(true);
     expect(logged(b, /Malformed request body/)).toBe(true);
@@ -115,14 +96,14 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
   it('a retried event_id starts one run; the bot ignores its own messages, other bots and edits', async () => {
     const { b, model } = await boot([deleteStep('dup'), { text: 'done' }]);
     const ts = freshTs();
-    fake.seedMessage({ channel: CHANNEL, text: 'delete dup', user: REQUESTER, ts });
+    h.fake.seedMessage({ channel: CHANNEL, text: 'delete dup', user: REQUESTER, ts });
     const envelope = appMentionEnvelope({ text: `<@${SLACK_IDS.botUserId}> delete dup`, user: REQUESTER, channel: CHANNEL, ts });
     const first = await b.send.event(envelope);
     const retry = await b.send.event(envelope, { retryNum: 1, retryReason: 'http_timeout' });
     expect([first.status, retry.status]).toEqual([200, 200]);
     expect(first.elapsedMs).toBeLessThan(1000);
     const thread = { channel: CHANNEL, threadTs: ts };
-    await waitForCard(fake, thread, 'approval');
+    await waitForCard(h.fake, thread, 'approval');
 
     const own = messageEnvelope({ channel: CHANNEL, ts: freshTs(), threadTs: ts, user: SLACK_IDS.botUserId, botId: SLACK_IDS.botId, text: 'cancel' });
     const otherBot = messageEnvelope({ channel: CHANNEL, ts: freshTs(), threadTs: ts, botId: 'B0OTHERBOT1', subtype: 'bot_message', text: 'cancel' });
@@ -135,7 +116,7 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
     for (const e of [own, otherBot, edited]) expect((await b.send.event(e)).status).toBe(200);
     await b.slack.idle();
     expect(model.doStreamCalls).toHaveLength(1);
-    expect(fake.callsTo('chat.postMessage')).toHaveLength(1);
+    expect(h.fake.callsTo('chat.postMessage')).toHaveLength(1);
     expect(logged(b, /duplicate event delivery ignored/)).toBe(true);
     const { runs } = await b.agent.listSuspendedRuns({ threadId: `${CHANNEL}:${ts}`, resourceId: SLACK_IDS.teamId });
     expect(runs).toHaveLength(1);
@@ -144,85 +125,85 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
   it('unknown action ids and tampered button values get an ephemeral refusal and change nothing', async () => {
     const { b, deleted } = await boot([deleteStep('t1'), { text: 'done' }]);
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete t1' });
-    const card = await waitForCard(fake, thread, 'approval');
+    const card = await waitForCard(h.fake, thread, 'approval');
 
     await clickButton(b, card, ALICE, 'approval.self_destruct');
-    await waitForEphemeral(fake, ALICE, 'not one I know');
+    await waitForEphemeral(h.fake, ALICE, 'not one I know');
 
     const tampered = JSON.stringify({ a: card.actionId, f: '0000000000000000' });
     await clickButton(b, card, ALICE, ACTION_IDS.approve, { value: tampered });
-    await waitForEphemeral(fake, ALICE, 'does not match the pending request');
+    await waitForEphemeral(h.fake, ALICE, 'does not match the pending request');
 
     const otherRequest = JSON.stringify({ a: card.actionId + 1000, f: '0000000000000000' });
     await clickButton(b, card, ALICE, ACTION_IDS.approve, { value: otherRequest });
-    await waitForEphemeral(fake, ALICE, 'does not belong to a request');
+    await waitForEphemeral(h.fake, ALICE, 'does not belong to a request');
 
     await clickButton(b, card, ALICE, ACTION_IDS.approve, { value: 'not json' });
     await b.slack.idle();
-    expect(fake.callsTo('chat.postEphemeral')).toHaveLength(4);
-    expect(updatesOf(fake, card)).toEqual([]);
-    expect((await findAction(database.db, card.actionId))?.status).toBe('pending');
+    expect(h.fake.callsTo('chat.postEphemeral')).toHaveLength(4);
+    expect(updatesOf(h.fake, card)).toEqual([]);
+    expect((await findAction(h.database.db, card.actionId))?.status).toBe('pending');
     expect(deleted).toEqual([]);
     expect(logged(b, /fingerprint does not match/)).toBe(true);
     expect(logged(b, /unknown interaction ignored/)).toBe(true);
 
     // The real button still works afterwards.
     await clickButton(b, card, ALICE, ACTION_IDS.approve);
-    await waitForUpdate(fake, card, 'Approved by');
-    await waitForText(fake, thread, 'done');
+    await waitForUpdate(h.fake, card, 'Approved by');
+    await waitForText(h.fake, thread, 'done');
   });
 
   it('a new mention while the run waits says so instead of starting another run; "cancel" stops it', async () => {
     const { b, model, deleted } = await boot([deleteStep('w1'), { text: 'should not run' }]);
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete w1' });
-    const card = await waitForCard(fake, thread, 'approval');
+    const card = await waitForCard(h.fake, thread, 'approval');
     await mention(b, { user: ALICE, channel: CHANNEL, threadTs: thread.threadTs, text: 'also delete w2' });
-    await waitForText(fake, thread, 'still waiting for a decision');
+    await waitForText(h.fake, thread, 'still waiting for a decision');
     expect(model.doStreamCalls).toHaveLength(1);
 
     await b.send.event(messageEnvelope({ channel: CHANNEL, ts: freshTs(), threadTs: thread.threadTs, user: ALICE, text: 'cancel' }));
-    await waitForEphemeral(fake, ALICE, 'Only the person who started this run can cancel');
+    await waitForEphemeral(h.fake, ALICE, 'Only the person who started this run can cancel');
     await b.send.event(messageEnvelope({ channel: CHANNEL, ts: freshTs(), threadTs: thread.threadTs, user: REQUESTER, text: 'Cancel' }));
-    await waitForText(fake, thread, `Cancelled by <@${REQUESTER}>`);
-    await waitForUpdate(fake, card, 'Cancelled');
-    expect((await findAction(database.db, card.actionId))?.status).toBe('cancelled');
+    await waitForText(h.fake, thread, `Cancelled by <@${REQUESTER}>`);
+    await waitForUpdate(h.fake, card, 'Cancelled');
+    expect((await findAction(h.database.db, card.actionId))?.status).toBe('cancelled');
     const { runs } = await b.agent.listSuspendedRuns({ threadId: `${CHANNEL}:${thread.threadTs}` });
     expect(runs).toEqual([]);
     await clickButton(b, card, ALICE, ACTION_IDS.approve);
-    await waitForEphemeral(fake, ALICE, 'cancelled');
+    await waitForEphemeral(h.fake, ALICE, 'cancelled');
     expect(model.doStreamCalls).toHaveLength(1);
     expect(deleted).toEqual([]);
   });
 
   it('Web API rate limits and 5xx are retried', async () => {
     const { b } = await boot([deleteStep('r1'), { text: 'done' }]);
-    fake.failNext('chat.postMessage', { status: 429, retryAfter: 0 });
-    fake.failNext('chat.postMessage', { status: 503 }, 2);
+    h.fake.failNext('chat.postMessage', { status: 429, retryAfter: 0 });
+    h.fake.failNext('chat.postMessage', { status: 503 }, 2);
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete r1' });
-    const card = await waitForCard(fake, thread, 'approval');
-    fake.failNext('chat.update', { status: 500 });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    h.fake.failNext('chat.update', { status: 500 });
     await clickButton(b, card, ALICE, ACTION_IDS.approve);
-    await waitForUpdate(fake, card, 'Approved by');
-    await waitForText(fake, thread, 'done');
-    expect(fake.callsTo('chat.postMessage').map((c) => c.status)).toEqual([429, 503, 503, 200, 200]);
-    expect(fake.callsTo('chat.update').map((c) => c.status)).toEqual([500, 200]);
+    await waitForUpdate(h.fake, card, 'Approved by');
+    await waitForText(h.fake, thread, 'done');
+    expect(h.fake.callsTo('chat.postMessage').map((c) => c.status)).toEqual([429, 503, 503, 200, 200]);
+    expect(h.fake.callsTo('chat.update').map((c) => c.status)).toEqual([500, 200]);
   });
 
   it('a card that cannot be posted falls back to a notice, and without even that the request is cancelled', async () => {
     const { b } = await boot([deleteStep('f1'), deleteStep('f2'), { text: 'The second request could not be shown.' }]);
-    fake.failNext('chat.postMessage', { error: 'invalid_blocks' });
+    h.fake.failNext('chat.postMessage', { error: 'invalid_blocks' });
     const first = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete f1' });
-    const notice = await waitForText(fake, first, 'could not post its card');
+    const notice = await waitForText(h.fake, first, 'could not post its card');
     const ref = /reference `([0-9a-f]{8})`/.exec(textOf(notice))?.[1];
     expect(ref).toBeDefined();
     expect(logged(b, new RegExp(`"ref":"${ref}"`))).toBe(true);
 
-    fake.failNext('chat.postMessage', { error: 'invalid_blocks' }, 2);
+    h.fake.failNext('chat.postMessage', { error: 'invalid_blocks' }, 2);
     const second = await mention(b, { user: REQUESTER, channel: 'C0OTHER0001', text: 'delete f2' });
-    await waitForText(fake, second, 'The second request could not be shown.');
+    await waitForText(h.fake, second, 'The second request could not be shown.');
     const cancelled = await sql<{ status: string }>`
       SELECT status FROM pending_actions WHERE args->>'id' = 'f2'
-    `.execute(database.db);
+    `.execute(h.database.db);
     expect(cancelled.rows.map((r) => r.status)).toEqual(['cancelled']);
     expect(logged(b, /neither card nor notice could be posted/)).toBe(true);
   });
@@ -234,7 +215,7 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
       },
     ]);
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'do something' });
-    const message = await waitForText(fake, thread, 'Something went wrong');
+    const message = await waitForText(h.fake, thread, 'Something went wrong');
     const ref = /Reference: `([0-9a-f]{8})`/.exec(textOf(message))?.[1];
     expect(ref).toBeDefined();
     expect(textOf(message)).not.toContain('exploded');
@@ -245,16 +226,16 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
   it('the expiry sweep redraws the card as Expired and the run carries on', async () => {
     const { b, deleted } = await boot([deleteStep('e1'), { text: 'Nobody approved in time.' }]);
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete e1' });
-    const card = await waitForCard(fake, thread, 'approval');
-    await sql`UPDATE pending_actions SET expires_at = now() - interval '1 second' WHERE id = ${card.actionId}`.execute(database.db);
+    const card = await waitForCard(h.fake, thread, 'approval');
+    await sql`UPDATE pending_actions SET expires_at = now() - interval '1 second' WHERE id = ${card.actionId}`.execute(h.database.db);
     // The run is shown (card location stored) once its working reaction is gone; until then the
     // slack_cards insert holds a key-share lock on the request row, which the sweep's SKIP LOCKED skips.
-    await fake.waitFor((c) => c.method === 'reactions.remove' && c.args.timestamp === thread.ts);
+    await h.fake.waitFor((c) => c.method === 'reactions.remove' && c.args.timestamp === thread.ts);
     expect(await b.slack.sweepExpired()).toBe(1);
-    await waitForUpdate(fake, card, 'Expired');
-    await waitForText(fake, thread, 'Nobody approved in time.');
+    await waitForUpdate(h.fake, card, 'Expired');
+    await waitForText(h.fake, thread, 'Nobody approved in time.');
     await clickButton(b, card, ALICE, ACTION_IDS.approve);
-    await waitForEphemeral(fake, ALICE, 'expired');
+    await waitForEphemeral(h.fake, ALICE, 'expired');
     expect(deleted).toEqual([]);
   });
 
@@ -262,9 +243,9 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
     const long = Array.from({ length: 40 }, (_, i) => `## Part ${i}\n${'All **good** <!here> & fine. '.repeat(25)}`).join('\n\n');
     const { b } = await boot([{ text: long }]);
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'write a lot' });
-    await waitForText(fake, thread, 'Part 39');
+    await waitForText(h.fake, thread, 'Part 39');
     await b.slack.idle();
-    const posts = fake.callsTo('chat.postMessage').filter((c) => c.args.thread_ts === thread.threadTs);
+    const posts = h.fake.callsTo('chat.postMessage').filter((c) => c.args.thread_ts === thread.threadTs);
     expect(posts.length).toBeGreaterThan(1);
     expect(posts.every((c) => c.ok)).toBe(true);
     expect(posts.map(textOf).join('\n')).toContain('Part 0');
@@ -273,11 +254,11 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
   it('a DM starts a run and is answered in the DM; thread chatter without a run is ignored', async () => {
     const { b } = await boot([{ text: 'Hello from the DM.' }]);
     await b.send.event(messageEnvelope({ channel: DM, ts: freshTs(), user: REQUESTER, text: 'hi there' }));
-    const answer = await waitForText(fake, { channel: DM }, 'Hello from the DM.');
+    const answer = await waitForText(h.fake, { channel: DM }, 'Hello from the DM.');
     expect(answer.args.thread_ts).toBeUndefined();
 
     await b.send.event(messageEnvelope({ channel: CHANNEL, ts: freshTs(), threadTs: freshTs(), user: ALICE, text: 'just chatting' }));
     await b.slack.idle();
-    expect(fake.calls.filter((c) => c.method === 'chat.postMessage' && c.args.channel === CHANNEL)).toEqual([]);
+    expect(h.fake.calls.filter((c) => c.method === 'chat.postMessage' && c.args.channel === CHANNEL)).toEqual([]);
   });
 });

@@ -3,13 +3,14 @@
  * Slack Web API, and reads what the bot posted back out of the fake's records.
  */
 import { Writable } from 'node:stream';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { Agent } from '../../src/agent/agent.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/create-slack-app.js';
 import { checkBlocks, checkView } from '../../src/slack/limits.js';
 import { slackGroupResolver } from '../../src/slack/slack-group-resolver.js';
-import { FAKE_BOT_TOKEN, type FakeSlack, type RecordedCall } from './fake-slack.js';
+import { FAKE_BOT_TOKEN, startFakeSlack, type FakeSlack, type RecordedCall } from './fake-slack.js';
+import { createTestDatabase, type Backend, type TestDatabase } from './db.js';
 import { appMentionEnvelope, blockActionsPayload, slackSender, SLACK_IDS, type BlockActionsOptions } from './slack-requests.js';
 import type { GroupResolver } from '../../src/approvals/group-resolver.js';
 import type { Db } from '../../src/db/database.js';
@@ -61,6 +62,35 @@ export async function startBot(options: { fake: FakeSlack; db: Db; makeAgent: (d
   const { port } = await slack.start();
   const url = `http://127.0.0.1:${port}/slack/events`;
   return { fake: options.fake, agent, slack, send: slackSender(url, SIGNING_SECRET), url, logs, stop: () => slack.stop() };
+}
+
+export interface SlackHarness {
+  database: TestDatabase;
+  fake: FakeSlack;
+  bot: Bot | undefined;
+}
+
+/**
+ * The lifecycle every e2e file shares: one database and one fake Slack per
+ * file, at most one bot at a time (stopped after each test), and the check
+ * that everything the bot sent was valid, escaped Block Kit.
+ */
+export function slackHarness(backend: Backend): SlackHarness {
+  const h = { bot: undefined } as SlackHarness;
+  beforeAll(async () => {
+    [h.database, h.fake] = await Promise.all([createTestDatabase(backend), startFakeSlack()]);
+  });
+  afterEach(async () => {
+    await h.bot?.stop();
+    h.bot = undefined;
+    expectCleanSlackOutput(h.fake);
+    h.fake.reset();
+  });
+  afterAll(async () => {
+    await h.fake?.close();
+    await h.database?.close();
+  });
+  return h;
 }
 
 // ---------------------------------------------------------------------------------------------

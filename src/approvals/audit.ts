@@ -81,7 +81,7 @@ export async function listAuditEvents(
       'policy_version',
       'detail',
     ])
-    .orderBy('id');
+    .orderBy('audit_events.id');
   if (filter.runId) {
     const runId = filter.runId;
     query = query.where((eb) =>

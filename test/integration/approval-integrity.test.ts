@@ -196,6 +196,31 @@ describe.each(backends)('approval integrity on %s', (backend) => {
     expect(events).not.toContain('declined');
   });
 
+  it('sweepers on two connections at once expire each request exactly once', async () => {
+    const { tool, calls } = countingTool('refund');
+    const policy = definePolicy(needsApproval({ expiresIn: 1 }));
+    // Every new request asks for the tool; every tool result finishes.
+    const model = scriptedModel([
+      (call) => (call.prompt[call.prompt.length - 1]!.role === 'tool' ? { text: 'finished' } : { toolCalls: [{ toolName: 'refund', args: { id: 'o-1' } }] }),
+    ]);
+    const other = await database.reopen();
+    const [a, b] = [database, other].map((storage) => agentWith({ model, tools: { refund: tool }, storage, policy }));
+    const runs = [];
+    for (let i = 0; i < 6; i++) runs.push(await a!.generate(`refund ${i}`));
+    await new Promise((r) => setTimeout(r, 1100));
+    const [sweptA, sweptB] = await Promise.all([a!.sweepExpired(), b!.sweepExpired()]);
+    const ids = [...sweptA, ...sweptB].map((s) => s.action.id).sort();
+    expect(ids).toHaveLength(6);
+    expect(new Set(ids).size).toBe(6);
+    await Promise.all([...sweptA, ...sweptB].map((s) => s.stream?.result));
+    for (const run of runs) {
+      const all = await listAuditEvents(database.db, { runId: run.runId });
+      expect(all.map((e) => e.event)).toEqual(['requested', 'expired']);
+    }
+    expect(calls).toHaveLength(0);
+    await other.close();
+  });
+
   it('a click that arrives after expiry but before the sweep is refused as expired and the run continues', async () => {
     const { agent, calls } = build(needsApproval({ expiresIn: 1 }));
     const first = await agent.generate('refund');

@@ -4,7 +4,7 @@
  * Prints one `HEAP_RESULT {json}` line on stdout.
  */
 import { getHeapSpaceStatistics } from 'node:v8';
-import { openBenchDatabase, defaultDatabaseUrl } from './lib/bench-db.js';
+import { closeAllBenchDatabases, defaultDatabaseUrl, openBenchDatabase } from './lib/bench-db.js';
 import { approveAndFinish, benchAgent, suspendOne } from './lib/fixture.js';
 import { round } from './lib/stats.js';
 
@@ -68,4 +68,5 @@ async function main(): Promise<void> {
   }
 }
 
+process.once('SIGINT', () => void closeAllBenchDatabases().finally(() => process.exit(130)));
 await main();

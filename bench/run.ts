@@ -24,6 +24,8 @@ function usage(): string {
   ].join('\n');
 }
 
+class UsageError extends Error {}
+
 function parseArgs(argv: string[]): { names: string[]; quick: boolean } {
   const names: string[] = [];
   let quick = false;
@@ -34,22 +36,22 @@ function parseArgs(argv: string[]): { names: string[]; quick: boolean } {
       process.exit(0);
     } else if (arg === '--only') {
       const value = argv[++i];
-      if (!value) throw new Error(`--only needs a suite name\n${usage()}`);
+      if (!value) throw new UsageError(`--only needs a suite name\n${usage()}`);
       names.push(...value.split(','));
     } else if (arg === '--quick') {
       quick = true;
     } else if (arg.startsWith('--only=')) {
       names.push(...arg.slice('--only='.length).split(','));
     } else if (!arg.startsWith('-')) {
-      // `npm run bench --only runtime` (without `--`) leaves only the name for us.
+      // `npm run bench runtime` works too (npm swallows `--only` unless it comes after `--`).
       names.push(arg);
     } else {
-      throw new Error(`unknown option ${arg}\n${usage()}`);
+      throw new UsageError(`unknown option ${arg}\n${usage()}`);
     }
   }
   const chosen = names.map((n) => n.trim()).filter(Boolean);
   for (const name of chosen) {
-    if (!suites[name]) throw new Error(`unknown suite "${name}"\n${usage()}`);
+    if (!suites[name]) throw new UsageError(`unknown suite "${name}"\n${usage()}`);
   }
   return { names: chosen.length ? [...new Set(chosen)] : Object.keys(suites), quick };
 }
@@ -92,7 +94,7 @@ async function main(): Promise<void> {
 }
 
 main().catch(async (error: unknown) => {
-  console.error(error);
+  console.error(error instanceof UsageError ? error.message : error);
   await closeAllBenchDatabases();
   process.exit(1);
 });

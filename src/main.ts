@@ -41,43 +41,43 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
   const { ops } = createDemoAgents({ db: database.db, storage: database, model, policy, logger, ...slackIdentity });
   const listing = suspendedRunsRoute({ agents: [ops], ...(config.adminApiToken ? { adminToken: config.adminApiToken } : {}), logger });
 
-  if (slackConfigured) {
-    const slack = createSlackApp({
-      config: { ...config.slack, port: config.port },
-      agent: ops,
-      db: database.db,
-      logger,
-      customRoutes: [
-        {
-          path: '/agents/:agentId/suspended-runs',
-          method: ['GET'],
-          handler: (req, res) => void listing(req, res),
-        },
-      ],
-    });
+  const httpMode = slackConfigured && !config.slack.appToken;
+  const slack = slackConfigured
+    ? createSlackApp({
+        config: { ...config.slack, port: config.port },
+        agent: ops,
+        db: database.db,
+        logger,
+        ...(httpMode
+          ? { customRoutes: [{ path: '/agents/:agentId/suspended-runs', method: ['GET'], handler: (req, res) => void listing(req, res) }] }
+          : {}),
+      })
+    : undefined;
+  if (slack) {
     const started = await slack.start();
-    logger.info({ port: started.port, mode: config.slack.appToken ? 'socket' : 'http' }, 'Slack app started');
-    return async () => {
-      await slack.stop();
-      await database.close();
-    };
+    logger.info({ port: started.port, mode: httpMode ? 'http' : 'socket' }, 'Slack app started');
   }
-
-  const server: Server = createServer((req, res) => {
-    void listing(req, res).then((handled) => {
-      if (handled) return;
-      res.writeHead(req.url === '/healthz' ? 200 : 404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(req.url === '/healthz' ? { ok: true, slack: false } : { error: 'not_found' }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(config.port, resolve));
-  logger.warn(
-    { port: config.port },
-    'Slack is not configured: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN) to connect a workspace. ' +
-      'Serving /healthz and /agents/:agentId/suspended-runs only.',
-  );
+  // Bolt serves HTTP only in HTTP mode; otherwise the health check and listing get their own server.
+  const server: Server | undefined = httpMode
+    ? undefined
+    : createServer((req, res) => {
+        void listing(req, res).then((handled) => {
+          if (handled) return;
+          res.writeHead(req.url === '/healthz' ? 200 : 404, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(req.url === '/healthz' ? { ok: true, slack: slackConfigured } : { error: 'not_found' }));
+        });
+      });
+  if (server) await new Promise<void>((resolve) => server.listen(config.port, resolve));
+  if (!slackConfigured) {
+    logger.warn(
+      { port: config.port },
+      'Slack is not configured: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN) to connect a workspace. ' +
+        'Serving /healthz and /agents/:agentId/suspended-runs only.',
+    );
+  }
   return async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await slack?.stop();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
     await database.close();
   };
 }
@@ -113,6 +113,11 @@ try {
     );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  // A library failing outside any request (e.g. a Socket Mode reconnect giving up) must not die silently.
+  process.on('unhandledRejection', (reason) => {
+    logger.fatal({ err: reason }, 'unhandled rejection; exiting so a supervisor can restart the bot');
+    process.exit(1);
+  });
   process.on('SIGINT', () => shutdown('SIGINT'));
 } catch (error) {
   if (error instanceof ConfigError || error instanceof PolicyError || error instanceof AgentError) {

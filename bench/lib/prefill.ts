@@ -8,8 +8,9 @@ const pendingColumns =
  * Gives a schema a history, fast: clones the rows of one real finished run
  * `finished` times (pending_actions, approval_grants, audit_events: what a
  * finished run leaves behind for good) and the rows of one real suspended run
- * `open` times (run_snapshots, pending_actions, audit_events), then ANALYZEs.
+ * `open` times (run_snapshots, pending_actions, audit_events).
  * Clones get run ids `hist-fin-<n>` / `hist-open-<n>` and are never resumed.
+ * Ends with VACUUM ANALYZE (needs the session's search_path on the bench schema).
  */
 export async function prefillHistory(
   db: Db,
@@ -44,5 +45,6 @@ export async function prefillHistory(
     FROM audit_events, generate_series(1, ${Math.max(counts.finished, counts.open)}::int) g
     WHERE (run_id = ${fin} AND g <= ${counts.finished}) OR (run_id = ${open} AND g <= ${counts.open})
   `.execute(db);
-  await sql`ANALYZE`.execute(db);
+  // Vacuum now, so autovacuum does not wake up on these tables in the middle of the measurement.
+  await sql`VACUUM ANALYZE run_snapshots, pending_actions, approval_grants, audit_events`.execute(db);
 }

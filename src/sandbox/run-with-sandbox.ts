@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { startSandbox, type Sandbox } from './start-sandbox.js';
+import { startSandbox, type Sandbox, type SandboxOptions } from './start-sandbox.js';
 
 /** What `createBot` returns: `createSlackApp(...)` fits as it is. */
 export interface SandboxBot {
@@ -27,6 +27,10 @@ export interface RunWithSandboxOptions {
   modelLabel: string;
   /** See SandboxOptions.host; loopback by default. */
   host?: string;
+  /** See SandboxOptions.stateFile, e.g. join(config.dataDir, 'sandbox.json'). */
+  stateFile?: string;
+  /** See SandboxOptions.extraRoutes. */
+  extraRoutes?: SandboxOptions['extraRoutes'];
 }
 
 export interface RunningSandbox {
@@ -44,6 +48,8 @@ export async function runWithSandbox(options: RunWithSandboxOptions): Promise<Ru
   const sandbox = await startSandbox({
     port: config.port,
     ...(options.host ? { host: options.host } : {}),
+    ...(options.stateFile ? { stateFile: options.stateFile } : {}),
+    ...(options.extraRoutes ? { extraRoutes: options.extraRoutes } : {}),
     signingSecret,
     botToken,
     logger,

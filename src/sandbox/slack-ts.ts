@@ -23,13 +23,22 @@ export function isTs(value: string): boolean {
   return /^\d{1,12}\.\d{1,6}$/.test(value);
 }
 
-export function tsClock(now: () => number = Date.now): () => string {
-  let last = 0n;
-  return () => {
-    const micros = BigInt(now()) * 1000n;
-    last = micros > last ? micros : last + 1n;
-    return microsToTs(last);
-  };
+export class TsClock {
+  private last = 0n;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  next(): string {
+    const micros = BigInt(this.now()) * 1000n;
+    this.last = micros > this.last ? micros : this.last + 1n;
+    return microsToTs(this.last);
+  }
+
+  /** After restoring saved messages: new ones must sort after them even if the clock went back. */
+  advancePast(ts: string): void {
+    const micros = tsToMicros(ts);
+    if (micros > this.last) this.last = micros;
+  }
 }
 
 /** Seconds since the epoch as Slack puts them in `event_time`. */

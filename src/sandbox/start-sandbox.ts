@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.js';
 import { BotLink } from './deliver-event.js';
 import { sendJson, sendNotFound } from './http-util.js';
+import { loadMessages, persistMessages } from './persist.js';
 import { SseHub } from './sse.js';
 import { staticFiles } from './static-files.js';
 import { SandboxStore } from './store.js';
@@ -38,6 +39,15 @@ export interface SandboxOptions {
   triggerTtlMs?: number;
   /** Send the bot its own messages back as events, as Slack does. Default true. */
   echoBotMessages?: boolean;
+  /** Prompts offered under the composer; the default ones suit the built-in demo agents. */
+  examples?: string[];
+  /** Keep messages in this JSON file across restarts (see persist.ts); in memory only when unset. */
+  stateFile?: string;
+  /**
+   * More routes on the sandbox's server, tried after its own: return true when handled. For
+   * example the admin listing, so it stays on PORT next to the UI.
+   */
+  extraRoutes?: (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
   /** How long to wait for the bot to answer a delivery. */
   deliveryTimeoutMs?: number;
 }
@@ -57,10 +67,21 @@ export interface Sandbox {
 
 const SLACK_TRIGGER_MS = 3_000;
 
+/** Requests the built-in demo model understands (see src/demo/demo-model.ts). */
+export const DEFAULT_EXAMPLES = [
+  '@approvals delete record abc-123',
+  '@approvals refund order 1042 for $25',
+  '@approvals deploy api 2.3 to production',
+  '@approvals clean up records',
+  '@approvals look up record def-456',
+];
+
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const host = options.host ?? '127.0.0.1';
   const log = options.logger?.child({ component: 'sandbox' });
   const store = new SandboxStore({ triggerTtlMs: options.triggerTtlMs ?? 30_000 });
+  if (options.stateFile) store.restore(loadMessages(options.stateFile, log));
+  const persisted = options.stateFile ? persistMessages(store, options.stateFile, log) : undefined;
   const bot = new BotLink({
     signingSecret: options.signingSecret,
     store,
@@ -90,6 +111,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     if (url.pathname === '/healthz') return sendJson(res, 200, { ok: true, botConnected: bot.url !== undefined });
     if (ui && (await ui(req, res, url))) return;
     if (req.method === 'GET' && files(url.pathname, res)) return;
+    if (options.extraRoutes && (await options.extraRoutes(req, res))) return;
     sendNotFound(res);
   };
 
@@ -110,7 +132,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const { port } = server.address() as AddressInfo;
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   ctx.origin = origin;
-  ui = uiRoutes({ store, bot, responseUrls: ctx.responseUrls, origin, modelLabel: options.modelLabel ?? 'not named', ...(log ? { logger: log } : {}) });
+  ui = uiRoutes({ store, bot, responseUrls: ctx.responseUrls, origin, modelLabel: options.modelLabel ?? 'unknown', examples: options.examples ?? DEFAULT_EXAMPLES, ...(log ? { logger: log } : {}) });
   log?.info({ url: origin }, 'sandbox listening');
 
   let stopped = false;
@@ -128,6 +150,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       stopped = true;
       bot.close();
       sse.close();
+      persisted?.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       server.closeAllConnections();

@@ -4,9 +4,11 @@
  * person has ticked or picked in a message. The bot keeps its own state in Postgres; this is only
  * the pretend Slack around it. Every change is announced to listeners (the SSE stream).
  */
-import { randomBytes } from 'node:crypto';
 import { interactiveElements, type StateValues } from './block-elements.js';
-import { compareTs, tsClock } from './slack-ts.js';
+import { TsClock, compareTs } from './slack-ts.js';
+import { TriggerIds, type TriggerCheck } from './trigger-ids.js';
+
+export type { TriggerCheck } from './trigger-ids.js';
 
 export interface Reaction {
   name: string;
@@ -77,7 +79,8 @@ export type StoreChange =
   | { kind: 'notice'; notice: Notice }
   | { kind: 'reset' };
 
-export type TriggerCheck = { ok: true; user: string; ageMs: number } | { ok: false; error: 'invalid_trigger_id' | 'expired_trigger_id' | 'exchanged_trigger_id' };
+/** Numbered, so a client can tell which changes its snapshot already contains. */
+export type SequencedChange = StoreChange & { seq: number };
 
 const MAX_NOTICES = 50;
 /** Slack itself allows three modals on a stack. */
@@ -94,35 +97,46 @@ export function viewContainer(viewId: string): string {
 
 export class SandboxStore {
   readonly nextTs: () => string;
+  private readonly clock: TsClock;
   private byChannel = new Map<string, StoredMessage[]>();
   private ephemeralList: StoredEphemeral[] = [];
   private stacks = new Map<string, StoredView[]>();
-  private triggers = new Map<string, { user: string; issuedAt: number; used: boolean }>();
+  private readonly triggers: TriggerIds;
   private chosenByKey = new Map<string, StateValues>();
   private noticeList: Notice[] = [];
   private noticeCounter = 0;
   private viewCounter = 0;
-  private listeners = new Set<(change: StoreChange) => void>();
+  private listeners = new Set<(change: SequencedChange) => void>();
+  private changeCount = 0;
 
   constructor(
     private readonly options: { triggerTtlMs: number; now?: () => number },
   ) {
-    this.nextTs = tsClock(options.now);
+    this.clock = new TsClock(options.now);
+    this.nextTs = () => this.clock.next();
+    this.triggers = new TriggerIds(options.triggerTtlMs, () => this.now());
   }
 
   private now(): number {
     return (this.options.now ?? Date.now)();
   }
 
-  onChange(listener: (change: StoreChange) => void): () => void {
+  /** How many changes happened so far; a snapshot taken now is current up to this number. */
+  get seq(): number {
+    return this.changeCount;
+  }
+
+  onChange(listener: (change: SequencedChange) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
   private emit(change: StoreChange): void {
+    this.changeCount += 1;
+    const sequenced = { ...change, seq: this.changeCount };
     for (const listener of this.listeners) {
       try {
-        listener(change);
+        listener(sequenced);
       } catch {
         // A broken listener (a closed SSE socket) must not stop the change from reaching the others.
       }
@@ -146,6 +160,19 @@ export class SandboxStore {
   /** The thread as conversations.replies returns it: root first, then replies oldest first. */
   thread(channel: string, threadTs: string): StoredMessage[] {
     return this.messages(channel).filter((m) => m.ts === threadTs || m.thread_ts === threadTs);
+  }
+
+  /** Puts back messages saved by an earlier run (see persist.ts), replacing any there are. */
+  restore(messages: StoredMessage[]): void {
+    this.byChannel.clear();
+    for (const message of messages) {
+      let list = this.byChannel.get(message.channel);
+      if (!list) this.byChannel.set(message.channel, (list = []));
+      list.push(structuredClone(message));
+      this.clock.advancePast(message.ts);
+    }
+    for (const list of this.byChannel.values()) list.sort((a, b) => compareTs(a.ts, b.ts));
+    this.emit({ kind: 'reset' });
   }
 
   /** Stores a new message (its ts is assigned here) and keeps the thread root's reply summary right. */
@@ -296,25 +323,14 @@ export class SandboxStore {
     this.emit({ kind: 'views', user, views: kept });
   }
 
-  // ----- trigger ids -----
+  // ----- trigger ids (see trigger-ids.ts) -----
 
-  /** A trigger id like Slack's (digits.digits.hex), good for one views.open/push by this person. */
   issueTrigger(user: string): string {
-    const id = `${Math.floor(this.now() / 1000)}${String(Math.floor(Math.random() * 1e3)).padStart(3, '0')}.${TEAM_DIGITS}.${randomBytes(16).toString('hex')}`;
-    this.triggers.set(id, { user, issuedAt: this.now(), used: false });
-    // Old ones are useless after their lifetime; keeping them forever would only grow memory.
-    for (const [key, t] of this.triggers) if (this.now() - t.issuedAt > 10 * this.options.triggerTtlMs) this.triggers.delete(key);
-    return id;
+    return this.triggers.issue(user);
   }
 
   useTrigger(id: string): TriggerCheck {
-    const trigger = this.triggers.get(id);
-    if (!trigger) return { ok: false, error: 'invalid_trigger_id' };
-    if (trigger.used) return { ok: false, error: 'exchanged_trigger_id' };
-    const ageMs = this.now() - trigger.issuedAt;
-    if (ageMs > this.options.triggerTtlMs) return { ok: false, error: 'expired_trigger_id' };
-    trigger.used = true;
-    return { ok: true, user: trigger.user, ageMs };
+    return this.triggers.use(id);
   }
 
   // ----- what each person picked in elements -----
@@ -368,8 +384,6 @@ export class SandboxStore {
     this.emit({ kind: 'reset' });
   }
 }
-
-const TEAM_DIGITS = '7700000000';
 
 function splitOnce(text: string, separator: string): [string, string] {
   const i = text.indexOf(separator);

@@ -18,6 +18,7 @@ const MAX_TYPED = 40_000;
 
 export interface UiRouteOptions extends InteractionDeps {
   modelLabel: string;
+  examples: string[];
   logger?: Logger;
 }
 
@@ -39,8 +40,10 @@ export function snapshot(o: UiRouteOptions, user: string): Record<string, unknow
   const visible = channels().filter((c) => isMember(c, user));
   const ids = new Set(visible.map((c) => c.id));
   return {
+    seq: o.store.seq,
     me: user,
     modelLabel: o.modelLabel,
+    examples: o.examples,
     botConnected: o.bot.url !== undefined,
     workspace: {
       team: TEAM,

@@ -3,16 +3,22 @@
  * `WebClient` (and Bolt's `App`, via `clientOptions.slackApiUrl`) run unchanged against it.
  * It keeps enough state (messages, threads, reactions, views) to assert on what the bot did, and
  * lets tests inject the failures Slack produces (429 + Retry-After, 5xx, `ok: false`).
+ * It also plays Slack's Socket Mode side: `apps.connections.open` hands out a one-time `ws://`
+ * URL on the same port, where tests push envelopes and read back the client's acks.
  */
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
+import type { Duplex } from 'node:stream';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { SLACK_IDS } from './slack-requests.js';
 
 export { SLACK_IDS } from './slack-requests.js';
 
 export const FAKE_BOT_TOKEN = 'xoxb-1111111111-2222222222222-FakeBotTokenForTests';
+/** App-level token (Socket Mode); Slack accepts it for apps.connections.open only. */
+export const FAKE_APP_TOKEN = 'xapp-1-A0APPID0001-3333333333333-0fa4e5c6b7d8e9f00112233445566778899aabbccddeeff0011223344556677';
 
 /** Limits Slack enforces on messages, as observed on the real API. */
 export const SLACK_LIMITS = {
@@ -138,10 +144,60 @@ export interface FakeSlackOptions {
   validateBlocks?: boolean;
   /** Scopes reported in the x-oauth-scopes header. */
   scopes?: string[];
+  /** The app-level token apps.connections.open accepts; default FAKE_APP_TOKEN. */
+  appToken?: string;
 }
 
 export interface WaitForOptions {
   timeoutMs?: number;
+}
+
+/** One WebSocket a Socket Mode client opened with a ticket from apps.connections.open. */
+export interface SocketConnection {
+  /** 1, 2, … in opening order; never reused, even across reset(). */
+  id: number;
+  ticket: string;
+  openedAt: number;
+  /** Set once the socket is gone, whichever side closed it. */
+  closedAt?: number;
+  closeCode?: number;
+}
+
+/** What the client sent back for an envelope; Slack redelivers events it sees no ack for. */
+export interface SocketAck {
+  envelope_id: string;
+  payload?: unknown;
+  /** Id of the connection the ack came over. */
+  connection: number;
+  at: number;
+  /** Time since the envelope was pushed; undefined for an id this fake never sent. */
+  elapsedMs: number | undefined;
+}
+
+export interface SocketEventOptions {
+  envelopeId?: string;
+  /** A redelivery is a new envelope carrying the same event_id with retry_attempt counting up. */
+  retryAttempt?: number;
+  retryReason?: string;
+}
+
+export interface FakeSocketMode {
+  readonly connections: SocketConnection[];
+  readonly acks: SocketAck[];
+  /** Pushes a raw envelope to one open connection (the newest unless `connection` is given); returns its envelope_id. */
+  send(envelope: Record<string, unknown>, connection?: number): string;
+  /** Wraps an Events API body (`event_callback`) in an `events_api` envelope and pushes it. */
+  event(body: object, options?: SocketEventOptions): string;
+  /** Wraps an interactivity payload (block_actions, view_submission, …) in an `interactive` envelope and pushes it. */
+  interaction(payload: object, options?: { envelopeId?: string }): string;
+  /** Tells every open connection to go away, as Slack does before recycling the host behind it. */
+  disconnect(reason?: 'refresh_requested' | 'warning' | 'link_disabled'): void;
+  /** Resolves with the ack (past or future) for `envelopeId`. */
+  waitForAck(envelopeId: string, options?: WaitForOptions): Promise<SocketAck>;
+  /** Resolves with the first connection (past or future) with an id above `after` that has been sent its hello. */
+  waitForConnection(options?: WaitForOptions & { after?: number }): Promise<SocketConnection>;
+  /** Resolves once connection `id` is closed. */
+  waitForClose(id: number, options?: WaitForOptions): Promise<SocketConnection>;
 }
 
 export interface ResponseUrlTarget {
@@ -160,6 +216,9 @@ export interface FakeSlack {
   readonly origin: string;
   readonly port: number;
   readonly botToken: string;
+  readonly appToken: string;
+  /** The Socket Mode side: connections, envelopes pushed, acks received. */
+  readonly socket: FakeSocketMode;
   /** Snapshot of every request, in arrival order. */
   readonly calls: RecordedCall[];
   callsTo(method: string): RecordedCall[];
@@ -394,6 +453,7 @@ const TRIGGER_ID = /^\d+\.\d+\.[0-9a-f]+$/;
 
 export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<FakeSlack> {
   const botToken = options.botToken ?? FAKE_BOT_TOKEN;
+  const appToken = options.appToken ?? FAKE_APP_TOKEN;
   const tokens = new Set([botToken, ...(options.extraTokens ?? [])]);
   const scopes = (options.scopes ?? DEFAULT_SCOPES).join(',');
   const checkBlocks = options.validateBlocks ?? true;
@@ -923,6 +983,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         response = handleResponseUrl(url.pathname, args);
       } else if (token === undefined) {
         response = { ok: false, error: 'not_authed' };
+      } else if (method === 'apps.connections.open' || token.startsWith('xapp-')) {
+        response = appLevelCall(method, token);
       } else if (!tokens.has(token)) {
         response = { ok: false, error: 'invalid_auth' };
       } else {
@@ -974,11 +1036,150 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const origin = `http://127.0.0.1:${port}`;
   let responseUrlCounter = 0;
 
+  // -------------------------------------------------------------------------------------------
+  // Socket Mode: the WebSocket shares the Web API's port, upgraded only with a fresh ticket
+  // -------------------------------------------------------------------------------------------
+
+  const wss = new WebSocketServer({ noServer: true });
+  const openSockets = new Map<number, WebSocket>();
+  const tickets = new Set<string>();
+  let connectionCounter = 0;
+  let connections: SocketConnection[] = [];
+  let acks: SocketAck[] = [];
+  let envelopeSentAt = new Map<string, number>();
+
+  function appLevelCall(method: string, token: string): Record<string, unknown> {
+    if (token !== appToken) return { ok: false, error: token.startsWith('xapp-') ? 'invalid_auth' : 'not_allowed_token_type' };
+    if (method !== 'apps.connections.open') return { ok: false, error: 'not_allowed_token_type' };
+    const ticket = randomUUID();
+    tickets.add(ticket);
+    return { ok: true, url: `ws://127.0.0.1:${port}/link/?ticket=${ticket}&app_id=${SLACK_IDS.appId}` };
+  }
+
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const ticket = url.searchParams.get('ticket') ?? '';
+    // A ticket is good for one connection, like Slack's: a client must call apps.connections.open again to reconnect.
+    if (url.pathname !== '/link/' || !tickets.delete(ticket)) {
+      socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      connectionCounter += 1;
+      const connection: SocketConnection = { id: connectionCounter, ticket, openedAt: Date.now() };
+      connections.push(connection);
+      openSockets.set(connection.id, ws);
+      ws.on('message', (data, isBinary) => {
+        if (isBinary) return;
+        let message: unknown;
+        try {
+          message = JSON.parse(data.toString());
+        } catch {
+          return;
+        }
+        if (!isObj(message) || typeof message.envelope_id !== 'string') return;
+        const at = Date.now();
+        const sentAt = envelopeSentAt.get(message.envelope_id);
+        const ack: SocketAck = { envelope_id: message.envelope_id, connection: connection.id, at, elapsedMs: sentAt === undefined ? undefined : at - sentAt };
+        if ('payload' in message) ack.payload = clone(message.payload);
+        acks.push(ack);
+        emitter.emit('socket');
+      });
+      ws.on('close', (code) => {
+        openSockets.delete(connection.id);
+        connection.closedAt = Date.now();
+        connection.closeCode = code;
+        emitter.emit('socket');
+      });
+      ws.send(
+        JSON.stringify({
+          type: 'hello',
+          num_connections: openSockets.size,
+          debug_info: { host: 'applink-fake', build_number: 1, approximate_connection_time: 18060 },
+          connection_info: { app_id: SLACK_IDS.appId },
+        }),
+      );
+      emitter.emit('socket');
+    });
+  });
+
+  /** Resolves with the first non-undefined `find()`, checked now and after every socket event. */
+  function waitForSocket<T>(find: () => T | undefined, what: string, timeoutMs = 5_000): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const check = () => {
+        const found = find();
+        if (found === undefined) return;
+        cleanup();
+        resolve(found);
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        const seen = connections.map((c) => `#${c.id}${c.closedAt === undefined ? ' open' : ` closed ${c.closeCode}`}`).join(', ') || 'none';
+        reject(new Error(`fake Slack: no ${what} within ${timeoutMs}ms; connections: ${seen}; acks: ${acks.length}`));
+      }, timeoutMs);
+      function cleanup() {
+        clearTimeout(timer);
+        emitter.off('socket', check);
+      }
+      emitter.on('socket', check);
+      check();
+    });
+  }
+
+  const socket: FakeSocketMode = {
+    get connections() {
+      return clone(connections);
+    },
+    get acks() {
+      return clone(acks);
+    },
+    send: (envelope, connectionId) => {
+      const id = connectionId ?? Math.max(...openSockets.keys());
+      const ws = openSockets.get(id);
+      if (!ws) throw new Error(`fake Slack: no open Socket Mode connection${connectionId === undefined ? '' : ` #${connectionId}`} to send to`);
+      const envelopeId = typeof envelope.envelope_id === 'string' ? envelope.envelope_id : randomUUID();
+      envelopeSentAt.set(envelopeId, Date.now());
+      ws.send(JSON.stringify({ envelope_id: envelopeId, ...envelope }));
+      return envelopeId;
+    },
+    event: (body, o = {}) =>
+      socket.send({
+        envelope_id: o.envelopeId ?? randomUUID(),
+        payload: body,
+        type: 'events_api',
+        accepts_response_payload: false,
+        retry_attempt: o.retryAttempt ?? 0,
+        retry_reason: o.retryReason ?? (o.retryAttempt ? 'timeout' : ''),
+      }),
+    interaction: (payload, o = {}) => {
+      const type = (payload as { type?: unknown }).type;
+      return socket.send({
+        envelope_id: o.envelopeId ?? randomUUID(),
+        payload,
+        type: 'interactive',
+        // Only interactions whose ack can carry a response (modal errors, options) say so.
+        accepts_response_payload: type === 'view_submission' || type === 'block_suggestion',
+      });
+    },
+    disconnect: (reason = 'refresh_requested') => {
+      const message = JSON.stringify({ type: 'disconnect', reason, debug_info: { host: 'applink-fake' } });
+      for (const ws of openSockets.values()) ws.send(message);
+    },
+    waitForAck: (envelopeId, { timeoutMs } = {}) =>
+      waitForSocket(() => acks.find((a) => a.envelope_id === envelopeId), `ack for envelope ${envelopeId}`, timeoutMs).then(clone),
+    waitForConnection: ({ after = 0, timeoutMs } = {}) =>
+      waitForSocket(() => connections.find((c) => c.id > after), `Socket Mode connection after #${after}`, timeoutMs).then(clone),
+    waitForClose: (id, { timeoutMs } = {}) =>
+      waitForSocket(() => connections.find((c) => c.id === id && c.closedAt !== undefined), `close of connection #${id}`, timeoutMs).then(clone),
+  };
+
   const fake: FakeSlack = {
     apiUrl: `${origin}/api/`,
     origin,
     port,
     botToken,
+    appToken,
+    socket,
     get calls() {
       return [...calls];
     },
@@ -1075,9 +1276,15 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       viewCounter = 0;
       usergroups = new Map(Object.entries(options.usergroups ?? {}).map(([k, v]) => [k, [...v]]));
       expiredTriggers = options.expiredTriggerIds === 'all' ? 'all' : new Set(options.expiredTriggerIds ?? []);
+      connections = connections.filter((c) => c.closedAt === undefined);
+      acks = [];
+      envelopeSentAt = new Map();
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
+        // Upgraded sockets are no longer the HTTP server's to close; a live one would keep the process up.
+        for (const ws of openSockets.values()) ws.terminate();
+        wss.close();
         server.close((err) => (err ? reject(err) : resolve()));
         // Keep-alive sockets from fetch would otherwise hold close() open until they idle out.
         server.closeAllConnections();

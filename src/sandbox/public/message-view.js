@@ -18,9 +18,14 @@ export function timeOf(ts) {
 
 function avatar(ui, userId, isBot) {
   const name = isBot ? ui.workspace.bot.realName : (ui.directory.realName(userId) ?? userId);
-  const node = el('div', `avatar${isBot ? ' avatar-bot' : ''}`, isBot ? '🤖' : name.slice(0, 1).toUpperCase());
+  if (isBot) {
+    const img = el('img', 'avatar avatar-bot');
+    Object.assign(img, { src: '/bot.svg', alt: name });
+    return img;
+  }
+  const node = el('div', 'avatar', name.slice(0, 1).toUpperCase());
   const index = ui.workspace.users.findIndex((u) => u.id === userId);
-  if (!isBot) node.style.background = COLORS[(index < 0 ? userId.length : index) % COLORS.length];
+  node.style.background = COLORS[(index < 0 ? userId.length : index) % COLORS.length];
   return node;
 }
 

@@ -1,0 +1,233 @@
+/**
+ * The sandbox in a real browser (Debian's Chromium, driven by playwright-core; nothing is
+ * downloaded): the demo requests walked through the UI the way a person would, against the real
+ * bot. Skipped where /usr/bin/chromium is missing. With UPDATE_DOCS_SCREENSHOTS=1 the screenshots
+ * replace the ones in docs/; otherwise they go to the temp folder, so a test run leaves the
+ * working tree alone.
+ */
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { galleryBlocks, galleryModal } from './gallery.js';
+import { startHarness, type Harness } from './helpers.js';
+import { startStack, type Stack } from './stack.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const SHOTS = process.env.UPDATE_DOCS_SCREENSHOTS === '1' ? join(process.cwd(), 'docs') : mkdtempSync(join(tmpdir(), 'sandbox-shots-'));
+
+describe.skipIf(!existsSync(CHROMIUM))('the sandbox in Chromium', { timeout: 60_000 }, () => {
+  let stack: Stack;
+  let browser: Browser;
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    stack = await startStack();
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
+    page.setDefaultTimeout(20_000);
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    page.on('console', (m) => void (m.type() === 'error' && pageErrors.push(m.text())));
+    await page.goto(`${stack.run.sandbox.url}/?user=U0ALICE&channel=C0GENERAL`);
+    await page.locator('#bot-status.ok').waitFor();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  async function actAs(user: string): Promise<void> {
+    await page.selectOption('#user-switcher', user);
+    await expect.poll(() => new URL(page.url()).searchParams.get('user')).toBe(user);
+  }
+
+  /** Types a request in #general and opens its thread once the bot has answered in it. */
+  async function request(text: string): Promise<Locator> {
+    await page.locator('#message-input').fill(text);
+    await page.locator('#message-input').press('Enter');
+    const message = page.locator('#messages .msg', { hasText: text }).last();
+    await message.locator('.thread-link').click();
+    return page.locator('#thread-messages');
+  }
+
+  function botCard(thread: Locator, heading: string | RegExp): Locator {
+    return thread.locator('.msg-bot', { has: page.locator('.bk-blocks', { hasText: heading }) }).last();
+  }
+
+  it('approves a deletion: card, Approve, the answer, the record gone', async () => {
+    const thread = await request('@approvals delete record abc-123');
+    const card = botCard(thread, 'Approval needed: delete_record');
+    await expect.poll(() => card.locator('button', { hasText: 'Approve' }).count()).toBe(1);
+    expect(await card.locator('.bk-header').textContent()).toBe('Approval needed: delete_record');
+    expect(await card.locator('.mention-user').first().textContent()).toBe('@alice');
+    expect(await card.locator('pre').textContent()).toContain('"id": "abc-123"');
+    await page.mouse.move(1, 1);
+    await page.screenshot({ path: join(SHOTS, 'sandbox-approval-card.png') });
+
+    await card.locator('button', { hasText: 'Approve' }).click();
+    await thread.locator('.msg-bot', { hasText: 'Deleted record abc-123' }).waitFor();
+    await expect.poll(() => card.textContent()).toContain('Approved by @alice');
+    expect(await card.locator('button').count()).toBe(0);
+    await page.mouse.move(1, 1);
+    await page.screenshot({ path: join(SHOTS, 'sandbox-answered-thread.png') });
+    const record = await stack.demo.selectFrom('demo_records').select('deleted_at').where('id', '=', 'abc-123').executeTakeFirstOrThrow();
+    expect(record.deleted_at).not.toBeNull();
+  });
+
+  it('refuses alice’s approval of her own refund with a message only she sees, then takes bob’s', async () => {
+    const thread = await request('@approvals refund order 1042 for $25');
+    const card = botCard(thread, 'Approval needed: issue_refund');
+    await card.locator('button', { hasText: 'Approve' }).click();
+    const ephemeral = thread.locator('.msg-ephemeral').last();
+    await ephemeral.waitFor();
+    expect(await ephemeral.locator('.only-you').textContent()).toBe('Only visible to you');
+    expect(await card.locator('button', { hasText: 'Approve' }).count()).toBe(1);
+
+    await actAs('U0BOB');
+    expect(await thread.locator('.msg-ephemeral').count()).toBe(0);
+    await card.locator('button', { hasText: 'Approve' }).click();
+    await expect.poll(() => card.textContent()).toContain('Approved by @bob');
+    await thread.locator('.msg-bot', { hasText: /\$25\.00/ }).last().waitFor();
+    await actAs('U0ALICE');
+  });
+
+  it('answers a multi-select question with checkboxes and Submit', async () => {
+    const thread = await request('@approvals clean up records');
+    const card = botCard(thread, 'Which records should I delete?');
+    await card.locator('input[type=checkbox][value="1"]').check();
+    await card.locator('input[type=checkbox][value="2"]').check();
+    await card.locator('button', { hasText: 'Submit' }).click();
+    await expect.poll(() => card.textContent()).toContain('Answered by @alice: def-456, ghi-789');
+    await expect.poll(() => thread.locator('.msg-bot', { hasText: 'Approval needed: delete_record' }).count()).toBe(2);
+  });
+
+  it('confirms a production deploy in the Respond modal', async () => {
+    const thread = await request('@approvals deploy api 2.3 to production');
+    const card = botCard(thread, 'Input needed: deploy_service');
+    await card.locator('button', { hasText: 'Respond' }).click();
+    const modal = page.locator('.modal');
+    await modal.waitFor();
+    expect(await modal.locator('.modal-title').textContent()).toBe('Provide input');
+    await modal.locator('label', { hasText: 'Yes' }).locator('input').check();
+    await modal.locator('.modal-submit').click();
+    await modal.waitFor({ state: 'detached' });
+    await thread.locator('.msg-bot', { hasText: 'Deployed api 2.3 to production' }).waitFor();
+    expect(await card.textContent()).toContain('Resumed by @alice');
+  });
+
+  it('shows no script errors along the way', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+describe.skipIf(!existsSync(CHROMIUM))('Block Kit in the sandbox UI', { timeout: 60_000 }, () => {
+  let h: Harness;
+  let browser: Browser;
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    h = await startHarness({ echoBotMessages: false });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    page.setDefaultTimeout(10_000);
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    page.on('dialog', (d) => void d.dismiss());
+    await page.goto(`${h.sandbox.url}/?user=U0ALICE&channel=C0GENERAL`);
+    await page.locator('#bot-status.ok').waitFor();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+
+  it('draws every block kind, shows unknown ones as JSON, and keeps the bot\'s text as text', async () => {
+    await h.client.chat.postMessage({ channel: 'C0GENERAL', text: 'gallery', blocks: galleryBlocks as never });
+    const message = page.locator('#messages .msg-bot').last();
+    await message.locator('.bk-header', { hasText: 'Gallery' }).waitFor();
+    const body = message.locator('.msg-body');
+    expect(await body.locator('strong', { hasText: 'bold' }).count()).toBeGreaterThan(0);
+    expect(await body.locator('em', { hasText: 'italic' }).count()).toBe(1);
+    expect(await body.locator('s', { hasText: 'strike' }).count()).toBe(1);
+    expect(await body.locator('.mention-user').allTextContents()).toEqual(['@bob', '@carol']);
+    expect(await body.locator('.mention-usergroup').textContent()).toBe('@finance');
+    expect(await body.locator('.bk-section pre').textContent()).toContain('<script>alert(1)</script>');
+    expect(await body.locator('time.date').textContent()).toMatch(/^Sep 1[12], 2024/);
+    expect(await body.locator('.bk-fields .bk-field').count()).toBe(2);
+    expect(await body.locator('.bk-primary', { hasText: 'Go' }).count()).toBe(1);
+    expect(await body.locator('.bk-danger', { hasText: 'Stop' }).count()).toBe(1);
+    expect(await body.locator('.markdown h4').textContent()).toBe('Markdown block');
+    expect(await body.locator('.bk-rich-text li').count()).toBe(2);
+    expect(await body.locator('.bk-unknown pre').textContent()).toContain('"future_block"');
+    expect(await body.locator('input[type=checkbox][value=runbook]').isChecked()).toBe(true);
+    // Nothing the bot wrote became markup: no script, no injected image, no javascript: link.
+    expect(await body.locator('script, img').count()).toBe(0);
+    expect(await page.locator('a[href^="javascript"]').count()).toBe(0);
+  });
+
+  it('sends picks from menus and clicks on buttons as block_actions', async () => {
+    const message = page.locator('#messages .msg-bot', { hasText: 'Gallery' }).last();
+    await message.locator('.bk-multi select').selectOption('g');
+    const multi = await h.receiver.waitFor((r) => r.body?.actions?.[0]?.action_id === 'many');
+    expect(multi.body.actions[0].selected_options.map((o: { value: string }) => o.value)).toEqual(['g']);
+    await message.locator('.bk-chip', { hasText: 'Green' }).waitFor();
+    await message.locator('select[data-action-id=one]').selectOption('b');
+    await h.receiver.waitFor((r) => r.body?.actions?.[0]?.selected_option?.value === 'b');
+    await message.locator('label', { hasText: 'Yes' }).locator('input').check();
+    await h.receiver.waitFor((r) => r.body?.actions?.[0]?.action_id === 'radio');
+    await message.locator('button', { hasText: 'Go' }).click();
+    const go = await h.receiver.waitFor((r) => r.body?.actions?.[0]?.action_id === 'go');
+    expect(go.signatureValid).toBe(true);
+    expect(go.body.state.values.controls.many.selected_options.map((o: { value: string }) => o.value)).toEqual(['g']);
+    expect(go.body.state.values.controls.one.selected_option.value).toBe('b');
+  });
+
+  it('fills and submits a modal, showing the bot\'s field errors until it accepts', async () => {
+    h.receiver.respondWith((r) => (r.body.type === 'view_submission' && r.body.view.state.values.count.value.value === '13' ? { body: { response_action: 'errors', errors: { count: 'Not 13, please.' } } } : undefined));
+    await h.client.views.open({ trigger_id: h.sandbox.store.issueTrigger('U0ALICE'), view: galleryModal as never });
+    const modal = page.locator('.modal');
+    await modal.waitFor();
+    await modal.locator('.modal-submit').click();
+    await expect.poll(() => modal.locator('.bk-error').count()).toBe(4);
+
+    await modal.locator('[data-block-id=notes] textarea').fill('first line\nsecond line');
+    await modal.locator('[data-block-id=count] input').fill('13');
+    await modal.locator('[data-block-id=env] select').selectOption('1');
+    await modal.locator('[data-block-id=confirm] label', { hasText: 'Yes' }).locator('input').check();
+    await modal.locator('[data-block-id=checks] input').check();
+    await modal.locator('.modal-submit').click();
+    await expect.poll(() => modal.locator('.bk-error').allTextContents()).toEqual(['Not 13, please.']);
+    expect(await modal.locator('[data-block-id=notes] textarea').inputValue()).toBe('first line\nsecond line');
+
+    await modal.locator('[data-block-id=count] input').fill('12');
+    await modal.locator('.modal-submit').click();
+    await modal.waitFor({ state: 'detached' });
+    const submitted = h.receiver.received.filter((r) => r.body?.type === 'view_submission').at(-1)!;
+    expect(submitted.body.view.state.values).toMatchObject({
+      notes: { value: { type: 'plain_text_input', value: 'first line\nsecond line' } },
+      count: { value: { type: 'number_input', value: '12' } },
+      env: { value: { selected_option: { value: '1' } } },
+      confirm: { value: { selected_option: { value: 'true' } } },
+      checks: { value: { selected_options: [{ value: 'runbook' }] } },
+    });
+  });
+
+  it('shows an ephemeral only to its person, and a reaction live', async () => {
+    const posted = await h.client.chat.postMessage({ channel: 'C0GENERAL', text: 'watch me' });
+    await h.client.chat.postEphemeral({ channel: 'C0GENERAL', user: 'U0ALICE', text: 'just for alice' });
+    await h.client.chat.postEphemeral({ channel: 'C0GENERAL', user: 'U0BOB', text: 'just for bob' });
+    await page.locator('.msg-ephemeral', { hasText: 'just for alice' }).waitFor();
+    expect(await page.locator('.msg-ephemeral', { hasText: 'just for bob' }).count()).toBe(0);
+    await h.client.reactions.add({ channel: 'C0GENERAL', timestamp: posted.ts!, name: 'eyes' });
+    await page.locator(`.msg[data-ts="${posted.ts}"] .reaction[data-reaction=eyes]`).waitFor();
+    await h.client.chat.update({ channel: 'C0GENERAL', ts: posted.ts!, text: 'watched' });
+    await page.locator(`.msg[data-ts="${posted.ts}"] .msg-edited`).waitFor();
+    expect(await page.locator(`.msg[data-ts="${posted.ts}"] .msg-body`).textContent()).toBe('watched');
+    expect(pageErrors).toEqual([]);
+  });
+});

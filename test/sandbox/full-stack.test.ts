@@ -1,0 +1,116 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cardBlock, shownText, startStack, type Stack } from './stack.js';
+
+let s: Stack;
+
+beforeAll(async () => {
+  s = await startStack();
+});
+afterAll(async () => {
+  await s?.stop();
+});
+
+const GENERAL = 'C0GENERAL';
+
+/** Posts as `user`, then waits for the bot's card of `kind` in the new thread. */
+async function ask(user: string, text: string, kind: 'approval' | 'question' | 'suspension', channel = GENERAL) {
+  const posted = await s.ui('/ui/message', { user, channel, text });
+  expect(posted.json.ok).toBe(true);
+  const threadTs: string = posted.json.ts;
+  const card = await s.until(() => s.thread(channel, threadTs).find((m) => m.bot_id && cardBlock(m, kind)));
+  return { threadTs, card, block: cardBlock(card, kind)! };
+}
+
+describe('the real bot, unchanged, behind the sandbox', () => {
+  it('deletes a record once the approval card is approved', async () => {
+    const { threadTs, card, block } = await ask('U0ALICE', '@approvals delete record abc-123', 'approval');
+    expect(shownText(card)).toContain('Approval needed: delete_record');
+    const clicked = await s.ui('/ui/action', { user: 'U0ALICE', channel: GENERAL, messageTs: card.ts, blockId: block.block_id, actionId: 'approval.approve' });
+    expect(clicked.json).toMatchObject({ ok: true, status: 200 });
+    await s.until(() => s.thread(GENERAL, threadTs).find((m) => m.ts === card.ts && /Approved by/.test(shownText(m))));
+    await s.until(() => s.thread(GENERAL, threadTs).find((m) => m.bot_id && m.ts !== card.ts && /abc-123/.test(shownText(m)) && !cardBlock(m, 'approval')));
+    const record = await s.demo.selectFrom('demo_records').selectAll().where('id', '=', 'abc-123').executeTakeFirstOrThrow();
+    expect(record.deleted_at).not.toBeNull();
+  });
+
+  it('refuses the requester’s own approval of a refund with an ephemeral, then takes bob’s', async () => {
+    const { threadTs, card, block } = await ask('U0ALICE', '@approvals refund order 1042 for $25', 'approval');
+    await s.ui('/ui/action', { user: 'U0ALICE', channel: GENERAL, messageTs: card.ts, blockId: block.block_id, actionId: 'approval.approve' });
+    const refusal = await s.until(() => s.ephemerals('U0ALICE').find((e) => e.thread_ts === threadTs));
+    expect(refusal.text.length).toBeGreaterThan(0);
+    expect(s.ephemerals('U0BOB').some((e) => e.thread_ts === threadTs)).toBe(false);
+    expect(cardBlock(s.run.sandbox.store.message(GENERAL, card.ts)!, 'approval')).toBeDefined();
+
+    await s.ui('/ui/action', { user: 'U0BOB', channel: GENERAL, messageTs: card.ts, blockId: block.block_id, actionId: 'approval.approve' });
+    await s.until(() => s.thread(GENERAL, threadTs).find((m) => m.ts === card.ts && /Approved by <@U0BOB>/.test(shownText(m))));
+    await s.until(() => s.thread(GENERAL, threadTs).find((m) => m.bot_id && m.ts !== card.ts && /1042/.test(shownText(m)) && !cardBlock(m, 'approval')));
+    const rows = await s.demo.selectFrom('demo_refunds').selectAll().where('order_id', '=', '1042').execute();
+    expect(rows.map((r) => r.amount_cents)).toEqual([2500]);
+  });
+
+  it('answers a multi-select question with ticked checkboxes and Submit', async () => {
+    const { threadTs, card, block } = await ask('U0BOB', '@approvals clean up records', 'question');
+    const boxes = block.elements.find((e) => e.type === 'checkboxes');
+    expect(boxes).toBeDefined();
+    await s.ui('/ui/action', { user: 'U0BOB', channel: GENERAL, messageTs: card.ts, blockId: block.block_id, actionId: 'question.answer', selectedOptions: ['1', '2'] });
+    await s.ui('/ui/action', { user: 'U0BOB', channel: GENERAL, messageTs: card.ts, blockId: block.block_id, actionId: 'question.submit' });
+    await s.until(() => s.thread(GENERAL, threadTs).find((m) => m.ts === card.ts && /Answered by/.test(shownText(m))));
+    const approvals = await s.until(() => {
+      const cards = s.thread(GENERAL, threadTs).filter((m) => cardBlock(m, 'approval'));
+      return cards.length >= 2 ? cards : undefined;
+    });
+    expect(approvals.map((m) => shownText(m)).join('\n')).toMatch(/def-456[\s\S]*ghi-789/);
+  });
+
+  it('confirms a production deploy through the Respond modal', async () => {
+    const { threadTs, card, block } = await ask('U0CAROL', '@approvals deploy api 2.3 to production', 'suspension');
+    await s.ui('/ui/action', { user: 'U0CAROL', channel: GENERAL, messageTs: card.ts, blockId: block.block_id, actionId: 'suspension.respond' });
+    const view = await s.until(() => s.run.sandbox.store.views('U0CAROL')[0]);
+    const input = (view.blocks as any[]).find((b) => b.type === 'input');
+    expect(input.element.type).toBe('radio_buttons');
+    const submitted = await s.ui('/ui/view-submission', { user: 'U0CAROL', viewId: view.id, values: { [input.block_id]: { [input.element.action_id]: 'true' } } });
+    expect(submitted.json).toMatchObject({ ok: true, outcome: 'closed' });
+    await s.until(() => s.thread(GENERAL, threadTs).find((m) => m.bot_id && /deploy|Deployed|production/i.test(shownText(m)) && m.ts !== card.ts && !cardBlock(m, 'suspension')));
+    const deployments = await s.demo.selectFrom('demo_deployments').selectAll().where('environment', '=', 'production').execute();
+    expect(deployments.map((d) => [d.service, d.version])).toContainEqual(['api', '2.3']);
+  });
+
+  it('answers in a DM without a mention', async () => {
+    const posted = await s.ui('/ui/message', { user: 'U0ALICE', channel: 'D0ALICE', text: 'look up record def-456' });
+    await s.until(() => s.run.sandbox.store.messages('D0ALICE').find((m) => m.bot_id && /def-456/.test(shownText(m))));
+    expect(posted.json.ok).toBe(true);
+    expect(s.run.sandbox.store.notices().filter((n) => n.level === 'error')).toEqual([]);
+  });
+});
+
+describe('a restart of npm start', () => {
+  it('keeps the sandbox’s messages, and a card posted before the restart still works after it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-restart-'));
+    const options = { dataDir: join(dir, 'pglite'), stateFile: join(dir, 'sandbox.json') };
+    try {
+      let first: Stack | undefined = await startStack(options);
+      const posted = await first.ui('/ui/message', { user: 'U0ALICE', channel: GENERAL, text: '@approvals delete record ghi-789' });
+      const threadTs: string = posted.json.ts;
+      const card = await first.until(() => first!.thread(GENERAL, threadTs).find((m) => cardBlock(m, 'approval')));
+      await first.stop();
+      first = undefined;
+
+      const second = await startStack(options);
+      try {
+        const restored = second.run.sandbox.store.message(GENERAL, card.ts);
+        expect(restored && cardBlock(restored, 'approval')).toBeDefined();
+        await second.ui('/ui/action', { user: 'U0BOB', channel: GENERAL, messageTs: card.ts, blockId: cardBlock(restored!, 'approval')!.block_id, actionId: 'approval.approve' });
+        await second.until(() => second.thread(GENERAL, threadTs).find((m) => m.bot_id && /Deleted record ghi-789/.test(shownText(m))));
+        const newer = await second.ui('/ui/message', { user: 'U0ALICE', channel: GENERAL, text: 'after the restart' });
+        expect(Number(newer.json.ts)).toBeGreaterThan(Number(card.ts));
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

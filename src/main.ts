@@ -8,7 +8,9 @@ import { PolicyError } from './approvals/policy-error.js';
 import { demoPolicy } from './demo/demo-policy.js';
 import { seedDemoData } from './demo/seed-demo-data.js';
 import { createDemoAgents } from './demo/create-demo-agents.js';
-import { unconfiguredModel } from './agent/unconfigured-model.js';
+import { createDemoModel } from './demo/demo-model.js';
+import { runWithSandbox } from './sandbox/run-with-sandbox.js';
+import { join } from 'node:path';
 import { suspendedRunsRoute } from './http/suspended-runs-route.js';
 import { createSlackApp } from './slack/create-slack-app.js';
 import { slackWebClient } from './slack/slack-web-client.js';
@@ -17,8 +19,9 @@ import { AgentError } from './agent/errors.js';
 import { resolveModel } from './agent/model.js';
 
 /**
- * Composition root: config → logger → database + migrations → demo data →
- * policy → agents → Slack (or, without Slack, the admin HTTP listing only).
+ * Composition root: config → logger → policy → database + migrations → demo
+ * data → model → agents → Slack app; without Slack variables, the same bot
+ * behind the local sandbox (a Slack-compatible UI and Web API on PORT).
  * SIGTERM/SIGINT stop taking work, let acknowledged work finish, then close.
  */
 async function main(config: Config, logger: Logger): Promise<() => Promise<void>> {
@@ -35,53 +38,71 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
   const applied = await migrate(database.db);
   logger.info({ database: database.kind, applied }, 'database ready');
   await seedDemoData(database.db);
-  const model = config.model ?? unconfiguredModel();
-  // With Slack, approver groups resolve through usergroups.users.list and the bot may never approve.
-  const slackIdentity = slackConfigured ? await slackWorkspaceIdentity(config, logger) : undefined;
-  const { ops } = createDemoAgents({ db: database.db, storage: database, model, policy, logger, ...slackIdentity });
-  const listing = suspendedRunsRoute({ agents: [ops], ...(config.adminApiToken ? { adminToken: config.adminApiToken } : {}), logger });
+  const model = config.model ?? createDemoModel();
+  const modelLabel = config.model ?? 'built-in demo model (set MODEL and its API key for a real one)';
+  logger.info({ model: modelLabel }, 'model selected');
 
-  const httpMode = slackConfigured && !config.slack.appToken;
-  const slack = slackConfigured
-    ? createSlackApp({
-        config: { ...config.slack, port: config.port },
-        agent: ops,
-        db: database.db,
-        logger,
-        ...(httpMode
-          ? { customRoutes: [{ path: '/agents/:agentId/suspended-runs', method: ['GET'], handler: (req, res) => void listing(req, res) }] }
-          : {}),
-      })
-    : undefined;
-  if (slack) {
-    const started = await slack.start();
-    logger.info({ port: started.port, mode: httpMode ? 'http' : 'socket' }, 'Slack app started');
+  /** The agents and the Slack app, for whichever Slack the configuration points at. */
+  const createBot = async (botConfig: Config) => {
+    const identity = await slackWorkspaceIdentity(botConfig, logger);
+    const { ops } = createDemoAgents({ db: database.db, storage: database, model, policy, logger, ...identity });
+    const listing = suspendedRunsRoute({ agents: [ops], ...(config.adminApiToken ? { adminToken: config.adminApiToken } : {}), logger });
+    const httpMode = !botConfig.slack.appToken;
+    const slack = createSlackApp({
+      config: { ...botConfig.slack, port: botConfig.port },
+      agent: ops,
+      db: database.db,
+      logger,
+      ...(httpMode
+        ? { customRoutes: [{ path: '/agents/:agentId/suspended-runs', method: ['GET'], handler: (req, res) => void listing(req, res) }] }
+        : {}),
+    });
+    return { slack, listing, httpMode };
+  };
+
+  if (!slackConfigured) {
+    // No workspace configured: a local Slack (the sandbox) on PORT with the unchanged bot behind it.
+    let listing: ReturnType<typeof suspendedRunsRoute> | undefined;
+    const running = await runWithSandbox({
+      config,
+      logger,
+      modelLabel,
+      stateFile: join(config.dataDir, 'sandbox.json'),
+      extraRoutes: async (req, res) => (listing ? listing(req, res) : false),
+      createBot: async (botConfig) => {
+        const bot = await createBot(botConfig);
+        listing = bot.listing;
+        return bot.slack;
+      },
+    });
+    return async () => {
+      await running.stop();
+      await database.close();
+    };
   }
-  // Bolt serves HTTP only in HTTP mode; otherwise the health check and listing get their own server.
+
+  const { slack, listing, httpMode } = await createBot(config);
+  const started = await slack.start();
+  logger.info({ port: started.port, mode: httpMode ? 'http' : 'socket' }, 'Slack app started');
+  // Bolt serves HTTP only in HTTP mode; in Socket Mode the health check and listing get their own server.
   const server: Server | undefined = httpMode
     ? undefined
     : createServer((req, res) => {
         void listing(req, res).then((handled) => {
           if (handled) return;
           res.writeHead(req.url === '/healthz' ? 200 : 404, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(req.url === '/healthz' ? { ok: true, slack: slackConfigured } : { error: 'not_found' }));
+          res.end(JSON.stringify(req.url === '/healthz' ? { ok: true } : { error: 'not_found' }));
         });
       });
   if (server) await new Promise<void>((resolve) => server.listen(config.port, resolve));
-  if (!slackConfigured) {
-    logger.warn(
-      { port: config.port },
-      'Slack is not configured: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN) to connect a workspace. ' +
-        'Serving /healthz and /agents/:agentId/suspended-runs only.',
-    );
-  }
   return async () => {
-    await slack?.stop();
+    await slack.stop();
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
     await database.close();
   };
 }
 
+/** Who the bot is in the workspace (never an approver) and how its user groups resolve. */
 async function slackWorkspaceIdentity(config: Config, logger: Logger) {
   const client = slackWebClient(config.slack, logger);
   const auth = await client.auth.test();

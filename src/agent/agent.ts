@@ -189,6 +189,7 @@ export class Agent implements AgentInternals {
       ...(rule !== undefined ? { requireToolApproval: rule } : {}),
       requestContext,
       hadSnapshot: false,
+    audit: [],
       deps,
       log: deps.logger.child({ runId, agentId: this.id }),
     };

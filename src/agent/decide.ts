@@ -1,5 +1,5 @@
 import { authorizeActor } from '../approvals/authorize-actor.js';
-import { closeAction, recordApprovalVote, recordDecline } from '../approvals/record-decision.js';
+import { closeAction, recordApprovalVote, recordDecline, type Claimed } from '../approvals/record-decision.js';
 import { findAction, findDecisionTarget } from '../approvals/pending-actions.js';
 import { requirementFor } from '../approvals/requirement-for.js';
 import { findSnapshot } from '../db/run-snapshots.js';
@@ -13,9 +13,15 @@ import type { RuntimeDeps } from './run-state.js';
 export const apiActor = { userId: 'api' } as const;
 
 /** Continues a run in the background; the returned stream reports it. */
-export function startContinuation(root: AgentInternals, deps: RuntimeDeps, runId: string, rootRunId: string): AgentStream {
+export function startContinuation(
+  root: AgentInternals,
+  deps: RuntimeDeps,
+  runId: string,
+  rootRunId: string,
+  claimed?: Claimed,
+): AgentStream {
   const sink = new StreamSink(rootRunId);
-  continueRun(root, runId, deps, sink).catch((error: unknown) => {
+  continueRun(root, runId, deps, sink, claimed).catch((error: unknown) => {
     deps.logger.error({ err: error, runId, rootRunId }, 'run failed while resuming');
     sink.finish('error', error);
   });
@@ -108,27 +114,29 @@ export async function decide(
   }
 
   if (decision === 'decline') {
-    const row = await recordDecline(deps.db, {
+    const written = await recordDecline(deps.db, {
       actionId: action.id,
       actor: actor.userId,
       reason: req.reason?.trim() ? req.reason.trim() : null,
       policyVersion: action.policy_version ?? '',
     });
-    if (!row) return refreshed(deps, action);
-    return { outcome: 'declined', action: row, stream: startContinuation(root, deps, row.run_id, row.root_run_id) };
+    if (!written) return refreshed(deps, action);
+    const { row, claimed } = written;
+    return { outcome: 'declined', action: row, stream: startContinuation(root, deps, row.run_id, row.root_run_id, claimed) };
   }
 
-  const row = await recordApprovalVote(deps.db, {
+  const written = await recordApprovalVote(deps.db, {
     actionId: action.id,
     actor: actor.userId,
     policyVersion: action.policy_version ?? '',
     grantTtlMs: deps.grantTtlMs,
   });
-  if (!row) return refreshed(deps, action);
+  if (!written) return refreshed(deps, action);
+  const { row, claimed } = written;
   if (row.status === 'pending') {
     return { outcome: 'approval-recorded', action: row, approvals: row.approvals.map((a) => a.userId), quorum: row.quorum, alreadyCounted: false };
   }
-  return { outcome: 'approved', action: row, stream: startContinuation(root, deps, row.run_id, row.root_run_id) };
+  return { outcome: 'approved', action: row, stream: startContinuation(root, deps, row.run_id, row.root_run_id, claimed) };
 }
 
 /** After a conditional update found nothing: say what the row became instead. */

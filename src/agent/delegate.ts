@@ -39,6 +39,7 @@ export function childRun(parent: RunState, agent: AgentInternals, toolCallId: st
     },
     requestContext: parent.requestContext,
     hadSnapshot: false,
+    audit: [],
     deps: parent.deps,
     log: parent.log.child({ subRunId: runId, agentPath: [...parent.path, agent.id].join('/') }),
   };

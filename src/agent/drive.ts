@@ -10,6 +10,8 @@ import type { RunOutcome } from './plan.js';
 import { resumeClaimed } from './resume-run.js';
 import type { RunState, RuntimeDeps, Snapshot } from './run-state.js';
 import { SnapshotNotFoundError } from './errors.js';
+import type { Claimed } from '../approvals/record-decision.js';
+import { appendAudit } from '../approvals/audit.js';
 
 export function emitterFor(run: RunState, sink: StreamSink): Emitter {
   return run.parentRunId ? quietEmitter : sinkEmitter(sink);
@@ -28,7 +30,7 @@ export async function settleOutcome(
 ): Promise<void> {
   const { db } = run.deps;
   if (outcome.kind === 'suspended') {
-    const persisted = await persistSuspension(db, outcome.plan.snapshots, outcome.plan.actions.map((a) => a.write));
+    const persisted = await persistSuspension(db, outcome.plan.snapshots, outcome.plan.actions.map((a) => a.write), run.audit.splice(0));
     run.hadSnapshot = true;
     const ids = new Map(persisted.map((p) => [`${p.run_id}\u0000${p.tool_call_id}`, p]));
     for (const action of outcome.plan.actions) {
@@ -55,6 +57,7 @@ export async function settleOutcome(
   await endRun(db, {
     runId: run.runId,
     hadSnapshot: run.hadSnapshot,
+    audit: run.audit.splice(0),
     ...(parent ? { parent } : {}),
     ...(run.options.memory && run.threadId && run.resourceId && !run.parentRunId
       ? { memory: { threadId: run.threadId, resourceId: run.resourceId, messages: run.messages } }
@@ -68,8 +71,14 @@ export async function settleOutcome(
 }
 
 /** Claims a run whose last wait just ended and continues it; otherwise reports what it still waits on. */
-export async function continueRun(root: AgentInternals, runId: string, deps: RuntimeDeps, sink: StreamSink): Promise<void> {
-  const row = await claimRun(deps.db, runId);
+export async function continueRun(
+  root: AgentInternals,
+  runId: string,
+  deps: RuntimeDeps,
+  sink: StreamSink,
+  claimed?: Claimed,
+): Promise<void> {
+  const row = claimed?.snapshot ?? (await claimRun(deps.db, runId));
   if (!row) {
     const rootRunId = sink.runId;
     const waiting = await pendingActionsOfRoot(deps.db, rootRunId);
@@ -89,7 +98,14 @@ export async function continueRun(root: AgentInternals, runId: string, deps: Run
     return;
   }
   const run = await restoreRun(root, row, deps);
-  const outcome = await resumeClaimed(run, emitterFor(run, sink));
+  let outcome: RunOutcome;
+  try {
+    outcome = await resumeClaimed(run, emitterFor(run, sink), claimed?.actions);
+  } catch (error) {
+    // What already ran must be on record even when the rest of the run fails.
+    await appendAudit(deps.db, run.audit.splice(0));
+    throw error;
+  }
   await settleOutcome(root, run, outcome, sink);
 }
 
@@ -128,6 +144,7 @@ export async function restoreRun(root: AgentInternals, row: SnapshotRow, deps: R
     options: snapshot.options,
     requestContext: new Map(Object.entries(snapshot.options.requestContext ?? {})),
     hadSnapshot: true,
+    audit: [],
     deps,
     log: deps.logger.child({ runId: row.run_id, rootRunId: row.root_run_id }),
   };

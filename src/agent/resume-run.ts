@@ -1,5 +1,4 @@
 import type { LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
-import { appendAudit } from '../approvals/audit.js';
 import { fingerprint } from '../approvals/fingerprint.js';
 import { consumeGrant } from '../approvals/grants.js';
 import { requirementFor } from '../approvals/requirement-for.js';
@@ -19,8 +18,9 @@ export const blockedMessage = (toolName: string) => `Tool call blocked: approval
  * Continues a claimed run: settles every call of the step it paused in (each
  * from its latest pending-action row), then goes back to the step loop.
  */
-export async function resumeClaimed(run: RunState, out: Emitter): Promise<RunOutcome> {
-  const rows = new Map((await latestActionsOfRun(run.deps.db, run.runId)).map((r) => [r.tool_call_id, r]));
+export async function resumeClaimed(run: RunState, out: Emitter, actions?: PendingAction[]): Promise<RunOutcome> {
+  const latest = actions ?? (await latestActionsOfRun(run.deps.db, run.runId));
+  const rows = new Map(latest.map((r) => [r.tool_call_id, r]));
   const paused = await settleStep(run, lastToolCalls(run), async (call) => {
     const row = rows.get(call.toolCallId);
     return row ? settleAction(run, row, call.input, out) : { kind: 'result', output: { type: 'error-text', value: 'No result' } };
@@ -104,17 +104,16 @@ async function runApproved(run: RunState, row: PendingAction, args: unknown, out
   }
   const outcome = await executeTool(run, tool, { toolCallId: call.toolCallId, args: hooked.args });
   const failed = outcome.kind === 'result' && outcome.isError;
-  await appendAudit(run.deps.db, [
-    {
-      event: failed ? 'failed' : 'executed',
-      runId: run.runId,
-      toolCallId: call.toolCallId,
-      toolName: row.tool_name,
-      fingerprint: fp,
-      policyVersion: row.policy_version,
-      detail: failed && outcome.kind === 'result' ? { error: String(outcome.value) } : null,
-    },
-  ]);
+  // Written with the run's next statement (its end or its next pause), not on its own round trip.
+  run.audit.push({
+    event: failed ? 'failed' : 'executed',
+    runId: run.runId,
+    toolCallId: call.toolCallId,
+    toolName: row.tool_name,
+    fingerprint: fp,
+    policyVersion: row.policy_version,
+    detail: failed && outcome.kind === 'result' ? { error: String(outcome.value) } : null,
+  });
   return settle(run, call, hooked.args, outcome, out);
 }
 

@@ -5,6 +5,7 @@ import type { Policy } from '../approvals/policy-schema.js';
 import type { GroupResolver } from '../approvals/group-resolver.js';
 import type { RequireToolApproval } from './requires-approval.js';
 import type { AgentInternals } from './agent-internals.js';
+import type { AuditInput } from '../approvals/audit.js';
 
 /** Shared by every agent in a tree: where state lives and which rules apply. */
 export interface RuntimeDeps {
@@ -60,6 +61,8 @@ export interface RunState {
   requireToolApproval?: RequireToolApproval;
   requestContext: Map<string, unknown>;
   hadSnapshot: boolean;
+  /** Audit events waiting to ride on the run's next write. */
+  audit: AuditInput[];
   deps: RuntimeDeps;
   log: Logger;
 }

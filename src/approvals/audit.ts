@@ -40,6 +40,30 @@ export interface AuditEvent {
   detail: Record<string, unknown> | null;
 }
 
+function auditRow(e: AuditInput) {
+  return {
+    event: e.event,
+    run_id: e.runId,
+    tool_call_id: e.toolCallId ?? null,
+    tool_name: e.toolName ?? null,
+    actor: e.actor ?? null,
+    fingerprint: e.fingerprint ?? null,
+    policy_version: e.policyVersion ?? null,
+    detail: e.detail ?? null,
+  };
+}
+
+/** An INSERT of the given events, for use as a CTE inside a larger statement (order kept). */
+export function insertAuditRows(events: AuditInput[]) {
+  return sql`
+    INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, actor, fingerprint, policy_version, detail)
+    SELECT a.event, a.run_id, a.tool_call_id, a.tool_name, a.actor, a.fingerprint, a.policy_version, a.detail
+    FROM jsonb_to_recordset(${JSON.stringify(events.map((e, n) => ({ ...auditRow(e), n })))}::jsonb) AS a(
+      event text, run_id text, tool_call_id text, tool_name text, actor text, fingerprint text, policy_version text, detail jsonb, n integer)
+    ORDER BY a.n
+    RETURNING id`;
+}
+
 export async function appendAudit(db: Db, events: AuditInput[]): Promise<void> {
   if (events.length === 0) return;
   await db

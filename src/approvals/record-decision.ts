@@ -1,7 +1,55 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { PendingAction } from '../db/pending-action.js';
-import { pendingActionColumns as columns } from './pending-actions.js';
+import type { SnapshotRow } from '../db/run-snapshots.js';
+import { pendingActionColumnList, pendingActionColumns as columns } from './pending-actions.js';
+
+/** A decision that ended the run's last wait also claims the run, in the same statement. */
+export interface Claimed {
+  snapshot: SnapshotRow;
+  /** Latest row per tool call of the claimed run, as resuming needs them. */
+  actions: PendingAction[];
+}
+
+export interface DecisionWrite {
+  row: PendingAction;
+  claimed?: Claimed;
+}
+
+/**
+ * Appended to a decision statement whose CTE \`upd\` holds the decided row: if
+ * nothing else of the run is still pending (as of this statement), take the
+ * run and read what resuming needs. Saves the separate claim and read round
+ * trips on the common path; when another call of the run was decided at the
+ * same moment neither statement claims, and the caller falls back to claimRun.
+ */
+const claimAndRead = sql.raw(`
+    , claim AS (
+      UPDATE run_snapshots s SET status = 'running', claimed_at = now()
+      FROM upd
+      WHERE upd.status <> 'pending' AND s.run_id = upd.run_id AND s.status = 'suspended'
+        AND NOT EXISTS (SELECT 1 FROM pending_actions p WHERE p.run_id = upd.run_id AND p.status = 'pending' AND p.id <> upd.id)
+      RETURNING s.run_id, s.root_run_id, s.parent_run_id, s.agent_id, s.thread_id, s.resource_id, s.status, s.snapshot, s.suspended_at
+    )
+    SELECT upd.*,
+      (SELECT to_jsonb(claim.*) FROM claim) AS claimed,
+      (SELECT jsonb_agg(to_jsonb(x.*)) FROM (
+         SELECT DISTINCT ON (tool_call_id) ${pendingActionColumnList.join(', ')} FROM pending_actions
+         WHERE run_id = upd.run_id AND EXISTS (SELECT 1 FROM claim)
+         ORDER BY tool_call_id, id DESC) x) AS run_actions
+    FROM upd
+`);
+
+type DecisionResultRow = PendingAction & { claimed: SnapshotRow | null; run_actions: PendingAction[] | null };
+
+function toDecisionWrite(result: DecisionResultRow | undefined): DecisionWrite | undefined {
+  if (!result) return undefined;
+  const { claimed, run_actions, ...row } = result;
+  if (!claimed) return { row };
+  // The statement's own snapshot still shows the decided row as pending; use what it wrote.
+  const actions = (run_actions ?? []).map((a) => (a.id === row.id ? row : a));
+  return { row, claimed: { snapshot: claimed, actions } };
+}
 
 /**
  * Adds one approver's vote, exactly once. The row moves out of `pending` only
@@ -12,10 +60,10 @@ import { pendingActionColumns as columns } from './pending-actions.js';
 export async function recordApprovalVote(
   db: Db,
   vote: { actionId: number; actor: string; policyVersion: string; grantTtlMs: number },
-): Promise<PendingAction | undefined> {
+): Promise<DecisionWrite | undefined> {
   const ballot = JSON.stringify([{ userId: vote.actor, at: new Date().toISOString() }]);
   const voter = JSON.stringify([{ userId: vote.actor }]);
-  const result = await sql<PendingAction>`
+  const result = await sql<DecisionResultRow>`
     WITH upd AS (
       UPDATE pending_actions SET
         approvals  = approvals || ${ballot}::jsonb,
@@ -39,16 +87,16 @@ export async function recordApprovalVote(
              jsonb_build_object('approvals', jsonb_array_length(approvals), 'quorum', quorum)
       FROM upd
     )
-    SELECT * FROM upd
+    ${claimAndRead}
   `.execute(db);
-  return result.rows[0];
+  return toDecisionWrite(result.rows[0]);
 }
 
 export async function recordDecline(
   db: Db,
   decline: { actionId: number; actor: string; reason: string | null; policyVersion: string },
-): Promise<PendingAction | undefined> {
-  const result = await sql<PendingAction>`
+): Promise<DecisionWrite | undefined> {
+  const result = await sql<DecisionResultRow>`
     WITH upd AS (
       UPDATE pending_actions SET status = 'declined', decided_by = ${decline.actor}, decided_at = now(),
         reason = ${decline.reason}
@@ -62,9 +110,9 @@ export async function recordDecline(
              CASE WHEN reason IS NULL THEN NULL ELSE jsonb_build_object('reason', reason) END
       FROM upd
     )
-    SELECT * FROM upd
+    ${claimAndRead}
   `.execute(db);
-  return result.rows[0];
+  return toDecisionWrite(result.rows[0]);
 }
 
 /**

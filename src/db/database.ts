@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
@@ -40,12 +40,17 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         await admin.end();
       }
     }
-    const pool = new pg.Pool({
-      connectionString: options.databaseUrl,
-      max: options.poolSize ?? 10,
-      ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    const schema = options.schema;
+    const db = new Kysely<DB>({
+      dialect: new PostgresDialect({
+        pool,
+        // Set per connection rather than as a connection option: `?options=` in the URL would override that.
+        ...(schema
+          ? { onCreateConnection: async (connection) => void (await connection.executeQuery(CompiledQuery.raw(`SET search_path TO ${schema}`))) }
+          : {}),
+      }),
     });
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
   const dataDir = options.dataDir ?? '.data';

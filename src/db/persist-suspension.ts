@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
+import { insertAuditRows, type AuditInput } from '../approvals/audit.js';
 
 export interface SnapshotWrite {
   run_id: string;
@@ -45,6 +46,7 @@ export async function persistSuspension(
   db: Db,
   snapshots: SnapshotWrite[],
   actions: PendingWrite[],
+  audit: AuditInput[] = [],
 ): Promise<PersistedAction[]> {
   const result = await sql<PersistedAction>`
     WITH snaps AS (
@@ -67,11 +69,15 @@ export async function persistSuspension(
         fingerprint text, suspend_payload jsonb, path jsonb, requester text, policy_version text,
         quorum integer, expires_in_ms bigint)
       RETURNING id, run_id, tool_call_id, tool_name, kind, fingerprint, policy_version, expires_at, requester
+    ), earlier AS (
+      ${insertAuditRows(audit)}
     ), audit AS (
+      -- Reading \`earlier\` first makes what already happened (e.g. \`executed\`) precede the new requests.
       INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, actor, fingerprint, policy_version)
       SELECT CASE kind WHEN 'approval' THEN 'requested' ELSE 'suspended' END,
              run_id, tool_call_id, tool_name, requester, fingerprint, policy_version
-      FROM acts WHERE kind <> 'delegation'
+      FROM acts WHERE kind <> 'delegation' AND (SELECT count(*) FROM earlier) >= 0
+      ORDER BY id
     )
     SELECT id, run_id, tool_call_id, expires_at FROM acts
   `.execute(db);

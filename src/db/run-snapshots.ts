@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
+import { insertAuditRows, type AuditInput } from '../approvals/audit.js';
 
 export interface SnapshotRow {
   run_id: string;
@@ -44,11 +45,13 @@ export interface RunEnd {
   parent?: { runId: string; toolCallId: string; result: unknown };
   /** Thread memory to append (root runs with memory). */
   memory?: { threadId: string; resourceId: string; messages: unknown[] };
+  /** Audit events the run still owes (e.g. `executed`), written in the same statement. */
+  audit?: AuditInput[];
 }
 
 /** Ends a run in one statement: snapshot gone, parent told, memory appended. */
 export async function endRun(db: Db, end: RunEnd): Promise<void> {
-  if (!end.hadSnapshot && !end.parent && !(end.memory && end.memory.messages.length)) return;
+  if (!end.hadSnapshot && !end.parent && !(end.memory && end.memory.messages.length) && !end.audit?.length) return;
   const parentRun = end.parent?.runId ?? null;
   const parentCall = end.parent?.toolCallId ?? null;
   const parentResult = end.parent ? JSON.stringify(end.parent.result ?? null) : null;
@@ -70,6 +73,8 @@ export async function endRun(db: Db, end: RunEnd): Promise<void> {
       FROM jsonb_to_recordset(${memoryRows}::jsonb) AS m(i integer, message jsonb)
       ORDER BY m.i
       RETURNING id
+    ), audit AS (
+      ${insertAuditRows(end.audit ?? [])}
     )
     SELECT (SELECT count(*) FROM del) AS deleted
   `.execute(db);

@@ -87,6 +87,21 @@ export class BotLink {
     return this.track(this.postNow(body, contentType, what));
   }
 
+  /** Aborted by a timeout or by close(); built by hand because AbortSignal.any needs Node 20.3. */
+  private requestSignal(): { signal: AbortSignal; done: () => void } {
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    const timer = setTimeout(abort, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    this.aborter.signal.addEventListener('abort', abort, { once: true });
+    return {
+      signal: controller.signal,
+      done: () => {
+        clearTimeout(timer);
+        this.aborter.signal.removeEventListener('abort', abort);
+      },
+    };
+  }
+
   private track<T>(p: Promise<T>): Promise<T> {
     this.inFlight.add(p);
     void p.finally(() => this.inFlight.delete(p)).catch(() => undefined);
@@ -102,13 +117,20 @@ export class BotLink {
       return { ok: false, status: 0, body: '', error: 'not_connected', elapsedMs: 0 };
     }
     try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': contentType, ...signedHeaders(this.options.signingSecret, body) },
-        body,
-        signal: AbortSignal.any([this.aborter.signal, AbortSignal.timeout(this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS)]),
-      });
-      const text = await response.text();
+      const { signal, done } = this.requestSignal();
+      let response: Response;
+      let text: string;
+      try {
+        response = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': contentType, ...signedHeaders(this.options.signingSecret, body) },
+          body,
+          signal,
+        });
+        text = await response.text();
+      } finally {
+        done();
+      }
       const elapsedMs = Date.now() - started;
       const delivery: Delivery = { ok: response.ok, status: response.status, body: text, elapsedMs };
       if (text.trim().startsWith('{')) {

@@ -76,6 +76,20 @@ export const DEFAULT_EXAMPLES = [
   '@approvals look up record def-456',
 ];
 
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
+
+/**
+ * Answers only requests addressed to this machine by a local name (or to the address it was told
+ * to listen on): a web page on some other site that gets its domain to resolve to 127.0.0.1 (DNS
+ * rebinding) must not be able to drive the sandbox. Listening on every interface opts out.
+ */
+function hostAllowed(hostHeader: string | undefined, bindHost: string): boolean {
+  if (bindHost === '0.0.0.0' || bindHost === '::') return true;
+  if (!hostHeader) return false;
+  const name = (hostHeader.startsWith('[') ? hostHeader.slice(1, hostHeader.indexOf(']')) : hostHeader.replace(/:\d+$/, '')).toLowerCase();
+  return LOOPBACK_NAMES.has(name) || name.endsWith('.localhost') || name === bindHost.toLowerCase();
+}
+
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const host = options.host ?? '127.0.0.1';
   const log = options.logger?.child({ component: 'sandbox' });
@@ -105,6 +119,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   let ui: ReturnType<typeof uiRoutes> | undefined;
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (!hostAllowed(req.headers.host, host)) return sendJson(res, 421, { ok: false, error: 'wrong_host' });
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
     if (url.pathname.startsWith('/api/') || url.pathname.startsWith('/response-url/')) return api(req, res, url);
     if (url.pathname === '/events/stream' && req.method === 'GET') return sse.handle(req, res);

@@ -5,82 +5,21 @@
  * the pretend Slack around it. Every change is announced to listeners (the SSE stream).
  */
 import { interactiveElements, type StateValues } from './block-elements.js';
+import type { Notice, SequencedChange, StoreChange, StoredEphemeral, StoredMessage, StoredView } from './stored-types.js';
 import { TsClock, compareTs } from './slack-ts.js';
 import { TriggerIds, type TriggerCheck } from './trigger-ids.js';
 
 export type { TriggerCheck } from './trigger-ids.js';
 
-export interface Reaction {
-  name: string;
-  users: string[];
-  count: number;
-}
-
-/** A message as Slack returns it from the API, plus the channel it lives in. */
-export interface StoredMessage {
-  type: 'message';
-  channel: string;
-  ts: string;
-  text: string;
-  user?: string;
-  bot_id?: string;
-  app_id?: string;
-  bot_profile?: Record<string, unknown>;
-  team?: string;
-  subtype?: string;
-  client_msg_id?: string;
-  blocks?: unknown[];
-  attachments?: unknown[];
-  metadata?: unknown;
-  thread_ts?: string;
-  parent_user_id?: string;
-  reply_count?: number;
-  reply_users?: string[];
-  reply_users_count?: number;
-  latest_reply?: string;
-  edited?: { user: string; ts: string };
-  reactions?: Reaction[];
-}
-
-export interface StoredEphemeral {
-  /** Slack calls it `message_ts`; unique like any ts. */
-  ts: string;
-  channel: string;
-  user: string;
-  text: string;
-  blocks?: unknown[];
-  thread_ts?: string;
-}
-
-/** A modal in Slack's view object shape. */
-export interface StoredView extends Record<string, unknown> {
-  id: string;
-  hash: string;
-  external_id: string;
-  root_view_id: string;
-  previous_view_id: string | null;
-  blocks: unknown[];
-}
-
-export interface Notice {
-  id: number;
-  level: 'info' | 'warn' | 'error';
-  text: string;
-  at: string;
-}
-
-export type StoreChange =
-  | { kind: 'message'; channel: string; message: StoredMessage }
-  | { kind: 'message_deleted'; channel: string; ts: string }
-  | { kind: 'ephemeral'; ephemeral: StoredEphemeral }
-  | { kind: 'ephemeral_deleted'; user: string; ts: string }
-  | { kind: 'views'; user: string; views: StoredView[] }
-  | { kind: 'chosen'; user: string; container: string; values: StateValues }
-  | { kind: 'notice'; notice: Notice }
-  | { kind: 'reset' };
-
-/** Numbered, so a client can tell which changes its snapshot already contains. */
-export type SequencedChange = StoreChange & { seq: number };
+export type {
+  Notice,
+  Reaction,
+  SequencedChange,
+  StoreChange,
+  StoredEphemeral,
+  StoredMessage,
+  StoredView,
+} from './stored-types.js';
 
 const MAX_NOTICES = 50;
 /** Slack itself allows three modals on a stack. */

@@ -20,11 +20,10 @@ import {
 } from './block-elements.js';
 import type { BotLink } from './deliver-event.js';
 import { blockActionsPayload, viewClosedPayload, viewSubmissionPayload, type ActionSource } from './interaction-payloads.js';
-import { messageContainer, viewContainer, type SandboxStore, type StoredView } from './store.js';
-import { buildView, parseView } from './web-api/views.js';
-import type { ResponseUrls } from './web-api/response-url.js';
+import { MAX_VIEW_STACK, messageContainer, viewContainer, type SandboxStore, type StoredView } from './store.js';
 import { SlackApiError } from './web-api/api-error.js';
-import { MAX_VIEW_STACK } from './store.js';
+import type { ResponseUrls } from './web-api/response-url.js';
+import { buildView, parseView } from './web-api/views.js';
 
 export interface InteractionDeps {
   store: SandboxStore;
@@ -45,6 +44,8 @@ export class UiError extends Error {
 
 export interface ActionRequest extends Choice {
   user: string;
+  /** For a click inside a modal: what its inputs hold right now, which Slack sends along in view.state. */
+  viewValues?: InputValues;
   actionId: string;
   blockId: string;
   channel?: string;
@@ -72,6 +73,7 @@ function findSource(deps: InteractionDeps, r: ActionRequest): { source: ActionSo
 export async function performAction(deps: InteractionDeps, r: ActionRequest): Promise<{ ok: boolean; status: number; values: StateValues }> {
   const { store } = deps;
   const { source, container, blocks } = findSource(deps, r);
+  if (source.kind === 'view' && r.viewValues) recordInputs(store, r.user, source.view, r.viewValues);
   const element = findElement(blocks, r.blockId, r.actionId);
   if (!element) throw new UiError('element_not_found', 404);
   const type = String(element.type);
@@ -170,13 +172,14 @@ export interface SubmissionResult {
   error?: string;
 }
 
-export async function submitView(
-  deps: InteractionDeps,
-  r: { user: string; viewId: string; values?: Record<string, Record<string, unknown>> },
-): Promise<SubmissionResult> {
-  const { store } = deps;
-  const view = store.views(r.user).find((v) => v.id === r.viewId);
-  if (!view) throw new UiError('view_not_found', 404);
+export type InputValues = Record<string, Record<string, unknown>>;
+
+/**
+ * Records what the person entered in a modal's inputs as their state in that view, and returns
+ * the problems Slack's client would point out (keyed by block id). Inputs not mentioned keep
+ * what was recorded before.
+ */
+function recordInputs(store: SandboxStore, user: string, view: StoredView, values: InputValues | undefined): Record<string, string> {
   const container = viewContainer(view.id);
   const errors: Record<string, string> = {};
   for (const block of view.blocks) {
@@ -185,24 +188,32 @@ export async function submitView(
     const actionId = String(element.action_id);
     // An input element the sandbox does not know reports nothing, rather than something wrong.
     if (stateKeyOf(String(element.type)) === undefined) continue;
-    const raw = r.values?.[blockId]?.[actionId];
+    const raw = values?.[blockId]?.[actionId];
     let state: Obj;
     try {
       state =
         raw === undefined
-          ? (stateValues([block], store.chosen(r.user, container))[blockId]?.[actionId] ?? { type: element.type })
+          ? (stateValues([block], store.chosen(user, container))[blockId]?.[actionId] ?? { type: element.type })
           : stateFromChoice(element, toChoice(element, raw));
     } catch (error) {
       errors[blockId] = error instanceof ChoiceError ? `Not a valid answer: ${error.message}.` : 'Not a valid answer.';
       continue;
     }
-    store.choose(r.user, container, blockId, actionId, state);
+    store.choose(user, container, blockId, actionId, state);
     const problem = clientCheck(element, state, block.optional === true);
     if (problem) errors[blockId] = problem;
   }
+  return errors;
+}
+
+export async function submitView(deps: InteractionDeps, r: { user: string; viewId: string; values?: InputValues }): Promise<SubmissionResult> {
+  const { store } = deps;
+  const view = store.views(r.user).find((v) => v.id === r.viewId);
+  if (!view) throw new UiError('view_not_found', 404);
+  const errors = recordInputs(store, r.user, view, r.values);
   if (Object.keys(errors).length > 0) return { ok: false, errors, outcome: 'kept' };
 
-  const values = stateValues(view.blocks, store.chosen(r.user, container));
+  const values = stateValues(view.blocks, store.chosen(r.user, viewContainer(view.id)));
   const delivery = await deps.bot.sendInteraction(viewSubmissionPayload({ user: r.user, view, values, triggerId: store.issueTrigger(r.user) }));
   if (!delivery.ok) return { ok: false, error: 'We had some trouble connecting to the bot. Try again?', outcome: 'kept' };
   return applyResponseAction(deps, r.user, view, delivery.json);

@@ -103,6 +103,7 @@ function actionRequest(body: Record<string, unknown>): ActionRequest {
   if (channel !== undefined) request.channel = channel;
   if (messageTs !== undefined) request.messageTs = messageTs;
   if (viewId !== undefined) request.viewId = viewId;
+  if (isObj(body.viewValues)) request.viewValues = body.viewValues as ActionRequest['viewValues'];
   const choiceKeys = ['value', 'selectedOption', 'selectedOptions', 'selectedDate', 'selectedTime', 'selectedUser', 'selectedUsers', 'selectedConversation', 'selectedConversations'] as const;
   for (const key of choiceKeys) if (body[key] !== undefined) (request as unknown as Record<string, unknown>)[key] = body[key];
   return request;
@@ -147,6 +148,11 @@ export function uiRoutes(o: UiRouteOptions) {
     const route = POST_ROUTES[url.pathname];
     if (!route) return false;
     if (req.method !== 'POST') return sendJson(res, 405, { ok: false, error: 'method_not_allowed' }, { allow: 'POST' }), true;
+    // A JSON content type cannot be sent cross-site without a CORS preflight, which is never
+    // granted; with the Origin check, other sites' pages cannot act in the sandbox as anyone.
+    if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) return sendJson(res, 415, { ok: false, error: 'json_required' }), true;
+    const origin = req.headers.origin;
+    if (origin !== undefined && (!URL.canParse(origin) || new URL(origin).host !== req.headers.host)) return sendJson(res, 403, { ok: false, error: 'cross_origin' }), true;
     try {
       let body: unknown;
       try {

@@ -1,43 +1,92 @@
 /**
  * The sandbox in a real browser (Debian's Chromium, driven by playwright-core; nothing is
- * downloaded): the demo requests walked through the UI the way a person would, against the real
- * bot. Skipped where /usr/bin/chromium is missing. With UPDATE_DOCS_SCREENSHOTS=1 the screenshots
+ * downloaded): `npm start` with no Slack variables, and the demo requests walked through the UI
+ * the way a person would, against the real bot; the database is checked once it has stopped. Skipped where /usr/bin/chromium is missing. With UPDATE_DOCS_SCREENSHOTS=1 the screenshots
  * replace the ones in docs/; otherwise they go to the temp folder, so a test run leaves the
  * working tree alone.
  */
-import { existsSync, mkdtempSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { galleryBlocks, galleryModal } from './gallery.js';
 import { startHarness, type Harness } from './helpers.js';
-import { startStack, type Stack } from './stack.js';
+import { openDatabase } from '../../src/db/database.js';
+import { demoDb } from '../../src/demo/demo-tables.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const SHOTS = process.env.UPDATE_DOCS_SCREENSHOTS === '1' ? join(process.cwd(), 'docs') : mkdtempSync(join(tmpdir(), 'sandbox-shots-'));
 
-describe.skipIf(!existsSync(CHROMIUM))('the sandbox in Chromium', { timeout: 60_000 }, () => {
-  let stack: Stack;
+/** A port nothing listens on right now, for the child to take. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** `npm start` exactly as the README says, with no Slack variables; resolves with the printed URL. */
+async function npmStart(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const child = spawn('npm', ['start'], { env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`npm start printed no URL:\n${output}`)), 90_000);
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /open (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', read);
+    child.stderr!.on('data', read);
+    child.on('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${output}`)));
+  });
+  return { child, url, output: () => output };
+}
+
+async function stopProcessGroup(child: ChildProcess | undefined): Promise<void> {
+  if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  try {
+    process.kill(-child.pid, 'SIGTERM');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+  await exited;
+}
+
+describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('the sandbox in Chromium', { timeout: 120_000 }, () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sandbox-npm-start-'));
+  let app: Awaited<ReturnType<typeof npmStart>> | undefined;
   let browser: Browser;
   let page: Page;
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    stack = await startStack();
+    const port = await freePort();
+    // DATABASE_URL is blanked so the embedded default is what runs, as on a fresh machine.
+    app = await npmStart({ PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' });
+    expect(app.output()).toMatch(/built-in demo model/);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
     page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
     page.setDefaultTimeout(20_000);
     page.on('pageerror', (e) => pageErrors.push(e.message));
     page.on('console', (m) => void (m.type() === 'error' && pageErrors.push(m.text())));
-    await page.goto(`${stack.run.sandbox.url}/?user=U0ALICE&channel=C0GENERAL`);
+    await page.goto(`${app.url}/?user=U0ALICE&channel=C0GENERAL`);
     await page.locator('#bot-status.ok').waitFor();
-  });
+  }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
-    await stack?.stop();
+    await stopProcessGroup(app?.child);
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   async function actAs(user: string): Promise<void> {
@@ -74,8 +123,6 @@ describe.skipIf(!existsSync(CHROMIUM))('the sandbox in Chromium', { timeout: 60_
     expect(await card.locator('button').count()).toBe(0);
     await page.mouse.move(1, 1);
     await page.screenshot({ path: join(SHOTS, 'sandbox-answered-thread.png') });
-    const record = await stack.demo.selectFrom('demo_records').select('deleted_at').where('id', '=', 'abc-123').executeTakeFirstOrThrow();
-    expect(record.deleted_at).not.toBeNull();
   });
 
   it('refuses alice’s approval of her own refund with a message only she sees, then takes bob’s', async () => {
@@ -122,9 +169,25 @@ describe.skipIf(!existsSync(CHROMIUM))('the sandbox in Chromium', { timeout: 60_
   it('shows no script errors along the way', () => {
     expect(pageErrors).toEqual([]);
   });
+
+  it('after npm start stops, the database holds what the UI showed', async () => {
+    await stopProcessGroup(app?.child);
+    const database = await openDatabase({ dataDir });
+    try {
+      const demo = demoDb(database.db);
+      const record = await demo.selectFrom('demo_records').select('deleted_at').where('id', '=', 'abc-123').executeTakeFirstOrThrow();
+      expect(record.deleted_at).not.toBeNull();
+      const refunds = await demo.selectFrom('demo_refunds').select(['order_id', 'amount_cents']).execute();
+      expect(refunds).toEqual([{ order_id: '1042', amount_cents: 2500 }]);
+      const deployments = await demo.selectFrom('demo_deployments').select(['service', 'environment', 'version']).execute();
+      expect(deployments).toEqual([{ service: 'api', environment: 'production', version: '2.3' }]);
+    } finally {
+      await database.close();
+    }
+  });
 });
 
-describe.skipIf(!existsSync(CHROMIUM))('Block Kit in the sandbox UI', { timeout: 60_000 }, () => {
+describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('Block Kit in the sandbox UI', { timeout: 60_000 }, () => {
   let h: Harness;
   let browser: Browser;
   let page: Page;

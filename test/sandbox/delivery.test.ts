@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness, type Received } from './helpers.js';
 
@@ -238,5 +239,47 @@ describe('modals', () => {
   it('only lets the person whose screen shows a modal submit it', async () => {
     const viewId = await openModal('U0ALICE');
     expect((await h.ui('/ui/view-submission', { user: 'U0BOB', viewId, values: {} })).status).toBe(404);
+  });
+
+  it('sends clicks inside a modal with container type view and the inputs as they are', async () => {
+    const view = {
+      ...modal,
+      blocks: [
+        modal.blocks[0]!,
+        { type: 'actions', block_id: 'tools', elements: [{ type: 'button', action_id: 'preview', text: { type: 'plain_text', text: 'Preview' } }] },
+      ],
+    };
+    const opened = await h.client.views.open({ trigger_id: h.sandbox.store.issueTrigger('U0ALICE'), view: view as never });
+    await h.ui('/ui/action', { user: 'U0ALICE', viewId: opened.view!.id, blockId: 'tools', actionId: 'preview', viewValues: { reason: { value: 'draft text' } } });
+    const r = await h.receiver.waitFor((x) => x.body?.type === 'block_actions' && x.body.container?.type === 'view');
+    expect(r.body).toMatchObject({ container: { type: 'view', view_id: opened.view!.id }, view: { id: opened.view!.id, callback_id: 'suspension.respond_modal' }, actions: [{ action_id: 'preview', block_id: 'tools' }] });
+    expect(r.body.view.state.values).toEqual({ reason: { value: { type: 'plain_text_input', value: 'draft text' } } });
+    expect(r.body.message).toBeUndefined();
+  });
+});
+
+describe('who may drive the sandbox', () => {
+  it('refuses UI requests from other sites and requests addressed to other host names', async () => {
+    const url = `${h.sandbox.url}/ui/message`;
+    const body = JSON.stringify({ user: 'U0ALICE', channel: 'C0GENERAL', text: 'hi' });
+    const plain = await fetch(url, { method: 'POST', headers: { 'content-type': 'text/plain' }, body });
+    expect(plain.status).toBe(415);
+    const crossSite = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'https://evil.example' }, body });
+    expect(crossSite.status).toBe(403);
+    const sandboxed = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'null' }, body });
+    expect(sandboxed.status).toBe(403);
+    const sameSite = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', origin: h.sandbox.url }, body });
+    expect(sameSite.status).toBe(200);
+
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${h.sandbox.url}/ui/state?user=U0ALICE`, { headers: { host: 'rebound.example:80' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(421);
+    expect(h.sandbox.store.messages('C0GENERAL').filter((m) => m.text === 'hi')).toHaveLength(1);
   });
 });

@@ -71,7 +71,7 @@ export class ModalView {
       directory: this.ui.directory,
       containerKey: `view:${view.id}`,
       chosen: this.ui.chosen(`view:${view.id}`),
-      act: (blockId, element, choice, control) => this.ui.act({ viewId: view.id }, blockId, element, choice, control),
+      act: (blockId, element, choice, control) => this.ui.act({ viewId: view.id, viewValues: this.values() }, blockId, element, choice, control),
       modal: {
         previous,
         errors: this.errors,

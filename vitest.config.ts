@@ -7,6 +7,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: more workers only make PGlite start-ups fight each other.
     maxWorkers: 2,
-    reporters: ['default'],
+    reporters: ['default', './test/helpers/plain-summary-reporter.ts'],
   },
 });

@@ -11,6 +11,7 @@ import type { Suite, SuiteReport } from './lib/suite.js';
 
 const suites: Record<string, () => Promise<Suite>> = {
   runtime: async () => (await import('./suites/runtime.js')).runtimeSuite,
+  slack: async () => (await import('./suites/slack.js')).slackSuite,
 };
 
 const resultsDir = join(dirname(fileURLToPath(import.meta.url)), 'results');

@@ -69,6 +69,38 @@ export async function closeAllBenchDatabases(): Promise<void> {
   await Promise.allSettled([...open].map((d) => d.close()));
 }
 
+export interface CountingPool {
+  db: Db;
+  counter: StatementCounter;
+  close(): Promise<void>;
+}
+
+/**
+ * Kysely over a pool of `poolSize` counting connections that work in `schema` (which must exist).
+ * openBenchDatabase uses it; so does a bench child process that works in its parent's schema.
+ */
+export async function openCountingPool(databaseUrl: string, schema: string, extraOptions = ''): Promise<CountingPool> {
+  const counter = new StatementCounter();
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: poolSize,
+    options: `-c search_path=${schema}${extraOptions ? ` ${extraOptions}` : ''}`,
+    Client: countingClient(counter),
+  });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  // pg lets parameters in the URL override `options`: make sure we really work in our schema.
+  const current = await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db).catch(async (error: unknown) => {
+    await db.destroy();
+    throw error;
+  });
+  if (current.rows[0]?.schema !== schema) {
+    await db.destroy();
+    throw new Error(`bench pool works in schema "${current.rows[0]?.schema}", not "${schema}": remove options from DATABASE_URL`);
+  }
+  counter.count = 0;
+  return { db, counter, close: () => db.destroy() };
+}
+
 /** A fresh, migrated `bench_<random>` schema; close() drops it. */
 export async function openBenchDatabase(databaseUrl: string, extraOptions = ''): Promise<BenchDatabase> {
   const schema = `bench_${randomBytes(5).toString('hex')}`;
@@ -80,22 +112,15 @@ export async function openBenchDatabase(databaseUrl: string, extraOptions = ''):
     await admin.close();
     throw error;
   }
-  const counter = new StatementCounter();
-  const pool = new pg.Pool({
-    connectionString: databaseUrl,
-    max: poolSize,
-    options: `-c search_path=${schema}${extraOptions ? ` ${extraOptions}` : ''}`,
-    Client: countingClient(counter),
-  });
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  // pg lets parameters in the URL override `options`: make sure we really work in our schema.
-  const current = await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db);
-  if (current.rows[0]?.schema !== schema) {
-    await db.destroy();
+  let counting: CountingPool;
+  try {
+    counting = await openCountingPool(databaseUrl, schema, extraOptions);
+  } catch (error) {
     await sql.raw(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).execute(admin.db).catch(() => {});
     await admin.close();
-    throw new Error(`bench pool works in schema "${current.rows[0]?.schema}", not "${schema}": remove options from DATABASE_URL`);
+    throw error;
   }
+  const { db, counter } = counting;
   counter.count = 0;
   let closed = false;
   const handle: BenchDatabase = {

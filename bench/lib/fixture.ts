@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
-import { Agent } from '../../src/agent/agent.js';
+import { Agent, type AgentConfig } from '../../src/agent/agent.js';
 import { createTool } from '../../src/agent/tool.js';
 import type { Db } from '../../src/db/database.js';
 import { approvalScriptModel } from './scripted-model.js';
@@ -9,22 +9,27 @@ export const toolName = 'delete_record';
 
 export interface Execution {
   runId: string;
+  /** The record the tool was asked to delete (the last word of the request). */
+  recordId: string;
   /** performance.now() as execute started. */
   at: number;
 }
+
+/** What a suite may add to the bench agent (the Slack suite: a policy and the bot's user id). */
+export type BenchAgentExtras = Omit<AgentConfig, 'id' | 'instructions' | 'model' | 'tools' | 'storage'>;
 
 /**
  * The agent every runtime measurement uses: one tool with `requireApproval:
  * true`, a zero-latency scripted model, the default (silent) logger.
  */
-export function benchAgent(storage: Db, onExecute: (e: Execution) => void): Agent {
+export function benchAgent(storage: Db, onExecute: (e: Execution) => void, extras: BenchAgentExtras = {}): Agent {
   const tool = createTool({
     id: toolName,
     description: 'Deletes one record by id.',
     inputSchema: z.object({ id: z.string() }),
     requireApproval: true,
     execute: async (input: { id: string }, context) => {
-      onExecute({ runId: context.agent?.runId ?? '?', at: performance.now() });
+      onExecute({ runId: context.agent?.runId ?? '?', recordId: input.id, at: performance.now() });
       return { done: input.id };
     },
   });
@@ -34,6 +39,7 @@ export function benchAgent(storage: Db, onExecute: (e: Execution) => void): Agen
     model: approvalScriptModel(toolName),
     tools: { [toolName]: tool },
     storage,
+    ...extras,
   });
 }
 

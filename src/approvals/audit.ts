@@ -66,21 +66,7 @@ export function insertAuditRows(events: AuditInput[]) {
 
 export async function appendAudit(db: Db, events: AuditInput[]): Promise<void> {
   if (events.length === 0) return;
-  await db
-    .insertInto('audit_events')
-    .values(
-      events.map((e) => ({
-        event: e.event,
-        run_id: e.runId,
-        tool_call_id: e.toolCallId ?? null,
-        tool_name: e.toolName ?? null,
-        actor: e.actor ?? null,
-        fingerprint: e.fingerprint ?? null,
-        policy_version: e.policyVersion ?? null,
-        detail: e.detail ? JSON.stringify(e.detail) : null,
-      })),
-    )
-    .execute();
+  await insertAuditRows(events).execute(db);
 }
 
 /**

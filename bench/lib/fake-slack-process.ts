@@ -1,0 +1,109 @@
+/**
+ * The fake Slack Web API of the e2e tests (test/helpers/fake-slack.ts), in a process of its own,
+ * so serving the bot's Web API calls costs neither the bot's event loop nor the bench's clock.
+ * Every call it records is summarised and sent to the parent (`calls` events, batched per tick).
+ *   node --import tsx bench/lib/fake-slack-process.ts   (with an IPC channel; see child-rpc.ts)
+ */
+import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
+import { startFakeSlack, type FakeSlack, type RecordedCall } from '../../test/helpers/fake-slack.js';
+import { serveRpc } from './child-rpc.js';
+
+/** What the bench needs to know about one Web API call. */
+export interface CallSummary {
+  method: string;
+  ok: boolean;
+  error?: string;
+  channel?: string;
+  threadTs?: string;
+  /** `ts` argument (chat.update: the message updated). */
+  ts?: string;
+  text?: string;
+  /** Set when the call posted an approval card. */
+  card?: { ts: string; blockId: string; approveValue: string; blocks: unknown[] };
+}
+
+type Block = Record<string, unknown>;
+
+function summarizeCall(call: RecordedCall): CallSummary {
+  const a = call.args;
+  const s: CallSummary = { method: call.method, ok: call.ok };
+  if (!call.ok) s.error = call.error ?? String(call.status);
+  if (typeof a.channel === 'string') s.channel = a.channel;
+  if (typeof a.thread_ts === 'string') s.threadTs = a.thread_ts;
+  if (typeof a.ts === 'string') s.ts = a.ts;
+  if (typeof a.text === 'string') s.text = a.text;
+  if (call.method === 'chat.postMessage' && call.ok && Array.isArray(a.blocks)) {
+    const blocks = a.blocks as Block[];
+    const actions = blocks.find((b) => b.type === 'actions' && typeof b.block_id === 'string' && b.block_id.startsWith('approval:'));
+    const approve = (actions?.elements as Block[] | undefined)?.find((e) => e.action_id === ACTION_IDS.approve);
+    if (actions && approve) {
+      s.card = { ts: String(call.response?.ts), blockId: String(actions.block_id), approveValue: String(approve.value ?? ''), blocks };
+    }
+  }
+  return s;
+}
+
+let fake: FakeSlack | undefined;
+let closed = false;
+let armed: Promise<void> = Promise.resolve();
+const seen = new WeakSet<RecordedCall>();
+let batch: CallSummary[] = [];
+
+function flush(): void {
+  const out = batch;
+  batch = [];
+  rpc.emit('calls', out);
+}
+
+/**
+ * The fake has no subscription API, only waitFor(predicate), which also offers each new call to
+ * the predicate as it is recorded: a predicate that forwards the call and never matches is a
+ * subscription. It is re-armed when its timeout passes (calls already forwarded are skipped).
+ */
+function arm(f: FakeSlack): void {
+  if (closed) return;
+  armed = f
+    .waitFor(
+      (call) => {
+        if (closed) throw new Error('closed');
+        if (!seen.has(call)) {
+          seen.add(call);
+          if (batch.length === 0) setImmediate(flush);
+          batch.push(summarizeCall(call));
+        }
+        return false;
+      },
+      { timeoutMs: 60_000 },
+    )
+    .then(
+      () => undefined,
+      () => arm(f),
+    );
+}
+
+const rpc = serveRpc({
+  async start() {
+    fake = await startFakeSlack();
+    arm(fake);
+    return { apiUrl: fake.apiUrl, origin: fake.origin };
+  },
+  /** Puts people's messages in place, so reactions on them work as on Slack. */
+  seed(messages: Array<{ channel: string; text: string; user: string; ts: string }>) {
+    for (const m of messages) fake!.seedMessage(m);
+  },
+  stats() {
+    const cpu = process.cpuUsage();
+    return { cpuUserMicros: cpu.user, cpuSystemMicros: cpu.system };
+  },
+  async close() {
+    if (!fake) return;
+    closed = true;
+    // The predicate only runs when a call arrives: one more call makes it throw, which ends the wait and its timer.
+    await fetch(`${fake.apiUrl}api.test`, { method: 'POST' })
+      .then((r) => r.text())
+      .catch(() => undefined);
+    await armed;
+    await fake.close();
+    fake = undefined;
+  },
+});

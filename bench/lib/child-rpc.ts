@@ -67,9 +67,13 @@ export class ChildRpc {
     });
   }
 
-  /** Starts `node --import tsx <script>` and waits until it serves. */
+  /**
+   * Starts `node --import tsx <script>` and waits until it serves. BENCH_CHILD_NODE_ARGS adds
+   * node flags, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the children.
+   */
   static async spawn(name: string, script: string, options: { cwd: string; env?: Record<string, string> }): Promise<ChildRpc> {
-    const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    const extra = (process.env.BENCH_CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const child = spawn(process.execPath, [...extra, '--import', 'tsx', script], {
       cwd: options.cwd,
       env: { ...process.env, ...options.env },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

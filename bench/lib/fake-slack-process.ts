@@ -50,6 +50,7 @@ const seen = new WeakSet<RecordedCall>();
 let batch: CallSummary[] = [];
 
 function flush(): void {
+  if (batch.length === 0) return;
   const out = batch;
   batch = [];
   rpc.emit('calls', out);
@@ -91,7 +92,9 @@ const rpc = serveRpc({
   seed(messages: Array<{ channel: string; text: string; user: string; ts: string }>) {
     for (const m of messages) fake!.seedMessage(m);
   },
+  /** Also flushes the calls not yet reported, so they reach the parent before this answer. */
   stats() {
+    flush();
     const cpu = process.cpuUsage();
     return { cpuUserMicros: cpu.user, cpuSystemMicros: cpu.system };
   },

@@ -1,22 +1,33 @@
 /**
- * The Slack side of the bench: the real Bolt HTTP endpoint (createSlackApp) on loopback, the
- * fake Slack Web API the e2e tests use (test/helpers/fake-slack.ts), signed requests sent with
- * a bare node:http client, and an index of what the bot posted, by thread, that resolves
- * promises as calls arrive (no polling, no sleeps).
+ * The Slack side of the bench, in three processes:
+ *   - the bot under test (bench/lib/slack-bot-process.ts): createSlackApp, i.e. the real Bolt
+ *     HTTP endpoint, over the bench agent and a counting pool on the bench schema;
+ *   - the fake Slack Web API of the e2e tests (bench/lib/fake-slack-process.ts), which tells
+ *     this process about every call the bot makes;
+ *   - this one: Slack's delivery side (signed Events API and interactivity requests over
+ *     node:http) and the clock, with an index of what the bot posted, by thread, that resolves
+ *     promises as the calls come in (no polling, no sleeps).
+ * Keeping them apart means the ack times are the bot's, not the bot's plus the fake's and the
+ * client's work on one shared event loop.
  */
 import { Agent as HttpAgent, request } from 'node:http';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createLogger } from '../../src/logger.js';
-import type { Agent } from '../../src/agent/agent.js';
-import type { Db } from '../../src/db/database.js';
+import { fileURLToPath } from 'node:url';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
-import { createSlackApp, type SlackApp } from '../../src/slack/create-slack-app.js';
-import { FAKE_BOT_TOKEN, startFakeSlack, type FakeSlack, type RecordedCall } from '../../test/helpers/fake-slack.js';
+import { FAKE_BOT_TOKEN } from '../../test/helpers/fake-slack.js';
 import { appMentionEnvelope, blockActionsPayload, formBody, signRequest, SLACK_IDS } from '../../test/helpers/slack-requests.js';
+import { ChildRpc } from './child-rpc.js';
+import type { CallSummary } from './fake-slack-process.js';
+import type { BotStartArgs, BotStats, LoopStats, ServerTiming } from './slack-bot-process.js';
 
 export { SLACK_IDS };
+export type { BotStats, LoopStats, ServerTiming };
 
 export const SIGNING_SECRET = 'bench-signing-secret-5e0c1d2a9b7f';
+
+const libDir = dirname(fileURLToPath(import.meta.url));
+const repoRoot = join(libDir, '..', '..');
 
 type Block = Record<string, unknown>;
 
@@ -31,7 +42,7 @@ export interface PostedCard {
   /** The actions block's id (`approval:<actionId>`) and the Approve button's value, as a click echoes them. */
   blockId: string;
   approveValue: string;
-  /** performance.now() when the fake recorded the post. */
+  /** performance.now() when this process learned of the post. */
   at: number;
 }
 
@@ -95,48 +106,11 @@ export interface TrafficTotals {
   unwatched: number;
 }
 
-/**
- * Sorts every call the fake records into the watched threads. The fake has no subscription API,
- * only waitFor(predicate), which also offers each new call to the predicate as it is recorded: a
- * predicate that files the call and never matches is a subscription. It is re-armed when its
- * timeout passes (calls already filed are skipped) and ended by close().
- */
+/** Sorts the Web API calls the fake reports into the watched threads. */
 export class SlackTraffic {
   private readonly threads = new Map<string, ThreadWatch>();
   private readonly cards = new Map<string, ThreadWatch>();
-  private readonly seen = new WeakSet<RecordedCall>();
-  private closed = false;
-  private armed: Promise<void> = Promise.resolve();
-  private fault: unknown;
   readonly totals: TrafficTotals = { calls: 0, byMethod: {}, failed: [], unwatched: 0 };
-
-  constructor(private readonly fake: FakeSlack) {
-    this.arm();
-  }
-
-  private arm(): void {
-    if (this.closed) return;
-    this.armed = this.fake
-      .waitFor(
-        (call) => {
-          if (this.closed) throw new Error('traffic watch closed');
-          if (!this.seen.has(call)) {
-            this.seen.add(call);
-            try {
-              this.file(call);
-            } catch (error) {
-              this.fault ??= error;
-            }
-          }
-          return false;
-        },
-        { timeoutMs: 60_000 },
-      )
-      .then(
-        () => undefined,
-        () => this.arm(),
-      );
-  }
 
   /** Starts collecting what the bot posts in this thread; call before the message that starts it. */
   watch(channel: string, threadTs: string): ThreadWatch {
@@ -150,27 +124,24 @@ export class SlackTraffic {
     if (w.card.settled) void w.card.promise.then((c) => this.cards.delete(`${c.channel}/${c.ts}`));
   }
 
-  /** Throws if filing a call ever failed (a bug in this file, not in the bot). */
-  check(): void {
-    if (this.fault) throw this.fault;
+  file(calls: CallSummary[]): void {
+    const now = performance.now();
+    for (const call of calls) this.fileOne(call, now);
   }
 
-  private file(call: RecordedCall): void {
-    const now = performance.now();
+  private fileOne(call: CallSummary, now: number): void {
     const t = this.totals;
     t.calls += 1;
     t.byMethod[call.method] = (t.byMethod[call.method] ?? 0) + 1;
-    if (!call.ok) t.failed.push(`${call.method}: ${call.error ?? call.status}`);
-    const args = call.args;
-    const channel = String(args.channel ?? '');
+    if (!call.ok) t.failed.push(`${call.method}: ${call.error}`);
+    const channel = call.channel ?? '';
     if (call.method === 'chat.update') {
-      const w = this.cards.get(`${channel}/${String(args.ts)}`);
+      const w = this.cards.get(`${channel}/${call.ts}`);
       if (w) w.cardUpdates += 1;
       return;
     }
     if (call.method !== 'chat.postMessage' && call.method !== 'chat.postEphemeral') return;
-    const threadTs = typeof args.thread_ts === 'string' ? args.thread_ts : undefined;
-    const w = threadTs === undefined ? undefined : this.threads.get(`${channel}/${threadTs}`);
+    const w = call.threadTs === undefined ? undefined : this.threads.get(`${channel}/${call.threadTs}`);
     if (!w) {
       t.unwatched += 1;
       return;
@@ -179,47 +150,45 @@ export class SlackTraffic {
       w.ephemerals += 1;
       return;
     }
-    const text = typeof args.text === 'string' ? args.text : '';
-    const blocks = Array.isArray(args.blocks) ? (args.blocks as Block[]) : [];
-    const actions = blocks.find((b) => b.type === 'actions' && typeof b.block_id === 'string' && b.block_id.startsWith('approval:'));
-    if (call.ok && actions && !w.card.settled) {
-      const approve = (actions.elements as Block[] | undefined)?.find((e) => e.action_id === ACTION_IDS.approve);
-      const ts = String(call.response?.ts);
-      const card: PostedCard = {
-        actionId: Number(String(actions.block_id).split(':')[1]),
+    const text = call.text ?? '';
+    if (call.card && !w.card.settled) {
+      this.cards.set(`${channel}/${call.card.ts}`, w);
+      w.card.resolve({
+        actionId: Number(call.card.blockId.split(':')[1]),
         channel,
-        ts,
+        ts: call.card.ts,
         threadTs: w.threadTs,
         text,
-        blocks,
-        blockId: String(actions.block_id),
-        approveValue: String(approve?.value ?? ''),
+        blocks: call.card.blocks as Block[],
+        blockId: call.card.blockId,
+        approveValue: call.card.approveValue,
         at: now,
-      };
-      this.cards.set(`${channel}/${ts}`, w);
-      w.card.resolve(card);
+      });
     } else if (call.ok && w.card.settled && !w.answer.settled && text.startsWith('Deleted ')) {
       w.answer.resolve({ text, at: now });
     } else {
       w.other.push(text);
     }
   }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    // The predicate only runs when a call arrives: one more call makes it throw, which ends the wait and its timer.
-    await fetch(`${this.fake.apiUrl}api.test`, { method: 'POST' }).then((r) => r.text()).catch(() => undefined);
-    await this.armed;
-  }
 }
 
 export interface SignedResponse {
   status: number;
-  /** From just before the request is written to the end of the response. */
+  /**
+   * From the request handed to the kernel (its `finish`) to the response read: what Slack would
+   * wait for. It leaves out this process's own work before the send (connecting, and the other
+   * requests of a burst it is still writing).
+   */
   ms: number;
-  /** performance.now() at the start. */
+  /** From the request() call to the response read: `ms` plus that work. */
+  totalMs: number;
+  /** performance.now() at the request() call. */
   at: number;
+  /** The `x-bench-id` header, to find the request in the bot's server timings. */
+  id: string;
+  /** Epoch ms (fractional), comparable with the bot's ServerTiming. */
+  sentEpoch: number;
+  endEpoch: number;
 }
 
 /** A signed request, built ahead of time so that signing is not part of what is timed. */
@@ -227,10 +196,10 @@ export interface PreparedRequest {
   send(): Promise<SignedResponse>;
 }
 
-/**
- * Posts signed requests to the bot with node:http (lighter than fetch, so less of the client
- * lands in the timings; the client shares the bot's event loop).
- */
+let requestCounter = 0;
+const epochOf = (t: number) => performance.timeOrigin + t;
+
+/** Posts signed requests to the bot with node:http (lighter than fetch: less of the client in the timings). */
 export class SignedClient {
   private agent = new HttpAgent({ keepAlive: true });
   private readonly url: URL;
@@ -246,18 +215,30 @@ export class SignedClient {
   }
 
   prepare(rawBody: string): PreparedRequest {
-    const headers = { ...signRequest(SIGNING_SECRET, rawBody), 'content-length': String(Buffer.byteLength(rawBody)) };
+    const id = `b${++requestCounter}`;
+    const headers = {
+      ...signRequest(SIGNING_SECRET, rawBody),
+      'content-length': String(Buffer.byteLength(rawBody)),
+      // Ignored by Bolt; lets the bench match the request with the bot's own timings.
+      'x-bench-id': id,
+    };
     const { hostname, port, pathname } = this.url;
     const agent = this.agent;
     return {
       send: () =>
         new Promise<SignedResponse>((resolve, reject) => {
           const at = performance.now();
+          let sent: number | undefined;
           const req = request({ hostname, port, path: pathname, method: 'POST', headers, agent }, (res) => {
             res.resume();
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - at, at }));
+            res.on('end', () => {
+              const end = performance.now();
+              const from = sent ?? at;
+              resolve({ status: res.statusCode ?? 0, ms: end - from, totalMs: end - at, at, id, sentEpoch: epochOf(from), endEpoch: epochOf(end) });
+            });
             res.on('error', reject);
           });
+          req.once('finish', () => (sent = performance.now()));
           req.setTimeout(10_000, () => req.destroy(new Error('bench: the bot did not answer within 10 s')));
           req.on('error', reject);
           req.end(rawBody);
@@ -265,28 +246,36 @@ export class SignedClient {
     };
   }
 
-  event(envelope: object): Promise<SignedResponse> {
-    return this.prepare(JSON.stringify(envelope)).send();
-  }
-
   close(): void {
     this.agent.destroy();
   }
 }
 
+export interface Mention {
+  channel: string;
+  ts: string;
+  text: string;
+  user: string;
+  /** The signed request's body (JSON), built ahead of time. */
+  body: string;
+}
+
 let mentionCounter = 0;
 
-/** A mention of the bot in a channel of its own (the fake keeps one sorted list per channel). */
-export function mentionFor(recordId: string, requester: string): { channel: string; ts: string; envelope: object; text: string } {
+/** A mention asking the bot to delete a record, in a channel of its own (the fake keeps a sorted list per channel). */
+export function mentionFor(recordId: string, user: string): Mention {
   mentionCounter += 1;
   const channel = `C0B${mentionCounter.toString(36).toUpperCase().padStart(7, '0')}`;
   const ts = `${1_726_300_000 + mentionCounter}.000100`;
   const text = `<@${SLACK_IDS.botUserId}> delete record ${recordId}`;
-  return { channel, ts, text, envelope: appMentionEnvelope({ text, user: requester, channel, ts }) };
+  return { channel, ts, text, user, body: JSON.stringify(appMentionEnvelope({ text, user, channel, ts })) };
 }
 
+let responseUrlCounter = 0;
+
 /** The form body of a click on the card's Approve button, with the message echoed as Slack does. */
-export function approveClickBody(fake: FakeSlack, card: PostedCard, user: string): string {
+export function approveClickBody(fakeOrigin: string, card: PostedCard, user: string): string {
+  responseUrlCounter += 1;
   return formBody(
     blockActionsPayload({
       user,
@@ -299,56 +288,100 @@ export function approveClickBody(fake: FakeSlack, card: PostedCard, user: string
       buttonText: 'Approve',
       style: 'primary',
       message: { text: card.text, blocks: card.blocks as never },
-      // Served by the fake, so nothing could leave loopback even if a listener called respond().
-      responseUrl: fake.responseUrl({ channel: card.channel, messageTs: card.ts, user, threadTs: card.threadTs }),
+      // On the fake, so nothing could leave loopback; the fake refuses it (and the bench fails) if the bot ever uses it.
+      responseUrl: `${fakeOrigin}/actions/${SLACK_IDS.teamId}/${String(responseUrlCounter).padStart(13, '0')}/bench`,
     }),
   );
 }
 
+export interface CpuMicros {
+  user: number;
+  system: number;
+}
+
 export interface SlackHarness {
-  fake: FakeSlack;
-  slack: SlackApp;
   traffic: SlackTraffic;
   client: SignedClient;
-  url: string;
+  fakeOrigin: string;
+  /** Called with the record id of every tool execution in the bot. */
+  onExecuted(listener: (recordId: string) => void): void;
+  seed(mentions: Mention[]): Promise<void>;
+  /** Waits until the bot has nothing running and every call it made has been filed here. */
+  settle(): Promise<void>;
+  botStats(): Promise<BotStats>;
+  cpu(): Promise<{ bot: CpuMicros; fake: CpuMicros; driver: CpuMicros }>;
+  traceStatements(): Promise<void>;
+  takeStatementTrace(): Promise<Array<[string, number[]]>>;
+  /** When each request since the last call reached the bot's HTTP server and when its ack left. */
+  takeServerTimings(): Promise<{ requests: ServerTiming[]; loop: LoopStats }>;
+  /** Starts a floor server in the bot process (see slack-bot-process.ts); returns a client for it. */
+  startFloor(kind: 'http' | 'bolt'): Promise<SignedClient>;
+  stopFloor(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** The fake Web API, then the bot (Bolt over HTTP on an ephemeral port) against it, with a silent logger. */
-export async function startSlackHarness(options: { agent: Agent; db: Db }): Promise<SlackHarness> {
-  const fake = await startFakeSlack();
-  const traffic = new SlackTraffic(fake);
-  let slack: SlackApp | undefined;
+/** Starts the fake Web API, then the bot against it (with a silent logger), each in its own process. */
+export async function startSlackHarness(options: { databaseUrl: string; schema: string; approvers: string[] }): Promise<SlackHarness> {
+  const children: ChildRpc[] = [];
+  const client: { current?: SignedClient } = {};
+  const closeAll = async () => {
+    client.current?.close();
+    // The bot first (it stops taking requests and finishes its work), then the fake it talks to.
+    for (const child of [...children].reverse()) {
+      await child.call(child.name === 'bot' ? 'stop' : 'close').catch(() => {});
+      await child.close();
+    }
+  };
   try {
-    slack = createSlackApp({
-      config: { botToken: FAKE_BOT_TOKEN, signingSecret: SIGNING_SECRET, apiUrl: fake.apiUrl, port: 0 },
-      agent: options.agent,
-      db: options.db,
-      logger: createLogger({ level: 'silent', name: 'bench' }),
-      retryConfig: { retries: 0 },
-      sweepIntervalMs: 0,
-    });
-    const { port } = await slack.start();
-    const url = `http://127.0.0.1:${port}/slack/events`;
-    const client = new SignedClient(url);
-    const started = slack;
+    const traffic = new SlackTraffic();
+    const fake = await ChildRpc.spawn('fake-slack', join(libDir, 'fake-slack-process.ts'), { cwd: repoRoot });
+    children.push(fake);
+    fake.on('calls', (calls: CallSummary[]) => traffic.file(calls));
+    const { apiUrl, origin } = await fake.call<{ apiUrl: string; origin: string }>('start');
+    const bot = await ChildRpc.spawn('bot', join(libDir, 'slack-bot-process.ts'), { cwd: repoRoot });
+    children.push(bot);
+    const args: BotStartArgs = {
+      databaseUrl: options.databaseUrl,
+      schema: options.schema,
+      botToken: FAKE_BOT_TOKEN,
+      signingSecret: SIGNING_SECRET,
+      apiUrl,
+      botUserId: SLACK_IDS.botUserId,
+      approvers: options.approvers,
+    };
+    const { port } = await bot.call<{ port: number }>('start', args);
+    client.current = new SignedClient(`http://127.0.0.1:${port}/slack/events`);
+    const stats = (rpc: ChildRpc) =>
+      rpc.call<{ cpuUserMicros: number; cpuSystemMicros: number }>('stats').then((s) => ({ user: s.cpuUserMicros, system: s.cpuSystemMicros }));
     return {
-      fake,
-      slack: started,
       traffic,
-      client,
-      url,
-      async close() {
-        client.close();
-        await started.stop();
-        await traffic.close();
-        await fake.close();
+      client: client.current,
+      fakeOrigin: origin,
+      onExecuted: (listener) => bot.on('executed', listener),
+      seed: (mentions) => fake.call('seed', mentions.map((m) => ({ channel: m.channel, text: m.text, user: m.user, ts: m.ts }))),
+      async settle() {
+        await bot.call('idle');
+        // The fake has recorded every call the bot made; one round trip flushes its reports to us.
+        await fake.call('stats');
       },
+      botStats: () => bot.call<BotStats>('stats'),
+      async cpu() {
+        const [b, f] = await Promise.all([stats(bot), stats(fake)]);
+        const d = process.cpuUsage();
+        return { bot: b, fake: f, driver: { user: d.user, system: d.system } };
+      },
+      traceStatements: () => bot.call('traceStatements'),
+      takeStatementTrace: () => bot.call<Array<[string, number[]]>>('takeStatementTrace'),
+      takeServerTimings: () => bot.call<{ requests: ServerTiming[]; loop: LoopStats }>('takeServerTimings'),
+      async startFloor(kind) {
+        const { port: floorPort } = await bot.call<{ port: number }>('startFloor', kind);
+        return new SignedClient(`http://127.0.0.1:${floorPort}/slack/events`);
+      },
+      stopFloor: () => bot.call('stopFloor'),
+      close: closeAll,
     };
   } catch (error) {
-    await slack?.stop().catch(() => {});
-    await traffic.close();
-    await fake.close();
+    await closeAll();
     throw error;
   }
 }

@@ -1,21 +1,25 @@
 /**
  * The Slack front end under load: the real Bolt HTTP endpoint, signed Events API and
  * interactivity requests, the fake Slack Web API on loopback, PostgreSQL, and the bench's
- * zero-latency scripted model. See docs/benchmarks.md ("The `slack` suite").
+ * zero-latency scripted model. The bot, the fake and this process (Slack's delivery side and
+ * the clock) each run in their own process; see bench/lib/slack-harness.ts and
+ * docs/benchmarks.md ("The `slack` suite").
  */
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
-import { definePolicy } from '../../src/approvals/define-policy.js';
-import { openBenchDatabase, poolSize, type BenchDatabase } from '../lib/bench-db.js';
-import { benchAgent, toolName, type Execution } from '../lib/fixture.js';
+import { openBenchDatabase, poolSize } from '../lib/bench-db.js';
+import { procCpuDelta, readProcCpu } from '../lib/proc-cpu.js';
 import {
   approveClickBody,
   mentionFor,
-  SLACK_IDS,
   startSlackHarness,
   withTimeout,
+  type CpuMicros,
+  type Mention,
   type PostedCard,
+  type LoopStats,
+  type SignedClient,
   type SignedResponse,
   type SlackHarness,
   type ThreadWatch,
@@ -29,8 +33,8 @@ const fullConfig = {
   distinctCards: { rounds: 10, clicks: 50 },
   /** Each round: one suspended run, then this many approvers click its Approve button at once. */
   sameCard: { rounds: 10, clicks: 50 },
-  sequential: { cycles: 500 },
-  concurrent: { cycles: 3000, inFlight: 20 },
+  sequential: { cycles: 300 },
+  concurrent: { cycles: 2000, inFlight: 20 },
   poolSize,
 };
 
@@ -62,18 +66,31 @@ const APPROVERS = [APPROVER, ...Array.from({ length: 63 }, (_, i) => `U0BAPPR${S
 /** How long any one wait may take before the bench gives up (a lost message, not a slow one). */
 const WAIT_MS = 20_000;
 
-/** Counts `execute` per record id, so every card can be checked to have run its tool exactly once. */
+/**
+ * Counts the bot's `execute` calls per record id (reported by the bot process), so every card can
+ * be checked to have run its tool exactly once.
+ */
 class Executions {
   private readonly byRecord = new Map<string, number>();
+  private readonly waiters = new Map<string, () => void>();
   total = 0;
 
-  readonly record = (e: Execution): void => {
+  readonly record = (recordId: string): void => {
     this.total += 1;
-    this.byRecord.set(e.recordId, (this.byRecord.get(e.recordId) ?? 0) + 1);
+    this.byRecord.set(recordId, (this.byRecord.get(recordId) ?? 0) + 1);
+    this.waiters.get(recordId)?.();
+    this.waiters.delete(recordId);
   };
 
-  /** Throws unless the tool ran exactly once for this record; forgets it. */
-  take(recordId: string): void {
+  /**
+   * Throws unless the tool ran exactly once for this record; forgets it. (The report comes over
+   * another channel than the answer, so it may still be on its way.) A later second run would
+   * show up as a stray execution when the phase is checked.
+   */
+  async take(recordId: string): Promise<void> {
+    if (!this.byRecord.has(recordId)) {
+      await withTimeout(new Promise<void>((r) => this.waiters.set(recordId, r)), WAIT_MS, () => `execution of ${recordId}`);
+    }
     const n = this.byRecord.get(recordId) ?? 0;
     if (n !== 1) throw new Error(`record ${recordId}: tool executed ${n} times, expected 1`);
     this.byRecord.delete(recordId);
@@ -86,12 +103,27 @@ class Executions {
 }
 
 interface Env {
-  bench: BenchDatabase;
   h: SlackHarness;
   executions: Executions;
 }
 
 let recordCounter = 0;
+
+interface Planned {
+  recordId: string;
+  mention: Mention;
+}
+
+/** Mentions asking to delete new records, each in a channel of its own, seeded on the fake ahead of time. */
+async function plan(env: Env, n: number, prefix: string): Promise<Planned[]> {
+  const planned = Array.from({ length: n }, () => {
+    const recordId = `${prefix}${++recordCounter}`;
+    return { recordId, mention: mentionFor(recordId, REQUESTER) };
+  });
+  // The messages exist on "Slack", so the bot's working reaction on them succeeds as it would.
+  for (let i = 0; i < planned.length; i += 1000) await env.h.seed(planned.slice(i, i + 1000).map((p) => p.mention));
+  return planned;
+}
 
 interface Started {
   recordId: string;
@@ -101,17 +133,13 @@ interface Started {
   mention: SignedResponse;
 }
 
-/** Sends a signed app_mention asking to delete a new record, in a channel of its own. */
-async function mention(env: Env, prefix: string): Promise<Started> {
-  const recordId = `${prefix}${++recordCounter}`;
-  const m = mentionFor(recordId, REQUESTER);
-  const watch = env.h.traffic.watch(m.channel, m.ts);
-  // The message exists on "Slack", so the bot's working reaction on it succeeds as it would.
-  env.h.fake.seedMessage({ channel: m.channel, text: m.text, user: REQUESTER, ts: m.ts });
-  const at = performance.now();
-  const response = await env.h.client.event(m.envelope);
-  if (response.status !== 200) throw new Error(`app_mention for ${recordId} answered HTTP ${response.status}`);
-  return { recordId, watch, at, mention: response };
+/** Sends the signed app_mention. */
+async function mention(env: Env, p: Planned): Promise<Started> {
+  const watch = env.h.traffic.watch(p.mention.channel, p.mention.ts);
+  const request = env.h.client.prepare(p.mention.body);
+  const response = await request.send();
+  if (response.status !== 200) throw new Error(`app_mention for ${p.recordId} answered HTTP ${response.status}`);
+  return { recordId: p.recordId, watch, at: response.at, mention: response };
 }
 
 function waitForCard(s: Started): Promise<PostedCard> {
@@ -135,62 +163,124 @@ function checkStatuses(what: string, responses: SignedResponse[]): void {
 
 /** `n` suspended runs, each with its approval card posted, and the bot idle again. */
 async function prepareCards(env: Env, n: number, prefix: string): Promise<Array<Started & { card: PostedCard }>> {
-  const started = await Promise.all(Array.from({ length: n }, () => mention(env, prefix)));
+  const planned = await plan(env, n, prefix);
+  const started = await Promise.all(planned.map((p) => mention(env, p)));
   const cards = await Promise.all(started.map(waitForCard));
-  await env.h.slack.idle();
+  await env.h.settle();
   return started.map((s, i) => ({ ...s, card: cards[i]! }));
 }
 
-/** Sends every body at once on fresh connections; resolves with each request's response time. */
-async function burst(env: Env, bodies: string[]): Promise<SignedResponse[]> {
-  env.h.client.freshConnections();
-  const prepared = bodies.map((b) => env.h.client.prepare(b));
-  return Promise.all(prepared.map((p) => p.send()));
+/** One click of a burst, from Slack's side and from the bot's. */
+interface ClickTiming {
+  /** Request handed to the kernel → response read (the ack as Slack waits for it). */
+  ackMs: number;
+  /** The same from the request() call, with the driver's own connecting and writing. */
+  totalMs: number;
+  /** Sent → the bot's HTTP server takes it up: waiting in the socket while the bot's event loop does other work. */
+  queuedMs: number;
+  /** Taken up → ack handed to the kernel: Bolt (parse, verify, middleware) and the listener up to ack(). */
+  handledMs: number;
+}
+
+/** Sends every body at once on fresh connections; resolves with each request's timings. */
+async function burst(
+  env: Env,
+  client: SignedClient,
+  bodies: string[],
+): Promise<{ responses: SignedResponse[]; clicks: ClickTiming[]; loop: LoopStats }> {
+  client.freshConnections();
+  const prepared = bodies.map((b) => client.prepare(b));
+  await env.h.takeServerTimings();
+  const responses = await Promise.all(prepared.map((p) => p.send()));
+  const { requests, loop } = await env.h.takeServerTimings();
+  const server = new Map(requests.map((t) => [t.id, t]));
+  const clicks = responses.map((r) => {
+    const t = server.get(r.id);
+    if (!t) throw new Error(`the bot's server has no record of request ${r.id}`);
+    return { ackMs: r.ms, totalMs: r.totalMs, queuedMs: t.arrived - r.sentEpoch, handledMs: t.acked - t.arrived };
+  });
+  return { responses, clicks, loop };
 }
 
 interface ClickRound {
-  ackMs: number[];
+  clicks: ClickTiming[];
+  /** The bot's event loop from the first click until every ack was read (the work the clicks started included). */
+  loop: LoopStats;
   /** Click sent → the answer posted in that card's thread. */
   clickToAnswerMs: number[];
   /** First click sent → last answer posted. */
   roundMs: number;
 }
 
-async function distinctCardsRound(env: Env, clicks: number): Promise<ClickRound> {
+async function distinctCardsRound(env: Env, clicks: number): Promise<ClickRound & { cards: PostedCard[] }> {
   const runs = await prepareCards(env, clicks, 'd');
-  const responses = await burst(env, runs.map((r) => approveClickBody(env.h.fake, r.card, APPROVER)));
+  const { responses, clicks: timings, loop } = await burst(
+    env,
+    env.h.client,
+    runs.map((r) => approveClickBody(env.h.fakeOrigin, r.card, APPROVER)),
+  );
   checkStatuses('distinct-card clicks', responses);
   const answers = await Promise.all(runs.map(waitForAnswer));
-  await env.h.slack.idle();
+  await env.h.settle();
   for (const r of runs) {
-    env.executions.take(r.recordId);
+    await env.executions.take(r.recordId);
     if (r.watch.cardUpdates !== 1) throw new Error(`card of ${r.recordId} was redrawn ${r.watch.cardUpdates} times, expected 1`);
     if (r.watch.other.length > 0 || r.watch.ephemerals > 0) throw new Error(`thread of ${r.recordId} got unexpected messages: ${r.watch.other.join(' | ')}`);
     env.h.traffic.forget(r.watch);
   }
   const first = Math.min(...responses.map((r) => r.at));
   return {
-    ackMs: responses.map((r) => r.ms),
+    clicks: timings,
+    loop,
     clickToAnswerMs: answers.map((a, i) => a.at - responses[i]!.at),
     roundMs: Math.max(...answers.map((a) => a.at)) - first,
+    cards: runs.map((r) => r.card),
   };
 }
 
 async function sameCardRound(env: Env, clicks: number): Promise<ClickRound> {
   const [run] = await prepareCards(env, 1, 's');
   const r = run!;
-  const responses = await burst(env, APPROVERS.slice(0, clicks).map((user) => approveClickBody(env.h.fake, r.card, user)));
+  const { responses, clicks: timings, loop } = await burst(
+    env,
+    env.h.client,
+    APPROVERS.slice(0, clicks).map((user) => approveClickBody(env.h.fakeOrigin, r.card, user)),
+  );
   checkStatuses('same-card clicks', responses);
   const answer = await waitForAnswer(r);
-  await env.h.slack.idle();
+  await env.h.settle();
   // Exactly one click wins; everyone else is told, privately, that it was already approved.
-  env.executions.take(r.recordId);
+  await env.executions.take(r.recordId);
   if (r.watch.ephemerals !== clicks - 1) throw new Error(`race on ${r.recordId}: ${r.watch.ephemerals} refusals for ${clicks - 1} losing clicks`);
   if (r.watch.cardUpdates !== 1) throw new Error(`race on ${r.recordId}: card redrawn ${r.watch.cardUpdates} times, expected 1`);
   if (r.watch.other.length > 0) throw new Error(`race on ${r.recordId}: unexpected messages: ${r.watch.other.join(' | ')}`);
   env.h.traffic.forget(r.watch);
   const first = Math.min(...responses.map((x) => x.at));
-  return { ackMs: responses.map((x) => x.ms), clickToAnswerMs: [answer.at - first], roundMs: answer.at - first };
+  return { clicks: timings, loop, clickToAnswerMs: [answer.at - first], roundMs: answer.at - first };
+}
+
+/** The same bursts against a floor server in the bot process (nothing else running there). */
+async function floorRounds(env: Env, kind: 'http' | 'bolt', rounds: number, bodies: string[]): Promise<ClickTiming[]> {
+  const client = await env.h.startFloor(kind);
+  try {
+    const out: ClickTiming[] = [];
+    for (let i = 0; i < rounds + 1; i++) {
+      const { responses, clicks } = await burst(env, client, bodies);
+      checkStatuses(`${kind} floor`, responses);
+      if (i > 0) out.push(...clicks);
+    }
+    return out;
+  } finally {
+    client.close();
+    await env.h.stopFloor();
+  }
+}
+
+const roundLoop = (l: LoopStats) => ({ maxDelayMs: round(l.maxDelayMs, 1), gcMs: round(l.gcMs, 1), gcMaxMs: round(l.gcMaxMs, 1) });
+
+function clickSummary(clicks: ClickTiming[]) {
+  const of = (key: keyof ClickTiming) => roundSummary(summarize(clicks.map((c) => c[key])));
+  return { ackMs: of('ackMs'), totalMs: of('totalMs'), queuedMs: of('queuedMs'), handledMs: of('handledMs') };
 }
 
 async function measureClicks(ctx: SuiteContext, env: Env) {
@@ -198,36 +288,47 @@ async function measureClicks(ctx: SuiteContext, env: Env) {
   const s = config.sameCard;
   const warm = config.warmup.clickRounds;
   ctx.log(`click-to-ack: ${warm} + ${d.rounds} rounds × ${d.clicks} clicks on distinct cards, ${warm} + ${s.rounds} rounds × ${s.clicks} clicks on one card`);
+  let cards: PostedCard[] = [];
+  for (let i = 0; i < warm; i++) {
+    cards = (await distinctCardsRound(env, d.clicks)).cards;
+    await sameCardRound(env, s.clicks);
+  }
   const distinct: ClickRound[] = [];
   const same: ClickRound[] = [];
   // Interleaved, so load that comes and goes on the machine hits both cases alike.
-  for (let i = 0; i < warm + Math.max(d.rounds, s.rounds); i++) {
-    if (i < warm + d.rounds) {
-      const r = await distinctCardsRound(env, d.clicks);
-      if (i >= warm) distinct.push(r);
-    }
-    if (i < warm + s.rounds) {
-      const r = await sameCardRound(env, s.clicks);
-      if (i >= warm) same.push(r);
-    }
+  for (let i = 0; i < Math.max(d.rounds, s.rounds); i++) {
+    if (i < d.rounds) distinct.push(await distinctCardsRound(env, d.clicks));
+    if (i < s.rounds) same.push(await sameCardRound(env, s.clicks));
   }
-  const flat = (rounds: ClickRound[], key: 'ackMs' | 'clickToAnswerMs') => rounds.flatMap((r) => r[key]);
+  ctx.log(`click-to-ack floors: ${d.rounds} rounds × ${d.clicks} clicks on a bare node:http server, then on an ack-only Bolt app`);
+  // Real click bodies (already decided cards: the floors do not look at them).
+  const floorBodies = cards.map((c) => approveClickBody(env.h.fakeOrigin, c, APPROVER));
+  const http = await floorRounds(env, 'http', d.rounds, floorBodies);
+  const bolt = await floorRounds(env, 'bolt', d.rounds, floorBodies);
+  const flat = (rounds: ClickRound[]) => rounds.flatMap((r) => r.clicks);
   return {
     distinctCards: {
       rounds: d.rounds,
       clicksPerRound: d.clicks,
-      ackMs: roundSummary(summarize(flat(distinct, 'ackMs'))),
+      ...clickSummary(flat(distinct)),
       /** p99 of each round on its own: shows whether one bad round makes the overall figure. */
-      ackP99MsPerRound: distinct.map((r) => round(summarize(r.ackMs).p99, 2)),
-      clickToAnswerMs: roundSummary(summarize(flat(distinct, 'clickToAnswerMs'))),
+      ackP99MsPerRound: distinct.map((r) => round(summarize(r.clicks.map((c) => c.ackMs)).p99, 2)),
+      /** Per round: the bot's longest event-loop stall and its GC pauses during the burst. */
+      loopPerRound: distinct.map((r) => roundLoop(r.loop)),
+      clickToAnswerMs: roundSummary(summarize(distinct.flatMap((r) => r.clickToAnswerMs))),
       roundMs: roundSummary(summarize(distinct.map((r) => r.roundMs))),
     },
     sameCard: {
       rounds: s.rounds,
       clicksPerRound: s.clicks,
-      ackMs: roundSummary(summarize(flat(same, 'ackMs'))),
-      ackP99MsPerRound: same.map((r) => round(summarize(r.ackMs).p99, 2)),
-      firstClickToAnswerMs: roundSummary(summarize(flat(same, 'clickToAnswerMs'))),
+      ...clickSummary(flat(same)),
+      ackP99MsPerRound: same.map((r) => round(summarize(r.clicks.map((c) => c.ackMs)).p99, 2)),
+      loopPerRound: same.map((r) => roundLoop(r.loop)),
+      firstClickToAnswerMs: roundSummary(summarize(same.flatMap((r) => r.clickToAnswerMs))),
+    },
+    floors: {
+      bareHttp: clickSummary(http),
+      boltAckOnly: clickSummary(bolt),
     },
   };
 }
@@ -245,13 +346,13 @@ interface CycleTiming {
   endedAt: number;
 }
 
-async function cycle(env: Env): Promise<CycleTiming> {
-  const s = await mention(env, 'c');
+async function cycle(env: Env, p: Planned): Promise<CycleTiming> {
+  const s = await mention(env, p);
   const card = await waitForCard(s);
-  const click = await env.h.client.prepare(approveClickBody(env.h.fake, card, APPROVER)).send();
+  const click = await env.h.client.prepare(approveClickBody(env.h.fakeOrigin, card, APPROVER)).send();
   if (click.status !== 200) throw new Error(`Approve click for ${s.recordId} answered HTTP ${click.status}`);
   const answer = await waitForAnswer(s);
-  env.executions.take(s.recordId);
+  await env.executions.take(s.recordId);
   env.h.traffic.forget(s.watch);
   return {
     mentionAckMs: s.mention.ms,
@@ -263,32 +364,36 @@ async function cycle(env: Env): Promise<CycleTiming> {
   };
 }
 
+const cpuMs = (a: CpuMicros, b: CpuMicros) => (b.user - a.user + b.system - a.system) / 1000;
+
 async function runCycles(env: Env, count: number, inFlight: number) {
+  const planned = await plan(env, count, 'c');
+  await env.h.settle();
   const timings: CycleTiming[] = [];
-  let started = 0;
+  let next = 0;
   const executedBefore = env.executions.total;
-  const statementsBefore = env.bench.counter.count;
+  const statementsBefore = (await env.h.botStats()).statements;
   const slackCallsBefore = env.h.traffic.totals.calls;
-  const cpu0 = process.cpuUsage();
+  const cpu0 = await env.h.cpu();
+  const proc0 = readProcCpu();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: Math.min(inFlight, count) }, async () => {
-      while (started < count) {
-        started += 1;
-        timings.push(await cycle(env));
-      }
+      while (next < count) timings.push(await cycle(env, planned[next++]!));
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
-  const cpu = process.cpuUsage(cpu0);
   // What is still running after the last answer (reactions removed, …) belongs to these cycles too.
-  await env.h.slack.idle();
-  const statements = env.bench.counter.count - statementsBefore;
+  await env.h.settle();
+  const cpu1 = await env.h.cpu();
+  const proc = procCpuDelta(proc0, readProcCpu());
+  const statements = (await env.h.botStats()).statements - statementsBefore;
   const slackCalls = env.h.traffic.totals.calls - slackCallsBefore;
   const executed = env.executions.total - executedBefore;
   if (executed !== count || timings.length !== count) {
     throw new Error(`${count} cycles ran the tool ${executed} times (${timings.length} cycles finished)`);
   }
+  if (env.executions.stray !== 0) throw new Error(`${env.executions.stray} tool executions belong to no cycle`);
   const quarters: number[] = [];
   let from = t0;
   timings.sort((a, b) => a.endedAt - b.endedAt);
@@ -304,7 +409,17 @@ async function runCycles(env: Env, count: number, inFlight: number) {
     seconds: round(seconds, 3),
     cyclesPerSec: round(count / seconds, 1),
     quarterCyclesPerSec: quarters,
-    nodeCpuMsPerCycle: round((cpu.user + cpu.system) / 1000 / count, 3),
+    /** CPU per cycle of each process (ms), from just before the first mention until the bot was idle again. */
+    cpuMsPerCycle: {
+      bot: round(cpuMs(cpu0.bot, cpu1.bot) / count, 3),
+      fakeSlack: round(cpuMs(cpu0.fake, cpu1.fake) / count, 3),
+      driver: round(cpuMs(cpu0.driver, cpu1.driver) / count, 3),
+      /** Every postgres process on the machine (other users' work included). */
+      postgres: proc ? round(proc.postgresMs / count, 2) : null,
+    },
+    /** Share of the machine's cores busy (and stolen by the hypervisor) over the phase; other users' work included. */
+    machineBusy: proc ? round(proc.machineBusy, 3) : null,
+    machineSteal: proc ? round(proc.machineSteal, 3) : null,
     sqlStatementsPerCycle: round(statements / count, 2),
     slackCallsPerCycle: round(slackCalls / count, 2),
     mentionAckMs: sum('mentionAckMs'),
@@ -316,8 +431,8 @@ async function runCycles(env: Env, count: number, inFlight: number) {
 }
 
 /** Each distinct statement of a cycle: how often per cycle, and its round trip. */
-function statementTable(timings: Map<string, number[]>, cycles: number) {
-  return [...timings]
+function statementTable(timings: Array<[string, number[]]>, cycles: number) {
+  return timings
     .map(([text, ms]) => {
       const s = summarize(ms);
       return {
@@ -336,10 +451,9 @@ async function measureCycles(ctx: SuiteContext, env: Env) {
   const { sequential: seq, concurrent: conc } = config;
   ctx.log(`cycles: ${w.sequentialCycles} warm-up + ${seq.cycles} sequential`);
   await runCycles(env, w.sequentialCycles, 1);
-  const timings = new Map<string, number[]>();
-  env.bench.counter.timings = timings;
+  await env.h.traceStatements();
   const sequential = await runCycles(env, seq.cycles, 1);
-  env.bench.counter.timings = undefined;
+  const timings = await env.h.takeStatementTrace();
   ctx.log(`cycles: ${w.concurrentCycles} warm-up + ${conc.cycles} with ${conc.inFlight} in flight`);
   await runCycles(env, w.concurrentCycles, conc.inFlight);
   const concurrent = await runCycles(env, conc.cycles, conc.inFlight);
@@ -367,17 +481,16 @@ export const slackSuite: Suite = {
     let h: SlackHarness | undefined;
     try {
       const pg = await sql<{ v: string }>`SELECT current_setting('server_version') AS v`.execute(bench.admin.db);
+      // The bot works in this schema through its own pool; ours stays idle.
+      h = await startSlackHarness({ databaseUrl: ctx.databaseUrl, schema: bench.schema, approvers: APPROVERS });
       const executions = new Executions();
-      const policy = definePolicy({ tools: { [toolName]: { requireApproval: true, approvers: APPROVERS } } });
-      const agent = benchAgent(bench.db, executions.record, { policy, botUserId: SLACK_IDS.botUserId });
-      h = await startSlackHarness({ agent, db: bench.db });
-      const env: Env = { bench, h, executions };
+      h.onExecuted(executions.record);
+      const env: Env = { h, executions };
 
       const clicks = await measureClicks(ctx, env);
       const cycles = await measureCycles(ctx, env);
 
-      await h.slack.idle();
-      h.traffic.check();
+      await h.settle();
       if (executions.stray !== 0) throw new Error(`${executions.stray} tool executions belong to no card`);
       const totals = h.traffic.totals;
       if (totals.failed.length > 0) throw new Error(`the fake Slack refused ${totals.failed.length} calls: ${totals.failed.slice(0, 5).join('; ')}`);
@@ -388,6 +501,9 @@ export const slackSuite: Suite = {
       const sc = clicks.sameCard;
       const seq = cycles.sequential;
       const conc = cycles.concurrent;
+      const fl = clicks.floors;
+      const pgCpu = (c: typeof conc) => (c.cpuMsPerCycle.postgres === null ? '—' : fmt(c.cpuMsPerCycle.postgres, 1));
+      const busy = (c: typeof conc) => (c.machineBusy === null ? '' : `, machine ${fmt(c.machineBusy * 100)} % busy`);
       const rows: TableRow[] = [
         {
           metric: `Click → ack p50, ${dc.clicksPerRound} clicks at once on distinct cards (n=${dc.ackMs.n})`,
@@ -401,6 +517,7 @@ export const slackSuite: Suite = {
           ok: dc.ackMs.p99 <= targets.clickToAckP99Ms,
           reference: `${fmt(slackAckDeadlineMs)} ms`,
         },
+        { metric: '  … in the bot: queued / Bolt until ack, p50', value: `${fmt(dc.queuedMs.p50, 2)} / ${ms(dc.handledMs.p50)}` },
         {
           metric: `Click → ack p50, ${sc.clicksPerRound} clicks at once on one card (n=${sc.ackMs.n})`,
           value: ms(sc.ackMs.p50),
@@ -413,6 +530,9 @@ export const slackSuite: Suite = {
           ok: sc.ackMs.p99 <= targets.clickToAckP99Ms,
           reference: `${fmt(slackAckDeadlineMs)} ms`,
         },
+        { metric: '  … in the bot: queued / Bolt until ack, p50', value: `${fmt(sc.queuedMs.p50, 2)} / ${ms(sc.handledMs.p50)}` },
+        { metric: 'Floor: bare node:http, same bursts, p50 / p99', value: pair(fl.bareHttp.ackMs) },
+        { metric: 'Floor: Bolt, ack-only listener, p50 / p99', value: pair(fl.boltAckOnly.ackMs) },
         { metric: `Click → answer in thread p50 / p99 (${dc.clicksPerRound} at once)`, value: pair(dc.clickToAnswerMs) },
         { metric: `Cycles/s, sequential (${seq.cycles})`, value: fmt(seq.cyclesPerSec) },
         {
@@ -424,14 +544,18 @@ export const slackSuite: Suite = {
         { metric: 'Full cycle p50 / p99 (sequential)', value: pair(seq.cycleMs) },
         { metric: '  mention → card p50 / p99', value: pair(seq.mentionToCardMs) },
         { metric: '  click → answer p50 / p99', value: pair(seq.clickToAnswerMs) },
-        { metric: '  mention ack / click ack p50 (sequential)', value: `${fmt(seq.mentionAckMs.p50, 2)} / ${ms(seq.clickAckMs.p50)}`, reference: `${fmt(slackAckDeadlineMs)} ms` },
+        { metric: '  mention ack / click ack p50', value: `${fmt(seq.mentionAckMs.p50, 2)} / ${ms(seq.clickAckMs.p50)}`, reference: `${fmt(slackAckDeadlineMs)} ms` },
+        { metric: `Full cycle p50 / p99 (${conc.inFlight} in flight)`, value: pair(conc.cycleMs) },
         {
           metric: `  mention ack / click ack p99 (${conc.inFlight} in flight)`,
           value: `${fmt(conc.mentionAckMs.p99, 2)} / ${ms(conc.clickAckMs.p99)}`,
           reference: `${fmt(slackAckDeadlineMs)} ms`,
         },
-        { metric: `Full cycle p50 / p99 (${conc.inFlight} in flight)`, value: pair(conc.cycleMs) },
-        { metric: 'Node CPU per cycle (sequential / in flight)', value: `${fmt(seq.nodeCpuMsPerCycle, 2)} / ${ms(conc.nodeCpuMsPerCycle)}` },
+        { metric: 'Bot process CPU per cycle (sequential / in flight)', value: `${fmt(seq.cpuMsPerCycle.bot, 2)} / ${ms(conc.cpuMsPerCycle.bot)}` },
+        {
+          metric: `  fake Slack / driver / postgres, in flight`,
+          value: `${fmt(conc.cpuMsPerCycle.fakeSlack, 2)} / ${fmt(conc.cpuMsPerCycle.driver, 2)} / ${pgCpu(conc)} ms${busy(conc)}`,
+        },
         { metric: 'SQL statements per cycle', value: fmt(seq.sqlStatementsPerCycle, 1) },
         { metric: 'Slack Web API calls per cycle', value: fmt(seq.slackCallsPerCycle, 1) },
       ];

@@ -38,8 +38,9 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
   const applied = await migrate(database.db);
   logger.info({ database: database.kind, applied }, 'database ready');
   await seedDemoData(database.db);
-  const model = config.model ?? createDemoModel();
-  const modelLabel = config.model ?? 'built-in demo model (set MODEL and its API key for a real one)';
+  const chosen = config.model ?? defaultModelFor(config);
+  const model = chosen ?? createDemoModel();
+  const modelLabel = chosen ?? 'built-in demo model (set MODEL and its API key for a real one)';
   logger.info({ model: modelLabel }, 'model selected');
 
   /** The agents and the Slack app, for whichever Slack the configuration points at. */
@@ -100,6 +101,13 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
     await database.close();
   };
+}
+
+/** With a provider key but no MODEL, that provider's everyday model; the demo model only when there is no key. */
+function defaultModelFor(config: Config): string | undefined {
+  if (config.providers.openai.apiKey) return 'openai/gpt-5-mini';
+  if (config.providers.anthropic.apiKey) return 'anthropic/claude-sonnet-4-5';
+  return undefined;
 }
 
 /** Who the bot is in the workspace (never an approver) and how its user groups resolve. */

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,4 +42,33 @@ describe('start-up refuses bad configuration, naming what is wrong', () => {
     expect(keyless.out).toMatch(/ANTHROPIC_API_KEY/);
     expect(keyless.out).not.toContain('xoxb-1-2');
   });
+});
+
+describe('model selection for the sandbox', () => {
+  /** Starts the entry point and resolves with the "model selected" log line, then stops it. */
+  async function selectedModel(env: Record<string, string>): Promise<string> {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: join(dir, `m-${Date.now()}`), PORT: '0', LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    try {
+      return await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          for (const line of output.split('\n')) {
+            if (line.includes('"model selected"')) resolve(JSON.parse(line).model);
+          }
+        });
+        child.on('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
+      });
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }
+
+  it('uses the provider whose key is present, the built-in demo model only without one', async () => {
+    expect(await selectedModel({ OPENAI_API_KEY: 'sk-test-not-used' })).toBe('openai/gpt-5-mini');
+    expect(await selectedModel({})).toMatch(/^built-in demo model/);
+  }, 120_000);
 });

@@ -10,7 +10,7 @@ import type { GroupResolver } from '../approvals/group-resolver.js';
 import type { AgentInternals, BeforeToolCallHook } from './agent-internals.js';
 import { StreamSink, type AgentStream } from './agent-stream.js';
 import type { GenerateResult } from './chunks.js';
-import { decide, startContinuation } from './decide.js';
+import { decide } from './decide.js';
 import type { Decision, DecisionRequest } from './decision.js';
 import { delegationInput, subAgentToolName } from './delegate.js';
 import { settleOutcome } from './drive.js';
@@ -356,4 +356,3 @@ function jsonSafe(value: Record<string, unknown>): Record<string, unknown> {
   }
 }
 
-export { startContinuation };

@@ -1,4 +1,3 @@
-import type { LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import { fingerprint } from '../approvals/fingerprint.js';
 import { consumeGrant } from '../approvals/grants.js';
 import { requirementFor } from '../approvals/requirement-for.js';
@@ -117,4 +116,3 @@ async function runApproved(run: RunState, row: PendingAction, args: unknown, out
   return settle(run, call, hooked.args, outcome, out);
 }
 
-export type { LanguageModelV3ToolResultOutput };

@@ -1,4 +1,5 @@
-import { startContinuation } from '../../agent/agent.js';
+import type { AgentStream } from '../../agent/agent-stream.js';
+import { startContinuation } from '../../agent/decide.js';
 import { findAction } from '../../approvals/pending-actions.js';
 import { closeAction } from '../../approvals/record-decision.js';
 import { escapeMrkdwn } from '../escape-mrkdwn.js';
@@ -21,7 +22,7 @@ export async function postCard(
   ctx: SlackContext,
   actionId: number,
   target: ThreadTarget,
-  onCancelled?: (stream: ReturnType<typeof startContinuation>) => Promise<void>,
+  onCancelled?: (stream: AgentStream) => Promise<void>,
 ): Promise<PostCardOutcome> {
   const posting = post(ctx, actionId, target);
   ctx.cardsInFlight.set(actionId, posting.catch(() => undefined));
@@ -42,7 +43,7 @@ async function post(
   ctx: SlackContext,
   actionId: number,
   target: ThreadTarget,
-): Promise<{ outcome: PostCardOutcome; continuation?: ReturnType<typeof startContinuation> }> {
+): Promise<{ outcome: PostCardOutcome; continuation?: AgentStream }> {
   const action = await findAction(ctx.db, actionId);
   if (!action) {
     ctx.logger.error({ actionId }, 'announced pending action not found');

@@ -11,6 +11,7 @@ import {
   clickButton,
   mention,
   startBot,
+  recordingDeleteTool,
   textOf,
   updatesOf,
   waitForCard,
@@ -30,18 +31,8 @@ const CAROL = 'U0CAROL';
 const MALLORY = 'U0MALLORY';
 
 function recordTools() {
-  const deleted: unknown[] = [];
+  const { deleteRecord, deleted } = recordingDeleteTool();
   const refunds: unknown[] = [];
-  const deleteRecord = createTool({
-    id: 'delete_record',
-    description: 'Delete a record',
-    inputSchema: z.object({ id: z.string() }),
-    requireApproval: true,
-    execute: async (input: { id: string }) => {
-      deleted.push(input);
-      return { deleted: input.id };
-    },
-  });
   const issueRefund = createTool({
     id: 'issue_refund',
     description: 'Refund an order',

@@ -1,9 +1,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import { askUserTool } from '../../src/agent/ask-user.js';
-import { createTool } from '../../src/agent/tool.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { findAction } from '../../src/approvals/pending-actions.js';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
@@ -15,6 +13,7 @@ import {
   mention,
   SIGNING_SECRET,
   startBot,
+  recordingDeleteTool,
   textOf,
   updatesOf,
   waitForCard,
@@ -36,18 +35,8 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
   const h = slackHarness(backend);
 
   async function boot(steps: ScriptStep[]) {
-    const deleted: unknown[] = [];
+    const { deleteRecord, deleted } = recordingDeleteTool();
     const model = scriptedModel(steps);
-    const deleteRecord = createTool({
-      id: 'delete_record',
-      description: 'Delete a record',
-      inputSchema: z.object({ id: z.string() }),
-      requireApproval: true,
-      execute: async (input: { id: string }) => {
-        deleted.push(input);
-        return { deleted: input.id };
-      },
-    });
     h.bot = await startBot({ fake: h.fake, db: h.database.db,
       makeAgent: (deps: AgentDeps) =>
         new Agent({

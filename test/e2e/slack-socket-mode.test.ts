@@ -4,9 +4,7 @@
  * envelopes over that socket, ack them there, and answer through the fake Web API. No HTTP port.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
-import { createTool } from '../../src/agent/tool.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/create-slack-app.js';
@@ -18,6 +16,7 @@ import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
   captureLogger,
   cardActions,
+  recordingDeleteTool,
   expectCleanSlackOutput,
   freshTs,
   textOf,
@@ -71,18 +70,8 @@ describe.each(backends)('Slack Socket Mode end to end on %s', (backend) => {
 
   async function startSocketBot(steps: ScriptStep[]): Promise<SocketBot> {
     const { logger, logs } = captureLogger();
-    const deleted: unknown[] = [];
+    const { deleteRecord, deleted } = recordingDeleteTool();
     const model = scriptedModel(steps);
-    const deleteRecord = createTool({
-      id: 'delete_record',
-      description: 'Delete a record',
-      inputSchema: z.object({ id: z.string() }),
-      requireApproval: true,
-      execute: async (input: { id: string }) => {
-        deleted.push(input);
-        return { deleted: input.id };
-      },
-    });
     const deps: AgentDeps = {
       logger,
       resolveGroupMembers: slackGroupResolver(slackWebClient({ botToken: FAKE_BOT_TOKEN, apiUrl: fake.apiUrl }, logger)),

@@ -4,7 +4,9 @@
  */
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { z } from 'zod';
 import type { Agent } from '../../src/agent/agent.js';
+import { createTool } from '../../src/agent/tool.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/create-slack-app.js';
 import { checkBlocks, checkView } from '../../src/slack/limits.js';
@@ -62,6 +64,22 @@ export async function startBot(options: { fake: FakeSlack; db: Db; makeAgent: (d
   const { port } = await slack.start();
   const url = `http://127.0.0.1:${port}/slack/events`;
   return { fake: options.fake, agent, slack, send: slackSender(url, SIGNING_SECRET), url, logs, stop: () => slack.stop() };
+}
+
+/** `delete_record` needing approval, recording each execution so tests can say "ran exactly once". */
+export function recordingDeleteTool() {
+  const deleted: unknown[] = [];
+  const deleteRecord = createTool({
+    id: 'delete_record',
+    description: 'Delete a record',
+    inputSchema: z.object({ id: z.string() }),
+    requireApproval: true,
+    execute: async (input: { id: string }) => {
+      deleted.push(input);
+      return { deleted: input.id };
+    },
+  });
+  return { deleteRecord, deleted };
 }
 
 export interface SlackHarness {

@@ -58,13 +58,19 @@ export async function planToolCall(run: RunState, call: ToolCallInput, out: Emit
   const args = parsed.args;
   out.toolCall(call.toolCallId, call.toolName, args);
 
-  const requirement = requirementFor(run.deps.policy, call.toolName, args);
-  const rule = run.requireToolApproval ?? run.options.requireToolApproval ?? run.agent.defaultOptions.requireToolApproval;
-  if (await requiresApproval(tool!, args, rule, requirement.requireApproval, run.requestContext)) {
-    return { kind: 'pending', plan: { snapshots: [], actions: [approvalAction(run, call, args, requirement)] } };
+  const gate = await approvalGate(run, tool!, call.toolName, args);
+  if (gate.required) {
+    return { kind: 'pending', plan: { snapshots: [], actions: [approvalAction(run, call, args, gate.requirement)] } };
   }
   const outcome = await runUngated(run, tool!, call.toolCallId, args);
   return settle(run, call, args, outcome, out);
+}
+
+/** The approval gate for one call under the current policy: what it requires, and whether it applies. */
+export async function approvalGate(run: RunState, tool: Tool, toolName: string, args: unknown) {
+  const requirement = requirementFor(run.deps.policy, toolName, args);
+  const rule = run.requireToolApproval ?? run.options.requireToolApproval ?? run.agent.defaultOptions.requireToolApproval;
+  return { requirement, required: await requiresApproval(tool, args, rule, requirement.requireApproval, run.requestContext) };
 }
 
 export function approvalAction(

@@ -1,14 +1,12 @@
 import { fingerprint } from '../approvals/fingerprint.js';
 import { consumeGrant } from '../approvals/grants.js';
-import { requirementFor } from '../approvals/requirement-for.js';
 import { latestActionsOfRun } from '../approvals/pending-actions.js';
 import type { PendingAction } from '../db/pending-action.js';
 import type { Emitter } from './emitter.js';
 import { executeTool } from './execute-tool.js';
 import { lastToolCalls, runSteps, settleStep } from './loop.js';
 import type { RunOutcome } from './plan.js';
-import { applyHook, approvalAction, settle, type CallOutcome } from './plan-tool-call.js';
-import { requiresApproval } from './requires-approval.js';
+import { applyHook, approvalAction, approvalGate, runUngated, settle, type CallOutcome } from './plan-tool-call.js';
 import type { RunState } from './run-state.js';
 
 export const blockedMessage = (toolName: string) => `Tool call blocked: approval did not match ${toolName} arguments`;
@@ -62,16 +60,11 @@ async function settleAction(run: RunState, row: PendingAction, rawArgs: unknown,
       return denied('The approval request expired before anyone approved it.');
     case 'superseded': {
       // The policy changed under the request: ask again under the new one, or run if it no longer needs approval.
-      const requirement = requirementFor(run.deps.policy, row.tool_name, args);
-      const rule = run.requireToolApproval ?? run.options.requireToolApproval ?? run.agent.defaultOptions.requireToolApproval;
-      if (await requiresApproval(tool, args, rule, requirement.requireApproval, run.requestContext)) {
-        return { kind: 'pending', plan: { snapshots: [], actions: [approvalAction(run, call, args, requirement)] } };
+      const gate = await approvalGate(run, tool, row.tool_name, args);
+      if (gate.required) {
+        return { kind: 'pending', plan: { snapshots: [], actions: [approvalAction(run, call, args, gate.requirement)] } };
       }
-      const hooked = await applyHook(run, tool.id, call.toolCallId, args);
-      const outcome = hooked.ok
-        ? await executeTool(run, tool, { toolCallId: call.toolCallId, args: hooked.args })
-        : ({ kind: 'result', output: { type: 'error-text', value: hooked.message }, value: hooked.message, isError: true } as const);
-      return settle(run, call, args, outcome, out);
+      return settle(run, call, args, await runUngated(run, tool, call.toolCallId, args), out);
     }
     default:
       return denied(row.reason ?? 'The request was cancelled.');

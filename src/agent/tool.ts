@@ -1,7 +1,5 @@
 import type { z } from 'zod';
 
-export type JsonRecord = Record<string, unknown>;
-
 /** What a tool sees while it runs; `agent` is absent when it is called outside a run. */
 export interface ToolExecutionContext {
   agent?: {

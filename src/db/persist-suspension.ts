@@ -1,16 +1,10 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
+import type { SnapshotRow } from './run-snapshots.js';
 import { insertAuditRows, type AuditInput } from '../approvals/audit.js';
 
-export interface SnapshotWrite {
-  run_id: string;
-  root_run_id: string;
-  parent_run_id: string | null;
-  agent_id: string;
-  thread_id: string | null;
-  resource_id: string | null;
-  snapshot: unknown;
-}
+/** What suspending writes; status and time are set by the statement. */
+export type SnapshotWrite = Omit<SnapshotRow, 'status' | 'suspended_at'>;
 
 export interface PendingWrite {
   run_id: string;

@@ -1,18 +1,10 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
+import type { RunSnapshotsTable } from './schema.js';
 import type { Db } from './database.js';
 import { insertAuditRows, type AuditInput } from '../approvals/audit.js';
 
-export interface SnapshotRow {
-  run_id: string;
-  root_run_id: string;
-  parent_run_id: string | null;
-  agent_id: string;
-  thread_id: string | null;
-  resource_id: string | null;
-  status: 'suspended' | 'running';
-  snapshot: unknown;
-  suspended_at: Date;
-}
+/** A run_snapshots row as read back (the claim time is bookkeeping, not state). */
+export type SnapshotRow = Omit<Selectable<RunSnapshotsTable>, 'claimed_at'>;
 
 /**
  * Takes a suspended run for resumption when nothing in it is still pending.

@@ -15,7 +15,7 @@ import { FAKE_APP_TOKEN, FAKE_BOT_TOKEN, startFakeSlack, type FakeSlack } from '
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
   captureLogger,
-  cardActions,
+  buttonClick,
   recordingDeleteTool,
   expectCleanSlackOutput,
   freshTs,
@@ -26,7 +26,7 @@ import {
   type AgentDeps,
   type PostedCard,
 } from '../helpers/slack-bot.js';
-import { appMentionEnvelope, blockActionsPayload, SLACK_IDS } from '../helpers/slack-requests.js';
+import { appMentionEnvelope, SLACK_IDS } from '../helpers/slack-requests.js';
 
 const CHANNEL = 'C0CHANNEL01';
 const REQUESTER = 'U0REQUESTER';
@@ -104,21 +104,11 @@ describe.each(backends)('Slack Socket Mode end to end on %s', (backend) => {
 
   /** A click on one of the card's buttons, delivered as an `interactive` envelope. */
   function click(card: PostedCard, user: string, actionId: string): string {
-    const actions = cardActions(card.blocks, 'approval');
-    const button = (actions?.elements as Array<Record<string, unknown>> | undefined)?.find((e) => e.action_id === actionId);
+    const { payload, button } = buttonClick(card, user, actionId, {
+      responseUrl: fake.responseUrl({ channel: card.channel, messageTs: card.ts, user, threadTs: card.threadTs }),
+    });
     expect(button, `button ${actionId} on the card`).toBeDefined();
-    return fake.socket.interaction(
-      blockActionsPayload({
-        user,
-        channel: card.channel,
-        messageTs: card.ts,
-        threadTs: card.threadTs,
-        actionId,
-        blockId: actions?.block_id,
-        value: String(button?.value),
-        responseUrl: fake.responseUrl({ channel: card.channel, messageTs: card.ts, user, threadTs: card.threadTs }),
-      }),
-    );
+    return fake.socket.interaction(payload);
   }
 
   it('mention → ack → approval card → approve over the socket → the tool runs once → the answer; a redelivery starts nothing', async () => {

@@ -243,7 +243,24 @@ export async function mention(bot: Bot, o: { user: string; channel: string; text
   return { ts, threadTs: o.threadTs ?? ts, channel: o.channel, body, response };
 }
 
-/** Clicks a button on a card as `user`; the value and block id are the card's own unless overridden. */
+/** The block_actions payload of `user` clicking a card's button: the card's own value and block id unless overridden. */
+export function buttonClick(card: PostedCard, user: string, actionId: string, overrides: Partial<BlockActionsOptions> = {}) {
+  const actions = cardActions(card.blocks, 'approval') ?? cardActions(card.blocks, 'suspension') ?? cardActions(card.blocks, 'question');
+  const button = (actions?.elements as Block[] | undefined)?.find((e) => e.action_id === actionId);
+  const payload = blockActionsPayload({
+    user,
+    channel: card.channel,
+    messageTs: card.ts,
+    threadTs: card.threadTs,
+    actionId,
+    blockId: actions?.block_id,
+    ...(button?.value !== undefined ? { value: button.value } : {}),
+    ...overrides,
+  });
+  return { payload, button };
+}
+
+/** Clicks a button on a card as `user`, over HTTP. */
 export async function clickButton(
   bot: Bot,
   card: PostedCard,
@@ -251,20 +268,7 @@ export async function clickButton(
   actionId: string,
   overrides: Partial<BlockActionsOptions> = {},
 ) {
-  const actions = cardActions(card.blocks, 'approval') ?? cardActions(card.blocks, 'suspension') ?? cardActions(card.blocks, 'question');
-  const button = (actions?.elements as Block[] | undefined)?.find((e) => e.action_id === actionId);
-  const response = await bot.send.interaction(
-    blockActionsPayload({
-      user,
-      channel: card.channel,
-      messageTs: card.ts,
-      threadTs: card.threadTs,
-      actionId,
-      blockId: actions?.block_id,
-      ...(button?.value !== undefined ? { value: button.value } : {}),
-      ...overrides,
-    }),
-  );
+  const response = await bot.send.interaction(buttonClick(card, user, actionId, overrides).payload);
   expect(response.status).toBe(200);
   return response;
 }

@@ -82,6 +82,11 @@ export function payloadUser(userId: string): Record<string, unknown> {
   return { id: userId, username: name, name, team_id: TEAM.id };
 }
 
+/** The author fields of every message the bot posts, as Slack stores them. */
+export function botAuthor() {
+  return { user: BOT.userId, bot_id: BOT.botId, app_id: APP_ID, bot_profile: botProfile(), team: TEAM.id };
+}
+
 export function botProfile(): Record<string, unknown> {
   return {
     id: BOT.botId,

@@ -3,7 +3,7 @@ import { botMessageEvent, messageChangedEvent, messageDeletedEvent } from '../ev
 import { wireMessage } from '../interaction-payloads.js';
 import { isTs } from '../slack-ts.js';
 import type { StoredMessage } from '../store.js';
-import { APP_ID, BOT, TEAM, botProfile, isMember } from '../workspace.js';
+import { BOT, botAuthor, isMember } from '../workspace.js';
 import { SlackApiError } from './api-error.js';
 import { optString, reqString, truthy } from './args.js';
 import { messageContent } from './content.js';
@@ -37,11 +37,7 @@ export const chatMethods: Record<string, ApiMethod> = {
     const message = ctx.store.addMessage({
       channel: channel.id,
       text: content.text ?? '',
-      user: BOT.userId,
-      bot_id: BOT.botId,
-      app_id: APP_ID,
-      bot_profile: botProfile(),
-      team: TEAM.id,
+      ...botAuthor(),
       ...(content.blocks ? { blocks: content.blocks } : {}),
       ...(content.attachments ? { attachments: content.attachments } : {}),
       ...(args.metadata !== undefined ? { metadata: structuredClone(args.metadata) } : {}),

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { wireMessage } from '../interaction-payloads.js';
-import { APP_ID, BOT, TEAM, botProfile } from '../workspace.js';
+import { botAuthor } from '../workspace.js';
 import { SlackApiError } from './api-error.js';
 import { truthy, type Args } from './args.js';
 import { messageContent } from './content.js';
@@ -55,11 +55,7 @@ export class ResponseUrls {
       const message = store.addMessage({
         channel: target.channel,
         text: content.text ?? '',
-        user: BOT.userId,
-        bot_id: BOT.botId,
-        app_id: APP_ID,
-        bot_profile: botProfile(),
-        team: TEAM.id,
+        ...botAuthor(),
         ...(content.blocks ? { blocks: content.blocks } : {}),
         ...(target.threadTs !== undefined ? { thread_ts: target.threadTs } : {}),
       });

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
+import { loadNow, machineInfo } from '../lib/machine.js';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -426,10 +427,7 @@ export const runtimeSuite: Suite = {
   async run(ctx) {
     config = ctx.quick ? quickConfig : fullConfig;
     const started = performance.now();
-    const loadBefore = loadavg();
-    if (loadBefore[0]! > cpus().length) {
-      ctx.log(`warning: load average ${loadBefore[0]!.toFixed(1)} on ${cpus().length} cores; the timings will be noisy`);
-    }
+    const loadBefore = loadNow(ctx.log);
     const pgVersion = await postgresVersion(ctx);
     const storage = await withBench(ctx, (bench) => measureStorage(ctx, bench));
     const { calibration, statements, throughput } = await withBench(ctx, async (bench) => ({
@@ -439,7 +437,7 @@ export const runtimeSuite: Suite = {
     }));
     const history = await withBench(ctx, (bench) => measureWithHistory(ctx, bench));
     const heap = await measureHeap(ctx);
-    const loadAfter = loadavg();
+    const loadAfter = loadavg()[0]!;
 
     const seq = throughput.sequential;
     const conc = throughput.concurrent;
@@ -523,13 +521,7 @@ export const runtimeSuite: Suite = {
       date: new Date().toISOString(),
       quick: ctx.quick,
       seconds: round((performance.now() - started) / 1000, 1),
-      machine: {
-        cpus: cpus().length,
-        cpuModel: cpus()[0]?.model ?? 'unknown',
-        node: process.version,
-        postgres: pgVersion,
-        loadAverage1m: { before: round(loadBefore[0]!, 2), after: round(loadAfter[0]!, 2) },
-      },
+      machine: machineInfo(pgVersion, loadBefore, loadAfter),
       config,
       results: {
         calibration,
@@ -581,7 +573,7 @@ export const runtimeSuite: Suite = {
         const { byRunId, byRunIdAndToolCallId, byActionId } = history.statementP50Ms;
         return `  ${label.padEnd(56)} ${cell(byRunId)} / ${cell(byRunIdAndToolCallId)} / ${cell(byActionId)}`;
       }),
-      `Load average (1 min): ${loadBefore[0]!.toFixed(2)} before, ${loadAfter[0]!.toFixed(2)} after, on ${cpus().length} cores.`,
+      `Load average (1 min): ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after, on ${cpus().length} cores.`,
     ];
     return { rows, json, notes };
   },

@@ -6,6 +6,7 @@
  * docs/benchmarks.md ("The `slack` suite").
  */
 import { cpus, loadavg } from 'node:os';
+import { loadNow, machineInfo } from '../lib/machine.js';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { openBenchDatabase, poolSize } from '../lib/bench-db.js';
@@ -473,10 +474,7 @@ export const slackSuite: Suite = {
   async run(ctx) {
     config = ctx.quick ? quickConfig : fullConfig;
     const started = performance.now();
-    const loadBefore = loadavg();
-    if (loadBefore[0]! > cpus().length) {
-      ctx.log(`warning: load average ${loadBefore[0]!.toFixed(1)} on ${cpus().length} cores; the timings will be noisy`);
-    }
+    const loadBefore = loadNow(ctx.log);
     const bench = await openBenchDatabase(ctx.databaseUrl);
     let h: SlackHarness | undefined;
     try {
@@ -495,7 +493,7 @@ export const slackSuite: Suite = {
       const totals = h.traffic.totals;
       if (totals.failed.length > 0) throw new Error(`the fake Slack refused ${totals.failed.length} calls: ${totals.failed.slice(0, 5).join('; ')}`);
       if (totals.unwatched > 0) throw new Error(`${totals.unwatched} thread messages arrived after their cycle was over`);
-      const loadAfter = loadavg();
+      const loadAfter = loadavg()[0]!;
 
       const dc = clicks.distinctCards;
       const sc = clicks.sameCard;
@@ -564,13 +562,7 @@ export const slackSuite: Suite = {
         date: new Date().toISOString(),
         quick: ctx.quick,
         seconds: round((performance.now() - started) / 1000, 1),
-        machine: {
-          cpus: cpus().length,
-          cpuModel: cpus()[0]?.model ?? 'unknown',
-          node: process.version,
-          postgres: pg.rows[0]!.v,
-          loadAverage1m: { before: round(loadBefore[0]!, 2), after: round(loadAfter[0]!, 2) },
-        },
+        machine: machineInfo(pg.rows[0]!.v, loadBefore, loadAfter),
         config,
         results: {
           clicks,
@@ -586,7 +578,7 @@ export const slackSuite: Suite = {
         `Statements of a sequential cycle (per cycle × p50 round trip, ${seq.cycles} cycles; most time first):`,
         ...cycles.statements.map((s) => `  ${fmt(s.perCycle, 2).padStart(4)} × ${fmt(s.p50Ms, 2).padStart(5)} ms  ${s.statement}`),
         `Slack Web API calls: ${Object.entries(totals.byMethod).map(([m, n]) => `${m} ${fmt(n)}`).join(', ')}`,
-        `Load average (1 min): ${loadBefore[0]!.toFixed(2)} before, ${loadAfter[0]!.toFixed(2)} after, on ${cpus().length} cores.`,
+        `Load average (1 min): ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after, on ${cpus().length} cores.`,
       ];
       return { rows, json, notes };
     } finally {

@@ -46,15 +46,20 @@ async function onApprove(ctx: SlackContext, body: BlockAction, action: ButtonAct
   if (!click) return void ctx.logger.warn('approve click without user or channel');
   const button = await genuineButton(ctx, click, action);
   if (!button) return;
-  const decision = await ctx.agent.decideToolCall({
+  const decision = await decideFromButton(ctx, button, click, 'approve');
+  ctx.logger.info({ actionId: button.actionId, user: click.user, outcome: decision.outcome }, 'approve clicked');
+  await handleDecision(ctx, decision, click);
+}
+
+/** The decision a genuine button asks for, by the signed-in clicker, bound to the card's fingerprint. */
+function decideFromButton(ctx: SlackContext, button: Required<ButtonValue>, click: Click, decision: 'approve' | 'decline') {
+  return ctx.agent.decideToolCall({
     runId: '',
     actionId: button.actionId,
     fingerprint: button.fingerprintPrefix,
     actor: { userId: click.user },
-    decision: 'approve',
+    decision,
   });
-  ctx.logger.info({ actionId: button.actionId, user: click.user, outcome: decision.outcome }, 'approve clicked');
-  await handleDecision(ctx, decision, click);
 }
 
 /**
@@ -82,14 +87,7 @@ async function onDecline(ctx: SlackContext, body: BlockAction, action: ButtonAct
     });
   } catch (error) {
     ctx.logger.warn({ err: error, actionId: button.actionId }, 'decline modal could not open; declining without a reason');
-    const decision = await ctx.agent.decideToolCall({
-      runId: '',
-      actionId: button.actionId,
-      fingerprint: button.fingerprintPrefix,
-      actor: { userId: click.user },
-      decision: 'decline',
-    });
-    await handleDecision(ctx, decision, click);
+    await handleDecision(ctx, await decideFromButton(ctx, button, click, 'decline'), click);
   }
 }
 

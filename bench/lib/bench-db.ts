@@ -5,6 +5,7 @@ import pg from 'pg';
 import { openDatabase, type Database, type Db } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import type { DB } from '../../src/db/schema.js';
+import { PreparedStatementClient } from '../../src/db/prepared-statement-client.js';
 
 export const defaultDatabaseUrl = 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -36,10 +37,10 @@ export class StatementCounter {
   }
 }
 
-/** A pg Client whose every `query` call is counted before it is sent. */
+/** The production client (statements prepared per connection), with every `query` call counted before it is sent. */
 function countingClient(counter: StatementCounter): new () => pg.ClientBase {
-  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
-  return class CountingClient extends pg.Client {
+  const query = PreparedStatementClient.prototype.query as (...args: unknown[]) => unknown;
+  return class CountingClient extends PreparedStatementClient {
     override query(...args: any[]): any {
       const done = counter.record(args[0]);
       const started = done ? performance.now() : 0;

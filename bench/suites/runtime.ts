@@ -238,7 +238,7 @@ const knownStatements: Array<[RegExp, string]> = [
   [/from pending_actions where id = \$1$/, 'findAction (approvals/pending-actions.ts)'],
   [/^with g as \( update approval_grants set consumed_at/, 'consumeGrant (approvals/grants.ts)'],
   [/^insert into "audit_events"/, 'appendAudit (approvals/audit.ts)'],
-  [/^with del as \( delete from run_snapshots/, 'endRun (db/run-snapshots.ts)'],
+  [/^with (del as \(delete from run_snapshots|parent as \( update pending_actions|mem as \( insert into thread_messages)/, 'endRun (db/run-snapshots.ts)'],
 ];
 
 /** A short label for a statement: the src/ function it comes from, or its verb and tables. */

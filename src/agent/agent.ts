@@ -15,6 +15,7 @@ import type { Decision, DecisionRequest } from './decision.js';
 import { delegationInput, subAgentToolName } from './delegate.js';
 import { settleOutcome } from './drive.js';
 import { AgentError, AmbiguousToolCallError, SnapshotNotFoundError, ToolCallNotPendingError } from './errors.js';
+import type { PendingAction } from '../db/pending-action.js';
 import { loadThreadHistory, type MemoryOptions } from './memory.js';
 import { resolveModel, type ModelInput, type ProviderSettings } from './model.js';
 import { runSteps } from './loop.js';
@@ -212,8 +213,14 @@ export class Agent implements AgentInternals {
   }
 
   /** The decision as a union: what the Slack front end uses, since refusals are normal there. */
-  async decideToolCall(req: DecisionRequest & { decision: 'approve' | 'decline' }): Promise<Decision> {
-    return decide(this, this.runtime, req, req.decision);
+  /**
+   * `known.action` is the request's row as the caller read it moments ago (the
+   * Slack click handler reads it to check the button); it saves a read. The
+   * decision itself is a conditional write, so an outdated row can only change
+   * which refusal is reported, never what is recorded.
+   */
+  async decideToolCall(req: DecisionRequest & { decision: 'approve' | 'decline' }, known?: { action: PendingAction }): Promise<Decision> {
+    return decide(this, this.runtime, req, req.decision, known);
   }
 
   async approveToolCall(req: DecisionRequest): Promise<AgentStream> {

@@ -33,10 +33,13 @@ export async function locateAction(
   deps: RuntimeDeps,
   req: DecisionRequest,
   kinds: Array<'approval' | 'suspension'>,
+  known?: { action: PendingAction },
 ): Promise<PendingAction | { outcome: 'not-found'; runId: string; toolCallId?: string; runExists: boolean }> {
   const action =
     req.actionId !== undefined
-      ? await findAction(deps.db, req.actionId)
+      ? known?.action.id === req.actionId
+        ? known.action
+        : await findAction(deps.db, req.actionId)
       : await findDecisionTarget(deps.db, req.runId, req.toolCallId, kinds);
   const belongs =
     action &&
@@ -59,8 +62,9 @@ export async function decide(
   deps: RuntimeDeps,
   req: DecisionRequest,
   decision: 'approve' | 'decline',
+  known?: { action: PendingAction },
 ): Promise<Decision> {
-  const found = await locateAction(root, deps, req, ['approval']);
+  const found = await locateAction(root, deps, req, ['approval'], known);
   if ('outcome' in found) return found;
   const action = found;
   const actor = req.actor ?? apiActor;

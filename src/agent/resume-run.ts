@@ -1,5 +1,6 @@
 import { fingerprint } from '../approvals/fingerprint.js';
-import { consumeGrant } from '../approvals/grants.js';
+import { consumeGrant, matchSpentGrant, noMatchingGrant, type GrantCheck } from '../approvals/grants.js';
+import type { SpentGrant } from '../approvals/record-decision.js';
 import { latestActionsOfRun } from '../approvals/pending-actions.js';
 import type { PendingAction } from '../db/pending-action.js';
 import type { Emitter } from './emitter.js';
@@ -15,12 +16,17 @@ export const blockedMessage = (toolName: string) => `Tool call blocked: approval
  * Continues a claimed run: settles every call of the step it paused in (each
  * from its latest pending-action row), then goes back to the step loop.
  */
-export async function resumeClaimed(run: RunState, out: Emitter, actions?: PendingAction[]): Promise<RunOutcome> {
+export async function resumeClaimed(
+  run: RunState,
+  out: Emitter,
+  actions?: PendingAction[],
+  spentGrant?: SpentGrant,
+): Promise<RunOutcome> {
   const latest = actions ?? (await latestActionsOfRun(run.deps.db, run.runId));
   const rows = new Map(latest.map((r) => [r.tool_call_id, r]));
   const paused = await settleStep(run, lastToolCalls(run), async (call) => {
     const row = rows.get(call.toolCallId);
-    return row ? settleAction(run, row, call.input, out) : { kind: 'result', output: { type: 'error-text', value: 'No result' } };
+    return row ? settleAction(run, row, call.input, out, spentGrant?.action_id === row.id ? spentGrant : undefined) : { kind: 'result', output: { type: 'error-text', value: 'No result' } };
   });
   if (paused) return paused;
   return runSteps(run, out);
@@ -30,7 +36,13 @@ function denied(reason: string): CallOutcome {
   return { kind: 'result', output: { type: 'execution-denied', reason } };
 }
 
-async function settleAction(run: RunState, row: PendingAction, rawArgs: unknown, out: Emitter): Promise<CallOutcome> {
+async function settleAction(
+  run: RunState,
+  row: PendingAction,
+  rawArgs: unknown,
+  out: Emitter,
+  spentGrant: SpentGrant | undefined,
+): Promise<CallOutcome> {
   const call = { toolCallId: row.tool_call_id, toolName: row.tool_name };
   const tool = run.agent.tools[row.tool_name];
   if (row.kind === 'delegation') {
@@ -53,7 +65,7 @@ async function settleAction(run: RunState, row: PendingAction, rawArgs: unknown,
 
   switch (row.status) {
     case 'approved':
-      return runApproved(run, row, args, out);
+      return runApproved(run, row, args, out, spentGrant);
     case 'declined':
       return denied(row.reason ? row.reason : 'The user declined this tool call.');
     case 'expired':
@@ -72,7 +84,13 @@ async function settleAction(run: RunState, row: PendingAction, rawArgs: unknown,
 }
 
 /** The gate: hook, fingerprint of what is about to run, consume the grant, then execute. */
-async function runApproved(run: RunState, row: PendingAction, args: unknown, out: Emitter): Promise<CallOutcome> {
+async function runApproved(
+  run: RunState,
+  row: PendingAction,
+  args: unknown,
+  out: Emitter,
+  spentGrant: SpentGrant | undefined,
+): Promise<CallOutcome> {
   const tool = run.agent.tools[row.tool_name]!;
   const call = { toolCallId: row.tool_call_id, toolName: row.tool_name };
   const hooked = await applyHook(run, tool.id, call.toolCallId, args);
@@ -81,13 +99,26 @@ async function runApproved(run: RunState, row: PendingAction, args: unknown, out
     return { kind: 'result', output: { type: 'error-text', value: hooked.message } };
   }
   const fp = fingerprint(row.tool_name, hooked.args);
-  const grant = await consumeGrant(run.deps.db, {
+  const check: GrantCheck = {
     runId: run.runId,
     toolCallId: call.toolCallId,
     toolName: row.tool_name,
     fingerprint: fp,
     policyVersion: row.policy_version ?? '',
-  });
+  };
+  const grant = spentGrant ? matchSpentGrant(spentGrant, check) : await consumeGrant(run.deps.db, check);
+  if (spentGrant) {
+    // consumeGrant writes these itself; for a grant spent by the decision they ride on the run's next write.
+    run.audit.push({
+      event: grant.ok ? 'consumed' : 'blocked',
+      runId: run.runId,
+      toolCallId: call.toolCallId,
+      toolName: row.tool_name,
+      fingerprint: fp,
+      policyVersion: row.policy_version,
+      detail: grant.ok ? null : { reason: noMatchingGrant },
+    });
+  }
   if (!grant.ok) {
     const message = blockedMessage(row.tool_name);
     run.log.warn({ toolCallId: call.toolCallId, expected: row.fingerprint, actual: fp }, 'approved call blocked: no matching grant');

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import type { SpentGrant } from './record-decision.js';
 
 export interface GrantCheck {
   runId: string;
@@ -9,6 +10,9 @@ export interface GrantCheck {
   fingerprint: string;
   policyVersion: string;
 }
+
+/** Why a call was blocked at its grant check, as the audit log records it. */
+export const noMatchingGrant = 'no unconsumed grant matches these arguments';
 
 export type GrantConsumption = { ok: true; grantId: number; approvers: string[] } | { ok: false };
 
@@ -31,10 +35,21 @@ export async function consumeGrant(db: Db, check: GrantCheck): Promise<GrantCons
       SELECT CASE WHEN EXISTS (SELECT 1 FROM g) THEN 'consumed' ELSE 'blocked' END,
              ${check.runId}, ${check.toolCallId}, ${check.toolName}, ${check.fingerprint}, ${check.policyVersion},
              CASE WHEN EXISTS (SELECT 1 FROM g) THEN NULL
-                  ELSE '{"reason":"no unconsumed grant matches these arguments"}'::jsonb END
+                  ELSE jsonb_build_object('reason', ${noMatchingGrant}::text) END
     )
     SELECT id, approvers FROM g
   `.execute(db);
   const row = result.rows[0];
   return row ? { ok: true, grantId: row.id, approvers: row.approvers } : { ok: false };
+}
+
+/**
+ * The same check as consumeGrant for a grant the deciding statement already
+ * spent on this process's behalf (see Claimed.spentGrant): it authorises only
+ * exactly the arguments it was issued for, under the same policy version.
+ */
+export function matchSpentGrant(grant: SpentGrant, check: GrantCheck): GrantConsumption {
+  return grant.fingerprint === check.fingerprint && grant.policy_version === check.policyVersion
+    ? { ok: true, grantId: grant.id, approvers: grant.approvers }
+    : { ok: false };
 }

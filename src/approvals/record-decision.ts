@@ -9,6 +9,21 @@ export interface Claimed {
   snapshot: SnapshotRow;
   /** Latest row per tool call of the claimed run, as resuming needs them. */
   actions: PendingAction[];
+  /**
+   * The grant this decision created, already spent because this process holds
+   * the run: only the claimer may execute, so nobody else can use it, and
+   * spending it here saves a commit between approve and execute. The caller
+   * must still compare its fingerprint with the arguments about to run.
+   */
+  spentGrant?: SpentGrant;
+}
+
+export interface SpentGrant {
+  id: number;
+  action_id: number;
+  fingerprint: string;
+  policy_version: string;
+  approvers: string[];
 }
 
 export interface DecisionWrite {
@@ -17,38 +32,45 @@ export interface DecisionWrite {
 }
 
 /**
- * Appended to a decision statement whose CTE \`upd\` holds the decided row: if
+ * A CTE for a decision statement whose CTE \`upd\` holds the decided row: if
  * nothing else of the run is still pending (as of this statement), take the
- * run and read what resuming needs. Saves the separate claim and read round
- * trips on the common path; when another call of the run was decided at the
- * same moment neither statement claims, and the caller falls back to claimRun.
+ * run. Saves the separate claim round trip on the common path; when another
+ * call of the run was decided at the same moment neither statement claims,
+ * and the caller falls back to claimRun.
  */
-const claimAndRead = sql.raw(`
-    , claim AS (
+const claimCte = sql.raw(`
+    claim AS (
       UPDATE run_snapshots s SET status = 'running', claimed_at = now()
       FROM upd
       WHERE upd.status <> 'pending' AND s.run_id = upd.run_id AND s.status = 'suspended'
         AND NOT EXISTS (SELECT 1 FROM pending_actions p WHERE p.run_id = upd.run_id AND p.status = 'pending' AND p.id <> upd.id)
       RETURNING s.run_id, s.root_run_id, s.parent_run_id, s.agent_id, s.thread_id, s.resource_id, s.status, s.snapshot, s.suspended_at
     )
+`);
+
+/** The decided row, the claimed snapshot (or null) and, when claimed, what resuming needs. */
+const selectDecision = sql.raw(`
     SELECT upd.*,
       (SELECT to_jsonb(claim.*) FROM claim) AS claimed,
       (SELECT jsonb_agg(to_jsonb(x.*)) FROM (
          SELECT DISTINCT ON (tool_call_id) ${pendingActionColumnList.join(', ')} FROM pending_actions
          WHERE run_id = upd.run_id AND EXISTS (SELECT 1 FROM claim)
          ORDER BY tool_call_id, id DESC) x) AS run_actions
-    FROM upd
 `);
 
-type DecisionResultRow = PendingAction & { claimed: SnapshotRow | null; run_actions: PendingAction[] | null };
+type DecisionResultRow = PendingAction & {
+  claimed: SnapshotRow | null;
+  run_actions: PendingAction[] | null;
+  spent_grant?: SpentGrant | null;
+};
 
 function toDecisionWrite(result: DecisionResultRow | undefined): DecisionWrite | undefined {
   if (!result) return undefined;
-  const { claimed, run_actions, ...row } = result;
+  const { claimed, run_actions, spent_grant, ...row } = result;
   if (!claimed) return { row };
   // The statement's own snapshot still shows the decided row as pending; use what it wrote.
   const actions = (run_actions ?? []).map((a) => (a.id === row.id ? row : a));
-  return { row, claimed: { snapshot: claimed, actions } };
+  return { row, claimed: { snapshot: claimed, actions, ...(spent_grant ? { spentGrant: spent_grant } : {}) } };
 }
 
 /**
@@ -75,11 +97,14 @@ export async function recordApprovalVote(
         AND (expires_at IS NULL OR expires_at > now())
         AND NOT approvals @> ${voter}::jsonb
       RETURNING ${columns}
-    ), grant_row AS (
-      INSERT INTO approval_grants (action_id, run_id, tool_call_id, fingerprint, approvers, requester, policy_version, expires_at)
+    ), ${claimCte}, grant_row AS (
+      INSERT INTO approval_grants (action_id, run_id, tool_call_id, fingerprint, approvers, requester, policy_version,
+                                   expires_at, consumed_at)
       SELECT id, run_id, tool_call_id, fingerprint, (SELECT jsonb_agg(a->'userId') FROM jsonb_array_elements(approvals) a),
-             requester, policy_version, now() + make_interval(secs => ${vote.grantTtlMs} / 1000.0)
+             requester, policy_version, now() + make_interval(secs => ${vote.grantTtlMs} / 1000.0),
+             CASE WHEN EXISTS (SELECT 1 FROM claim) THEN now() END
       FROM upd WHERE status = 'approved'
+      RETURNING id, action_id, fingerprint, policy_version, approvers, consumed_at
     ), audit AS (
       INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, actor, fingerprint, policy_version, detail)
       SELECT CASE WHEN status = 'approved' THEN 'approved' ELSE 'approval-recorded' END,
@@ -87,7 +112,9 @@ export async function recordApprovalVote(
              jsonb_build_object('approvals', jsonb_array_length(approvals), 'quorum', quorum)
       FROM upd
     )
-    ${claimAndRead}
+    ${selectDecision},
+      (SELECT to_jsonb(g.*) - 'consumed_at' FROM grant_row g WHERE g.consumed_at IS NOT NULL) AS spent_grant
+    FROM upd
   `.execute(db);
   return toDecisionWrite(result.rows[0]);
 }
@@ -104,13 +131,14 @@ export async function recordDecline(
         AND policy_version = ${decline.policyVersion}
         AND (expires_at IS NULL OR expires_at > now())
       RETURNING ${columns}
-    ), audit AS (
+    ), ${claimCte}, audit AS (
       INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, actor, fingerprint, policy_version, detail)
       SELECT 'declined', run_id, tool_call_id, tool_name, ${decline.actor}, fingerprint, policy_version,
              CASE WHEN reason IS NULL THEN NULL ELSE jsonb_build_object('reason', reason) END
       FROM upd
     )
-    ${claimAndRead}
+    ${selectDecision}
+    FROM upd
   `.execute(db);
   return toDecisionWrite(result.rows[0]);
 }

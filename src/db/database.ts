@@ -3,6 +3,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.js';
+import { PreparedStatementClient } from './prepared-statement-client.js';
 import type { DB } from './schema.js';
 
 export type Db = Kysely<DB>;
@@ -40,7 +41,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         await admin.end();
       }
     }
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      Client: PreparedStatementClient,
+    });
     const schema = options.schema;
     const db = new Kysely<DB>({
       dialect: new PostgresDialect({

@@ -29,6 +29,13 @@ export interface PersistedAction {
   expires_at: Date | null;
 }
 
+/** A `requested`/`suspended` audit row per human-facing call written by the \`acts\` CTE. */
+const requestedAudit = sql`
+      INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, actor, fingerprint, policy_version)
+      SELECT CASE kind WHEN 'approval' THEN 'requested' ELSE 'suspended' END,
+             run_id, tool_call_id, tool_name, requester, fingerprint, policy_version
+      FROM acts WHERE kind <> 'delegation'`;
+
 /**
  * Writes a paused agent tree in one statement: snapshots (upserted, since a
  * resumed run that pauses again already has its row), the calls it waits on,
@@ -63,16 +70,16 @@ export async function persistSuspension(
         fingerprint text, suspend_payload jsonb, path jsonb, requester text, policy_version text,
         quorum integer, expires_in_ms bigint)
       RETURNING id, run_id, tool_call_id, tool_name, kind, fingerprint, policy_version, expires_at, requester
-    ), earlier AS (
+    )${
+      audit.length
+        ? sql`, earlier AS (
       ${insertAuditRows(audit)}
     ), audit AS (
       -- Reading \`earlier\` first makes what already happened (e.g. \`executed\`) precede the new requests.
-      INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, actor, fingerprint, policy_version)
-      SELECT CASE kind WHEN 'approval' THEN 'requested' ELSE 'suspended' END,
-             run_id, tool_call_id, tool_name, requester, fingerprint, policy_version
-      FROM acts WHERE kind <> 'delegation' AND (SELECT count(*) FROM earlier) >= 0
-      ORDER BY id
-    )
+      ${requestedAudit} AND (SELECT count(*) FROM earlier) >= 0 ORDER BY id
+    )`
+        : sql`, audit AS (${requestedAudit} ORDER BY id)`
+    }
     SELECT id, run_id, tool_call_id, expires_at FROM acts
   `.execute(db);
   return result.rows;

@@ -50,24 +50,25 @@ export async function endRun(db: Db, end: RunEnd): Promise<void> {
   const memoryRows = JSON.stringify(
     end.memory ? end.memory.messages.map((m, i) => ({ i, message: m })) : [],
   );
-  await sql`
-    WITH del AS (
-      DELETE FROM run_snapshots WHERE ${end.hadSnapshot} AND run_id = ${end.runId} RETURNING run_id
-    ), parent AS (
-      UPDATE pending_actions
-      SET status = 'resolved', resume_data = ${parentResult}::jsonb, decided_at = now()
-      WHERE ${parentRun}::text IS NOT NULL AND run_id = ${parentRun} AND tool_call_id = ${parentCall}
-        AND status = 'pending' AND kind = 'delegation'
-      RETURNING id
-    ), mem AS (
-      INSERT INTO thread_messages (thread_id, resource_id, message)
-      SELECT ${end.memory?.threadId ?? null}, ${end.memory?.resourceId ?? null}, m.message
-      FROM jsonb_to_recordset(${memoryRows}::jsonb) AS m(i integer, message jsonb)
-      ORDER BY m.i
-      RETURNING id
-    ), audit AS (
-      ${insertAuditRows(end.audit ?? [])}
-    )
-    SELECT (SELECT count(*) FROM del) AS deleted
-  `.execute(db);
+  // Only the parts this run needs: a statement's unused CTEs still cost PostgreSQL their executor setup.
+  const parts = [
+    end.hadSnapshot ? sql`del AS (DELETE FROM run_snapshots WHERE run_id = ${end.runId} RETURNING run_id)` : undefined,
+    end.parent
+      ? sql`parent AS (
+          UPDATE pending_actions
+          SET status = 'resolved', resume_data = ${parentResult}::jsonb, decided_at = now()
+          WHERE run_id = ${parentRun} AND tool_call_id = ${parentCall} AND status = 'pending' AND kind = 'delegation'
+          RETURNING id)`
+      : undefined,
+    end.memory?.messages.length
+      ? sql`mem AS (
+          INSERT INTO thread_messages (thread_id, resource_id, message)
+          SELECT ${end.memory.threadId}, ${end.memory.resourceId}, m.message
+          FROM jsonb_to_recordset(${memoryRows}::jsonb) AS m(i integer, message jsonb)
+          ORDER BY m.i
+          RETURNING id)`
+      : undefined,
+    end.audit?.length ? sql`audit AS (${insertAuditRows(end.audit)})` : undefined,
+  ].filter((p) => p !== undefined);
+  await sql`WITH ${sql.join(parts)} SELECT 1`.execute(db);
 }

@@ -67,10 +67,12 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const boltLog = boltLogger(log);
   const clientOptions = slackClientOptions(config, logger, options.retryConfig);
 
+  // Bolt's conversation store keeps per-conversation state in memory; runs live in Postgres, so it is only overhead.
+  const appOptions = { token: config.botToken, clientOptions, logger: boltLog, deferInitialization: true, convoStore: false } as const;
   let receiver: HTTPReceiver | undefined;
   let app: App;
   if (config.appToken) {
-    app = new App({ token: config.botToken, appToken: config.appToken, socketMode: true, clientOptions, logger: boltLog, deferInitialization: true });
+    app = new App({ ...appOptions, appToken: config.appToken, socketMode: true });
   } else {
     if (!config.signingSecret) throw new Error('SLACK_SIGNING_SECRET is required in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)');
     receiver = new HTTPReceiver({
@@ -85,7 +87,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         ...(options.customRoutes ?? []),
       ],
     });
-    app = new App({ token: config.botToken, receiver, clientOptions, logger: boltLog, deferInitialization: true });
+    app = new App({ ...appOptions, receiver });
   }
 
   const tasks = new BackgroundTasks(log);

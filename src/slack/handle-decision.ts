@@ -22,11 +22,11 @@ export async function handleDecision(ctx: SlackContext, decision: Decision, clic
     (decision.outcome === 'approval-recorded' && !decision.alreadyCounted) ||
     ('stream' in decision && decision.stream !== undefined);
   // A click that found the request already expired redraws it too: the sweep may not have got there yet.
-  if (changed || decision.outcome === 'expired') await updateCard(ctx, decision.action.id);
+  const redrawn = changed || decision.outcome === 'expired' ? { card: await updateCard(ctx, decision.action.id) } : undefined;
 
   const stream = 'stream' in decision ? decision.stream : undefined;
   if (!stream) return;
-  const target = await targetForAction(ctx, decision.action, click);
+  const target = await targetForAction(ctx, decision.action, click, redrawn);
   if (!target) {
     ctx.logger.error({ actionId: decision.action.id }, 'no thread to continue the run in');
     await stream.result;

@@ -6,9 +6,9 @@ import { targetForAction } from './target-for-action.js';
 
 /** After the expiry sweep: the card says Expired and the run's continuation shows in its thread. */
 export async function handleExpired(ctx: SlackContext, expired: ExpiredRequest): Promise<void> {
-  await updateCard(ctx, expired.action.id);
+  const card = await updateCard(ctx, expired.action.id);
   if (!expired.stream) return;
-  const target = await targetForAction(ctx, expired.action);
+  const target = await targetForAction(ctx, expired.action, undefined, { card });
   if (!target) {
     ctx.logger.warn({ actionId: expired.action.id }, 'expired request has no thread; continuation not shown');
     await expired.stream.result;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { SuspendedRun } from '../agent/list-suspended-runs.js';
 import { resumeSchemaFor } from '../agent/tool.js';
 import { findAction } from '../approvals/pending-actions.js';
@@ -15,8 +16,7 @@ import { respondFieldsFor } from './respond-fields.js';
 import { resumeFromSlack } from './resume-from-slack.js';
 import { runInThread } from './run-in-thread.js';
 import type { SlackContext, ThreadTarget } from './slack-context.js';
-import { claimEvent } from './store/claim-event.js';
-import { saveThread } from './store/threads.js';
+import { claimEvent, claimEventStartingRun } from './store/claim-event.js';
 import { tellUser } from './tell-user.js';
 import { workingReaction } from './working-reaction.js';
 
@@ -47,7 +47,13 @@ export async function handleMessage(ctx: SlackContext, m: IncomingMessage): Prom
   const { runs } = await ctx.agent.listSuspendedRuns({ threadId, resourceId: m.teamId });
   // Most channel replies are people talking to each other: only claim (write) the event when it concerns a run.
   if (m.kind === 'reply' && runs.length === 0) return;
-  if (!(await claimEvent(ctx.slackDb, m.eventId))) {
+  // Known before claiming: nothing waits here and this is a request, so a run starts and its thread is recorded with the claim.
+  const startsRun = m.kind !== 'reply' && runs.length === 0 && text !== '' && !isCancel(text);
+  const runId = startsRun ? randomUUID() : undefined;
+  const claimed = runId
+    ? await claimEventStartingRun(ctx.slackDb, m.eventId, { run_id: runId, channel: m.channel, thread_ts: m.threadTs ?? null, team_id: m.teamId, requester: m.user })
+    : await claimEvent(ctx.slackDb, m.eventId);
+  if (!claimed) {
     ctx.logger.info({ eventId: m.eventId }, 'duplicate event delivery ignored');
     return;
   }
@@ -75,8 +81,7 @@ export async function handleMessage(ctx: SlackContext, m: IncomingMessage): Prom
   const working = workingReaction(ctx, { channel: m.channel, ts: m.ts });
   let stream;
   try {
-    stream = await ctx.agent.stream(text, { threadId, resourceId: m.teamId, requester: m.user });
-    await saveThread(ctx.slackDb, { run_id: stream.runId, channel: m.channel, thread_ts: m.threadTs ?? null, team_id: m.teamId, requester: m.user });
+    stream = await ctx.agent.stream(text, { ...(runId ? { runId } : {}), threadId, resourceId: m.teamId, requester: m.user });
   } catch (error) {
     await working.done();
     await postError(ctx, target, error, 'could not start a run');

@@ -48,8 +48,8 @@ export async function resumeFromSlack(
     throw error;
   }
   ctx.logger.info({ actionId: action.id, user: who.user }, 'suspension resumed from Slack');
-  await updateCard(ctx, action.id);
-  const target = (await targetForAction(ctx, action, who)) ?? who;
+  const card = await updateCard(ctx, action.id);
+  const target = (await targetForAction(ctx, action, who, { card })) ?? who;
   await runInThread(ctx, stream, target, options);
   return { ok: true };
 }

@@ -109,6 +109,9 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
     expect(logged(b, /duplicate event delivery ignored/)).toBe(true);
     const { runs } = await b.agent.listSuspendedRuns({ threadId: `${CHANNEL}:${ts}`, resourceId: SLACK_IDS.teamId });
     expect(runs).toHaveLength(1);
+    // The thread is recorded with the claim of the first delivery, for that run only.
+    const threads = await sql<{ run_id: string }>`SELECT run_id FROM slack_threads WHERE channel = ${CHANNEL} AND thread_ts = ${ts}`.execute(h.database.db);
+    expect(threads.rows).toEqual([{ run_id: runs[0]!.runId }]);
   });
 
   it('unknown action ids and tampered button values get an ephemeral refusal and change nothing', async () => {

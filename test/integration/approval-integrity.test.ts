@@ -85,6 +85,39 @@ describe.each(backends)('approval integrity on %s', (backend) => {
     expect(calls).toHaveLength(1);
   });
 
+  it('the decision that resumes the run spends its grant at once; one that leaves a call pending leaves its grant open', async () => {
+    const model = scriptedModel([
+      { toolCalls: [{ toolName: 'refund', args: { id: 'o-1' } }, { toolName: 'refund', args: { id: 'o-2' } }] },
+      { text: 'both done' },
+    ]);
+    const { agent, calls } = build(needsApproval(), model);
+    const first = await agent.generate('refund both');
+    const grants = () =>
+      sql<{ tool_call_id: string; consumed: boolean }>`
+        SELECT tool_call_id, consumed_at IS NOT NULL AS consumed FROM approval_grants WHERE run_id = ${first.runId} ORDER BY id
+      `.execute(database.db).then((r) => r.rows);
+    const [a, b] = first.pending.map((p) => p.toolCallId);
+
+    const one = await agent.decideToolCall({ runId: first.runId, toolCallId: a, decision: 'approve', actor: { userId: 'U_BOSS' } });
+    expect(one.outcome).toBe('approved');
+    expect(await grants()).toEqual([{ tool_call_id: a, consumed: false }]);
+    expect(calls).toHaveLength(0);
+
+    const two = await agent.decideToolCall({ runId: first.runId, toolCallId: b, decision: 'approve', actor: { userId: 'U_BOSS' } });
+    if (two.outcome !== 'approved') throw new Error(`expected approved, got ${two.outcome}`);
+    // Spent by the claiming statement itself, before anything ran.
+    expect((await grants()).find((g) => g.tool_call_id === b)).toEqual({ tool_call_id: b, consumed: true });
+    expect((await two.stream!.result).text).toBe('both done');
+    expect(calls.map((c) => c.id).sort()).toEqual(['o-1', 'o-2']);
+    expect(await grants()).toEqual([
+      { tool_call_id: a, consumed: true },
+      { tool_call_id: b, consumed: true },
+    ]);
+    const events = (await listAuditEvents(database.db, { runId: first.runId })).map((e) => `${e.event}:${e.toolCallId}`);
+    expect(events.filter((e) => e.startsWith('consumed:')).sort()).toEqual([`consumed:${a}`, `consumed:${b}`].sort());
+    expect(events.filter((e) => e.startsWith('executed:'))).toHaveLength(2);
+  });
+
   it('50 concurrent approvals over two connections: one approved, the tool runs once, the rest already-decided', async () => {
     const { tool, calls } = countingTool('refund');
     const policy = definePolicy(needsApproval());
@@ -174,7 +207,6 @@ describe.each(backends)('approval integrity on %s', (backend) => {
     expect((await listed.agent.listSuspendedRuns()).runs.find((r) => r.runId === r3.runId)?.toolCalls).toHaveLength(1);
     const member = await listed.agent.decideToolCall({ runId: r3.runId, decision: 'approve', actor: { userId: 'U_FIN', groups: ['SFINANCE'] } });
     expect(member.outcome).toBe('approved');
-    expect(listed.calls).toHaveLength(0);
     if (member.outcome === 'approved') await member.stream!.result;
     expect(listed.calls).toHaveLength(1);
   });

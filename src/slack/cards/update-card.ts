@@ -1,29 +1,29 @@
-import { findAction } from '../../approvals/pending-actions.js';
 import { errorReference } from '../error-reference.js';
 import type { SlackContext } from '../slack-context.js';
-import { findCard } from '../store/cards.js';
-import { wasBlocked } from './card-facts.js';
+import type { CardRow } from '../store/cards.js';
+import { loadCardState } from '../store/card-state.js';
 import { renderCard } from './render-card.js';
 
 /**
  * Redraws a posted card from its pending action's current row (chat.update),
  * so the buttons disappear and the card says who decided. Safe to repeat.
+ * The row is read here, not taken from the caller: with a quorum, a redraw
+ * from an older row could overwrite a newer one. Returns where the card is
+ * (undefined when it has none), whether or not the redraw went through.
  */
-export async function updateCard(ctx: SlackContext, actionId: number): Promise<boolean> {
+export async function updateCard(ctx: SlackContext, actionId: number): Promise<CardRow | undefined> {
   await ctx.cardsInFlight.get(actionId);
-  const card = await findCard(ctx.slackDb, actionId);
-  if (!card) {
+  const state = await loadCardState(ctx.slackDb, actionId);
+  if (!state?.card) {
     ctx.logger.debug({ actionId }, 'no card to update');
-    return false;
+    return undefined;
   }
-  const action = await findAction(ctx.db, actionId);
-  if (!action) return false;
-  const rendered = renderCard(ctx.agent, action, { blocked: await wasBlocked(ctx.db, action) });
+  const { card, action, blocked } = state;
+  const rendered = renderCard(ctx.agent, action, { blocked });
   try {
     await ctx.client.chat.update({ channel: card.channel, ts: card.ts, text: rendered.text, blocks: rendered.blocks });
-    return true;
   } catch (error) {
     ctx.logger.warn({ err: error, actionId, ref: errorReference() }, 'card could not be updated');
-    return false;
   }
+  return card;
 }

@@ -1,6 +1,6 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { authorizeActor } from '../../approvals/authorize-actor.js';
-import { findAction } from '../../approvals/pending-actions.js';
+import type { PendingAction } from '../../db/pending-action.js';
 import { requirementFor } from '../../approvals/requirement-for.js';
 import { ACTION_IDS, parseCardBlockId } from '../blocks/action-ids.js';
 import { parseButtonValue, type ButtonValue } from '../blocks/button-value.js';
@@ -10,7 +10,7 @@ import { handleDecision } from '../handle-decision.js';
 import { describeOutcome } from '../refusal-text.js';
 import type { SlackContext } from '../slack-context.js';
 import { tellUser } from '../tell-user.js';
-import { clickMatchesCard, clickOf, tamperedButton, tellClicker, type Click } from './click.js';
+import { clickedCard, clickOf, tamperedButton, tellClicker, type Click } from './click.js';
 
 /** Approve decides at once; Decline first asks for an optional reason in a modal. */
 export function registerApprovalActions(app: App, ctx: SlackContext): void {
@@ -24,21 +24,26 @@ export function registerApprovalActions(app: App, ctx: SlackContext): void {
   });
 }
 
+interface GenuineButton {
+  value: Required<ButtonValue>;
+  /** The request as read while checking the button. */
+  row: PendingAction | undefined;
+}
+
 /** The request a button is for, or undefined (after telling the clicker) when the button is not genuine. */
-async function genuineButton(ctx: SlackContext, click: Click, action: ButtonAction): Promise<Required<ButtonValue> | undefined> {
+async function genuineButton(ctx: SlackContext, click: Click, action: ButtonAction): Promise<GenuineButton | undefined> {
   const value = parseButtonValue(action.value);
   const block = parseCardBlockId(action.block_id);
-  const genuine =
-    value?.fingerprintPrefix !== undefined &&
-    block?.kind === 'approval' &&
-    block.actionId === value.actionId &&
-    (await clickMatchesCard(ctx, click, value.actionId));
-  if (!genuine) {
+  const checked =
+    value?.fingerprintPrefix !== undefined && block?.kind === 'approval' && block.actionId === value.actionId
+      ? await clickedCard(ctx, click, value.actionId)
+      : false;
+  if (!checked) {
     ctx.logger.warn({ user: click.user, actionId: action.action_id, value: action.value, blockId: action.block_id }, 'approval button refused: value does not match a card');
     await tellUser(ctx, click, tamperedButton);
     return undefined;
   }
-  return value as Required<ButtonValue>;
+  return { value: value as Required<ButtonValue>, row: checked.state?.action };
 }
 
 async function onApprove(ctx: SlackContext, body: BlockAction, action: ButtonAction): Promise<void> {
@@ -47,19 +52,22 @@ async function onApprove(ctx: SlackContext, body: BlockAction, action: ButtonAct
   const button = await genuineButton(ctx, click, action);
   if (!button) return;
   const decision = await decideFromButton(ctx, button, click, 'approve');
-  ctx.logger.info({ actionId: button.actionId, user: click.user, outcome: decision.outcome }, 'approve clicked');
+  ctx.logger.info({ actionId: button.value.actionId, user: click.user, outcome: decision.outcome }, 'approve clicked');
   await handleDecision(ctx, decision, click);
 }
 
 /** The decision a genuine button asks for, by the signed-in clicker, bound to the card's fingerprint. */
-function decideFromButton(ctx: SlackContext, button: Required<ButtonValue>, click: Click, decision: 'approve' | 'decline') {
-  return ctx.agent.decideToolCall({
-    runId: '',
-    actionId: button.actionId,
-    fingerprint: button.fingerprintPrefix,
-    actor: { userId: click.user },
-    decision,
-  });
+function decideFromButton(ctx: SlackContext, button: GenuineButton, click: Click, decision: 'approve' | 'decline') {
+  return ctx.agent.decideToolCall(
+    {
+      runId: '',
+      actionId: button.value.actionId,
+      fingerprint: button.value.fingerprintPrefix,
+      actor: { userId: click.user },
+      decision,
+    },
+    button.row ? { action: button.row } : undefined,
+  );
 }
 
 /**
@@ -73,10 +81,10 @@ async function onDecline(ctx: SlackContext, body: BlockAction, action: ButtonAct
   if (!click) return void ctx.logger.warn('decline click without user or channel');
   const button = await genuineButton(ctx, click, action);
   if (!button) return;
-  const row = await findAction(ctx.db, button.actionId);
-  const refusal = row ? await declineRefusal(ctx, row, click.user, button.fingerprintPrefix) : 'I could not find that request; its run may have ended. Nothing was changed.';
+  const row = button.row;
+  const refusal = row ? await declineRefusal(ctx, row, click.user, button.value.fingerprintPrefix) : 'I could not find that request; its run may have ended. Nothing was changed.';
   if (refusal) {
-    ctx.logger.info({ actionId: button.actionId, user: click.user }, 'decline refused before the modal');
+    ctx.logger.info({ actionId: button.value.actionId, user: click.user }, 'decline refused before the modal');
     return tellUser(ctx, click, refusal);
   }
   try {
@@ -86,14 +94,14 @@ async function onDecline(ctx: SlackContext, body: BlockAction, action: ButtonAct
       view: declineModal({ actionId: row!.id, fingerprint: row!.fingerprint ?? '', toolName: row!.tool_name }),
     });
   } catch (error) {
-    ctx.logger.warn({ err: error, actionId: button.actionId }, 'decline modal could not open; declining without a reason');
+    ctx.logger.warn({ err: error, actionId: button.value.actionId }, 'decline modal could not open; declining without a reason');
     await handleDecision(ctx, await decideFromButton(ctx, button, click, 'decline'), click);
   }
 }
 
 async function declineRefusal(
   ctx: SlackContext,
-  row: NonNullable<Awaited<ReturnType<typeof findAction>>>,
+  row: PendingAction,
   user: string,
   fingerprintPrefix: string,
 ): Promise<string | undefined> {

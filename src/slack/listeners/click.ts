@@ -2,7 +2,8 @@ import type { BlockAction } from '@slack/bolt';
 import { failureText } from '../failure-text.js';
 import type { SlackContext, ThreadTarget } from '../slack-context.js';
 import { tellUser } from '../tell-user.js';
-import { findCard } from '../store/cards.js';
+import { findCard, type CardRow } from '../store/cards.js';
+import { loadCardState, type CardState } from '../store/card-state.js';
 
 /** Who clicked where. Only `user` is vouched for by Slack's signature; the rest locates the reply. */
 export interface Click extends ThreadTarget {
@@ -39,7 +40,20 @@ export function clickOf(body: BlockAction): Click | undefined {
  * request's card is, the click must have come from that very message.
  */
 export async function clickMatchesCard(ctx: SlackContext, click: Click, actionId: number): Promise<boolean> {
-  const card = await findCard(ctx.slackDb, actionId);
+  return cameFromCard(click, await findCard(ctx.slackDb, actionId));
+}
+
+/**
+ * clickMatchesCard, reading the request with its card: false when the click is
+ * not from the request's card, else the request as read (undefined when there
+ * is no such request), which the decision can start from instead of reading it again.
+ */
+export async function clickedCard(ctx: SlackContext, click: Click, actionId: number): Promise<{ state: CardState | undefined } | false> {
+  const state = await loadCardState(ctx.slackDb, actionId);
+  return cameFromCard(click, state?.card) ? { state } : false;
+}
+
+function cameFromCard(click: Click, card: CardRow | undefined): boolean {
   if (!card) return true;
   return card.channel === click.channel && (click.messageTs === undefined || card.ts === click.messageTs);
 }

@@ -9,10 +9,6 @@ export interface ThreadRow {
   requester: string | null;
 }
 
-export async function saveThread(db: SlackDb, thread: ThreadRow): Promise<void> {
-  await db.insertInto('slack_threads').values(thread).onConflict((oc) => oc.column('run_id').doNothing()).execute();
-}
-
 export async function findThread(db: SlackDb, runId: string): Promise<ThreadRow | undefined> {
   return db
     .selectFrom('slack_threads')

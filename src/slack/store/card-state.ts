@@ -1,0 +1,41 @@
+import { sql } from 'kysely';
+import { pendingActionColumnList } from '../../approvals/pending-actions.js';
+import type { PendingAction } from '../../db/pending-action.js';
+import type { SlackDb } from '../slack-tables.js';
+import type { CardRow } from './cards.js';
+
+/** Everything drawing a card needs, read together. */
+export interface CardState {
+  action: PendingAction;
+  /** Where the card was posted; absent when it never was (or its location could not be stored). */
+  card?: CardRow;
+  /**
+   * An approved call stopped at the gate because what was about to run no
+   * longer matched what was approved. The audit log is where the runtime
+   * records that, so any instance draws the card the same way.
+   */
+  blocked: boolean;
+}
+
+const actionColumns = sql.raw(pendingActionColumnList.map((c) => `p.${c}`).join(', '));
+
+/**
+ * The request's current row, its card's location and whether it was blocked,
+ * in one read: a click and a redraw each need all three, and a round trip
+ * costs more than the join.
+ */
+export async function loadCardState(db: SlackDb, actionId: number): Promise<CardState | undefined> {
+  const result = await sql<PendingAction & { card: CardRow | null; blocked: boolean }>`
+    SELECT ${actionColumns},
+      (SELECT to_jsonb(c.*) - 'created_at' FROM slack_cards c WHERE c.action_id = p.id) AS card,
+      (p.kind = 'approval' AND p.status = 'approved' AND EXISTS (
+        SELECT 1 FROM audit_events a
+        WHERE a.run_id = p.run_id AND a.tool_call_id = p.tool_call_id AND a.event = 'blocked')) AS blocked
+    FROM pending_actions p
+    WHERE p.id = ${actionId}
+  `.execute(db);
+  const row = result.rows[0];
+  if (!row) return undefined;
+  const { card, blocked, ...action } = row;
+  return { action, ...(card ? { card } : {}), blocked };
+}

@@ -5,18 +5,23 @@
  *   node --import tsx bench/lib/slack-bot-process.ts   (with an IPC channel; see child-rpc.ts)
  * Every tool execution is reported to the parent as an `executed` event.
  *
- * It can also serve two floors on other ports, for comparison: a bare node:http server that
- * answers 200 once it has read the body, and a Bolt app (same receiver settings) whose Approve
- * listener only acks.
+ * It can also serve floors on other ports, for comparison: a bare node:http server that
+ * answers 200 once it has read the body, a Bolt app (same receiver settings) whose Approve
+ * listener only acks, and a Bolt app that makes a cycle's Slack calls and nothing else.
  */
+import { createHash } from 'node:crypto';
 import { Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
-import { App, HTTPReceiver, LogLevel } from '@slack/bolt';
+import { App, HTTPReceiver, LogLevel, type BlockAction, type ButtonAction, type webApi } from '@slack/bolt';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { createLogger } from '../../src/logger.js';
-import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
+import { ACTION_IDS, parseCardBlockId } from '../../src/slack/blocks/action-ids.js';
+import { approvalCard } from '../../src/slack/blocks/approval-card.js';
+import type { ApprovalCardState } from '../../src/slack/blocks/card-types.js';
+import { BackgroundTasks } from '../../src/slack/background-tasks.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/create-slack-app.js';
+import { answerMessages } from '../../src/slack/post-answer.js';
 import { openCountingPool, type CountingPool } from './bench-db.js';
 import { serveRpc } from './child-rpc.js';
 import { benchAgent, toolName } from './fixture.js';
@@ -93,10 +98,21 @@ function takeLoopStats(): LoopStats {
 let pool: CountingPool | undefined;
 let slack: SlackApp | undefined;
 let started: BotStartArgs | undefined;
-let floor: { port: number; stop(): Promise<void> } | undefined;
 
-async function startFloor(kind: 'http' | 'bolt'): Promise<{ port: number; stop(): Promise<void> }> {
+export type FloorKind = 'http' | 'bolt' | 'bolt-cycle';
+
+interface Floor {
+  port: number;
+  stop(): Promise<void>;
+  /** Resolves once no work handed off after an ack is still running. */
+  idle?(): Promise<void>;
+}
+
+let floor: Floor | undefined;
+
+async function startFloor(kind: FloorKind): Promise<Floor> {
   const a = started!;
+  if (kind === 'bolt-cycle') return startCycleFloor(a);
   if (kind === 'http') {
     const server = createServer((req, res) => {
       req.resume();
@@ -113,7 +129,7 @@ async function startFloor(kind: 'http' | 'bolt'): Promise<{ port: number; stop()
     };
   }
   const receiver = new HTTPReceiver({ signingSecret: a.signingSecret, endpoints: '/slack/events', processBeforeResponse: false, logLevel: LogLevel.ERROR });
-  const app = new App({ token: a.botToken, receiver, clientOptions: { slackApiUrl: a.apiUrl }, logLevel: LogLevel.ERROR, deferInitialization: true });
+  const app = new App({ token: a.botToken, receiver, clientOptions: { slackApiUrl: a.apiUrl }, logLevel: LogLevel.ERROR, deferInitialization: true, convoStore: false });
   app.action(ACTION_IDS.approve, async ({ ack }) => {
     await ack();
   });
@@ -127,6 +143,126 @@ async function startFloor(kind: 'http' | 'bolt'): Promise<{ port: number; stop()
       await stopping;
     },
   };
+}
+
+/** What the cycle floor remembers of a posted card, in place of the real bot's database rows. */
+interface FloorCard {
+  recordId: string;
+  user: string;
+  channel: string;
+  /** The mention, which carries the working reaction. */
+  mentionTs: string;
+  /** Known before the post returns: the driver sees the card on the fake, and may click it, before the bot does. */
+  cardTs: Promise<string>;
+}
+
+/**
+ * The Slack plumbing of a cycle and nothing else: a Bolt app with the real bot's receiver and
+ * app settings whose listeners make the real bot's Web API calls, in the same order, with cards
+ * from the real builders, but keep their state in a Map (no database, no agent, no model). Its
+ * cycles per second are what the required stack allows on this machine, whatever the bot does.
+ */
+async function startCycleFloor(a: BotStartArgs): Promise<Floor> {
+  const receiver = new HTTPReceiver({ signingSecret: a.signingSecret, endpoints: '/slack/events', processBeforeResponse: false, logLevel: LogLevel.ERROR });
+  const app = new App({
+    token: a.botToken,
+    receiver,
+    // As the bench bot: a failed call must show, not be retried away.
+    clientOptions: { slackApiUrl: a.apiUrl, retryConfig: { retries: 0 } },
+    logLevel: LogLevel.ERROR,
+    deferInitialization: true,
+    convoStore: false,
+  });
+  const tasks = new BackgroundTasks(createLogger({ level: 'silent', name: 'bench-floor' }));
+  const cards = new Map<number, FloorCard>();
+  let nextActionId = 0;
+  const failures: string[] = [];
+  // A floor that quietly skipped calls would flatter itself: failures are kept and reported on stop.
+  const run = (name: string, work: () => Promise<void>) =>
+    tasks.run(name, () => work().catch((error: unknown) => void failures.push(`${name}: ${String(error)}`)));
+
+  app.event('app_mention', async ({ event }) => {
+    if (!event.user) return;
+    const mention = { channel: event.channel, ts: event.ts, user: event.user, text: event.text };
+    run('app_mention', () => floorMention(app.client, a.approvers, cards, ++nextActionId, mention));
+  });
+  app.action<BlockAction<ButtonAction>>(ACTION_IDS.approve, async ({ ack, body, action }) => {
+    await ack();
+    run('approve', () => floorApprove(app.client, a.approvers, cards, body.user.id, action));
+  });
+  await app.init();
+  const server = (await app.start(0)) as Server;
+  return {
+    port: (server.address() as AddressInfo).port,
+    idle: () => tasks.drain(),
+    async stop() {
+      const stopping = app.stop();
+      server.closeAllConnections();
+      await stopping;
+      await tasks.drain();
+      if (failures.length > 0) throw new Error(`the cycle floor failed ${failures.length} times: ${failures.slice(0, 3).join('; ')}`);
+    },
+  };
+}
+
+/** As the real bot's card for the bench tool, before and after the decision. */
+function floorCard(approvers: string[], actionId: number, card: Pick<FloorCard, 'recordId' | 'user'>, state: ApprovalCardState) {
+  return {
+    text: `Approval needed: ${toolName} (request #${actionId})`,
+    blocks: approvalCard({
+      actionId,
+      runId: 'floor',
+      toolCallId: 'floor',
+      toolName,
+      args: { id: card.recordId },
+      path: [],
+      requester: card.user,
+      approvers,
+      quorum: 1,
+      approvals: [],
+      expiresAt: new Date(Date.now() + 3_600_000),
+      fingerprint: createHash('sha256').update(card.recordId).digest('hex'),
+      state,
+    }),
+  };
+}
+
+/** The real bot's mention: 👀 on the mention meanwhile, the card in the thread, then 👀 off (the run is suspended). */
+async function floorMention(
+  client: webApi.WebClient,
+  approvers: string[],
+  cards: Map<number, FloorCard>,
+  actionId: number,
+  m: { channel: string; ts: string; user: string; text: string },
+): Promise<void> {
+  const reaction = { channel: m.channel, timestamp: m.ts, name: 'eyes' };
+  const added = client.reactions.add(reaction);
+  const recordId = m.text.trim().split(/\s+/).pop() ?? '';
+  const cardTs = client.chat
+    .postMessage({ channel: m.channel, thread_ts: m.ts, ...floorCard(approvers, actionId, { recordId, user: m.user }, { kind: 'pending' }) })
+    .then((posted) => posted.ts ?? Promise.reject(new Error('chat.postMessage returned no ts')));
+  cards.set(actionId, { recordId, user: m.user, channel: m.channel, mentionTs: m.ts, cardTs });
+  await Promise.all([cardTs, added]);
+  await client.reactions.remove(reaction);
+}
+
+/** The real bot's Approve: the card redrawn as decided, then the run's answer in the thread. */
+async function floorApprove(
+  client: webApi.WebClient,
+  approvers: string[],
+  cards: Map<number, FloorCard>,
+  user: string,
+  action: ButtonAction,
+): Promise<void> {
+  const actionId = parseCardBlockId(action.block_id)?.actionId ?? -1;
+  const card = cards.get(actionId);
+  if (!card) throw new Error(`no card for action ${actionId}`);
+  cards.delete(actionId);
+  const decided = floorCard(approvers, actionId, card, { kind: 'approved', by: [user], at: new Date() });
+  await client.chat.update({ channel: card.channel, ts: await card.cardTs, ...decided });
+  for (const answer of answerMessages(`Deleted ${card.recordId}.`)) {
+    await client.chat.postMessage({ channel: card.channel, thread_ts: card.mentionTs, ...answer });
+  }
 }
 
 const rpc = serveRpc({
@@ -148,14 +284,17 @@ const rpc = serveRpc({
     return { port };
   },
   /** Resolves once no work handed off after an ack is still running. */
-  idle: () => slack?.idle(),
+  async idle() {
+    await slack?.idle();
+    await floor?.idle?.();
+  },
   stats(): BotStats {
     const cpu = process.cpuUsage();
     return { statements: pool?.counter.count ?? 0, cpuUserMicros: cpu.user, cpuSystemMicros: cpu.system };
   },
   /** The server-side timings collected since the last call, and how the event loop fared meanwhile. */
   takeServerTimings: (): { requests: ServerTiming[]; loop: LoopStats } => ({ requests: serverTimings.splice(0), loop: takeLoopStats() }),
-  async startFloor(kind: 'http' | 'bolt') {
+  async startFloor(kind: FloorKind) {
     await floor?.stop();
     floor = await startFloor(kind);
     return { port: floor.port };

@@ -19,7 +19,7 @@ import { FAKE_BOT_TOKEN } from '../../test/helpers/fake-slack.js';
 import { appMentionEnvelope, blockActionsPayload, formBody, signRequest, SLACK_IDS } from '../../test/helpers/slack-requests.js';
 import { ChildRpc } from './child-rpc.js';
 import type { CallSummary } from './fake-slack-process.js';
-import type { BotStartArgs, BotStats, LoopStats, ServerTiming } from './slack-bot-process.js';
+import type { BotStartArgs, BotStats, FloorKind, LoopStats, ServerTiming } from './slack-bot-process.js';
 
 export { SLACK_IDS };
 export type { BotStats, LoopStats, ServerTiming };
@@ -315,7 +315,7 @@ export interface SlackHarness {
   /** When each request since the last call reached the bot's HTTP server and when its ack left. */
   takeServerTimings(): Promise<{ requests: ServerTiming[]; loop: LoopStats }>;
   /** Starts a floor server in the bot process (see slack-bot-process.ts); returns a client for it. */
-  startFloor(kind: 'http' | 'bolt'): Promise<SignedClient>;
+  startFloor(kind: FloorKind): Promise<SignedClient>;
   stopFloor(): Promise<void>;
   close(): Promise<void>;
 }

@@ -134,10 +134,10 @@ interface Started {
   mention: SignedResponse;
 }
 
-/** Sends the signed app_mention. */
-async function mention(env: Env, p: Planned): Promise<Started> {
+/** Sends the signed app_mention (to the bot unless another client is given). */
+async function mention(env: Env, p: Planned, client = env.h.client): Promise<Started> {
   const watch = env.h.traffic.watch(p.mention.channel, p.mention.ts);
-  const request = env.h.client.prepare(p.mention.body);
+  const request = client.prepare(p.mention.body);
   const response = await request.send();
   if (response.status !== 200) throw new Error(`app_mention for ${p.recordId} answered HTTP ${response.status}`);
   return { recordId: p.recordId, watch, at: response.at, mention: response };
@@ -347,13 +347,21 @@ interface CycleTiming {
   endedAt: number;
 }
 
-async function cycle(env: Env, p: Planned): Promise<CycleTiming> {
-  const s = await mention(env, p);
+/** Who the cycles are sent to: the real bot, or the cycle floor, which answers the same way but runs no tool. */
+interface CycleTarget {
+  client: SignedClient;
+  runsTool: boolean;
+}
+
+const theBot = (env: Env): CycleTarget => ({ client: env.h.client, runsTool: true });
+
+async function cycle(env: Env, target: CycleTarget, p: Planned): Promise<CycleTiming> {
+  const s = await mention(env, p, target.client);
   const card = await waitForCard(s);
-  const click = await env.h.client.prepare(approveClickBody(env.h.fakeOrigin, card, APPROVER)).send();
+  const click = await target.client.prepare(approveClickBody(env.h.fakeOrigin, card, APPROVER)).send();
   if (click.status !== 200) throw new Error(`Approve click for ${s.recordId} answered HTTP ${click.status}`);
   const answer = await waitForAnswer(s);
-  await env.executions.take(s.recordId);
+  if (target.runsTool) await env.executions.take(s.recordId);
   env.h.traffic.forget(s.watch);
   return {
     mentionAckMs: s.mention.ms,
@@ -367,7 +375,7 @@ async function cycle(env: Env, p: Planned): Promise<CycleTiming> {
 
 const cpuMs = (a: CpuMicros, b: CpuMicros) => (b.user - a.user + b.system - a.system) / 1000;
 
-async function runCycles(env: Env, count: number, inFlight: number) {
+async function runCycles(env: Env, count: number, inFlight: number, target = theBot(env)) {
   const planned = await plan(env, count, 'c');
   await env.h.settle();
   const timings: CycleTiming[] = [];
@@ -380,7 +388,7 @@ async function runCycles(env: Env, count: number, inFlight: number) {
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: Math.min(inFlight, count) }, async () => {
-      while (next < count) timings.push(await cycle(env, planned[next++]!));
+      while (next < count) timings.push(await cycle(env, target, planned[next++]!));
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
@@ -391,8 +399,9 @@ async function runCycles(env: Env, count: number, inFlight: number) {
   const statements = (await env.h.botStats()).statements - statementsBefore;
   const slackCalls = env.h.traffic.totals.calls - slackCallsBefore;
   const executed = env.executions.total - executedBefore;
-  if (executed !== count || timings.length !== count) {
-    throw new Error(`${count} cycles ran the tool ${executed} times (${timings.length} cycles finished)`);
+  const expected = target.runsTool ? count : 0;
+  if (executed !== expected || timings.length !== count) {
+    throw new Error(`${count} cycles ran the tool ${executed} times, expected ${expected} (${timings.length} cycles finished)`);
   }
   if (env.executions.stray !== 0) throw new Error(`${env.executions.stray} tool executions belong to no cycle`);
   const quarters: number[] = [];
@@ -461,6 +470,28 @@ async function measureCycles(ctx: SuiteContext, env: Env) {
   return { sequential, concurrent, statements: statementTable(timings, seq.cycles) };
 }
 
+/**
+ * The same cycles against the cycle floor (see slack-bot-process.ts): the bot's Bolt and
+ * WebClient making its Slack calls with no database, agent or model behind them, so its
+ * cycles/s bound what the bot could reach on this machine.
+ */
+async function measureFloorCycles(ctx: SuiteContext, env: Env) {
+  const w = config.warmup;
+  const { sequential: seq, concurrent: conc } = config;
+  ctx.log(`cycle floor (Bolt + WebClient only): ${w.sequentialCycles} warm-up + ${seq.cycles} sequential, ${w.concurrentCycles} warm-up + ${conc.cycles} with ${conc.inFlight} in flight`);
+  const target: CycleTarget = { client: await env.h.startFloor('bolt-cycle'), runsTool: false };
+  try {
+    await runCycles(env, w.sequentialCycles, 1, target);
+    const sequential = await runCycles(env, seq.cycles, 1, target);
+    await runCycles(env, w.concurrentCycles, conc.inFlight, target);
+    const concurrent = await runCycles(env, conc.cycles, conc.inFlight, target);
+    return { sequential, concurrent };
+  } finally {
+    target.client.close();
+    await env.h.stopFloor();
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -487,6 +518,7 @@ export const slackSuite: Suite = {
 
       const clicks = await measureClicks(ctx, env);
       const cycles = await measureCycles(ctx, env);
+      const floorCycles = await measureFloorCycles(ctx, env);
 
       await h.settle();
       if (executions.stray !== 0) throw new Error(`${executions.stray} tool executions belong to no card`);
@@ -500,6 +532,7 @@ export const slackSuite: Suite = {
       const seq = cycles.sequential;
       const conc = cycles.concurrent;
       const fl = clicks.floors;
+      const fc = floorCycles;
       const pgCpu = (c: typeof conc) => (c.cpuMsPerCycle.postgres === null ? '—' : fmt(c.cpuMsPerCycle.postgres, 1));
       const busy = (c: typeof conc) => (c.machineBusy === null ? '' : `, machine ${fmt(c.machineBusy * 100)} % busy`);
       const rows: TableRow[] = [
@@ -556,6 +589,20 @@ export const slackSuite: Suite = {
         },
         { metric: 'SQL statements per cycle', value: fmt(seq.sqlStatementsPerCycle, 1) },
         { metric: 'Slack Web API calls per cycle', value: fmt(seq.slackCallsPerCycle, 1) },
+        {
+          metric: `Floor: Bolt + WebClient only, cycles/s sequential / ${fc.concurrent.inFlight} in flight`,
+          value: `${fmt(fc.sequential.cyclesPerSec)} / ${fmt(fc.concurrent.cyclesPerSec)}`,
+        },
+        { metric: '  full cycle p50 / p99 (in flight)', value: pair(fc.concurrent.cycleMs) },
+        {
+          metric: '  floor process CPU per cycle (sequential / in flight)',
+          value: `${fmt(fc.sequential.cpuMsPerCycle.bot, 2)} / ${ms(fc.concurrent.cpuMsPerCycle.bot)}`,
+        },
+        {
+          metric: '  fake Slack / driver, in flight',
+          value: `${fmt(fc.concurrent.cpuMsPerCycle.fakeSlack, 2)} / ${ms(fc.concurrent.cpuMsPerCycle.driver)}${busy(fc.concurrent)}`,
+        },
+        { metric: '  Slack Web API calls per cycle', value: fmt(fc.sequential.slackCallsPerCycle, 1) },
       ];
       const json = {
         suite: 'slack',
@@ -569,6 +616,8 @@ export const slackSuite: Suite = {
           sequential: seq,
           concurrent: conc,
           statementsPerSequentialCycle: cycles.statements,
+          /** The same cycles against Bolt + WebClient making the bot's Slack calls and nothing else. */
+          floorCycles,
           slackCalls: { total: totals.calls, byMethod: totals.byMethod },
         },
         targets,

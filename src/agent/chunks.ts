@@ -27,6 +27,15 @@ export interface SuspensionRequest {
   actionId: number;
 }
 
+/** An approved call that did not run: what was about to run did not match the approval's grant. */
+export interface BlockedCall {
+  toolCallId: string;
+  toolName: string;
+  path: string[];
+  /** The run that owns the tool call (differs from the stream's run for sub-agents). */
+  runId: string;
+}
+
 export type FinishReason = 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other' | 'suspended';
 
 export type AgentChunk =
@@ -40,6 +49,7 @@ export type AgentChunk =
     }
   | { type: 'tool-call-approval'; runId: string; payload: ApprovalRequest }
   | { type: 'tool-call-suspended'; runId: string; payload: SuspensionRequest }
+  | { type: 'tool-call-blocked'; runId: string; payload: BlockedCall }
   | { type: 'step-finish'; runId: string; payload: { step: number } }
   | { type: 'finish'; runId: string; payload: { finishReason: FinishReason; text: string } }
   | { type: 'error'; runId: string; payload: { error: unknown } };

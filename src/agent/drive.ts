@@ -4,7 +4,7 @@ import { pendingActionsOfRoot } from '../approvals/pending-actions.js';
 import type { AgentInternals } from './agent-internals.js';
 import type { StreamSink } from './agent-stream.js';
 import type { SuspendPayload } from './chunks.js';
-import { quietEmitter, sinkEmitter, type Emitter } from './emitter.js';
+import { sinkEmitter, subAgentEmitter, type Emitter } from './emitter.js';
 import { loadThreadHistory } from './memory.js';
 import type { RunOutcome } from './plan.js';
 import { resumeClaimed } from './resume-run.js';
@@ -14,7 +14,7 @@ import type { Claimed } from '../approvals/record-decision.js';
 import { appendAudit } from '../approvals/audit.js';
 
 export function emitterFor(run: RunState, sink: StreamSink): Emitter {
-  return run.parentRunId ? quietEmitter : sinkEmitter(sink);
+  return run.parentRunId ? subAgentEmitter(sink) : sinkEmitter(sink);
 }
 
 /**

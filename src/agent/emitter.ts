@@ -1,4 +1,5 @@
 import type { StreamSink } from './agent-stream.js';
+import type { BlockedCall } from './chunks.js';
 
 /** Where a run's live chunks go: the caller's stream, or nowhere for a sub-agent. */
 export interface Emitter {
@@ -6,6 +7,7 @@ export interface Emitter {
   toolCall(toolCallId: string, toolName: string, args: unknown): void;
   toolResult(toolCallId: string, toolName: string, result: unknown, isError: boolean): void;
   stepFinish(step: number): void;
+  blocked(call: BlockedCall): void;
 }
 
 export function sinkEmitter(sink: StreamSink): Emitter {
@@ -16,6 +18,7 @@ export function sinkEmitter(sink: StreamSink): Emitter {
     toolResult: (toolCallId, toolName, result, isError) =>
       sink.push({ type: 'tool-result', runId, payload: { toolCallId, toolName, result, isError } }),
     stepFinish: (step) => sink.push({ type: 'step-finish', runId, payload: { step } }),
+    blocked: (call) => sink.push({ type: 'tool-call-blocked', runId, payload: call }),
   };
 }
 
@@ -25,4 +28,13 @@ export const quietEmitter: Emitter = {
   toolCall: () => {},
   toolResult: () => {},
   stepFinish: () => {},
+  blocked: () => {},
 };
+
+/**
+ * A resumed sub-agent: quiet, except that a blocked call still reaches the top
+ * stream, because the card people approved must not go on saying "Approved".
+ */
+export function subAgentEmitter(sink: StreamSink): Emitter {
+  return { ...quietEmitter, blocked: sinkEmitter(sink).blocked };
+}

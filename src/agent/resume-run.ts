@@ -123,6 +123,7 @@ async function runApproved(
     const message = blockedMessage(row.tool_name);
     run.log.warn({ toolCallId: call.toolCallId, expected: row.fingerprint, actual: fp }, 'approved call blocked: no matching grant');
     out.toolResult(call.toolCallId, call.toolName, message, true);
+    out.blocked({ toolCallId: call.toolCallId, toolName: row.tool_name, path: run.path, runId: run.runId });
     return { kind: 'result', output: { type: 'error-text', value: message } };
   }
   const outcome = await executeTool(run, tool, { toolCallId: call.toolCallId, args: hooked.args });

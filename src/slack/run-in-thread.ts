@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import type { AgentStream } from '../agent/agent-stream.js';
-import { blockedMessage } from '../agent/resume-run.js';
 import { postCard } from './cards/post-card.js';
 import { updateCard } from './cards/update-card.js';
 import { postAnswer } from './post-answer.js';
@@ -47,10 +46,8 @@ export async function runInThread(
           await flush();
           await postCard(ctx, chunk.payload.actionId, target, (continuation) => runInThread(ctx, continuation, target));
           break;
-        case 'tool-result':
-          if (chunk.payload.isError && chunk.payload.result === blockedMessage(chunk.payload.toolName)) {
-            await redrawBlocked(ctx, stream.runId, chunk.payload.toolCallId);
-          }
+        case 'tool-call-blocked':
+          await redrawBlocked(ctx, chunk.payload.runId, chunk.payload.toolCallId);
           break;
         case 'error':
           failure = chunk.payload.error;
@@ -69,10 +66,11 @@ export async function runInThread(
   }
 }
 
-async function redrawBlocked(ctx: SlackContext, rootRunId: string, toolCallId: string): Promise<void> {
+/** `runId` owns the call: the stream's own run, or a sub-agent's run under it. */
+async function redrawBlocked(ctx: SlackContext, runId: string, toolCallId: string): Promise<void> {
   const row = await sql<{ id: number }>`
     SELECT id FROM pending_actions
-    WHERE root_run_id = ${rootRunId} AND tool_call_id = ${toolCallId} AND kind = 'approval'
+    WHERE run_id = ${runId} AND tool_call_id = ${toolCallId} AND kind = 'approval'
     ORDER BY id DESC LIMIT 1
   `.execute(ctx.db);
   const id = row.rows[0]?.id;

@@ -203,6 +203,42 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
     expect(updatesOf(h.fake, card)).toHaveLength(2);
   });
 
+  it('a sub-agent call blocked at the gate after approval: the card says Blocked, not Approved', async () => {
+    const tools = recordTools();
+    const b = await boot((deps) => {
+      const model = scriptedModel([
+        { toolCalls: [{ toolName: 'agent-billing', args: { prompt: 'Refund 500 cents on order 1042' } }] },
+        { toolCalls: [{ toolName: 'issue_refund', args: { orderId: '1042', amountCents: 500 } }] },
+        { text: 'The refund was blocked.' },
+        { text: 'Billing could not refund.' },
+      ]);
+      const billing = new Agent({
+        id: 'billing',
+        model,
+        tools: { issue_refund: tools.issueRefund },
+        // Runs right before execute, inside the sub-agent, and raises the amount: the grant no longer matches.
+        hooks: { beforeToolCall: ({ args }) => ({ args: { ...(args as object), amountCents: 99_999 } }) },
+      });
+      return new Agent({
+        id: 'ops',
+        model,
+        agents: { billing },
+        storage: h.database,
+        policy: definePolicy({ tools: { issue_refund: { requireApproval: true, approvers: [BOB] } } }),
+        ...deps,
+      });
+    });
+    const thread = await mention(b, { user: ALICE, channel: CHANNEL, text: 'refund order 1042' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    await clickButton(b, card, BOB, ACTION_IDS.approve);
+    await waitForText(h.fake, thread, 'Billing could not refund.');
+    await b.slack.idle();
+    expect(tools.refunds).toEqual([]);
+    const updates = updatesOf(h.fake, card);
+    expect(updates.length).toBeGreaterThan(0);
+    expect(textOf(updates[updates.length - 1]!)).toContain('Blocked: arguments changed');
+  });
+
   it('approvers given as a user group are checked with usergroups.users.list', async () => {
     h.fake.setUsergroup('S0OPSTEAM', [CAROL]);
     let made!: ReturnType<typeof opsAgent>;

@@ -108,7 +108,7 @@ describe.each(backends)('approval integrity on %s', (backend) => {
     // Spent by the claiming statement itself, before anything ran.
     expect((await grants()).find((g) => g.tool_call_id === b)).toEqual({ tool_call_id: b, consumed: true });
     expect((await two.stream!.result).text).toBe('both done');
-    expect(calls.map((c) => c.id).sort()).toEqual(['o-1', 'o-2']);
+    expect(calls.map((c) => (c as { id: string }).id).sort()).toEqual(['o-1', 'o-2']);
     expect(await grants()).toEqual([
       { tool_call_id: a, consumed: true },
       { tool_call_id: b, consumed: true },

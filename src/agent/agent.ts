@@ -26,6 +26,7 @@ import { resumeSuspended, type ResumeRequest } from './resume-suspended.js';
 import { listSuspendedRuns, type SuspendedRun } from './list-suspended-runs.js';
 import { tryAutoResume } from './auto-resume.js';
 import { sweepExpired } from '../approvals/expiry.js';
+import { recoverStaleRuns } from './recover-stale-runs.js';
 import { sinkEmitter } from './emitter.js';
 import { findSnapshot } from '../db/run-snapshots.js';
 
@@ -53,6 +54,8 @@ export interface AgentConfig {
   resolveGroupMembers?: GroupResolver;
   botUserId?: string;
   grantTtlMs?: number;
+  /** See RuntimeDeps.runLeaseMs; default one minute. */
+  runLeaseMs?: number;
   /** Provider keys for `provider/model` strings; defaults to the process configuration. */
   providers?: ProviderSettings;
 }
@@ -134,6 +137,7 @@ export class Agent implements AgentInternals {
         ...(config.resolveGroupMembers ? { resolveGroupMembers: config.resolveGroupMembers } : {}),
         ...(config.botUserId ? { botUserId: config.botUserId } : {}),
         grantTtlMs: config.grantTtlMs ?? 15 * 60_000,
+        runLeaseMs: config.runLeaseMs ?? 60_000,
       };
     }
   }
@@ -293,6 +297,16 @@ export class Agent implements AgentInternals {
   /** Expires approval requests of this agent's runs that are past their time; safe on many instances. */
   async sweepExpired(limit = 100) {
     return sweepExpired(this, this.runtime, limit);
+  }
+
+  /**
+   * Takes over runs whose process stopped while continuing them (their claim
+   * was not renewed within `runLeaseMs`) and continues them here. What was
+   * approved or answered before the stop is not run again: the model is told
+   * it was interrupted. The Slack app calls this with its expiry sweep.
+   */
+  async recoverStaleRuns(limit = 100) {
+    return recoverStaleRuns(this, this.runtime, limit);
   }
 
   private async streamFor(decision: Decision, req: DecisionRequest): Promise<AgentStream> {

@@ -8,6 +8,7 @@ import { sinkEmitter, subAgentEmitter, type Emitter } from './emitter.js';
 import { loadThreadHistory } from './memory.js';
 import type { RunOutcome } from './plan.js';
 import { resumeClaimed } from './resume-run.js';
+import { holdClaim } from './hold-claim.js';
 import type { RunState, RuntimeDeps, Snapshot } from './run-state.js';
 import { SnapshotNotFoundError } from './errors.js';
 import type { Claimed } from '../approvals/record-decision.js';
@@ -97,16 +98,21 @@ export async function continueRun(
     );
     return;
   }
-  const run = await restoreRun(root, row, deps);
-  let outcome: RunOutcome;
+  const claim = holdClaim(deps, row.run_id);
   try {
-    outcome = await resumeClaimed(run, emitterFor(run, sink), claimed?.actions, claimed?.spentGrant);
-  } catch (error) {
-    // What already ran must be on record even when the rest of the run fails.
-    await appendAudit(deps.db, run.audit.splice(0));
-    throw error;
+    const run = await restoreRun(root, row, deps);
+    let outcome: RunOutcome;
+    try {
+      outcome = await resumeClaimed(run, emitterFor(run, sink), claimed?.actions, claimed?.spentGrant, claimed?.recovered);
+    } catch (error) {
+      // What already ran must be on record even when the rest of the run fails.
+      await appendAudit(deps.db, run.audit.splice(0));
+      throw error;
+    }
+    await settleOutcome(root, run, outcome, sink);
+  } finally {
+    claim.release();
   }
-  await settleOutcome(root, run, outcome, sink);
 }
 
 export function findAgent(root: AgentInternals, path: string[]): AgentInternals | undefined {

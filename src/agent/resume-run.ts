@@ -1,5 +1,5 @@
 import { fingerprint } from '../approvals/fingerprint.js';
-import { consumeGrant, matchSpentGrant, noMatchingGrant, type GrantCheck } from '../approvals/grants.js';
+import { consumeGrant, grantWasSpent, matchSpentGrant, noMatchingGrant, type GrantCheck } from '../approvals/grants.js';
 import type { SpentGrant } from '../approvals/record-decision.js';
 import { latestActionsOfRun } from '../approvals/pending-actions.js';
 import type { PendingAction } from '../db/pending-action.js';
@@ -21,15 +21,37 @@ export async function resumeClaimed(
   out: Emitter,
   actions?: PendingAction[],
   spentGrant?: SpentGrant,
+  recovered?: true,
 ): Promise<RunOutcome> {
   const latest = actions ?? (await latestActionsOfRun(run.deps.db, run.runId));
   const rows = new Map(latest.map((r) => [r.tool_call_id, r]));
   const paused = await settleStep(run, lastToolCalls(run), async (call) => {
     const row = rows.get(call.toolCallId);
-    return row ? settleAction(run, row, call.input, out, spentGrant?.action_id === row.id ? spentGrant : undefined) : { kind: 'result', output: { type: 'error-text', value: 'No result' } };
+    return row ? settleAction(run, row, call.input, out, spentGrant?.action_id === row.id ? spentGrant : undefined, recovered) : { kind: 'result', output: { type: 'error-text', value: 'No result' } };
   });
   if (paused) return paused;
   return runSteps(run, out);
+}
+
+export const interruptedMessage = (toolName: string) =>
+  `Tool call interrupted: the process running ${toolName} stopped before it reported a result. ` +
+  'It may or may not have run, and it was not run again.';
+
+/** A call the stopped process may already have run: at most once, so the model is told instead. */
+function interrupted(run: RunState, row: PendingAction, out: Emitter): CallOutcome {
+  const message = interruptedMessage(row.tool_name);
+  run.log.warn({ toolCallId: row.tool_call_id, tool: row.tool_name }, 'run taken over: call interrupted, not run again');
+  run.audit.push({
+    event: 'interrupted',
+    runId: run.runId,
+    toolCallId: row.tool_call_id,
+    toolName: row.tool_name,
+    fingerprint: row.fingerprint,
+    policyVersion: row.policy_version,
+    detail: { reason: 'the process continuing the run stopped' },
+  });
+  out.toolResult(row.tool_call_id, row.tool_name, message, true);
+  return { kind: 'result', output: { type: 'error-text', value: message } };
 }
 
 function denied(reason: string): CallOutcome {
@@ -42,6 +64,7 @@ async function settleAction(
   rawArgs: unknown,
   out: Emitter,
   spentGrant: SpentGrant | undefined,
+  recovered: true | undefined,
 ): Promise<CallOutcome> {
   const call = { toolCallId: row.tool_call_id, toolName: row.tool_name };
   const tool = run.agent.tools[row.tool_name];
@@ -59,13 +82,15 @@ async function settleAction(
 
   if (row.kind === 'suspension') {
     if (row.status !== 'resumed') return denied(row.reason ?? 'The request was cancelled.');
+    // The stopped process may have run it with this answer already; running it again could do it twice.
+    if (recovered) return interrupted(run, row, out);
     const outcome = await executeTool(run, tool, { toolCallId: call.toolCallId, args }, { value: row.resume_data, by: row.decided_by });
     return settle(run, call, args, outcome, out);
   }
 
   switch (row.status) {
     case 'approved':
-      return runApproved(run, row, args, out, spentGrant);
+      return runApproved(run, row, args, out, spentGrant, recovered);
     case 'declined':
       return denied(row.reason ? row.reason : 'The user declined this tool call.');
     case 'expired':
@@ -90,6 +115,7 @@ async function runApproved(
   args: unknown,
   out: Emitter,
   spentGrant: SpentGrant | undefined,
+  recovered?: true,
 ): Promise<CallOutcome> {
   const tool = run.agent.tools[row.tool_name]!;
   const call = { toolCallId: row.tool_call_id, toolName: row.tool_name };
@@ -106,6 +132,8 @@ async function runApproved(
     fingerprint: fp,
     policyVersion: row.policy_version ?? '',
   };
+  // Spent, but not by this process: the one that spent it stopped, maybe after running the call.
+  if (recovered && (await grantWasSpent(run.deps.db, check))) return interrupted(run, row, out);
   const grant = spentGrant ? matchSpentGrant(spentGrant, check) : await consumeGrant(run.deps.db, check);
   if (spentGrant) {
     // consumeGrant writes these itself; for a grant spent by the decision they ride on the run's next write.

@@ -16,6 +16,12 @@ export interface RuntimeDeps {
   botUserId?: string;
   /** How long an approval grant stays usable after the decision. */
   grantTtlMs: number;
+  /**
+   * How long a run being continued may go without its process renewing the
+   * claim (it does so every third of this) before another process may take it
+   * over: what keeps a crash mid-run from leaving the run stuck.
+   */
+  runLeaseMs: number;
 }
 
 /** Options that survive a restart: plain JSON only. */

@@ -13,6 +13,7 @@ export type AuditEventName =
   | 'consumed'
   | 'executed'
   | 'failed'
+  | 'interrupted'
   | 'resumed'
   | 'cancelled';
 

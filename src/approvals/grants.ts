@@ -53,3 +53,15 @@ export function matchSpentGrant(grant: SpentGrant, check: GrantCheck): GrantCons
     ? { ok: true, grantId: grant.id, approvers: grant.approvers }
     : { ok: false };
 }
+
+/** Whether a grant for exactly these arguments exists and was already spent. */
+export async function grantWasSpent(db: Db, check: GrantCheck): Promise<boolean> {
+  const result = await sql<{ one: number }>`
+    SELECT 1 AS one FROM approval_grants
+    WHERE run_id = ${check.runId} AND tool_call_id = ${check.toolCallId}
+      AND fingerprint = ${check.fingerprint} AND policy_version = ${check.policyVersion}
+      AND consumed_at IS NOT NULL
+    LIMIT 1
+  `.execute(db);
+  return result.rows.length > 0;
+}

@@ -16,6 +16,12 @@ export interface Claimed {
    * must still compare its fingerprint with the arguments about to run.
    */
   spentGrant?: SpentGrant;
+  /**
+   * Taken over from a process that stopped while continuing the run: what it
+   * may already have run (an approved call, an answered suspension) is reported
+   * to the model as interrupted instead of being run again.
+   */
+  recovered?: true;
 }
 
 export interface SpentGrant {

@@ -21,6 +21,33 @@ export async function claimRun(db: Db, runId: string): Promise<SnapshotRow | und
   return result.rows[0];
 }
 
+/** Keeps a claim alive: its process is still continuing the run. */
+export async function renewClaim(db: Db, runId: string): Promise<void> {
+  await sql`UPDATE run_snapshots SET claimed_at = now() WHERE run_id = ${runId} AND status = 'running'`.execute(db);
+}
+
+/**
+ * Claims runs of the given top-level agent that are `running` but whose claim
+ * has not been renewed for `leaseMs`: the process continuing them stopped.
+ * SKIP LOCKED and the renewed claim time let every instance sweep at once.
+ */
+export async function takeStaleRuns(db: Db, rootAgentId: string, leaseMs: number, limit: number): Promise<SnapshotRow[]> {
+  const result = await sql<SnapshotRow>`
+    WITH stale AS (
+      SELECT run_id FROM run_snapshots
+      WHERE status = 'running' AND claimed_at < now() - make_interval(secs => ${leaseMs} / 1000.0)
+        AND snapshot->'path'->>0 = ${rootAgentId}
+      ORDER BY claimed_at
+      LIMIT ${limit}
+      FOR NO KEY UPDATE SKIP LOCKED
+    )
+    UPDATE run_snapshots s SET claimed_at = now()
+    FROM stale WHERE s.run_id = stale.run_id AND s.status = 'running'
+    RETURNING s.run_id, s.root_run_id, s.parent_run_id, s.agent_id, s.thread_id, s.resource_id, s.status, s.snapshot, s.suspended_at
+  `.execute(db);
+  return result.rows;
+}
+
 export async function findSnapshot(db: Db, runId: string): Promise<SnapshotRow | undefined> {
   return (await db
     .selectFrom('run_snapshots')

@@ -9,6 +9,7 @@ import type { Logger } from '../logger.js';
 import { BackgroundTasks } from './background-tasks.js';
 import { boltLogger } from './bolt-logger.js';
 import { handleExpired } from './handle-expired.js';
+import { handleRecovered } from './handle-recovered.js';
 import { registerAppMention } from './listeners/app-mention.js';
 import { registerApprovalActions } from './listeners/approval-actions.js';
 import { registerDeclineModalSubmit } from './listeners/decline-modal-submit.js';
@@ -45,7 +46,7 @@ export interface SlackApp {
   start(): Promise<{ port?: number; botUserId: string }>;
   /** Stops taking requests, then waits for work already acknowledged to finish. */
   stop(): Promise<void>;
-  /** Runs one expiry sweep now; returns how many requests expired. */
+  /** Runs one sweep now: expired requests, and runs whose instance stopped mid-way; returns how many requests expired. */
   sweepExpired(): Promise<number>;
   /** Resolves when nothing handed off after an ack is still running. */
   idle(): Promise<void>;
@@ -116,6 +117,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const sweepExpired = async (): Promise<number> => {
     const expired = await agent.sweepExpired();
     for (const e of expired) tasks.run('expired', () => handleExpired(context, e));
+    const recovered = await agent.recoverStaleRuns();
+    for (const r of recovered) tasks.run('recovered', () => handleRecovered(context, r));
     await pruneEvents(context.slackDb).catch((error: unknown) => log.warn({ err: error }, 'pruning old event ids failed'));
     return expired.length;
   };

@@ -4,6 +4,7 @@ import { Agent } from '../../src/agent/agent.js';
 import { askUserTool } from '../../src/agent/ask-user.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { findAction } from '../../src/approvals/pending-actions.js';
+import { recordApprovalVote } from '../../src/approvals/record-decision.js';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
 import { backends } from '../helpers/db.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
@@ -228,6 +229,22 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
     await waitForText(h.fake, thread, 'Nobody approved in time.');
     await clickButton(b, card, ALICE, ACTION_IDS.approve);
     await waitForEphemeral(h.fake, ALICE, 'expired');
+    expect(deleted).toEqual([]);
+  });
+
+  it('a run whose instance stopped right after the approval goes on in its thread after the sweep; nothing runs twice', async () => {
+    const { b, deleted } = await boot([deleteStep('c1'), { text: 'The deletion was interrupted.' }]);
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete c1' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    await h.fake.waitFor((c) => c.method === 'reactions.remove' && c.args.timestamp === thread.ts);
+    // What an instance that stopped right after its approving vote leaves behind: the run claimed, the grant spent.
+    const action = (await findAction(h.database.db, card.actionId))!;
+    expect((await recordApprovalVote(h.database.db, { actionId: action.id, actor: ALICE, policyVersion: action.policy_version!, grantTtlMs: 60_000 }))?.claimed).toBeDefined();
+    expect(await b.slack.sweepExpired()).toBe(0);
+    await sql`UPDATE run_snapshots SET claimed_at = now() - interval '1 hour' WHERE run_id = ${action.root_run_id}`.execute(h.database.db);
+    await b.slack.sweepExpired();
+    await waitForText(h.fake, thread, 'The deletion was interrupted.');
+    await b.slack.idle();
     expect(deleted).toEqual([]);
   });
 

@@ -1,0 +1,30 @@
+import { latestActionsOfRun } from '../approvals/pending-actions.js';
+import { takeStaleRuns } from '../db/run-snapshots.js';
+import type { AgentInternals } from './agent-internals.js';
+import type { AgentStream } from './agent-stream.js';
+import { startContinuation } from './decide.js';
+import type { RuntimeDeps } from './run-state.js';
+
+export interface RecoveredRun {
+  /** The run taken over (a sub-agent's run, or the top-level one). */
+  runId: string;
+  rootRunId: string;
+  /** Its continuation, from where its snapshot left it. */
+  stream: AgentStream;
+}
+
+/** See Agent.recoverStaleRuns. */
+export async function recoverStaleRuns(root: AgentInternals, deps: RuntimeDeps, limit = 100): Promise<RecoveredRun[]> {
+  const rows = await takeStaleRuns(deps.db, root.id, deps.runLeaseMs, limit);
+  const recovered: RecoveredRun[] = [];
+  for (const row of rows) {
+    deps.logger.warn({ runId: row.run_id, rootRunId: row.root_run_id }, 'run taken over: its process stopped renewing its claim');
+    const actions = await latestActionsOfRun(deps.db, row.run_id);
+    recovered.push({
+      runId: row.run_id,
+      rootRunId: row.root_run_id,
+      stream: startContinuation(root, deps, row.run_id, row.root_run_id, { snapshot: row, actions, recovered: true }),
+    });
+  }
+  return recovered;
+}

@@ -1,0 +1,15 @@
+import type { RecoveredRun } from '../agent/recover-stale-runs.js';
+import { runInThread } from './run-in-thread.js';
+import type { SlackContext } from './slack-context.js';
+import { findThread } from './store/threads.js';
+
+/** A run taken over from a stopped instance goes on in its own thread, where people expect it. */
+export async function handleRecovered(ctx: SlackContext, recovered: RecoveredRun): Promise<void> {
+  const thread = await findThread(ctx.slackDb, recovered.rootRunId);
+  if (!thread) {
+    ctx.logger.warn({ runId: recovered.runId, rootRunId: recovered.rootRunId }, 'recovered run has no thread; continuation not shown');
+    await recovered.stream.result;
+    return;
+  }
+  await runInThread(ctx, recovered.stream, { channel: thread.channel, ...(thread.thread_ts ? { threadTs: thread.thread_ts } : {}) });
+}

@@ -1,0 +1,147 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listAuditEvents } from '../../src/approvals/audit.js';
+import { findDecisionTarget } from '../../src/approvals/pending-actions.js';
+import { recordApprovalVote } from '../../src/approvals/record-decision.js';
+import { interruptedMessage } from '../../src/agent/resume-run.js';
+import { createTool } from '../../src/agent/tool.js';
+import { z } from 'zod';
+import { agentWith, countingTool } from '../helpers/agents.js';
+import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { lastToolResults, scriptedModel } from '../helpers/scripted-model.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.each(backends)('runs whose process stopped mid-way, on %s', (backend) => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase(backend);
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  /** What a process leaves behind when it stops right after its approving vote committed: claimed, grant spent, nothing run. */
+  async function approveWithoutContinuing(runId: string, toolCallId?: string) {
+    const action = (await findDecisionTarget(database.db, runId, toolCallId, ['approval']))!;
+    const written = await recordApprovalVote(database.db, { actionId: action.id, actor: 'U_BOSS', policyVersion: action.policy_version!, grantTtlMs: 60_000 });
+    expect(written?.row.status).toBe('approved');
+    return written!;
+  }
+  const age = (runId: string) => sql`UPDATE run_snapshots SET claimed_at = now() - interval '1 hour' WHERE run_id = ${runId}`.execute(database.db);
+
+  it('a claimed run nobody renews is taken over once; its approved call is reported interrupted, never run again', async () => {
+    const { tool, calls } = countingTool('delete_record', { requireApproval: true });
+    const model = scriptedModel([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'r1' } }] }, { text: 'told the user' }]);
+    const agent = agentWith({ model, tools: { delete_record: tool }, storage: database, runLeaseMs: 60_000 });
+    const first = await agent.generate('delete r1');
+    expect((await approveWithoutContinuing(first.runId)).claimed).toBeDefined();
+
+    // Within the lease it belongs to the (stopped) process that claimed it.
+    expect(await agent.recoverStaleRuns()).toEqual([]);
+    await age(first.runId);
+    const recovered = await agent.recoverStaleRuns();
+    expect(recovered.map((r) => r.runId)).toEqual([first.runId]);
+    expect(await agent.recoverStaleRuns()).toEqual([]);
+
+    const result = await recovered[0]!.stream.result;
+    expect(result.text).toBe('told the user');
+    expect(calls).toHaveLength(0);
+    expect(lastToolResults(model)[0]).toMatchObject({ output: { type: 'error-text', value: interruptedMessage('delete_record') } });
+    const events = (await listAuditEvents(database.db, { runId: first.runId })).map((e) => e.event);
+    expect(events).toEqual(['requested', 'approved', 'interrupted']);
+    const left = await sql<{ n: number }>`SELECT count(*)::int AS n FROM run_snapshots WHERE run_id = ${first.runId}`.execute(database.db);
+    expect(left.rows[0]!.n).toBe(0);
+  });
+
+  it('after a takeover, a call whose grant was still open runs; only the one whose grant was spent is interrupted', async () => {
+    const { tool, calls } = countingTool('delete_record', { requireApproval: true });
+    const model = scriptedModel([
+      { toolCalls: [{ toolName: 'delete_record', args: { id: 'a' } }, { toolName: 'delete_record', args: { id: 'b' } }] },
+      { text: 'done' },
+    ]);
+    const agent = agentWith({ model, tools: { delete_record: tool }, storage: database });
+    const first = await agent.generate('delete a and b');
+    const [a, b] = first.pending.map((p) => p.toolCallId);
+    expect((await approveWithoutContinuing(first.runId, a)).claimed).toBeUndefined();
+    expect((await approveWithoutContinuing(first.runId, b)).claimed?.spentGrant).toBeDefined();
+    await age(first.runId);
+    const [recovered] = await agent.recoverStaleRuns();
+    await recovered!.stream.result;
+    expect(calls).toEqual([{ id: 'a' }]);
+    const outputs = lastToolResults(model).map((r) => (r as { output: { type: string } }).output.type);
+    expect(outputs).toEqual(['json', 'error-text']);
+  });
+
+  it('a slow tool keeps its claim: a sweep during a long execute takes nothing, and the call runs once', async () => {
+    let executions = 0;
+    const slow = createTool({
+      id: 'slow_job',
+      description: 'takes a while',
+      inputSchema: z.object({ id: z.string() }),
+      requireApproval: true,
+      execute: async () => {
+        executions += 1;
+        await sleep(700);
+        return { ok: true };
+      },
+    });
+    const model = scriptedModel([{ toolCalls: [{ toolName: 'slow_job', args: { id: 's1' } }] }, { text: 'slow job done' }]);
+    const agent = agentWith({ model, tools: { slow_job: slow }, storage: database, runLeaseMs: 150 });
+    const first = await agent.generate('run the slow job');
+    const done = agent.approveToolCallGenerate({ runId: first.runId });
+    const sweeps: unknown[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      await sleep(100);
+      sweeps.push(...(await agent.recoverStaleRuns()));
+    }
+    expect((await done).text).toBe('slow job done');
+    expect(sweeps).toEqual([]);
+    expect(executions).toBe(1);
+  });
+});
+
+describe.skipIf(!process.env.DATABASE_URL)('a bot process killed while a tool runs (postgres)', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  it('another process takes the run over after the lease; the tool is not run a second time', async () => {
+    const { tool, calls } = countingTool('delete_record', { requireApproval: true });
+    const model = scriptedModel([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'k1' } }] }, { text: 'after the crash' }]);
+    const agent = agentWith({ model, tools: { delete_record: tool }, storage: database, runLeaseMs: 300 });
+    const first = await agent.generate('delete k1', { threadId: 'crash-thread', resourceId: 'T1' });
+
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/crash-child.ts'], {
+      env: { ...process.env, CHILD_SCHEMA: database.schema, CHILD_RUN_ID: first.runId },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout!.setEncoding('utf8');
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (d: string) => {
+        out += d;
+        if (out.includes('executing k1')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`child exited (${code}) before executing: ${out}`)));
+    });
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+
+    expect(await agent.recoverStaleRuns()).toEqual([]);
+    await sleep(500);
+    const recovered = await agent.recoverStaleRuns();
+    expect(recovered.map((r) => r.runId)).toEqual([first.runId]);
+    expect((await recovered[0]!.stream.result).text).toBe('after the crash');
+    expect(calls).toHaveLength(0);
+    expect(lastToolResults(model)[0]).toMatchObject({ output: { value: interruptedMessage('delete_record') } });
+    const events = (await listAuditEvents(database.db, { runId: first.runId })).map((e) => e.event);
+    expect(events).toEqual(['requested', 'approved', 'interrupted']);
+  });
+});

@@ -38,6 +38,10 @@ const envSchema = z.object({
     { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' },
   ),
   DATA_DIR: optionalString.transform((v) => v ?? '.data'),
+  DATABASE_PREPARED_STATEMENTS: z
+    .enum(['true', 'false'], { message: 'DATABASE_PREPARED_STATEMENTS must be true or false' })
+    .optional()
+    .transform((v) => v !== 'false'),
   MODEL: optionalString.refine((v) => v === undefined || /^[a-z0-9-]+\/.+/.test(v), {
     message: 'MODEL must look like provider/model, e.g. openai/gpt-5-mini',
   }),
@@ -63,6 +67,8 @@ export interface Config {
   };
   readonly port: number;
   readonly databaseUrl?: string;
+  /** Off for poolers that cannot keep a session's prepared statements (PgBouncer in transaction mode before 1.21). */
+  readonly databasePreparedStatements: boolean;
   readonly dataDir: string;
   readonly model?: string;
   readonly providers: {
@@ -124,6 +130,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     },
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
+    databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS,
     dataDir: e.DATA_DIR,
     model: e.MODEL,
     providers: {

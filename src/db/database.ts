@@ -22,6 +22,12 @@ export interface DatabaseOptions {
   /** Postgres schema to work in (created when missing); tests use one each. */
   schema?: string;
   poolSize?: number;
+  /**
+   * Prepare each parameterised statement once per connection (default true).
+   * Turn off behind a pooler that hands one session's statements to another
+   * connection (PgBouncer in transaction mode before 1.21).
+   */
+  preparedStatements?: boolean;
 }
 
 const schemaName = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -44,7 +50,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
-      Client: PreparedStatementClient,
+      ...(options.preparedStatements === false ? {} : { Client: PreparedStatementClient }),
     });
     const schema = options.schema;
     const db = new Kysely<DB>({

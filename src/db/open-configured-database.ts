@@ -3,5 +3,7 @@ import { openDatabase, type Database } from './database.js';
 
 /** The database the configuration names: Postgres when DATABASE_URL is set, embedded PGlite otherwise. */
 export function openConfiguredDatabase(config: Config): Promise<Database> {
-  return config.databaseUrl ? openDatabase({ databaseUrl: config.databaseUrl }) : openDatabase({ dataDir: config.dataDir });
+  return config.databaseUrl
+    ? openDatabase({ databaseUrl: config.databaseUrl, preparedStatements: config.databasePreparedStatements })
+    : openDatabase({ dataDir: config.dataDir });
 }

@@ -44,6 +44,13 @@ describe.skipIf(!databaseUrl)('statements prepared per connection (postgres)', (
     expect(await prepared(database.db)).toHaveLength(maxPreparedStatements);
   });
 
+  it('prepares nothing when turned off (for poolers that cannot keep them)', async () => {
+    database = await openDatabase({ databaseUrl: databaseUrl!, poolSize: 1, preparedStatements: false });
+    const result = await sql<{ v: number }>`SELECT ${20}::int + 1 AS v`.execute(database.db);
+    expect(result.rows).toEqual([{ v: 21 }]);
+    expect(await prepared(database.db)).toEqual([]);
+  });
+
   it('keeps statements apart per connection: a statement prepared on one is prepared again on another', async () => {
     database = await openDatabase({ databaseUrl: databaseUrl!, poolSize: 2 });
     const db = database.db;

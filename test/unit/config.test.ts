@@ -4,7 +4,8 @@ import { ConfigError, parseConfig } from '../../src/config.js';
 describe('parseConfig', () => {
   it('applies defaults and freezes the result', () => {
     const config = parseConfig({});
-    expect(config).toMatchObject({ port: 3000, dataDir: '.data', logLevel: 'info' });
+    expect(config).toMatchObject({ port: 3000, dataDir: '.data', logLevel: 'info', databasePreparedStatements: true });
+    expect(parseConfig({ DATABASE_PREPARED_STATEMENTS: 'false' }).databasePreparedStatements).toBe(false);
     expect(config.databaseUrl).toBeUndefined();
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.slack)).toBe(true);
@@ -16,6 +17,7 @@ describe('parseConfig', () => {
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ MODEL: 'gpt-5' }, 'MODEL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ DATABASE_PREPARED_STATEMENTS: 'no' }, 'DATABASE_PREPARED_STATEMENTS'],
     [{ SLACK_BOT_TOKEN: 'abc' }, 'SLACK_BOT_TOKEN'],
     [{ SLACK_APP_TOKEN: 'xoxb-1', SLACK_BOT_TOKEN: 'xoxb-1' }, 'SLACK_APP_TOKEN'],
     [{ SLACK_API_URL: 'not a url' }, 'SLACK_API_URL'],

@@ -6,6 +6,8 @@ const HZ = 100;
 export interface ProcCpu {
   /** CPU time of every process named `postgres` (all backends, other users' included), ms. */
   postgresMs: number;
+  /** The same, per process id: a delta must not count a backend that exited as negative CPU. */
+  postgresByPid: Map<string, number>;
   /** Whole machine, all cores, ms: busy (not idle or iowait), stolen by the hypervisor, and in total. */
   busyMs: number;
   stealMs: number;
@@ -19,6 +21,8 @@ export function readProcCpu(): ProcCpu | undefined {
     const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = fields;
     const total = user + nice + system + idle + iowait + irq + softirq + steal;
     let postgres = 0;
+    const postgresByPid = new Map<string, number>();
+    const ms = (jiffies: number) => (jiffies * 1000) / HZ;
     for (const pid of readdirSync('/proc')) {
       if (!/^\d+$/.test(pid)) continue;
       try {
@@ -26,13 +30,14 @@ export function readProcCpu(): ProcCpu | undefined {
         const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
         const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
         // Fields 14 and 15 of stat (utime, stime) are 11 and 12 after the command name.
-        postgres += Number(after[11]) + Number(after[12]);
+        const jiffies = Number(after[11]) + Number(after[12]);
+        postgres += jiffies;
+        postgresByPid.set(pid, ms(jiffies));
       } catch {
         // The process ended while we looked.
       }
     }
-    const ms = (jiffies: number) => (jiffies * 1000) / HZ;
-    return { postgresMs: ms(postgres), busyMs: ms(total - idle - iowait - steal), stealMs: ms(steal), totalMs: ms(total) };
+    return { postgresMs: ms(postgres), postgresByPid, busyMs: ms(total - idle - iowait - steal), stealMs: ms(steal), totalMs: ms(total) };
   } catch {
     return undefined;
   }
@@ -42,8 +47,15 @@ export function readProcCpu(): ProcCpu | undefined {
 export function procCpuDelta(a: ProcCpu | undefined, b: ProcCpu | undefined) {
   if (!a || !b) return undefined;
   const total = b.totalMs - a.totalMs || 1;
+  // Per process: one that exited in between takes its CPU with it (an undercount, never negative);
+  // one that started in between (or reused an exited one's id) counts from zero.
+  let postgresMs = 0;
+  for (const [pid, after] of b.postgresByPid) {
+    const before = a.postgresByPid.get(pid);
+    postgresMs += before !== undefined && after >= before ? after - before : after;
+  }
   return {
-    postgresMs: b.postgresMs - a.postgresMs,
+    postgresMs,
     /** Share of all cores' time that was busy / stolen. */
     machineBusy: (b.busyMs - a.busyMs) / total,
     machineSteal: (b.stealMs - a.stealMs) / total,

@@ -1,6 +1,7 @@
 import { fingerprint } from '../approvals/fingerprint.js';
 import { consumeGrant, grantWasSpent, matchSpentGrant, noMatchingGrant, type GrantCheck } from '../approvals/grants.js';
 import type { SpentGrant } from '../approvals/record-decision.js';
+import { appendAudit } from '../approvals/audit.js';
 import { latestActionsOfRun } from '../approvals/pending-actions.js';
 import type { PendingAction } from '../db/pending-action.js';
 import type { Emitter } from './emitter.js';
@@ -136,16 +137,20 @@ async function runApproved(
   if (recovered && (await grantWasSpent(run.deps.db, check))) return interrupted(run, row, out);
   const grant = spentGrant ? matchSpentGrant(spentGrant, check) : await consumeGrant(run.deps.db, check);
   if (spentGrant) {
-    // consumeGrant writes these itself; for a grant spent by the decision they ride on the run's next write.
-    run.audit.push({
-      event: grant.ok ? 'consumed' : 'blocked',
+    // consumeGrant writes these itself. For a grant the decision spent, `consumed` rides on the
+    // run's next write; `blocked` (rare) is written now, because the card is redrawn from it as
+    // soon as the stream says so, before the run's next write.
+    const event = {
+      event: grant.ok ? ('consumed' as const) : ('blocked' as const),
       runId: run.runId,
       toolCallId: call.toolCallId,
       toolName: row.tool_name,
       fingerprint: fp,
       policyVersion: row.policy_version,
       detail: grant.ok ? null : { reason: noMatchingGrant },
-    });
+    };
+    if (grant.ok) run.audit.push(event);
+    else await appendAudit(run.deps.db, [...run.audit.splice(0), event]);
   }
   if (!grant.ok) {
     const message = blockedMessage(row.tool_name);

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { MockLanguageModelV3 } from 'ai/test';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { scriptedModel, lastToolResults } from '../helpers/scripted-model.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
@@ -47,6 +48,46 @@ describe.each(backends)('approval integrity on %s', (backend) => {
     expect(events.map((e) => e.event)).toEqual(['requested', 'approved', 'blocked']);
     expect(events[2]!.fingerprint).toBe(fingerprint('refund', { id: 'o-999' }));
     expect(events[1]!.fingerprint).toBe(fingerprint('refund', { id: 'o-1' }));
+  });
+
+  it('a blocked call is on the audit log by the time the stream reports it, while the run still goes on', async () => {
+    const { tool, calls } = countingTool('refund');
+    const inner = oneCall('refund', { id: 'o-1' }, 'after the block');
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let streamed = 0;
+    // The model's next step waits, so the run's closing write cannot have happened yet.
+    const model = new MockLanguageModelV3({
+      doStream: async (options) => {
+        if (streamed++ === 1) await gate;
+        return inner.doStream(options);
+      },
+    });
+    const agent = agentWith({
+      model,
+      tools: { refund: tool },
+      storage: database,
+      policy: definePolicy(needsApproval()),
+      hooks: { beforeToolCall: ({ args }) => ({ args: { ...(args as object), id: 'o-2' } }) },
+    });
+    const first = await agent.generate('refund');
+    const resumed = await agent.approveToolCall({ runId: first.runId, actor: { userId: 'U_BOSS' } });
+    let blockedSeen = false;
+    try {
+      for await (const chunk of resumed.fullStream) {
+        if (chunk.type !== 'tool-call-blocked') continue;
+        blockedSeen = true;
+        expect(chunk.payload).toMatchObject({ toolName: 'refund', runId: first.runId });
+        const events = (await listAuditEvents(database.db, { runId: first.runId })).map((e) => e.event);
+        expect(events).toEqual(['requested', 'approved', 'blocked']);
+        release();
+      }
+    } finally {
+      release();
+    }
+    expect(blockedSeen).toBe(true);
+    expect((await resumed.result).text).toBe('after the block');
+    expect(calls).toHaveLength(0);
   });
 
   it('arguments changed by a beforeToolCall hook: blocked; the hook alone cannot smuggle a call through', async () => {

@@ -103,7 +103,7 @@ export async function continueRun(
     const run = await restoreRun(root, row, deps);
     let outcome: RunOutcome;
     try {
-      outcome = await resumeClaimed(run, emitterFor(run, sink), claimed?.actions, claimed?.spentGrant, claimed?.recovered);
+      outcome = await resumeClaimed(run, emitterFor(run, sink), claimed);
     } catch (error) {
       // What already ran must be on record even when the rest of the run fails.
       await appendAudit(deps.db, run.audit.splice(0));

@@ -1,6 +1,6 @@
 import { fingerprint } from '../approvals/fingerprint.js';
 import { consumeGrant, grantWasSpent, matchSpentGrant, noMatchingGrant, type GrantCheck } from '../approvals/grants.js';
-import type { SpentGrant } from '../approvals/record-decision.js';
+import type { Claimed, SpentGrant } from '../approvals/record-decision.js';
 import { appendAudit } from '../approvals/audit.js';
 import { latestActionsOfRun } from '../approvals/pending-actions.js';
 import type { PendingAction } from '../db/pending-action.js';
@@ -17,18 +17,14 @@ export const blockedMessage = (toolName: string) => `Tool call blocked: approval
  * Continues a claimed run: settles every call of the step it paused in (each
  * from its latest pending-action row), then goes back to the step loop.
  */
-export async function resumeClaimed(
-  run: RunState,
-  out: Emitter,
-  actions?: PendingAction[],
-  spentGrant?: SpentGrant,
-  recovered?: true,
-): Promise<RunOutcome> {
-  const latest = actions ?? (await latestActionsOfRun(run.deps.db, run.runId));
+export async function resumeClaimed(run: RunState, out: Emitter, claimed: Partial<Claimed> = {}): Promise<RunOutcome> {
+  const latest = claimed.actions ?? (await latestActionsOfRun(run.deps.db, run.runId));
   const rows = new Map(latest.map((r) => [r.tool_call_id, r]));
   const paused = await settleStep(run, lastToolCalls(run), async (call) => {
     const row = rows.get(call.toolCallId);
-    return row ? settleAction(run, row, call.input, out, spentGrant?.action_id === row.id ? spentGrant : undefined, recovered) : { kind: 'result', output: { type: 'error-text', value: 'No result' } };
+    if (!row) return { kind: 'result', output: { type: 'error-text', value: 'No result' } };
+    const spentGrant = claimed.spentGrant?.action_id === row.id ? claimed.spentGrant : undefined;
+    return settleAction(run, row, call.input, out, { spentGrant, recovered: claimed.recovered === true });
   });
   if (paused) return paused;
   return runSteps(run, out);
@@ -37,6 +33,14 @@ export async function resumeClaimed(
 export const interruptedMessage = (toolName: string) =>
   `Tool call interrupted: the process running ${toolName} stopped before it reported a result. ` +
   'It may or may not have run, and it was not run again.';
+
+/** What the claim says about a call beyond its row (see Claimed). */
+interface ClaimFacts {
+  /** The grant the claiming decision spent for this call. */
+  spentGrant: SpentGrant | undefined;
+  /** The run was taken over from a process that stopped. */
+  recovered: boolean;
+}
 
 /** A call the stopped process may already have run: at most once, so the model is told instead. */
 function interrupted(run: RunState, row: PendingAction, out: Emitter): CallOutcome {
@@ -64,8 +68,7 @@ async function settleAction(
   row: PendingAction,
   rawArgs: unknown,
   out: Emitter,
-  spentGrant: SpentGrant | undefined,
-  recovered: true | undefined,
+  facts: ClaimFacts,
 ): Promise<CallOutcome> {
   const call = { toolCallId: row.tool_call_id, toolName: row.tool_name };
   const tool = run.agent.tools[row.tool_name];
@@ -84,14 +87,14 @@ async function settleAction(
   if (row.kind === 'suspension') {
     if (row.status !== 'resumed') return denied(row.reason ?? 'The request was cancelled.');
     // The stopped process may have run it with this answer already; running it again could do it twice.
-    if (recovered) return interrupted(run, row, out);
+    if (facts.recovered) return interrupted(run, row, out);
     const outcome = await executeTool(run, tool, { toolCallId: call.toolCallId, args }, { value: row.resume_data, by: row.decided_by });
     return settle(run, call, args, outcome, out);
   }
 
   switch (row.status) {
     case 'approved':
-      return runApproved(run, row, args, out, spentGrant, recovered);
+      return runApproved(run, row, args, out, facts);
     case 'declined':
       return denied(row.reason ? row.reason : 'The user declined this tool call.');
     case 'expired':
@@ -115,8 +118,7 @@ async function runApproved(
   row: PendingAction,
   args: unknown,
   out: Emitter,
-  spentGrant: SpentGrant | undefined,
-  recovered?: true,
+  { spentGrant, recovered }: ClaimFacts,
 ): Promise<CallOutcome> {
   const tool = run.agent.tools[row.tool_name]!;
   const call = { toolCallId: row.tool_call_id, toolName: row.tool_name };

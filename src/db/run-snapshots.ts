@@ -70,32 +70,28 @@ export interface RunEnd {
 
 /** Ends a run in one statement: snapshot gone, parent told, memory appended. */
 export async function endRun(db: Db, end: RunEnd): Promise<void> {
-  if (!end.hadSnapshot && !end.parent && !(end.memory && end.memory.messages.length) && !end.audit?.length) return;
-  const parentRun = end.parent?.runId ?? null;
-  const parentCall = end.parent?.toolCallId ?? null;
-  const parentResult = end.parent ? JSON.stringify(end.parent.result ?? null) : null;
-  const memoryRows = JSON.stringify(
-    end.memory ? end.memory.messages.map((m, i) => ({ i, message: m })) : [],
-  );
+  const { parent, memory, audit } = end;
   // Only the parts this run needs: a statement's unused CTEs still cost PostgreSQL their executor setup.
   const parts = [
     end.hadSnapshot ? sql`del AS (DELETE FROM run_snapshots WHERE run_id = ${end.runId} RETURNING run_id)` : undefined,
-    end.parent
+    parent
       ? sql`parent AS (
           UPDATE pending_actions
-          SET status = 'resolved', resume_data = ${parentResult}::jsonb, decided_at = now()
-          WHERE run_id = ${parentRun} AND tool_call_id = ${parentCall} AND status = 'pending' AND kind = 'delegation'
+          SET status = 'resolved', resume_data = ${JSON.stringify(parent.result ?? null)}::jsonb, decided_at = now()
+          WHERE run_id = ${parent.runId} AND tool_call_id = ${parent.toolCallId} AND status = 'pending' AND kind = 'delegation'
           RETURNING id)`
       : undefined,
-    end.memory?.messages.length
+    memory?.messages.length
       ? sql`mem AS (
           INSERT INTO thread_messages (thread_id, resource_id, message)
-          SELECT ${end.memory.threadId}, ${end.memory.resourceId}, m.message
-          FROM jsonb_to_recordset(${memoryRows}::jsonb) AS m(i integer, message jsonb)
+          SELECT ${memory.threadId}, ${memory.resourceId}, m.message
+          FROM jsonb_to_recordset(${JSON.stringify(memory.messages.map((m, i) => ({ i, message: m })))}::jsonb)
+            AS m(i integer, message jsonb)
           ORDER BY m.i
           RETURNING id)`
       : undefined,
-    end.audit?.length ? sql`audit AS (${insertAuditRows(end.audit)})` : undefined,
+    audit?.length ? sql`audit AS (${insertAuditRows(audit)})` : undefined,
   ].filter((p) => p !== undefined);
+  if (parts.length === 0) return;
   await sql`WITH ${sql.join(parts)} SELECT 1`.execute(db);
 }

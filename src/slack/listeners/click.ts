@@ -2,7 +2,7 @@ import type { BlockAction } from '@slack/bolt';
 import { failureText } from '../failure-text.js';
 import type { SlackContext, ThreadTarget } from '../slack-context.js';
 import { tellUser } from '../tell-user.js';
-import { findCard, type CardRow } from '../store/cards.js';
+import type { CardRow } from '../store/cards.js';
 import { loadCardState, type CardState } from '../store/card-state.js';
 
 /** Who clicked where. Only `user` is vouched for by Slack's signature; the rest locates the reply. */
@@ -37,16 +37,10 @@ export function clickOf(body: BlockAction): Click | undefined {
 /**
  * A button's value names the request it decides; a value copied from another
  * card (or made up) names a request that card is not. When we know where the
- * request's card is, the click must have come from that very message.
- */
-export async function clickMatchesCard(ctx: SlackContext, click: Click, actionId: number): Promise<boolean> {
-  return cameFromCard(click, await findCard(ctx.slackDb, actionId));
-}
-
-/**
- * clickMatchesCard, reading the request with its card: false when the click is
- * not from the request's card, else the request as read (undefined when there
- * is no such request), which the decision can start from instead of reading it again.
+ * request's card is, the click must have come from that very message. Reads
+ * the request with its card: false when the click is not from the request's
+ * card, else the request as read (undefined when there is no such request),
+ * which the handler starts from instead of reading it again.
  */
 export async function clickedCard(ctx: SlackContext, click: Click, actionId: number): Promise<{ state: CardState | undefined } | false> {
   const state = await loadCardState(ctx.slackDb, actionId);

@@ -1,12 +1,11 @@
 import type { App, BlockAction, BlockElementAction, ButtonAction } from '@slack/bolt';
-import { findAction } from '../../approvals/pending-actions.js';
 import { ACTION_IDS, cardBlockId, parseCardBlockId } from '../blocks/action-ids.js';
 import { parseButtonValue } from '../blocks/button-value.js';
 import { questionOf } from '../cards/card-kind.js';
 import { resumeFromSlack } from '../resume-from-slack.js';
 import type { SlackContext } from '../slack-context.js';
 import { tellUser } from '../tell-user.js';
-import { clickMatchesCard, clickOf, tamperedButton, tellClicker, type Click } from './click.js';
+import { clickedCard, clickOf, tamperedButton, tellClicker, type Click } from './click.js';
 
 /**
  * askUser answers. A single choice (radio buttons, a menu) answers at once;
@@ -44,8 +43,9 @@ async function answer(
   if (!click) return;
   const block = parseCardBlockId(action.block_id);
   const actionId = block?.kind === 'question' && (buttonActionId === undefined || buttonActionId === block.actionId) ? block.actionId : undefined;
-  if (actionId === undefined || !(await clickMatchesCard(ctx, click, actionId))) return refuseTampered(ctx, click, action);
-  const row = await findAction(ctx.db, actionId);
+  const checked = actionId === undefined ? false : await clickedCard(ctx, click, actionId);
+  if (!checked) return refuseTampered(ctx, click, action);
+  const row = checked.state?.action;
   const question = row ? questionOf(ctx.agent, row) : undefined;
   if (!row || !question?.options) return refuseTampered(ctx, click, action);
 

@@ -17,7 +17,7 @@ import { findCard } from '../store/cards.js';
 import { tellUser } from '../tell-user.js';
 import { errorReference } from '../error-reference.js';
 import { failureText } from '../failure-text.js';
-import { clickMatchesCard, clickOf, tamperedButton, tellClicker } from './click.js';
+import { clickedCard, clickOf, tamperedButton, tellClicker } from './click.js';
 
 /** The form a suspended tool's flat resume schema turns into, with the schema to check answers against. */
 function formFor(ctx: SlackContext, action: PendingAction): { schema: z.ZodType; fields: RespondField[] } | undefined {
@@ -40,8 +40,8 @@ export function registerRespondActions(app: App, ctx: SlackContext): void {
       if (!click) return;
       const value = parseButtonValue(action.value);
       const block = parseCardBlockId(action.block_id);
-      const genuine = value && block?.kind === 'suspension' && block.actionId === value.actionId && (await clickMatchesCard(ctx, click, value.actionId));
-      const row = genuine ? await findAction(ctx.db, value.actionId) : undefined;
+      const checked = value && block?.kind === 'suspension' && block.actionId === value.actionId ? await clickedCard(ctx, click, value.actionId) : false;
+      const row = checked ? checked.state?.action : undefined;
       if (!row || row.kind !== 'suspension') {
         ctx.logger.warn({ user: click.user, value: action.value }, 'respond button refused: does not match a card');
         return tellUser(ctx, click, tamperedButton);

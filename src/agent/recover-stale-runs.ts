@@ -1,4 +1,3 @@
-import { latestActionsOfRun } from '../approvals/pending-actions.js';
 import { takeStaleRuns } from '../db/run-snapshots.js';
 import type { AgentInternals } from './agent-internals.js';
 import type { AgentStream } from './agent-stream.js';
@@ -19,11 +18,11 @@ export async function recoverStaleRuns(root: AgentInternals, deps: RuntimeDeps, 
   const recovered: RecoveredRun[] = [];
   for (const row of rows) {
     deps.logger.warn({ runId: row.run_id, rootRunId: row.root_run_id }, 'run taken over: its process stopped renewing its claim');
-    const actions = await latestActionsOfRun(deps.db, row.run_id);
     recovered.push({
       runId: row.run_id,
       rootRunId: row.root_run_id,
-      stream: startContinuation(root, deps, row.run_id, row.root_run_id, { snapshot: row, actions, recovered: true }),
+      // The continuation reads the run's calls itself, off the sweep's path.
+      stream: startContinuation(root, deps, row.run_id, row.root_run_id, { snapshot: row, recovered: true }),
     });
   }
   return recovered;

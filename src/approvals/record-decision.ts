@@ -7,8 +7,8 @@ import { pendingActionColumnList, pendingActionColumns as columns } from './pend
 /** A decision that ended the run's last wait also claims the run, in the same statement. */
 export interface Claimed {
   snapshot: SnapshotRow;
-  /** Latest row per tool call of the claimed run, as resuming needs them. */
-  actions: PendingAction[];
+  /** Latest row per tool call of the claimed run, as resuming needs them; read when resuming if absent. */
+  actions?: PendingAction[];
   /**
    * The grant this decision created, already spent because this process holds
    * the run: only the claimer may execute, so nobody else can use it, and

@@ -20,6 +20,7 @@ import { ACTION_IDS, parseCardBlockId } from '../../src/slack/blocks/action-ids.
 import { approvalCard } from '../../src/slack/blocks/approval-card.js';
 import type { ApprovalCardState } from '../../src/slack/blocks/card-types.js';
 import { BackgroundTasks } from '../../src/slack/background-tasks.js';
+import { inboundRequests } from '../../src/slack/inbound-requests.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/create-slack-app.js';
 import { answerMessages } from '../../src/slack/post-answer.js';
 import { openCountingPool, type CountingPool } from './bench-db.js';
@@ -192,6 +193,8 @@ async function startCycleFloor(a: BotStartArgs): Promise<Floor> {
   });
   await app.init();
   const server = (await app.start(0)) as Server;
+  // As the real bot in HTTP mode.
+  tasks.ackFirst(inboundRequests(server));
   return {
     port: (server.address() as AddressInfo).port,
     idle: () => tasks.drain(),

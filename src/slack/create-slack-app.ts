@@ -10,13 +10,15 @@ import { BackgroundTasks } from './background-tasks.js';
 import { boltLogger } from './bolt-logger.js';
 import { handleExpired } from './handle-expired.js';
 import { handleRecovered } from './handle-recovered.js';
+import { inboundRequests } from './inbound-requests.js';
 import { registerAppMention } from './listeners/app-mention.js';
 import { registerApprovalActions } from './listeners/approval-actions.js';
 import { registerDeclineModalSubmit } from './listeners/decline-modal-submit.js';
+import { interactionRoutes } from './listeners/interaction-routes.js';
 import { registerMessage } from './listeners/message.js';
 import { registerQuestionActions } from './listeners/question-actions.js';
 import { registerRespondActions } from './listeners/respond-actions.js';
-import { registerUnknownInteractions } from './listeners/unknown-interactions.js';
+import { unknownInteractions } from './listeners/unknown-interactions.js';
 import type { SlackContext } from './slack-context.js';
 import { slackDb } from './slack-tables.js';
 import { slackClientOptions } from './slack-web-client.js';
@@ -37,6 +39,11 @@ export interface SlackAppOptions {
   bodyLimit?: number;
   /** More HTTP routes on the same server (HTTP mode only), e.g. a health check or an admin listing. */
   customRoutes?: CustomRoute[];
+  /**
+   * HTTP mode: longest that work handed off after an ack waits for the other requests already
+   * received to be answered (default 50 ms); see BackgroundTasks.
+   */
+  ackFirstMaxHoldMs?: number;
 }
 
 export interface SlackApp {
@@ -59,7 +66,9 @@ const STOP_GRACE_MS = 500;
  * The Slack front end: Bolt in HTTP mode at POST /slack/events (events and
  * interactivity, signatures verified by Bolt), or Socket Mode when an app
  * token is configured. Every listener acknowledges first and hands the rest
- * to background tasks, so Slack's 3-second deadline never waits on a model.
+ * to background tasks, so Slack's 3-second deadline never waits on a model;
+ * in HTTP mode those tasks also wait for requests already received to be
+ * answered, so a burst of clicks is acknowledged before its work begins.
  */
 export function createSlackApp(options: SlackAppOptions): SlackApp {
   const { config, agent, logger } = options;
@@ -91,7 +100,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     app = new App({ ...appOptions, receiver });
   }
 
-  const tasks = new BackgroundTasks(log);
+  const tasks = new BackgroundTasks(log, options.ackFirstMaxHoldMs);
   const context: SlackContext = {
     agent,
     db: options.db,
@@ -108,11 +117,11 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   });
   registerAppMention(app, context);
   registerMessage(app, context);
-  registerApprovalActions(app, context);
-  registerDeclineModalSubmit(app, context);
-  registerQuestionActions(app, context);
-  registerRespondActions(app, context);
-  registerUnknownInteractions(app, context);
+  const routes = interactionRoutes(app, unknownInteractions(context));
+  registerApprovalActions(routes, context);
+  registerDeclineModalSubmit(routes, context);
+  registerQuestionActions(routes, context);
+  registerRespondActions(routes, context);
 
   const sweepExpired = async (): Promise<number> => {
     const expired = await agent.sweepExpired();
@@ -139,6 +148,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       if (receiver) {
         server = (await app.start(config.port)) as Server;
         port = (server.address() as AddressInfo).port;
+        tasks.ackFirst(inboundRequests(server));
       } else {
         await app.start();
       }

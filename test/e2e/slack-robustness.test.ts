@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
@@ -35,10 +36,10 @@ const ALICE = 'U0ALICE';
 describe.each(backends)('Slack front end under bad input and failures on %s', (backend) => {
   const h = slackHarness(backend);
 
-  async function boot(steps: ScriptStep[]) {
+  async function boot(steps: ScriptStep[], options: { ackFirstMaxHoldMs?: number } = {}) {
     const { deleteRecord, deleted } = recordingDeleteTool();
     const model = scriptedModel(steps);
-    h.bot = await startBot({ fake: h.fake, db: h.database.db,
+    h.bot = await startBot({ fake: h.fake, db: h.database.db, ...options,
       makeAgent: (deps: AgentDeps) =>
         new Agent({
           id: 'ops',
@@ -144,6 +145,31 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
     await clickButton(b, card, ALICE, ACTION_IDS.approve);
     await waitForUpdate(h.fake, card, 'Approved by');
     await waitForText(h.fake, thread, 'done');
+  });
+
+  it('a click is acknowledged at once, but its work waits until requests already received are answered', async () => {
+    const { b, deleted } = await boot([deleteStep('q1'), { text: 'done' }], { ackFirstMaxHoldMs: 60_000 });
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete q1' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    await b.slack.idle();
+
+    // Another delivery still on its way in: connected, headers sent, body not yet.
+    const slow = connect(Number(new URL(b.url).port), '127.0.0.1');
+    await new Promise<void>((resolve) => slow.once('connect', () => resolve()));
+    slow.write('POST /slack/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+
+    const click = await clickButton(b, card, ALICE, ACTION_IDS.approve);
+    expect(click.elapsedMs).toBeLessThan(1000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(deleted).toEqual([]);
+    expect(updatesOf(h.fake, card)).toEqual([]);
+
+    // The slow request ends (here, its client gives up): the click's work starts.
+    slow.destroy();
+    await waitForUpdate(h.fake, card, 'Approved by');
+    await waitForText(h.fake, thread, 'done');
+    expect(deleted).toEqual([{ id: 'q1' }]);
   });
 
   it('a new mention while the run waits says so instead of starting another run; "cancel" stops it', async () => {

@@ -49,7 +49,12 @@ export function captureLogger(): { logger: Logger; logs: string[] } {
   return { logger: createLogger({ level: 'debug', name: 'e2e' }, sink), logs };
 }
 
-export async function startBot(options: { fake: FakeSlack; db: Db; makeAgent: (deps: AgentDeps) => Agent }): Promise<Bot> {
+export async function startBot(options: {
+  fake: FakeSlack;
+  db: Db;
+  makeAgent: (deps: AgentDeps) => Agent;
+  ackFirstMaxHoldMs?: number;
+}): Promise<Bot> {
   const { logger, logs } = captureLogger();
   const resolveGroupMembers = slackGroupResolver(slackWebClient({ botToken: FAKE_BOT_TOKEN, apiUrl: options.fake.apiUrl }, logger));
   const agent = options.makeAgent({ logger, resolveGroupMembers, botUserId: SLACK_IDS.botUserId });
@@ -60,6 +65,7 @@ export async function startBot(options: { fake: FakeSlack; db: Db; makeAgent: (d
     logger,
     retryConfig: { retries: 3, factor: 1, minTimeout: 10, maxTimeout: 20 },
     sweepIntervalMs: 0,
+    ...(options.ackFirstMaxHoldMs !== undefined ? { ackFirstMaxHoldMs: options.ackFirstMaxHoldMs } : {}),
   });
   const { port } = await slack.start();
   const url = `http://127.0.0.1:${port}/slack/events`;

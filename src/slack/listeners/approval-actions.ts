@@ -1,4 +1,4 @@
-import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { BlockAction, ButtonAction } from '@slack/bolt';
 import { authorizeActor } from '../../approvals/authorize-actor.js';
 import type { PendingAction } from '../../db/pending-action.js';
 import { requirementFor } from '../../approvals/requirement-for.js';
@@ -11,14 +11,15 @@ import { describeOutcome } from '../refusal-text.js';
 import type { SlackContext } from '../slack-context.js';
 import { tellUser } from '../tell-user.js';
 import { clickedCard, clickOf, tamperedButton, tellClicker, type Click } from './click.js';
+import type { InteractionRoutes } from './interaction-routes.js';
 
 /** Approve decides at once; Decline first asks for an optional reason in a modal. */
-export function registerApprovalActions(app: App, ctx: SlackContext): void {
-  app.action<BlockAction<ButtonAction>>(ACTION_IDS.approve, async ({ ack, body, action }) => {
+export function registerApprovalActions(routes: InteractionRoutes, ctx: SlackContext): void {
+  routes.action<BlockAction<ButtonAction>>(ACTION_IDS.approve, async ({ ack, body, action }) => {
     await ack();
     ctx.tasks.run('approve', () => onApprove(ctx, body, action), tellClicker(ctx, body));
   });
-  app.action<BlockAction<ButtonAction>>(ACTION_IDS.decline, async ({ ack, body, action }) => {
+  routes.action<BlockAction<ButtonAction>>(ACTION_IDS.decline, async ({ ack, body, action }) => {
     await ack();
     ctx.tasks.run('decline', () => onDecline(ctx, body, action), tellClicker(ctx, body));
   });

@@ -1,4 +1,3 @@
-import type { App } from '@slack/bolt';
 import { CALLBACK_IDS } from '../blocks/action-ids.js';
 import { parseDeclineModal } from '../blocks/decline-modal.js';
 import { handleDecision } from '../handle-decision.js';
@@ -6,14 +5,15 @@ import type { SlackContext } from '../slack-context.js';
 import { failureText } from '../failure-text.js';
 import { findCard } from '../store/cards.js';
 import { tellUser } from '../tell-user.js';
+import type { InteractionRoutes } from './interaction-routes.js';
 
 /**
  * The decline modal's submission: the modal closes at once (ack), then the
  * decline is decided with the reason, which the model receives. The metadata
  * binds it to the request and arguments the decliner saw.
  */
-export function registerDeclineModalSubmit(app: App, ctx: SlackContext): void {
-  app.view(CALLBACK_IDS.declineModal, async ({ ack, body, view }) => {
+export function registerDeclineModalSubmit(routes: InteractionRoutes, ctx: SlackContext): void {
+  routes.view(CALLBACK_IDS.declineModal, async ({ ack, body, view }) => {
     await ack();
     const user = body.user.id;
     ctx.tasks.run('decline-submit', async () => {

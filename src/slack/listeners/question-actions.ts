@@ -1,4 +1,4 @@
-import type { App, BlockAction, BlockElementAction, ButtonAction } from '@slack/bolt';
+import type { BlockAction, BlockElementAction, ButtonAction } from '@slack/bolt';
 import { ACTION_IDS, cardBlockId, parseCardBlockId } from '../blocks/action-ids.js';
 import { parseButtonValue } from '../blocks/button-value.js';
 import { questionOf } from '../cards/card-kind.js';
@@ -6,6 +6,7 @@ import { resumeFromSlack } from '../resume-from-slack.js';
 import type { SlackContext } from '../slack-context.js';
 import { tellUser } from '../tell-user.js';
 import { clickedCard, clickOf, tamperedButton, tellClicker, type Click } from './click.js';
+import type { InteractionRoutes } from './interaction-routes.js';
 
 /**
  * askUser answers. A single choice (radio buttons, a menu) answers at once;
@@ -13,14 +14,14 @@ import { clickedCard, clickOf, tamperedButton, tellClicker, type Click } from '.
  * Submit button sends what is selected. Option values are indexes into the
  * question's options, mapped back to the exact labels here.
  */
-export function registerQuestionActions(app: App, ctx: SlackContext): void {
-  app.action<BlockAction>(ACTION_IDS.questionAnswer, async ({ ack, body, action }) => {
+export function registerQuestionActions(routes: InteractionRoutes, ctx: SlackContext): void {
+  routes.action<BlockAction>(ACTION_IDS.questionAnswer, async ({ ack, body, action }) => {
     await ack();
     if (action.type !== 'radio_buttons' && action.type !== 'static_select') return;
     const selected = action.selected_option?.value;
     ctx.tasks.run('question-answer', () => answer(ctx, body, action, selected === undefined ? [] : [selected], false), tellClicker(ctx, body));
   });
-  app.action<BlockAction<ButtonAction>>(ACTION_IDS.questionSubmit, async ({ ack, body, action }) => {
+  routes.action<BlockAction<ButtonAction>>(ACTION_IDS.questionSubmit, async ({ ack, body, action }) => {
     await ack();
     ctx.tasks.run('question-submit', async () => {
       const value = parseButtonValue(action.value);

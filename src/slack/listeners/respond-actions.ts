@@ -1,4 +1,4 @@
-import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { BlockAction, ButtonAction } from '@slack/bolt';
 import type { z } from 'zod';
 import { findAction } from '../../approvals/pending-actions.js';
 import { resumeSchemaFor } from '../../agent/tool.js';
@@ -18,6 +18,7 @@ import { tellUser } from '../tell-user.js';
 import { errorReference } from '../error-reference.js';
 import { failureText } from '../failure-text.js';
 import { clickedCard, clickOf, tamperedButton, tellClicker } from './click.js';
+import type { InteractionRoutes } from './interaction-routes.js';
 
 /** The form a suspended tool's flat resume schema turns into, with the schema to check answers against. */
 function formFor(ctx: SlackContext, action: PendingAction): { schema: z.ZodType; fields: RespondField[] } | undefined {
@@ -32,8 +33,8 @@ function formFor(ctx: SlackContext, action: PendingAction): { schema: z.ZodType;
  * answer is checked before the modal closes, so a wrong value is shown next
  * to its field instead of in a message after the fact.
  */
-export function registerRespondActions(app: App, ctx: SlackContext): void {
-  app.action<BlockAction<ButtonAction>>(ACTION_IDS.suspensionRespond, async ({ ack, body, action }) => {
+export function registerRespondActions(routes: InteractionRoutes, ctx: SlackContext): void {
+  routes.action<BlockAction<ButtonAction>>(ACTION_IDS.suspensionRespond, async ({ ack, body, action }) => {
     await ack();
     ctx.tasks.run('respond-open', async () => {
       const click = clickOf(body);
@@ -62,7 +63,7 @@ export function registerRespondActions(app: App, ctx: SlackContext): void {
     }, tellClicker(ctx, body));
   });
 
-  app.view(CALLBACK_IDS.respondModal, async ({ ack, body, view }) => {
+  routes.view(CALLBACK_IDS.respondModal, async ({ ack, body, view }) => {
     const user = body.user.id;
     const meta = parseButtonValue(view.private_metadata);
     let row: PendingAction | undefined;

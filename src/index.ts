@@ -16,6 +16,7 @@ export {
   ResumeValidationError,
   AmbiguousToolCallError,
   ModelConfigError,
+  ClaimLostError,
 } from './agent/errors.js';
 export { resolveModel } from './agent/model.js';
 export { fingerprint, shortFingerprint } from './approvals/fingerprint.js';

@@ -8,6 +8,7 @@ import type { AgentInternals } from './agent-internals.js';
 import { StreamSink, type AgentStream } from './agent-stream.js';
 import type { Decision, DecisionRequest } from './decision.js';
 import { continueRun } from './drive.js';
+import { ClaimLostError } from './errors.js';
 import type { RuntimeDeps } from './run-state.js';
 
 export const apiActor = { userId: 'api' } as const;
@@ -22,7 +23,9 @@ export function startContinuation(
 ): AgentStream {
   const sink = new StreamSink(rootRunId);
   continueRun(root, runId, deps, sink, claimed).catch((error: unknown) => {
-    deps.logger.error({ err: error, runId, rootRunId }, 'run failed while resuming');
+    // A lost claim is not a failure of the run: the process that took it over carries it on (and has logged it).
+    if (error instanceof ClaimLostError) deps.logger.warn({ runId, rootRunId }, 'stopped continuing a run another process took over');
+    else deps.logger.error({ err: error, runId, rootRunId }, 'run failed while resuming');
     sink.finish('error', error);
   });
   return sink.toStream();

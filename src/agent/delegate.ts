@@ -42,6 +42,7 @@ export function childRun(parent: RunState, agent: AgentInternals, toolCallId: st
     audit: [],
     deps: parent.deps,
     log: parent.log.child({ subRunId: runId, agentPath: [...parent.path, agent.id].join('/') }),
+    ...(parent.claim ? { claim: parent.claim } : {}),
   };
 }
 

@@ -9,7 +9,7 @@ import { loadThreadHistory } from './memory.js';
 import type { RunOutcome } from './plan.js';
 import { resumeClaimed } from './resume-run.js';
 import { holdClaim } from './hold-claim.js';
-import type { RunState, RuntimeDeps, Snapshot } from './run-state.js';
+import { stillHeld, type RunState, type RuntimeDeps, type Snapshot } from './run-state.js';
 import { SnapshotNotFoundError } from './errors.js';
 import type { Claimed } from '../approvals/record-decision.js';
 import { appendAudit } from '../approvals/audit.js';
@@ -30,6 +30,7 @@ export async function settleOutcome(
   sink: StreamSink,
 ): Promise<void> {
   const { db } = run.deps;
+  await stillHeld(run);
   if (outcome.kind === 'suspended') {
     const persisted = await persistSuspension(db, outcome.plan.snapshots, outcome.plan.actions.map((a) => a.write), run.audit.splice(0));
     run.hadSnapshot = true;
@@ -98,9 +99,10 @@ export async function continueRun(
     );
     return;
   }
-  const claim = holdClaim(deps, row.run_id);
+  const claim = holdClaim(deps, row.run_id, row.claim_epoch);
   try {
     const run = await restoreRun(root, row, deps);
+    run.claim = claim;
     let outcome: RunOutcome;
     try {
       outcome = await resumeClaimed(run, emitterFor(run, sink), claimed);

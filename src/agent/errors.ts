@@ -78,3 +78,15 @@ export class ModelConfigError extends AgentError {
     this.name = 'ModelConfigError';
   }
 }
+
+/**
+ * This process's claim on a run it was continuing is gone: it went longer than
+ * the lease without renewing it (a stall, a lost connection) and another
+ * process took the run over. Nothing more of the run happens here.
+ */
+export class ClaimLostError extends AgentError {
+  constructor(runId: string) {
+    super('CLAIM_LOST', `run ${runId} was taken over by another process after this one stopped renewing its claim; it continues there`, { runId });
+    this.name = 'ClaimLostError';
+  }
+}

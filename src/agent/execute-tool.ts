@@ -1,6 +1,6 @@
 import type { LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import type { Tool } from './tool.js';
-import type { RunState } from './run-state.js';
+import { stillHeld, type RunState } from './run-state.js';
 
 export type ExecutionOutcome =
   | { kind: 'result'; output: LanguageModelV3ToolResultOutput; value: unknown; isError: boolean }
@@ -29,6 +29,8 @@ export async function executeTool(
 ): Promise<ExecutionOutcome> {
   let suspended: { payload: unknown } | undefined;
   const log = run.log.child({ toolCallId: call.toolCallId, tool: tool.id });
+  // Outside the try: a lost claim ends the run here, it is not the tool's error.
+  await stillHeld(run);
   try {
     const value = await tool.execute(call.args, {
       agent: {

@@ -3,7 +3,7 @@ import { callModel } from './call-model.js';
 import type { Emitter } from './emitter.js';
 import { snapshotWrite, type RunOutcome, type SuspensionPlan } from './plan.js';
 import { planToolCall, type CallOutcome } from './plan-tool-call.js';
-import type { RunState } from './run-state.js';
+import { stillHeld, type RunState } from './run-state.js';
 
 /**
  * The step loop: call the model, route each tool call, and either continue
@@ -18,6 +18,7 @@ export async function runSteps(run: RunState, out: Emitter): Promise<RunOutcome>
       ...run.messages,
     ];
     let stepStarted = false;
+    await stillHeld(run);
     const step = await callModel(run.agent.model, prompt, run.agent.toolSpecs, (delta) => {
       // Each step's text is its own paragraph; otherwise "Let me check." and "It exists." run together.
       const piece = !stepStarted && text !== '' && !/\s$/.test(text) ? `\n\n${delta}` : delta;

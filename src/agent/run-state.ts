@@ -6,6 +6,7 @@ import type { GroupResolver } from '../approvals/group-resolver.js';
 import type { RequireToolApproval } from './requires-approval.js';
 import type { AgentInternals } from './agent-internals.js';
 import type { AuditInput } from '../approvals/audit.js';
+import type { ClaimHold } from './hold-claim.js';
 
 /** Shared by every agent in a tree: where state lives and which rules apply. */
 export interface RuntimeDeps {
@@ -71,6 +72,17 @@ export interface RunState {
   audit: AuditInput[];
   deps: RuntimeDeps;
   log: Logger;
+  /**
+   * The claim under which this process continues the run (a sub-agent run
+   * started inside a continuation shares its parent's); absent for a run
+   * that was never suspended, which nobody else can see or take over.
+   */
+  claim?: ClaimHold;
+}
+
+/** Before each model call, execute and write of a continued run: stops here once the run was taken over. */
+export function stillHeld(run: RunState): Promise<void> | undefined {
+  return run.claim?.check();
 }
 
 export function toSnapshot(run: RunState): Snapshot {

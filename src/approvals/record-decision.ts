@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { PendingAction } from '../db/pending-action.js';
-import type { SnapshotRow } from '../db/run-snapshots.js';
+import type { ClaimedRow } from '../db/run-snapshots.js';
 import { pendingActionColumnList, pendingActionColumns as columns } from './pending-actions.js';
 
 /** A decision that ended the run's last wait also claims the run, in the same statement. */
 export interface Claimed {
-  snapshot: SnapshotRow;
+  snapshot: ClaimedRow;
   /** Latest row per tool call of the claimed run, as resuming needs them; read when resuming if absent. */
   actions?: PendingAction[];
   /**
@@ -46,11 +46,11 @@ export interface DecisionWrite {
  */
 const claimCte = sql.raw(`
     claim AS (
-      UPDATE run_snapshots s SET status = 'running', claimed_at = now()
+      UPDATE run_snapshots s SET status = 'running', claimed_at = now(), claim_epoch = s.claim_epoch + 1
       FROM upd
       WHERE upd.status <> 'pending' AND s.run_id = upd.run_id AND s.status = 'suspended'
         AND NOT EXISTS (SELECT 1 FROM pending_actions p WHERE p.run_id = upd.run_id AND p.status = 'pending' AND p.id <> upd.id)
-      RETURNING s.run_id, s.root_run_id, s.parent_run_id, s.agent_id, s.thread_id, s.resource_id, s.status, s.snapshot, s.suspended_at
+      RETURNING s.run_id, s.root_run_id, s.parent_run_id, s.agent_id, s.thread_id, s.resource_id, s.status, s.snapshot, s.suspended_at, s.claim_epoch
     )
 `);
 
@@ -65,7 +65,7 @@ const selectDecision = sql.raw(`
 `);
 
 type DecisionResultRow = PendingAction & {
-  claimed: SnapshotRow | null;
+  claimed: ClaimedRow | null;
   run_actions: PendingAction[] | null;
   spent_grant?: SpentGrant | null;
 };

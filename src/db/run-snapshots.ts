@@ -3,27 +3,41 @@ import type { RunSnapshotsTable } from './schema.js';
 import type { Db } from './database.js';
 import { insertAuditRows, type AuditInput } from '../approvals/audit.js';
 
-/** A run_snapshots row as read back (the claim time is bookkeeping, not state). */
-export type SnapshotRow = Omit<Selectable<RunSnapshotsTable>, 'claimed_at'>;
+/** A run_snapshots row as read back (the claim's time and epoch are bookkeeping, not state). */
+export type SnapshotRow = Omit<Selectable<RunSnapshotsTable>, 'claimed_at' | 'claim_epoch'>;
+
+/** A row as a claim returns it: `claim_epoch` identifies this claim until the next one. */
+export type ClaimedRow = SnapshotRow & { claim_epoch: number };
+
+const claimedColumns = sql.raw('run_id, root_run_id, parent_run_id, agent_id, thread_id, resource_id, status, snapshot, suspended_at, claim_epoch');
 
 /**
  * Takes a suspended run for resumption when nothing in it is still pending.
  * The conditional update is the lock: of two processes that both see the last
  * decision land, exactly one gets the row back.
  */
-export async function claimRun(db: Db, runId: string): Promise<SnapshotRow | undefined> {
-  const result = await sql<SnapshotRow>`
-    UPDATE run_snapshots SET status = 'running', claimed_at = now()
+export async function claimRun(db: Db, runId: string): Promise<ClaimedRow | undefined> {
+  const result = await sql<ClaimedRow>`
+    UPDATE run_snapshots SET status = 'running', claimed_at = now(), claim_epoch = claim_epoch + 1
     WHERE run_id = ${runId} AND status = 'suspended'
       AND NOT EXISTS (SELECT 1 FROM pending_actions WHERE run_id = ${runId} AND status = 'pending')
-    RETURNING run_id, root_run_id, parent_run_id, agent_id, thread_id, resource_id, status, snapshot, suspended_at
+    RETURNING ${claimedColumns}
   `.execute(db);
   return result.rows[0];
 }
 
-/** Keeps a claim alive: its process is still continuing the run. */
-export async function renewClaim(db: Db, runId: string): Promise<void> {
-  await sql`UPDATE run_snapshots SET claimed_at = now() WHERE run_id = ${runId} AND status = 'running'`.execute(db);
+/**
+ * Keeps a claim alive while its process continues the run. False when the
+ * claim is no longer this one (taken over, or the run has moved on): the
+ * caller must stop continuing the run.
+ */
+export async function renewClaim(db: Db, runId: string, epoch: number): Promise<boolean> {
+  const result = await sql`
+    UPDATE run_snapshots SET claimed_at = now()
+    WHERE run_id = ${runId} AND status = 'running' AND claim_epoch = ${epoch}
+    RETURNING run_id
+  `.execute(db);
+  return result.rows.length > 0;
 }
 
 /**
@@ -31,8 +45,8 @@ export async function renewClaim(db: Db, runId: string): Promise<void> {
  * has not been renewed for `leaseMs`: the process continuing them stopped.
  * SKIP LOCKED and the renewed claim time let every instance sweep at once.
  */
-export async function takeStaleRuns(db: Db, rootAgentId: string, leaseMs: number, limit: number): Promise<SnapshotRow[]> {
-  const result = await sql<SnapshotRow>`
+export async function takeStaleRuns(db: Db, rootAgentId: string, leaseMs: number, limit: number): Promise<ClaimedRow[]> {
+  const result = await sql<ClaimedRow>`
     WITH stale AS (
       SELECT run_id FROM run_snapshots
       WHERE status = 'running' AND claimed_at < now() - make_interval(secs => ${leaseMs} / 1000.0)
@@ -41,9 +55,9 @@ export async function takeStaleRuns(db: Db, rootAgentId: string, leaseMs: number
       LIMIT ${limit}
       FOR NO KEY UPDATE SKIP LOCKED
     )
-    UPDATE run_snapshots s SET claimed_at = now()
+    UPDATE run_snapshots s SET claimed_at = now(), claim_epoch = s.claim_epoch + 1
     FROM stale WHERE s.run_id = stale.run_id AND s.status = 'running'
-    RETURNING s.run_id, s.root_run_id, s.parent_run_id, s.agent_id, s.thread_id, s.resource_id, s.status, s.snapshot, s.suspended_at
+    RETURNING s.run_id, s.root_run_id, s.parent_run_id, s.agent_id, s.thread_id, s.resource_id, s.status, s.snapshot, s.suspended_at, s.claim_epoch
   `.execute(db);
   return result.rows;
 }

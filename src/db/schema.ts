@@ -16,6 +16,7 @@ export interface RunSnapshotsTable {
   snapshot: Json;
   suspended_at: Timestamp;
   claimed_at: Timestamp | null;
+  claim_epoch: Generated<number>;
 }
 
 export type PendingKind = 'approval' | 'suspension' | 'delegation';

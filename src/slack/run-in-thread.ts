@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { AgentStream } from '../agent/agent-stream.js';
+import { ClaimLostError } from '../agent/errors.js';
 import { postCard } from './cards/post-card.js';
 import { updateCard } from './cards/update-card.js';
 import { postAnswer } from './post-answer.js';
@@ -55,6 +56,11 @@ export async function runInThread(
         default:
           break;
       }
+    }
+    if (failure instanceof ClaimLostError) {
+      // Another instance took the run over and shows it in this thread; anything more from here would be a duplicate.
+      log.warn('run taken over by another instance; nothing more is posted from here');
+      return;
     }
     await flush();
     if (failure !== undefined) await postError(ctx, target, failure, 'run failed');

@@ -6,6 +6,7 @@ import { listAuditEvents } from '../../src/approvals/audit.js';
 import { findDecisionTarget } from '../../src/approvals/pending-actions.js';
 import { recordApprovalVote } from '../../src/approvals/record-decision.js';
 import { interruptedMessage } from '../../src/agent/resume-run.js';
+import { ClaimLostError } from '../../src/agent/errors.js';
 import { createTool } from '../../src/agent/tool.js';
 import { z } from 'zod';
 import { agentWith, countingTool } from '../helpers/agents.js';
@@ -73,6 +74,60 @@ describe.each(backends)('runs whose process stopped mid-way, on %s', (backend) =
     expect(calls).toEqual([{ id: 'a' }]);
     const outputs = lastToolResults(model).map((r) => (r as { output: { type: string } }).output.type);
     expect(outputs).toEqual(['json', 'error-text']);
+  });
+
+  it('a process that stalls past its lease and wakes after a takeover stops there: one answer, memory written once', async () => {
+    const thread = { threadId: `stall-${backend}`, resourceId: 'T1' };
+    let executions = 0;
+    let takeover: Promise<unknown> | undefined;
+    const tool = createTool({
+      id: 'delete_record',
+      description: 'deletes a record',
+      inputSchema: z.object({ id: z.string() }),
+      requireApproval: true,
+      execute: async () => {
+        executions += 1;
+        // While this process is "frozen" in here, its lease runs out and another instance takes the run.
+        await age(stalledRunId);
+        const [recovered] = await taker.recoverStaleRuns();
+        takeover = recovered!.stream.result;
+        await takeover;
+        await sleep(250);
+        return { deleted: true };
+      },
+    });
+    const stalledModel = scriptedModel([
+      { toolCalls: [{ toolName: 'delete_record', args: { id: 'st1' } }] },
+      { text: 'answered by the stalled instance' },
+    ]);
+    const stalled = agentWith({ model: stalledModel, tools: { delete_record: tool }, storage: database, memory: true, runLeaseMs: 200 });
+    // Another instance of the same bot.
+    const taker = agentWith({
+      model: scriptedModel([{ text: 'answered by the instance that took over' }]),
+      tools: { delete_record: tool },
+      storage: database,
+      memory: true,
+    });
+    const first = await stalled.generate('delete st1', thread);
+    const stalledRunId = first.runId;
+
+    const result = await stalled.approveToolCallGenerate({ runId: stalledRunId });
+    expect(result.finishReason).toBe('error');
+    expect(result.error).toBeInstanceOf(ClaimLostError);
+    expect(result.text).toBe('');
+    expect((await takeover) as { text: string }).toMatchObject({ text: 'answered by the instance that took over' });
+    // The stalled process ran the tool it was in, and nothing after it: no second model call, no second answer.
+    expect(executions).toBe(1);
+    expect(stalledModel.doStreamCalls).toHaveLength(1);
+    const memory = await sql<{ text: string }>`
+      SELECT message->'content'->0->>'text' AS text FROM thread_messages
+      WHERE thread_id = ${thread.threadId} AND message->>'role' = 'assistant' ORDER BY id`.execute(database.db);
+    expect(memory.rows.map((r) => r.text).filter((t) => t?.startsWith('answered'))).toEqual(['answered by the instance that took over']);
+    const events = (await listAuditEvents(database.db, { runId: stalledRunId })).map((e) => e.event);
+    expect(events.filter((e) => e === 'interrupted')).toHaveLength(1);
+    expect(events.filter((e) => e === 'executed')).toHaveLength(1);
+    const left = await sql<{ n: number }>`SELECT count(*)::int AS n FROM run_snapshots WHERE run_id = ${stalledRunId}`.execute(database.db);
+    expect(left.rows[0]!.n).toBe(0);
   });
 
   it('a slow tool keeps its claim: a sweep during a long execute takes nothing, and the call runs once', async () => {

@@ -7,6 +7,7 @@ import { findDecisionTarget } from '../../src/approvals/pending-actions.js';
 import { recordApprovalVote } from '../../src/approvals/record-decision.js';
 import { interruptedMessage } from '../../src/agent/resume-run.js';
 import { ClaimLostError } from '../../src/agent/errors.js';
+import type { RecoveredRun } from '../../src/agent/recover-stale-runs.js';
 import { createTool } from '../../src/agent/tool.js';
 import { z } from 'zod';
 import { agentWith, countingTool } from '../helpers/agents.js';
@@ -88,9 +89,9 @@ describe.each(backends)('runs whose process stopped mid-way, on %s', (backend) =
       execute: async () => {
         executions += 1;
         // While this process is "frozen" in here, its lease runs out and another instance takes the run.
-        await age(stalledRunId);
-        const [recovered] = await taker.recoverStaleRuns();
-        takeover = recovered!.stream.result;
+        let recovered: RecoveredRun | undefined;
+        while (!(recovered = (await taker.recoverStaleRuns())[0])) await sleep(5);
+        takeover = recovered.stream.result;
         await takeover;
         await sleep(250);
         return { deleted: true };
@@ -101,12 +102,13 @@ describe.each(backends)('runs whose process stopped mid-way, on %s', (backend) =
       { text: 'answered by the stalled instance' },
     ]);
     const stalled = agentWith({ model: stalledModel, tools: { delete_record: tool }, storage: database, memory: true, runLeaseMs: 200 });
-    // Another instance of the same bot.
+    // Another instance of the same bot; its 1 ms lease makes the stalled instance's claim stale at once.
     const taker = agentWith({
       model: scriptedModel([{ text: 'answered by the instance that took over' }]),
       tools: { delete_record: tool },
       storage: database,
       memory: true,
+      runLeaseMs: 1,
     });
     const first = await stalled.generate('delete st1', thread);
     const stalledRunId = first.runId;

@@ -23,6 +23,8 @@ import { BackgroundTasks } from '../../src/slack/background-tasks.js';
 import { inboundRequests } from '../../src/slack/inbound-requests.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/create-slack-app.js';
 import { answerMessages } from '../../src/slack/post-answer.js';
+import { DEFAULT_WORKING_REACTION_DELAY_MS, workingReaction } from '../../src/slack/working-reaction.js';
+import type { Logger } from '../../src/logger.js';
 import { openCountingPool, type CountingPool } from './bench-db.js';
 import { serveRpc } from './child-rpc.js';
 import { benchAgent, toolName } from './fixture.js';
@@ -185,7 +187,7 @@ async function startCycleFloor(a: BotStartArgs): Promise<Floor> {
   app.event('app_mention', async ({ event }) => {
     if (!event.user) return;
     const mention = { channel: event.channel, ts: event.ts, user: event.user, text: event.text };
-    run('app_mention', () => floorMention(app.client, a.approvers, cards, ++nextActionId, mention));
+    run('app_mention', () => floorMention(app.client, a.approvers, cards, ++nextActionId, mention, failures));
   });
   app.action<BlockAction<ButtonAction>>(ACTION_IDS.approve, async ({ ack, body, action }) => {
     await ack();
@@ -230,23 +232,28 @@ function floorCard(approvers: string[], actionId: number, card: Pick<FloorCard, 
   };
 }
 
-/** The real bot's mention: 👀 on the mention meanwhile, the card in the thread, then 👀 off (the run is suspended). */
+/**
+ * The real bot's mention: the card in the thread, with the real bot's working reaction on the
+ * mention meanwhile (the same helper and delay: 👀 only if the card takes longer than that).
+ */
 async function floorMention(
   client: webApi.WebClient,
   approvers: string[],
   cards: Map<number, FloorCard>,
   actionId: number,
   m: { channel: string; ts: string; user: string; text: string },
+  failures: string[],
 ): Promise<void> {
-  const reaction = { channel: m.channel, timestamp: m.ts, name: 'eyes' };
-  const added = client.reactions.add(reaction);
+  // The helper swallows a failed reaction call (it only costs the signal); the floor must not hide one.
+  const logger = { debug: (o: { err?: unknown }) => void failures.push(`reaction: ${String(o.err)}`) } as unknown as Logger;
+  const working = workingReaction({ client, logger, workingReactionDelayMs: DEFAULT_WORKING_REACTION_DELAY_MS }, m);
   const recordId = m.text.trim().split(/\s+/).pop() ?? '';
   const cardTs = client.chat
     .postMessage({ channel: m.channel, thread_ts: m.ts, ...floorCard(approvers, actionId, { recordId, user: m.user }, { kind: 'pending' }) })
     .then((posted) => posted.ts ?? Promise.reject(new Error('chat.postMessage returned no ts')));
   cards.set(actionId, { recordId, user: m.user, channel: m.channel, mentionTs: m.ts, cardTs });
-  await Promise.all([cardTs, added]);
-  await client.reactions.remove(reaction);
+  await cardTs;
+  await working.done();
 }
 
 /** The real bot's Approve: the card redrawn as decided, then the run's answer in the thread. */

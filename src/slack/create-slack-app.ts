@@ -19,6 +19,7 @@ import { registerMessage } from './listeners/message.js';
 import { registerQuestionActions } from './listeners/question-actions.js';
 import { registerRespondActions } from './listeners/respond-actions.js';
 import { unknownInteractions } from './listeners/unknown-interactions.js';
+import { DEFAULT_WORKING_REACTION_DELAY_MS } from './working-reaction.js';
 import type { SlackContext } from './slack-context.js';
 import { slackDb } from './slack-tables.js';
 import { slackClientOptions } from './slack-web-client.js';
@@ -44,6 +45,11 @@ export interface SlackAppOptions {
    * received to be answered (default 50 ms); see BackgroundTasks.
    */
   ackFirstMaxHoldMs?: number;
+  /**
+   * How long a run works before its message gets the 👀 reaction (default 300 ms, so the signal
+   * still shows within a second); a run answered sooner needs none. 0 adds it at once.
+   */
+  workingReactionDelayMs?: number;
 }
 
 export interface SlackApp {
@@ -109,6 +115,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     client: app.client,
     tasks,
     cardsInFlight: new Map(),
+    workingReactionDelayMs: options.workingReactionDelayMs ?? DEFAULT_WORKING_REACTION_DELAY_MS,
     ...(options.botUserId ? { botUserId: options.botUserId } : {}),
   };
 

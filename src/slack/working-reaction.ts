@@ -2,27 +2,49 @@ import type { SlackContext } from './slack-context.js';
 
 const REACTION = 'eyes';
 
+/** Short enough that the reaction, with Slack's own latency, still shows within a second. */
+export const DEFAULT_WORKING_REACTION_DELAY_MS = 300;
+
 /**
  * The "I'm on it" signal: a reaction on the message that started the work,
- * added at once and removed when the work ends. Failures only cost the signal.
+ * removed when the work ends. It goes on only once the work has taken
+ * `workingReactionDelayMs` (a model call nearly always does): work that is
+ * done sooner shows its outcome within that time, and a reaction added and
+ * removed at once would only flicker and spend two Web API calls. Failures
+ * only cost the signal.
  */
 export interface WorkingReaction {
   done(): Promise<void>;
 }
 
-export function workingReaction(ctx: SlackContext, message: { channel: string; ts: string }): WorkingReaction {
-  const added = ctx.client.reactions
-    .add({ channel: message.channel, timestamp: message.ts, name: REACTION })
-    .then(() => true)
-    .catch((error: unknown) => {
-      const code = (error as { data?: { error?: string } }).data?.error;
-      if (code === 'already_reacted') return true;
-      ctx.logger.debug({ err: error }, 'could not add the working reaction');
-      return false;
-    });
+export function workingReaction(
+  ctx: Pick<SlackContext, 'client' | 'logger' | 'workingReactionDelayMs'>,
+  message: { channel: string; ts: string },
+): WorkingReaction {
+  let added: Promise<boolean> | undefined;
+  const add = () => {
+    added = ctx.client.reactions
+      .add({ channel: message.channel, timestamp: message.ts, name: REACTION })
+      .then(() => true)
+      .catch((error: unknown) => {
+        const code = (error as { data?: { error?: string } }).data?.error;
+        if (code === 'already_reacted') return true;
+        ctx.logger.debug({ err: error }, 'could not add the working reaction');
+        return false;
+      });
+  };
+  let timer: NodeJS.Timeout | undefined;
+  if (ctx.workingReactionDelayMs > 0) {
+    timer = setTimeout(add, ctx.workingReactionDelayMs);
+    // Cleared by done(); it must not keep a stopping process alive on its own.
+    timer.unref();
+  } else {
+    add();
+  }
   return {
     async done() {
-      if (!(await added)) return;
+      clearTimeout(timer);
+      if (!added || !(await added)) return;
       await ctx.client.reactions
         .remove({ channel: message.channel, timestamp: message.ts, name: REACTION })
         .catch((error: unknown) => ctx.logger.debug({ err: error }, 'could not remove the working reaction'));

@@ -64,10 +64,57 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
     return { agent, model, tools };
   }
 
-  async function boot(make: (deps: AgentDeps) => Agent) {
-    h.bot = await startBot({ fake: h.fake, db: h.database.db, makeAgent: make });
+  async function boot(make: (deps: AgentDeps) => Agent, options: { workingReactionDelayMs?: number } = {}) {
+    h.bot = await startBot({ fake: h.fake, db: h.database.db, makeAgent: make, ...options });
     return h.bot;
   }
+
+  it('the working reaction shows only on work that takes longer than its delay, and goes when the card is up', async () => {
+    let lookups = 0;
+    const lookup = createTool({
+      id: 'lookup_record',
+      description: 'Look a record up (slowly)',
+      inputSchema: z.object({ id: z.string() }),
+      execute: async (input: { id: string }) => {
+        lookups += 1;
+        if (input.id === 'slow') await new Promise((resolve) => setTimeout(resolve, 1200));
+        return { found: input.id };
+      },
+    });
+    const b = await boot(
+      (deps) =>
+        opsAgent(
+          deps,
+          [
+            { toolCalls: [{ toolName: 'lookup_record', args: { id: 'fast' } }] },
+            { toolCalls: [{ toolName: 'delete_record', args: { id: 'fast' } }] },
+            { toolCalls: [{ toolName: 'lookup_record', args: { id: 'slow' } }] },
+            { toolCalls: [{ toolName: 'delete_record', args: { id: 'slow' } }] },
+          ],
+          {},
+          { tools: { lookup_record: lookup, delete_record: recordingDeleteTool().deleteRecord } },
+        ).agent,
+      // Far above what a scripted run takes even on a loaded machine, far below the slow lookup.
+      { workingReactionDelayMs: 600 },
+    );
+    const reactionsOn = (ts: string) => h.fake.calls.filter((c) => c.method.startsWith('reactions.') && c.args.timestamp === ts).map((c) => c.method);
+
+    // Done well within the delay: the card is the feedback, no reaction comes and goes.
+    const fast = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete fast' });
+    await waitForCard(h.fake, fast, 'approval');
+    await b.slack.idle();
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(reactionsOn(fast.ts)).toEqual([]);
+
+    // Still working after the delay: 👀 on the mention until the card is posted.
+    const slow = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete slow' });
+    const added = await h.fake.waitFor((c) => c.method === 'reactions.add' && c.args.timestamp === slow.ts && c.args.name === 'eyes');
+    const card = await waitForCard(h.fake, slow, 'approval');
+    await b.slack.idle();
+    expect(h.fake.calls.indexOf(added)).toBeLessThan(h.fake.calls.indexOf(card.call));
+    expect(reactionsOn(slow.ts)).toEqual(['reactions.add', 'reactions.remove']);
+    expect(lookups).toBe(2);
+  });
 
   it('mention → approval card → another user approves → the tool runs once → the answer is in the thread', async () => {
     let made!: ReturnType<typeof opsAgent>;

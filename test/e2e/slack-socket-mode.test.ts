@@ -85,6 +85,7 @@ describe.each(backends)('Slack Socket Mode end to end on %s', (backend) => {
       logger,
       retryConfig: { retries: 3, factor: 1, minTimeout: 10, maxTimeout: 20 },
       sweepIntervalMs: 0,
+      workingReactionDelayMs: 0,
     });
     bot = { slack, logs, deleted, model };
     const started = await slack.start();

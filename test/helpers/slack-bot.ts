@@ -54,6 +54,8 @@ export async function startBot(options: {
   db: Db;
   makeAgent: (deps: AgentDeps) => Agent;
   ackFirstMaxHoldMs?: number;
+  /** 0 unless given: most tests look for the reaction, and their scripted models answer at once. */
+  workingReactionDelayMs?: number;
 }): Promise<Bot> {
   const { logger, logs } = captureLogger();
   const resolveGroupMembers = slackGroupResolver(slackWebClient({ botToken: FAKE_BOT_TOKEN, apiUrl: options.fake.apiUrl }, logger));
@@ -66,6 +68,7 @@ export async function startBot(options: {
     retryConfig: { retries: 3, factor: 1, minTimeout: 10, maxTimeout: 20 },
     sweepIntervalMs: 0,
     ...(options.ackFirstMaxHoldMs !== undefined ? { ackFirstMaxHoldMs: options.ackFirstMaxHoldMs } : {}),
+    workingReactionDelayMs: options.workingReactionDelayMs ?? 0,
   });
   const { port } = await slack.start();
   const url = `http://127.0.0.1:${port}/slack/events`;

@@ -19,11 +19,19 @@ export interface SlackContext {
    * Cards being posted by this process, by action id: a redraw that arrives
    * before the card's location is stored waits for it instead of finding nothing.
    */
-  readonly cardsInFlight: Map<number, Promise<unknown>>;
+  readonly cardsInFlight: Map<number, CardInFlight>;
   /** How long work runs before its message gets the working reaction (see workingReaction). */
   readonly workingReactionDelayMs: number;
   /** Known once auth.test has answered at start. */
   botUserId?: string;
+}
+
+/** A card this process is posting. */
+export interface CardInFlight {
+  /** Settles once the card is posted and its location stored (or that failed). */
+  readonly done: Promise<unknown>;
+  /** A redraw in this process is waiting for `done`; the poster need not redraw itself. */
+  redrawWaiting: boolean;
 }
 
 /** A place to post: a channel and, unless it is a DM's top level, a thread. */

@@ -345,6 +345,35 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
     expect(made.tools.deleted).toEqual([{ id: 'r1' }]);
   });
 
+  it('with two instances, a card decided on the other one before its location was stored is still redrawn', async () => {
+    const poster = await boot((deps) => opsAgent(deps, [{ toolCalls: [{ toolName: 'delete_record', args: { id: 'm1' } }] }]).agent);
+    let made!: ReturnType<typeof opsAgent>;
+    const other = await startBot({
+      fake: h.fake,
+      db: h.database.db,
+      makeAgent: (deps) => (made = opsAgent(deps, [{ text: 'Deleted m1 on the other instance.' }])).agent,
+    });
+    try {
+      // The card is on Slack, but the instance that posted it has not heard back yet, so has not stored where it is.
+      const release = h.fake.holdResponseNext('chat.postMessage');
+      const thread = await mention(poster, { user: REQUESTER, channel: CHANNEL, text: 'delete m1' });
+      const card = await waitForCard(h.fake, thread, 'approval');
+
+      await clickButton(other, card, ALICE, ACTION_IDS.approve);
+      await waitForText(h.fake, thread, 'Deleted m1 on the other instance.');
+      await other.slack.idle();
+      expect(made.tools.deleted).toEqual([{ id: 'm1' }]);
+      expect(updatesOf(h.fake, card)).toEqual([]);
+
+      release();
+      await waitForUpdate(h.fake, card, `Approved by <@${ALICE}>`);
+      await poster.slack.idle();
+      expect(updatesOf(h.fake, card)).toHaveLength(1);
+    } finally {
+      await other.stop();
+    }
+  });
+
   it('a policy change between card and click supersedes the card and asks again', async () => {
     const first = await boot(
       (deps) => opsAgent(deps, [{ toolCalls: [{ toolName: 'delete_record', args: { id: 'p1' } }] }], { version: 'v1' }).agent,

@@ -236,6 +236,11 @@ export interface FakeSlack {
   failNext(method: string, fault: Fault, times?: number): void;
   /** Hold the next `times` responses to `method` for `ms` before answering normally. */
   delayNext(method: string, ms: number, times?: number): void;
+  /**
+   * Handle and record the next call to `method` at once (its message exists, waitFor sees it),
+   * but send the caller its response only when the returned function is called.
+   */
+  holdResponseNext(method: string): () => void;
   /** A response_url served by this fake, to put in interaction payloads. */
   responseUrl(target: ResponseUrlTarget): string;
   /** Resolves with the first recorded call (past or future) matching; a string matches the method. */
@@ -471,6 +476,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   let usedTriggers = new Set<string>();
   let faults = new Map<string, Fault[]>();
   let delays = new Map<string, number[]>();
+  let responseHolds = new Map<string, Array<Promise<void>>>();
   let responseTargets = new Map<string, ResponseUrlTarget>();
   let nextMicros = firstMicros;
   let viewCounter = 0;
@@ -1011,6 +1017,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       error: typeof response?.error === 'string' ? response.error : undefined,
       path: url.pathname,
     });
+    const held = takeQueued(responseHolds, method);
+    if (held) await held;
     if (rawResponse !== undefined) {
       res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...extraHeaders });
       res.end(rawResponse);
@@ -1222,6 +1230,13 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       for (let i = 0; i < times; i++) queue.push(ms);
       delays.set(method, queue);
     },
+    holdResponseNext: (method) => {
+      let release!: () => void;
+      const queue = responseHolds.get(method) ?? [];
+      queue.push(new Promise<void>((resolve) => (release = resolve)));
+      responseHolds.set(method, queue);
+      return release;
+    },
     responseUrl: (target) => {
       responseUrlCounter += 1;
       const path = `/actions/${SLACK_IDS.teamId}/${String(responseUrlCounter).padStart(13, '0')}/${randomHex(12)}`;
@@ -1271,6 +1286,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       usedTriggers = new Set();
       faults = new Map();
       delays = new Map();
+      responseHolds = new Map();
       responseTargets = new Map();
       nextMicros = firstMicros;
       viewCounter = 0;

@@ -5,8 +5,9 @@ import { closeAction } from '../../approvals/record-decision.js';
 import { escapeMrkdwn } from '../escape-mrkdwn.js';
 import { errorReference } from '../error-reference.js';
 import { truncate } from '../limits.js';
-import type { SlackContext, ThreadTarget } from '../slack-context.js';
+import type { CardInFlight, SlackContext, ThreadTarget } from '../slack-context.js';
 import { saveCard } from '../store/cards.js';
+import { updateCard } from './update-card.js';
 import { renderCard } from './render-card.js';
 
 export type PostCardOutcome = 'posted' | 'fallback' | 'cancelled' | 'missing';
@@ -25,13 +26,16 @@ export async function postCard(
   onCancelled?: (stream: AgentStream) => Promise<void>,
 ): Promise<PostCardOutcome> {
   const posting = post(ctx, actionId, target);
-  ctx.cardsInFlight.set(actionId, posting.catch(() => undefined));
+  const inFlight: CardInFlight = { done: posting.catch(() => undefined), redrawWaiting: false };
+  ctx.cardsInFlight.set(actionId, inFlight);
   let result: Awaited<typeof posting>;
   try {
     result = await posting;
   } finally {
     ctx.cardsInFlight.delete(actionId);
   }
+  // Decided by another instance before the card's location was stored: nobody else can redraw it.
+  if (result.decidedMeanwhile && !inFlight.redrawWaiting) await updateCard(ctx, actionId);
   if (result.continuation) {
     if (onCancelled) await onCancelled(result.continuation);
     else await result.continuation.result;
@@ -43,7 +47,7 @@ async function post(
   ctx: SlackContext,
   actionId: number,
   target: ThreadTarget,
-): Promise<{ outcome: PostCardOutcome; continuation?: AgentStream }> {
+): Promise<{ outcome: PostCardOutcome; continuation?: AgentStream; decidedMeanwhile?: boolean }> {
   const action = await findAction(ctx.db, actionId);
   if (!action) {
     ctx.logger.error({ actionId }, 'announced pending action not found');
@@ -60,13 +64,14 @@ async function post(
     });
     if (!posted.ts) throw new Error('chat.postMessage returned no ts');
     try {
-      await saveCard(ctx.slackDb, {
+      const saved = await saveCard(ctx.slackDb, {
         action_id: action.id,
         channel: target.channel,
         ts: posted.ts,
         thread_ts: target.threadTs ?? null,
         kind: rendered.kind,
       });
+      return { outcome: 'posted', decidedMeanwhile: saved.decidedMeanwhile };
     } catch (error) {
       // The card is visible and its buttons work (they carry the action id); it just cannot be redrawn later.
       log.error({ err: error, ref: errorReference() }, 'card posted but its location could not be stored');

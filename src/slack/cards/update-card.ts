@@ -12,7 +12,11 @@ import { renderCard } from './render-card.js';
  * (undefined when it has none), whether or not the redraw went through.
  */
 export async function updateCard(ctx: SlackContext, actionId: number): Promise<CardRow | undefined> {
-  await ctx.cardsInFlight.get(actionId);
+  const inFlight = ctx.cardsInFlight.get(actionId);
+  if (inFlight) {
+    inFlight.redrawWaiting = true;
+    await inFlight.done;
+  }
   const state = await loadCardState(ctx.slackDb, actionId);
   if (!state?.card) {
     ctx.logger.debug({ actionId }, 'no card to update');

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { CardKind } from '../blocks/action-ids.js';
 import type { SlackDb } from '../slack-tables.js';
 
@@ -9,12 +10,27 @@ export interface CardRow {
   kind: CardKind;
 }
 
-export async function saveCard(db: SlackDb, card: CardRow): Promise<void> {
-  await db
-    .insertInto('slack_cards')
-    .values(card)
-    .onConflict((oc) => oc.column('action_id').doUpdateSet({ channel: card.channel, ts: card.ts, thread_ts: card.thread_ts, kind: card.kind }))
-    .execute();
+/**
+ * Stores where a card went and says whether its request is still pending.
+ * Another instance may have decided the request between the post and this
+ * write, when it could not find the card to redraw; the caller then redraws
+ * it. The shared lock on the request makes the two meet: a decision either
+ * lands before this read (and is seen here) or waits until the card is
+ * stored (and its redraw finds it).
+ */
+export async function saveCard(db: SlackDb, card: CardRow): Promise<{ decidedMeanwhile: boolean }> {
+  const result = await sql<{ status: string }>`
+    WITH saved AS (
+      INSERT INTO slack_cards (action_id, channel, ts, thread_ts, kind)
+      VALUES (${card.action_id}, ${card.channel}, ${card.ts}, ${card.thread_ts}, ${card.kind})
+      ON CONFLICT (action_id) DO UPDATE
+        SET channel = EXCLUDED.channel, ts = EXCLUDED.ts, thread_ts = EXCLUDED.thread_ts, kind = EXCLUDED.kind
+      RETURNING action_id
+    )
+    SELECT p.status FROM pending_actions p WHERE p.id = ${card.action_id} AND EXISTS (SELECT 1 FROM saved) FOR SHARE OF p
+  `.execute(db);
+  const status = result.rows[0]?.status;
+  return { decidedMeanwhile: status !== undefined && status !== 'pending' };
 }
 
 export async function findCard(db: SlackDb, actionId: number): Promise<CardRow | undefined> {

@@ -115,6 +115,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     client: app.client,
     tasks,
     cardsInFlight: new Map(),
+    decisionsInFlight: new Map(),
     workingReactionDelayMs: options.workingReactionDelayMs ?? DEFAULT_WORKING_REACTION_DELAY_MS,
     ...(options.botUserId ? { botUserId: options.botUserId } : {}),
   };

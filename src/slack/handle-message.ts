@@ -17,6 +17,7 @@ import { resumeFromSlack } from './resume-from-slack.js';
 import { runInThread } from './run-in-thread.js';
 import type { SlackContext, ThreadTarget } from './slack-context.js';
 import { claimEvent, claimEventStartingRun } from './store/claim-event.js';
+import { recordThread } from './store/threads.js';
 import { tellUser } from './tell-user.js';
 import { workingReaction } from './working-reaction.js';
 
@@ -44,18 +45,27 @@ export async function handleMessage(ctx: SlackContext, m: IncomingMessage): Prom
   const target: ThreadTarget = { channel: m.channel, ...(m.threadTs ? { threadTs: m.threadTs } : {}) };
   const who = { ...target, user: m.user };
   const threadId = threadIdOf(m.channel, m.threadTs);
-  const { runs } = await ctx.agent.listSuspendedRuns({ threadId, resourceId: m.teamId });
-  // Most channel replies are people talking to each other: only claim (write) the event when it concerns a run.
-  if (m.kind === 'reply' && runs.length === 0) return;
-  // Known before claiming: nothing waits here and this is a request, so a run starts and its thread is recorded with the claim.
-  const startsRun = m.kind !== 'reply' && runs.length === 0 && text !== '' && !isCancel(text);
-  const runId = startsRun ? randomUUID() : undefined;
-  const claimed = runId
-    ? await claimEventStartingRun(ctx.slackDb, m.eventId, { run_id: runId, channel: m.channel, thread_ts: m.threadTs ?? null, team_id: m.teamId, requester: m.user })
-    : await claimEvent(ctx.slackDb, m.eventId);
-  if (!claimed) {
-    ctx.logger.info({ eventId: m.eventId }, 'duplicate event delivery ignored');
-    return;
+  const listRuns = async () => (await ctx.agent.listSuspendedRuns({ threadId, resourceId: m.teamId })).runs;
+  const newThread = (runId: string) => ({ run_id: runId, channel: m.channel, thread_ts: m.threadTs ?? null, team_id: m.teamId, requester: m.user });
+  let runs: SuspendedRun[];
+  let runId: string | undefined;
+  if (m.kind !== 'reply' && text !== '' && !isCancel(text)) {
+    // A request: usually nothing waits in the thread, and the claim finds that out and records the new run's thread at once.
+    const candidate = randomUUID();
+    const claim = await claimEventStartingRun(ctx.slackDb, m.eventId, newThread(candidate), { agentId: ctx.agent.id, threadId, resourceId: m.teamId });
+    if (claim === 'duplicate') return duplicate(ctx, m);
+    runs = claim === 'busy' ? await listRuns() : [];
+    if (claim === 'start') runId = candidate;
+    else if (runs.length === 0) {
+      // The run that was there finished in between: this request starts one after all.
+      runId = candidate;
+      await recordThread(ctx.slackDb, newThread(runId));
+    }
+  } else {
+    runs = await listRuns();
+    // Most channel replies are people talking to each other: only claim (write) the event when it concerns a run.
+    if (m.kind === 'reply' && runs.length === 0) return;
+    if (!(await claimEvent(ctx.slackDb, m.eventId))) return duplicate(ctx, m);
   }
   const log = ctx.logger.child({ eventId: m.eventId, threadId, user: m.user });
 
@@ -149,6 +159,10 @@ async function postWaiting(ctx: SlackContext, target: ThreadTarget, runs: Suspen
       `This thread is still waiting for ${what} on ${listed.join(', ')}${more}. ` +
       'Use the card above, or say `cancel` to stop that run before starting a new one.',
   });
+}
+
+function duplicate(ctx: SlackContext, m: IncomingMessage): void {
+  ctx.logger.info({ eventId: m.eventId }, 'duplicate event delivery ignored');
 }
 
 /** For BackgroundTasks: a message whose handling failed gets a short answer with the log reference. */

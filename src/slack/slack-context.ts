@@ -20,6 +20,8 @@ export interface SlackContext {
    * before the card's location is stored waits for it instead of finding nothing.
    */
   readonly cardsInFlight: Map<number, CardInFlight>;
+  /** Requests this process is deciding right now (see decidingHere), by action id. */
+  readonly decisionsInFlight: Map<number, number>;
   /** How long work runs before its message gets the working reaction (see workingReaction). */
   readonly workingReactionDelayMs: number;
   /** Known once auth.test has answered at start. */

@@ -35,7 +35,7 @@ export async function postCard(
     ctx.cardsInFlight.delete(actionId);
   }
   // Decided by another instance before the card's location was stored: nobody else can redraw it.
-  if (result.decidedMeanwhile && !inFlight.redrawWaiting) await updateCard(ctx, actionId);
+  if (result.decidedMeanwhile && !inFlight.redrawWaiting && !ctx.decisionsInFlight.has(actionId)) await updateCard(ctx, actionId);
   if (result.continuation) {
     if (onCancelled) await onCancelled(result.continuation);
     else await result.continuation.result;

@@ -6,6 +6,7 @@ import { ACTION_IDS, parseCardBlockId } from '../blocks/action-ids.js';
 import { parseButtonValue, type ButtonValue } from '../blocks/button-value.js';
 import { declineModal } from '../blocks/decline-modal.js';
 import { escapeMrkdwn } from '../escape-mrkdwn.js';
+import { decidingHere } from '../deciding-here.js';
 import { handleDecision } from '../handle-decision.js';
 import { describeOutcome } from '../refusal-text.js';
 import type { SlackContext } from '../slack-context.js';
@@ -52,9 +53,11 @@ async function onApprove(ctx: SlackContext, body: BlockAction, action: ButtonAct
   if (!click) return void ctx.logger.warn('approve click without user or channel');
   const button = await genuineButton(ctx, click, action);
   if (!button) return;
-  const decision = await decideFromButton(ctx, button, click, 'approve');
-  ctx.logger.info({ actionId: button.value.actionId, user: click.user, outcome: decision.outcome }, 'approve clicked');
-  await handleDecision(ctx, decision, click);
+  await decidingHere(ctx, button.value.actionId, async () => {
+    const decision = await decideFromButton(ctx, button, click, 'approve');
+    ctx.logger.info({ actionId: button.value.actionId, user: click.user, outcome: decision.outcome }, 'approve clicked');
+    await handleDecision(ctx, decision, click);
+  });
 }
 
 /** The decision a genuine button asks for, by the signed-in clicker, bound to the card's fingerprint. */
@@ -96,7 +99,7 @@ async function onDecline(ctx: SlackContext, body: BlockAction, action: ButtonAct
     });
   } catch (error) {
     ctx.logger.warn({ err: error, actionId: button.value.actionId }, 'decline modal could not open; declining without a reason');
-    await handleDecision(ctx, await decideFromButton(ctx, button, click, 'decline'), click);
+    await decidingHere(ctx, button.value.actionId, async () => handleDecision(ctx, await decideFromButton(ctx, button, click, 'decline'), click));
   }
 }
 

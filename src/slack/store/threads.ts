@@ -16,3 +16,8 @@ export async function findThread(db: SlackDb, runId: string): Promise<ThreadRow 
     .where('run_id', '=', runId)
     .executeTakeFirst();
 }
+
+/** Records a run's thread on its own (claimEventStartingRun does it with the claim on the common path). */
+export async function recordThread(db: SlackDb, thread: ThreadRow): Promise<void> {
+  await db.insertInto('slack_threads').values(thread).onConflict((oc) => oc.column('run_id').doNothing()).execute();
+}

@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { slackDb } from '../../src/slack/slack-tables.js';
+import { claimEventStartingRun } from '../../src/slack/store/claim-event.js';
+import { findThread } from '../../src/slack/store/threads.js';
+import { agentWith, countingTool } from '../helpers/agents.js';
+import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { scriptedModel } from '../helpers/scripted-model.js';
+
+describe.each(backends)('claiming a message that asks for work, on %s', (backend) => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase(backend);
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  const thread = (runId: string, channel: string) => ({ run_id: runId, channel, thread_ts: '100.1', team_id: 'T1', requester: 'U1' });
+
+  it('in a free thread: claimed once, and the new run\'s thread is on record; a retry claims nothing', async () => {
+    const db = slackDb(database.db);
+    const runId = randomUUID();
+    const where = { agentId: 'ops', threadId: 'C1:100.1', resourceId: 'T1' };
+    expect(await claimEventStartingRun(db, 'Ev-free', thread(runId, 'C1'), where)).toBe('start');
+    expect(await findThread(db, runId)).toMatchObject({ channel: 'C1', thread_ts: '100.1' });
+    const retryRun = randomUUID();
+    expect(await claimEventStartingRun(db, 'Ev-free', thread(retryRun, 'C1'), where)).toBe('duplicate');
+    expect(await findThread(db, retryRun)).toBeUndefined();
+  });
+
+  it('in a thread where a run of the agent waits: claimed, but no new run is put on record', async () => {
+    const { tool } = countingTool('delete_record', { requireApproval: true });
+    const agent = agentWith({ model: scriptedModel([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'w' } }] }]), tools: { delete_record: tool }, storage: database });
+    await agent.generate('delete w', { threadId: 'C2:200.1', resourceId: 'T1' });
+    const db = slackDb(database.db);
+    const candidate = randomUUID();
+    expect(await claimEventStartingRun(db, 'Ev-busy', thread(candidate, 'C2'), { agentId: 'ops', threadId: 'C2:200.1', resourceId: 'T1' })).toBe('busy');
+    expect(await findThread(db, candidate)).toBeUndefined();
+    const claimed = await sql<{ n: number }>`SELECT count(*)::int AS n FROM slack_events WHERE event_id = 'Ev-busy'`.execute(database.db);
+    expect(claimed.rows[0]!.n).toBe(1);
+    // Another agent's run, or another workspace's, does not make the thread busy.
+    expect(await claimEventStartingRun(db, 'Ev-other', thread(randomUUID(), 'C2'), { agentId: 'billing', threadId: 'C2:200.1', resourceId: 'T1' })).toBe('start');
+    expect(await claimEventStartingRun(db, 'Ev-team', thread(randomUUID(), 'C2'), { agentId: 'ops', threadId: 'C2:200.1', resourceId: 'T2' })).toBe('start');
+  });
+});

@@ -4,7 +4,6 @@ import type { RuntimeDeps } from './run-state.js';
 
 /** A claim this process holds on a run while it continues it. */
 export interface ClaimHold {
-  readonly runId: string;
   /**
    * Resolves (or returns undefined at once) while the claim is still this
    * process's; rejects with ClaimLostError once another process took the run
@@ -48,7 +47,6 @@ export function holdClaim(deps: RuntimeDeps, runId: string, epoch: number): Clai
   timer.unref();
 
   return {
-    runId,
     check() {
       if (lost) return Promise.reject(new ClaimLostError(runId));
       // Well inside the lease since the last renewal: nobody can have taken the run.

@@ -21,6 +21,7 @@ import { approvalCard } from '../../src/slack/blocks/approval-card.js';
 import type { ApprovalCardState } from '../../src/slack/blocks/card-types.js';
 import { BackgroundTasks } from '../../src/slack/background-tasks.js';
 import { inboundRequests } from '../../src/slack/inbound-requests.js';
+import { nodeHttpFetch } from '../../src/slack/node-http-fetch.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/create-slack-app.js';
 import { answerMessages } from '../../src/slack/post-answer.js';
 import { DEFAULT_WORKING_REACTION_DELAY_MS, workingReaction } from '../../src/slack/working-reaction.js';
@@ -170,8 +171,8 @@ async function startCycleFloor(a: BotStartArgs): Promise<Floor> {
   const app = new App({
     token: a.botToken,
     receiver,
-    // As the bench bot: a failed call must show, not be retried away.
-    clientOptions: { slackApiUrl: a.apiUrl, retryConfig: { retries: 0 } },
+    // As the bench bot: its transport, and a failed call must show, not be retried away.
+    clientOptions: { slackApiUrl: a.apiUrl, retryConfig: { retries: 0 }, fetch: nodeHttpFetch() },
     logLevel: LogLevel.ERROR,
     deferInitialization: true,
     convoStore: false,

@@ -2,11 +2,12 @@ import { webApi } from '@slack/bolt';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { boltLogger } from './bolt-logger.js';
+import { nodeHttpFetch } from './node-http-fetch.js';
 
 /** Retries for rate limits (after Retry-After) and 5xx; gives up after about 15 s. */
 export const defaultRetryConfig: webApi.RetryOptions = { retries: 4, factor: 2, minTimeout: 500, maxTimeout: 8_000, randomize: true };
 
-/** The Web API options every client of the bot uses: SLACK_API_URL, retries, logging through pino. */
+/** The Web API options every client of the bot uses: SLACK_API_URL, retries, logging through pino, the node:http transport. */
 export function slackClientOptions(
   slack: Pick<Config['slack'], 'apiUrl'>,
   logger: Logger,
@@ -16,6 +17,7 @@ export function slackClientOptions(
     ...(slack.apiUrl ? { slackApiUrl: slack.apiUrl.endsWith('/') ? slack.apiUrl : `${slack.apiUrl}/` } : {}),
     retryConfig,
     logger: boltLogger(logger.child({ component: 'slack' })),
+    fetch: nodeHttpFetch(),
   };
 }
 

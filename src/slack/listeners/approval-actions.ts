@@ -13,6 +13,7 @@ import type { SlackContext } from '../slack-context.js';
 import { tellUser } from '../tell-user.js';
 import { clickedCard, clickOf, tamperedButton, tellClicker, type Click } from './click.js';
 import type { InteractionRoutes } from './interaction-routes.js';
+import type { CardRow } from '../store/cards.js';
 
 /** Approve decides at once; Decline first asks for an optional reason in a modal. */
 export function registerApprovalActions(routes: InteractionRoutes, ctx: SlackContext): void {
@@ -30,6 +31,8 @@ interface GenuineButton {
   value: Required<ButtonValue>;
   /** The request as read while checking the button. */
   row: PendingAction | undefined;
+  /** Where its card is, as read with it. */
+  card: CardRow | undefined;
 }
 
 /** The request a button is for, or undefined (after telling the clicker) when the button is not genuine. */
@@ -45,7 +48,7 @@ async function genuineButton(ctx: SlackContext, click: Click, action: ButtonActi
     await tellUser(ctx, click, tamperedButton);
     return undefined;
   }
-  return { value: value as Required<ButtonValue>, row: checked.state?.action };
+  return { value: value as Required<ButtonValue>, row: checked.state?.action, card: checked.state?.card };
 }
 
 async function onApprove(ctx: SlackContext, body: BlockAction, action: ButtonAction): Promise<void> {
@@ -56,7 +59,7 @@ async function onApprove(ctx: SlackContext, body: BlockAction, action: ButtonAct
   await decidingHere(ctx, button.value.actionId, async () => {
     const decision = await decideFromButton(ctx, button, click, 'approve');
     ctx.logger.info({ actionId: button.value.actionId, user: click.user, outcome: decision.outcome }, 'approve clicked');
-    await handleDecision(ctx, decision, click);
+    await handleDecision(ctx, decision, click, button.card);
   });
 }
 
@@ -99,7 +102,7 @@ async function onDecline(ctx: SlackContext, body: BlockAction, action: ButtonAct
     });
   } catch (error) {
     ctx.logger.warn({ err: error, actionId: button.value.actionId }, 'decline modal could not open; declining without a reason');
-    await decidingHere(ctx, button.value.actionId, async () => handleDecision(ctx, await decideFromButton(ctx, button, click, 'decline'), click));
+    await decidingHere(ctx, button.value.actionId, async () => handleDecision(ctx, await decideFromButton(ctx, button, click, 'decline'), click, button.card));
   }
 }
 

@@ -38,7 +38,7 @@ export function registerDeclineModalSubmit(routes: InteractionRoutes, ctx: Slack
         if ('stream' in decision && decision.stream) await decision.stream.result;
         return;
       }
-      await handleDecision(ctx, decision, { user, channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) });
+      await handleDecision(ctx, decision, { user, channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) }, card);
     }, async (ref) => {
       const actionId = parseDeclineModal(view.private_metadata, view.state.values)?.actionId;
       const card = actionId !== undefined ? await findCard(ctx.slackDb, actionId) : undefined;

@@ -13,6 +13,7 @@ import { stillHeld, type RunState, type RuntimeDeps, type Snapshot } from './run
 import { SnapshotNotFoundError } from './errors.js';
 import type { Claimed } from '../approvals/record-decision.js';
 import { appendAudit } from '../approvals/audit.js';
+import { rememberAnnounced } from './announced-action.js';
 
 export function emitterFor(run: RunState, sink: StreamSink): Emitter {
   return run.parentRunId ? subAgentEmitter(sink) : sinkEmitter(sink);
@@ -39,13 +40,13 @@ export async function settleOutcome(
       if (!action.announce) continue;
       const row = ids.get(`${action.write.run_id}\u0000${action.write.tool_call_id}`)!;
       if (action.announce.kind === 'approval') {
-        sink.push({
-          type: 'tool-call-approval',
-          runId: sink.runId,
-          payload: { ...action.announce.payload, actionId: row.id, expiresAt: new Date(row.expires_at!).toISOString() },
-        });
+        const payload = { ...action.announce.payload, actionId: row.id, expiresAt: new Date(row.expires_at!).toISOString() };
+        rememberAnnounced(payload, row);
+        sink.push({ type: 'tool-call-approval', runId: sink.runId, payload });
       } else {
-        sink.push({ type: 'tool-call-suspended', runId: sink.runId, payload: { ...action.announce.payload, actionId: row.id } });
+        const payload = { ...action.announce.payload, actionId: row.id };
+        rememberAnnounced(payload, row);
+        sink.push({ type: 'tool-call-suspended', runId: sink.runId, payload });
       }
     }
     sink.finish('suspended');

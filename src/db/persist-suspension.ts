@@ -2,6 +2,8 @@ import { sql } from 'kysely';
 import type { Db } from './database.js';
 import type { SnapshotRow } from './run-snapshots.js';
 import { insertAuditRows, type AuditInput } from '../approvals/audit.js';
+import { pendingActionColumns } from '../approvals/pending-actions.js';
+import type { PendingAction } from './pending-action.js';
 
 /** What suspending writes; status and time are set by the statement. */
 export type SnapshotWrite = Omit<SnapshotRow, 'status' | 'suspended_at'>;
@@ -22,13 +24,6 @@ export interface PendingWrite {
   expires_in_ms: number | null;
 }
 
-export interface PersistedAction {
-  id: number;
-  run_id: string;
-  tool_call_id: string;
-  expires_at: Date | null;
-}
-
 /** A `requested`/`suspended` audit row per human-facing call written by the \`acts\` CTE. */
 const requestedAudit = sql`
       INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, actor, fingerprint, policy_version)
@@ -41,15 +36,16 @@ const requestedAudit = sql`
  * resumed run that pauses again already has its row), the calls it waits on,
  * and a `requested`/`suspended` audit event per human-facing call. One
  * statement means all or nothing: no call is visible to approvers before the
- * runs that must resume after it are on record.
+ * runs that must resume after it are on record. Returns the rows of the calls
+ * as stored, so whoever shows them need not read them back.
  */
 export async function persistSuspension(
   db: Db,
   snapshots: SnapshotWrite[],
   actions: PendingWrite[],
   audit: AuditInput[] = [],
-): Promise<PersistedAction[]> {
-  const result = await sql<PersistedAction>`
+): Promise<PendingAction[]> {
+  const result = await sql<PendingAction>`
     WITH snaps AS (
       INSERT INTO run_snapshots (run_id, root_run_id, parent_run_id, agent_id, thread_id, resource_id, status, snapshot)
       SELECT s.run_id, s.root_run_id, s.parent_run_id, s.agent_id, s.thread_id, s.resource_id, 'suspended', s.snapshot
@@ -69,7 +65,7 @@ export async function persistSuspension(
         run_id text, root_run_id text, tool_call_id text, tool_name text, kind text, args jsonb,
         fingerprint text, suspend_payload jsonb, path jsonb, requester text, policy_version text,
         quorum integer, expires_in_ms bigint)
-      RETURNING id, run_id, tool_call_id, tool_name, kind, fingerprint, policy_version, expires_at, requester
+      RETURNING ${pendingActionColumns}
     )${
       audit.length
         ? sql`, earlier AS (
@@ -80,7 +76,7 @@ export async function persistSuspension(
     )`
         : sql`, audit AS (${requestedAudit} ORDER BY id)`
     }
-    SELECT id, run_id, tool_call_id, expires_at FROM acts
+    SELECT * FROM acts
   `.execute(db);
   return result.rows;
 }

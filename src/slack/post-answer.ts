@@ -4,6 +4,7 @@ import { LIMITS, truncateMrkdwn } from './limits.js';
 import { markdownToMrkdwn } from './markdown-to-mrkdwn.js';
 import type { SlackContext, ThreadTarget } from './slack-context.js';
 import { splitMessage } from './split-message.js';
+import { blocksArg } from './blocks-arg.js';
 
 /** Room left under msg_blocks_too_long for JSON escaping and block overhead. */
 const MESSAGE_JSON_BUDGET = LIMITS.messageBlocksJson - 1_000;
@@ -39,7 +40,7 @@ export async function postAnswer(ctx: SlackContext, target: ThreadTarget, markdo
       channel: target.channel,
       ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
       text: message.text,
-      blocks: message.blocks,
+      blocks: blocksArg(message.blocks),
     });
   }
 }

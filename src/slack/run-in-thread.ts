@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { AgentStream } from '../agent/agent-stream.js';
+import { announcedAction } from '../agent/announced-action.js';
 import { ClaimLostError } from '../agent/errors.js';
 import { postCard } from './cards/post-card.js';
 import { updateCard } from './cards/update-card.js';
@@ -45,7 +46,7 @@ export async function runInThread(
         case 'tool-call-approval':
         case 'tool-call-suspended':
           await flush();
-          await postCard(ctx, chunk.payload.actionId, target, (continuation) => runInThread(ctx, continuation, target));
+          await postCard(ctx, chunk.payload.actionId, target, (continuation) => runInThread(ctx, continuation, target), announcedAction(chunk.payload));
           break;
         case 'tool-call-blocked':
           await redrawBlocked(ctx, chunk.payload.runId, chunk.payload.toolCallId);

@@ -446,8 +446,9 @@ function invalidBlocks(errors: string[]): SlackApiError {
 // The server
 // ---------------------------------------------------------------------------------------------
 
+/** Everything the fake stores or hands out is JSON (it came from or goes to the wire); a JSON round trip copies it several times faster than structuredClone. */
 function clone<T>(v: T): T {
-  return structuredClone(v);
+  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
 }
 
 function randomHex(bytes: number): string {

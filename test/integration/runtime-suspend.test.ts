@@ -7,6 +7,8 @@ import { createTool } from '../../src/agent/tool.js';
 import { askUserTool } from '../../src/agent/ask-user.js';
 import { Agent } from '../../src/agent/agent.js';
 import { ResumeValidationError, SnapshotNotFoundError } from '../../src/agent/errors.js';
+import { announcedAction } from '../../src/agent/announced-action.js';
+import { findAction } from '../../src/approvals/pending-actions.js';
 
 function deployTool() {
   const log: string[] = [];
@@ -37,6 +39,29 @@ describe.each(backends)('suspension, ask_user and supervisors on %s', (backend) 
   });
   afterAll(async () => {
     await database?.close();
+  });
+
+  it('hands the front end each announced call as stored, equal to reading it back', async () => {
+    const { tool } = deployTool();
+    const { tool: remove } = countingTool('delete_record', { requireApproval: true });
+    const model = scriptedModel([
+      { toolCalls: [{ toolName: 'deploy', args: { env: 'prod' } }, { toolName: 'delete_record', args: { id: 'abc-123' } }] },
+      { text: 'Done.' },
+    ]);
+    const agent = agentWith({ model, tools: { deploy: tool, delete_record: remove }, storage: database });
+    const chunks = await collect(await agent.stream('deploy prod and delete abc-123', { requester: 'U0REQ' } as never));
+    const announced = chunks.filter((c) => c.type === 'tool-call-approval' || c.type === 'tool-call-suspended');
+    expect(announced.map((c) => c.type).sort()).toEqual(['tool-call-approval', 'tool-call-suspended']);
+    for (const chunk of announced) {
+      const payload = chunk.payload as { actionId: number };
+      const stored = announcedAction(payload);
+      expect(stored?.id).toBe(payload.actionId);
+      // What a card is drawn from must not depend on whether it was read back: same values, same key order.
+      const read = await findAction(database.db, payload.actionId);
+      expect(JSON.stringify(stored)).toBe(JSON.stringify(read));
+    }
+    // The chunk's payload stays the public shape: the row is not on it.
+    expect(JSON.stringify(announced[0]!.payload)).not.toContain('policy_version');
   });
 
   it('suspend() emits tool-call-suspended; resumeStream validates and re-runs the tool; code after suspend runs', async () => {

@@ -43,13 +43,22 @@ export function humanList(
     return `${head.slice(0, -1).join(', ')} ${conjunction} ${head[head.length - 1]!}`;
   };
   if (items.length === 0) return '';
-  if (render(items.length).length <= maxChars) return render(items.length);
+  // Lengths are computed, not rendered: cards list every approver, and a long list was bisected string by string.
+  const prefix = [0];
+  for (const item of items) prefix.push(prefix[prefix.length - 1]! + item.length);
+  const lengthOf = (shown: number): number => {
+    const rest = items.length - shown;
+    const joined = prefix[shown]! + 2 * Math.max(0, shown - 1);
+    if (rest > 0) return joined + conjunction.length + String(rest).length + 7;
+    return shown <= 1 ? joined : joined + conjunction.length; // ", " before the last item becomes " and "
+  };
+  if (lengthOf(items.length) <= maxChars) return render(items.length);
   // The rendered length grows with the number shown, so the longest fitting prefix is found by bisection.
   let lo = 0;
   let hi = items.length - 1;
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
-    if (render(mid).length <= maxChars) lo = mid;
+    if (lengthOf(mid) <= maxChars) lo = mid;
     else hi = mid - 1;
   }
   return lo === 0 ? `${items.length} ${noun}` : render(lo);

@@ -1,6 +1,7 @@
 import type { AgentStream } from '../../agent/agent-stream.js';
 import { startContinuation } from '../../agent/decide.js';
 import { findAction } from '../../approvals/pending-actions.js';
+import type { PendingAction } from '../../db/pending-action.js';
 import { closeAction } from '../../approvals/record-decision.js';
 import { escapeMrkdwn } from '../escape-mrkdwn.js';
 import { errorReference } from '../error-reference.js';
@@ -9,6 +10,7 @@ import type { CardInFlight, SlackContext, ThreadTarget } from '../slack-context.
 import { saveCard } from '../store/cards.js';
 import { updateCard } from './update-card.js';
 import { renderCard } from './render-card.js';
+import { blocksArg } from '../blocks-arg.js';
 
 export type PostCardOutcome = 'posted' | 'fallback' | 'cancelled' | 'missing';
 
@@ -18,14 +20,19 @@ export type PostCardOutcome = 'posted' | 'fallback' | 'cancelled' | 'missing';
  * first a plain-text notice is tried, and when even that fails the request is
  * cancelled (the run then continues with a denied result) and logged with a reference.
  * `onCancelled` receives that continuation so the caller can show its outcome.
+ * `stored` is the row as the runtime stored it moments ago, when it was this
+ * process (see announcedAction); otherwise the row is read. Drawing the card
+ * from it is safe: a decision made meanwhile elsewhere is caught when the
+ * card's location is saved, and the card is then redrawn.
  */
 export async function postCard(
   ctx: SlackContext,
   actionId: number,
   target: ThreadTarget,
   onCancelled?: (stream: AgentStream) => Promise<void>,
+  stored?: PendingAction,
 ): Promise<PostCardOutcome> {
-  const posting = post(ctx, actionId, target);
+  const posting = post(ctx, actionId, target, stored?.id === actionId ? stored : undefined);
   const inFlight: CardInFlight = { done: posting.catch(() => undefined), redrawWaiting: false };
   ctx.cardsInFlight.set(actionId, inFlight);
   let result: Awaited<typeof posting>;
@@ -47,8 +54,9 @@ async function post(
   ctx: SlackContext,
   actionId: number,
   target: ThreadTarget,
+  stored: PendingAction | undefined,
 ): Promise<{ outcome: PostCardOutcome; continuation?: AgentStream; decidedMeanwhile?: boolean }> {
-  const action = await findAction(ctx.db, actionId);
+  const action = stored ?? (await findAction(ctx.db, actionId));
   if (!action) {
     ctx.logger.error({ actionId }, 'announced pending action not found');
     return { outcome: 'missing' };
@@ -60,7 +68,7 @@ async function post(
       channel: target.channel,
       ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
       text: rendered.text,
-      blocks: rendered.blocks,
+      blocks: blocksArg(rendered.blocks),
     });
     if (!posted.ts) throw new Error('chat.postMessage returned no ts');
     try {

@@ -4,6 +4,7 @@ import type { SlackContext } from '../slack-context.js';
 import type { CardRow } from '../store/cards.js';
 import { loadCardState } from '../store/card-state.js';
 import { renderCard } from './render-card.js';
+import { blocksArg } from '../blocks-arg.js';
 
 /** A request this process has just approved or declined, and where its card is. */
 export interface DecidedCard {
@@ -36,7 +37,7 @@ export async function updateCard(ctx: SlackContext, actionId: number, decided?: 
   const { card, action, blocked } = state;
   const rendered = renderCard(ctx.agent, action, { blocked });
   try {
-    await ctx.client.chat.update({ channel: card.channel, ts: card.ts, text: rendered.text, blocks: rendered.blocks });
+    await ctx.client.chat.update({ channel: card.channel, ts: card.ts, text: rendered.text, blocks: blocksArg(rendered.blocks) });
   } catch (error) {
     ctx.logger.warn({ err: error, actionId, ref: errorReference() }, 'card could not be updated');
   }

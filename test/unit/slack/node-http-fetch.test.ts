@@ -72,6 +72,18 @@ describe('nodeHttpFetch', () => {
     expect(seen.map((s) => s.connection)).toEqual([1, 1, 1]);
   });
 
+  it('lets a slow answer outlive the idle-connection timeout, and closes idle connections after it', async () => {
+    let closed = 0;
+    const { origin, seen } = await serve((_req, res) => void setTimeout(() => json(res, 200, { ok: true }), 150));
+    server!.on('connection', (socket) => socket.on('close', () => (closed += 1)));
+    const fetch = nodeHttpFetch({ idleSocketMs: 50 });
+    expect((await fetch(`${origin}/api/a`, { method: 'POST', body: '' })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 120));
+    expect(closed).toBe(1);
+    expect((await fetch(`${origin}/api/b`, { method: 'POST', body: '' })).status).toBe(200);
+    expect(seen.map((s) => s.connection)).toEqual([1, 2]);
+  });
+
   it('is what the WebClient calls through, rate limits included', async () => {
     let calls = 0;
     const { origin, seen } = await serve((req, res) => {

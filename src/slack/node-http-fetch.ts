@@ -107,7 +107,10 @@ function readBody(res: IncomingMessage): Promise<Buffer> {
     res.on('data', (chunk: Buffer) => chunks.push(chunk));
     res.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
     res.on('error', reject);
-    res.on('aborted', () => reject(new Error('the response was cut off')));
+    // A connection dropped mid-body ends the response without 'end' (and, on some versions, without 'error').
+    res.on('close', () => {
+      if (!res.complete) reject(new Error('the response was cut off'));
+    });
   });
 }
 

@@ -115,6 +115,15 @@ describe('nodeHttpFetch', () => {
     await expect(pending).rejects.toThrow('stop');
   });
 
+  it('fails when the connection drops in the middle of the answer', async () => {
+    const { origin } = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"ok":');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    await expect(nodeHttpFetch({ timeoutMs: 5_000 })(`${origin}/api/x`, { method: 'POST', body: '' })).rejects.toThrow();
+  });
+
   it('fails like fetch when nothing listens', async () => {
     const { origin } = await serve(() => {});
     await new Promise<void>((resolve) => (server!.close(() => resolve()), server!.closeAllConnections()));

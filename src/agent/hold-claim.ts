@@ -1,15 +1,19 @@
-import { renewClaim } from '../db/run-snapshots.js';
+import { checkpointRun, renewClaim } from '../db/run-snapshots.js';
 import { ClaimLostError } from './errors.js';
-import type { RuntimeDeps } from './run-state.js';
+import type { RuntimeDeps, Snapshot } from './run-state.js';
 
 /** A claim this process holds on a run while it continues it. */
 export interface ClaimHold {
+  /** The run the claim is on (sub-agent runs started under it share it). */
+  readonly runId: string;
   /**
    * Resolves (or returns undefined at once) while the claim is still this
    * process's; rejects with ClaimLostError once another process took the run
    * over. Called before each model call, each execute and the run's next write.
    */
   check(): Promise<void> | undefined;
+  /** Stores `snapshot` as where the run stands, renewing the claim; rejects with ClaimLostError once it is not ours. */
+  checkpoint(snapshot: Snapshot): Promise<void>;
   release(): void;
 }
 
@@ -30,15 +34,18 @@ export function holdClaim(deps: RuntimeDeps, runId: string, epoch: number): Clai
   let heldSince = performance.now();
   let lost = false;
 
-  const renew = async (): Promise<void> => {
-    const sent = performance.now();
-    if (await renewClaim(deps.db, runId, epoch)) {
+  const noteRenewal = (held: boolean, sent: number) => {
+    if (held) {
       heldSince = Math.max(heldSince, sent);
     } else if (!lost) {
       lost = true;
       clearInterval(timer);
       deps.logger.warn({ runId, claimEpoch: epoch }, 'claim on the run lost: another process took it over; this process stops continuing it');
     }
+  };
+  const renew = async (): Promise<void> => {
+    const sent = performance.now();
+    noteRenewal(await renewClaim(deps.db, runId, epoch), sent);
   };
   const timer = setInterval(() => {
     renew().catch((error: unknown) => deps.logger.warn({ err: error, runId }, 'could not renew the claim on a run'));
@@ -47,6 +54,7 @@ export function holdClaim(deps: RuntimeDeps, runId: string, epoch: number): Clai
   timer.unref();
 
   return {
+    runId,
     check() {
       if (lost) return Promise.reject(new ClaimLostError(runId));
       // Well inside the lease since the last renewal: nobody can have taken the run.
@@ -54,6 +62,12 @@ export function holdClaim(deps: RuntimeDeps, runId: string, epoch: number): Clai
       return renew().then(() => {
         if (lost) throw new ClaimLostError(runId);
       });
+    },
+    async checkpoint(snapshot) {
+      if (lost) throw new ClaimLostError(runId);
+      const sent = performance.now();
+      noteRenewal(await checkpointRun(deps.db, runId, epoch, snapshot), sent);
+      if (lost) throw new ClaimLostError(runId);
     },
     release: () => clearInterval(timer),
   };

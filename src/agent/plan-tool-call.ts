@@ -4,7 +4,7 @@ import { requirementFor } from '../approvals/requirement-for.js';
 import { errorOutput, executeTool, type ExecutionOutcome } from './execute-tool.js';
 import type { PlannedAction, SuspensionPlan } from './plan.js';
 import { requiresApproval } from './requires-approval.js';
-import type { RunState } from './run-state.js';
+import { checkpointStep, type RunState } from './run-state.js';
 import type { Tool } from './tool.js';
 import type { Emitter } from './emitter.js';
 import { runDelegation } from './delegate.js';
@@ -48,7 +48,10 @@ export async function planToolCall(run: RunState, call: ToolCallInput, out: Emit
     out.toolResult(call.toolCallId, call.toolName, `Tool ${call.toolName} not found`, true);
     return { kind: 'result', output: { type: 'error-text', value: `Tool ${call.toolName} not found` } };
   }
-  if (subAgent) return runDelegation(run, subAgent, call, out);
+  if (subAgent) {
+    await checkpointStep(run);
+    return runDelegation(run, subAgent, call, out);
+  }
 
   const parsed = parseInput(tool!, call.input);
   if (!parsed.ok) {
@@ -62,6 +65,7 @@ export async function planToolCall(run: RunState, call: ToolCallInput, out: Emit
   if (gate.required) {
     return { kind: 'pending', plan: { snapshots: [], actions: [approvalAction(run, call, args, gate.requirement)] } };
   }
+  await checkpointStep(run);
   const outcome = await runUngated(run, tool!, call.toolCallId, args);
   return settle(run, call, args, outcome, out);
 }

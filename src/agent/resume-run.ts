@@ -22,7 +22,11 @@ export async function resumeClaimed(run: RunState, out: Emitter, claimed: Partia
   const rows = new Map(latest.map((r) => [r.tool_call_id, r]));
   const paused = await settleStep(run, lastToolCalls(run), async (call) => {
     const row = rows.get(call.toolCallId);
-    if (!row) return { kind: 'result', output: { type: 'error-text', value: 'No result' } };
+    if (!row) {
+      // A call that needed nobody's decision, written down before it ran (checkpointStep): the stopped process may have run it.
+      if (claimed.recovered) return interrupted(run, { tool_call_id: call.toolCallId, tool_name: call.toolName, fingerprint: null, policy_version: null }, out);
+      return { kind: 'result', output: { type: 'error-text', value: 'No result' } };
+    }
     const spentGrant = claimed.spentGrant?.action_id === row.id ? claimed.spentGrant : undefined;
     return settleAction(run, row, call.input, out, { spentGrant, recovered: claimed.recovered === true });
   });
@@ -43,7 +47,11 @@ interface ClaimFacts {
 }
 
 /** A call the stopped process may already have run: at most once, so the model is told instead. */
-function interrupted(run: RunState, row: PendingAction, out: Emitter): CallOutcome {
+function interrupted(
+  run: RunState,
+  row: Pick<PendingAction, 'tool_call_id' | 'tool_name' | 'fingerprint' | 'policy_version'>,
+  out: Emitter,
+): CallOutcome {
   const message = interruptedMessage(row.tool_name);
   run.log.warn({ toolCallId: row.tool_call_id, tool: row.tool_name }, 'run taken over: call interrupted, not run again');
   run.audit.push({
@@ -105,6 +113,8 @@ async function settleAction(
       if (gate.required) {
         return { kind: 'pending', plan: { snapshots: [], actions: [approvalAction(run, call, args, gate.requirement)] } };
       }
+      // Nothing records that the stopped process ran it, so it may have: at most once.
+      if (facts.recovered) return interrupted(run, row, out);
       return settle(run, call, args, await runUngated(run, tool, call.toolCallId, args), out);
     }
     default:

@@ -78,11 +78,30 @@ export interface RunState {
    * that was never suspended, which nobody else can see or take over.
    */
   claim?: ClaimHold;
+  /** The step whose calls were last written down before running (see checkpointStep). */
+  checkpointedStep?: number;
 }
 
 /** Before each model call, execute and write of a continued run: stops here once the run was taken over. */
 export function stillHeld(run: RunState): Promise<void> | undefined {
   return run.claim?.check();
+}
+
+/**
+ * Before a continued run runs a tool nobody approved (or hands a call to a
+ * sub-agent), its step is written down under the claim, once per step. A
+ * process that takes the run over after a crash then restores the step with
+ * the call already made, and reports the call interrupted instead of asking
+ * the model again, which could run the tool a second time. Approved calls and
+ * answered suspensions need no such record: their spent grant or answered row
+ * already says they may have run. A run that was never suspended has no claim
+ * and nobody to take it over; sub-agent runs started under a parent's claim
+ * are covered by the parent's record of the delegating call.
+ */
+export async function checkpointStep(run: RunState): Promise<void> {
+  if (!run.claim || run.claim.runId !== run.runId || run.checkpointedStep === run.step) return;
+  await run.claim.checkpoint(toSnapshot(run));
+  run.checkpointedStep = run.step;
 }
 
 export function toSnapshot(run: RunState): Snapshot {

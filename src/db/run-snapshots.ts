@@ -41,6 +41,19 @@ export async function renewClaim(db: Db, runId: string, epoch: number): Promise<
 }
 
 /**
+ * Writes where a continued run stands, under its claim, and renews the claim
+ * with it. False when the claim is no longer this one: the caller must stop.
+ */
+export async function checkpointRun(db: Db, runId: string, epoch: number, snapshot: unknown): Promise<boolean> {
+  const result = await sql`
+    UPDATE run_snapshots SET snapshot = ${JSON.stringify(snapshot)}::jsonb, claimed_at = now()
+    WHERE run_id = ${runId} AND status = 'running' AND claim_epoch = ${epoch}
+    RETURNING run_id
+  `.execute(db);
+  return result.rows.length > 0;
+}
+
+/**
  * Claims runs of the given top-level agent that are `running` but whose claim
  * has not been renewed for `leaseMs`: the process continuing them stopped.
  * SKIP LOCKED and the renewed claim time let every instance sweep at once.

@@ -4,7 +4,9 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAuditEvents } from '../../src/approvals/audit.js';
 import { findDecisionTarget } from '../../src/approvals/pending-actions.js';
-import { recordApprovalVote } from '../../src/approvals/record-decision.js';
+import { closeAction, recordApprovalVote } from '../../src/approvals/record-decision.js';
+import { definePolicy } from '../../src/approvals/define-policy.js';
+import { claimRun } from '../../src/db/run-snapshots.js';
 import { interruptedMessage } from '../../src/agent/resume-run.js';
 import { ClaimLostError } from '../../src/agent/errors.js';
 import type { RecoveredRun } from '../../src/agent/recover-stale-runs.js';
@@ -12,7 +14,7 @@ import { createTool } from '../../src/agent/tool.js';
 import { z } from 'zod';
 import { agentWith, countingTool } from '../helpers/agents.js';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { lastToolResults, scriptedModel } from '../helpers/scripted-model.js';
+import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -130,6 +132,83 @@ describe.each(backends)('runs whose process stopped mid-way, on %s', (backend) =
     expect(events.filter((e) => e === 'executed')).toHaveLength(1);
     const left = await sql<{ n: number }>`SELECT count(*)::int AS n FROM run_snapshots WHERE run_id = ${stalledRunId}`.execute(database.db);
     expect(left.rows[0]!.n).toBe(0);
+  });
+
+  it('a tool without approval that the stopped process had started is reported interrupted after a takeover, not run again', async () => {
+    const executions = { delete_record: 0, charge_card: 0 };
+    let takeover: Promise<unknown> | undefined;
+    const deleteRecord = createTool({
+      id: 'delete_record',
+      description: 'deletes a record',
+      inputSchema: z.object({ id: z.string() }),
+      requireApproval: true,
+      execute: async () => {
+        executions.delete_record += 1;
+        return { deleted: true };
+      },
+    });
+    const chargeCard = createTool({
+      id: 'charge_card',
+      description: 'charges a card, with nobody to approve it',
+      inputSchema: z.object({ id: z.string() }),
+      execute: async () => {
+        executions.charge_card += 1;
+        if (executions.charge_card === 1) {
+          // The first process "freezes" in here; another instance takes the run over meanwhile.
+          let recovered: RecoveredRun | undefined;
+          while (!(recovered = (await taker.recoverStaleRuns())[0])) await sleep(5);
+          takeover = recovered.stream.result;
+          await takeover;
+          // Frozen past half its lease, as a real stall is: its next check asks the database.
+          await sleep(250);
+        }
+        return { charged: true };
+      },
+    });
+    // Decides from what the prompt shows, as a real model would: after the deletion, charge; after the charge, answer.
+    const decide = (options: { prompt: Array<{ role: string; content: unknown }> }): ScriptStep => {
+      const results = options.prompt.flatMap((m) => (m.role === 'tool' ? (m.content as Array<{ toolName: string }>) : []));
+      if (results.some((r) => r.toolName === 'charge_card')) return { text: 'deleted and charged' };
+      if (results.some((r) => r.toolName === 'delete_record')) return { toolCalls: [{ toolName: 'charge_card', args: { id: 'c1' } }] };
+      return { toolCalls: [{ toolName: 'delete_record', args: { id: 'd1' } }] };
+    };
+    const tools = { delete_record: deleteRecord, charge_card: chargeCard };
+    const stalled = agentWith({ model: scriptedModel([decide]), tools, storage: database, runLeaseMs: 200 });
+    const takerModel = scriptedModel([decide]);
+    const taker = agentWith({ model: takerModel, tools, storage: database, runLeaseMs: 1 });
+
+    const first = await stalled.generate('delete d1, then charge c1');
+    const result = await stalled.approveToolCallGenerate({ runId: first.runId });
+    expect(result.error).toBeInstanceOf(ClaimLostError);
+    expect((await takeover) as { text: string }).toMatchObject({ text: 'deleted and charged' });
+
+    expect(executions).toEqual({ delete_record: 1, charge_card: 1 });
+    // What the instance that took over showed the model: the deletion as it happened, the charge as interrupted.
+    expect(lastToolResults(takerModel)).toEqual([
+      expect.objectContaining({ toolName: 'delete_record', output: { type: 'json', value: { deleted: true } } }),
+      expect.objectContaining({ toolName: 'charge_card', output: { type: 'error-text', value: interruptedMessage('charge_card') } }),
+    ]);
+    const events = await listAuditEvents(database.db, { runId: first.runId });
+    expect(events.filter((e) => e.event === 'interrupted').map((e) => e.toolName)).toEqual(['charge_card']);
+    const left = await sql<{ n: number }>`SELECT count(*)::int AS n FROM run_snapshots WHERE run_id = ${first.runId}`.execute(database.db);
+    expect(left.rows[0]!.n).toBe(0);
+  });
+
+  it('after a takeover, a request superseded by a policy that no longer asks for approval is reported interrupted, not run', async () => {
+    const { tool, calls } = countingTool('refund');
+    const model = scriptedModel([{ toolCalls: [{ toolName: 'refund', args: { id: 'o-9' } }] }, { text: 'told the user' }]);
+    const strict = agentWith({ model, tools: { refund: tool }, storage: database, policy: definePolicy({ tools: { refund: { requireApproval: true } } }) });
+    const first = await strict.generate('refund o-9');
+    const action = (await findDecisionTarget(database.db, first.runId, undefined, ['approval']))!;
+    // What a process leaves behind when it stops right after superseding the request and claiming the run.
+    expect(await closeAction(database.db, { actionId: action.id, status: 'superseded', reason: 'policy changed' })).toBeDefined();
+    expect(await claimRun(database.db, first.runId)).toBeDefined();
+    await age(first.runId);
+    const relaxed = agentWith({ model, tools: { refund: tool }, storage: database, policy: definePolicy({}) });
+    const [recovered] = await relaxed.recoverStaleRuns();
+    expect((await recovered!.stream.result).text).toBe('told the user');
+    expect(calls).toHaveLength(0);
+    expect(lastToolResults(model)[0]).toMatchObject({ output: { type: 'error-text', value: interruptedMessage('refund') } });
   });
 
   it('a slow tool keeps its claim: a sweep during a long execute takes nothing, and the call runs once', async () => {

@@ -1,4 +1,4 @@
-import { checkpointRun, renewClaim } from '../db/run-snapshots.js';
+import { renewClaim } from '../db/run-snapshots.js';
 import { ClaimLostError } from './errors.js';
 import type { RuntimeDeps, Snapshot } from './run-state.js';
 
@@ -66,7 +66,7 @@ export function holdClaim(deps: RuntimeDeps, runId: string, epoch: number): Clai
     async checkpoint(snapshot) {
       if (lost) throw new ClaimLostError(runId);
       const sent = performance.now();
-      noteRenewal(await checkpointRun(deps.db, runId, epoch, snapshot), sent);
+      noteRenewal(await renewClaim(deps.db, runId, epoch, snapshot), sent);
       if (lost) throw new ClaimLostError(runId);
     },
     release: () => clearInterval(timer),

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { PendingAction } from '../db/pending-action.js';
-import type { ClaimedRow } from '../db/run-snapshots.js';
+import { claimedColumnsOfS, type ClaimedRow } from '../db/run-snapshots.js';
 import { pendingActionColumnList, pendingActionColumns as columns } from './pending-actions.js';
 
 /** A decision that ended the run's last wait also claims the run, in the same statement. */
@@ -50,7 +50,7 @@ const claimCte = sql.raw(`
       FROM upd
       WHERE upd.status <> 'pending' AND s.run_id = upd.run_id AND s.status = 'suspended'
         AND NOT EXISTS (SELECT 1 FROM pending_actions p WHERE p.run_id = upd.run_id AND p.status = 'pending' AND p.id <> upd.id)
-      RETURNING s.run_id, s.root_run_id, s.parent_run_id, s.agent_id, s.thread_id, s.resource_id, s.status, s.snapshot, s.suspended_at, s.claim_epoch
+      RETURNING ${claimedColumnsOfS}
     )
 `);
 

@@ -9,7 +9,10 @@ export type SnapshotRow = Omit<Selectable<RunSnapshotsTable>, 'claimed_at' | 'cl
 /** A row as a claim returns it: `claim_epoch` identifies this claim until the next one. */
 export type ClaimedRow = SnapshotRow & { claim_epoch: number };
 
-const claimedColumns = sql.raw('run_id, root_run_id, parent_run_id, agent_id, thread_id, resource_id, status, snapshot, suspended_at, claim_epoch');
+/** What every claim returns (a ClaimedRow), from the claimed table aliased `s`; the decision's claim CTE uses it too. */
+export const claimedColumnsOfS =
+  's.run_id, s.root_run_id, s.parent_run_id, s.agent_id, s.thread_id, s.resource_id, s.status, s.snapshot, s.suspended_at, s.claim_epoch';
+const claimedColumns = sql.raw(claimedColumnsOfS);
 
 /**
  * Takes a suspended run for resumption when nothing in it is still pending.
@@ -18,8 +21,8 @@ const claimedColumns = sql.raw('run_id, root_run_id, parent_run_id, agent_id, th
  */
 export async function claimRun(db: Db, runId: string): Promise<ClaimedRow | undefined> {
   const result = await sql<ClaimedRow>`
-    UPDATE run_snapshots SET status = 'running', claimed_at = now(), claim_epoch = claim_epoch + 1
-    WHERE run_id = ${runId} AND status = 'suspended'
+    UPDATE run_snapshots s SET status = 'running', claimed_at = now(), claim_epoch = s.claim_epoch + 1
+    WHERE s.run_id = ${runId} AND s.status = 'suspended'
       AND NOT EXISTS (SELECT 1 FROM pending_actions WHERE run_id = ${runId} AND status = 'pending')
     RETURNING ${claimedColumns}
   `.execute(db);
@@ -27,26 +30,14 @@ export async function claimRun(db: Db, runId: string): Promise<ClaimedRow | unde
 }
 
 /**
- * Keeps a claim alive while its process continues the run. False when the
- * claim is no longer this one (taken over, or the run has moved on): the
- * caller must stop continuing the run.
+ * Keeps a claim alive while its process continues the run; with `snapshot`,
+ * also writes where the run stands (see checkpointStep). False when the claim
+ * is no longer this one (taken over, or the run has moved on): the caller must
+ * stop continuing the run.
  */
-export async function renewClaim(db: Db, runId: string, epoch: number): Promise<boolean> {
+export async function renewClaim(db: Db, runId: string, epoch: number, snapshot?: unknown): Promise<boolean> {
   const result = await sql`
-    UPDATE run_snapshots SET claimed_at = now()
-    WHERE run_id = ${runId} AND status = 'running' AND claim_epoch = ${epoch}
-    RETURNING run_id
-  `.execute(db);
-  return result.rows.length > 0;
-}
-
-/**
- * Writes where a continued run stands, under its claim, and renews the claim
- * with it. False when the claim is no longer this one: the caller must stop.
- */
-export async function checkpointRun(db: Db, runId: string, epoch: number, snapshot: unknown): Promise<boolean> {
-  const result = await sql`
-    UPDATE run_snapshots SET snapshot = ${JSON.stringify(snapshot)}::jsonb, claimed_at = now()
+    UPDATE run_snapshots SET claimed_at = now()${snapshot === undefined ? sql`` : sql`, snapshot = ${JSON.stringify(snapshot)}::jsonb`}
     WHERE run_id = ${runId} AND status = 'running' AND claim_epoch = ${epoch}
     RETURNING run_id
   `.execute(db);
@@ -70,7 +61,7 @@ export async function takeStaleRuns(db: Db, rootAgentId: string, leaseMs: number
     )
     UPDATE run_snapshots s SET claimed_at = now(), claim_epoch = s.claim_epoch + 1
     FROM stale WHERE s.run_id = stale.run_id AND s.status = 'running'
-    RETURNING s.run_id, s.root_run_id, s.parent_run_id, s.agent_id, s.thread_id, s.resource_id, s.status, s.snapshot, s.suspended_at, s.claim_epoch
+    RETURNING ${claimedColumns}
   `.execute(db);
   return result.rows;
 }

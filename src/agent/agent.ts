@@ -14,7 +14,7 @@ import { decide } from './decide.js';
 import type { Decision, DecisionRequest } from './decision.js';
 import { delegationInput, subAgentToolName } from './delegate.js';
 import { settleOutcome } from './drive.js';
-import { AgentError, AmbiguousToolCallError, SnapshotNotFoundError, ToolCallNotPendingError } from './errors.js';
+import { AgentError, AmbiguousToolCallError, ClaimLostError, SnapshotNotFoundError, ToolCallNotPendingError } from './errors.js';
 import type { PendingAction } from '../db/pending-action.js';
 import { loadThreadHistory, type MemoryOptions } from './memory.js';
 import { resolveModel, type ModelInput, type ProviderSettings } from './model.js';
@@ -29,6 +29,8 @@ import { sweepExpired } from '../approvals/expiry.js';
 import { recoverStaleRuns } from './recover-stale-runs.js';
 import { sinkEmitter } from './emitter.js';
 import { findSnapshot } from '../db/run-snapshots.js';
+import { putOnRecordIfSlow } from './put-on-record.js';
+import { forgetFailedRun } from './forget-failed-run.js';
 
 export interface AgentConfig {
   id: string;
@@ -56,6 +58,8 @@ export interface AgentConfig {
   grantTtlMs?: number;
   /** See RuntimeDeps.runLeaseMs; default one minute. */
   runLeaseMs?: number;
+  /** See RuntimeDeps.recordRunAfterMs; default one second. */
+  recordRunAfterMs?: number;
   /** Provider keys for `provider/model` strings; defaults to the process configuration. */
   providers?: ProviderSettings;
 }
@@ -138,6 +142,7 @@ export class Agent implements AgentInternals {
         ...(config.botUserId ? { botUserId: config.botUserId } : {}),
         grantTtlMs: config.grantTtlMs ?? 15 * 60_000,
         runLeaseMs: config.runLeaseMs ?? 60_000,
+        recordRunAfterMs: config.recordRunAfterMs ?? 1000,
       };
     }
   }
@@ -200,13 +205,21 @@ export class Agent implements AgentInternals {
     };
     const sink = new StreamSink(runId);
     sink.push({ type: 'start', runId, payload: {} });
+    const stopClock = putOnRecordIfSlow(run);
     void (async () => {
       try {
         const outcome = await runSteps(run, sinkEmitter(sink));
+        stopClock();
         await settleOutcome(this, run, outcome, sink);
       } catch (error) {
-        run.log.error({ err: error }, 'run failed');
+        stopClock();
+        // A lost claim is not a failure of the run: the process that took it over carries it on.
+        if (error instanceof ClaimLostError) run.log.warn('stopped a run another process took over');
+        else run.log.error({ err: error }, 'run failed');
+        await forgetFailedRun(run, error);
         sink.finish('error', error);
+      } finally {
+        run.claim?.release();
       }
     })();
     return sink.toStream();

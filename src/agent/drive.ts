@@ -14,6 +14,7 @@ import { SnapshotNotFoundError } from './errors.js';
 import type { Claimed } from '../approvals/record-decision.js';
 import { appendAudit } from '../approvals/audit.js';
 import { rememberAnnounced } from './announced-action.js';
+import { forgetFailedRun } from './forget-failed-run.js';
 
 export function emitterFor(run: RunState, sink: StreamSink): Emitter {
   return run.parentRunId ? subAgentEmitter(sink) : sinkEmitter(sink);
@@ -31,6 +32,8 @@ export async function settleOutcome(
   sink: StreamSink,
 ): Promise<void> {
   const { db } = run.deps;
+  // A fresh run still being put on record: what follows must land after it (see putOnRecord).
+  await run.onRecord;
   await stillHeld(run);
   if (outcome.kind === 'suspended') {
     const persisted = await persistSuspension(db, outcome.plan.snapshots, outcome.plan.actions.map((a) => a.write), run.audit.splice(0));
@@ -101,9 +104,12 @@ export async function continueRun(
     return;
   }
   const claim = holdClaim(deps, row.run_id, row.claim_epoch);
+  const run = await restoreRun(root, row, deps).catch((error: unknown) => {
+    claim.release();
+    throw error;
+  });
+  run.claim = claim;
   try {
-    const run = await restoreRun(root, row, deps);
-    run.claim = claim;
     let outcome: RunOutcome;
     try {
       outcome = await resumeClaimed(run, emitterFor(run, sink), claimed);
@@ -113,6 +119,9 @@ export async function continueRun(
       throw error;
     }
     await settleOutcome(root, run, outcome, sink);
+  } catch (error) {
+    await forgetFailedRun(run, error);
+    throw error;
   } finally {
     claim.release();
   }

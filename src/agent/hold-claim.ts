@@ -6,6 +6,8 @@ import type { RuntimeDeps, Snapshot } from './run-state.js';
 export interface ClaimHold {
   /** The run the claim is on (sub-agent runs started under it share it). */
   readonly runId: string;
+  /** Which claim on the run this is (run_snapshots.claim_epoch). */
+  readonly epoch: number;
   /**
    * Resolves (or returns undefined at once) while the claim is still this
    * process's; rejects with ClaimLostError once another process took the run
@@ -55,6 +57,7 @@ export function holdClaim(deps: RuntimeDeps, runId: string, epoch: number): Clai
 
   return {
     runId,
+    epoch,
     check() {
       if (lost) return Promise.reject(new ClaimLostError(runId));
       // Well inside the lease since the last renewal: nobody can have taken the run.

@@ -7,6 +7,7 @@ import type { RequireToolApproval } from './requires-approval.js';
 import type { AgentInternals } from './agent-internals.js';
 import type { AuditInput } from '../approvals/audit.js';
 import type { ClaimHold } from './hold-claim.js';
+import { putOnRecord } from './put-on-record.js';
 
 /** Shared by every agent in a tree: where state lives and which rules apply. */
 export interface RuntimeDeps {
@@ -23,6 +24,12 @@ export interface RuntimeDeps {
    * over: what keeps a crash mid-run from leaving the run stuck.
    */
   runLeaseMs: number;
+  /**
+   * A top-level run that has neither paused nor finished after this long is
+   * put on record under a claim (putOnRecordIfSlow), so that a stop of this
+   * process does not lose it; Infinity turns that off.
+   */
+  recordRunAfterMs: number;
 }
 
 /** Options that survive a restart: plain JSON only. */
@@ -80,6 +87,8 @@ export interface RunState {
   claim?: ClaimHold;
   /** The step whose calls were last written down before running (see checkpointStep). */
   checkpointedStep?: number;
+  /** A fresh run being put on record (putOnRecord); what it writes next waits for it. */
+  onRecord?: Promise<void>;
 }
 
 /** Before each model call, execute and write of a continued run: stops here once the run was taken over. */
@@ -94,11 +103,12 @@ export function stillHeld(run: RunState): Promise<void> | undefined {
  * the call already made, and reports the call interrupted instead of asking
  * the model again, which could run the tool a second time. Approved calls and
  * answered suspensions need no such record: their spent grant or answered row
- * already says they may have run. A run that was never suspended has no claim
- * and nobody to take it over; sub-agent runs started under a parent's claim
- * are covered by the parent's record of the delegating call.
+ * already says they may have run. A top-level run that was never suspended is
+ * put on record here first (putOnRecord), with this step; sub-agent runs are
+ * covered by their parent's record of the delegating call.
  */
 export async function checkpointStep(run: RunState): Promise<void> {
+  if (!run.claim && !run.parentRunId) await putOnRecord(run);
   if (!run.claim || run.claim.runId !== run.runId || run.checkpointedStep === run.step) return;
   await run.claim.checkpoint(toSnapshot(run));
   run.checkpointedStep = run.step;

@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { RunSnapshotsTable } from './schema.js';
 import type { Db } from './database.js';
+import type { SnapshotWrite } from './persist-suspension.js';
 import { insertAuditRows, type AuditInput } from '../approvals/audit.js';
 
 /** A run_snapshots row as read back (the claim's time and epoch are bookkeeping, not state). */
@@ -42,6 +43,31 @@ export async function renewClaim(db: Db, runId: string, epoch: number, snapshot?
     RETURNING run_id
   `.execute(db);
   return result.rows.length > 0;
+}
+
+/**
+ * Puts a run that has never paused on record, `running` under a new claim
+ * (see putOnRecord). Returns the claim's epoch; undefined when the run id is
+ * already on record (the run paused, or this id was used before).
+ */
+export async function recordRunningRun(db: Db, write: SnapshotWrite): Promise<number | undefined> {
+  const result = await sql<{ claim_epoch: number }>`
+    INSERT INTO run_snapshots (run_id, root_run_id, parent_run_id, agent_id, thread_id, resource_id, status, snapshot, claimed_at)
+    VALUES (${write.run_id}, ${write.root_run_id}, ${write.parent_run_id}, ${write.agent_id}, ${write.thread_id}, ${write.resource_id},
+            'running', ${JSON.stringify(write.snapshot)}::jsonb, now())
+    ON CONFLICT (run_id) DO NOTHING
+    RETURNING claim_epoch
+  `.execute(db);
+  return result.rows[0]?.claim_epoch;
+}
+
+/**
+ * Removes the record of a run that failed while this process held its claim:
+ * the failure was reported, and a takeover would only repeat it (a model that
+ * keeps failing would be retried, and the failure posted, every lease).
+ */
+export async function dropFailedRun(db: Db, runId: string, epoch: number): Promise<void> {
+  await sql`DELETE FROM run_snapshots WHERE run_id = ${runId} AND status = 'running' AND claim_epoch = ${epoch}`.execute(db);
 }
 
 /**

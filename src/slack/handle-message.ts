@@ -46,7 +46,7 @@ export async function handleMessage(ctx: SlackContext, m: IncomingMessage): Prom
   const who = { ...target, user: m.user };
   const threadId = threadIdOf(m.channel, m.threadTs);
   const listRuns = async () => (await ctx.agent.listSuspendedRuns({ threadId, resourceId: m.teamId })).runs;
-  const newThread = (runId: string) => ({ run_id: runId, channel: m.channel, thread_ts: m.threadTs ?? null, team_id: m.teamId, requester: m.user });
+  const newThread = (runId: string) => ({ run_id: runId, channel: m.channel, thread_ts: m.threadTs ?? null, team_id: m.teamId, requester: m.user, message_ts: m.ts });
   let runs: SuspendedRun[];
   let runId: string | undefined;
   if (m.kind !== 'reply' && text !== '' && !isCancel(text)) {
@@ -129,9 +129,13 @@ async function answerByText(ctx: SlackContext, m: IncomingMessage, action: Pendi
   return true;
 }
 
-async function cancel(ctx: SlackContext, m: IncomingMessage, runs: SuspendedRun[], who: ThreadTarget & { user: string }): Promise<void> {
+async function cancel(ctx: SlackContext, m: IncomingMessage, all: SuspendedRun[], who: ThreadTarget & { user: string }): Promise<void> {
+  // A run at work waits on nobody; it is stopped at its next request, not mid-step.
+  const runs = all.filter((r) => r.toolCalls.length > 0);
   if (runs.length === 0) {
-    if (m.kind !== 'reply') await tellUser(ctx, who, 'Nothing is waiting in this thread, so there is nothing to cancel.');
+    // A reply saying "cancel" in a thread with a run at work is meant for it; elsewhere it may be chatter.
+    if (all.length > 0) await tellUser(ctx, who, 'The run in this thread is still working and waits on nobody, so there is nothing to cancel yet.');
+    else if (m.kind !== 'reply') await tellUser(ctx, who, 'Nothing is waiting in this thread, so there is nothing to cancel.');
     return;
   }
   const actions = await Promise.all(runs.flatMap((r) => r.toolCalls).map((c) => findAction(ctx.db, c.actionId)));
@@ -150,6 +154,14 @@ async function cancel(ctx: SlackContext, m: IncomingMessage, runs: SuspendedRun[
 
 async function postWaiting(ctx: SlackContext, target: ThreadTarget, runs: SuspendedRun[]): Promise<void> {
   const calls = runs.flatMap((r) => r.toolCalls);
+  if (calls.length === 0) {
+    // On record but waiting on nobody: the run is at work (a model call, a tool), here or on another instance.
+    await ctx.client.chat.postMessage({
+      ...threadArgs(target),
+      text: 'I am still working on the earlier request in this thread; its outcome will be posted here. Ask again once it is done.',
+    });
+    return;
+  }
   const listed = calls.slice(0, 5).map((c) => `\`${c.toolName}\` (request #${c.actionId})`);
   const more = calls.length > listed.length ? ` and ${calls.length - listed.length} more` : '';
   const what = calls.some((c) => c.requiresApproval) ? 'a decision' : 'an answer';

@@ -11,5 +11,8 @@ export async function handleRecovered(ctx: SlackContext, recovered: RecoveredRun
     await recovered.stream.result;
     return;
   }
-  await runInThread(ctx, recovered.stream, { channel: thread.channel, ...(thread.thread_ts ? { threadTs: thread.thread_ts } : {}) });
+  // The message that asked for the run shows it working again, and the stopped process's reaction goes at the end.
+  await runInThread(ctx, recovered.stream, { channel: thread.channel, ...(thread.thread_ts ? { threadTs: thread.thread_ts } : {}) }, {
+    ...(thread.message_ts ? { reactTo: { channel: thread.channel, ts: thread.message_ts } } : {}),
+  });
 }

@@ -23,6 +23,7 @@ export type SlackTables = {
     thread_ts: string | null;
     team_id: string | null;
     requester: string | null;
+    message_ts: string | null;
     created_at: Generated<Date>;
   };
 };

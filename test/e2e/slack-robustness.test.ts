@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { sql } from 'kysely';
+import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { askUserTool } from '../../src/agent/ask-user.js';
@@ -27,6 +28,8 @@ import {
   slackHarness,
 } from '../helpers/slack-bot.js';
 import { appMentionEnvelope, messageEnvelope, nowSeconds, sendSigned, SLACK_IDS, urlVerificationBody } from '../helpers/slack-requests.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const CHANNEL = 'C0CHANNEL01';
 const DM = 'D0DMCHAN001';
@@ -274,6 +277,71 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
     await b.slack.idle();
     expect(deleted).toEqual([]);
   });
+
+  it('a run whose instance stopped while the model was still thinking is answered in its thread after the sweep, once', async () => {
+    let release!: () => void;
+    const stuck = new Promise<void>((r) => (release = r));
+    const stoppedAnswer = scriptedModel([{ text: 'from the stopped instance' }]);
+    const takeoverAnswer = scriptedModel([{ text: 'Record abc-123 is active.' }]);
+    let first = true;
+    const model = new MockLanguageModelV3({
+      doStream: async (options) => {
+        if (!first) return takeoverAnswer.doStream(options);
+        // This model call is in flight when its instance "stops"; it only returns after the takeover.
+        first = false;
+        await stuck;
+        return stoppedAnswer.doStream(options);
+      },
+    });
+    h.bot = await startBot({
+      fake: h.fake,
+      db: h.database.db,
+      // On record at once; a short lease so the "stopped" instance, once it wakes, finds out it was taken over.
+      makeAgent: (deps: AgentDeps) =>
+        new Agent({ id: 'ops', model, storage: h.database, policy: definePolicy({}), memory: true, recordRunAfterMs: 0, runLeaseMs: 200, ...deps }),
+    });
+    const b = h.bot;
+    try {
+      await stoppedWhileThinking(b, model, release);
+    } finally {
+      release();
+    }
+  });
+
+  async function stoppedWhileThinking(b: Bot, model: MockLanguageModelV3, release: () => void) {
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'status of abc-123?' });
+    await h.fake.waitFor((c) => c.method === 'reactions.add' && c.args.timestamp === thread.ts);
+    const onRecord = async () => (await b.agent.listSuspendedRuns({ threadId: `${CHANNEL}:${thread.threadTs}` })).runs;
+    let runs = await onRecord();
+    for (let i = 0; i < 200 && runs.length === 0; i++) runs = (await sleep(5), await onRecord());
+    expect(runs.map((r) => ({ status: r.status, calls: r.toolCalls.length }))).toEqual([{ status: 'running', calls: 0 }]);
+
+    // Meanwhile, a new mention and a "cancel" in the thread are told the run is at work; neither starts nor stops anything.
+    await mention(b, { user: ALICE, channel: CHANNEL, threadTs: thread.threadTs, text: 'and def-456?' });
+    await waitForText(h.fake, thread, 'still working on the earlier request');
+    await b.send.event(messageEnvelope({ channel: CHANNEL, ts: freshTs(), threadTs: thread.threadTs, user: REQUESTER, text: 'cancel' }));
+    await waitForEphemeral(h.fake, REQUESTER, 'still working and waits on nobody');
+
+    // What a stopped instance leaves behind: the run on record, its claim no longer renewed. (This
+    // instance still renews it until the takeover, so the claim is aged until a sweep takes it.)
+    const epoch = async () =>
+      (await sql<{ e: number }>`SELECT claim_epoch AS e FROM run_snapshots WHERE run_id = ${runs[0]!.runId}`.execute(h.database.db)).rows[0]?.e;
+    const before = await epoch();
+    for (let i = 0; i < 50 && (await epoch()) === before; i++) {
+      await sql`UPDATE run_snapshots SET claimed_at = now() - interval '1 hour' WHERE run_id = ${runs[0]!.runId}`.execute(h.database.db);
+      await b.slack.sweepExpired();
+    }
+    await waitForText(h.fake, thread, 'Record abc-123 is active.');
+    await h.fake.waitFor((c) => c.method === 'reactions.remove' && c.args.timestamp === thread.ts);
+    // The "stopped" instance wakes up, long after its last renewal: its answer is not posted, and nothing says it failed.
+    await sleep(250);
+    release();
+    await b.slack.idle();
+    const posted = h.fake.calls.filter((c) => c.method === 'chat.postMessage' && c.args.thread_ts === thread.threadTs).map((c) => c.args.text);
+    expect(posted).toEqual([expect.stringContaining('still working on the earlier request'), 'Record abc-123 is active.']);
+    expect(model.doStreamCalls).toHaveLength(2);
+    expect(await b.agent.listSuspendedRuns({ threadId: `${CHANNEL}:${thread.threadTs}` })).toEqual({ runs: [] });
+  }
 
   it('a long answer is split into several messages, each within Slack limits', async () => {
     const long = Array.from({ length: 40 }, (_, i) => `## Part ${i}\n${'All **good** <!here> & fine. '.repeat(25)}`).join('\n\n');

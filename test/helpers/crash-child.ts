@@ -20,6 +20,6 @@ const tool = createTool({
     await new Promise(() => {});
   },
 });
-const agent = agentWith({ model: scriptedModel([{ text: 'never reached' }]), tools: { delete_record: tool }, storage: database, runLeaseMs: 300 });
+const agent = agentWith({ model: scriptedModel([{ text: 'never reached' }]), tools: { delete_record: tool }, storage: database, runLeaseMs: 1000 });
 await agent.approveToolCall({ runId: process.env.CHILD_RUN_ID! });
 await new Promise(() => {});

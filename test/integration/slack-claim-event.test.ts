@@ -17,14 +17,14 @@ describe.each(backends)('claiming a message that asks for work, on %s', (backend
     await database?.close();
   });
 
-  const thread = (runId: string, channel: string) => ({ run_id: runId, channel, thread_ts: '100.1', team_id: 'T1', requester: 'U1' });
+  const thread = (runId: string, channel: string) => ({ run_id: runId, channel, thread_ts: '100.1', team_id: 'T1', requester: 'U1', message_ts: '100.2' });
 
   it('in a free thread: claimed once, and the new run\'s thread is on record; a retry claims nothing', async () => {
     const db = slackDb(database.db);
     const runId = randomUUID();
     const where = { agentId: 'ops', threadId: 'C1:100.1', resourceId: 'T1' };
     expect(await claimEventStartingRun(db, 'Ev-free', thread(runId, 'C1'), where)).toBe('start');
-    expect(await findThread(db, runId)).toMatchObject({ channel: 'C1', thread_ts: '100.1' });
+    expect(await findThread(db, runId)).toMatchObject({ channel: 'C1', thread_ts: '100.1', message_ts: '100.2' });
     const retryRun = randomUUID();
     expect(await claimEventStartingRun(db, 'Ev-free', thread(retryRun, 'C1'), where)).toBe('duplicate');
     expect(await findThread(db, retryRun)).toBeUndefined();

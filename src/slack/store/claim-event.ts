@@ -50,8 +50,8 @@ export async function claimEventStartingRun(
     ), ev AS (
       INSERT INTO slack_events (event_id) VALUES (${eventId}) ON CONFLICT (event_id) DO NOTHING RETURNING event_id
     ), th AS (
-      INSERT INTO slack_threads (run_id, channel, thread_ts, team_id, requester)
-      SELECT ${thread.run_id}, ${thread.channel}, ${thread.thread_ts}, ${thread.team_id}, ${thread.requester}
+      INSERT INTO slack_threads (run_id, channel, thread_ts, team_id, requester, message_ts)
+      SELECT ${thread.run_id}, ${thread.channel}, ${thread.thread_ts}, ${thread.team_id}, ${thread.requester}, ${thread.message_ts}
       FROM ev WHERE NOT EXISTS (SELECT 1 FROM busy)
       ON CONFLICT (run_id) DO NOTHING
     )

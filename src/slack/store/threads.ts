@@ -7,12 +7,14 @@ export interface ThreadRow {
   thread_ts: string | null;
   team_id: string | null;
   requester: string | null;
+  /** The message that asked for the run (it carries the working reaction meanwhile). */
+  message_ts: string | null;
 }
 
 export async function findThread(db: SlackDb, runId: string): Promise<ThreadRow | undefined> {
   return db
     .selectFrom('slack_threads')
-    .select(['run_id', 'channel', 'thread_ts', 'team_id', 'requester'])
+    .select(['run_id', 'channel', 'thread_ts', 'team_id', 'requester', 'message_ts'])
     .where('run_id', '=', runId)
     .executeTakeFirst();
 }

@@ -55,6 +55,9 @@ const envSchema = z.object({
     .optional()
     .transform((v) => v ?? 'info'),
   ADMIN_API_TOKEN: optionalString,
+  // Node's own switches for sending HTTP through HTTP_PROXY/HTTPS_PROXY (Node 22.21+ and 24.5+).
+  NODE_USE_ENV_PROXY: optionalString,
+  NODE_OPTIONS: optionalString,
   POLICY_FILE: optionalString,
 });
 
@@ -64,6 +67,12 @@ export interface Config {
     readonly signingSecret?: string;
     readonly appToken?: string;
     readonly apiUrl?: string;
+    /**
+     * Node sends HTTP through the proxy in HTTP_PROXY/HTTPS_PROXY (NODE_USE_ENV_PROXY=1 or
+     * --use-env-proxy in NODE_OPTIONS). Only the global fetch and Node's global agents honour
+     * that, so the Web API then uses the global fetch rather than the bot's own transport.
+     */
+    readonly useEnvProxy?: boolean;
   };
   readonly port: number;
   readonly databaseUrl?: string;
@@ -127,6 +136,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       signingSecret: e.SLACK_SIGNING_SECRET,
       appToken: e.SLACK_APP_TOKEN,
       apiUrl: e.SLACK_API_URL,
+      useEnvProxy: e.NODE_USE_ENV_PROXY === '1' || /(^|\s)--use-env-proxy(\s|$)/.test(e.NODE_OPTIONS ?? ''),
     },
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,

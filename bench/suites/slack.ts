@@ -260,17 +260,24 @@ async function sameCardRound(env: Env, clicks: number): Promise<ClickRound> {
   return { clicks: timings, loop, clickToAnswerMs: [answer.at - first], roundMs: answer.at - first };
 }
 
-/** The same bursts against a floor server in the bot process (nothing else running there). */
-async function floorRounds(env: Env, kind: 'http' | 'bolt', rounds: number, bodies: string[]): Promise<ClickTiming[]> {
+/**
+ * The same bursts against a floor server in the bot process (nothing else running there), with
+ * that process's CPU per request: 50 requests that arrive at once on one event loop are answered
+ * one after the other, so the last ack waits for about 50 times this, whatever else happens.
+ */
+async function floorRounds(env: Env, kind: 'http' | 'bolt', rounds: number, bodies: string[]): Promise<{ clicks: ClickTiming[]; cpuUsPerRequest: number }> {
   const client = await env.h.startFloor(kind);
   try {
     const out: ClickTiming[] = [];
+    let cpu0 = (await env.h.cpu()).bot;
     for (let i = 0; i < rounds + 1; i++) {
       const { responses, clicks } = await burst(env, client, bodies);
       checkStatuses(`${kind} floor`, responses);
       if (i > 0) out.push(...clicks);
+      else cpu0 = (await env.h.cpu()).bot;
     }
-    return out;
+    const cpu1 = (await env.h.cpu()).bot;
+    return { clicks: out, cpuUsPerRequest: round((cpu1.user - cpu0.user + cpu1.system - cpu0.system) / out.length, 0) };
   } finally {
     client.close();
     await env.h.stopFloor();
@@ -328,8 +335,8 @@ async function measureClicks(ctx: SuiteContext, env: Env) {
       firstClickToAnswerMs: roundSummary(summarize(same.flatMap((r) => r.clickToAnswerMs))),
     },
     floors: {
-      bareHttp: clickSummary(http),
-      boltAckOnly: clickSummary(bolt),
+      bareHttp: { ...clickSummary(http.clicks), cpuUsPerRequest: http.cpuUsPerRequest },
+      boltAckOnly: { ...clickSummary(bolt.clicks), cpuUsPerRequest: bolt.cpuUsPerRequest },
     },
   };
 }
@@ -564,6 +571,14 @@ export const slackSuite: Suite = {
         { metric: '  … in the bot: queued / Bolt until ack, p50', value: `${fmt(sc.queuedMs.p50, 2)} / ${ms(sc.handledMs.p50)}` },
         { metric: 'Floor: bare node:http, same bursts, p50 / p99', value: pair(fl.bareHttp.ackMs) },
         { metric: 'Floor: Bolt, ack-only listener, p50 / p99', value: pair(fl.boltAckOnly.ackMs) },
+        {
+          metric: '  server CPU per request, bare node:http / Bolt ack-only',
+          value: `${fmt(fl.bareHttp.cpuUsPerRequest)} / ${fmt(fl.boltAckOnly.cpuUsPerRequest)} µs`,
+        },
+        {
+          metric: `  … × ${dc.clicksPerRound}: Bolt's CPU alone for one burst`,
+          value: ms((fl.boltAckOnly.cpuUsPerRequest * dc.clicksPerRound) / 1000),
+        },
         { metric: `Click → answer in thread p50 / p99 (${dc.clicksPerRound} at once)`, value: pair(dc.clickToAnswerMs) },
         { metric: `Cycles/s, sequential (${seq.cycles})`, value: fmt(seq.cyclesPerSec) },
         {

@@ -7,7 +7,9 @@
  *
  * It can also serve floors on other ports, for comparison: a bare node:http server that
  * answers 200 once it has read the body, a Bolt app (same receiver settings) whose Approve
- * listener only acks, and a Bolt app that makes a cycle's Slack calls and nothing else.
+ * listener only acks, and a Bolt app that makes a cycle's Slack calls and nothing else. The
+ * click-to-ack floors run in another copy of this script with no bot started (startFloorOnly),
+ * so the bot's heap and timers are in neither their timings nor their CPU.
  */
 import { createHash } from 'node:crypto';
 import { Server, createServer } from 'node:http';
@@ -306,6 +308,13 @@ const rpc = serveRpc({
   /** The server-side timings collected since the last call, and how the event loop fared meanwhile. */
   takeServerTimings: (): { requests: ServerTiming[]; loop: LoopStats } => ({ requests: serverTimings.splice(0), loop: takeLoopStats() }),
   async startFloor(kind: FloorKind) {
+    await floor?.stop();
+    floor = await startFloor(kind);
+    return { port: floor.port };
+  },
+  /** In a process of its own (no bot, no pool, a small heap): only a floor server, from these settings. */
+  async startFloorOnly({ kind, args }: { kind: FloorKind; args: BotStartArgs }) {
+    started = args;
     await floor?.stop();
     floor = await startFloor(kind);
     return { port: floor.port };

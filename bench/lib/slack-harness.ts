@@ -317,6 +317,16 @@ export interface SlackHarness {
   /** Starts a floor server in the bot process (see slack-bot-process.ts); returns a client for it. */
   startFloor(kind: FloorKind): Promise<SignedClient>;
   stopFloor(): Promise<void>;
+  /**
+   * A floor server alone in a fresh process, so that nothing of the bot (its heap, its timers)
+   * is in its timings or its CPU; `cpu` reads that process's CPU time, `stop` ends it.
+   */
+  startFloorProcess(kind: 'http' | 'bolt'): Promise<{
+    client: SignedClient;
+    cpu(): Promise<CpuMicros>;
+    takeServerTimings(): Promise<{ requests: ServerTiming[]; loop: LoopStats }>;
+    stop(): Promise<void>;
+  }>;
   close(): Promise<void>;
 }
 
@@ -340,7 +350,7 @@ export async function startSlackHarness(options: { databaseUrl: string; schema: 
     const { apiUrl, origin } = await fake.call<{ apiUrl: string; origin: string }>('start');
     const bot = await ChildRpc.spawn('bot', join(libDir, 'slack-bot-process.ts'), { cwd: repoRoot });
     children.push(bot);
-    const args: BotStartArgs = {
+    const botArgs: BotStartArgs = {
       databaseUrl: options.databaseUrl,
       schema: options.schema,
       botToken: FAKE_BOT_TOKEN,
@@ -349,7 +359,7 @@ export async function startSlackHarness(options: { databaseUrl: string; schema: 
       botUserId: SLACK_IDS.botUserId,
       approvers: options.approvers,
     };
-    const { port } = await bot.call<{ port: number }>('start', args);
+    const { port } = await bot.call<{ port: number }>('start', botArgs);
     client.current = new SignedClient(`http://127.0.0.1:${port}/slack/events`);
     const stats = (rpc: ChildRpc) =>
       rpc.call<{ cpuUserMicros: number; cpuSystemMicros: number }>('stats').then((s) => ({ user: s.cpuUserMicros, system: s.cpuSystemMicros }));
@@ -378,6 +388,26 @@ export async function startSlackHarness(options: { databaseUrl: string; schema: 
         return new SignedClient(`http://127.0.0.1:${floorPort}/slack/events`);
       },
       stopFloor: () => bot.call('stopFloor'),
+      async startFloorProcess(kind) {
+        const child = await ChildRpc.spawn(`floor-${kind}`, join(libDir, 'slack-bot-process.ts'), { cwd: repoRoot });
+        try {
+          const { port: floorPort } = await child.call<{ port: number }>('startFloorOnly', { kind, args: botArgs });
+          const floorClient = new SignedClient(`http://127.0.0.1:${floorPort}/slack/events`);
+          return {
+            client: floorClient,
+            cpu: () => stats(child),
+            takeServerTimings: () => child.call<{ requests: ServerTiming[]; loop: LoopStats }>('takeServerTimings'),
+            async stop() {
+              floorClient.close();
+              await child.call('stop').catch(() => {});
+              await child.close();
+            },
+          };
+        } catch (error) {
+          await child.close();
+          throw error;
+        }
+      },
       close: closeAll,
     };
   } catch (error) {

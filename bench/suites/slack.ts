@@ -29,7 +29,8 @@ import { round, roundSummary, summarize, type Summary } from '../lib/stats.js';
 import type { Suite, SuiteContext, TableRow } from '../lib/suite.js';
 
 const fullConfig = {
-  warmup: { sequentialCycles: 30, concurrentCycles: 100, clickRounds: 1 },
+  /** floorRounds: bursts a fresh floor process gets before it is measured (its code is cold: V8 compiles it meanwhile). */
+  warmup: { sequentialCycles: 30, concurrentCycles: 100, clickRounds: 1, floorRounds: 20 },
   /** Each round: this many suspended runs (one mention each), then one Approve click on each card, all at once. */
   distinctCards: { rounds: 10, clicks: 50 },
   /** Each round: one suspended run, then this many approvers click its Approve button at once. */
@@ -41,7 +42,7 @@ const fullConfig = {
 
 /** `--quick`: every measurement once with small counts (numbers not comparable). */
 const quickConfig: typeof fullConfig = {
-  warmup: { sequentialCycles: 5, concurrentCycles: 20, clickRounds: 1 },
+  warmup: { sequentialCycles: 5, concurrentCycles: 20, clickRounds: 1, floorRounds: 2 },
   distinctCards: { rounds: 2, clicks: 50 },
   sameCard: { rounds: 2, clicks: 50 },
   sequential: { cycles: 50 },
@@ -188,12 +189,13 @@ async function burst(
   env: Env,
   client: SignedClient,
   bodies: string[],
+  serverTimings: SlackHarness['takeServerTimings'] = env.h.takeServerTimings,
 ): Promise<{ responses: SignedResponse[]; clicks: ClickTiming[]; loop: LoopStats }> {
   client.freshConnections();
   const prepared = bodies.map((b) => client.prepare(b));
-  await env.h.takeServerTimings();
+  await serverTimings();
   const responses = await Promise.all(prepared.map((p) => p.send()));
-  const { requests, loop } = await env.h.takeServerTimings();
+  const { requests, loop } = await serverTimings();
   const server = new Map(requests.map((t) => [t.id, t]));
   const clicks = responses.map((r) => {
     const t = server.get(r.id);
@@ -261,26 +263,26 @@ async function sameCardRound(env: Env, clicks: number): Promise<ClickRound> {
 }
 
 /**
- * The same bursts against a floor server in the bot process (nothing else running there), with
- * that process's CPU per request: 50 requests that arrive at once on one event loop are answered
+ * The same bursts against a floor server alone in a fresh process, with that process's CPU per
+ * request: 50 requests that arrive at once on one event loop are answered
  * one after the other, so the last ack waits for about 50 times this, whatever else happens.
  */
 async function floorRounds(env: Env, kind: 'http' | 'bolt', rounds: number, bodies: string[]): Promise<{ clicks: ClickTiming[]; cpuUsPerRequest: number }> {
-  const client = await env.h.startFloor(kind);
+  const floor = await env.h.startFloorProcess(kind);
   try {
     const out: ClickTiming[] = [];
-    let cpu0 = (await env.h.cpu()).bot;
-    for (let i = 0; i < rounds + 1; i++) {
-      const { responses, clicks } = await burst(env, client, bodies);
+    let cpu0 = await floor.cpu();
+    const warm = config.warmup.floorRounds;
+    for (let i = 0; i < warm + rounds; i++) {
+      const { responses, clicks } = await burst(env, floor.client, bodies, floor.takeServerTimings);
       checkStatuses(`${kind} floor`, responses);
-      if (i > 0) out.push(...clicks);
-      else cpu0 = (await env.h.cpu()).bot;
+      if (i >= warm) out.push(...clicks);
+      else if (i === warm - 1) cpu0 = await floor.cpu();
     }
-    const cpu1 = (await env.h.cpu()).bot;
+    const cpu1 = await floor.cpu();
     return { clicks: out, cpuUsPerRequest: round((cpu1.user - cpu0.user + cpu1.system - cpu0.system) / out.length, 0) };
   } finally {
-    client.close();
-    await env.h.stopFloor();
+    await floor.stop();
   }
 }
 
@@ -308,7 +310,9 @@ async function measureClicks(ctx: SuiteContext, env: Env) {
     if (i < d.rounds) distinct.push(await distinctCardsRound(env, d.clicks));
     if (i < s.rounds) same.push(await sameCardRound(env, s.clicks));
   }
-  ctx.log(`click-to-ack floors: ${d.rounds} rounds × ${d.clicks} clicks on a bare node:http server, then on an ack-only Bolt app`);
+  ctx.log(
+    `click-to-ack floors, each in a fresh process: ${config.warmup.floorRounds} + ${d.rounds} rounds × ${d.clicks} clicks on a bare node:http server, then on an ack-only Bolt app`,
+  );
   // Real click bodies (already decided cards: the floors do not look at them).
   const floorBodies = cards.map((c) => approveClickBody(env.h.fakeOrigin, c, APPROVER));
   const http = await floorRounds(env, 'http', d.rounds, floorBodies);

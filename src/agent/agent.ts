@@ -58,7 +58,7 @@ export interface AgentConfig {
   grantTtlMs?: number;
   /** See RuntimeDeps.runLeaseMs; default one minute. */
   runLeaseMs?: number;
-  /** See RuntimeDeps.recordRunAfterMs; default one second. */
+  /** See RuntimeDeps.recordRunAfterMs; default 250 ms. */
   recordRunAfterMs?: number;
   /** Provider keys for `provider/model` strings; defaults to the process configuration. */
   providers?: ProviderSettings;
@@ -142,7 +142,8 @@ export class Agent implements AgentInternals {
         ...(config.botUserId ? { botUserId: config.botUserId } : {}),
         grantTtlMs: config.grantTtlMs ?? 15 * 60_000,
         runLeaseMs: config.runLeaseMs ?? 60_000,
-        recordRunAfterMs: config.recordRunAfterMs ?? 1000,
+        // Before the Slack app's working reaction (300 ms) shows: a run people see at work is on record.
+        recordRunAfterMs: config.recordRunAfterMs ?? 250,
       };
     }
   }

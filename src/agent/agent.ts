@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Message } from '@ai-sdk/provider';
 import { z } from 'zod';
 import { loadConfig } from '../config.js';
@@ -13,24 +12,21 @@ import type { GenerateResult } from './chunks.js';
 import { decide } from './decide.js';
 import type { Decision, DecisionRequest } from './decision.js';
 import { delegationInput, subAgentToolName } from './delegate.js';
-import { settleOutcome } from './drive.js';
-import { AgentError, AmbiguousToolCallError, ClaimLostError, SnapshotNotFoundError, ToolCallNotPendingError } from './errors.js';
+import { AgentError, AmbiguousToolCallError, SnapshotNotFoundError, ToolCallNotPendingError } from './errors.js';
 import type { PendingAction } from '../db/pending-action.js';
-import { loadThreadHistory, type MemoryOptions } from './memory.js';
+import type { MemoryOptions } from './memory.js';
 import { resolveModel, type ModelInput, type ProviderSettings } from './model.js';
-import { runSteps } from './loop.js';
 import type { RequireToolApproval } from './requires-approval.js';
-import type { RunState, RuntimeDeps } from './run-state.js';
+import type { RuntimeDeps } from './run-state.js';
 import type { Tool } from './tool.js';
 import { resumeSuspended, type ResumeRequest } from './resume-suspended.js';
 import { listSuspendedRuns, type SuspendedRun } from './list-suspended-runs.js';
 import { tryAutoResume } from './auto-resume.js';
 import { sweepExpired } from '../approvals/expiry.js';
 import { recoverStaleRuns } from './recover-stale-runs.js';
-import { sinkEmitter } from './emitter.js';
 import { findSnapshot } from '../db/run-snapshots.js';
-import { putOnRecordIfSlow } from './put-on-record.js';
-import { forgetFailedRun } from './forget-failed-run.js';
+import { freshRun } from './fresh-run.js';
+import { startRun } from './start-run.js';
 
 export interface AgentConfig {
   id: string;
@@ -166,64 +162,7 @@ export class Agent implements AgentInternals {
       const resumed = await tryAutoResume(this, deps, { threadId, resourceId, messages, requester: options.requester });
       if (resumed) return resumed;
     }
-    const runId = options.runId ?? randomUUID();
-    const memory = Boolean(this.memory && threadId && resourceId);
-    const history = memory
-      ? await loadThreadHistory(deps.db, threadId!, resourceId!, this.memory!.lastMessages)
-      : { messages: [], upTo: null };
-    const requestContext =
-      options.requestContext instanceof Map
-        ? options.requestContext
-        : new Map(Object.entries(options.requestContext ?? {}));
-    const rule = options.requireToolApproval;
-    const run: RunState = {
-      runId,
-      rootRunId: runId,
-      parentRunId: null,
-      parentToolCallId: null,
-      agent: this,
-      path: [this.id],
-      threadId,
-      resourceId,
-      history: history.messages,
-      historyUpTo: history.upTo,
-      messages,
-      results: {},
-      step: 0,
-      options: {
-        maxSteps: options.maxSteps ?? this.defaultOptions.maxSteps ?? 10,
-        ...(rule !== undefined ? { requireToolApproval: typeof rule === 'boolean' ? rule : true } : {}),
-        ...(options.requester ? { requester: options.requester } : {}),
-        ...(memory ? { memory: true } : {}),
-        ...(requestContext.size ? { requestContext: jsonSafe(Object.fromEntries(requestContext)) } : {}),
-      },
-      ...(rule !== undefined ? { requireToolApproval: rule } : {}),
-      requestContext,
-      hadSnapshot: false,
-    audit: [],
-      deps,
-      log: deps.logger.child({ runId, agentId: this.id }),
-    };
-    const sink = new StreamSink(runId);
-    sink.push({ type: 'start', runId, payload: {} });
-    const stopClock = putOnRecordIfSlow(run);
-    void (async () => {
-      try {
-        const outcome = await runSteps(run, sinkEmitter(sink));
-        stopClock();
-        await settleOutcome(this, run, outcome, sink);
-      } catch (error) {
-        stopClock();
-        // A lost claim is not a failure of the run: the process that took it over carries it on.
-        if (error instanceof ClaimLostError) run.log.warn('stopped a run another process took over');
-        else run.log.error({ err: error }, 'run failed');
-        await forgetFailedRun(run, error);
-        sink.finish('error', error);
-      } finally {
-        run.claim?.release();
-      }
-    })();
-    return sink.toStream();
+    return startRun(this, await freshRun(this, deps, messages, options, { threadId, resourceId }));
   }
 
   async generate(input: UserInput, options: StreamOptions = {}): Promise<GenerateResult> {
@@ -382,12 +321,3 @@ function toMessages(input: UserInput): LanguageModelV3Message[] {
       : { role: 'assistant' as const, content: [{ type: 'text' as const, text: m.content }] },
   );
 }
-
-function jsonSafe(value: Record<string, unknown>): Record<string, unknown> {
-  try {
-    return JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
-}
-

@@ -158,7 +158,7 @@ async function postWaiting(ctx: SlackContext, target: ThreadTarget, runs: Suspen
     // On record but waiting on nobody: the run is at work (a model call, a tool), here or on another instance.
     await ctx.client.chat.postMessage({
       ...threadArgs(target),
-      text: 'I am still working on the earlier request in this thread; its outcome will be posted here. Ask again once it is done.',
+      text: 'I am still working on the earlier request here; its outcome will be posted when it is done. Ask again after that.',
     });
     return;
   }

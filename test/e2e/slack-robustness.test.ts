@@ -318,7 +318,7 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
 
     // Meanwhile, a new mention and a "cancel" in the thread are told the run is at work; neither starts nor stops anything.
     await mention(b, { user: ALICE, channel: CHANNEL, threadTs: thread.threadTs, text: 'and def-456?' });
-    await waitForText(h.fake, thread, 'still working on the earlier request');
+    await waitForText(h.fake, thread, 'still working on the earlier request here');
     await b.send.event(messageEnvelope({ channel: CHANNEL, ts: freshTs(), threadTs: thread.threadTs, user: REQUESTER, text: 'cancel' }));
     await waitForEphemeral(h.fake, REQUESTER, 'still working and waits on nobody');
 
@@ -338,7 +338,7 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
     release();
     await b.slack.idle();
     const posted = h.fake.calls.filter((c) => c.method === 'chat.postMessage' && c.args.thread_ts === thread.threadTs).map((c) => c.args.text);
-    expect(posted).toEqual([expect.stringContaining('still working on the earlier request'), 'Record abc-123 is active.']);
+    expect(posted).toEqual([expect.stringContaining('still working on the earlier request here'), 'Record abc-123 is active.']);
     expect(model.doStreamCalls).toHaveLength(2);
     expect(await b.agent.listSuspendedRuns({ threadId: `${CHANNEL}:${thread.threadTs}` })).toEqual({ runs: [] });
   }

@@ -200,8 +200,14 @@ let requestCounter = 0;
 const epochOf = (t: number) => performance.timeOrigin + t;
 
 /** Posts signed requests to the bot with node:http (lighter than fetch: less of the client in the timings). */
+/**
+ * Idle pooled connections are dropped after this, before the server's own idle timeout (Node's
+ * default is 5 s, the floors keep it) can close one just as a request goes out on it.
+ */
+const agentOptions = { keepAlive: true, timeout: 4_000 };
+
 export class SignedClient {
-  private agent = new HttpAgent({ keepAlive: true });
+  private agent = new HttpAgent(agentOptions);
   private readonly url: URL;
 
   constructor(endpoint: string) {
@@ -211,7 +217,7 @@ export class SignedClient {
   /** Drops the pooled connections: the next requests connect afresh (as a burst from Slack would). */
   freshConnections(): void {
     this.agent.destroy();
-    this.agent = new HttpAgent({ keepAlive: true });
+    this.agent = new HttpAgent(agentOptions);
   }
 
   prepare(rawBody: string): PreparedRequest {

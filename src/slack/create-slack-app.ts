@@ -67,6 +67,8 @@ export interface SlackApp {
 
 const ONE_MEBIBYTE = 1024 * 1024;
 const STOP_GRACE_MS = 500;
+/** Longer than the idle timeout of common load balancers (60 s), so they are the side that closes. */
+const KEEP_ALIVE_MS = 65_000;
 
 /**
  * The Slack front end: Bolt in HTTP mode at POST /slack/events (events and
@@ -155,6 +157,11 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       let port: number | undefined;
       if (receiver) {
         server = (await app.start(config.port)) as Server;
+        // A load balancer keeps idle connections to the bot open for 60 s (AWS's default) and
+        // reuses them; Node closes them after 5 s, and a request sent as one closes is lost (the
+        // balancer answers 502, Slack sees a failed delivery). So the bot keeps them longer.
+        server.keepAliveTimeout = KEEP_ALIVE_MS;
+        server.headersTimeout = KEEP_ALIVE_MS + 1000;
         port = (server.address() as AddressInfo).port;
         tasks.ackFirst(inboundRequests(server));
       } else {

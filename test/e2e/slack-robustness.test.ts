@@ -313,7 +313,7 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
     await h.fake.waitFor((c) => c.method === 'reactions.add' && c.args.timestamp === thread.ts);
     const onRecord = async () => (await b.agent.listSuspendedRuns({ threadId: `${CHANNEL}:${thread.threadTs}` })).runs;
     let runs = await onRecord();
-    for (let i = 0; i < 200 && runs.length === 0; i++) runs = (await sleep(5), await onRecord());
+    for (const until = Date.now() + 5_000; runs.length === 0 && Date.now() < until; ) runs = (await sleep(5), await onRecord());
     expect(runs.map((r) => ({ status: r.status, calls: r.toolCalls.length }))).toEqual([{ status: 'running', calls: 0 }]);
 
     // Meanwhile, a new mention and a "cancel" in the thread are told the run is at work; neither starts nor stops anything.

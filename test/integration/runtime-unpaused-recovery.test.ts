@@ -52,6 +52,14 @@ describe.each(backends)('runs that never paused, when their process stops, on %s
         SELECT status, claimed_at IS NOT NULL AS claimed FROM run_snapshots WHERE run_id = ${runId}`.execute(database.db)
     ).rows[0];
 
+  /** Polls `read` until it returns something (a loaded machine may take a while), for at most 5 s. */
+  async function eventually<T>(read: () => Promise<T | undefined>): Promise<T | undefined> {
+    const until = Date.now() + 5_000;
+    let value = await read();
+    while (value === undefined && Date.now() < until) value = (await sleep(5), await read());
+    return value;
+  }
+
   async function takeOver(taker: Agent): Promise<RecoveredRun> {
     let recovered: RecoveredRun | undefined;
     for (let i = 0; i < 400 && !(recovered = (await taker.recoverStaleRuns())[0]); i++) await sleep(5);
@@ -63,16 +71,15 @@ describe.each(backends)('runs that never paused, when their process stops, on %s
     const thread = { threadId: `slow-model-${backend}`, resourceId: 'T1' };
     let release!: () => void;
     const stuck = modelStuckOnFirstCall([{ text: 'answered by the stopped instance' }], new Promise<void>((r) => (release = r)));
-    const stalled = agentWith({ model: stuck, storage: database, memory: true, runLeaseMs: 200, recordRunAfterMs: 20 });
+    const stalled = agentWith({ model: stuck, storage: database, memory: true, runLeaseMs: 200, recordRunAfterMs: 400 });
     const takerModel = scriptedModel([{ text: 'answered by the instance that took over' }]);
     // Another instance of the same bot; its 1 ms lease makes the stalled instance's claim stale at once.
     const taker = agentWith({ model: takerModel, storage: database, memory: true, runLeaseMs: 1 });
 
     const stream = await stalled.stream('what is the status of abc-123?', thread);
-    // Before the clock runs out, nothing is written for the run.
+    // Before the clock runs out, nothing is written for the run; then it is on record, under a claim.
     expect(await rowOf(stream.runId)).toBeUndefined();
-    await sleep(60);
-    expect(await rowOf(stream.runId)).toEqual({ status: 'running', claimed: true });
+    expect(await eventually(() => rowOf(stream.runId))).toEqual({ status: 'running', claimed: true });
 
     const recovered = await takeOver(taker);
     expect(recovered.runId).toBe(stream.runId);
@@ -141,8 +148,7 @@ describe.each(backends)('runs that never paused, when their process stops, on %s
     const thinking = modelStuckOnFirstCall([{ text: 'recorded answer' }], new Promise<void>((r) => (release = r)));
     const recorded = agentWith({ model: thinking, storage: database, recordRunAfterMs: 0 });
     const stream = await recorded.stream('hello again');
-    for (let i = 0; i < 200 && !(await rowOf(stream.runId)); i++) await sleep(5);
-    expect(await rowOf(stream.runId)).toEqual({ status: 'running', claimed: true });
+    expect(await eventually(() => rowOf(stream.runId))).toEqual({ status: 'running', claimed: true });
     release();
     expect((await stream.result).text).toBe('recorded answer');
     expect(await rowOf(stream.runId)).toBeUndefined();

@@ -4,9 +4,20 @@ import type { AgentInternals } from './agent-internals.js';
 import { quietEmitter, type Emitter } from './emitter.js';
 import { runSteps } from './loop.js';
 import type { CallOutcome, ToolCallInput } from './plan-tool-call.js';
+import type { RunOutcome } from './plan.js';
+import { ClaimLostError } from './errors.js';
 import type { RunState } from './run-state.js';
 
 export const delegationInput = z.object({ prompt: z.string().min(1) }).strict();
+
+/** What the caller's model is told when the sub-agent behind `toolName` fails, as a failed tool's caller is. */
+export function delegationFailure(toolName: string, message: string): string {
+  return `Delegation to ${toolName} failed: ${message}`;
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
 
 export function subAgentToolName(key: string): string {
   return `agent-${key}`;
@@ -71,7 +82,17 @@ export async function runDelegation(
   }
   out.toolCall(call.toolCallId, call.toolName, parsed.data);
   const child = childRun(run, agent, call.toolCallId, parsed.data.prompt);
-  const outcome = await runSteps(child, quietEmitter);
+  let outcome: RunOutcome;
+  try {
+    outcome = await runSteps(child, quietEmitter);
+  } catch (error) {
+    // A lost claim ends the whole tree here; anything else is this call's failure, as a tool's would be.
+    if (error instanceof ClaimLostError) throw error;
+    child.log.error({ err: error }, 'sub-agent failed; its caller is told');
+    const message = delegationFailure(call.toolName, errorMessage(error));
+    out.toolResult(call.toolCallId, call.toolName, message, true);
+    return { kind: 'result', output: { type: 'error-text', value: message } };
+  }
   if (outcome.kind === 'finished') {
     out.toolResult(call.toolCallId, call.toolName, { text: outcome.text }, false);
     return { kind: 'result', output: { type: 'json', value: { text: outcome.text } } };

@@ -1,4 +1,5 @@
-import { endRun, claimRun, type SnapshotRow } from '../db/run-snapshots.js';
+import { endRun, claimRun, failDelegation, type SnapshotRow } from '../db/run-snapshots.js';
+import { errorMessage } from './delegate.js';
 import { persistSuspension } from '../db/persist-suspension.js';
 import { pendingActionsOfRoot } from '../approvals/pending-actions.js';
 import type { AgentInternals } from './agent-internals.js';
@@ -10,7 +11,7 @@ import type { RunOutcome } from './plan.js';
 import { resumeClaimed } from './resume-run.js';
 import { holdClaim } from './hold-claim.js';
 import { stillHeld, type RunState, type RuntimeDeps, type Snapshot } from './run-state.js';
-import { SnapshotNotFoundError } from './errors.js';
+import { ClaimLostError, SnapshotNotFoundError } from './errors.js';
 import type { Claimed } from '../approvals/record-decision.js';
 import { appendAudit } from '../approvals/audit.js';
 import { rememberAnnounced } from './announced-action.js';
@@ -109,6 +110,7 @@ export async function continueRun(
     throw error;
   });
   run.claim = claim;
+  let failedSubAgent = false;
   try {
     let outcome: RunOutcome;
     try {
@@ -120,11 +122,38 @@ export async function continueRun(
     }
     await settleOutcome(root, run, outcome, sink);
   } catch (error) {
-    await forgetFailedRun(run, error);
-    throw error;
+    failedSubAgent = await handToCaller(run, error);
+    if (!failedSubAgent) {
+      await forgetFailedRun(run, error);
+      throw error;
+    }
   } finally {
     claim.release();
   }
+  // As after a tool that failed, the caller is told and carries on (its own failure is its own).
+  if (failedSubAgent) await continueRun(root, run.parentRunId!, deps, sink);
+}
+
+/**
+ * A sub-agent run that failed (not one taken over): its record goes and its
+ * parent's delegation is closed as failed, with the error as the reason the
+ * parent's model is given. True when that was done; false leaves the failure
+ * to the caller as before.
+ */
+async function handToCaller(run: RunState, error: unknown): Promise<boolean> {
+  if (error instanceof ClaimLostError || !run.parentRunId || !run.parentToolCallId || !run.claim) return false;
+  const closed = await failDelegation(run.deps.db, {
+    runId: run.runId,
+    epoch: run.claim.epoch,
+    parentRunId: run.parentRunId,
+    parentToolCallId: run.parentToolCallId,
+    reason: errorMessage(error),
+  }).catch((writeError: unknown) => {
+    run.log.warn({ err: writeError }, 'could not hand the failure of a sub-agent to its caller');
+    return false;
+  });
+  if (closed) run.log.error({ err: error }, 'sub-agent failed; its caller is told');
+  return closed;
 }
 
 export function findAgent(root: AgentInternals, path: string[]): AgentInternals | undefined {

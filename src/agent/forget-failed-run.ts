@@ -7,8 +7,8 @@ import type { RunState } from './run-state.js';
  * its record goes, so that no sweep takes it over only to fail again (a model
  * that keeps failing would otherwise be retried, and the failure posted, every
  * lease). Only while this process holds the claim; a run another process took
- * over is that process's. A sub-agent's record stays: its parent waits on it,
- * and a takeover is what can still finish the parent.
+ * over is that process's. A failed sub-agent is its parent's to hear about
+ * (see continueRun), not this.
  */
 export async function forgetFailedRun(run: RunState, error: unknown): Promise<void> {
   if (error instanceof ClaimLostError || run.parentRunId) return;

@@ -4,6 +4,7 @@ import type { Claimed, SpentGrant } from '../approvals/record-decision.js';
 import { appendAudit } from '../approvals/audit.js';
 import { latestActionsOfRun } from '../approvals/pending-actions.js';
 import type { PendingAction } from '../db/pending-action.js';
+import { delegationFailure } from './delegate.js';
 import type { Emitter } from './emitter.js';
 import { executeTool } from './execute-tool.js';
 import { lastToolCalls, runSteps, settleStep } from './loop.js';
@@ -84,6 +85,11 @@ async function settleAction(
     if (row.status === 'resolved') {
       out.toolResult(call.toolCallId, call.toolName, row.resume_data, false);
       return { kind: 'result', output: { type: 'json', value: (row.resume_data ?? null) as never } };
+    }
+    if (row.status === 'failed') {
+      const message = delegationFailure(call.toolName, row.reason ?? 'unknown error');
+      out.toolResult(call.toolCallId, call.toolName, message, true);
+      return { kind: 'result', output: { type: 'error-text', value: message } };
     }
     return denied('The delegated task was cancelled.');
   }

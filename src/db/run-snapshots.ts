@@ -71,6 +71,29 @@ export async function dropFailedRun(db: Db, runId: string, epoch: number): Promi
 }
 
 /**
+ * A sub-agent run that failed while this process held its claim: its record
+ * goes, and its parent's delegation is closed as `failed` with the error's
+ * message as `reason`, so the parent can carry on as after a failed tool. False when the claim is no
+ * longer this one (or the delegation is not waiting): nothing was changed.
+ */
+export async function failDelegation(
+  db: Db,
+  failed: { runId: string; epoch: number; parentRunId: string; parentToolCallId: string; reason: string },
+): Promise<boolean> {
+  const result = await sql`
+    WITH gone AS (
+      DELETE FROM run_snapshots WHERE run_id = ${failed.runId} AND status = 'running' AND claim_epoch = ${failed.epoch}
+      RETURNING run_id
+    )
+    UPDATE pending_actions SET status = 'failed', reason = ${failed.reason}, decided_at = now()
+    WHERE run_id = ${failed.parentRunId} AND tool_call_id = ${failed.parentToolCallId}
+      AND kind = 'delegation' AND status = 'pending' AND EXISTS (SELECT 1 FROM gone)
+    RETURNING id
+  `.execute(db);
+  return result.rows.length > 0;
+}
+
+/**
  * Claims runs of the given top-level agent that are `running` but whose claim
  * has not been renewed for `leaseMs`: the process continuing them stopped.
  * SKIP LOCKED and the renewed claim time let every instance sweep at once.

@@ -28,7 +28,9 @@ export type PendingStatus =
   | 'resumed'
   | 'resolved'
   | 'cancelled'
-  | 'superseded';
+  | 'superseded'
+  /** Delegations only: the sub-agent failed (the reason says how). */
+  | 'failed';
 
 export interface PendingActionsTable {
   id: Generated<number>;

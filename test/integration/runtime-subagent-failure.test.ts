@@ -1,0 +1,77 @@
+import { sql } from 'kysely';
+import { MockLanguageModelV3 } from 'ai/test';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Agent } from '../../src/agent/agent.js';
+import { countingTool } from '../helpers/agents.js';
+import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Plays `steps` for its first calls, then fails every call after them, as a provider that went down. */
+function modelThatFailsAfter(steps: ScriptStep[]): MockLanguageModelV3 & { calls: () => number } {
+  const inner = scriptedModel(steps);
+  let calls = 0;
+  const model = new MockLanguageModelV3({
+    doStream: async (options) => {
+      calls += 1;
+      if (calls > steps.length) throw new Error('the provider is down');
+      return inner.doStream(options);
+    },
+  });
+  return Object.assign(model, { calls: () => calls });
+}
+
+const told = 'Delegation to agent-billing failed: the provider is down';
+
+describe.each(backends)('a sub-agent that fails, on %s', (backend) => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase(backend);
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  const recordsOf = async (rootRunId: string) =>
+    (await sql<{ n: number }>`SELECT count(*)::int AS n FROM run_snapshots WHERE root_run_id = ${rootRunId}`.execute(database.db)).rows[0]!.n;
+
+  it('is a failed call for its supervisor, which is told why and answers', async () => {
+    const billing = new Agent({ id: 'billing', model: modelThatFailsAfter([]) });
+    const topModel = scriptedModel([{ toolCalls: [{ toolName: 'agent-billing', args: { prompt: 'refund o-1' } }] }, { text: 'Billing is unavailable right now.' }]);
+    const top = new Agent({ id: 'ops', model: topModel, agents: { billing }, storage: database });
+    const result = await top.generate('refund o-1');
+    expect(result.finishReason).toBe('stop');
+    expect(result.text).toBe('Billing is unavailable right now.');
+    expect(lastToolResults(topModel)).toEqual([expect.objectContaining({ toolName: 'agent-billing', output: { type: 'error-text', value: told } })]);
+  });
+
+  it('after an approval, its failure goes to the supervisor once: the tool ran once, nothing is left for a sweep to retry', async () => {
+    const { tool: refund, calls } = countingTool('issue_refund', { requireApproval: true });
+    // Asks for the refund, then fails on the call that would report it.
+    const billingModel = modelThatFailsAfter([{ toolCalls: [{ toolName: 'issue_refund', args: { id: 'o-2' } }] }]);
+    const billing = new Agent({ id: 'billing', model: billingModel, tools: { issue_refund: refund } });
+    const topModel = scriptedModel([
+      { toolCalls: [{ toolName: 'agent-billing', args: { prompt: 'refund o-2' } }] },
+      { text: 'The refund may have gone through; billing stopped before it confirmed.' },
+    ]);
+    const top = new Agent({ id: 'ops', model: topModel, agents: { billing }, storage: database, runLeaseMs: 1 });
+    const paused = await top.generate('refund o-2');
+    expect(paused.suspendPayload).toMatchObject({ toolName: 'issue_refund', path: ['ops', 'billing'] });
+
+    const after = await top.approveToolCallGenerate({ runId: paused.runId });
+    expect(after.finishReason).toBe('stop');
+    expect(after.text).toBe('The refund may have gone through; billing stopped before it confirmed.');
+    expect(calls).toEqual([{ id: 'o-2' }]);
+    expect(lastToolResults(topModel)).toEqual([expect.objectContaining({ toolName: 'agent-billing', output: { type: 'error-text', value: told } })]);
+    expect(await recordsOf(paused.runId)).toBe(0);
+    const delegation = await sql<{ status: string; reason: string }>`
+      SELECT status, reason FROM pending_actions WHERE root_run_id = ${paused.runId} AND kind = 'delegation'`.execute(database.db);
+    expect(delegation.rows).toEqual([{ status: 'failed', reason: 'the provider is down' }]);
+
+    // With a 1 ms lease anything left running would be stale at once: a sweep finds nothing.
+    await sleep(20);
+    expect(await top.recoverStaleRuns()).toEqual([]);
+    expect(billingModel.calls()).toBe(2);
+  });
+});

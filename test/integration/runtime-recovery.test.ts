@@ -248,25 +248,54 @@ describe.skipIf(!process.env.DATABASE_URL)('a bot process killed while a tool ru
     await database?.close();
   });
 
+  /** Starts the crash child in `env`'s mode and resolves with its output once `ready` appears in it. */
+  async function crashChild(env: Record<string, string>, ready: RegExp): Promise<{ child: ReturnType<typeof spawn>; match: RegExpMatchArray }> {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/crash-child.ts'], {
+      env: { ...process.env, CHILD_SCHEMA: database.schema, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout!.setEncoding('utf8');
+    const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
+      child.stdout!.on('data', (d: string) => {
+        out += d;
+        const m = out.match(ready);
+        if (m) resolve(m);
+      });
+      child.once('exit', (code) => reject(new Error(`child exited (${code}) before ${ready}: ${out}`)));
+    });
+    return { child, match };
+  }
+
+  it('a run killed while its model was still answering is taken over after the lease and answered once', async () => {
+    const thread = { threadId: 'crash-thinking', resourceId: 'T1' };
+    const { child, match } = await crashChild({ CHILD_MODE: 'fresh', CHILD_PROMPT: 'status of abc-123?', CHILD_THREAD: thread.threadId }, /recorded (\S+)\n/);
+    const runId = match[1]!;
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+
+    const model = scriptedModel([{ text: 'Record abc-123 is active.' }]);
+    const agent = agentWith({ model, storage: database, memory: true, runLeaseMs: 1000 });
+    // Renewed every third of the lease until the kill: still held, even on a loaded machine.
+    expect(await agent.recoverStaleRuns()).toEqual([]);
+    await sleep(1200);
+    const recovered = await agent.recoverStaleRuns();
+    expect(recovered.map((r) => r.runId)).toEqual([runId]);
+    expect((await recovered[0]!.stream.result).text).toBe('Record abc-123 is active.');
+    expect(JSON.stringify(model.doStreamCalls[0]!.prompt)).toContain('status of abc-123?');
+    const memory = await sql<{ role: string }>`
+      SELECT message->>'role' AS role FROM thread_messages WHERE thread_id = ${thread.threadId} ORDER BY id`.execute(database.db);
+    expect(memory.rows.map((r) => r.role)).toEqual(['user', 'assistant']);
+    expect(await agent.recoverStaleRuns()).toEqual([]);
+  });
+
   it('another process takes the run over after the lease; the tool is not run a second time', async () => {
     const { tool, calls } = countingTool('delete_record', { requireApproval: true });
     const model = scriptedModel([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'k1' } }] }, { text: 'after the crash' }]);
     const agent = agentWith({ model, tools: { delete_record: tool }, storage: database, runLeaseMs: 1000 });
     const first = await agent.generate('delete k1', { threadId: 'crash-thread', resourceId: 'T1' });
 
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/crash-child.ts'], {
-      env: { ...process.env, CHILD_SCHEMA: database.schema, CHILD_RUN_ID: first.runId },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout!.setEncoding('utf8');
-    await new Promise<void>((resolve, reject) => {
-      child.stdout!.on('data', (d: string) => {
-        out += d;
-        if (out.includes('executing k1')) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`child exited (${code}) before executing: ${out}`)));
-    });
+    const { child } = await crashChild({ CHILD_RUN_ID: first.runId }, /executing k1\n/);
     child.kill('SIGKILL');
     await once(child, 'exit');
 

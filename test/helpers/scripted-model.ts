@@ -62,3 +62,32 @@ export function lastToolResults(model: MockLanguageModelV3) {
   const prompt = model.doStreamCalls[model.doStreamCalls.length - 1]?.prompt ?? [];
   return prompt.flatMap((m) => (m.role === 'tool' ? m.content : []));
 }
+
+/** A model that plays `steps` for its first calls, then fails every call after them, as a provider that went down. */
+export function modelThatFailsAfter(steps: ScriptStep[]): MockLanguageModelV3 & { calls: () => number } {
+  const inner = scriptedModel(steps);
+  let calls = 0;
+  const model = new MockLanguageModelV3({
+    doStream: async (options) => {
+      calls += 1;
+      if (calls > steps.length) throw new Error('the provider is down');
+      return inner.doStream(options);
+    },
+  });
+  return Object.assign(model, { calls: () => calls });
+}
+
+/** A model that plays `steps`, but whose first call waits for `gate` (a model call in flight when a process stops). */
+export function modelStuckOnFirstCall(steps: ScriptStep[], gate: Promise<void>): MockLanguageModelV3 {
+  const inner = scriptedModel(steps);
+  let first = true;
+  return new MockLanguageModelV3({
+    doStream: async (options) => {
+      if (first) {
+        first = false;
+        await gate;
+      }
+      return inner.doStream(options);
+    },
+  });
+}

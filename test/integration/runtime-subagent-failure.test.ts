@@ -1,26 +1,11 @@
 import { sql } from 'kysely';
-import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { countingTool } from '../helpers/agents.js';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
+import { lastToolResults, modelThatFailsAfter, scriptedModel } from '../helpers/scripted-model.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Plays `steps` for its first calls, then fails every call after them, as a provider that went down. */
-function modelThatFailsAfter(steps: ScriptStep[]): MockLanguageModelV3 & { calls: () => number } {
-  const inner = scriptedModel(steps);
-  let calls = 0;
-  const model = new MockLanguageModelV3({
-    doStream: async (options) => {
-      calls += 1;
-      if (calls > steps.length) throw new Error('the provider is down');
-      return inner.doStream(options);
-    },
-  });
-  return Object.assign(model, { calls: () => calls });
-}
 
 const told = 'Delegation to agent-billing failed: the provider is down';
 

@@ -1,5 +1,4 @@
 import { sql } from 'kysely';
-import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { listAuditEvents } from '../../src/approvals/audit.js';
@@ -10,32 +9,9 @@ import { createTool } from '../../src/agent/tool.js';
 import type { Agent } from '../../src/agent/agent.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
+import { lastToolResults, modelStuckOnFirstCall, modelThatFailsAfter, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A model that plays `steps`, but whose first call waits for `gate` (a model call in flight when the process stops). */
-function modelStuckOnFirstCall(steps: ScriptStep[], gate: Promise<void>): MockLanguageModelV3 {
-  const inner = scriptedModel(steps);
-  let first = true;
-  return new MockLanguageModelV3({
-    doStream: async (options) => {
-      if (first) {
-        first = false;
-        await gate;
-      }
-      return inner.doStream(options);
-    },
-  });
-}
-
-function failingModel(): MockLanguageModelV3 {
-  return new MockLanguageModelV3({
-    doStream: async () => {
-      throw new Error('the provider is down');
-    },
-  });
-}
 
 describe.each(backends)('runs that never paused, when their process stops, on %s', (backend) => {
   let database: TestDatabase;
@@ -168,7 +144,7 @@ describe.each(backends)('runs that never paused, when their process stops, on %s
   });
 
   it('a run that fails in its process is not taken over and failed again by every sweep', async () => {
-    const fresh = agentWith({ model: failingModel(), storage: database, recordRunAfterMs: 0, runLeaseMs: 1 });
+    const fresh = agentWith({ model: modelThatFailsAfter([]), storage: database, recordRunAfterMs: 0, runLeaseMs: 1 });
     const failed = await fresh.generate('hello');
     expect(failed.finishReason).toBe('error');
     await sleep(20);
@@ -177,14 +153,7 @@ describe.each(backends)('runs that never paused, when their process stops, on %s
 
     // The same for a run continued after an approval whose model then fails.
     const { tool, calls } = countingTool('delete_record', { requireApproval: true });
-    let modelCalls = 0;
-    const flaky = new MockLanguageModelV3({
-      doStream: async (options) => {
-        modelCalls += 1;
-        if (modelCalls > 1) throw new Error('the provider is down');
-        return scriptedModel([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'f1' } }] }]).doStream(options);
-      },
-    });
+    const flaky = modelThatFailsAfter([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'f1' } }] }]);
     const continued = agentWith({ model: flaky, tools: { delete_record: tool }, storage: database, runLeaseMs: 1 });
     const paused = await continued.generate('delete f1');
     const after = await continued.approveToolCallGenerate({ runId: paused.runId });
@@ -192,7 +161,7 @@ describe.each(backends)('runs that never paused, when their process stops, on %s
     expect(calls).toEqual([{ id: 'f1' }]);
     await sleep(20);
     expect(await continued.recoverStaleRuns()).toEqual([]);
-    expect(modelCalls).toBe(2);
+    expect(flaky.calls()).toBe(2);
     expect(await rowOf(paused.runId)).toBeUndefined();
   });
 });

@@ -24,6 +24,8 @@ import type { SlackContext } from './slack-context.js';
 import { slackDb } from './slack-tables.js';
 import { slackClientOptions } from './slack-web-client.js';
 import { pruneEvents } from './store/claim-event.js';
+import { claimUnpostedCards } from './store/claim-unposted-cards.js';
+import { postUnpostedCard } from './post-unposted-card.js';
 
 export interface SlackAppOptions {
   config: Config['slack'] & { port: number };
@@ -59,7 +61,10 @@ export interface SlackApp {
   start(): Promise<{ port?: number; botUserId: string }>;
   /** Stops taking requests, then waits for work already acknowledged to finish. */
   stop(): Promise<void>;
-  /** Runs one sweep now: expired requests, and runs whose instance stopped mid-way; returns how many requests expired. */
+  /**
+   * Runs one sweep now: expired requests, runs whose instance stopped mid-way, and cards an
+   * instance stopped before posting; returns how many requests expired.
+   */
   sweepExpired(): Promise<number>;
   /** Resolves when nothing handed off after an ack is still running. */
   idle(): Promise<void>;
@@ -67,6 +72,11 @@ export interface SlackApp {
 
 const ONE_MEBIBYTE = 1024 * 1024;
 const STOP_GRACE_MS = 500;
+/**
+ * How old a request without a card must be before the sweep posts the card itself: well past
+ * the Web API's retries (about 15 s), so a card still being posted is never posted twice.
+ */
+const UNPOSTED_CARD_GRACE_MS = 60_000;
 /** Longer than the idle timeout of common load balancers (60 s), so they are the side that closes. */
 const KEEP_ALIVE_MS = 65_000;
 
@@ -138,6 +148,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     for (const e of expired) tasks.run('expired', () => handleExpired(context, e));
     const recovered = await agent.recoverStaleRuns();
     for (const r of recovered) tasks.run('recovered', () => handleRecovered(context, r));
+    const unposted = await claimUnpostedCards(context.slackDb, agent.id, UNPOSTED_CARD_GRACE_MS);
+    for (const actionId of unposted) tasks.run('unposted card', () => postUnpostedCard(context, actionId));
     await pruneEvents(context.slackDb).catch((error: unknown) => log.warn({ err: error }, 'pruning old event ids failed'));
     return expired.length;
   };

@@ -4,7 +4,7 @@ import type { DB } from '../db/schema.js';
 import type { CardKind } from './blocks/action-ids.js';
 
 /**
- * Kysely's view of migrations/003_slack.sql, kept beside the code that uses it.
+ * Kysely's view of the Slack tables (migrations 003, 007 and 009), kept beside the code that uses it.
  * A type alias, not an interface: withTables() wants a string index, which interfaces lack.
  */
 export type SlackTables = {
@@ -26,6 +26,7 @@ export type SlackTables = {
     message_ts: string | null;
     created_at: Generated<Date>;
   };
+  slack_card_repairs: { action_id: number; claimed_at: Generated<Date> };
 };
 
 export type SlackDb = Kysely<DB & SlackTables>;

@@ -17,6 +17,16 @@ export interface WorkingReaction {
   done(): Promise<void>;
 }
 
+/**
+ * Takes off a working reaction this process did not add (one a stopped
+ * process left behind); there may be none, which only costs the call.
+ */
+export async function clearWorkingReaction(ctx: Pick<SlackContext, 'client' | 'logger'>, message: { channel: string; ts: string }): Promise<void> {
+  await ctx.client.reactions
+    .remove({ channel: message.channel, timestamp: message.ts, name: REACTION })
+    .catch((error: unknown) => ctx.logger.debug({ err: error }, 'no working reaction to clear'));
+}
+
 export function workingReaction(
   ctx: Pick<SlackContext, 'client' | 'logger' | 'workingReactionDelayMs'>,
   message: { channel: string; ts: string },

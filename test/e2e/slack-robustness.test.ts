@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { sql } from 'kysely';
 import { MockLanguageModelV3 } from 'ai/test';
@@ -8,6 +9,7 @@ import { definePolicy } from '../../src/approvals/define-policy.js';
 import { findAction } from '../../src/approvals/pending-actions.js';
 import { recordApprovalVote } from '../../src/approvals/record-decision.js';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
+import { recordThread } from '../../src/slack/store/threads.js';
 import { backends } from '../helpers/db.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
@@ -342,6 +344,40 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
     expect(model.doStreamCalls).toHaveLength(2);
     expect(await b.agent.listSuspendedRuns({ threadId: `${CHANNEL}:${thread.threadTs}` })).toEqual({ runs: [] });
   }
+
+  it('a card its instance stopped before posting is posted by the next sweep, once; the approval then works', async () => {
+    const { b, deleted } = await boot([deleteStep('u1'), { text: 'Deleted u1.' }]);
+    // What an instance leaves behind when it stops between writing the request and posting its card:
+    // the run's thread on record, the request pending, no card, and its 👀 on the message.
+    const ts = freshTs();
+    h.fake.seedMessage({ channel: CHANNEL, text: `<@${SLACK_IDS.botUserId}> delete u1`, user: REQUESTER, ts });
+    await b.slack.context.client.reactions.add({ channel: CHANNEL, timestamp: ts, name: 'eyes' });
+    const runId = randomUUID();
+    await recordThread(b.slack.context.slackDb, { run_id: runId, channel: CHANNEL, thread_ts: ts, team_id: SLACK_IDS.teamId, requester: REQUESTER, message_ts: ts });
+    const paused = await b.agent.generate('delete u1', { runId, threadId: `${CHANNEL}:${ts}`, resourceId: SLACK_IDS.teamId, requester: REQUESTER });
+    expect(paused.finishReason).toBe('suspended');
+    const thread = { channel: CHANNEL, threadTs: ts };
+    const postedInThread = () => h.fake.calls.filter((c) => c.method === 'chat.postMessage' && c.args.thread_ts === ts);
+
+    // A request this young may still be having its card posted: the sweep leaves it alone.
+    await b.slack.sweepExpired();
+    await b.slack.idle();
+    expect(postedInThread()).toEqual([]);
+
+    await sql`UPDATE pending_actions SET created_at = now() - interval '1 hour' WHERE root_run_id = ${runId}`.execute(h.database.db);
+    await b.slack.sweepExpired();
+    const card = await waitForCard(h.fake, thread, 'approval');
+    await h.fake.waitFor((c) => c.method === 'reactions.remove' && c.args.timestamp === ts && c.ok);
+    // Claimed once: later sweeps (any instance's) post it no second time.
+    await b.slack.sweepExpired();
+    await b.slack.idle();
+    expect(postedInThread()).toHaveLength(1);
+
+    await clickButton(b, card, ALICE, ACTION_IDS.approve);
+    await waitForUpdate(h.fake, card, `Approved by <@${ALICE}>`);
+    await waitForText(h.fake, thread, 'Deleted u1.');
+    expect(deleted).toEqual([{ id: 'u1' }]);
+  });
 
   it('a long answer is split into several messages, each within Slack limits', async () => {
     const long = Array.from({ length: 40 }, (_, i) => `## Part ${i}\n${'All **good** <!here> & fine. '.repeat(25)}`).join('\n\n');

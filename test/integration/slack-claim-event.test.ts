@@ -3,12 +3,13 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slackDb } from '../../src/slack/slack-tables.js';
 import { claimEventStartingRun } from '../../src/slack/store/claim-event.js';
+import { claimUnpostedCards } from '../../src/slack/store/claim-unposted-cards.js';
 import { findThread } from '../../src/slack/store/threads.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 
-describe.each(backends)('claiming a message that asks for work, on %s', (backend) => {
+describe.each(backends)('claiming a message that asks for work, or a card nobody posted, on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);
@@ -43,5 +44,20 @@ describe.each(backends)('claiming a message that asks for work, on %s', (backend
     // Another agent's run, or another workspace's, does not make the thread busy.
     expect(await claimEventStartingRun(db, 'Ev-other', thread(randomUUID(), 'C2'), { agentId: 'billing', threadId: 'C2:200.1', resourceId: 'T1' })).toBe('start');
     expect(await claimEventStartingRun(db, 'Ev-team', thread(randomUUID(), 'C2'), { agentId: 'ops', threadId: 'C2:200.1', resourceId: 'T2' })).toBe('start');
+  });
+
+  it('requests without a card are claimed by one caller only, once past their grace, and only the agent\'s own', async () => {
+    const { tool } = countingTool('delete_record', { requireApproval: true });
+    const agent = agentWith({ model: scriptedModel([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'u' } }] }]), tools: { delete_record: tool }, storage: database });
+    const paused = await agent.generate('delete u');
+    const [actionId] = (await sql<{ id: number }>`SELECT id FROM pending_actions WHERE root_run_id = ${paused.runId}`.execute(database.db)).rows.map((r) => r.id);
+    const db = slackDb(database.db);
+    expect(await claimUnpostedCards(db, 'ops', 60_000)).toEqual([]);
+    await sql`UPDATE pending_actions SET created_at = now() - interval '1 hour' WHERE id = ${actionId}`.execute(database.db);
+    expect(await claimUnpostedCards(db, 'billing', 60_000)).toEqual([]);
+    // Two sweeps at once (two instances): one gets it.
+    const [a, b] = await Promise.all([claimUnpostedCards(db, 'ops', 60_000), claimUnpostedCards(db, 'ops', 60_000)]);
+    expect([...a, ...b].filter((id) => id === actionId)).toEqual([actionId]);
+    expect(await claimUnpostedCards(db, 'ops', 60_000)).not.toContain(actionId);
   });
 });

@@ -1,7 +1,7 @@
 import type { RecoveredRun } from '../agent/recover-stale-runs.js';
 import { runInThread } from './run-in-thread.js';
 import type { SlackContext } from './slack-context.js';
-import { findThread } from './store/threads.js';
+import { findThread, threadTarget } from './store/threads.js';
 
 /** A run taken over from a stopped instance goes on in its own thread, where people expect it. */
 export async function handleRecovered(ctx: SlackContext, recovered: RecoveredRun): Promise<void> {
@@ -12,7 +12,7 @@ export async function handleRecovered(ctx: SlackContext, recovered: RecoveredRun
     return;
   }
   // The message that asked for the run shows it working again, and the stopped process's reaction goes at the end.
-  await runInThread(ctx, recovered.stream, { channel: thread.channel, ...(thread.thread_ts ? { threadTs: thread.thread_ts } : {}) }, {
+  await runInThread(ctx, recovered.stream, threadTarget(thread), {
     ...(thread.message_ts ? { reactTo: { channel: thread.channel, ts: thread.message_ts } } : {}),
   });
 }

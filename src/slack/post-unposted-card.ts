@@ -1,8 +1,8 @@
 import { findAction } from '../approvals/pending-actions.js';
 import { postCard } from './cards/post-card.js';
 import { runInThread } from './run-in-thread.js';
-import type { SlackContext, ThreadTarget } from './slack-context.js';
-import { findThread } from './store/threads.js';
+import type { SlackContext } from './slack-context.js';
+import { findThread, threadTarget } from './store/threads.js';
 import { clearWorkingReaction } from './working-reaction.js';
 
 /**
@@ -18,7 +18,7 @@ export async function postUnpostedCard(ctx: SlackContext, actionId: number): Pro
     log.warn('request without a card has no thread on record; its card cannot be posted');
     return;
   }
-  const target: ThreadTarget = { channel: thread.channel, ...(thread.thread_ts ? { threadTs: thread.thread_ts } : {}) };
+  const target = threadTarget(thread);
   const outcome = await postCard(ctx, actionId, target, (continuation) => runInThread(ctx, continuation, target), action);
   log.warn({ outcome }, 'card posted by the sweep: the process that wrote the request stopped before posting it');
   if (thread.message_ts) await clearWorkingReaction(ctx, { channel: thread.channel, ts: thread.message_ts });

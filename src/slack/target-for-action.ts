@@ -1,7 +1,7 @@
 import type { PendingAction } from '../db/pending-action.js';
 import type { SlackContext, ThreadTarget } from './slack-context.js';
 import { findCard, type CardRow } from './store/cards.js';
-import { findThread } from './store/threads.js';
+import { findThread, threadTarget } from './store/threads.js';
 
 /**
  * Where a run's continuation talks: beside the card, else in the run's thread,
@@ -17,6 +17,6 @@ export async function targetForAction(
   const card = known ? known.card : await findCard(ctx.slackDb, action.id);
   if (card) return { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) };
   const thread = await findThread(ctx.slackDb, action.root_run_id);
-  if (thread) return { channel: thread.channel, ...(thread.thread_ts ? { threadTs: thread.thread_ts } : {}) };
+  if (thread) return threadTarget(thread);
   return fallback;
 }

@@ -18,13 +18,14 @@ export interface WorkingReaction {
 }
 
 /**
- * Takes off a working reaction this process did not add (one a stopped
- * process left behind); there may be none, which only costs the call.
+ * Takes off the working reaction; also one this process did not add (a
+ * stopped process left it behind), where there may be none: that only costs
+ * the call.
  */
 export async function clearWorkingReaction(ctx: Pick<SlackContext, 'client' | 'logger'>, message: { channel: string; ts: string }): Promise<void> {
   await ctx.client.reactions
     .remove({ channel: message.channel, timestamp: message.ts, name: REACTION })
-    .catch((error: unknown) => ctx.logger.debug({ err: error }, 'no working reaction to clear'));
+    .catch((error: unknown) => ctx.logger.debug({ err: error }, 'could not remove the working reaction'));
 }
 
 export function workingReaction(
@@ -55,9 +56,7 @@ export function workingReaction(
     async done() {
       clearTimeout(timer);
       if (!added || !(await added)) return;
-      await ctx.client.reactions
-        .remove({ channel: message.channel, timestamp: message.ts, name: REACTION })
-        .catch((error: unknown) => ctx.logger.debug({ err: error }, 'could not remove the working reaction'));
+      await clearWorkingReaction(ctx, message);
     },
   };
 }

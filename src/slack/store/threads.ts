@@ -1,3 +1,4 @@
+import type { ThreadTarget } from '../slack-context.js';
 import type { SlackDb } from '../slack-tables.js';
 
 /** Where a top-level run talks: its channel and thread (null thread: a DM's top level). */
@@ -9,6 +10,11 @@ export interface ThreadRow {
   requester: string | null;
   /** The message that asked for the run (it carries the working reaction meanwhile). */
   message_ts: string | null;
+}
+
+/** Where to post in a run's thread. */
+export function threadTarget(thread: Pick<ThreadRow, 'channel' | 'thread_ts'>): ThreadTarget {
+  return { channel: thread.channel, ...(thread.thread_ts ? { threadTs: thread.thread_ts } : {}) };
 }
 
 export async function findThread(db: SlackDb, runId: string): Promise<ThreadRow | undefined> {

@@ -130,7 +130,7 @@ async function answerByText(ctx: SlackContext, m: IncomingMessage, action: Pendi
 }
 
 async function cancel(ctx: SlackContext, m: IncomingMessage, all: SuspendedRun[], who: ThreadTarget & { user: string }): Promise<void> {
-  // A run at work waits on nobody; it is stopped at its next request, not mid-step.
+  // A run at work waits on nobody: "cancel" only stops what waits on someone.
   const runs = all.filter((r) => r.toolCalls.length > 0);
   if (runs.length === 0) {
     // A reply saying "cancel" in a thread with a run at work is meant for it; elsewhere it may be chatter.

@@ -17,6 +17,7 @@ import { slackWebClient } from './slack/slack-web-client.js';
 import { slackGroupResolver } from './slack/slack-group-resolver.js';
 import { AgentError } from './agent/errors.js';
 import { resolveModel } from './agent/model.js';
+import { errorMessage } from './error-message.js';
 
 /**
  * Composition root: config → logger → policy → database + migrations → demo
@@ -122,7 +123,7 @@ let config: Config;
 try {
   config = loadConfig();
 } catch (error) {
-  console.error(error instanceof Error ? error.message : String(error));
+  console.error(errorMessage(error));
   process.exit(1);
 }
 const logger = createLogger({ level: config.logLevel });

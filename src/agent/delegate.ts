@@ -6,6 +6,7 @@ import { runSteps } from './loop.js';
 import type { CallOutcome, ToolCallInput } from './plan-tool-call.js';
 import type { RunOutcome } from './plan.js';
 import { ClaimLostError } from './errors.js';
+import { errorMessage } from '../error-message.js';
 import type { RunState } from './run-state.js';
 
 export const delegationInput = z.object({ prompt: z.string().min(1) }).strict();
@@ -13,10 +14,6 @@ export const delegationInput = z.object({ prompt: z.string().min(1) }).strict();
 /** What the caller's model is told when the sub-agent behind `toolName` fails, as a failed tool's caller is. */
 export function delegationFailure(toolName: string, message: string): string {
   return `Delegation to ${toolName} failed: ${message}`;
-}
-
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 export function subAgentToolName(key: string): string {

@@ -1,5 +1,5 @@
 import { endRun, claimRun, failDelegation, type SnapshotRow } from '../db/run-snapshots.js';
-import { errorMessage } from './delegate.js';
+import { errorMessage } from '../error-message.js';
 import { persistSuspension } from '../db/persist-suspension.js';
 import { pendingActionsOfRoot } from '../approvals/pending-actions.js';
 import type { AgentInternals } from './agent-internals.js';

@@ -1,4 +1,5 @@
 import type { LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
+import { errorMessage } from '../error-message.js';
 import type { Tool } from './tool.js';
 import { stillHeld, type RunState } from './run-state.js';
 
@@ -61,7 +62,6 @@ export async function executeTool(
     return { kind: 'result', output: toOutput(value), value, isError: false };
   } catch (error) {
     log.error({ err: error }, 'tool failed');
-    const message = error instanceof Error ? error.message : String(error);
-    return errorOutput(`Tool ${tool.id} failed: ${message}`);
+    return errorOutput(`Tool ${tool.id} failed: ${errorMessage(error)}`);
   }
 }

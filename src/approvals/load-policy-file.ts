@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { definePolicy } from './define-policy.js';
 import { PolicyError } from './policy-error.js';
 import type { Policy, PolicyInput } from './policy-schema.js';
+import { errorMessage } from '../error-message.js';
 
 /**
  * Reads a policy from `.yaml`, `.yml` or `.json`. Synchronous on purpose: it runs once at
@@ -25,7 +26,7 @@ export function loadPolicyFile(path: string): Policy {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const message = code === 'ENOENT' ? 'file not found' : `file could not be read (${describe(error)})`;
+    const message = code === 'ENOENT' ? 'file not found' : `file could not be read (${errorMessage(error)})`;
     throw new PolicyError([{ field: '', message }], { file: path, cause: error });
   }
 
@@ -33,7 +34,7 @@ export function loadPolicyFile(path: string): Policy {
   try {
     data = format === 'json' ? JSON.parse(text) : parseYaml(text);
   } catch (error) {
-    const message = `${format === 'json' ? 'JSON' : 'YAML'} syntax error: ${describe(error)}`;
+    const message = `${format === 'json' ? 'JSON' : 'YAML'} syntax error: ${errorMessage(error)}`;
     throw new PolicyError([{ field: '', message }], { file: path, cause: error });
   }
 
@@ -58,8 +59,4 @@ function formatOf(path: string): 'yaml' | 'json' | undefined {
   if (ext === '.yaml' || ext === '.yml') return 'yaml';
   if (ext === '.json') return 'json';
   return undefined;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

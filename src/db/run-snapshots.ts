@@ -61,30 +61,32 @@ export async function recordRunningRun(db: Db, write: SnapshotWrite): Promise<nu
   return result.rows[0]?.claim_epoch;
 }
 
+/** Deletes a run's `running` row only while `epoch` is still its claim. */
+const dropOwnRunningRow = (runId: string, epoch: number) =>
+  sql`DELETE FROM run_snapshots WHERE run_id = ${runId} AND status = 'running' AND claim_epoch = ${epoch} RETURNING run_id`;
+
 /**
  * Removes the record of a run that failed while this process held its claim:
  * the failure was reported, and a takeover would only repeat it (a model that
  * keeps failing would be retried, and the failure posted, every lease).
  */
 export async function dropFailedRun(db: Db, runId: string, epoch: number): Promise<void> {
-  await sql`DELETE FROM run_snapshots WHERE run_id = ${runId} AND status = 'running' AND claim_epoch = ${epoch}`.execute(db);
+  await dropOwnRunningRow(runId, epoch).execute(db);
 }
 
 /**
  * A sub-agent run that failed while this process held its claim: its record
  * goes, and its parent's delegation is closed as `failed` with the error's
- * message as `reason`, so the parent can carry on as after a failed tool. False when the claim is no
- * longer this one (or the delegation is not waiting): nothing was changed.
+ * message as `reason`, so the parent can carry on as after a failed tool.
+ * False when the claim is no longer this one (or the delegation is not
+ * waiting): nothing was changed.
  */
 export async function failDelegation(
   db: Db,
   failed: { runId: string; epoch: number; parentRunId: string; parentToolCallId: string; reason: string },
 ): Promise<boolean> {
   const result = await sql`
-    WITH gone AS (
-      DELETE FROM run_snapshots WHERE run_id = ${failed.runId} AND status = 'running' AND claim_epoch = ${failed.epoch}
-      RETURNING run_id
-    )
+    WITH gone AS (${dropOwnRunningRow(failed.runId, failed.epoch)})
     UPDATE pending_actions SET status = 'failed', reason = ${failed.reason}, decided_at = now()
     WHERE run_id = ${failed.parentRunId} AND tool_call_id = ${failed.parentToolCallId}
       AND kind = 'delegation' AND status = 'pending' AND EXISTS (SELECT 1 FROM gone)

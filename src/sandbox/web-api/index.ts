@@ -17,6 +17,7 @@ import { reactionMethods } from './reactions.js';
 import { usergroupMethods } from './usergroups.js';
 import { userMethods } from './users.js';
 import { viewMethods } from './views.js';
+import { errorMessage } from '../../error-message.js';
 
 const METHODS: Record<string, ApiMethod> = {
   ...chatMethods,
@@ -51,7 +52,7 @@ export function webApiHandler(ctx: ApiContext, options: WebApiOptions) {
         return fail(res, error);
       }
       options.logger?.error({ err: error, method: name }, 'sandbox Web API method threw');
-      ctx.store.notice('error', `${name} hit a bug in the sandbox: ${error instanceof Error ? error.message : String(error)}`);
+      ctx.store.notice('error', `${name} hit a bug in the sandbox: ${errorMessage(error)}`);
       fail(res, new SlackApiError('internal_error'));
     }
   };

@@ -1,4 +1,4 @@
-import { renewClaim } from '../db/run-snapshots.js';
+import { renewClaim, type Renewal } from '../db/run-snapshots.js';
 import { ClaimLostError } from './errors.js';
 import type { RuntimeDeps, Snapshot } from './run-state.js';
 
@@ -36,14 +36,18 @@ export function holdClaim(deps: RuntimeDeps, runId: string, epoch: number): Clai
   let heldSince = performance.now();
   let lost = false;
 
-  const noteRenewal = (held: boolean, sent: number) => {
-    if (held) {
+  const noteRenewal = (renewal: Renewal, sent: number) => {
+    if (renewal === 'held') {
       heldSince = Math.max(heldSince, sent);
-    } else if (!lost) {
-      lost = true;
-      clearInterval(timer);
-      deps.logger.warn({ runId, claimEpoch: epoch }, 'claim on the run lost: another process took it over; this process stops continuing it');
+      return;
     }
+    if (lost) return;
+    lost = true;
+    clearInterval(timer);
+    // A renewal sent just before the run's own final write (its end or its next pause) finds the
+    // row moved on: no takeover, nothing to warn about. If another process did end the run, the
+    // next check says so.
+    if (renewal === 'taken') deps.logger.warn({ runId, claimEpoch: epoch }, 'claim on the run lost: another process took it over; this process stops continuing it');
   };
   const renew = async (): Promise<void> => {
     const sent = performance.now();

@@ -30,19 +30,29 @@ export async function claimRun(db: Db, runId: string): Promise<ClaimedRow | unde
   return result.rows[0];
 }
 
+/** What a renewal found: still ours; the row moved on without a takeover (it paused or ended); or another process holds it. */
+export type Renewal = 'held' | 'moved-on' | 'taken';
+
 /**
  * Keeps a claim alive while its process continues the run; with `snapshot`,
- * also writes where the run stands (see checkpointStep). False when the claim
- * is no longer this one (taken over, or the run has moved on): the caller must
- * stop continuing the run.
+ * also writes where the run stands (see checkpointStep). Anything but `held`
+ * means the claim is no longer this one and the caller must stop continuing
+ * the run. `moved-on` (the row is gone, or paused under this same claim) is
+ * what a renewal sent just before the run's own final write finds, so it is
+ * told apart from `taken` (a newer claim) in the same statement.
  */
-export async function renewClaim(db: Db, runId: string, epoch: number, snapshot?: unknown): Promise<boolean> {
-  const result = await sql`
-    UPDATE run_snapshots SET claimed_at = now()${snapshot === undefined ? sql`` : sql`, snapshot = ${JSON.stringify(snapshot)}::jsonb`}
-    WHERE run_id = ${runId} AND status = 'running' AND claim_epoch = ${epoch}
-    RETURNING run_id
+export async function renewClaim(db: Db, runId: string, epoch: number, snapshot?: unknown): Promise<Renewal> {
+  const result = await sql<{ held: boolean; epoch: number | null }>`
+    WITH upd AS (
+      UPDATE run_snapshots SET claimed_at = now()${snapshot === undefined ? sql`` : sql`, snapshot = ${JSON.stringify(snapshot)}::jsonb`}
+      WHERE run_id = ${runId} AND status = 'running' AND claim_epoch = ${epoch}
+      RETURNING run_id
+    )
+    SELECT EXISTS (SELECT 1 FROM upd) AS held, (SELECT claim_epoch FROM run_snapshots WHERE run_id = ${runId}) AS epoch
   `.execute(db);
-  return result.rows.length > 0;
+  const row = result.rows[0]!;
+  if (row.held) return 'held';
+  return row.epoch === null || row.epoch === epoch ? 'moved-on' : 'taken';
 }
 
 /**

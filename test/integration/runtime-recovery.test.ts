@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
+import { Writable } from 'node:stream';
 import { once } from 'node:events';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +13,9 @@ import { interruptedMessage } from '../../src/agent/resume-run.js';
 import { ClaimLostError } from '../../src/agent/errors.js';
 import type { RecoveredRun } from '../../src/agent/recover-stale-runs.js';
 import { createTool } from '../../src/agent/tool.js';
+import { holdClaim } from '../../src/agent/hold-claim.js';
+import type { RuntimeDeps } from '../../src/agent/run-state.js';
+import { createLogger } from '../../src/logger.js';
 import { z } from 'zod';
 import { agentWith, countingTool } from '../helpers/agents.js';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -236,6 +241,44 @@ describe.each(backends)('runs whose process stopped mid-way, on %s', (backend) =
     expect((await done).text).toBe('slow job done');
     expect(sweeps).toEqual([]);
     expect(executions).toBe(1);
+  });
+
+  it('a renewal that lands after the run\'s own final write is no takeover: no warning; a newer claim is one, warned once', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'info' }, new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) }));
+    const deps = { db: database.db, logger, runLeaseMs: 30 } as RuntimeDeps;
+    const warned = () => lines.filter((l) => l.includes('claim on the run lost'));
+    const claimedRun = async (id: string) => {
+      const { tool } = countingTool('delete_record', { requireApproval: true });
+      const agent = agentWith({ model: scriptedModel([{ toolCalls: [{ toolName: 'delete_record', args: { id } }] }]), tools: { delete_record: tool }, storage: database });
+      const paused = await agent.generate(`delete ${id}`);
+      await sql`UPDATE pending_actions SET status = 'declined' WHERE root_run_id = ${paused.runId}`.execute(database.db);
+      const row = (await claimRun(database.db, paused.runId))!;
+      return { runId: paused.runId, epoch: row.claim_epoch };
+    };
+
+    // The run ended (its row deleted) while a renewal was on its way, and paused in the other case.
+    for (const finalWrite of [
+      (runId: string) => sql`DELETE FROM run_snapshots WHERE run_id = ${runId}`,
+      (runId: string) => sql`UPDATE run_snapshots SET status = 'suspended' WHERE run_id = ${runId}`,
+    ]) {
+      const { runId, epoch } = await claimedRun(randomUUID().slice(0, 8));
+      const hold = holdClaim(deps, runId, epoch);
+      await sleep(40);
+      await finalWrite(runId).execute(database.db);
+      await sleep(60);
+      hold.release();
+      expect(warned()).toEqual([]);
+    }
+
+    // Another process took the run over (a newer claim): that is worth a warning, and the run stops here.
+    const { runId, epoch } = await claimedRun(randomUUID().slice(0, 8));
+    const hold = holdClaim(deps, runId, epoch);
+    await sql`UPDATE run_snapshots SET claim_epoch = claim_epoch + 1 WHERE run_id = ${runId}`.execute(database.db);
+    await sleep(60);
+    await expect(hold.check() ?? Promise.resolve()).rejects.toBeInstanceOf(ClaimLostError);
+    hold.release();
+    expect(warned()).toHaveLength(1);
   });
 });
 

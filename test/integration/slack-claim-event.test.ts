@@ -60,4 +60,25 @@ describe.each(backends)('claiming a message that asks for work, or a card nobody
     expect([...a, ...b].filter((id) => id === actionId)).toEqual([actionId]);
     expect(await claimUnpostedCards(db, 'ops', 60_000)).not.toContain(actionId);
   });
+
+  it('a repair whose instance stopped before the card was posted is claimed again once its claim is past the grace, by one caller', async () => {
+    const { tool } = countingTool('delete_record', { requireApproval: true });
+    const agent = agentWith({ model: scriptedModel([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'r' } }] }]), tools: { delete_record: tool }, storage: database });
+    const paused = await agent.generate('delete r');
+    const [actionId] = (await sql<{ id: number }>`SELECT id FROM pending_actions WHERE root_run_id = ${paused.runId}`.execute(database.db)).rows.map((r) => r.id);
+    await sql`UPDATE pending_actions SET created_at = now() - interval '1 hour' WHERE id = ${actionId}`.execute(database.db);
+    const db = slackDb(database.db);
+    expect(await claimUnpostedCards(db, 'ops', 60_000)).toContain(actionId);
+    // Still being repaired (its claim is fresh): nobody else takes it.
+    expect(await claimUnpostedCards(db, 'ops', 60_000)).not.toContain(actionId);
+    // The repairing instance stopped: a minute later the card is still missing.
+    await sql`UPDATE slack_card_repairs SET claimed_at = now() - interval '2 minutes' WHERE action_id = ${actionId}`.execute(database.db);
+    const [a, b] = await Promise.all([claimUnpostedCards(db, 'ops', 60_000), claimUnpostedCards(db, 'ops', 60_000)]);
+    expect([...a, ...b].filter((id) => id === actionId)).toEqual([actionId]);
+    expect(await claimUnpostedCards(db, 'ops', 60_000)).not.toContain(actionId);
+    // Once its card is on record, an old repair claim is never taken up again.
+    await sql`UPDATE slack_card_repairs SET claimed_at = now() - interval '2 minutes' WHERE action_id = ${actionId}`.execute(database.db);
+    await sql`INSERT INTO slack_cards (action_id, channel, ts, thread_ts, kind) VALUES (${actionId}, 'C9', '900.1', '900.0', 'approval')`.execute(database.db);
+    expect(await claimUnpostedCards(db, 'ops', 60_000)).not.toContain(actionId);
+  });
 });

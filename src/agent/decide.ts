@@ -81,14 +81,11 @@ export async function decide(
     return { outcome: 'fingerprint-mismatch', action };
   }
   const current = requirementFor(deps.policy, action.tool_name, action.args);
-  if (current.policyVersion !== action.policy_version) {
-    const closed = await closeAction(deps.db, { actionId: action.id, status: 'superseded', actor: actor.userId, reason: 'policy changed' });
-    if (!closed) return refreshed(deps, action);
-    log.info({ from: action.policy_version, to: current.policyVersion }, 'policy changed; request evaluated again');
-    return { outcome: 'policy-changed', action: closed, stream: startContinuation(root, deps, action.run_id, action.root_run_id) };
-  }
-  const isRequesterDeclining = decision === 'decline' && action.requester !== null && action.requester === actor.userId;
-  if (!isRequesterDeclining) {
+  const policyChanged = current.policyVersion !== action.policy_version;
+  const isRequester = action.requester !== null && action.requester === actor.userId;
+  // The requester may withdraw their request, and let it go on once the policy no longer asks for approval.
+  const requesterMay = isRequester && (decision === 'decline' || (policyChanged && !current.requireApproval));
+  if (!requesterMay) {
     let verdict;
     try {
       verdict = await authorizeActor({
@@ -118,6 +115,16 @@ export async function decide(
     const expired = await closeAction(deps.db, { actionId: action.id, status: 'expired' });
     if (!expired) return refreshed(deps, action);
     return { outcome: 'expired', action: expired, stream: startContinuation(root, deps, action.run_id, action.root_run_id) };
+  }
+  // Approving under another policy version would spend a grant the gate no longer honours: the
+  // request is asked again under the current policy (or runs, if that no longer asks). Only by
+  // someone the current policy lets decide it, checked above. A decline runs nothing, so it
+  // stands under the version it was asked with.
+  if (policyChanged && decision === 'approve') {
+    const closed = await closeAction(deps.db, { actionId: action.id, status: 'superseded', actor: actor.userId, reason: 'policy changed' });
+    if (!closed) return refreshed(deps, action);
+    log.info({ from: action.policy_version, to: current.policyVersion }, 'policy changed; request evaluated again');
+    return { outcome: 'policy-changed', action: closed, stream: startContinuation(root, deps, action.run_id, action.root_run_id) };
   }
 
   if (decision === 'decline') {

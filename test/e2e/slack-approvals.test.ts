@@ -374,7 +374,7 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
     }
   });
 
-  it('a policy change between card and click supersedes the card and asks again', async () => {
+  it('a policy change between card and click supersedes the card and asks again, when someone the new policy lets decide clicks', async () => {
     const first = await boot(
       (deps) => opsAgent(deps, [{ toolCalls: [{ toolName: 'delete_record', args: { id: 'p1' } }] }], { version: 'v1' }).agent,
     );
@@ -388,8 +388,13 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
       made = opsAgent(deps, [{ text: 'Deleted p1.' }], { version: 'v2', tools: { delete_record: { approvers: [BOB] } } });
       return made.agent;
     });
+    // Alice may not decide it under the new policy: she is told so, and the old card stays as it is.
     await clickButton(second, card, ALICE, ACTION_IDS.approve);
-    await waitForEphemeral(h.fake, ALICE, 'policy changed');
+    await waitForEphemeral(h.fake, ALICE, 'Only listed approvers');
+    await second.slack.idle();
+    expect(updatesOf(h.fake, card)).toHaveLength(0);
+    await clickButton(second, card, BOB, ACTION_IDS.approve);
+    await waitForEphemeral(h.fake, BOB, 'policy changed');
     await waitForUpdate(h.fake, card, 'Superseded');
     const again = await waitForCard(h.fake, thread, 'approval', 1);
     expect(textOf(again.call)).toContain(`*Approvers:* <@${BOB}>`);

@@ -329,6 +329,45 @@ describe.each(backends)('approval integrity on %s', (backend) => {
     expect(calls).toHaveLength(1);
   });
 
+  it('policy change: only someone the current policy lets decide can have the request asked again; a decline stays a decline', async () => {
+    const { tool, calls } = countingTool('refund');
+    const model = oneCall('refund', { id: 'o-2' });
+    const v1 = definePolicy(needsApproval({ approvers: ['UBOSS'] }));
+    const before = agentWith({ model, tools: { refund: tool }, storage: database, policy: v1 });
+    const statusOf = async (runId: string) =>
+      (await sql<{ status: string; policy_version: string }>`SELECT status, policy_version FROM pending_actions WHERE root_run_id = ${runId} ORDER BY id DESC LIMIT 1`.execute(database.db)).rows[0];
+
+    // Still needs UBOSS (now twice): a bystander and the requester are refused, and nothing moves.
+    const first = await before.generate('refund', { requester: 'UREQ' });
+    const stricter = agentWith({ model, tools: { refund: tool }, storage: database, policy: definePolicy(needsApproval({ approvers: ['UBOSS', 'UCFO'], quorum: 2 })) });
+    for (const userId of ['URANDOM', 'UREQ']) {
+      const refused = await stricter.decideToolCall({ runId: first.runId, decision: 'approve', actor: { userId } });
+      expect(refused.outcome).toBe('not-allowed');
+      expect(await statusOf(first.runId)).toEqual({ status: 'pending', policy_version: v1.version });
+    }
+
+    // No approval needed any more: the requester may let the run go on; a bystander the policy does not list may not.
+    const relaxed = agentWith({ model, tools: { refund: tool }, storage: database, policy: definePolicy({ tools: { refund: { requireApproval: false, approvers: ['UBOSS'] } } }) });
+    expect((await relaxed.decideToolCall({ runId: first.runId, decision: 'approve', actor: { userId: 'URANDOM' } })).outcome).toBe('not-allowed');
+    expect(calls).toHaveLength(0);
+    const going = await relaxed.decideToolCall({ runId: first.runId, decision: 'approve', actor: { userId: 'UREQ' } });
+    expect(going.outcome).toBe('policy-changed');
+    if (going.outcome === 'policy-changed') expect((await going.stream!.result).text).toBe('finished');
+    expect(calls).toHaveLength(1);
+
+    // Declining under a changed policy declines: it never re-asks, so it can never run the tool.
+    for (const userId of ['UBOSS', 'UREQ']) {
+      const script = oneCall('refund', { id: 'o-3' });
+      const second = await agentWith({ model: script, tools: { refund: tool }, storage: database, policy: v1 }).generate('refund', { requester: 'UREQ' });
+      const later = agentWith({ model: script, tools: { refund: tool }, storage: database, policy: definePolicy({}) });
+      const declined = await later.decideToolCall({ runId: second.runId, decision: 'decline', actor: { userId }, reason: 'not now' });
+      expect(declined.outcome).toBe('declined');
+      if (declined.outcome === 'declined') await declined.stream!.result;
+      expect((await statusOf(second.runId))?.status).toBe('declined');
+    }
+    expect(calls).toHaveLength(1);
+  });
+
   it('a button carrying another fingerprint is refused and changes nothing', async () => {
     const { agent, calls } = build(needsApproval());
     const first = await agent.generate('refund');

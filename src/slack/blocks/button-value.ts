@@ -3,6 +3,7 @@
  * on a stale card (arguments since changed) can be recognised and refused.
  */
 export const FINGERPRINT_PREFIX_LENGTH = 16;
+const FINGERPRINT_PREFIX = new RegExp(`^[0-9a-f]{${FINGERPRINT_PREFIX_LENGTH}}$`);
 
 export function approvalButtonValue(actionId: number, fingerprint: string): string {
   return JSON.stringify({ a: actionId, f: fingerprint.slice(0, FINGERPRINT_PREFIX_LENGTH) });
@@ -29,6 +30,8 @@ export function parseButtonValue(value: string | undefined | null): ButtonValue 
   if (typeof parsed !== 'object' || parsed === null) return undefined;
   const { a, f } = parsed as { a?: unknown; f?: unknown };
   if (typeof a !== 'number' || !Number.isSafeInteger(a)) return undefined;
-  if (f !== undefined && typeof f !== 'string') return undefined;
+  // Every approval button carries exactly this much of a SHA-256 hex digest; an empty or short
+  // prefix would match any request's fingerprint.
+  if (f !== undefined && (typeof f !== 'string' || !FINGERPRINT_PREFIX.test(f))) return undefined;
   return f === undefined ? { actionId: a } : { actionId: a, fingerprintPrefix: f };
 }

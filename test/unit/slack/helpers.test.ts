@@ -54,7 +54,8 @@ describe('button values and block ids', () => {
       fingerprintPrefix: 'abcdef0123456789',
     });
     expect(parseButtonValue(actionButtonValue(7))).toEqual({ actionId: 7 });
-    for (const bad of [undefined, null, '', '[]', '{"a":"1"}', '{"a":1,"f":2}', '{', '{"a":1e300}']) {
+    // A fingerprint prefix that is empty, short, long or not hex would match other requests or none.
+    for (const bad of [undefined, null, '', '[]', '{"a":"1"}', '{"a":1,"f":2}', '{', '{"a":1e300}', '{"a":1,"f":""}', '{"a":1,"f":"abc"}', '{"a":1,"f":"abcdef0123456789a"}', '{"a":1,"f":"ABCDEF0123456789"}']) {
       expect(parseButtonValue(bad)).toBeUndefined();
     }
   });

@@ -108,9 +108,10 @@ export async function handleMessage(ctx: SlackContext, m: IncomingMessage): Prom
  */
 async function answerByText(ctx: SlackContext, m: IncomingMessage, action: PendingAction, text: string, threadId: string): Promise<boolean> {
   const target: ThreadTarget = { channel: m.channel, ...(m.threadTs ? { threadTs: m.threadTs } : {}) };
+  // A file shared without a comment (or a reply that only mentions someone) says nothing to answer with.
+  if (text === '') return false;
   const question = questionOf(ctx.agent, action);
   if (question) {
-    if (text === '') return false;
     await resumeFromSlack(ctx, action, answerFromText(question, text), { ...target, user: m.user }, { reactTo: { channel: m.channel, ts: m.ts } });
     return true;
   }

@@ -213,8 +213,8 @@ describe.each(backends)('Slack questions and suspended tools on %s', (backend) =
     expect(rows).toHaveLength(1);
   });
 
-  it('deploy to production confirmed by a thread reply (auto-resume)', async () => {
-    const { b } = await boot(
+  it('deploy to production confirmed by a thread reply (auto-resume); a file shared without a comment answers nothing', async () => {
+    const { b, model } = await boot(
       [
         { toolCalls: [{ toolName: 'deploy_service', args: { service: 'web', environment: 'production', version: 'v9.9.9' } }] },
         { text: 'Deployed web v9.9.9.' },
@@ -224,6 +224,12 @@ describe.each(backends)('Slack questions and suspended tools on %s', (backend) =
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'deploy web v9.9.9 to prod' });
     const card = await waitForCard(h.fake, thread, 'suspension');
     expect(textOf(card.call)).toContain('reply in this thread');
+    // A file shared in the thread without a comment answers nothing: no extraction, no message.
+    const file = messageEnvelope({ channel: thread.channel, ts: freshTs(), threadTs: thread.threadTs, user: REQUESTER, text: '', subtype: 'file_share' });
+    expect((await b.send.event(file)).status).toBe(200);
+    await b.slack.idle();
+    expect(model.doStreamCalls).toHaveLength(1);
+    expect(h.fake.callsTo('chat.postMessage')).toHaveLength(1);
     await reply(b, thread, REQUESTER, 'yes');
     await waitForUpdate(h.fake, card, `Resumed by <@${REQUESTER}>`);
     await waitForText(h.fake, thread, 'Deployed web v9.9.9.');

@@ -121,6 +121,25 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
     expect(threads.rows).toEqual([{ run_id: runs[0]!.runId }]);
   });
 
+  it('editing a message that mentions the bot (Slack sends app_mention again, same ts, new event id) starts nothing', async () => {
+    const { b, model } = await boot([{ text: 'First answer.' }, { text: 'Second answer.' }]);
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'what is up' });
+    await waitForText(h.fake, thread, 'First answer.');
+    await b.slack.idle();
+    const edit = appMentionEnvelope({
+      text: `<@${SLACK_IDS.botUserId}> what is up now`,
+      user: REQUESTER,
+      channel: CHANNEL,
+      ts: thread.ts,
+      edited: { user: REQUESTER, ts: freshTs() },
+    });
+    expect((await b.send.event(edit)).status).toBe(200);
+    await b.slack.idle();
+    expect(model.doStreamCalls).toHaveLength(1);
+    expect(h.fake.callsTo('chat.postMessage')).toHaveLength(1);
+    expect(logged(b, /edited mention ignored/)).toBe(true);
+  });
+
   it('unknown action ids and tampered button values get an ephemeral refusal and change nothing', async () => {
     const { b, deleted } = await boot([deleteStep('t1'), { text: 'done' }]);
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete t1' });

@@ -314,6 +314,8 @@ export interface AppMentionOptions extends EnvelopeOptions {
   parentUserId?: string;
   clientMsgId?: string;
   blockId?: string;
+  /** Set when the mention was edited: Slack then sends app_mention again, same ts, a new event id. */
+  edited?: { user: string; ts: string };
 }
 
 export function appMentionEnvelope(o: AppMentionOptions): EventEnvelope {
@@ -330,8 +332,9 @@ export function appMentionEnvelope(o: AppMentionOptions): EventEnvelope {
   }
   event.blocks = richTextBlocks(o.text, o.blockId);
   event.team = o.teamId ?? SLACK_IDS.teamId;
+  if (o.edited) event.edited = { user: o.edited.user, ts: o.edited.ts };
   event.channel = o.channel;
-  event.event_ts = o.ts;
+  event.event_ts = o.edited?.ts ?? o.ts;
   return eventEnvelope(event, o);
 }
 

@@ -11,6 +11,7 @@ import { lastToolCalls, runSteps, settleStep } from './loop.js';
 import type { RunOutcome } from './plan.js';
 import { applyHook, approvalAction, approvalGate, runUngated, settle, type CallOutcome } from './plan-tool-call.js';
 import type { RunState } from './run-state.js';
+import type { Tool } from './tool.js';
 
 export const blockedMessage = (toolName: string) => `Tool call blocked: approval did not match ${toolName} arguments`;
 
@@ -113,19 +114,23 @@ async function settleAction(
       return denied(row.reason ? row.reason : 'The user declined this tool call.');
     case 'expired':
       return denied('The approval request expired before anyone approved it.');
-    case 'superseded': {
-      // The policy changed under the request: ask again under the new one, or run if it no longer needs approval.
-      const gate = await approvalGate(run, tool, row.tool_name, args);
-      if (gate.required) {
-        return { kind: 'pending', plan: { snapshots: [], actions: [approvalAction(run, call, args, gate.requirement)] } };
-      }
-      // Nothing records that the stopped process ran it, so it may have: at most once.
-      if (facts.recovered) return interrupted(run, row, out);
-      return settle(run, call, args, await runUngated(run, tool, call.toolCallId, args), out);
-    }
+    case 'superseded':
+      return askAgain(run, tool, row, args, out, facts.recovered);
     default:
       return denied(row.reason ?? 'The request was cancelled.');
   }
+}
+
+/** The policy changed under the request: ask again under the current one, or run if it no longer needs approval. */
+async function askAgain(run: RunState, tool: Tool, row: PendingAction, args: unknown, out: Emitter, recovered: boolean): Promise<CallOutcome> {
+  const call = { toolCallId: row.tool_call_id, toolName: row.tool_name };
+  const gate = await approvalGate(run, tool, row.tool_name, args);
+  if (gate.required) {
+    return { kind: 'pending', plan: { snapshots: [], actions: [approvalAction(run, call, args, gate.requirement)] } };
+  }
+  // Nothing records that the stopped process ran it, so it may have: at most once.
+  if (recovered) return interrupted(run, row, out);
+  return settle(run, call, args, await runUngated(run, tool, call.toolCallId, args), out);
 }
 
 /** The gate: hook, fingerprint of what is about to run, consume the grant, then execute. */
@@ -153,6 +158,23 @@ async function runApproved(
   };
   // Spent, but not by this process: the one that spent it stopped, maybe after running the call.
   if (recovered && (await grantWasSpent(run.deps.db, check))) return interrupted(run, row, out);
+  // Approved under another policy than the one in force here (it changed while the run still
+  // waited on another call of the step): that approval may not satisfy this policy, so the call
+  // is asked for again under it. A grant the deciding vote spent was checked against this very
+  // policy a moment ago.
+  if (!spentGrant && row.policy_version !== run.deps.policy.version) {
+    run.log.info({ toolCallId: call.toolCallId, from: row.policy_version, to: run.deps.policy.version }, 'policy changed after approval; asked again');
+    run.audit.push({
+      event: 'superseded',
+      runId: run.runId,
+      toolCallId: call.toolCallId,
+      toolName: row.tool_name,
+      fingerprint: fp,
+      policyVersion: row.policy_version,
+      detail: { reason: 'policy changed after approval, before the call ran' },
+    });
+    return askAgain(run, tool, row, args, out, recovered);
+  }
   const grant = spentGrant ? matchSpentGrant(spentGrant, check) : await consumeGrant(run.deps.db, check);
   if (spentGrant) {
     // consumeGrant writes these itself. For a grant the decision spent, `consumed` rides on the

@@ -10,6 +10,7 @@ import { listAuditEvents } from '../../src/approvals/audit.js';
 import { consumeGrant } from '../../src/approvals/grants.js';
 import { fingerprint } from '../../src/approvals/fingerprint.js';
 import { createTool } from '../../src/agent/tool.js';
+import { askUserTool } from '../../src/agent/ask-user.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 
 const oneCall = (toolName: string, args: unknown, text = 'finished') =>
@@ -364,6 +365,42 @@ describe.each(backends)('approval integrity on %s', (backend) => {
       expect(declined.outcome).toBe('declined');
       if (declined.outcome === 'declined') await declined.stream!.result;
       expect((await statusOf(second.runId))?.status).toBe('declined');
+    }
+    expect(calls).toHaveLength(1);
+  });
+
+  it('an approval given under a policy that changed before its call ran is asked for again under the new one', async () => {
+    const { tool, calls } = countingTool('refund');
+    const model = scriptedModel([
+      { toolCalls: [{ toolName: 'refund', args: { id: 'o-4' } }, { toolName: 'ask_user', args: { question: 'Which account?' } }] },
+      { text: 'finished' },
+    ]);
+    const make = (policy: PolicyInput) => agentWith({ model, tools: { refund: tool, ask_user: askUserTool }, storage: database, policy: definePolicy(policy) });
+    const v1 = make(needsApproval({ approvers: ['UBOSS'] }));
+    const first = await v1.generate('refund o-4', { requester: 'UREQ' });
+    const waiting = (await v1.listSuspendedRuns()).runs.find((r) => r.runId === first.runId)!.toolCalls;
+    const refundCall = waiting.find((c) => c.toolName === 'refund')!;
+    const question = waiting.find((c) => c.toolName === 'ask_user')!;
+    // Approved under v1 while the question still holds the step: the grant waits, nothing runs yet.
+    const approved = await v1.decideToolCall({ runId: first.runId, toolCallId: refundCall.toolCallId, decision: 'approve', actor: { userId: 'UBOSS' } });
+    expect(approved.outcome).toBe('approved');
+    if (approved.outcome === 'approved') await approved.stream!.result;
+    expect(calls).toHaveLength(0);
+
+    // The policy now wants two approvers; the answer to the question lets the step finish.
+    const v2 = make(needsApproval({ approvers: ['UBOSS', 'UCFO'], quorum: 2 }));
+    const resumed = await (await v2.resumeStream('main account', { runId: first.runId, toolCallId: question.toolCallId })).result;
+    expect(resumed.finishReason).toBe('suspended');
+    expect(resumed.pending.map((p) => p.toolName)).toEqual(['refund']);
+    expect(calls).toHaveLength(0);
+    const events = (await listAuditEvents(database.db, { runId: first.runId })).map((e) => e.event);
+    expect(events).toContain('superseded');
+    expect(events).not.toContain('consumed');
+
+    for (const userId of ['UBOSS', 'UCFO']) {
+      const vote = await v2.decideToolCall({ runId: first.runId, toolCallId: refundCall.toolCallId, decision: 'approve', actor: { userId } });
+      if (vote.outcome === 'approved') expect((await vote.stream!.result).text).toBe('finished');
+      else expect(vote.outcome).toBe('approval-recorded');
     }
     expect(calls).toHaveLength(1);
   });

@@ -17,12 +17,17 @@ export async function recoverStaleRuns(root: AgentInternals, deps: RuntimeDeps, 
   const rows = await takeStaleRuns(deps.db, root.id, deps.runLeaseMs, limit);
   const recovered: RecoveredRun[] = [];
   for (const row of rows) {
-    deps.logger.warn({ runId: row.run_id, rootRunId: row.root_run_id }, 'run taken over: its process stopped renewing its claim');
+    const { taken_from: takenFrom, ...snapshot } = row;
+    // A stranded suspended run was never continued after its decision, so nothing in it can have
+    // run yet: it goes on as a continuation would have (grants are still single-use).
+    const recoveredFromStop = takenFrom === 'running';
+    if (recoveredFromStop) deps.logger.warn({ runId: row.run_id, rootRunId: row.root_run_id }, 'run taken over: its process stopped renewing its claim');
+    else deps.logger.warn({ runId: row.run_id, rootRunId: row.root_run_id }, 'run continued: its last decision was recorded, but the process that recorded it stopped before continuing it');
     recovered.push({
       runId: row.run_id,
       rootRunId: row.root_run_id,
       // The continuation reads the run's calls itself, off the sweep's path.
-      stream: startContinuation(root, deps, row.run_id, row.root_run_id, { snapshot: row, recovered: true }),
+      stream: startContinuation(root, deps, row.run_id, row.root_run_id, recoveredFromStop ? { snapshot, recovered: true } : { snapshot }),
     });
   }
   return recovered;

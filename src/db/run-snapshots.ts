@@ -105,24 +105,40 @@ export async function failDelegation(
   return result.rows.length > 0;
 }
 
+/** A run the sweep took, and what it was when taken: `running` (its process stopped mid-way) or a stranded `suspended` run. */
+export type StaleRow = ClaimedRow & { taken_from: 'running' | 'suspended' };
+
 /**
- * Claims runs of the given top-level agent that are `running` but whose claim
- * has not been renewed for `leaseMs`: the process continuing them stopped.
+ * Claims runs of the given top-level agent that nobody is moving on:
+ * - `running` whose claim has not been renewed for `leaseMs`: the process
+ *   continuing them stopped;
+ * - `suspended` with nothing left pending, its last request decided more than
+ *   `leaseMs` ago: the decision was recorded, but the process that recorded it
+ *   stopped before claiming the run (expiry, a superseded request, an answer,
+ *   a sub-agent's end, or a vote that found a sibling still open). Without
+ *   this, the run and its thread would wait for ever.
  * SKIP LOCKED and the renewed claim time let every instance sweep at once.
  */
-export async function takeStaleRuns(db: Db, rootAgentId: string, leaseMs: number, limit: number): Promise<ClaimedRow[]> {
-  const result = await sql<ClaimedRow>`
+export async function takeStaleRuns(db: Db, rootAgentId: string, leaseMs: number, limit: number): Promise<StaleRow[]> {
+  const lease = sql`make_interval(secs => ${leaseMs} / 1000.0)`;
+  const result = await sql<StaleRow>`
     WITH stale AS (
-      SELECT run_id FROM run_snapshots
-      WHERE status = 'running' AND claimed_at < now() - make_interval(secs => ${leaseMs} / 1000.0)
-        AND snapshot->'path'->>0 = ${rootAgentId}
-      ORDER BY claimed_at
+      SELECT s.run_id, s.status FROM run_snapshots s
+      WHERE s.snapshot->'path'->>0 = ${rootAgentId}
+        AND (
+          (s.status = 'running' AND s.claimed_at < now() - ${lease})
+          OR (s.status = 'suspended' AND s.suspended_at < now() - ${lease}
+              AND NOT EXISTS (
+                SELECT 1 FROM pending_actions p
+                WHERE p.run_id = s.run_id AND (p.status = 'pending' OR COALESCE(p.decided_at, p.created_at) > now() - ${lease})))
+        )
+      ORDER BY s.claimed_at NULLS FIRST
       LIMIT ${limit}
-      FOR NO KEY UPDATE SKIP LOCKED
+      FOR NO KEY UPDATE OF s SKIP LOCKED
     )
-    UPDATE run_snapshots s SET claimed_at = now(), claim_epoch = s.claim_epoch + 1
-    FROM stale WHERE s.run_id = stale.run_id AND s.status = 'running'
-    RETURNING ${claimedColumns}
+    UPDATE run_snapshots s SET status = 'running', claimed_at = now(), claim_epoch = s.claim_epoch + 1
+    FROM stale WHERE s.run_id = stale.run_id AND s.status = stale.status
+    RETURNING ${claimedColumns}, stale.status AS taken_from
   `.execute(db);
   return result.rows;
 }

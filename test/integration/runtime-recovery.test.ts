@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAuditEvents } from '../../src/approvals/audit.js';
 import { findDecisionTarget } from '../../src/approvals/pending-actions.js';
-import { closeAction, recordApprovalVote } from '../../src/approvals/record-decision.js';
+import { closeAction, recordApprovalVote, recordResume } from '../../src/approvals/record-decision.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { claimRun } from '../../src/db/run-snapshots.js';
 import { interruptedMessage } from '../../src/agent/resume-run.js';
@@ -14,6 +14,7 @@ import { ClaimLostError } from '../../src/agent/errors.js';
 import type { RecoveredRun } from '../../src/agent/recover-stale-runs.js';
 import { createTool } from '../../src/agent/tool.js';
 import { holdClaim } from '../../src/agent/hold-claim.js';
+import { askUserTool } from '../../src/agent/ask-user.js';
 import type { RuntimeDeps } from '../../src/agent/run-state.js';
 import { createLogger } from '../../src/logger.js';
 import { z } from 'zod';
@@ -241,6 +242,52 @@ describe.each(backends)('runs whose process stopped mid-way, on %s', (backend) =
     expect((await done).text).toBe('slow job done');
     expect(sweeps).toEqual([]);
     expect(executions).toBe(1);
+  });
+
+  it('a run whose last request was decided by a process that stopped before continuing it is continued by the sweep, once', async () => {
+    const ago = (runId: string) => Promise.all([
+      sql`UPDATE run_snapshots SET suspended_at = now() - interval '1 hour' WHERE run_id = ${runId}`.execute(database.db),
+      sql`UPDATE pending_actions SET decided_at = now() - interval '1 hour', created_at = now() - interval '1 hour' WHERE run_id = ${runId}`.execute(database.db),
+    ]);
+    // An expiry written, then the process stopped.
+    const { tool, calls } = countingTool('delete_record', { requireApproval: true });
+    const model = scriptedModel([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'x1' } }] }, { text: 'it expired' }]);
+    const agent = agentWith({ model, tools: { delete_record: tool }, storage: database, runLeaseMs: 60_000 });
+    const first = await agent.generate('delete x1');
+    const action = (await findDecisionTarget(database.db, first.runId, undefined, ['approval']))!;
+    await sql`UPDATE pending_actions SET expires_at = now() - interval '1 second' WHERE id = ${action.id}`.execute(database.db);
+    expect(await closeAction(database.db, { actionId: action.id, status: 'expired' })).toBeDefined();
+    // Within the lease the deciding process may still be about to continue it.
+    expect(await agent.recoverStaleRuns()).toEqual([]);
+    await ago(first.runId);
+    const [continued, ...more] = await agent.recoverStaleRuns();
+    expect(more).toEqual([]);
+    expect(continued!.runId).toBe(first.runId);
+    expect((await continued!.stream.result).text).toBe('it expired');
+    expect(calls).toHaveLength(0);
+    expect(await agent.recoverStaleRuns()).toEqual([]);
+
+    // An approval whose sibling was still open, then that sibling's answer, then the stop: the
+    // approved call runs once on its unspent grant, the answer reaches its tool.
+    const approvals = countingTool('refund', { requireApproval: true });
+    const script = scriptedModel([
+      { toolCalls: [{ toolName: 'refund', args: { id: 'x2' } }, { toolName: 'ask_user', args: { question: 'Why?' } }] },
+      { text: 'refunded' },
+    ]);
+    const two = agentWith({ model: script, tools: { refund: approvals.tool, ask_user: askUserTool }, storage: database, runLeaseMs: 60_000 });
+    const second = await two.generate('refund x2');
+    const vote = await approveWithoutContinuing(second.runId, (await findDecisionTarget(database.db, second.runId, undefined, ['approval']))!.tool_call_id);
+    expect(vote.claimed).toBeUndefined();
+    const question = (await findDecisionTarget(database.db, second.runId, undefined, ['suspension']))!;
+    expect(await recordResume(database.db, { actionId: question.id, resumeData: 'customer asked', actor: 'U1' })).toBeDefined();
+    await ago(second.runId);
+    const [taken] = await two.recoverStaleRuns();
+    expect((await taken!.stream.result).text).toBe('refunded');
+    expect(approvals.calls).toHaveLength(1);
+    expect(lastToolResults(script).find((r) => 'toolName' in r && r.toolName === 'ask_user')).toMatchObject({ output: { value: { answer: 'customer asked' } } });
+    expect(await two.recoverStaleRuns()).toEqual([]);
+    const left = await sql<{ n: number }>`SELECT count(*)::int AS n FROM run_snapshots WHERE run_id IN (${first.runId}, ${second.runId})`.execute(database.db);
+    expect(left.rows[0]!.n).toBe(0);
   });
 
   it('a renewal that lands after the run\'s own final write is no takeover: no warning; a newer claim is one, warned once', async () => {

@@ -147,6 +147,11 @@ async function cancel(ctx: SlackContext, m: IncomingMessage, all: SuspendedRun[]
   }
   const cancelled = await cancelThreadRuns(ctx, runs.map((r) => r.runId), m.user);
   ctx.logger.info({ user: m.user, cancelled }, 'thread runs cancelled');
+  if (cancelled.length === 0) {
+    // A decision landed between reading the thread and cancelling: the run goes on as decided.
+    await tellUser(ctx, who, 'It was decided a moment ago and is going on, so nothing was cancelled.');
+    return;
+  }
   await ctx.client.chat.postMessage({
     ...threadArgs(who),
     text: `:heavy_multiplication_x: Cancelled by ${mention(m.user)}. Nothing further will run for that request.`,

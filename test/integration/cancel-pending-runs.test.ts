@@ -1,0 +1,64 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listAuditEvents } from '../../src/approvals/audit.js';
+import { findDecisionTarget } from '../../src/approvals/pending-actions.js';
+import { recordApprovalVote } from '../../src/approvals/record-decision.js';
+import { cancelPendingRuns } from '../../src/approvals/cancel-pending-runs.js';
+import { agentWith, countingTool } from '../helpers/agents.js';
+import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { scriptedModel } from '../helpers/scripted-model.js';
+
+describe.each(backends)('"cancel" in a thread against decisions landing at the same moment, on %s', (backend) => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase(backend);
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  /** A run paused on `ids.length` approval requests, one per call of its step. */
+  async function waitingRun(ids: string[]) {
+    const { tool } = countingTool('delete_record', { requireApproval: true });
+    const model = scriptedModel([{ toolCalls: ids.map((id) => ({ toolName: 'delete_record', args: { id } })) }]);
+    const agent = agentWith({ model, tools: { delete_record: tool }, storage: database });
+    const { runId } = await agent.generate('delete them');
+    const rows = await sql<{ id: number; tool_call_id: string; status: string }>`
+      SELECT id, tool_call_id, status FROM pending_actions WHERE root_run_id = ${runId} ORDER BY id`.execute(database.db);
+    return { runId, actions: rows.rows };
+  }
+  const statuses = async (runId: string) =>
+    (await sql<{ status: string }>`SELECT status FROM pending_actions WHERE root_run_id = ${runId} ORDER BY id`.execute(database.db)).rows.map((r) => r.status);
+  const snapshot = async (runId: string) =>
+    (await sql<{ status: string }>`SELECT status FROM run_snapshots WHERE run_id = ${runId}`.execute(database.db)).rows[0]?.status;
+  const cancel = (runId: string) => cancelPendingRuns(database.db, [runId], 'UREQ', 'Cancelled in Slack.');
+  const approve = async (runId: string, toolCallId: string) => {
+    const action = (await findDecisionTarget(database.db, runId, toolCallId, ['approval']))!;
+    return recordApprovalVote(database.db, { actionId: action.id, actor: 'UBOSS', policyVersion: action.policy_version!, grantTtlMs: 60_000 });
+  };
+
+  it('every pending request of the run is cancelled in one go, its snapshot dropped, each with an audit event', async () => {
+    const { runId, actions } = await waitingRun(['c1', 'c2']);
+    expect(await cancel(runId)).toEqual(actions.map((a) => a.id));
+    expect(await statuses(runId)).toEqual(['cancelled', 'cancelled']);
+    expect(await snapshot(runId)).toBeUndefined();
+    const events = await listAuditEvents(database.db, { runId });
+    expect(events.filter((e) => e.event === 'cancelled').map((e) => e.actor)).toEqual(['UREQ', 'UREQ']);
+  });
+
+  it('an approval that claimed the run just before: nothing is cancelled and the run goes on', async () => {
+    const { runId, actions } = await waitingRun(['c3']);
+    expect((await approve(runId, actions[0]!.tool_call_id))?.claimed).toBeDefined();
+    expect(await cancel(runId)).toEqual([]);
+    expect(await statuses(runId)).toEqual(['approved']);
+    expect(await snapshot(runId)).toBe('running');
+  });
+
+  it('an approval of one call while another is open: the rest is cancelled and the run dropped, so the approved call never runs', async () => {
+    const { runId, actions } = await waitingRun(['c4', 'c5']);
+    expect((await approve(runId, actions[1]!.tool_call_id))?.claimed).toBeUndefined();
+    expect(await cancel(runId)).toEqual([actions[0]!.id]);
+    expect(await statuses(runId)).toEqual(['cancelled', 'approved']);
+    expect(await snapshot(runId)).toBeUndefined();
+  });
+});

@@ -51,7 +51,18 @@ export async function tryAutoResume(
     return sink.toStream();
   }
   const row = await recordResume(deps.db, { actionId: waiting.call.actionId, resumeData: extracted.data, actor: req.requester ?? null });
-  if (!row) return undefined;
+  if (!row) {
+    // Answered at the same moment by other means (a form, another reply): that answer stands,
+    // and this reply must not start a run of its own as if it were a new request.
+    const sink = new StreamSink(waiting.run.runId);
+    sink.push({
+      type: 'text-delta',
+      runId: waiting.run.runId,
+      payload: { text: `${waiting.call.toolName} was answered a moment ago, so this reply was not used.` },
+    });
+    sink.finish('stop');
+    return sink.toStream();
+  }
   return startContinuation(root, deps, row.run_id, row.root_run_id);
 }
 

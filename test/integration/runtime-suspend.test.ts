@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { MockLanguageModelV3 } from 'ai/test';
+import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { scriptedModel, lastToolResults } from '../helpers/scripted-model.js';
 import { agentWith, collect, countingTool } from '../helpers/agents.js';
 import { createTool } from '../../src/agent/tool.js';
@@ -115,6 +117,35 @@ describe.each(backends)('suspension, ask_user and supervisors on %s', (backend) 
     const { runs } = await agent.listSuspendedRuns(thread);
     expect(runs.flatMap((r) => r.toolCalls).some((c) => c.toolName === 'remove' && c.requiresApproval)).toBe(true);
     expect(fourth.runId).not.toBe(third.runId);
+  });
+
+  it('autoResumeSuspendedTools: a reply that loses the race to another answer is not used and starts no run of its own', async () => {
+    const { tool, log } = deployTool();
+    const isExtraction = (call: LanguageModelV3CallOptions) => call.prompt[0]?.role === 'system' && String(call.prompt[0].content).startsWith('Extract the answer');
+    let agent!: Agent;
+    let runId = '';
+    let other: Promise<string> | undefined;
+    const inner = scriptedModel([
+      { toolCalls: [{ toolName: 'deploy', args: { env: 'prod' } }] },
+      (call) => (isExtraction(call) ? { text: '{"confirmed": true}' } : call.prompt.at(-1)?.role === 'tool' ? { text: 'Deployed.' } : { text: 'a fresh run answered this' }),
+    ]);
+    const model = new MockLanguageModelV3({
+      doStream: async (options) => {
+        // While the model reads the reply, the same question is answered through the form.
+        if (isExtraction(options) && !other) other = agent.resumeStream({ confirmed: true }, { runId }).then((s) => s.text);
+        if (isExtraction(options)) await other;
+        return inner.doStream(options);
+      },
+    });
+    agent = agentWith({ model, tools: { deploy: tool }, storage: database, defaultOptions: { autoResumeSuspendedTools: true } });
+    const thread = { threadId: 'thread-race', resourceId: 'team-1' };
+    runId = (await agent.generate('deploy prod', thread)).runId;
+    const reply = await agent.generate('definitely', thread);
+    expect(reply.text).toBe('deploy was answered a moment ago, so this reply was not used.');
+    expect(await other).toBe('Deployed.');
+    expect(log).toEqual(['after-suspend', 'resumed:true']);
+    // The first step, the extraction and the continuation: no fresh run was asked about "definitely".
+    expect(inner.doStreamCalls).toHaveLength(3);
   });
 
   it('askUserTool: free text, single and multi select, input errors, fallback outside a run', async () => {

@@ -29,6 +29,8 @@ export interface IncomingMessage {
   ts: string;
   /** The thread the conversation lives in; undefined for a DM's top level. */
   threadTs?: string;
+  /** Who wrote the thread's first message (Slack's `parent_user_id` on thread replies). */
+  parentUserId?: string;
   user: string;
   teamId: string;
   /** As Slack sent it (mentions as `<@U…>`, `&<>` escaped). */
@@ -44,7 +46,7 @@ export async function handleMessage(ctx: SlackContext, m: IncomingMessage): Prom
   const text = messageText(m.text, ctx.botUserId);
   const target: ThreadTarget = { channel: m.channel, ...(m.threadTs ? { threadTs: m.threadTs } : {}) };
   const who = { ...target, user: m.user };
-  const threadId = threadIdOf(m.channel, m.threadTs);
+  const threadId = threadIdOf(m.channel, conversationTs(ctx, m));
   const listRuns = async () => (await ctx.agent.listSuspendedRuns({ threadId, resourceId: m.teamId })).runs;
   const newThread = (runId: string) => ({ run_id: runId, channel: m.channel, thread_ts: m.threadTs ?? null, team_id: m.teamId, requester: m.user, message_ts: m.ts });
   let runs: SuspendedRun[];
@@ -99,6 +101,17 @@ export async function handleMessage(ctx: SlackContext, m: IncomingMessage): Prom
   }
   log.info({ runId: stream.runId }, 'run started from Slack');
   await runInThread(ctx, stream, target, { working });
+}
+
+/**
+ * Where the conversation a message belongs to lives. In a DM, the bot posts
+ * the cards and answers of a conversation held at the top level at the top
+ * level too; a reply in a thread under one of them (answering a question
+ * there, say) still belongs to that top-level conversation.
+ */
+function conversationTs(ctx: SlackContext, m: IncomingMessage): string | undefined {
+  const underBotMessage = m.kind === 'dm' && m.threadTs !== undefined && ctx.botUserId !== undefined && m.parentUserId === ctx.botUserId;
+  return underBotMessage ? undefined : m.threadTs;
 }
 
 /**

@@ -420,4 +420,19 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
     await b.slack.idle();
     expect(h.fake.calls.filter((c) => c.method === 'chat.postMessage' && c.args.channel === CHANNEL)).toEqual([]);
   });
+
+  it('in a DM, a reply in a thread under the bot\'s question answers it, and starts no second run', async () => {
+    const { b, model } = await boot([{ toolCalls: [{ toolName: 'ask_user', args: { question: 'Which region?' } }] }, { text: 'Using eu-west-1.' }]);
+    await b.send.event(messageEnvelope({ channel: DM, ts: freshTs(), user: REQUESTER, text: 'set up the bucket' }));
+    const question = await waitForText(h.fake, { channel: DM }, 'Which region?');
+    expect(question.args.thread_ts).toBeUndefined();
+    const questionTs = question.response!.ts as string;
+    await b.send.event(
+      messageEnvelope({ channel: DM, ts: freshTs(), threadTs: questionTs, parentUserId: SLACK_IDS.botUserId, user: REQUESTER, text: 'eu-west-1' }),
+    );
+    await waitForText(h.fake, { channel: DM }, 'Using eu-west-1.');
+    await b.slack.idle();
+    expect(model.doStreamCalls).toHaveLength(2);
+    expect(h.fake.callsTo('chat.update').map(textOf).join('\n')).toContain('eu-west-1');
+  });
 });

@@ -12,6 +12,7 @@ interface MessageFields {
   text?: string;
   ts: string;
   thread_ts?: string;
+  parent_user_id?: string;
   channel: string;
   channel_type?: string;
   team?: string;
@@ -36,6 +37,7 @@ export function registerMessage(app: App, ctx: SlackContext): void {
       channel: m.channel,
       ts: m.ts,
       ...(m.thread_ts ? { threadTs: m.thread_ts } : {}),
+      ...(m.parent_user_id ? { parentUserId: m.parent_user_id } : {}),
       user: m.user,
       teamId: body.team_id ?? m.team ?? '',
       text: m.text ?? '',

@@ -192,6 +192,12 @@ async function runApproved(
     if (grant.ok) run.audit.push(event);
     else await appendAudit(run.deps.db, [...run.audit.splice(0), event]);
   }
+  if (!grant.ok && grant.expired) {
+    // The arguments are what was approved, but the approval is older than a grant may live (the
+    // step waited on another call that long): it is asked for again rather than reported as changed.
+    run.log.info({ toolCallId: call.toolCallId }, 'approval expired before the call ran; asked again');
+    return askAgain(run, tool, row, args, out, recovered);
+  }
   if (!grant.ok) {
     const message = blockedMessage(row.tool_name);
     run.log.warn({ toolCallId: call.toolCallId, expected: row.fingerprint, actual: fp }, 'approved call blocked: no matching grant');

@@ -13,8 +13,11 @@ export interface GrantCheck {
 
 /** Why a call was blocked at its grant check, as the audit log records it. */
 export const noMatchingGrant = 'no unconsumed grant matches these arguments';
+/** The grant matched, but had outlived its time to live (the step waited on another call that long). */
+export const expiredGrant = 'the approval expired before the call ran';
 
-export type GrantConsumption = { ok: true; grantId: number; approvers: string[] } | { ok: false };
+/** `expired`: the only matching grant had expired, so the approval itself is stale rather than the arguments wrong. */
+export type GrantConsumption = { ok: true; grantId: number; approvers: string[] } | { ok: false; expired?: true };
 
 /**
  * Spends the single-use grant for exactly these arguments, in one conditional
@@ -23,24 +26,29 @@ export type GrantConsumption = { ok: true; grantId: number; approvers: string[] 
  * call does not run: not a replay, not changed arguments, not an old policy.
  */
 export async function consumeGrant(db: Db, check: GrantCheck): Promise<GrantConsumption> {
-  const result = await sql<{ id: number; approvers: string[] }>`
+  const matches = sql`run_id = ${check.runId} AND tool_call_id = ${check.toolCallId}
+        AND fingerprint = ${check.fingerprint} AND policy_version = ${check.policyVersion} AND consumed_at IS NULL`;
+  const result = await sql<{ id: number | null; approvers: string[] | null; expired: boolean }>`
     WITH g AS (
       UPDATE approval_grants SET consumed_at = now()
-      WHERE run_id = ${check.runId} AND tool_call_id = ${check.toolCallId}
-        AND fingerprint = ${check.fingerprint} AND policy_version = ${check.policyVersion}
-        AND consumed_at IS NULL AND expires_at > now()
+      WHERE ${matches} AND expires_at > now()
       RETURNING id, approvers
+    ), stale AS (
+      SELECT 1 FROM approval_grants WHERE ${matches} AND expires_at <= now() AND NOT EXISTS (SELECT 1 FROM g) LIMIT 1
     ), audit AS (
       INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, fingerprint, policy_version, detail)
       SELECT CASE WHEN EXISTS (SELECT 1 FROM g) THEN 'consumed' ELSE 'blocked' END,
              ${check.runId}, ${check.toolCallId}, ${check.toolName}, ${check.fingerprint}, ${check.policyVersion},
              CASE WHEN EXISTS (SELECT 1 FROM g) THEN NULL
+                  WHEN EXISTS (SELECT 1 FROM stale) THEN jsonb_build_object('reason', ${expiredGrant}::text)
                   ELSE jsonb_build_object('reason', ${noMatchingGrant}::text) END
     )
-    SELECT id, approvers FROM g
+    SELECT id, approvers, false AS expired FROM g
+    UNION ALL SELECT NULL, NULL, true FROM stale
   `.execute(db);
   const row = result.rows[0];
-  return row ? { ok: true, grantId: row.id, approvers: row.approvers } : { ok: false };
+  if (row && !row.expired) return { ok: true, grantId: row.id!, approvers: row.approvers! };
+  return row?.expired ? { ok: false, expired: true } : { ok: false };
 }
 
 /**

@@ -405,6 +405,34 @@ describe.each(backends)('approval integrity on %s', (backend) => {
     expect(calls).toHaveLength(1);
   });
 
+  it('an approval that outlives its grant while the step waits on another call is asked for again, not reported as changed arguments', async () => {
+    const { tool, calls } = countingTool('refund');
+    const model = scriptedModel([
+      { toolCalls: [{ toolName: 'refund', args: { id: 'o-5' } }, { toolName: 'ask_user', args: { question: 'Which account?' } }] },
+      { text: 'finished' },
+    ]);
+    const agent = agentWith({ model, tools: { refund: tool, ask_user: askUserTool }, storage: database, policy: definePolicy(needsApproval()), grantTtlMs: 50 });
+    const first = await agent.generate('refund o-5', { requester: 'UREQ' });
+    const waiting = (await agent.listSuspendedRuns()).runs.find((r) => r.runId === first.runId)!.toolCalls;
+    const refundCall = waiting.find((c) => c.toolName === 'refund')!;
+    const question = waiting.find((c) => c.toolName === 'ask_user')!;
+    const approved = await agent.decideToolCall({ runId: first.runId, toolCallId: refundCall.toolCallId, decision: 'approve', actor: { userId: 'UBOSS' } });
+    expect(approved.outcome).toBe('approved');
+    if (approved.outcome === 'approved') await approved.stream!.result;
+    await new Promise((r) => setTimeout(r, 120));
+
+    const resumed = await (await agent.resumeStream('main account', { runId: first.runId, toolCallId: question.toolCallId })).result;
+    expect(resumed.finishReason).toBe('suspended');
+    expect(resumed.pending.map((p) => p.toolName)).toEqual(['refund']);
+    expect(calls).toHaveLength(0);
+    const blocked = (await listAuditEvents(database.db, { runId: first.runId })).filter((e) => e.event === 'blocked');
+    expect(blocked.map((e) => e.detail)).toEqual([{ reason: 'the approval expired before the call ran' }]);
+
+    const again = await agent.approveToolCallGenerate({ runId: first.runId, toolCallId: refundCall.toolCallId, actor: { userId: 'UBOSS' } });
+    expect(again.text).toBe('finished');
+    expect(calls).toHaveLength(1);
+  });
+
   it('a button carrying another fingerprint is refused and changes nothing', async () => {
     const { agent, calls } = build(needsApproval());
     const first = await agent.generate('refund');

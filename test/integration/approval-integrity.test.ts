@@ -369,23 +369,37 @@ describe.each(backends)('approval integrity on %s', (backend) => {
     expect(calls).toHaveLength(1);
   });
 
-  it('an approval given under a policy that changed before its call ran is asked for again under the new one', async () => {
+  /**
+   * A refund and a question in one step; the refund approved by UBOSS while the question still
+   * holds the step, so its grant waits and nothing has run. `make` builds the agent (policy and
+   * options vary) around the shared scripted model and tool.
+   */
+  async function refundApprovedWhileQuestionOpen(id: string, make: (deps: { model: ReturnType<typeof scriptedModel>; tools: Record<string, never> }) => ReturnType<typeof agentWith>) {
     const { tool, calls } = countingTool('refund');
     const model = scriptedModel([
-      { toolCalls: [{ toolName: 'refund', args: { id: 'o-4' } }, { toolName: 'ask_user', args: { question: 'Which account?' } }] },
+      { toolCalls: [{ toolName: 'refund', args: { id } }, { toolName: 'ask_user', args: { question: 'Which account?' } }] },
       { text: 'finished' },
     ]);
-    const make = (policy: PolicyInput) => agentWith({ model, tools: { refund: tool, ask_user: askUserTool }, storage: database, policy: definePolicy(policy) });
-    const v1 = make(needsApproval({ approvers: ['UBOSS'] }));
-    const first = await v1.generate('refund o-4', { requester: 'UREQ' });
-    const waiting = (await v1.listSuspendedRuns()).runs.find((r) => r.runId === first.runId)!.toolCalls;
+    const tools = { refund: tool, ask_user: askUserTool } as unknown as Record<string, never>;
+    const agent = make({ model, tools });
+    const first = await agent.generate(`refund ${id}`, { requester: 'UREQ' });
+    const waiting = (await agent.listSuspendedRuns()).runs.find((r) => r.runId === first.runId)!.toolCalls;
     const refundCall = waiting.find((c) => c.toolName === 'refund')!;
     const question = waiting.find((c) => c.toolName === 'ask_user')!;
-    // Approved under v1 while the question still holds the step: the grant waits, nothing runs yet.
-    const approved = await v1.decideToolCall({ runId: first.runId, toolCallId: refundCall.toolCallId, decision: 'approve', actor: { userId: 'UBOSS' } });
+    const approved = await agent.decideToolCall({ runId: first.runId, toolCallId: refundCall.toolCallId, decision: 'approve', actor: { userId: 'UBOSS' } });
     expect(approved.outcome).toBe('approved');
     if (approved.outcome === 'approved') await approved.stream!.result;
     expect(calls).toHaveLength(0);
+    return { runId: first.runId, refundCall, question, calls, model, tools };
+  }
+
+  it('an approval given under a policy that changed before its call ran is asked for again under the new one', async () => {
+    let make!: (policy: PolicyInput) => ReturnType<typeof agentWith>;
+    const { runId, refundCall, question, calls } = await refundApprovedWhileQuestionOpen('o-4', ({ model, tools }) => {
+      make = (policy) => agentWith({ model, tools, storage: database, policy: definePolicy(policy) });
+      return make(needsApproval({ approvers: ['UBOSS'] }));
+    });
+    const first = { runId };
 
     // The policy now wants two approvers; the answer to the question lets the step finish.
     const v2 = make(needsApproval({ approvers: ['UBOSS', 'UCFO'], quorum: 2 }));
@@ -406,19 +420,12 @@ describe.each(backends)('approval integrity on %s', (backend) => {
   });
 
   it('an approval that outlives its grant while the step waits on another call is asked for again, not reported as changed arguments', async () => {
-    const { tool, calls } = countingTool('refund');
-    const model = scriptedModel([
-      { toolCalls: [{ toolName: 'refund', args: { id: 'o-5' } }, { toolName: 'ask_user', args: { question: 'Which account?' } }] },
-      { text: 'finished' },
-    ]);
-    const agent = agentWith({ model, tools: { refund: tool, ask_user: askUserTool }, storage: database, policy: definePolicy(needsApproval()), grantTtlMs: 50 });
-    const first = await agent.generate('refund o-5', { requester: 'UREQ' });
-    const waiting = (await agent.listSuspendedRuns()).runs.find((r) => r.runId === first.runId)!.toolCalls;
-    const refundCall = waiting.find((c) => c.toolName === 'refund')!;
-    const question = waiting.find((c) => c.toolName === 'ask_user')!;
-    const approved = await agent.decideToolCall({ runId: first.runId, toolCallId: refundCall.toolCallId, decision: 'approve', actor: { userId: 'UBOSS' } });
-    expect(approved.outcome).toBe('approved');
-    if (approved.outcome === 'approved') await approved.stream!.result;
+    let agent!: ReturnType<typeof agentWith>;
+    const { runId, refundCall, question, calls } = await refundApprovedWhileQuestionOpen('o-5', ({ model, tools }) => {
+      agent = agentWith({ model, tools, storage: database, policy: definePolicy(needsApproval()), grantTtlMs: 50 });
+      return agent;
+    });
+    const first = { runId };
     await new Promise((r) => setTimeout(r, 120));
 
     const resumed = await (await agent.resumeStream('main account', { runId: first.runId, toolCallId: question.toolCallId })).result;

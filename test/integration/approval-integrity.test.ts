@@ -399,20 +399,18 @@ describe.each(backends)('approval integrity on %s', (backend) => {
       make = (policy) => agentWith({ model, tools, storage: database, policy: definePolicy(policy) });
       return make(needsApproval({ approvers: ['UBOSS'] }));
     });
-    const first = { runId };
-
     // The policy now wants two approvers; the answer to the question lets the step finish.
     const v2 = make(needsApproval({ approvers: ['UBOSS', 'UCFO'], quorum: 2 }));
-    const resumed = await (await v2.resumeStream('main account', { runId: first.runId, toolCallId: question.toolCallId })).result;
+    const resumed = await (await v2.resumeStream('main account', { runId: runId, toolCallId: question.toolCallId })).result;
     expect(resumed.finishReason).toBe('suspended');
     expect(resumed.pending.map((p) => p.toolName)).toEqual(['refund']);
     expect(calls).toHaveLength(0);
-    const events = (await listAuditEvents(database.db, { runId: first.runId })).map((e) => e.event);
+    const events = (await listAuditEvents(database.db, { runId: runId })).map((e) => e.event);
     expect(events).toContain('superseded');
     expect(events).not.toContain('consumed');
 
     for (const userId of ['UBOSS', 'UCFO']) {
-      const vote = await v2.decideToolCall({ runId: first.runId, toolCallId: refundCall.toolCallId, decision: 'approve', actor: { userId } });
+      const vote = await v2.decideToolCall({ runId: runId, toolCallId: refundCall.toolCallId, decision: 'approve', actor: { userId } });
       if (vote.outcome === 'approved') expect((await vote.stream!.result).text).toBe('finished');
       else expect(vote.outcome).toBe('approval-recorded');
     }
@@ -425,17 +423,16 @@ describe.each(backends)('approval integrity on %s', (backend) => {
       agent = agentWith({ model, tools, storage: database, policy: definePolicy(needsApproval()), grantTtlMs: 50 });
       return agent;
     });
-    const first = { runId };
     await new Promise((r) => setTimeout(r, 120));
 
-    const resumed = await (await agent.resumeStream('main account', { runId: first.runId, toolCallId: question.toolCallId })).result;
+    const resumed = await (await agent.resumeStream('main account', { runId: runId, toolCallId: question.toolCallId })).result;
     expect(resumed.finishReason).toBe('suspended');
     expect(resumed.pending.map((p) => p.toolName)).toEqual(['refund']);
     expect(calls).toHaveLength(0);
-    const blocked = (await listAuditEvents(database.db, { runId: first.runId })).filter((e) => e.event === 'blocked');
+    const blocked = (await listAuditEvents(database.db, { runId: runId })).filter((e) => e.event === 'blocked');
     expect(blocked.map((e) => e.detail)).toEqual([{ reason: 'the approval expired before the call ran' }]);
 
-    const again = await agent.approveToolCallGenerate({ runId: first.runId, toolCallId: refundCall.toolCallId, actor: { userId: 'UBOSS' } });
+    const again = await agent.approveToolCallGenerate({ runId: runId, toolCallId: refundCall.toolCallId, actor: { userId: 'UBOSS' } });
     expect(again.text).toBe('finished');
     expect(calls).toHaveLength(1);
   });

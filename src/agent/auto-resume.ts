@@ -31,12 +31,7 @@ export async function tryAutoResume(
   const schema = tool ? resumeSchemaFor(tool, waiting.call.args) : undefined;
   const extracted = schema ? await extract(root, schema, text, waiting.call.suspendPayload) : { ok: true as const, data: text };
   if (!extracted.ok) {
-    const sink = new StreamSink(waiting.run.runId);
-    sink.push({
-      type: 'text-delta',
-      runId: waiting.run.runId,
-      payload: { text: `I still need an answer for ${waiting.call.toolName}: ${extracted.message}` },
-    });
+    const sink = replyOnly(waiting.run.runId, `I still need an answer for ${waiting.call.toolName}: ${extracted.message}`);
     sink.finishWaiting([
       {
         kind: 'suspension',
@@ -54,16 +49,18 @@ export async function tryAutoResume(
   if (!row) {
     // Answered at the same moment by other means (a form, another reply): that answer stands,
     // and this reply must not start a run of its own as if it were a new request.
-    const sink = new StreamSink(waiting.run.runId);
-    sink.push({
-      type: 'text-delta',
-      runId: waiting.run.runId,
-      payload: { text: `${waiting.call.toolName} was answered a moment ago, so this reply was not used.` },
-    });
+    const sink = replyOnly(waiting.run.runId, `${waiting.call.toolName} was answered a moment ago, so this reply was not used.`);
     sink.finish('stop');
     return sink.toStream();
   }
   return startContinuation(root, deps, row.run_id, row.root_run_id);
+}
+
+/** A stream for the run that only says `text`: the reply was not taken as the tool's answer. */
+function replyOnly(runId: string, text: string): StreamSink {
+  const sink = new StreamSink(runId);
+  sink.push({ type: 'text-delta', runId, payload: { text } });
+  return sink;
 }
 
 function lastUserText(messages: LanguageModelV3Message[]): string {

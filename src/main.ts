@@ -35,7 +35,7 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
   }
   if (config.model) resolveModel(config.model, config.providers);
 
-  const database = await openConfiguredDatabase(config);
+  const database = await openConfiguredDatabase(config, logger);
   const applied = await migrate(database.db);
   logger.info({ database: database.kind, applied }, 'database ready');
   await seedDemoData(database.db);

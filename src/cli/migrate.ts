@@ -6,7 +6,7 @@ import { migrate } from '../db/migrate.js';
 /** `npm run migrate`: applies pending migrations to the configured database and exits. */
 const config = loadConfig();
 const logger = createLogger({ level: config.logLevel });
-const database = await openConfiguredDatabase(config);
+const database = await openConfiguredDatabase(config, logger);
 try {
   const applied = await migrate(database.db);
   logger.info({ applied, database: database.kind }, applied.length ? 'migrations applied' : 'database is up to date');

@@ -2,6 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import { silentLogger, type Logger } from '../logger.js';
+import { surviveConnectionLoss } from './connection-loss.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { PreparedStatementClient } from './prepared-statement-client.js';
 import type { DB } from './schema.js';
@@ -28,6 +30,8 @@ export interface DatabaseOptions {
    * connection (PgBouncer in transaction mode before 1.21).
    */
   preparedStatements?: boolean;
+  /** Where a lost PostgreSQL connection is reported (one warn line each); default silent. */
+  logger?: Logger;
 }
 
 const schemaName = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -38,8 +42,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     throw new Error(`Invalid schema name: ${options.schema}`);
   }
   if (options.databaseUrl) {
+    const logger = options.logger ?? silentLogger;
     if (options.schema) {
       const admin = new pg.Client({ connectionString: options.databaseUrl });
+      // A loss here needs no line of its own: the statement rejects with it, and so does openDatabase.
+      admin.on('error', () => {});
       await admin.connect();
       try {
         await admin.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
@@ -52,6 +59,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       max: options.poolSize ?? 10,
       ...(options.preparedStatements === false ? {} : { Client: PreparedStatementClient }),
     });
+    surviveConnectionLoss(pool, logger);
     const schema = options.schema;
     const db = new Kysely<DB>({
       dialect: new PostgresDialect({

@@ -19,6 +19,7 @@ import { registerMessage } from './listeners/message.js';
 import { registerQuestionActions } from './listeners/question-actions.js';
 import { registerRespondActions } from './listeners/respond-actions.js';
 import { unknownInteractions } from './listeners/unknown-interactions.js';
+import { requestGuard } from './request-guard.js';
 import { DEFAULT_WORKING_REACTION_DELAY_MS } from './working-reaction.js';
 import type { SlackContext } from './slack-context.js';
 import { slackDb } from './slack-tables.js';
@@ -71,6 +72,7 @@ export interface SlackApp {
 }
 
 const ONE_MEBIBYTE = 1024 * 1024;
+const EVENTS_ENDPOINT = '/slack/events';
 const STOP_GRACE_MS = 500;
 /**
  * How old a request without a card must be before the sweep posts the card itself: well past
@@ -82,7 +84,8 @@ const KEEP_ALIVE_MS = 65_000;
 
 /**
  * The Slack front end: Bolt in HTTP mode at POST /slack/events (events and
- * interactivity, signatures verified by Bolt), or Socket Mode when an app
+ * interactivity, signatures verified by Bolt, timestamps and body types checked
+ * by requestGuard before Bolt reads a byte), or Socket Mode when an app
  * token is configured. Every listener acknowledges first and hands the rest
  * to background tasks, so Slack's 3-second deadline never waits on a model;
  * in HTTP mode those tasks also wait for requests already received to be
@@ -105,7 +108,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     if (!config.signingSecret) throw new Error('SLACK_SIGNING_SECRET is required in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)');
     receiver = new HTTPReceiver({
       signingSecret: config.signingSecret,
-      endpoints: '/slack/events',
+      endpoints: EVENTS_ENDPOINT,
       // Ack is sent as soon as a listener calls it; the work continues after the response.
       processBeforeResponse: false,
       logger: boltLog,
@@ -115,6 +118,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         ...(options.customRoutes ?? []),
       ],
     });
+    // Bolt's server calls this property for every request, so the guard sees each one first.
+    receiver.requestListener = requestGuard(receiver.requestListener, { endpoint: EVENTS_ENDPOINT, logger: log });
     app = new App({ ...appOptions, receiver });
   }
 

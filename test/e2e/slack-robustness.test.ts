@@ -177,10 +177,11 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
     const card = await waitForCard(h.fake, thread, 'approval');
     await b.slack.idle();
 
-    // Another delivery still on its way in: connected, headers sent, body not yet.
+    // Another delivery still on its way in: connected, headers sent (with a timestamp, so it is not
+    // refused on its headers alone), body not yet.
     const slow = connect(Number(new URL(b.url).port), '127.0.0.1');
     await new Promise<void>((resolve) => slow.once('connect', () => resolve()));
-    slow.write('POST /slack/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n');
+    slow.write(`POST /slack/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-Slack-Request-Timestamp: ${nowSeconds()}\r\nContent-Length: 100\r\n\r\n`);
     // Connections are accepted in order: once a later one is answered, the slow one has been taken in.
     expect((await fetch(new URL('/healthz', b.url))).status).toBe(200);
 

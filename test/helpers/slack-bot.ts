@@ -3,6 +3,7 @@
  * Slack Web API, and reads what the bot posted back out of the fake's records.
  */
 import { Writable } from 'node:stream';
+import type { CustomRoute } from '@slack/bolt';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { z } from 'zod';
 import type { Agent } from '../../src/agent/agent.js';
@@ -56,6 +57,7 @@ export async function startBot(options: {
   ackFirstMaxHoldMs?: number;
   /** 0 unless given: most tests look for the reaction, and their scripted models answer at once. */
   workingReactionDelayMs?: number;
+  customRoutes?: CustomRoute[];
 }): Promise<Bot> {
   const { logger, logs } = captureLogger();
   const resolveGroupMembers = slackGroupResolver(slackWebClient({ botToken: FAKE_BOT_TOKEN, apiUrl: options.fake.apiUrl }, logger));
@@ -69,6 +71,7 @@ export async function startBot(options: {
     sweepIntervalMs: 0,
     ...(options.ackFirstMaxHoldMs !== undefined ? { ackFirstMaxHoldMs: options.ackFirstMaxHoldMs } : {}),
     workingReactionDelayMs: options.workingReactionDelayMs ?? 0,
+    ...(options.customRoutes ? { customRoutes: options.customRoutes } : {}),
   });
   const { port } = await slack.start();
   const url = `http://127.0.0.1:${port}/slack/events`;

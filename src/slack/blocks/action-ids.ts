@@ -1,3 +1,5 @@
+import { isActionId } from '../../db/is-action-id.js';
+
 /**
  * The identifiers the builders put on interactive elements and views; the listeners match on
  * the same constants, so a rename cannot silently disconnect a button from its handler.
@@ -23,7 +25,8 @@ export function cardBlockId(kind: CardKind, actionId: number): string {
 }
 
 export function parseCardBlockId(blockId: string | undefined): { kind: CardKind; actionId: number } | undefined {
-  const m = /^(approval|question|suspension):(\d{1,15})$/.exec(blockId ?? '');
-  if (!m) return undefined;
-  return { kind: m[1] as CardKind, actionId: Number(m[2]) };
+  const m = /^(approval|question|suspension):([1-9]\d{0,9})$/.exec(blockId ?? '');
+  const actionId = Number(m?.[2]);
+  if (!m || !isActionId(actionId)) return undefined;
+  return { kind: m[1] as CardKind, actionId };
 }

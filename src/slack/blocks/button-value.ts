@@ -1,3 +1,5 @@
+import { isActionId } from '../../db/is-action-id.js';
+
 /**
  * Button values: the pending action id, plus a fingerprint prefix on approval buttons so a click
  * on a stale card (arguments since changed) can be recognised and refused.
@@ -29,7 +31,7 @@ export function parseButtonValue(value: string | undefined | null): ButtonValue 
   }
   if (typeof parsed !== 'object' || parsed === null) return undefined;
   const { a, f } = parsed as { a?: unknown; f?: unknown };
-  if (typeof a !== 'number' || !Number.isSafeInteger(a)) return undefined;
+  if (!isActionId(a)) return undefined;
   // Every approval button carries exactly this much of a SHA-256 hex digest; an empty or short
   // prefix would match any request's fingerprint.
   if (f !== undefined && (typeof f !== 'string' || !FINGERPRINT_PREFIX.test(f))) return undefined;

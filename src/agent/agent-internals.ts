@@ -2,19 +2,9 @@ import type { LanguageModelV3, LanguageModelV3FunctionTool } from '@ai-sdk/provi
 import type { Tool } from './tool.js';
 import type { RequireToolApproval } from './requires-approval.js';
 import type { MemoryOptions } from './memory.js';
+import type { BeforeToolCallHook } from './before-tool-call.js';
 
-export interface BeforeToolCallContext {
-  toolName: string;
-  toolCallId: string;
-  runId: string;
-  args: unknown;
-  requestContext: Map<string, unknown>;
-}
-
-/** Return `{ args }` to change what runs (an approved call then no longer matches its grant), or `{ block }` to refuse. */
-export type BeforeToolCallHook = (
-  ctx: BeforeToolCallContext,
-) => void | { args?: unknown; block?: string } | Promise<void | { args?: unknown; block?: string }>;
+export type { BeforeToolCallContext, BeforeToolCallHook } from './before-tool-call.js';
 
 /** What the step loop needs from an agent, whatever class provides it. */
 export interface AgentInternals {

@@ -10,8 +10,11 @@ import type { AgentInternals, BeforeToolCallHook } from './agent-internals.js';
 import { StreamSink, type AgentStream } from './agent-stream.js';
 import type { GenerateResult } from './chunks.js';
 import { decide } from './decide.js';
-import type { Decision, DecisionRequest } from './decision.js';
-import { delegationInput, subAgentToolName } from './delegate.js';
+import type { Actor, Decision, DecisionRequest } from './decision.js';
+import { mayAnswer } from './may-answer.js';
+import type { Authorization } from '../approvals/authorize-actor.js';
+import { subAgentToolName } from './delegate.js';
+import { delegationInput } from './delegation-input.js';
 import { AgentError, AmbiguousToolCallError, SnapshotNotFoundError, ToolCallNotPendingError } from './errors.js';
 import type { PendingAction } from '../db/pending-action.js';
 import type { MemoryOptions } from './memory.js';
@@ -194,6 +197,15 @@ export class Agent implements AgentInternals {
 
   async declineToolCallGenerate(req: DecisionRequest): Promise<GenerateResult> {
     return (await this.declineToolCall(req)).result;
+  }
+
+  /**
+   * Whether `actor` may answer this question or suspended call (its run's
+   * requester, or an approver of its tool under the current policy); every
+   * way of answering is held to it. Throws when a group lookup fails.
+   */
+  mayAnswer(action: Pick<PendingAction, 'tool_name' | 'args' | 'requester'>, actor: Actor): Promise<Authorization> {
+    return mayAnswer(this.runtime, action, actor);
   }
 
   async resumeStream(resumeData: unknown, req: ResumeRequest): Promise<AgentStream> {

@@ -4,7 +4,8 @@ import { recordResume } from '../approvals/record-decision.js';
 import type { AgentInternals } from './agent-internals.js';
 import { StreamSink, type AgentStream } from './agent-stream.js';
 import { callModel } from './call-model.js';
-import { startContinuation } from './decide.js';
+import { apiActor, startContinuation } from './decide.js';
+import { mayAnswer } from './may-answer.js';
 import { findAgent } from './drive.js';
 import { listSuspendedRuns } from './list-suspended-runs.js';
 import type { RuntimeDeps } from './run-state.js';
@@ -26,26 +27,37 @@ export async function tryAutoResume(
     .sort((a, b) => b.call.actionId - a.call.actionId)[0];
   if (!waiting) return undefined;
   const text = lastUserText(req.messages);
+  const pending = () => [
+    {
+      kind: 'suspension' as const,
+      toolCallId: waiting.call.toolCallId,
+      toolName: waiting.call.toolName,
+      args: waiting.call.args,
+      path: waiting.call.path,
+      runId: waiting.call.runId,
+      suspendPayload: waiting.call.suspendPayload,
+    },
+  ];
+  // A message from someone who may not answer the tool is not its answer, whatever it says.
+  const actor = req.requester ? { userId: req.requester } : apiActor;
+  const action = { tool_name: waiting.call.toolName, args: waiting.call.args, requester: waiting.call.requester };
+  const verdict = await mayAnswer(deps, action, actor).catch(() => ({ allowed: false as const, message: 'Could not check who may answer right now; try again in a moment.' }));
+  if (!verdict.allowed) {
+    deps.logger.info({ runId: waiting.call.runId, toolCallId: waiting.call.toolCallId, actor: actor.userId }, 'reply not taken as an answer: not allowed to answer');
+    const sink = replyOnly(waiting.run.runId, `This message was not used as the answer for ${waiting.call.toolName}: ${verdict.message}`);
+    sink.finishWaiting(pending());
+    return sink.toStream();
+  }
   const agent = findAgent(root, waiting.call.path);
   const tool = agent?.tools[waiting.call.toolName];
   const schema = tool ? resumeSchemaFor(tool, waiting.call.args) : undefined;
   const extracted = schema ? await extract(root, schema, text, waiting.call.suspendPayload) : { ok: true as const, data: text };
   if (!extracted.ok) {
     const sink = replyOnly(waiting.run.runId, `I still need an answer for ${waiting.call.toolName}: ${extracted.message}`);
-    sink.finishWaiting([
-      {
-        kind: 'suspension',
-        toolCallId: waiting.call.toolCallId,
-        toolName: waiting.call.toolName,
-        args: waiting.call.args,
-        path: waiting.call.path,
-        runId: waiting.call.runId,
-        suspendPayload: waiting.call.suspendPayload,
-      },
-    ]);
+    sink.finishWaiting(pending());
     return sink.toStream();
   }
-  const row = await recordResume(deps.db, { actionId: waiting.call.actionId, resumeData: extracted.data, actor: req.requester ?? null });
+  const row = await recordResume(deps.db, { actionId: waiting.call.actionId, resumeData: extracted.data, actor: actor.userId });
   if (!row) {
     // Answered at the same moment by other means (a form, another reply): that answer stands,
     // and this reply must not start a run of its own as if it were a new request.

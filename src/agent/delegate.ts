@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
 import type { AgentInternals } from './agent-internals.js';
 import { quietEmitter, type Emitter } from './emitter.js';
 import { runSteps } from './loop.js';
-import type { CallOutcome, ToolCallInput } from './plan-tool-call.js';
+import type { CallOutcome } from './plan-tool-call.js';
 import type { RunOutcome } from './plan.js';
 import { ClaimLostError } from './errors.js';
 import { errorMessage } from '../error-message.js';
 import type { RunState } from './run-state.js';
-
-export const delegationInput = z.object({ prompt: z.string().min(1) }).strict();
 
 /** What the caller's model is told when the sub-agent behind `toolName` fails, as a failed tool's caller is. */
 export function delegationFailure(toolName: string, message: string): string {
@@ -23,6 +20,7 @@ export function subAgentToolName(key: string): string {
 /** A sub-agent run created for one delegating tool call of its parent. */
 export function childRun(parent: RunState, agent: AgentInternals, toolCallId: string, prompt: string): RunState {
   const runId = randomUUID();
+  const own = agent.defaultOptions.requireToolApproval;
   return {
     runId,
     rootRunId: parent.rootRunId,
@@ -40,11 +38,12 @@ export function childRun(parent: RunState, agent: AgentInternals, toolCallId: st
     options: {
       maxSteps: agent.defaultOptions.maxSteps ?? 10,
       ...(parent.options.requester ? { requester: parent.options.requester } : {}),
-      ...(typeof agent.defaultOptions.requireToolApproval === 'boolean'
-        ? { requireToolApproval: agent.defaultOptions.requireToolApproval }
-        : {}),
+      // The request's rule holds at every depth; the sub-agent's own default is re-derived from code.
+      ...(parent.options.requireToolApproval !== undefined ? { requireToolApproval: parent.options.requireToolApproval } : {}),
       ...(parent.options.requestContext ? { requestContext: parent.options.requestContext } : {}),
     },
+    // A supervisor's rules reach the sub-agent's calls; the sub-agent's own default is added to them.
+    approvalRules: [...parent.approvalRules, ...(own === undefined ? [] : [own])],
     requestContext: parent.requestContext,
     hadSnapshot: false,
     audit: [],
@@ -62,23 +61,11 @@ export function childRun(parent: RunState, agent: AgentInternals, toolCallId: st
 export async function runDelegation(
   run: RunState,
   agent: AgentInternals,
-  call: ToolCallInput,
+  call: { toolCallId: string; toolName: string },
+  args: { prompt: string },
   out: Emitter,
 ): Promise<CallOutcome> {
-  let input: unknown;
-  try {
-    input = JSON.parse(call.input || '{}');
-  } catch {
-    input = undefined;
-  }
-  const parsed = delegationInput.safeParse(input);
-  if (!parsed.success) {
-    const message = `Invalid input for ${call.toolName}: expected { prompt: string }`;
-    out.toolResult(call.toolCallId, call.toolName, message, true);
-    return { kind: 'result', output: { type: 'error-text', value: message } };
-  }
-  out.toolCall(call.toolCallId, call.toolName, parsed.data);
-  const child = childRun(run, agent, call.toolCallId, parsed.data.prompt);
+  const child = childRun(run, agent, call.toolCallId, args.prompt);
   let outcome: RunOutcome;
   try {
     outcome = await runSteps(child, quietEmitter);
@@ -101,7 +88,7 @@ export async function runDelegation(
       tool_call_id: call.toolCallId,
       tool_name: call.toolName,
       kind: 'delegation',
-      args: parsed.data,
+      args,
       fingerprint: null,
       suspend_payload: { runId: child.runId },
       path: run.path,

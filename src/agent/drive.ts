@@ -16,6 +16,7 @@ import type { Claimed } from '../approvals/record-decision.js';
 import { appendAudit } from '../approvals/audit.js';
 import { rememberAnnounced } from './announced-action.js';
 import { forgetFailedRun } from './forget-failed-run.js';
+import { approvalRulesFor } from './requires-approval.js';
 
 export function emitterFor(run: RunState, sink: StreamSink): Emitter {
   return run.parentRunId ? subAgentEmitter(sink) : sinkEmitter(sink);
@@ -157,19 +158,26 @@ async function handToCaller(run: RunState, error: unknown): Promise<boolean> {
 }
 
 export function findAgent(root: AgentInternals, path: string[]): AgentInternals | undefined {
+  return agentsAlong(root, path)?.at(-1);
+}
+
+/** The agents a delegation path names, from `root` down; undefined when the code no longer has one of them. */
+export function agentsAlong(root: AgentInternals, path: string[]): AgentInternals[] | undefined {
   if (path[0] !== root.id) return undefined;
-  let agent: AgentInternals | undefined = root;
+  const lineage = [root];
   for (const id of path.slice(1)) {
-    agent = Object.values(agent!.subAgents).find((a) => a.id === id);
-    if (!agent) return undefined;
+    const next = Object.values(lineage.at(-1)!.subAgents).find((a) => a.id === id);
+    if (!next) return undefined;
+    lineage.push(next);
   }
-  return agent;
+  return lineage;
 }
 
 export async function restoreRun(root: AgentInternals, row: SnapshotRow, deps: RuntimeDeps): Promise<RunState> {
   const snapshot = row.snapshot as Snapshot;
-  const agent = findAgent(root, snapshot.path);
-  if (!agent) throw new SnapshotNotFoundError(row.run_id);
+  const lineage = agentsAlong(root, snapshot.path);
+  const agent = lineage?.at(-1);
+  if (!lineage || !agent) throw new SnapshotNotFoundError(row.run_id);
   const history =
     snapshot.history && row.thread_id && row.resource_id
       ? await loadThreadHistory(deps.db, row.thread_id, row.resource_id, snapshot.history.count, snapshot.history.upTo)
@@ -189,6 +197,7 @@ export async function restoreRun(root: AgentInternals, row: SnapshotRow, deps: R
     results: snapshot.results,
     step: snapshot.step,
     options: snapshot.options,
+    approvalRules: approvalRulesFor(lineage, snapshot.options.requireToolApproval),
     requestContext: new Map(Object.entries(snapshot.options.requestContext ?? {})),
     hadSnapshot: true,
     audit: [],

@@ -39,7 +39,8 @@ export class ToolCallNotPendingError extends AgentError {
     readonly reason: NotPendingReason,
     runId: string,
     toolCallId: string | undefined,
-    detail?: string,
+    /** Why, in a sentence a person can be shown (a refusal's message, say). */
+    readonly detail?: string,
   ) {
     super(
       'TOOL_CALL_NOT_PENDING',

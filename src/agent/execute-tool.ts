@@ -25,11 +25,13 @@ export function toOutput(value: unknown): LanguageModelV3ToolResultOutput {
 export async function executeTool(
   run: RunState,
   tool: Tool,
-  call: { toolCallId: string; args: unknown },
+  call: { toolCallId: string; toolName: string; args: unknown },
   resumeData?: { value: unknown; by?: string | null },
 ): Promise<ExecutionOutcome> {
   let suspended: { payload: unknown } | undefined;
-  const log = run.log.child({ toolCallId: call.toolCallId, tool: tool.id });
+  // Named as the model called it (the key in `tools`), as everywhere else the call is reported.
+  const name = call.toolName;
+  const log = run.log.child({ toolCallId: call.toolCallId, tool: name });
   // Outside the try: a lost claim ends the run here, it is not the tool's error.
   await stillHeld(run);
   try {
@@ -56,12 +58,12 @@ export async function executeTool(
       const checked = tool.outputSchema.safeParse(value);
       if (!checked.success) {
         log.warn({ issues: checked.error.issues }, 'tool output does not match its outputSchema');
-        return errorOutput(`Tool ${tool.id} returned output that does not match its schema`);
+        return errorOutput(`Tool ${name} returned output that does not match its schema`);
       }
     }
     return { kind: 'result', output: toOutput(value), value, isError: false };
   } catch (error) {
     log.error({ err: error }, 'tool failed');
-    return errorOutput(`Tool ${tool.id} failed: ${errorMessage(error)}`);
+    return errorOutput(`Tool ${name} failed: ${errorMessage(error)}`);
   }
 }

@@ -4,6 +4,7 @@ import type { AgentInternals } from './agent-internals.js';
 import type { StreamOptions } from './agent.js';
 import { loadThreadHistory } from './memory.js';
 import type { RunState, RuntimeDeps } from './run-state.js';
+import { approvalRulesFor } from './requires-approval.js';
 
 /** The state of a new top-level run of `agent`, with its thread's history loaded when it keeps memory. */
 export async function freshRun(
@@ -44,7 +45,7 @@ export async function freshRun(
       ...(memory ? { memory: true } : {}),
       ...(requestContext.size ? { requestContext: jsonSafe(Object.fromEntries(requestContext)) } : {}),
     },
-    ...(rule !== undefined ? { requireToolApproval: rule } : {}),
+    approvalRules: approvalRulesFor([agent], rule),
     requestContext,
     hadSnapshot: false,
     audit: [],

@@ -1,6 +1,7 @@
 import { renewClaim, type Renewal } from '../db/run-snapshots.js';
 import { ClaimLostError } from './errors.js';
 import type { RuntimeDeps, Snapshot } from './run-state.js';
+import type { AuditInput } from '../approvals/audit.js';
 
 /** A claim this process holds on a run while it continues it. */
 export interface ClaimHold {
@@ -14,8 +15,11 @@ export interface ClaimHold {
    * over. Called before each model call, each execute and the run's next write.
    */
   check(): Promise<void> | undefined;
-  /** Stores `snapshot` as where the run stands, renewing the claim; rejects with ClaimLostError once it is not ours. */
-  checkpoint(snapshot: Snapshot): Promise<void>;
+  /**
+   * Stores `snapshot` as where the run stands, with `audit`, renewing the
+   * claim; rejects with ClaimLostError (having written nothing) once it is not ours.
+   */
+  checkpoint(snapshot: Snapshot, audit?: AuditInput[]): Promise<void>;
   release(): void;
 }
 
@@ -70,10 +74,10 @@ export function holdClaim(deps: RuntimeDeps, runId: string, epoch: number): Clai
         if (lost) throw new ClaimLostError(runId);
       });
     },
-    async checkpoint(snapshot) {
+    async checkpoint(snapshot, audit) {
       if (lost) throw new ClaimLostError(runId);
       const sent = performance.now();
-      noteRenewal(await renewClaim(deps.db, runId, epoch, snapshot), sent);
+      noteRenewal(await renewClaim(deps.db, runId, epoch, snapshot, audit), sent);
       if (lost) throw new ClaimLostError(runId);
     },
     release: () => clearInterval(timer),

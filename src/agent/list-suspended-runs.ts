@@ -14,6 +14,8 @@ export interface SuspendedToolCall {
   actionId: number;
   fingerprint: string | null;
   expiresAt: Date | null;
+  /** Who started the run the call belongs to, when a person did. */
+  requester: string | null;
 }
 
 export interface SuspendedRun {
@@ -51,10 +53,11 @@ export async function listSuspendedRuns(
     action_run_id: string | null;
     fingerprint: string | null;
     expires_at: Date | null;
+    requester: string | null;
   }>`
     SELECT s.run_id, s.status, s.thread_id, s.resource_id, s.suspended_at,
            p.id AS action_id, p.tool_call_id, p.tool_name, p.kind, p.args, p.suspend_payload, p.path,
-           p.run_id AS action_run_id, p.fingerprint, p.expires_at
+           p.run_id AS action_run_id, p.fingerprint, p.expires_at, p.requester
     FROM run_snapshots s
     LEFT JOIN pending_actions p
       ON p.root_run_id = s.run_id AND p.status = 'pending' AND p.kind <> 'delegation'
@@ -89,6 +92,7 @@ export async function listSuspendedRuns(
         actionId: r.action_id,
         fingerprint: r.fingerprint,
         expiresAt: r.expires_at,
+        requester: r.requester,
       });
     }
   }

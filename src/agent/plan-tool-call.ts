@@ -1,11 +1,13 @@
 import type { LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import { fingerprint } from '../approvals/fingerprint.js';
 import { requirementFor } from '../approvals/requirement-for.js';
-import { errorOutput, executeTool, type ExecutionOutcome } from './execute-tool.js';
+import type { AuditInput } from '../approvals/audit.js';
+import { applyHook } from './before-tool-call.js';
+import { callTarget, parseCallInput, type CallTarget } from './call-target.js';
+import { executeTool, type ExecutionOutcome } from './execute-tool.js';
 import type { PlannedAction, SuspensionPlan } from './plan.js';
 import { requiresApproval } from './requires-approval.js';
 import { checkpointStep, type RunState } from './run-state.js';
-import type { Tool } from './tool.js';
 import type { Emitter } from './emitter.js';
 import { runDelegation } from './delegate.js';
 
@@ -20,61 +22,49 @@ export type CallOutcome =
   | { kind: 'result'; output: LanguageModelV3ToolResultOutput }
   | { kind: 'pending'; plan: SuspensionPlan };
 
-/** Parses and validates model input; a bad input is the model's to fix, so it goes back as a tool error. */
-function parseInput(tool: Tool, raw: string): { ok: true; args: unknown } | { ok: false; message: string } {
-  let json: unknown;
-  try {
-    json = raw.trim() === '' ? {} : JSON.parse(raw);
-  } catch {
-    return { ok: false, message: `Invalid input for tool ${tool.id}: not valid JSON` };
-  }
-  const checked = tool.inputSchema.safeParse(json);
-  if (!checked.success) {
-    const issues = checked.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ');
-    return { ok: false, message: `Invalid input for tool ${tool.id}: ${issues}` };
-  }
-  return { ok: true, args: checked.data };
-}
-
 /**
  * Routes one tool call: unknown or invalid → tool error; needs approval →
- * planned approval; otherwise run it (it may suspend itself); sub-agent →
- * delegated run whose own pauses bubble up into this run's plan.
+ * planned approval; otherwise run it (a tool may suspend itself; a sub-agent's
+ * own pauses bubble up into this run's plan). The call's name throughout is
+ * the one the model used, so chunks, policy, hooks and the approval function
+ * all see the same name.
  */
 export async function planToolCall(run: RunState, call: ToolCallInput, out: Emitter): Promise<CallOutcome> {
-  const subAgent = run.agent.subAgents[call.toolName];
-  const tool = run.agent.tools[call.toolName];
-  if (!tool && !subAgent) {
-    out.toolResult(call.toolCallId, call.toolName, `Tool ${call.toolName} not found`, true);
-    return { kind: 'result', output: { type: 'error-text', value: `Tool ${call.toolName} not found` } };
-  }
-  if (subAgent) {
-    await checkpointStep(run);
-    return runDelegation(run, subAgent, call, out);
-  }
-
-  const parsed = parseInput(tool!, call.input);
-  if (!parsed.ok) {
-    out.toolResult(call.toolCallId, call.toolName, parsed.message, true);
-    return { kind: 'result', output: { type: 'error-text', value: parsed.message } };
-  }
+  const target = callTarget(run.agent, call.toolName);
+  if (!target) return errorResult(call, `Tool ${call.toolName} not found`, out);
+  const parsed = parseCallInput(target, call.toolName, call.input);
+  if (!parsed.ok) return errorResult(call, parsed.message, out);
   const args = parsed.args;
   out.toolCall(call.toolCallId, call.toolName, args);
 
-  const gate = await approvalGate(run, tool!, call.toolName, args);
+  const gate = await approvalGate(run, target, call.toolName, args);
   if (gate.required) {
     return { kind: 'pending', plan: { snapshots: [], actions: [approvalAction(run, call, args, gate.requirement)] } };
   }
-  await checkpointStep(run);
-  const outcome = await runUngated(run, tool!, call.toolCallId, args);
-  return settle(run, call, args, outcome, out);
+  return runUngated(run, target, call, args, out);
 }
 
-/** The approval gate for one call under the current policy: what it requires, and whether it applies. */
-export async function approvalGate(run: RunState, tool: Tool, toolName: string, args: unknown) {
+function errorResult(call: { toolCallId: string; toolName: string }, message: string, out: Emitter): CallOutcome {
+  out.toolResult(call.toolCallId, call.toolName, message, true);
+  return { kind: 'result', output: { type: 'error-text', value: message } };
+}
+
+/**
+ * The approval gate for one call under the current policy: what it requires,
+ * and whether it applies. Every call passes it, a delegation to a sub-agent
+ * included, with the rules of every agent above this one.
+ */
+export async function approvalGate(run: RunState, target: CallTarget, toolName: string, args: unknown) {
   const requirement = requirementFor(run.deps.policy, toolName, args);
-  const rule = run.requireToolApproval ?? run.options.requireToolApproval ?? run.agent.defaultOptions.requireToolApproval;
-  return { requirement, required: await requiresApproval(tool, args, rule, requirement.requireApproval, run.requestContext) };
+  const required = await requiresApproval(run.approvalRules, {
+    toolName,
+    args,
+    path: run.path,
+    requestContext: run.requestContext,
+    toolSetting: target.kind === 'tool' ? target.tool.requireApproval : undefined,
+    policyRequires: requirement.requireApproval,
+  });
+  return { requirement, required };
 }
 
 export function approvalAction(
@@ -119,35 +109,68 @@ export function approvalAction(
   };
 }
 
-/** Runs the user's hook, then the tool; a hook may block or rewrite the call. */
+/**
+ * Runs a call nobody had to approve: the user's hook first (it may block or
+ * rewrite it), then `started` is written to the audit log (with the step's
+ * checkpoint when there is one to write) before the call runs, so the trail
+ * and a process taking the run over both know it may have run.
+ */
 export async function runUngated(
   run: RunState,
-  tool: Tool,
-  toolCallId: string,
+  target: CallTarget,
+  call: { toolCallId: string; toolName: string },
   args: unknown,
-  resumeData?: { value: unknown },
-): Promise<ExecutionOutcome> {
-  const hooked = await applyHook(run, tool.id, toolCallId, args);
-  if (!hooked.ok) return errorOutput(hooked.message);
-  return executeTool(run, tool, { toolCallId, args: hooked.args }, resumeData);
+  out: Emitter,
+): Promise<CallOutcome> {
+  const hooked = await applyHook(run, { ...call, args });
+  if (!hooked.ok) {
+    run.audit.push(callEvent(run, call, 'blocked', { reason: hooked.reason }));
+    out.toolResult(call.toolCallId, call.toolName, hooked.value, hooked.isError);
+    return { kind: 'result', output: hooked.output };
+  }
+  run.audit.push(callEvent(run, call, 'started'));
+  await checkpointStep(run);
+  return runCall(run, target, call, hooked.args, out);
 }
 
-export async function applyHook(
+/** An audit event about one call of this run (no approval behind it: no fingerprint or policy version). */
+export function callEvent(
   run: RunState,
-  toolName: string,
-  toolCallId: string,
+  call: { toolCallId: string; toolName: string },
+  event: AuditInput['event'],
+  detail: Record<string, unknown> | null = null,
+): AuditInput {
+  return { event, runId: run.runId, toolCallId: call.toolCallId, toolName: call.toolName, detail };
+}
+
+/**
+ * Executes a call whose way is clear (its `started` or `consumed` event is on
+ * record): a tool, which may suspend itself, or a sub-agent. `executed` or
+ * `failed` rides on the run's next write.
+ */
+export async function runCall(
+  run: RunState,
+  target: CallTarget,
+  call: { toolCallId: string; toolName: string },
   args: unknown,
-): Promise<{ ok: true; args: unknown } | { ok: false; message: string }> {
-  const hook = run.agent.hooks.beforeToolCall;
-  if (!hook) return { ok: true, args };
-  try {
-    const verdict = await hook({ toolName, toolCallId, runId: run.runId, args, requestContext: run.requestContext });
-    if (verdict && typeof verdict.block === 'string') return { ok: false, message: `Tool call blocked: ${verdict.block}` };
-    return { ok: true, args: verdict && 'args' in verdict ? verdict.args : args };
-  } catch (error) {
-    run.log.warn({ err: error, toolCallId }, 'beforeToolCall hook threw; call blocked');
-    return { ok: false, message: `Tool call blocked: beforeToolCall hook failed` };
+  out: Emitter,
+  audit: Pick<AuditInput, 'fingerprint' | 'policyVersion'> = {},
+): Promise<CallOutcome> {
+  let outcome: CallOutcome;
+  let error: string | undefined;
+  if (target.kind === 'agent') {
+    outcome = await runDelegation(run, target.agent, call, args as { prompt: string }, out);
+    if (outcome.kind === 'result' && outcome.output.type === 'error-text') error = outcome.output.value;
+  } else {
+    const executed = await executeTool(run, target.tool, { ...call, args });
+    if (executed.kind === 'result' && executed.isError) error = String(executed.value);
+    outcome = settle(run, call, args, executed, out);
   }
+  // A delegation or tool that paused has not finished: its end is recorded when it does.
+  if (outcome.kind === 'result') {
+    run.audit.push({ ...callEvent(run, call, error === undefined ? 'executed' : 'failed', error === undefined ? null : { error }), ...audit });
+  }
+  return outcome;
 }
 
 /** Turns an execution outcome into a result or a planned suspension. */

@@ -22,10 +22,13 @@ export function putOnRecord(run: RunState): Promise<void> {
 
 async function write(run: RunState): Promise<void> {
   const step = run.step;
+  // The events the run owes go with its record (a call about to start is among them).
+  const audit = run.audit.splice(0);
   try {
     // The snapshot is serialised before the first await, so it is the run as it stands now.
-    const epoch = await recordRunningRun(run.deps.db, snapshotWrite(run));
+    const epoch = await recordRunningRun(run.deps.db, snapshotWrite(run), audit);
     if (epoch === undefined) {
+      run.audit.unshift(...audit);
       run.log.warn('run id already on record; the run goes on unrecorded');
       return;
     }
@@ -33,6 +36,8 @@ async function write(run: RunState): Promise<void> {
     run.claim = holdClaim(run.deps, run.runId, epoch);
     run.checkpointedStep = step;
   } catch (error) {
+    // Still owed: whoever writes next (or checkpointStep, before a call runs) writes them.
+    run.audit.unshift(...audit);
     run.log.warn({ err: error }, 'could not put the run on record; it goes on, but would be lost if this process stopped');
   }
 }

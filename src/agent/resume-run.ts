@@ -1,5 +1,7 @@
 import { fingerprint } from '../approvals/fingerprint.js';
 import { consumeGrant, grantWasSpent, matchSpentGrant, noMatchingGrant, type GrantCheck } from '../approvals/grants.js';
+import { applyHook } from './before-tool-call.js';
+import { callTarget, parseCallInput, type CallTarget } from './call-target.js';
 import type { Claimed, SpentGrant } from '../approvals/record-decision.js';
 import { appendAudit } from '../approvals/audit.js';
 import { latestActionsOfRun } from '../approvals/pending-actions.js';
@@ -9,9 +11,8 @@ import type { Emitter } from './emitter.js';
 import { executeTool } from './execute-tool.js';
 import { lastToolCalls, runSteps, settleStep } from './loop.js';
 import type { RunOutcome } from './plan.js';
-import { applyHook, approvalAction, approvalGate, runUngated, settle, type CallOutcome } from './plan-tool-call.js';
+import { approvalAction, approvalGate, callEvent, runCall, runUngated, settle, type CallOutcome } from './plan-tool-call.js';
 import type { RunState } from './run-state.js';
-import type { Tool } from './tool.js';
 
 export const blockedMessage = (toolName: string) => `Tool call blocked: approval did not match ${toolName} arguments`;
 
@@ -81,7 +82,6 @@ async function settleAction(
   facts: ClaimFacts,
 ): Promise<CallOutcome> {
   const call = { toolCallId: row.tool_call_id, toolName: row.tool_name };
-  const tool = run.agent.tools[row.tool_name];
   if (row.kind === 'delegation') {
     if (row.status === 'resolved') {
       out.toolResult(call.toolCallId, call.toolName, row.resume_data, false);
@@ -94,59 +94,72 @@ async function settleAction(
     }
     return denied('The delegated task was cancelled.');
   }
-  if (!tool) return { kind: 'result', output: { type: 'error-text', value: `Tool ${row.tool_name} not found` } };
+  const target = callTarget(run.agent, row.tool_name);
+  if (!target) return { kind: 'result', output: { type: 'error-text', value: `Tool ${row.tool_name} not found` } };
   // The snapshot is the run's truth; re-validate what it holds, as it may not be what was approved.
-  const parsed = tool.inputSchema.safeParse(rawArgs);
-  const args = parsed.success ? parsed.data : rawArgs;
+  const parsed = parseCallInput(target, row.tool_name, rawArgs);
+  const args = parsed.ok ? parsed.args : rawArgs;
 
   if (row.kind === 'suspension') {
-    if (row.status !== 'resumed') return denied(row.reason ?? 'The request was cancelled.');
+    if (row.status !== 'resumed' || target.kind !== 'tool') return denied(row.reason ?? 'The request was cancelled.');
     // The stopped process may have run it with this answer already; running it again could do it twice.
     if (facts.recovered) return interrupted(run, row, out);
-    const outcome = await executeTool(run, tool, { toolCallId: call.toolCallId, args }, { value: row.resume_data, by: row.decided_by });
+    const outcome = await executeTool(run, target.tool, { ...call, args }, { value: row.resume_data, by: row.decided_by });
     return settle(run, call, args, outcome, out);
   }
 
   switch (row.status) {
     case 'approved':
-      return runApproved(run, row, args, out, facts);
+      return runApproved(run, target, row, args, out, facts);
     case 'declined':
       return denied(row.reason ? row.reason : 'The user declined this tool call.');
     case 'expired':
       return denied('The approval request expired before anyone approved it.');
     case 'superseded':
-      return askAgain(run, tool, row, args, out, facts.recovered);
+      return askAgain(run, target, row, args, out, facts.recovered);
     default:
       return denied(row.reason ?? 'The request was cancelled.');
   }
 }
 
 /** The policy changed under the request: ask again under the current one, or run if it no longer needs approval. */
-async function askAgain(run: RunState, tool: Tool, row: PendingAction, args: unknown, out: Emitter, recovered: boolean): Promise<CallOutcome> {
+async function askAgain(
+  run: RunState,
+  target: CallTarget,
+  row: PendingAction,
+  args: unknown,
+  out: Emitter,
+  recovered: boolean,
+): Promise<CallOutcome> {
   const call = { toolCallId: row.tool_call_id, toolName: row.tool_name };
-  const gate = await approvalGate(run, tool, row.tool_name, args);
+  const gate = await approvalGate(run, target, row.tool_name, args);
   if (gate.required) {
     return { kind: 'pending', plan: { snapshots: [], actions: [approvalAction(run, call, args, gate.requirement)] } };
   }
   // Nothing records that the stopped process ran it, so it may have: at most once.
   if (recovered) return interrupted(run, row, out);
-  return settle(run, call, args, await runUngated(run, tool, call.toolCallId, args), out);
+  return runUngated(run, target, call, args, out);
 }
 
-/** The gate: hook, fingerprint of what is about to run, consume the grant, then execute. */
+/**
+ * The gate for an approved call: hook, fingerprint of what is about to run,
+ * the grant for exactly that (spent by the deciding vote, or spent now), then
+ * the call. Nothing runs that the grant does not match.
+ */
 async function runApproved(
   run: RunState,
+  target: CallTarget,
   row: PendingAction,
   args: unknown,
   out: Emitter,
   { spentGrant, recovered }: ClaimFacts,
 ): Promise<CallOutcome> {
-  const tool = run.agent.tools[row.tool_name]!;
   const call = { toolCallId: row.tool_call_id, toolName: row.tool_name };
-  const hooked = await applyHook(run, tool.id, call.toolCallId, args);
+  const hooked = await applyHook(run, { ...call, args });
   if (!hooked.ok) {
-    out.toolResult(call.toolCallId, call.toolName, hooked.message, true);
-    return { kind: 'result', output: { type: 'error-text', value: hooked.message } };
+    run.audit.push({ ...callEvent(run, call, 'blocked', { reason: hooked.reason }), fingerprint: row.fingerprint, policyVersion: row.policy_version });
+    out.toolResult(call.toolCallId, call.toolName, hooked.value, hooked.isError);
+    return { kind: 'result', output: hooked.output };
   }
   const fp = fingerprint(row.tool_name, hooked.args);
   const check: GrantCheck = {
@@ -173,30 +186,23 @@ async function runApproved(
       policyVersion: row.policy_version,
       detail: { reason: 'policy changed after approval, before the call ran' },
     });
-    return askAgain(run, tool, row, args, out, recovered);
+    return askAgain(run, target, row, args, out, recovered);
   }
+  // consumeGrant writes `consumed` or `blocked` itself; the deciding vote wrote `consumed` for the
+  // grant it spent, and `blocked` is written now: the card is redrawn from it as soon as the
+  // stream says so, before the run's next write.
   const grant = spentGrant ? matchSpentGrant(spentGrant, check) : await consumeGrant(run.deps.db, check);
-  if (spentGrant) {
-    // consumeGrant writes these itself. For a grant the decision spent, `consumed` rides on the
-    // run's next write; `blocked` (rare) is written now, because the card is redrawn from it as
-    // soon as the stream says so, before the run's next write.
-    const event = {
-      event: grant.ok ? ('consumed' as const) : ('blocked' as const),
-      runId: run.runId,
-      toolCallId: call.toolCallId,
-      toolName: row.tool_name,
-      fingerprint: fp,
-      policyVersion: row.policy_version,
-      detail: grant.ok ? null : { reason: noMatchingGrant },
-    };
-    if (grant.ok) run.audit.push(event);
-    else await appendAudit(run.deps.db, [...run.audit.splice(0), event]);
+  if (spentGrant && !grant.ok) {
+    await appendAudit(run.deps.db, [
+      ...run.audit.splice(0),
+      { event: 'blocked', runId: run.runId, toolCallId: call.toolCallId, toolName: row.tool_name, fingerprint: fp, policyVersion: row.policy_version, detail: { reason: noMatchingGrant } },
+    ]);
   }
   if (!grant.ok && grant.expired) {
     // The arguments are what was approved, but the approval is older than a grant may live (the
     // step waited on another call that long): it is asked for again rather than reported as changed.
     run.log.info({ toolCallId: call.toolCallId }, 'approval expired before the call ran; asked again');
-    return askAgain(run, tool, row, args, out, recovered);
+    return askAgain(run, target, row, args, out, recovered);
   }
   if (!grant.ok) {
     const message = blockedMessage(row.tool_name);
@@ -205,18 +211,5 @@ async function runApproved(
     out.blocked({ toolCallId: call.toolCallId, toolName: row.tool_name, path: run.path, runId: run.runId });
     return { kind: 'result', output: { type: 'error-text', value: message } };
   }
-  const outcome = await executeTool(run, tool, { toolCallId: call.toolCallId, args: hooked.args });
-  const failed = outcome.kind === 'result' && outcome.isError;
-  // Written with the run's next statement (its end or its next pause), not on its own round trip.
-  run.audit.push({
-    event: failed ? 'failed' : 'executed',
-    runId: run.runId,
-    toolCallId: call.toolCallId,
-    toolName: row.tool_name,
-    fingerprint: fp,
-    policyVersion: row.policy_version,
-    detail: failed && outcome.kind === 'result' ? { error: String(outcome.value) } : null,
-  });
-  return settle(run, call, hooked.args, outcome, out);
+  return runCall(run, target, call, hooked.args, out, { fingerprint: fp, policyVersion: row.policy_version });
 }
-

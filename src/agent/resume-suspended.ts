@@ -1,7 +1,8 @@
 import { recordResume } from '../approvals/record-decision.js';
 import type { AgentInternals } from './agent-internals.js';
 import type { AgentStream } from './agent-stream.js';
-import { locateAction, startContinuation } from './decide.js';
+import { apiActor, locateAction, startContinuation } from './decide.js';
+import { mayAnswer } from './may-answer.js';
 import type { Actor } from './decision.js';
 import { findAgent } from './drive.js';
 import { ResumeValidationError, SnapshotNotFoundError, ToolCallNotPendingError } from './errors.js';
@@ -16,8 +17,9 @@ export interface ResumeRequest {
 }
 
 /**
- * Gives a self-suspended tool its data. The data is checked against the tool's
- * `resumeSchema` first: bad data is refused and the run stays suspended.
+ * Gives a self-suspended tool its data, from someone who may answer it (see
+ * mayAnswer). The data is checked against the tool's `resumeSchema` first:
+ * bad data is refused and the run stays suspended.
  */
 export async function resumeSuspended(
   root: AgentInternals,
@@ -33,8 +35,18 @@ export async function resumeSuspended(
   if (found.status !== 'pending') {
     throw new ToolCallNotPendingError('already-decided', req.runId, found.tool_call_id, `status ${found.status}`);
   }
+  // Code that names nobody answers as `api`, held to the same rule as any person.
+  const actor = req.actor ?? apiActor;
+  const verdict = await mayAnswer(deps, found, actor).catch((error: unknown) => {
+    deps.logger.warn({ err: error, actor: actor.userId }, 'approver group lookup failed');
+    return { allowed: false as const, why: 'group-lookup-failed', message: 'Could not check approver group membership right now; try again in a moment.' };
+  });
+  if (!verdict.allowed) {
+    deps.logger.info({ runId: found.run_id, toolCallId: found.tool_call_id, actor: actor.userId, why: verdict.why }, 'answer refused');
+    throw new ToolCallNotPendingError('not-allowed', req.runId, found.tool_call_id, verdict.message);
+  }
   const data = validateResumeData(root, found.path ?? [], found.tool_name, found.args, resumeData, found.run_id, found.tool_call_id);
-  const row = await recordResume(deps.db, { actionId: found.id, resumeData: data, actor: req.actor?.userId ?? null });
+  const row = await recordResume(deps.db, { actionId: found.id, resumeData: data, actor: actor.userId });
   if (!row) throw new ToolCallNotPendingError('already-decided', req.runId, found.tool_call_id);
   return startContinuation(root, deps, row.run_id, row.root_run_id);
 }

@@ -5,7 +5,7 @@ import type { Policy } from '../approvals/policy-schema.js';
 import type { GroupResolver } from '../approvals/group-resolver.js';
 import type { RequireToolApproval } from './requires-approval.js';
 import type { AgentInternals } from './agent-internals.js';
-import type { AuditInput } from '../approvals/audit.js';
+import { appendAudit, type AuditInput } from '../approvals/audit.js';
 import type { ClaimHold } from './hold-claim.js';
 import { putOnRecord } from './put-on-record.js';
 
@@ -35,7 +35,10 @@ export interface RuntimeDeps {
 /** Options that survive a restart: plain JSON only. */
 export interface DurableOptions {
   maxSteps: number;
-  /** A function given per request cannot be stored; it is stored as `true` (fail safe). */
+  /**
+   * The request's own approval rule, handed down to sub-agent runs. A function given per
+   * request cannot be stored; it is stored as `true` (fail safe).
+   */
   requireToolApproval?: boolean;
   autoResumeSuspendedTools?: boolean;
   requester?: string;
@@ -71,8 +74,12 @@ export interface RunState {
   results: Record<string, LanguageModelV3ToolResultOutput>;
   step: number;
   options: DurableOptions;
-  /** The live (non-durable) approval rule for this request, if any. */
-  requireToolApproval?: RequireToolApproval;
+  /**
+   * The approval rules that hold for this run's calls (see approvalRulesFor): the request's own
+   * rule (live, so a function given per request works until the run is stored) or the top-level
+   * agent's default, and the default of every agent down to this one.
+   */
+  approvalRules: RequireToolApproval[];
   requestContext: Map<string, unknown>;
   hadSnapshot: boolean;
   /** Audit events waiting to ride on the run's next write. */
@@ -105,13 +112,19 @@ export function stillHeld(run: RunState): Promise<void> | undefined {
  * answered suspensions need no such record: their spent grant or answered row
  * already says they may have run. A top-level run that was never suspended is
  * put on record here first (putOnRecord), with this step; sub-agent runs are
- * covered by their parent's record of the delegating call.
+ * covered by their parent's record of the delegating call. The audit events
+ * the run owes (the call's `started` among them) are written before this
+ * resolves, with the record when there is one to write.
  */
 export async function checkpointStep(run: RunState): Promise<void> {
   if (!run.claim && !run.parentRunId) await putOnRecord(run);
-  if (!run.claim || run.claim.runId !== run.runId || run.checkpointedStep === run.step) return;
-  await run.claim.checkpoint(toSnapshot(run));
-  run.checkpointedStep = run.step;
+  if (run.claim?.runId === run.runId && run.checkpointedStep !== run.step) {
+    await run.claim.checkpoint(toSnapshot(run), run.audit.splice(0));
+    run.checkpointedStep = run.step;
+  }
+  // What is still owed (the step was written already, or the run is a sub-agent's under its
+  // parent's record): on its own, since the call must not start before its event is stored.
+  if (run.audit.length > 0) await appendAudit(run.deps.db, run.audit.splice(0));
 }
 
 export function toSnapshot(run: RunState): Snapshot {

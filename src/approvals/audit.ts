@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
 
 export type AuditEventName =
@@ -11,6 +11,7 @@ export type AuditEventName =
   | 'superseded'
   | 'blocked'
   | 'consumed'
+  | 'started'
   | 'executed'
   | 'failed'
   | 'interrupted'
@@ -54,13 +55,18 @@ function auditRow(e: AuditInput) {
   };
 }
 
-/** An INSERT of the given events, for use as a CTE inside a larger statement (order kept). */
-export function insertAuditRows(events: AuditInput[]) {
+/**
+ * An INSERT of the given events, for use as a CTE inside a larger statement
+ * (order kept); with `onlyIf`, only when that condition holds in the statement
+ * (e.g. the write they belong to happened).
+ */
+export function insertAuditRows(events: AuditInput[], onlyIf?: RawBuilder<unknown>) {
   return sql`
     INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, actor, fingerprint, policy_version, detail)
     SELECT a.event, a.run_id, a.tool_call_id, a.tool_name, a.actor, a.fingerprint, a.policy_version, a.detail
     FROM jsonb_to_recordset(${JSON.stringify(events.map((e, n) => ({ ...auditRow(e), n })))}::jsonb) AS a(
       event text, run_id text, tool_call_id text, tool_name text, actor text, fingerprint text, policy_version text, detail jsonb, n integer)
+    ${onlyIf ? sql`WHERE ${onlyIf}` : sql``}
     ORDER BY a.n
     RETURNING id`;
 }

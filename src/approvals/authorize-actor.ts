@@ -1,5 +1,6 @@
 import type { GroupResolver } from './group-resolver.js';
 import type { Requirement } from './requirement-for.js';
+import { inApproverGroup } from './in-approver-group.js';
 
 export interface Actor {
   userId: string;
@@ -18,13 +19,11 @@ export interface AuthorizeActorInput {
   toolName?: string;
 }
 
-export type RefusalReason = 'bot' | 'self-approval' | 'not-an-approver' | 'unknown-actor';
+export type RefusalReason = 'bot' | 'self-approval' | 'not-an-approver' | 'not-the-requester' | 'unknown-actor';
 
 export type Authorization =
   | { allowed: true }
   | { allowed: false; why: RefusalReason; message: string };
-
-const GROUP_ID = /^S/;
 
 /**
  * May this Slack user approve (or decline) a request with this requirement? Messages are plain
@@ -53,22 +52,7 @@ export async function authorizeActor(input: AuthorizeActorInput): Promise<Author
   if (requirement.approvers.length === 0) return { allowed: true };
   if (requirement.approvers.includes(userId)) return { allowed: true };
 
-  const listedGroups = requirement.approvers.filter((id) => GROUP_ID.test(id));
-  if (listedGroups.length > 0) {
-    if (actor.groups !== undefined) {
-      if (actor.groups.some((g) => listedGroups.includes(g))) return { allowed: true };
-    } else if (resolveGroupMembers !== undefined) {
-      const lookups = await Promise.allSettled(listedGroups.map((g) => resolveGroupMembers(g)));
-      if (lookups.some((r) => r.status === 'fulfilled' && r.value.includes(userId))) return { allowed: true };
-      const failedAt = lookups.findIndex((r) => r.status === 'rejected');
-      const failure = lookups[failedAt];
-      if (failure?.status === 'rejected') {
-        throw new Error(`Could not check membership of user group ${listedGroups[failedAt]}`, {
-          cause: failure.reason,
-        });
-      }
-    }
-  }
+  if (await inApproverGroup(userId, requirement.approvers, actor, resolveGroupMembers)) return { allowed: true };
   return refuse('not-an-approver', `Only listed approvers can approve ${subject}.`);
 }
 

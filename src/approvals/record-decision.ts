@@ -112,11 +112,16 @@ export async function recordApprovalVote(
       FROM upd WHERE status = 'approved'
       RETURNING id, action_id, fingerprint, policy_version, approvers, consumed_at
     ), audit AS (
+      -- With the run claimed, the grant is spent here for the call that runs next: \`consumed\` is on
+      -- record before it can run (a \`blocked\` follows if what is about to run does not match).
       INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, actor, fingerprint, policy_version, detail)
-      SELECT CASE WHEN status = 'approved' THEN 'approved' ELSE 'approval-recorded' END,
-             run_id, tool_call_id, tool_name, ${vote.actor}, fingerprint, policy_version,
-             jsonb_build_object('approvals', jsonb_array_length(approvals), 'quorum', quorum)
-      FROM upd
+      SELECT e.event, upd.run_id, upd.tool_call_id, upd.tool_name, e.actor, upd.fingerprint, upd.policy_version, e.detail
+      FROM upd CROSS JOIN LATERAL (VALUES
+        (1, CASE WHEN upd.status = 'approved' THEN 'approved' ELSE 'approval-recorded' END, ${vote.actor}::text,
+            jsonb_build_object('approvals', jsonb_array_length(upd.approvals), 'quorum', upd.quorum)),
+        (2, 'consumed', NULL, NULL)) AS e(n, event, actor, detail)
+      WHERE e.n = 1 OR EXISTS (SELECT 1 FROM claim)
+      ORDER BY e.n
     )
     ${selectDecision},
       (SELECT to_jsonb(g.*) - 'consumed_at' FROM grant_row g WHERE g.consumed_at IS NOT NULL) AS spent_grant

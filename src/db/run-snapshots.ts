@@ -35,19 +35,20 @@ export type Renewal = 'held' | 'moved-on' | 'taken';
 
 /**
  * Keeps a claim alive while its process continues the run; with `snapshot`,
- * also writes where the run stands (see checkpointStep). Anything but `held`
+ * also writes where the run stands (see checkpointStep), and `audit` with it
+ * while the claim holds. Anything but `held`
  * means the claim is no longer this one and the caller must stop continuing
  * the run. `moved-on` (the row is gone, or paused under this same claim) is
  * what a renewal sent just before the run's own final write finds, so it is
  * told apart from `taken` (a newer claim) in the same statement.
  */
-export async function renewClaim(db: Db, runId: string, epoch: number, snapshot?: unknown): Promise<Renewal> {
+export async function renewClaim(db: Db, runId: string, epoch: number, snapshot?: unknown, audit: AuditInput[] = []): Promise<Renewal> {
   const result = await sql<{ held: boolean; epoch: number | null }>`
     WITH upd AS (
       UPDATE run_snapshots SET claimed_at = now()${snapshot === undefined ? sql`` : sql`, snapshot = ${JSON.stringify(snapshot)}::jsonb`}
       WHERE run_id = ${runId} AND status = 'running' AND claim_epoch = ${epoch}
       RETURNING run_id
-    )
+    )${audit.length ? sql`, audit AS (${insertAuditRows(audit, sql`EXISTS (SELECT 1 FROM upd)`)})` : sql``}
     SELECT EXISTS (SELECT 1 FROM upd) AS held, (SELECT claim_epoch FROM run_snapshots WHERE run_id = ${runId}) AS epoch
   `.execute(db);
   const row = result.rows[0]!;
@@ -57,17 +58,22 @@ export async function renewClaim(db: Db, runId: string, epoch: number, snapshot?
 
 /**
  * Puts a run that has never paused on record, `running` under a new claim
- * (see putOnRecord). Returns the claim's epoch; undefined when the run id is
- * already on record (the run paused, or this id was used before).
+ * (see putOnRecord), with the audit events it owes. Returns the claim's epoch;
+ * undefined when the run id is already on record (the run paused, or this id
+ * was used before), and nothing was written.
  */
-export async function recordRunningRun(db: Db, write: SnapshotWrite): Promise<number | undefined> {
-  const result = await sql<{ claim_epoch: number }>`
+export async function recordRunningRun(db: Db, write: SnapshotWrite, audit: AuditInput[] = []): Promise<number | undefined> {
+  const insert = sql`
     INSERT INTO run_snapshots (run_id, root_run_id, parent_run_id, agent_id, thread_id, resource_id, status, snapshot, claimed_at)
     VALUES (${write.run_id}, ${write.root_run_id}, ${write.parent_run_id}, ${write.agent_id}, ${write.thread_id}, ${write.resource_id},
             'running', ${JSON.stringify(write.snapshot)}::jsonb, now())
     ON CONFLICT (run_id) DO NOTHING
-    RETURNING claim_epoch
-  `.execute(db);
+    RETURNING claim_epoch`;
+  const result = audit.length
+    ? await sql<{ claim_epoch: number }>`
+        WITH ins AS (${insert}), audit AS (${insertAuditRows(audit, sql`EXISTS (SELECT 1 FROM ins)`)})
+        SELECT claim_epoch FROM ins`.execute(db)
+    : await sql<{ claim_epoch: number }>`${insert}`.execute(db);
   return result.rows[0]?.claim_epoch;
 }
 

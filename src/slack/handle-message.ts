@@ -131,7 +131,7 @@ async function answerByText(ctx: SlackContext, m: IncomingMessage, action: Pendi
   const tool = toolOf(ctx.agent, action);
   const form = tool ? respondFieldsFor(resumeSchemaFor(tool, action.args)) : undefined;
   if (form && !ctx.agent.defaultOptions.autoResumeSuspendedTools) return false;
-  if (!mayAnswer(ctx.agent, action, m.user)) {
+  if (!(await mayAnswer(ctx.agent, action, m.user))) {
     await tellUser(ctx, { ...target, user: m.user }, `Only ${action.requester ? mention(action.requester) : 'the person who started this run'} can answer this.`);
     return true;
   }
@@ -153,7 +153,7 @@ async function cancel(ctx: SlackContext, m: IncomingMessage, all: SuspendedRun[]
     return;
   }
   const actions = await Promise.all(runs.flatMap((r) => r.toolCalls).map((c) => findAction(ctx.db, c.actionId)));
-  const allowed = actions.every((a) => !a || mayAnswer(ctx.agent, a, m.user));
+  const allowed = (await Promise.all(actions.map((a) => !a || mayAnswer(ctx.agent, a, m.user)))).every(Boolean);
   if (!allowed) {
     await tellUser(ctx, who, 'Only the person who started this run can cancel it. Nothing was changed.');
     return;

@@ -1,15 +1,16 @@
 import type { Agent } from '../agent/agent.js';
-import { requirementFor } from '../approvals/requirement-for.js';
 import type { PendingAction } from '../db/pending-action.js';
 
 /**
- * Who may answer a question or give a suspended tool its input: the person who
- * started the run, or someone the policy lists as an approver of that tool.
- * Never the bot. A run nobody started (from code) can be answered by anyone.
+ * Whether a Slack user may answer this question or suspended tool (or cancel
+ * its run): the runtime's rule (Agent.mayAnswer), asked before anything is
+ * shown, so a refusal can be explained. A group lookup that fails refuses.
  */
-export function mayAnswer(agent: Agent, action: PendingAction, userId: string): boolean {
-  const deps = agent.runtime;
-  if (deps.botUserId && userId === deps.botUserId) return false;
-  if (action.requester === null || action.requester === userId) return true;
-  return requirementFor(deps.policy, action.tool_name, action.args).approvers.includes(userId);
+export async function mayAnswer(agent: Agent, action: PendingAction, userId: string): Promise<boolean> {
+  try {
+    return (await agent.mayAnswer(action, { userId })).allowed;
+  } catch (error) {
+    agent.runtime.logger.warn({ err: error, actionId: action.id, user: userId }, 'could not check who may answer; refused');
+    return false;
+  }
 }

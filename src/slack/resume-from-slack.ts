@@ -30,7 +30,7 @@ export async function resumeFromSlack(
   };
   if (action.kind !== 'suspension') return refuse('That is not a question or input request. Nothing was changed.');
   if (action.status !== 'pending') return refuse(`This request was ${describeOutcome(action)}. Nothing was changed.`);
-  if (!mayAnswer(ctx.agent, action, who.user)) {
+  if (!(await mayAnswer(ctx.agent, action, who.user))) {
     ctx.logger.info({ actionId: action.id, user: who.user }, 'answer refused: not the requester');
     const owner = action.requester ? mention(action.requester) : 'the person who started this run';
     return refuse(`Only ${owner} can answer this. Nothing was changed.`);
@@ -41,6 +41,9 @@ export async function resumeFromSlack(
   } catch (error) {
     if (error instanceof ResumeValidationError) {
       return refuse(`That answer does not fit: ${escapeMrkdwn(error.issues.join('; '))}`);
+    }
+    if (error instanceof ToolCallNotPendingError && error.reason === 'not-allowed') {
+      return refuse(`${escapeMrkdwn(error.detail ?? 'You may not answer this.')} Nothing was changed.`);
     }
     if (error instanceof ToolCallNotPendingError || error instanceof SnapshotNotFoundError) {
       return refuse('This was already answered or its run has ended. Nothing was changed.');

@@ -58,8 +58,10 @@ describe.each(backends)('approval integrity on %s', (backend) => {
       output: { type: 'error-text', value: 'Tool call blocked: approval did not match refund arguments' },
     });
     const events = await listAuditEvents(database.db, { runId: first.runId });
-    expect(events.map((e) => e.event)).toEqual(['requested', 'approved', 'blocked']);
-    expect(events[2]!.fingerprint).toBe(fingerprint('refund', { id: 'o-999' }));
+    // The deciding vote spent the grant (consumed, before anything could run); what was about to run did not match it.
+    expect(events.map((e) => e.event)).toEqual(['requested', 'approved', 'consumed', 'blocked']);
+    expect(events[3]!.fingerprint).toBe(fingerprint('refund', { id: 'o-999' }));
+    expect(events[2]!.fingerprint).toBe(fingerprint('refund', { id: 'o-1' }));
     expect(events[1]!.fingerprint).toBe(fingerprint('refund', { id: 'o-1' }));
   });
 
@@ -85,7 +87,7 @@ describe.each(backends)('approval integrity on %s', (backend) => {
         blockedSeen = true;
         expect(chunk.payload).toMatchObject({ toolName: 'refund', runId: first.runId });
         const events = (await listAuditEvents(database.db, { runId: first.runId })).map((e) => e.event);
-        expect(events).toEqual(['requested', 'approved', 'blocked']);
+        expect(events).toEqual(['requested', 'approved', 'consumed', 'blocked']);
         release();
       }
     } finally {
@@ -401,7 +403,7 @@ describe.each(backends)('approval integrity on %s', (backend) => {
     });
     // The policy now wants two approvers; the answer to the question lets the step finish.
     const v2 = make(needsApproval({ approvers: ['UBOSS', 'UCFO'], quorum: 2 }));
-    const resumed = await (await v2.resumeStream('main account', { runId: runId, toolCallId: question.toolCallId })).result;
+    const resumed = await (await v2.resumeStream('main account', { runId: runId, toolCallId: question.toolCallId, actor: { userId: 'UREQ' } })).result;
     expect(resumed.finishReason).toBe('suspended');
     expect(resumed.pending.map((p) => p.toolName)).toEqual(['refund']);
     expect(calls).toHaveLength(0);
@@ -425,7 +427,7 @@ describe.each(backends)('approval integrity on %s', (backend) => {
     });
     await new Promise((r) => setTimeout(r, 120));
 
-    const resumed = await (await agent.resumeStream('main account', { runId: runId, toolCallId: question.toolCallId })).result;
+    const resumed = await (await agent.resumeStream('main account', { runId: runId, toolCallId: question.toolCallId, actor: { userId: 'UREQ' } })).result;
     expect(resumed.finishReason).toBe('suspended');
     expect(resumed.pending.map((p) => p.toolName)).toEqual(['refund']);
     expect(calls).toHaveLength(0);

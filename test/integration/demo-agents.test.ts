@@ -204,13 +204,13 @@ describe.each(backends)('demo agents on %s', (backend) => {
     expect(await stream.finishReason).toBe('suspended');
     expect(await deploymentsOf('prod-api')).toEqual([]);
 
-    const refused = await ops.resumeStream({ confirmed: 'yes' }, { runId: stream.runId }).catch((e: unknown) => e);
+    const refused = await ops.resumeStream({ confirmed: 'yes' }, { runId: stream.runId, actor: { userId: REQUESTER } }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ResumeValidationError);
     expect(await deploymentsOf('prod-api')).toEqual([]);
     const { runs } = await ops.listSuspendedRuns();
     expect(runs.find((r) => r.runId === stream.runId)?.toolCalls).toHaveLength(1);
 
-    const resumed = await ops.resumeStream({ confirmed: true }, { runId: stream.runId });
+    const resumed = await ops.resumeStream({ confirmed: true }, { runId: stream.runId, actor: { userId: REQUESTER } });
     expect(await resumed.text).toBe('prod-api v2.0.0 is live.');
     expect(await deploymentsOf('prod-api')).toEqual([
       expect.objectContaining({ environment: 'production', version: 'v2.0.0' }),

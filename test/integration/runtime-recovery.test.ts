@@ -60,8 +60,9 @@ describe.each(backends)('runs whose process stopped mid-way, on %s', (backend) =
     expect(result.text).toBe('told the user');
     expect(calls).toHaveLength(0);
     expect(lastToolResults(model)[0]).toMatchObject({ output: { type: 'error-text', value: interruptedMessage('delete_record') } });
+    // The grant was spent, on record, before the stopped process could have run the call.
     const events = (await listAuditEvents(database.db, { runId: first.runId })).map((e) => e.event);
-    expect(events).toEqual(['requested', 'approved', 'interrupted']);
+    expect(events).toEqual(['requested', 'approved', 'consumed', 'interrupted']);
     const left = await sql<{ n: number }>`SELECT count(*)::int AS n FROM run_snapshots WHERE run_id = ${first.runId}`.execute(database.db);
     expect(left.rows[0]!.n).toBe(0);
   });
@@ -397,7 +398,8 @@ describe.skipIf(!process.env.DATABASE_URL)('a bot process killed while a tool ru
     expect((await recovered[0]!.stream.result).text).toBe('after the crash');
     expect(calls).toHaveLength(0);
     expect(lastToolResults(model)[0]).toMatchObject({ output: { value: interruptedMessage('delete_record') } });
+    // The killed process had started the call: the trail says so (consumed) before the takeover's verdict.
     const events = (await listAuditEvents(database.db, { runId: first.runId })).map((e) => e.event);
-    expect(events).toEqual(['requested', 'approved', 'interrupted']);
+    expect(events).toEqual(['requested', 'approved', 'consumed', 'interrupted']);
   });
 });

@@ -596,7 +596,7 @@ describe('demo model driving the demo agents on PGlite', () => {
     });
     expect(await first.finishReason).toBe('suspended');
 
-    const resumed = await ops.resumeStream({ confirmed: true }, { runId: first.runId });
+    const resumed = await ops.resumeStream({ confirmed: true }, { runId: first.runId, actor: { userId: 'UALICE' } });
     expect(await resumed.text).toBe('Deployed api 2.3 to production.');
     const rows = await demo.selectFrom('demo_deployments').selectAll().where('service', '=', 'api').execute();
     expect(rows).toEqual([expect.objectContaining({ environment: 'production', version: '2.3' })]);
@@ -606,7 +606,7 @@ describe('demo model driving the demo agents on PGlite', () => {
     const first = await ops.generate('clean up records', { requester: 'UALICE' });
     expect(first.pending).toMatchObject([{ kind: 'suspension', toolName: 'ask_user' }]);
 
-    const asked = await ops.resumeGenerate(['def-456', 'ghi-789'], { runId: first.runId });
+    const asked = await ops.resumeGenerate(['def-456', 'ghi-789'], { runId: first.runId, actor: { userId: 'UALICE' } });
     expect(asked.pending.map((p) => [p.kind, p.toolName, p.args])).toEqual([
       ['approval', 'delete_record', { id: 'def-456' }],
       ['approval', 'delete_record', { id: 'ghi-789' }],

@@ -48,7 +48,7 @@ export function registerRespondActions(routes: InteractionRoutes, ctx: SlackCont
         return tellUser(ctx, click, tamperedButton);
       }
       if (row.status !== 'pending') return tellUser(ctx, click, `This request was ${describeOutcome(row)}. Nothing was changed.`);
-      if (!mayAnswer(ctx.agent, row, click.user)) {
+      if (!(await mayAnswer(ctx.agent, row, click.user))) {
         return tellUser(ctx, click, 'Only the person who started this run can answer this. Nothing was changed.');
       }
       const form = formFor(ctx, row);

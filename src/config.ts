@@ -17,6 +17,16 @@ const url = (name: string) =>
     message: `${name} must be an absolute URL`,
   });
 
+/** A whole number of milliseconds, at least `min` and at most a day; `fallback` when unset. */
+const durationMs = (name: string, fallback: number, min: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? fallback : Number(v.trim())))
+    .refine((n) => Number.isInteger(n) && n >= min && n <= 86_400_000, {
+      message: `${name} must be a whole number of milliseconds from ${min} to 86400000`,
+    });
+
 const envSchema = z.object({
   SLACK_BOT_TOKEN: optionalString.refine((v) => v === undefined || /^xox[bp]-/.test(v), {
     message: 'SLACK_BOT_TOKEN must be a bot token starting with xoxb-',
@@ -59,6 +69,9 @@ const envSchema = z.object({
   NODE_USE_ENV_PROXY: optionalString,
   NODE_OPTIONS: optionalString,
   POLICY_FILE: optionalString,
+  RUN_LEASE_MS: durationMs('RUN_LEASE_MS', 60_000, 1_000),
+  SWEEP_INTERVAL_MS: durationMs('SWEEP_INTERVAL_MS', 30_000, 100),
+  CARD_REPAIR_AFTER_MS: durationMs('CARD_REPAIR_AFTER_MS', 60_000, 1_000),
 });
 
 export interface Config {
@@ -88,6 +101,15 @@ export interface Config {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly adminApiToken?: string;
   readonly policyFile?: string;
+  /** How operable recovery is: see the README's section on several instances. */
+  readonly timings: {
+    /** How long a run being continued may go unrenewed before another instance takes it over. */
+    readonly runLeaseMs: number;
+    /** How often each instance sweeps: expiries, takeovers, and cards and answers to repair. */
+    readonly sweepIntervalMs: number;
+    /** How long a card or answer may stay unposted or out of date before the sweep repairs it. */
+    readonly cardRepairAfterMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -154,6 +176,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LOG_LEVEL,
     adminApiToken: e.ADMIN_API_TOKEN,
     policyFile: e.POLICY_FILE,
+    timings: { runLeaseMs: e.RUN_LEASE_MS, sweepIntervalMs: e.SWEEP_INTERVAL_MS, cardRepairAfterMs: e.CARD_REPAIR_AFTER_MS },
   });
 }
 

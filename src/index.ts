@@ -29,3 +29,4 @@ export { startExpirySweeper } from './approvals/expiry.js';
 export { openDatabase, type Database, type DatabaseOptions } from './db/database.js';
 export { migrate } from './db/migrate.js';
 export { createLogger } from './logger.js';
+export { suspendedRunsRoute, type SuspendedRunsRouteOptions } from './http/suspended-runs-route.js';

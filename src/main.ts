@@ -47,7 +47,7 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
   /** The agents and the Slack app, for whichever Slack the configuration points at. */
   const createBot = async (botConfig: Config) => {
     const identity = await slackWorkspaceIdentity(botConfig, logger);
-    const { ops } = createDemoAgents({ db: database.db, storage: database, model, policy, logger, ...identity });
+    const { ops } = createDemoAgents({ db: database.db, storage: database, model, policy, logger, runLeaseMs: config.timings.runLeaseMs, ...identity });
     const listing = suspendedRunsRoute({ agents: [ops], ...(config.adminApiToken ? { adminToken: config.adminApiToken } : {}), logger });
     const httpMode = !botConfig.slack.appToken;
     const slack = createSlackApp({
@@ -55,6 +55,8 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
       agent: ops,
       db: database.db,
       logger,
+      sweepIntervalMs: config.timings.sweepIntervalMs,
+      cardRepairAfterMs: config.timings.cardRepairAfterMs,
       ...(httpMode
         ? { customRoutes: [{ path: '/agents/:agentId/suspended-runs', method: ['GET'], handler: (req, res) => void listing(req, res) }] }
         : {}),

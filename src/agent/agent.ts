@@ -9,7 +9,7 @@ import type { GroupResolver } from '../approvals/group-resolver.js';
 import type { AgentInternals, BeforeToolCallHook } from './agent-internals.js';
 import { StreamSink, type AgentStream } from './agent-stream.js';
 import type { GenerateResult } from './chunks.js';
-import { decide } from './decide.js';
+import { decide, type DecisionContext } from './decide.js';
 import type { Actor, Decision, DecisionRequest } from './decision.js';
 import { mayAnswer } from './may-answer.js';
 import type { Authorization } from '../approvals/authorize-actor.js';
@@ -59,6 +59,11 @@ export interface AgentConfig {
   runLeaseMs?: number;
   /** See RuntimeDeps.recordRunAfterMs; default 250 ms. */
   recordRunAfterMs?: number;
+  /**
+   * Keep each finished run's answer in run_results until a front end has shown it (see
+   * RuntimeDeps.keepResults); a front end that delivers answers turns it on (keepResults()).
+   */
+  keepResults?: boolean;
   /** Provider keys for `provider/model` strings; defaults to the process configuration. */
   providers?: ProviderSettings;
 }
@@ -143,8 +148,18 @@ export class Agent implements AgentInternals {
         runLeaseMs: config.runLeaseMs ?? 60_000,
         // Before the Slack app's working reaction (300 ms) shows: a run people see at work is on record.
         recordRunAfterMs: config.recordRunAfterMs ?? 250,
+        keepResults: config.keepResults ?? false,
       };
     }
+  }
+
+  /**
+   * From now on, keep the answer of each finished run that was on record until a front end has
+   * shown it (run_results); the Slack app calls this for the agent it serves.
+   */
+  keepResults(): void {
+    // An agent without storage runs nothing on its own, so it has no answers to keep.
+    if (this.deps) this.deps.keepResults = true;
   }
 
   /** The storage, policy and logger this agent's runs use. */
@@ -172,14 +187,17 @@ export class Agent implements AgentInternals {
     return (await this.stream(input, options)).result;
   }
 
-  /** The decision as a union: what the Slack front end uses, since refusals are normal there. */
   /**
-   * `known.action` is the request's row as the caller read it moments ago (the
-   * Slack click handler reads it to check the button); it saves a read. The
-   * decision itself is a conditional write, so an outdated row can only change
-   * which refusal is reported, never what is recorded.
+   * The decision as a union: what the Slack front end uses, since refusals are
+   * normal there. `known.action` is the request's row as the caller read it
+   * moments ago (the Slack click handler reads it to check the button); it
+   * saves a read. The decision itself is a conditional write, so an outdated
+   * row can only change which refusal is reported, never what is recorded.
+   * `known.startAfter` holds the run's continuation until it settles (Slack
+   * records a click's decision before acknowledging it, and the run's work
+   * waits for the acknowledgement).
    */
-  async decideToolCall(req: DecisionRequest & { decision: 'approve' | 'decline' }, known?: { action: PendingAction }): Promise<Decision> {
+  async decideToolCall(req: DecisionRequest & { decision: 'approve' | 'decline' }, known?: DecisionContext): Promise<Decision> {
     return decide(this, this.runtime, req, req.decision, known);
   }
 
@@ -208,8 +226,9 @@ export class Agent implements AgentInternals {
     return mayAnswer(this.runtime, action, actor);
   }
 
-  async resumeStream(resumeData: unknown, req: ResumeRequest): Promise<AgentStream> {
-    return resumeSuspended(this, this.runtime, resumeData, req);
+  /** `startAfter`: as for decideToolCall, the continuation waits for it. */
+  async resumeStream(resumeData: unknown, req: ResumeRequest, options: { startAfter?: PromiseLike<unknown> } = {}): Promise<AgentStream> {
+    return resumeSuspended(this, this.runtime, resumeData, req, options.startAfter);
   }
 
   async resumeGenerate(resumeData: unknown, req: ResumeRequest): Promise<GenerateResult> {

@@ -13,16 +13,32 @@ import type { RuntimeDeps } from './run-state.js';
 
 export const apiActor = { userId: 'api' } as const;
 
-/** Continues a run in the background; the returned stream reports it. */
+/** What a front end may add to a decision: see Agent.decideToolCall. */
+export interface DecisionContext {
+  /** The request's row as the caller read it moments ago; saves a read. */
+  action?: PendingAction;
+  /** The run's continuation waits for this (see startContinuation). */
+  startAfter?: PromiseLike<unknown>;
+}
+
+/**
+ * Continues a run in the background; the returned stream reports it. With
+ * `startAfter`, the continuation waits for it first (a front end that records
+ * a decision before acknowledging the click holds the run's work until the
+ * acknowledgement is sent).
+ */
 export function startContinuation(
   root: AgentInternals,
   deps: RuntimeDeps,
   runId: string,
   rootRunId: string,
   claimed?: Claimed,
+  startAfter?: PromiseLike<unknown>,
 ): AgentStream {
   const sink = new StreamSink(rootRunId);
-  continueRun(root, runId, deps, sink, claimed).catch((error: unknown) => {
+  const go = () => continueRun(root, runId, deps, sink, claimed);
+  const running = startAfter ? Promise.resolve(startAfter).then(go, go) : go();
+  running.catch((error: unknown) => {
     // A lost claim is not a failure of the run: the process that took it over carries it on (and has logged it).
     if (error instanceof ClaimLostError) deps.logger.warn({ runId, rootRunId }, 'stopped continuing a run another process took over');
     else deps.logger.error({ err: error, runId, rootRunId }, 'run failed while resuming');
@@ -65,9 +81,9 @@ export async function decide(
   deps: RuntimeDeps,
   req: DecisionRequest,
   decision: 'approve' | 'decline',
-  known?: { action: PendingAction },
+  known: DecisionContext = {},
 ): Promise<Decision> {
-  const found = await locateAction(root, deps, req, ['approval'], known);
+  const found = await locateAction(root, deps, req, ['approval'], known.action ? { action: known.action } : undefined);
   if ('outcome' in found) return found;
   const action = found;
   const actor = req.actor ?? apiActor;
@@ -114,7 +130,7 @@ export async function decide(
   if (action.expires_at && new Date(action.expires_at).getTime() <= Date.now()) {
     const expired = await closeAction(deps.db, { actionId: action.id, status: 'expired' });
     if (!expired) return refreshed(deps, action);
-    return { outcome: 'expired', action: expired, stream: startContinuation(root, deps, action.run_id, action.root_run_id) };
+    return { outcome: 'expired', action: expired, stream: startContinuation(root, deps, action.run_id, action.root_run_id, undefined, known.startAfter) };
   }
   // Approving under another policy version would spend a grant the gate no longer honours: the
   // request is asked again under the current policy (or runs, if that no longer asks). Only by
@@ -124,7 +140,7 @@ export async function decide(
     const closed = await closeAction(deps.db, { actionId: action.id, status: 'superseded', actor: actor.userId, reason: 'policy changed' });
     if (!closed) return refreshed(deps, action);
     log.info({ from: action.policy_version, to: current.policyVersion }, 'policy changed; request evaluated again');
-    return { outcome: 'policy-changed', action: closed, stream: startContinuation(root, deps, action.run_id, action.root_run_id) };
+    return { outcome: 'policy-changed', action: closed, stream: startContinuation(root, deps, action.run_id, action.root_run_id, undefined, known.startAfter) };
   }
 
   if (decision === 'decline') {
@@ -136,7 +152,7 @@ export async function decide(
     });
     if (!written) return refreshed(deps, action);
     const { row, claimed } = written;
-    return { outcome: 'declined', action: row, stream: startContinuation(root, deps, row.run_id, row.root_run_id, claimed) };
+    return { outcome: 'declined', action: row, stream: startContinuation(root, deps, row.run_id, row.root_run_id, claimed, known.startAfter) };
   }
 
   const written = await recordApprovalVote(deps.db, {
@@ -150,7 +166,7 @@ export async function decide(
   if (row.status === 'pending') {
     return { outcome: 'approval-recorded', action: row, approvals: row.approvals.map((a) => a.userId), quorum: row.quorum, alreadyCounted: false };
   }
-  return { outcome: 'approved', action: row, stream: startContinuation(root, deps, row.run_id, row.root_run_id, claimed) };
+  return { outcome: 'approved', action: row, stream: startContinuation(root, deps, row.run_id, row.root_run_id, claimed, known.startAfter) };
 }
 
 /** After a conditional update found nothing: say what the row became instead. */

@@ -67,6 +67,11 @@ export async function settleOutcome(
     hadSnapshot: run.hadSnapshot,
     audit: run.audit.splice(0),
     ...(parent ? { parent } : {}),
+    // A run on record has its answer kept in the same statement, for a front end that must show it even if
+    // this process stops first (see keepResults).
+    ...(!parent && run.hadSnapshot && run.deps.keepResults
+      ? { result: { agentId: run.agent.id, threadId: run.threadId, resourceId: run.resourceId, text: outcome.text, finishReason: outcome.finishReason } }
+      : {}),
     ...(run.options.memory && run.threadId && run.resourceId && !run.parentRunId
       ? { memory: { threadId: run.threadId, resourceId: run.resourceId, messages: run.messages } }
       : {}),

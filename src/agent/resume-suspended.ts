@@ -26,6 +26,7 @@ export async function resumeSuspended(
   deps: RuntimeDeps,
   resumeData: unknown,
   req: ResumeRequest,
+  startAfter?: PromiseLike<unknown>,
 ): Promise<AgentStream> {
   const found = await locateAction(root, deps, req, ['suspension']);
   if ('outcome' in found) {
@@ -48,7 +49,7 @@ export async function resumeSuspended(
   const data = validateResumeData(root, found.path ?? [], found.tool_name, found.args, resumeData, found.run_id, found.tool_call_id);
   const row = await recordResume(deps.db, { actionId: found.id, resumeData: data, actor: actor.userId });
   if (!row) throw new ToolCallNotPendingError('already-decided', req.runId, found.tool_call_id);
-  return startContinuation(root, deps, row.run_id, row.root_run_id);
+  return startContinuation(root, deps, row.run_id, row.root_run_id, undefined, startAfter);
 }
 
 export function validateResumeData(

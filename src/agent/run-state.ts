@@ -30,6 +30,12 @@ export interface RuntimeDeps {
    * process does not lose it; Infinity turns that off.
    */
   recordRunAfterMs: number;
+  /**
+   * Keep the answer of every top-level run that was on record in run_results, written with the
+   * run's end, until its front end has shown it (the Slack app turns this on: a run that ended in
+   * PostgreSQL must not have its answer only in the memory of a process that may stop).
+   */
+  keepResults: boolean;
 }
 
 /** Options that survive a restart: plain JSON only. */

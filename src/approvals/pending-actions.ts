@@ -56,4 +56,14 @@ export async function latestActionsOfRun(db: Db, runId: string): Promise<Pending
   return result.rows;
 }
 
+/** The latest approval request of one call (of the run that owns it), e.g. the one an approved call was blocked under. */
+export async function latestApprovalId(db: Db, runId: string, toolCallId: string): Promise<number | undefined> {
+  const result = await sql<{ id: number }>`
+    SELECT id FROM pending_actions
+    WHERE run_id = ${runId} AND tool_call_id = ${toolCallId} AND kind = 'approval'
+    ORDER BY id DESC LIMIT 1
+  `.execute(db);
+  return result.rows[0]?.id;
+}
+
 export { columns as pendingActionColumns };

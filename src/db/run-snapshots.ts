@@ -167,11 +167,13 @@ export interface RunEnd {
   memory?: { threadId: string; resourceId: string; messages: unknown[] };
   /** Audit events the run still owes (e.g. `executed`), written in the same statement. */
   audit?: AuditInput[];
+  /** The answer of a top-level run, kept in run_results until a front end has shown it. */
+  result?: { agentId: string; threadId: string | null; resourceId: string | null; text: string; finishReason: string };
 }
 
-/** Ends a run in one statement: snapshot gone, parent told, memory appended. */
+/** Ends a run in one statement: snapshot gone, parent told, memory appended, answer kept for its front end. */
 export async function endRun(db: Db, end: RunEnd): Promise<void> {
-  const { parent, memory, audit } = end;
+  const { parent, memory, audit, result } = end;
   // Only the parts this run needs: a statement's unused CTEs still cost PostgreSQL their executor setup.
   const parts = [
     end.hadSnapshot ? sql`del AS (DELETE FROM run_snapshots WHERE run_id = ${end.runId} RETURNING run_id)` : undefined,
@@ -192,6 +194,13 @@ export async function endRun(db: Db, end: RunEnd): Promise<void> {
           RETURNING id)`
       : undefined,
     audit?.length ? sql`audit AS (${insertAuditRows(audit)})` : undefined,
+    result
+      ? sql`res AS (
+          INSERT INTO run_results (run_id, agent_id, thread_id, resource_id, text, finish_reason)
+          VALUES (${end.runId}, ${result.agentId}, ${result.threadId}, ${result.resourceId}, ${result.text}, ${result.finishReason})
+          ON CONFLICT (run_id) DO NOTHING
+          RETURNING run_id)`
+      : undefined,
   ].filter((p) => p !== undefined);
   if (parts.length === 0) return;
   await sql`WITH ${sql.join(parts)} SELECT 1`.execute(db);

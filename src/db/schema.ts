@@ -96,6 +96,16 @@ export interface ThreadMessagesTable {
   created_at: Generated<Date>;
 }
 
+export interface RunResultsTable {
+  run_id: string;
+  agent_id: string;
+  thread_id: string | null;
+  resource_id: string | null;
+  text: string;
+  finish_reason: string;
+  finished_at: Generated<Date>;
+}
+
 export interface SchemaMigrationsTable {
   version: number;
   name: string;
@@ -108,5 +118,6 @@ export interface DB {
   approval_grants: ApprovalGrantsTable;
   audit_events: AuditEventsTable;
   thread_messages: ThreadMessagesTable;
+  run_results: RunResultsTable;
   schema_migrations: SchemaMigrationsTable;
 }

@@ -24,6 +24,8 @@ export interface DemoAgentsOptions {
   policy?: Policy;
   botUserId?: string;
   resolveGroupMembers?: GroupResolver;
+  /** See AgentConfig.runLeaseMs. */
+  runLeaseMs?: number;
 }
 
 export interface DemoAgents {
@@ -96,6 +98,7 @@ export function createDemoAgents(options: DemoAgentsOptions): DemoAgents {
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.botUserId ? { botUserId: options.botUserId } : {}),
     ...(options.resolveGroupMembers ? { resolveGroupMembers: options.resolveGroupMembers } : {}),
+    ...(options.runLeaseMs !== undefined ? { runLeaseMs: options.runLeaseMs } : {}),
   });
 
   return { ops };

@@ -16,12 +16,22 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
+export interface SuspendedRunsRouteOptions {
+  /** The agents to list, by id (each answers with Agent.listSuspendedRuns). */
+  agents: Agent[];
+  /** The Bearer token requests must present; without one the route answers 403 (it shows tool arguments). */
+  adminToken?: string;
+  logger: Logger;
+}
+
 /**
  * `GET /agents/:agentId/suspended-runs[?threadId=&resourceId=]`: what each
- * agent's runs wait on, read from storage. Disabled unless ADMIN_API_TOKEN is
- * set, since it shows tool arguments. Returns false when the path is not its own.
+ * agent's runs wait on, read from storage (Agent.listSuspendedRuns). Disabled
+ * unless an admin token is given, since it shows tool arguments. A node:http
+ * handler for any server (the bot mounts it as a Bolt custom route): resolves
+ * false, having answered nothing, when the path is not its own.
  */
-export function suspendedRunsRoute(options: { agents: Agent[]; adminToken?: string; logger: Logger }) {
+export function suspendedRunsRoute(options: SuspendedRunsRouteOptions) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const match = pattern.exec(url.pathname);

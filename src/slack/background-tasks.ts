@@ -56,6 +56,16 @@ export class BackgroundTasks {
     void task.finally(() => this.running.delete(task));
   }
 
+  /**
+   * Resolves when a task handed off now would start: at once, or once the
+   * requests already received are answered (see ackFirst). For work that
+   * starts outside a task, such as a run continued by a decision recorded
+   * before its ack.
+   */
+  admitted(): Promise<void> {
+    return this.admission() ?? Promise.resolve();
+  }
+
   /** Tasks handed off and not finished, including those still waiting to start. */
   get size(): number {
     return this.running.size;

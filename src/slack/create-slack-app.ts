@@ -27,6 +27,10 @@ import { slackClientOptions } from './slack-web-client.js';
 import { pruneEvents } from './store/claim-event.js';
 import { claimUnpostedCards } from './store/claim-unposted-cards.js';
 import { postUnpostedCard } from './post-unposted-card.js';
+import { claimStaleCards } from './store/claim-stale-cards.js';
+import { claimKeptResults } from './store/claim-kept-results.js';
+import { deliverKeptResult } from './deliver-kept-result.js';
+import { updateCard } from './cards/update-card.js';
 
 export interface SlackAppOptions {
   config: Config['slack'] & { port: number };
@@ -37,8 +41,17 @@ export interface SlackAppOptions {
   botUserId?: string;
   /** Web API retries for rate limits (after Retry-After) and 5xx; the default gives up after about 15 s. */
   retryConfig?: webApi.RetryOptions;
-  /** How often requests past their expiry are swept (and their cards redrawn); 0 turns the timer off. */
+  /**
+   * How often the sweep runs (default 30 s): expired requests, runs whose instance stopped, and
+   * cards and answers to repair. 0 turns the timer off.
+   */
   sweepIntervalMs?: number;
+  /**
+   * How long a card may stay unposted or out of date, or an answer unshown, before the sweep
+   * repairs it (default one minute): well past the Web API's retries (about 15 s), so what is
+   * still being posted is never posted twice.
+   */
+  cardRepairAfterMs?: number;
   /** Largest request body accepted, in bytes; Slack's own payloads are far smaller. */
   bodyLimit?: number;
   /** More HTTP routes on the same server (HTTP mode only), e.g. a health check or an admin listing. */
@@ -74,11 +87,6 @@ export interface SlackApp {
 const ONE_MEBIBYTE = 1024 * 1024;
 const EVENTS_ENDPOINT = '/slack/events';
 const STOP_GRACE_MS = 500;
-/**
- * How old a request without a card must be before the sweep posts the card itself: well past
- * the Web API's retries (about 15 s), so a card still being posted is never posted twice.
- */
-const UNPOSTED_CARD_GRACE_MS = 60_000;
 /** Longer than the idle timeout of common load balancers (60 s), so they are the side that closes. */
 const KEEP_ALIVE_MS = 65_000;
 
@@ -124,6 +132,9 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   }
 
   const tasks = new BackgroundTasks(log, options.ackFirstMaxHoldMs);
+  const repairAfterMs = options.cardRepairAfterMs ?? 60_000;
+  // Answers are kept until shown here, so a stop between a run's end and its answer loses nothing.
+  agent.keepResults();
   const context: SlackContext = {
     agent,
     db: options.db,
@@ -132,6 +143,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     client: app.client,
     tasks,
     cardsInFlight: new Map(),
+    cardRedraws: new Map(),
     decisionsInFlight: new Map(),
     workingReactionDelayMs: options.workingReactionDelayMs ?? DEFAULT_WORKING_REACTION_DELAY_MS,
     ...(options.botUserId ? { botUserId: options.botUserId } : {}),
@@ -153,8 +165,12 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     for (const e of expired) tasks.run('expired', () => handleExpired(context, e));
     const recovered = await agent.recoverStaleRuns();
     for (const r of recovered) tasks.run('recovered', () => handleRecovered(context, r));
-    const unposted = await claimUnpostedCards(context.slackDb, agent.id, UNPOSTED_CARD_GRACE_MS);
+    const unposted = await claimUnpostedCards(context.slackDb, agent.id, repairAfterMs);
     for (const actionId of unposted) tasks.run('unposted card', () => postUnpostedCard(context, actionId));
+    const stale = await claimStaleCards(context.slackDb, agent.id, repairAfterMs);
+    for (const actionId of stale) tasks.run('stale card', async () => void (await updateCard(context, actionId)));
+    const kept = await claimKeptResults(context.slackDb, agent.id, repairAfterMs);
+    for (const result of kept) tasks.run('kept answer', () => deliverKeptResult(context, result));
     await pruneEvents(context.slackDb).catch((error: unknown) => log.warn({ err: error }, 'pruning old event ids failed'));
     return expired.length;
   };

@@ -1,5 +1,6 @@
 import type { Decision } from '../agent/decision.js';
-import { updateCard } from './cards/update-card.js';
+import { updateCard, type DrawnMark } from './cards/update-card.js';
+import { markCardsDrawn } from './store/mark-run-shown.js';
 import type { CardRow } from './store/cards.js';
 import { refusalText } from './refusal-text.js';
 import { runInThread } from './run-in-thread.js';
@@ -24,16 +25,17 @@ export async function handleDecision(ctx: SlackContext, decision: Decision, clic
     (decision.outcome === 'approval-recorded' && !decision.alreadyCounted) ||
     ('stream' in decision && decision.stream !== undefined);
   // A click that found the request already expired redraws it too: the sweep may not have got there yet.
-  const final = (decision.outcome === 'approved' || decision.outcome === 'declined') && card ? { action: decision.action, card } : undefined;
+  const drawn: DrawnMark[] = [];
+  const final = (decision.outcome === 'approved' || decision.outcome === 'declined') && card ? { action: decision.action, card, marks: drawn } : undefined;
   const redrawn = changed || decision.outcome === 'expired' ? { card: await updateCard(ctx, decision.action.id, final) } : undefined;
 
   const stream = 'stream' in decision ? decision.stream : undefined;
-  if (!stream) return;
+  if (!stream) return markCardsDrawn(ctx.slackDb, drawn);
   const target = await targetForAction(ctx, decision.action, click, redrawn);
   if (!target) {
     ctx.logger.error({ actionId: decision.action.id }, 'no thread to continue the run in');
     await stream.result;
     return;
   }
-  await runInThread(ctx, stream, target);
+  await runInThread(ctx, stream, target, { drawn });
 }

@@ -16,8 +16,7 @@ import { respondFieldsFor } from './respond-fields.js';
 import { resumeFromSlack } from './resume-from-slack.js';
 import { runInThread } from './run-in-thread.js';
 import type { SlackContext, ThreadTarget } from './slack-context.js';
-import { claimEvent, claimEventStartingRun } from './store/claim-event.js';
-import { recordThread } from './store/threads.js';
+import { claimEvent, claimEventStartingRun, lockThread } from './store/claim-event.js';
 import { tellUser } from './tell-user.js';
 import { workingReaction } from './working-reaction.js';
 
@@ -52,17 +51,15 @@ export async function handleMessage(ctx: SlackContext, m: IncomingMessage): Prom
   let runs: SuspendedRun[];
   let runId: string | undefined;
   if (m.kind !== 'reply' && text !== '' && !isCancel(text)) {
-    // A request: usually nothing waits in the thread, and the claim finds that out and records the new run's thread at once.
+    // A request: usually nothing waits in the thread, and the claim finds that out, takes the thread's lock and
+    // records the new run's thread at once.
     const candidate = randomUUID();
-    const claim = await claimEventStartingRun(ctx.slackDb, m.eventId, newThread(candidate), { agentId: ctx.agent.id, threadId, resourceId: m.teamId });
+    const lock = { agentId: ctx.agent.id, threadId, resourceId: m.teamId, staleAfterMs: ctx.agent.runtime.runLeaseMs };
+    const claim = await claimEventStartingRun(ctx.slackDb, m.eventId, newThread(candidate), lock);
     if (claim === 'duplicate') return duplicate(ctx, m);
     runs = claim === 'busy' ? await listRuns() : [];
-    if (claim === 'start') runId = candidate;
-    else if (runs.length === 0) {
-      // The run that was there finished in between: this request starts one after all.
-      runId = candidate;
-      await recordThread(ctx.slackDb, newThread(runId));
-    }
+    // Busy with nothing on record: a run just ended (try again), or one has just started and is not on record yet.
+    if (claim === 'start' || (runs.length === 0 && (await lockThread(ctx.slackDb, newThread(candidate), lock)))) runId = candidate;
   } else {
     runs = await listRuns();
     // Most channel replies are people talking to each other: only claim (write) the event when it concerns a run.
@@ -80,7 +77,8 @@ export async function handleMessage(ctx: SlackContext, m: IncomingMessage): Prom
   const action = newest ? await findAction(ctx.db, newest.actionId) : undefined;
   if (action && action.status === 'pending' && (await answerByText(ctx, m, action, text, threadId))) return;
 
-  if (runs.length > 0) {
+  if (runs.length > 0 || (m.kind !== 'reply' && text !== '' && runId === undefined)) {
+    // Waiting on someone, or another run holds the thread (at work here or on another instance).
     if (m.kind !== 'reply') await postWaiting(ctx, target, runs);
     return;
   }

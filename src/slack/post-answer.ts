@@ -34,13 +34,25 @@ export function answerMessages(markdown: string): Array<{ text: string; blocks: 
   return messages;
 }
 
-export async function postAnswer(ctx: SlackContext, target: ThreadTarget, markdown: string): Promise<void> {
-  for (const message of answerMessages(markdown)) {
+/** The metadata event type that marks a message as part of a run's answer (see answerMetadata). */
+export const ANSWER_EVENT_TYPE = 'approval_bot_answer';
+
+/**
+ * Posts the model's Markdown in as many messages as it takes. With `answer`,
+ * each message carries the run id and its part number as Slack message
+ * metadata, so whoever posts a kept answer after a stop can see which parts
+ * are already in the thread (see deliverKeptResult) and post only the rest.
+ */
+export async function postAnswer(ctx: SlackContext, target: ThreadTarget, markdown: string, answer?: { runId: string }, skip: ReadonlySet<number> = new Set()): Promise<void> {
+  const messages = answerMessages(markdown);
+  for (const [part, message] of messages.entries()) {
+    if (skip.has(part)) continue;
     await ctx.client.chat.postMessage({
       channel: target.channel,
       ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
       text: message.text,
       blocks: blocksArg(message.blocks),
+      ...(answer ? { metadata: { event_type: ANSWER_EVENT_TYPE, event_payload: { run_id: answer.runId, part, parts: messages.length } } } : {}),
     });
   }
 }

@@ -1,4 +1,5 @@
 import { ResumeValidationError, SnapshotNotFoundError, ToolCallNotPendingError } from '../agent/errors.js';
+import type { AgentStream } from '../agent/agent-stream.js';
 import type { PendingAction } from '../db/pending-action.js';
 import { mention } from './blocks/mention.js';
 import { updateCard } from './cards/update-card.js';
@@ -12,22 +13,25 @@ import { tellUser } from './tell-user.js';
 
 export type ResumeOutcome = { ok: true } | { ok: false; message: string };
 
+/** An answer recorded (its run's continuation ready to show), or why it was refused. */
+export type RecordedAnswer =
+  | { ok: true; stream: AgentStream; action: PendingAction; who: ThreadTarget & { user: string } }
+  | { ok: false; message: string; who: ThreadTarget & { user: string } };
+
 /**
  * Gives a suspended tool (or askUser) its answer from Slack: checks who is
- * answering, lets the runtime validate the data, redraws the card with the
- * answer and shows the continuation. Refusals go back to the person only.
+ * answering, lets the runtime validate and record the data (the continuation
+ * waits for `startAfter`). Nothing is posted here: showAnswer does that, after
+ * a click has been acknowledged.
  */
-export async function resumeFromSlack(
+export async function recordAnswer(
   ctx: SlackContext,
   action: PendingAction,
   data: unknown,
   who: ThreadTarget & { user: string },
-  options: { reactTo?: { channel: string; ts: string } } = {},
-): Promise<ResumeOutcome> {
-  const refuse = async (message: string): Promise<ResumeOutcome> => {
-    await tellUser(ctx, who, message);
-    return { ok: false, message };
-  };
+  startAfter?: PromiseLike<unknown>,
+): Promise<RecordedAnswer> {
+  const refuse = (message: string): RecordedAnswer => ({ ok: false, message, who });
   if (action.kind !== 'suspension') return refuse('That is not a question or input request. Nothing was changed.');
   if (action.status !== 'pending') return refuse(`This request was ${describeOutcome(action)}. Nothing was changed.`);
   if (!(await mayAnswer(ctx.agent, action, who.user))) {
@@ -37,7 +41,7 @@ export async function resumeFromSlack(
   }
   let stream;
   try {
-    stream = await ctx.agent.resumeStream(data, { runId: action.root_run_id, actionId: action.id, actor: { userId: who.user } });
+    stream = await ctx.agent.resumeStream(data, { runId: action.root_run_id, actionId: action.id, actor: { userId: who.user } }, startAfter ? { startAfter } : {});
   } catch (error) {
     if (error instanceof ResumeValidationError) {
       return refuse(`That answer does not fit: ${escapeMrkdwn(error.issues.join('; '))}`);
@@ -51,8 +55,28 @@ export async function resumeFromSlack(
     throw error;
   }
   ctx.logger.info({ actionId: action.id, user: who.user }, 'suspension resumed from Slack');
-  const card = await updateCard(ctx, action.id);
-  const target = (await targetForAction(ctx, action, who, { card })) ?? who;
-  await runInThread(ctx, stream, target, options);
+  return { ok: true, stream, action, who };
+}
+
+/** Shows a recorded answer: the card redrawn with it and the run's continuation; a refusal goes to the person only. */
+export async function showAnswer(ctx: SlackContext, recorded: RecordedAnswer, options: { reactTo?: { channel: string; ts: string } } = {}): Promise<ResumeOutcome> {
+  if (!recorded.ok) {
+    await tellUser(ctx, recorded.who, recorded.message);
+    return { ok: false, message: recorded.message };
+  }
+  const card = await updateCard(ctx, recorded.action.id);
+  const target = (await targetForAction(ctx, recorded.action, recorded.who, { card })) ?? recorded.who;
+  await runInThread(ctx, recorded.stream, target, options);
   return { ok: true };
+}
+
+/** recordAnswer then showAnswer, for an answer that needs no acknowledgement first (a thread reply). */
+export async function resumeFromSlack(
+  ctx: SlackContext,
+  action: PendingAction,
+  data: unknown,
+  who: ThreadTarget & { user: string },
+  options: { reactTo?: { channel: string; ts: string } } = {},
+): Promise<ResumeOutcome> {
+  return showAnswer(ctx, await recordAnswer(ctx, action, data, who), options);
 }

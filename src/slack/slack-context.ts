@@ -20,6 +20,8 @@ export interface SlackContext {
    * before the card's location is stored waits for it instead of finding nothing.
    */
   readonly cardsInFlight: Map<number, CardInFlight>;
+  /** The redraw of each card under way in this process, by action id: the next one waits for it (see updateCard). */
+  readonly cardRedraws: Map<number, Promise<unknown>>;
   /** Requests this process is deciding right now (see decidingHere), by action id. */
   readonly decisionsInFlight: Map<number, number>;
   /** How long work runs before its message gets the working reaction (see workingReaction). */

@@ -4,7 +4,7 @@ import type { DB } from '../db/schema.js';
 import type { CardKind } from './blocks/action-ids.js';
 
 /**
- * Kysely's view of the Slack tables (migrations 003, 007 and 009), kept beside the code that uses it.
+ * Kysely's view of the Slack tables (migrations 003, 007, 009 and 011), kept beside the code that uses it.
  * A type alias, not an interface: withTables() wants a string index, which interfaces lack.
  */
 export type SlackTables = {
@@ -16,6 +16,11 @@ export type SlackTables = {
     thread_ts: string | null;
     kind: CardKind;
     created_at: Generated<Date>;
+    /** The state key (cardStateKey) the card was last seen to show. */
+    drawn: string | null;
+    drawn_at: Generated<Date>;
+    settled: Generated<boolean>;
+    repair_claimed_at: Date | null;
   };
   slack_threads: {
     run_id: string;
@@ -27,6 +32,8 @@ export type SlackTables = {
     created_at: Generated<Date>;
   };
   slack_card_repairs: { action_id: number; claimed_at: Generated<Date> };
+  slack_thread_locks: { agent_id: string; thread_id: string; resource_id: string; run_id: string; locked_at: Generated<Date> };
+  slack_result_repairs: { run_id: string; claimed_at: Generated<Date> };
 };
 
 export type SlackDb = Kysely<DB & SlackTables>;

@@ -5,9 +5,7 @@
 import { Writable } from 'node:stream';
 import type { CustomRoute } from '@slack/bolt';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { z } from 'zod';
 import type { Agent } from '../../src/agent/agent.js';
-import { createTool } from '../../src/agent/tool.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/create-slack-app.js';
 import { checkBlocks, checkView } from '../../src/slack/limits.js';
@@ -58,6 +56,8 @@ export async function startBot(options: {
   /** 0 unless given: most tests look for the reaction, and their scripted models answer at once. */
   workingReactionDelayMs?: number;
   customRoutes?: CustomRoute[];
+  /** See SlackAppOptions.cardRepairAfterMs. */
+  cardRepairAfterMs?: number;
 }): Promise<Bot> {
   const { logger, logs } = captureLogger();
   const resolveGroupMembers = slackGroupResolver(slackWebClient({ botToken: FAKE_BOT_TOKEN, apiUrl: options.fake.apiUrl }, logger));
@@ -72,27 +72,14 @@ export async function startBot(options: {
     ...(options.ackFirstMaxHoldMs !== undefined ? { ackFirstMaxHoldMs: options.ackFirstMaxHoldMs } : {}),
     workingReactionDelayMs: options.workingReactionDelayMs ?? 0,
     ...(options.customRoutes ? { customRoutes: options.customRoutes } : {}),
+    ...(options.cardRepairAfterMs !== undefined ? { cardRepairAfterMs: options.cardRepairAfterMs } : {}),
   });
   const { port } = await slack.start();
   const url = `http://127.0.0.1:${port}/slack/events`;
   return { fake: options.fake, agent, slack, send: slackSender(url, SIGNING_SECRET), url, logs, stop: () => slack.stop() };
 }
 
-/** `delete_record` needing approval, recording each execution so tests can say "ran exactly once". */
-export function recordingDeleteTool() {
-  const deleted: unknown[] = [];
-  const deleteRecord = createTool({
-    id: 'delete_record',
-    description: 'Delete a record',
-    inputSchema: z.object({ id: z.string() }),
-    requireApproval: true,
-    execute: async (input: { id: string }) => {
-      deleted.push(input);
-      return { deleted: input.id };
-    },
-  });
-  return { deleteRecord, deleted };
-}
+export { recordingDeleteTool } from './recording-delete-tool.js';
 
 export interface SlackHarness {
   database: TestDatabase;

@@ -42,7 +42,7 @@ describe.runIf(process.env.DATABASE_URL)('migrations from two processes at once'
       await d.close();`;
     const spawn = () => run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { timeout: 60_000 });
     const [a, b] = await Promise.all([spawn(), spawn()]);
-    const applied = [JSON.parse(a.stdout), JSON.parse(b.stdout)].flat().sort();
+    const applied = ([JSON.parse(a.stdout), JSON.parse(b.stdout)].flat() as number[]).sort((x, y) => x - y);
     expect(applied).toEqual(readMigrations().map((m) => m.version));
   }, 90_000);
 });

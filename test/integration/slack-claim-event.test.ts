@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slackDb } from '../../src/slack/slack-tables.js';
-import { claimEventStartingRun } from '../../src/slack/store/claim-event.js';
+import { claimEventStartingRun, lockThread } from '../../src/slack/store/claim-event.js';
+import { markRunShown } from '../../src/slack/store/mark-run-shown.js';
 import { claimUnpostedCards } from '../../src/slack/store/claim-unposted-cards.js';
 import { findThread } from '../../src/slack/store/threads.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
@@ -23,7 +24,7 @@ describe.each(backends)('claiming a message that asks for work, or a card nobody
   it('in a free thread: claimed once, and the new run\'s thread is on record; a retry claims nothing', async () => {
     const db = slackDb(database.db);
     const runId = randomUUID();
-    const where = { agentId: 'ops', threadId: 'C1:100.1', resourceId: 'T1' };
+    const where = { agentId: 'ops', threadId: 'C1:100.1', resourceId: 'T1', staleAfterMs: 60_000 };
     expect(await claimEventStartingRun(db, 'Ev-free', thread(runId, 'C1'), where)).toBe('start');
     expect(await findThread(db, runId)).toMatchObject({ channel: 'C1', thread_ts: '100.1', message_ts: '100.2' });
     const retryRun = randomUUID();
@@ -37,13 +38,48 @@ describe.each(backends)('claiming a message that asks for work, or a card nobody
     await agent.generate('delete w', { threadId: 'C2:200.1', resourceId: 'T1' });
     const db = slackDb(database.db);
     const candidate = randomUUID();
-    expect(await claimEventStartingRun(db, 'Ev-busy', thread(candidate, 'C2'), { agentId: 'ops', threadId: 'C2:200.1', resourceId: 'T1' })).toBe('busy');
+    expect(await claimEventStartingRun(db, 'Ev-busy', thread(candidate, 'C2'), { agentId: 'ops', threadId: 'C2:200.1', resourceId: 'T1', staleAfterMs: 60_000 })).toBe('busy');
     expect(await findThread(db, candidate)).toBeUndefined();
     const claimed = await sql<{ n: number }>`SELECT count(*)::int AS n FROM slack_events WHERE event_id = 'Ev-busy'`.execute(database.db);
     expect(claimed.rows[0]!.n).toBe(1);
     // Another agent's run, or another workspace's, does not make the thread busy.
-    expect(await claimEventStartingRun(db, 'Ev-other', thread(randomUUID(), 'C2'), { agentId: 'billing', threadId: 'C2:200.1', resourceId: 'T1' })).toBe('start');
-    expect(await claimEventStartingRun(db, 'Ev-team', thread(randomUUID(), 'C2'), { agentId: 'ops', threadId: 'C2:200.1', resourceId: 'T2' })).toBe('start');
+    expect(await claimEventStartingRun(db, 'Ev-other', thread(randomUUID(), 'C2'), { agentId: 'billing', threadId: 'C2:200.1', resourceId: 'T1', staleAfterMs: 60_000 })).toBe('start');
+    expect(await claimEventStartingRun(db, 'Ev-team', thread(randomUUID(), 'C2'), { agentId: 'ops', threadId: 'C2:200.1', resourceId: 'T2', staleAfterMs: 60_000 })).toBe('start');
+  });
+
+  it('two requests at the same moment in a free thread: one starts a run, the other finds the thread busy', async () => {
+    const db = slackDb(database.db);
+    const where = { agentId: 'ops', threadId: 'C3:300.1', resourceId: 'T1', staleAfterMs: 60_000 };
+    const [a, b] = [randomUUID(), randomUUID()];
+    const claims = await Promise.all([
+      claimEventStartingRun(db, 'Ev-race-a', thread(a, 'C3'), where),
+      claimEventStartingRun(db, 'Ev-race-b', thread(b, 'C3'), where),
+    ]);
+    expect([...claims].sort()).toEqual(['busy', 'start']);
+    const onRecord = [await findThread(db, a), await findThread(db, b)].filter(Boolean);
+    expect(onRecord).toHaveLength(1);
+    // Until the run's outcome is shown, a third request waits too; then the thread is free.
+    expect(await lockThread(db, thread(randomUUID(), 'C3'), where)).toBe(false);
+    await markRunShown(db, claims[0] === 'start' ? a : b);
+    expect(await claimEventStartingRun(db, 'Ev-race-c', thread(randomUUID(), 'C3'), where)).toBe('start');
+  });
+
+  it('a lock left by a process that stopped before its run was on record is taken over after the lease; one whose run is on record is not', async () => {
+    const db = slackDb(database.db);
+    const where = { agentId: 'ops', threadId: 'C4:400.1', resourceId: 'T1', staleAfterMs: 60_000 };
+    const stopped = randomUUID();
+    expect(await claimEventStartingRun(db, 'Ev-stale-a', thread(stopped, 'C4'), where)).toBe('start');
+    expect(await claimEventStartingRun(db, 'Ev-stale-b', thread(randomUUID(), 'C4'), where)).toBe('busy');
+    await sql`UPDATE slack_thread_locks SET locked_at = now() - interval '2 minutes' WHERE run_id = ${stopped}`.execute(database.db);
+    const next = randomUUID();
+    expect(await claimEventStartingRun(db, 'Ev-stale-c', thread(next, 'C4'), where)).toBe('start');
+
+    // The new holder's run is on record (it is at work): however old its lock, the thread stays its.
+    await sql`INSERT INTO run_snapshots (run_id, root_run_id, agent_id, thread_id, resource_id, status, snapshot, claimed_at)
+      VALUES (${next}, ${next}, 'other-agent', 'elsewhere', 'T9', 'running', '{}'::jsonb, now())`.execute(database.db);
+    await sql`UPDATE slack_thread_locks SET locked_at = now() - interval '2 minutes' WHERE run_id = ${next}`.execute(database.db);
+    expect(await claimEventStartingRun(db, 'Ev-stale-d', thread(randomUUID(), 'C4'), where)).toBe('busy');
+    await sql`DELETE FROM run_snapshots WHERE run_id = ${next}`.execute(database.db);
   });
 
   it('requests without a card are claimed by one caller only, once past their grace, and only the agent\'s own', async () => {

@@ -9,6 +9,12 @@ describe('parseConfig', () => {
     expect(config.databaseUrl).toBeUndefined();
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.slack)).toBe(true);
+    expect(config.timings).toEqual({ runLeaseMs: 60_000, sweepIntervalMs: 30_000, cardRepairAfterMs: 60_000 });
+    expect(parseConfig({ RUN_LEASE_MS: '5000', SWEEP_INTERVAL_MS: '1000', CARD_REPAIR_AFTER_MS: '2000' }).timings).toEqual({
+      runLeaseMs: 5_000,
+      sweepIntervalMs: 1_000,
+      cardRepairAfterMs: 2_000,
+    });
   });
 
   it.each([
@@ -23,6 +29,11 @@ describe('parseConfig', () => {
     [{ SLACK_API_URL: 'not a url' }, 'SLACK_API_URL'],
     [{ SLACK_BOT_TOKEN: 'xoxb-1' }, 'SLACK_SIGNING_SECRET'],
     [{ SLACK_SIGNING_SECRET: 'abc' }, 'SLACK_BOT_TOKEN'],
+    [{ RUN_LEASE_MS: 'a minute' }, 'RUN_LEASE_MS'],
+    [{ RUN_LEASE_MS: '10' }, 'RUN_LEASE_MS'],
+    [{ SWEEP_INTERVAL_MS: '1.5' }, 'SWEEP_INTERVAL_MS'],
+    [{ CARD_REPAIR_AFTER_MS: '-1' }, 'CARD_REPAIR_AFTER_MS'],
+    [{ CARD_REPAIR_AFTER_MS: '100000000' }, 'CARD_REPAIR_AFTER_MS'],
   ])('rejects %j naming %s', (env, variable) => {
     let error: unknown;
     try {

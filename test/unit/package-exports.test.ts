@@ -14,7 +14,7 @@ describe('package entry', () => {
     const script = `import('slack-approval-bot').then((m) => console.log(JSON.stringify(Object.keys(m).sort())))`;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { timeout: 30_000 });
     const names: string[] = JSON.parse(stdout);
-    for (const name of ['Agent', 'createTool', 'askUserTool', 'definePolicy', 'fingerprint', 'listAuditEvents', 'openDatabase', 'migrate', 'SnapshotNotFoundError']) {
+    for (const name of ['Agent', 'createTool', 'askUserTool', 'definePolicy', 'fingerprint', 'listAuditEvents', 'openDatabase', 'migrate', 'SnapshotNotFoundError', 'suspendedRunsRoute']) {
       expect(names).toContain(name);
     }
   }, 150_000);

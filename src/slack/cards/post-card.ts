@@ -10,6 +10,7 @@ import type { CardInFlight, SlackContext, ThreadTarget } from '../slack-context.
 import { saveCard } from '../store/cards.js';
 import { updateCard } from './update-card.js';
 import { renderCard } from './render-card.js';
+import { cardStateKey } from './card-state-key.js';
 import { blocksArg } from '../blocks-arg.js';
 
 export type PostCardOutcome = 'posted' | 'fallback' | 'cancelled' | 'missing';
@@ -78,6 +79,7 @@ async function post(
         ts: posted.ts,
         thread_ts: target.threadTs ?? null,
         kind: rendered.kind,
+        drawn: cardStateKey(action, false),
       });
       return { outcome: 'posted', decidedMeanwhile: saved.decidedMeanwhile };
     } catch (error) {

@@ -14,12 +14,21 @@ import { tellUser } from '../tell-user.js';
 import { clickedCard, clickOf, tamperedButton, tellClicker, type Click } from './click.js';
 import type { InteractionRoutes } from './interaction-routes.js';
 import type { CardRow } from '../store/cards.js';
+import type { Decision } from '../../agent/decision.js';
+import { recordThenAck } from './record-then-ack.js';
 
-/** Approve decides at once; Decline first asks for an optional reason in a modal. */
+/**
+ * Approve decides at once, recorded before the click is acknowledged (see
+ * recordThenAck); Decline first asks for an optional reason in a modal.
+ */
 export function registerApprovalActions(routes: InteractionRoutes, ctx: SlackContext): void {
   routes.action<BlockAction<ButtonAction>>(ACTION_IDS.approve, async ({ ack, body, action }) => {
-    await ack();
-    ctx.tasks.run('approve', () => onApprove(ctx, body, action), tellClicker(ctx, body));
+    await recordThenAck(ctx, ack, {
+      name: 'approve',
+      record: (acked) => recordApproval(ctx, body, action, acked),
+      show: (recorded) => showApproval(ctx, recorded),
+      onError: tellClicker(ctx, body),
+    });
   });
   routes.action<BlockAction<ButtonAction>>(ACTION_IDS.decline, async ({ ack, body, action }) => {
     await ack();
@@ -35,7 +44,7 @@ interface GenuineButton {
   card: CardRow | undefined;
 }
 
-/** The request a button is for, or undefined (after telling the clicker) when the button is not genuine. */
+/** The request a button is for, or undefined (logged) when the button is not genuine. */
 async function genuineButton(ctx: SlackContext, click: Click, action: ButtonAction): Promise<GenuineButton | undefined> {
   const value = parseButtonValue(action.value);
   const block = parseCardBlockId(action.block_id);
@@ -45,26 +54,47 @@ async function genuineButton(ctx: SlackContext, click: Click, action: ButtonActi
       : false;
   if (!checked) {
     ctx.logger.warn({ user: click.user, actionId: action.action_id, value: action.value, blockId: action.block_id }, 'approval button refused: value does not match a card');
-    await tellUser(ctx, click, tamperedButton);
     return undefined;
   }
   return { value: value as Required<ButtonValue>, row: checked.state?.action, card: checked.state?.card };
 }
 
-async function onApprove(ctx: SlackContext, body: BlockAction, action: ButtonAction): Promise<void> {
+type RecordedApproval =
+  | { kind: 'no-click' }
+  | { kind: 'tampered'; click: Click }
+  | { kind: 'decided'; click: Click; button: GenuineButton; decision: Decision; done: () => void };
+
+async function recordApproval(ctx: SlackContext, body: BlockAction, action: ButtonAction, acked: Promise<void>): Promise<RecordedApproval> {
   const click = clickOf(body);
-  if (!click) return void ctx.logger.warn('approve click without user or channel');
+  if (!click) {
+    ctx.logger.warn('approve click without user or channel');
+    return { kind: 'no-click' };
+  }
   const button = await genuineButton(ctx, click, action);
-  if (!button) return;
-  await decidingHere(ctx, button.value.actionId, async () => {
-    const decision = await decideFromButton(ctx, button, click, 'approve');
+  if (!button) return { kind: 'tampered', click };
+  const done = decidingHere(ctx, button.value.actionId);
+  try {
+    const decision = await decideFromButton(ctx, button, click, 'approve', acked);
     ctx.logger.info({ actionId: button.value.actionId, user: click.user, outcome: decision.outcome }, 'approve clicked');
-    await handleDecision(ctx, decision, click, button.card);
-  });
+    return { kind: 'decided', click, button, decision, done };
+  } catch (error) {
+    done();
+    throw error;
+  }
+}
+
+async function showApproval(ctx: SlackContext, recorded: RecordedApproval): Promise<void> {
+  if (recorded.kind === 'no-click') return;
+  if (recorded.kind === 'tampered') return tellUser(ctx, recorded.click, tamperedButton);
+  try {
+    await handleDecision(ctx, recorded.decision, recorded.click, recorded.button.card);
+  } finally {
+    recorded.done();
+  }
 }
 
 /** The decision a genuine button asks for, by the signed-in clicker, bound to the card's fingerprint. */
-function decideFromButton(ctx: SlackContext, button: GenuineButton, click: Click, decision: 'approve' | 'decline') {
+function decideFromButton(ctx: SlackContext, button: GenuineButton, click: Click, decision: 'approve' | 'decline', startAfter?: Promise<void>) {
   return ctx.agent.decideToolCall(
     {
       runId: '',
@@ -73,7 +103,7 @@ function decideFromButton(ctx: SlackContext, button: GenuineButton, click: Click
       actor: { userId: click.user },
       decision,
     },
-    button.row ? { action: button.row } : undefined,
+    { ...(button.row ? { action: button.row } : {}), ...(startAfter ? { startAfter } : {}) },
   );
 }
 
@@ -87,7 +117,7 @@ async function onDecline(ctx: SlackContext, body: BlockAction, action: ButtonAct
   const click = clickOf(body);
   if (!click) return void ctx.logger.warn('decline click without user or channel');
   const button = await genuineButton(ctx, click, action);
-  if (!button) return;
+  if (!button) return tellUser(ctx, click, tamperedButton);
   const row = button.row;
   const refusal = row ? await declineRefusal(ctx, row, click.user, button.value.fingerprintPrefix) : 'I could not find that request; its run may have ended. Nothing was changed.';
   if (refusal) {
@@ -102,7 +132,12 @@ async function onDecline(ctx: SlackContext, body: BlockAction, action: ButtonAct
     });
   } catch (error) {
     ctx.logger.warn({ err: error, actionId: button.value.actionId }, 'decline modal could not open; declining without a reason');
-    await decidingHere(ctx, button.value.actionId, async () => handleDecision(ctx, await decideFromButton(ctx, button, click, 'decline'), click, button.card));
+    const done = decidingHere(ctx, button.value.actionId);
+    try {
+      await handleDecision(ctx, await decideFromButton(ctx, button, click, 'decline'), click, button.card);
+    } finally {
+      done();
+    }
   }
 }
 

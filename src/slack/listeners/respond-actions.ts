@@ -10,7 +10,7 @@ import { parseRespondModal, respondFieldBlockId, respondModal } from '../blocks/
 import { toolOf } from '../cards/card-kind.js';
 import { mayAnswer } from '../may-answer.js';
 import { describeOutcome } from '../refusal-text.js';
-import { resumeFromSlack } from '../resume-from-slack.js';
+import { recordAnswer, showAnswer } from '../resume-from-slack.js';
 import { respondFieldsFor } from '../respond-fields.js';
 import type { SlackContext } from '../slack-context.js';
 import { findCard } from '../store/cards.js';
@@ -19,6 +19,7 @@ import { errorReference } from '../error-reference.js';
 import { failureText } from '../failure-text.js';
 import { clickedCard, clickOf, tamperedButton, tellClicker } from './click.js';
 import type { InteractionRoutes } from './interaction-routes.js';
+import { recordThenAck } from './record-then-ack.js';
 
 /** The form a suspended tool's flat resume schema turns into, with the schema to check answers against. */
 function formFor(ctx: SlackContext, action: PendingAction): { schema: z.ZodType; fields: RespondField[] } | undefined {
@@ -93,18 +94,23 @@ export function registerRespondActions(routes: InteractionRoutes, ctx: SlackCont
       }
       if (Object.keys(errors).length > 0) return void (await ack({ response_action: 'errors', errors }));
     }
-    await ack();
-    ctx.tasks.run('respond-submit', async () => {
-      const card = await findCard(ctx.slackDb, row.id);
-      const where = card ? { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) } : undefined;
-      if (!where) {
-        ctx.logger.warn({ actionId: row.id }, 'respond modal submitted for a request without a card');
-        return;
-      }
-      await resumeFromSlack(ctx, row, parsed.data, { ...where, user });
-    }, async (ref) => {
-      const card = await findCard(ctx.slackDb, row.id);
-      if (card) await tellUser(ctx, { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}), user }, failureText(ref));
+    // The answer is recorded before the modal closes, so a submission Slack was told about is never lost.
+    await recordThenAck(ctx, () => ack(), {
+      name: 'respond-submit',
+      record: async (acked) => {
+        const card = await findCard(ctx.slackDb, row.id);
+        const where = card ? { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) } : undefined;
+        if (!where) {
+          ctx.logger.warn({ actionId: row.id }, 'respond modal submitted for a request without a card');
+          return undefined;
+        }
+        return recordAnswer(ctx, row, parsed.data, { ...where, user }, acked);
+      },
+      show: async (recorded) => recorded && showAnswer(ctx, recorded),
+      onError: async (ref) => {
+        const card = await findCard(ctx.slackDb, row.id);
+        if (card) await tellUser(ctx, { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}), user }, failureText(ref));
+      },
     });
   });
 }

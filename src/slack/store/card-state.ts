@@ -3,6 +3,7 @@ import { pendingActionColumnList } from '../../approvals/pending-actions.js';
 import type { PendingAction } from '../../db/pending-action.js';
 import type { SlackDb } from '../slack-tables.js';
 import type { CardRow } from './cards.js';
+import { blockedSql } from '../cards/card-state-key.js';
 
 /** Everything drawing a card needs, read together. */
 export interface CardState {
@@ -27,10 +28,9 @@ const actionColumns = sql.raw(pendingActionColumnList.map((c) => `p.${c}`).join(
 export async function loadCardState(db: SlackDb, actionId: number): Promise<CardState | undefined> {
   const result = await sql<PendingAction & { card: CardRow | null; blocked: boolean }>`
     SELECT ${actionColumns},
-      (SELECT to_jsonb(c.*) - 'created_at' FROM slack_cards c WHERE c.action_id = p.id) AS card,
-      (p.kind = 'approval' AND p.status = 'approved' AND EXISTS (
-        SELECT 1 FROM audit_events a
-        WHERE a.run_id = p.run_id AND a.tool_call_id = p.tool_call_id AND a.event = 'blocked')) AS blocked
+      (SELECT jsonb_build_object('action_id', c.action_id, 'channel', c.channel, 'ts', c.ts, 'thread_ts', c.thread_ts, 'kind', c.kind, 'drawn', c.drawn)
+       FROM slack_cards c WHERE c.action_id = p.id) AS card,
+      ${blockedSql('p')} AS blocked
     FROM pending_actions p
     WHERE p.id = ${actionId}
   `.execute(db);

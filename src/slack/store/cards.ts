@@ -8,6 +8,8 @@ export interface CardRow {
   ts: string;
   thread_ts: string | null;
   kind: CardKind;
+  /** The state key (cardStateKey) the card was last seen to show. */
+  drawn: string | null;
 }
 
 /**
@@ -21,10 +23,11 @@ export interface CardRow {
 export async function saveCard(db: SlackDb, card: CardRow): Promise<{ decidedMeanwhile: boolean }> {
   const result = await sql<{ status: string }>`
     WITH saved AS (
-      INSERT INTO slack_cards (action_id, channel, ts, thread_ts, kind)
-      VALUES (${card.action_id}, ${card.channel}, ${card.ts}, ${card.thread_ts}, ${card.kind})
+      INSERT INTO slack_cards (action_id, channel, ts, thread_ts, kind, drawn)
+      VALUES (${card.action_id}, ${card.channel}, ${card.ts}, ${card.thread_ts}, ${card.kind}, ${card.drawn})
       ON CONFLICT (action_id) DO UPDATE
-        SET channel = EXCLUDED.channel, ts = EXCLUDED.ts, thread_ts = EXCLUDED.thread_ts, kind = EXCLUDED.kind
+        SET channel = EXCLUDED.channel, ts = EXCLUDED.ts, thread_ts = EXCLUDED.thread_ts, kind = EXCLUDED.kind,
+            drawn = EXCLUDED.drawn, drawn_at = now(), settled = false, repair_claimed_at = NULL
       RETURNING action_id
     )
     SELECT p.status FROM pending_actions p WHERE p.id = ${card.action_id} AND EXISTS (SELECT 1 FROM saved) FOR SHARE OF p
@@ -36,7 +39,7 @@ export async function saveCard(db: SlackDb, card: CardRow): Promise<{ decidedMea
 export async function findCard(db: SlackDb, actionId: number): Promise<CardRow | undefined> {
   return db
     .selectFrom('slack_cards')
-    .select(['action_id', 'channel', 'ts', 'thread_ts', 'kind'])
+    .select(['action_id', 'channel', 'ts', 'thread_ts', 'kind', 'drawn'])
     .where('action_id', '=', actionId)
     .executeTakeFirst();
 }

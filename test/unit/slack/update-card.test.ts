@@ -43,7 +43,7 @@ const approved: PendingAction = {
   resume_data: null,
   created_at: new Date(),
 };
-const card: CardRow = { action_id: 7, channel: 'C1', ts: '200.2', thread_ts: '100.1', kind: 'approval' };
+const card: CardRow = { action_id: 7, channel: 'C1', ts: '200.2', thread_ts: '100.1', kind: 'approval', drawn: 'pending:0' };
 
 /** A context whose database refuses every use: a read shows up as a rejected updateCard. */
 function context(inFlight?: CardInFlight) {
@@ -61,16 +61,19 @@ function context(inFlight?: CardInFlight) {
     slackDb: db,
     db,
     cardsInFlight: new Map(inFlight ? [[7, inFlight]] : []),
+    cardRedraws: new Map(),
     client: { chat: { update: async (args: (typeof updates)[number]) => (updates.push(args), { ok: true }) } },
   } as unknown as SlackContext;
   return { ctx, updates, reads };
 }
 
 describe('updateCard', () => {
-  it('draws a request this process just decided from the decided row, without reading it again', async () => {
+  it('draws a request this process just decided from the decided row, without reading it again, and leaves its mark to the caller', async () => {
     const { ctx, updates, reads } = context();
-    await expect(updateCard(ctx, 7, { action: approved, card })).resolves.toEqual(card);
+    const marks: Array<{ actionId: number; key: string }> = [];
+    await expect(updateCard(ctx, 7, { action: approved, card, marks })).resolves.toEqual(card);
     expect(reads).toEqual([]);
+    expect(marks).toEqual([{ actionId: 7, key: 'approved:1' }]);
     expect(updates).toHaveLength(1);
     expect(updates[0]).toMatchObject({ channel: 'C1', ts: '200.2' });
     // Sent as the JSON text Slack's form encoding carries (see blocksArg).
@@ -83,7 +86,7 @@ describe('updateCard', () => {
     let posted!: () => void;
     const inFlight: CardInFlight = { done: new Promise<void>((r) => (posted = r)), redrawWaiting: false };
     const { ctx, updates, reads } = context(inFlight);
-    const updating = updateCard(ctx, 7, { action: approved, card });
+    const updating = updateCard(ctx, 7, { action: approved, card, marks: [] });
     await Promise.resolve();
     expect(inFlight.redrawWaiting).toBe(true);
     posted();

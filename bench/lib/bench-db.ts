@@ -1,7 +1,7 @@
+import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
 import { openDatabase, type Database, type Db } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import type { DB } from '../../src/db/schema.js';

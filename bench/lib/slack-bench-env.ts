@@ -3,15 +3,7 @@
  * bot's tool executions, and the mentions that start runs (see bench/suites/slack.ts).
  */
 import { poolSize } from './bench-db.js';
-import {
-  mentionFor,
-  withTimeout,
-  type Mention,
-  type PostedCard,
-  type SignedResponse,
-  type SlackHarness,
-  type ThreadWatch,
-} from './slack-harness.js';
+import { mentionFor, withTimeout, type Mention, type PostedCard, type SignedResponse, type SlackHarness, type ThreadWatch } from './slack-harness.js';
 
 export const fullConfig = {
   /** floorRounds: bursts a fresh floor process gets before it is measured (its code is cold: V8 compiles it meanwhile). */

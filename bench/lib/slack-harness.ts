@@ -19,8 +19,8 @@ import { appMentionEnvelope, blockActionsPayload, formBody, SLACK_IDS } from '..
 import { ChildRpc } from './child-rpc.js';
 import type { CallSummary } from './fake-slack-process.js';
 import type { BotStartArgs, BotStats, FloorKind, LoopStats, ServerTiming } from './slack-bot-process.js';
-
 import { SIGNING_SECRET, SignedClient, type SignedResponse } from './signed-client.js';
+
 
 export { SIGNING_SECRET, SignedClient, SLACK_IDS, type SignedResponse };
 export type { BotStats, LoopStats, ServerTiming };

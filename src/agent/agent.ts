@@ -1,3 +1,4 @@
+import type { StreamOptions, UserInput, AgentInternals, GenerateResult, Actor, Decision, DecisionRequest, MemoryOptions, RuntimeDeps, ResumeRequest, BeforeToolCallHook, AgentStream, RequireToolApproval } from './types.js';
 import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Message } from '@ai-sdk/provider';
 import { z } from 'zod';
 import { loadConfig } from '../config.js';
@@ -6,30 +7,18 @@ import { silentLogger, type Logger } from '../logger.js';
 import { definePolicy } from '../approvals/define-policy.js';
 import type { Policy } from '../approvals/policy-schema.js';
 import type { GroupResolver } from '../approvals/group-resolver.js';
-import type { AgentInternals, BeforeToolCallHook } from './agent-internals.js';
-import { StreamSink, type AgentStream } from './agent-stream.js';
-import type { GenerateResult } from './chunks.js';
+import type { SuspendedRun, PendingAction } from '../db/rows.js';
+import { StreamSink } from './stream.js';
 import { decide, type DecisionContext } from './decide.js';
-import type { Actor, Decision, DecisionRequest } from './decision.js';
-import { mayAnswer } from './may-answer.js';
+import { mayAnswer, resumeSuspended, tryAutoResume } from './answer.js';
 import type { Authorization } from '../approvals/authorize-actor.js';
-import { subAgentToolName } from './delegate.js';
-import { delegationInput } from './delegation-input.js';
+import { subAgentToolName, delegationInput } from './run-state.js';
 import { AgentError, AmbiguousToolCallError, SnapshotNotFoundError, ToolCallNotPendingError } from './errors.js';
-import type { PendingAction } from '../db/pending-action.js';
-import type { MemoryOptions } from './memory.js';
 import { resolveModel, type ModelInput, type ProviderSettings } from './model.js';
-import type { RequireToolApproval } from './requires-approval.js';
-import type { RuntimeDeps } from './run-state.js';
 import type { Tool } from './tool.js';
-import { resumeSuspended, type ResumeRequest } from './resume-suspended.js';
-import { listSuspendedRuns, type SuspendedRun } from './list-suspended-runs.js';
-import { tryAutoResume } from './auto-resume.js';
-import { sweepExpired } from '../approvals/expiry.js';
-import { recoverStaleRuns } from './recover-stale-runs.js';
-import { findSnapshot } from '../db/run-snapshots.js';
-import { freshRun } from './fresh-run.js';
-import { startRun } from './start-run.js';
+import { listSuspendedRuns, findSnapshot } from '../db/run-snapshots.js';
+import { sweepExpired, recoverStaleRuns } from './sweeps.js';
+import { freshRun, startRun } from './run-lifecycle.js';
 
 export interface AgentConfig {
   id: string;
@@ -66,22 +55,6 @@ export interface AgentConfig {
   keepResults?: boolean;
   /** Provider keys for `provider/model` strings; defaults to the process configuration. */
   providers?: ProviderSettings;
-}
-
-export type UserInput = string | Array<{ role: 'user' | 'assistant'; content: string }>;
-
-export interface StreamOptions {
-  runId?: string;
-  threadId?: string;
-  resourceId?: string;
-  /** Mastra-style alias for threadId/resourceId. */
-  memory?: { thread: string; resource: string };
-  /** The user on whose behalf the run acts (may not approve their own request unless the policy allows). */
-  requester?: string;
-  requireToolApproval?: RequireToolApproval;
-  autoResumeSuspendedTools?: boolean;
-  maxSteps?: number;
-  requestContext?: Map<string, unknown> | Record<string, unknown>;
 }
 
 const toolKey = /^[a-zA-Z0-9_-]{1,64}$/;

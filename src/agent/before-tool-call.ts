@@ -1,36 +1,6 @@
 import type { LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import { toOutput } from './execute-tool.js';
-import type { RunState } from './run-state.js';
-
-export interface BeforeToolCallContext {
-  /** The name the model called: the tool's key in `tools` (or `agent-<key>` for a sub-agent). */
-  toolName: string;
-  toolCallId: string;
-  runId: string;
-  /** The validated arguments about to run; `input` is the same value, under the name Mastra uses. */
-  args: unknown;
-  input: unknown;
-  /** Agent ids from the top-level agent down to the one making the call. */
-  path: string[];
-  requestContext: Map<string, unknown>;
-}
-
-/**
- * What a hook may return:
- * - nothing (`undefined`), `{}` or `{ proceed: true }`: the call runs;
- * - `{ args }` (with `proceed: true` or alone): the call runs with these arguments instead (an
- *   approved call then no longer matches its grant and is blocked);
- * - `{ proceed: false, output? }`: the call does not run and the model receives `output`;
- * - `{ block: reason }`: the call does not run and the model is told it was blocked.
- * Anything else blocks the call too: a hook whose answer cannot be read must not let a call through.
- */
-export type BeforeToolCallVerdict =
-  | void
-  | { proceed?: true; args?: unknown }
-  | { proceed: false; output?: unknown }
-  | { block: string };
-
-export type BeforeToolCallHook = (ctx: BeforeToolCallContext) => BeforeToolCallVerdict | Promise<BeforeToolCallVerdict>;
+import type { RunState } from './types.js';
 
 /** What the hook decided: run these arguments, or return this result to the model without running. */
 export type HookOutcome =

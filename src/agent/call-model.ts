@@ -1,10 +1,4 @@
-import { APICallError } from '@ai-sdk/provider';
-import type {
-  LanguageModelV3,
-  LanguageModelV3FunctionTool,
-  LanguageModelV3Message,
-  LanguageModelV3StreamPart,
-} from '@ai-sdk/provider';
+import { APICallError, type LanguageModelV3, type LanguageModelV3FunctionTool, type LanguageModelV3Message, type LanguageModelV3StreamPart } from '@ai-sdk/provider';
 
 export interface ModelStep {
   text: string;

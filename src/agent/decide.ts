@@ -1,15 +1,10 @@
+import { startContinuation } from './run-lifecycle.js';
 import { authorizeActor } from '../approvals/authorize-actor.js';
-import { closeAction, recordApprovalVote, recordDecline, type Claimed } from '../approvals/record-decision.js';
-import { findAction, findDecisionTarget } from '../approvals/pending-actions.js';
+import { closeAction, recordApprovalVote, recordDecline, findAction, findDecisionTarget } from '../db/pending-actions.js';
+import type { PendingAction } from '../db/rows.js';
 import { requirementFor } from '../approvals/requirement-for.js';
 import { findSnapshot } from '../db/run-snapshots.js';
-import type { PendingAction } from '../db/pending-action.js';
-import type { AgentInternals } from './agent-internals.js';
-import { StreamSink, type AgentStream } from './agent-stream.js';
-import type { Decision, DecisionRequest } from './decision.js';
-import { continueRun } from './drive.js';
-import { ClaimLostError } from './errors.js';
-import type { RuntimeDeps } from './run-state.js';
+import type { AgentInternals, Decision, DecisionRequest, RuntimeDeps } from './types.js';
 
 export const apiActor = { userId: 'api' } as const;
 
@@ -19,32 +14,6 @@ export interface DecisionContext {
   action?: PendingAction;
   /** The run's continuation waits for this (see startContinuation). */
   startAfter?: PromiseLike<unknown>;
-}
-
-/**
- * Continues a run in the background; the returned stream reports it. With
- * `startAfter`, the continuation waits for it first (a front end that records
- * a decision before acknowledging the click holds the run's work until the
- * acknowledgement is sent).
- */
-export function startContinuation(
-  root: AgentInternals,
-  deps: RuntimeDeps,
-  runId: string,
-  rootRunId: string,
-  claimed?: Claimed,
-  startAfter?: PromiseLike<unknown>,
-): AgentStream {
-  const sink = new StreamSink(rootRunId);
-  const go = () => continueRun(root, runId, deps, sink, claimed);
-  const running = startAfter ? Promise.resolve(startAfter).then(go, go) : go();
-  running.catch((error: unknown) => {
-    // A lost claim is not a failure of the run: the process that took it over carries it on (and has logged it).
-    if (error instanceof ClaimLostError) deps.logger.warn({ runId, rootRunId }, 'stopped continuing a run another process took over');
-    else deps.logger.error({ err: error, runId, rootRunId }, 'run failed while resuming');
-    sink.finish('error', error);
-  });
-  return sink.toStream();
 }
 
 export async function locateAction(

@@ -1,7 +1,9 @@
+import type { CallOutcome, RunState } from './types.js';
 import type { LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import { errorMessage } from '../error-message.js';
 import type { Tool } from './tool.js';
-import { stillHeld, type RunState } from './run-state.js';
+import { stillHeld } from './run-lease.js';
+import type { Emitter } from './stream.js';
 
 export type ExecutionOutcome =
   | { kind: 'result'; output: LanguageModelV3ToolResultOutput; value: unknown; isError: boolean }
@@ -66,4 +68,54 @@ export async function executeTool(
     log.error({ err: error }, 'tool failed');
     return errorOutput(`Tool ${name} failed: ${errorMessage(error)}`);
   }
+}
+
+/** Turns an execution outcome into a result or a planned suspension. */
+export function settle(
+  run: RunState,
+  call: { toolCallId: string; toolName: string },
+  args: unknown,
+  outcome: ExecutionOutcome,
+  out: Emitter,
+): CallOutcome {
+  if (outcome.kind === 'result') {
+    out.toolResult(call.toolCallId, call.toolName, outcome.value, outcome.isError);
+    return { kind: 'result', output: outcome.output };
+  }
+  return {
+    kind: 'pending',
+    plan: {
+      snapshots: [],
+      actions: [
+        {
+          write: {
+            run_id: run.runId,
+            root_run_id: run.rootRunId,
+            tool_call_id: call.toolCallId,
+            tool_name: call.toolName,
+            kind: 'suspension',
+            args,
+            fingerprint: null,
+            suspend_payload: outcome.payload,
+            path: run.path,
+            requester: run.options.requester ?? null,
+            policy_version: null,
+            quorum: 1,
+            expires_in_ms: null,
+          },
+          announce: {
+            kind: 'suspension',
+            payload: {
+              toolCallId: call.toolCallId,
+              toolName: call.toolName,
+              args,
+              suspendPayload: outcome.payload,
+              path: run.path,
+              runId: run.runId,
+            },
+          },
+        },
+      ],
+    },
+  };
 }

@@ -1,136 +1,19 @@
-import type { LanguageModelV3Message, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
-import type { Logger } from '../logger.js';
-import type { Db } from '../db/database.js';
-import type { Policy } from '../approvals/policy-schema.js';
-import type { GroupResolver } from '../approvals/group-resolver.js';
-import type { RequireToolApproval } from './requires-approval.js';
-import type { AgentInternals } from './agent-internals.js';
-import { appendAudit, type AuditInput } from '../approvals/audit.js';
-import type { ClaimHold } from './hold-claim.js';
-import { putOnRecord } from './put-on-record.js';
+import type { SnapshotWrite } from '../db/run-snapshots.js';
+import type { RunState, AgentInternals, Snapshot } from './types.js';
+import type { LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 
-/** Shared by every agent in a tree: where state lives and which rules apply. */
-export interface RuntimeDeps {
-  db: Db;
-  logger: Logger;
-  policy: Policy;
-  resolveGroupMembers?: GroupResolver;
-  botUserId?: string;
-  /** How long an approval grant stays usable after the decision. */
-  grantTtlMs: number;
-  /**
-   * How long a run being continued may go without its process renewing the
-   * claim (it does so every third of this) before another process may take it
-   * over: what keeps a crash mid-run from leaving the run stuck.
-   */
-  runLeaseMs: number;
-  /**
-   * A top-level run that has neither paused nor finished after this long is
-   * put on record under a claim (putOnRecordIfSlow), so that a stop of this
-   * process does not lose it; Infinity turns that off.
-   */
-  recordRunAfterMs: number;
-  /**
-   * Keep the answer of every top-level run that was on record in run_results, written with the
-   * run's end, until its front end has shown it (the Slack app turns this on: a run that ended in
-   * PostgreSQL must not have its answer only in the memory of a process that may stop).
-   */
-  keepResults: boolean;
-}
-
-/** Options that survive a restart: plain JSON only. */
-export interface DurableOptions {
-  maxSteps: number;
-  /**
-   * The request's own approval rule, handed down to sub-agent runs. A function given per
-   * request cannot be stored; it is stored as `true` (fail safe).
-   */
-  requireToolApproval?: boolean;
-  autoResumeSuspendedTools?: boolean;
-  requester?: string;
-  memory?: boolean;
-  requestContext?: Record<string, unknown>;
-}
-
-/** Exactly what resuming needs; everything else is re-derived from code or storage. */
-export interface Snapshot {
-  v: 1;
-  path: string[];
-  parentToolCallId?: string;
-  messages: LanguageModelV3Message[];
-  history?: { upTo: string | null; count: number };
-  /** Results already known for the calls of the last step. */
-  results: Record<string, LanguageModelV3ToolResultOutput>;
-  step: number;
-  options: DurableOptions;
-}
-
-export interface RunState {
-  runId: string;
-  rootRunId: string;
-  parentRunId: string | null;
-  parentToolCallId: string | null;
-  agent: AgentInternals;
-  path: string[];
-  threadId: string | null;
-  resourceId: string | null;
-  history: LanguageModelV3Message[];
-  historyUpTo: string | null;
-  messages: LanguageModelV3Message[];
-  results: Record<string, LanguageModelV3ToolResultOutput>;
-  step: number;
-  options: DurableOptions;
-  /**
-   * The approval rules that hold for this run's calls (see approvalRulesFor): the request's own
-   * rule (live, so a function given per request works until the run is stored) or the top-level
-   * agent's default, and the default of every agent down to this one.
-   */
-  approvalRules: RequireToolApproval[];
-  requestContext: Map<string, unknown>;
-  hadSnapshot: boolean;
-  /** Audit events waiting to ride on the run's next write. */
-  audit: AuditInput[];
-  deps: RuntimeDeps;
-  log: Logger;
-  /**
-   * The claim under which this process continues the run (a sub-agent run
-   * started inside a continuation shares its parent's); absent for a run
-   * that was never suspended, which nobody else can see or take over.
-   */
-  claim?: ClaimHold;
-  /** The step whose calls were last written down before running (see checkpointStep). */
-  checkpointedStep?: number;
-  /** A fresh run being put on record (putOnRecord); what it writes next waits for it. */
-  onRecord?: Promise<void>;
-}
-
-/** Before each model call, execute and write of a continued run: stops here once the run was taken over. */
-export function stillHeld(run: RunState): Promise<void> | undefined {
-  return run.claim?.check();
-}
-
-/**
- * Before a continued run runs a tool nobody approved (or hands a call to a
- * sub-agent), its step is written down under the claim, once per step. A
- * process that takes the run over after a crash then restores the step with
- * the call already made, and reports the call interrupted instead of asking
- * the model again, which could run the tool a second time. Approved calls and
- * answered suspensions need no such record: their spent grant or answered row
- * already says they may have run. A top-level run that was never suspended is
- * put on record here first (putOnRecord), with this step; sub-agent runs are
- * covered by their parent's record of the delegating call. The audit events
- * the run owes (the call's `started` among them) are written before this
- * resolves, with the record when there is one to write.
- */
-export async function checkpointStep(run: RunState): Promise<void> {
-  if (!run.claim && !run.parentRunId) await putOnRecord(run);
-  if (run.claim?.runId === run.runId && run.checkpointedStep !== run.step) {
-    await run.claim.checkpoint(toSnapshot(run), run.audit.splice(0));
-    run.checkpointedStep = run.step;
-  }
-  // What is still owed (the step was written already, or the run is a sub-agent's under its
-  // parent's record): on its own, since the call must not start before its event is stored.
-  if (run.audit.length > 0) await appendAudit(run.deps.db, run.audit.splice(0));
+export function snapshotWrite(run: RunState): SnapshotWrite {
+  return {
+    run_id: run.runId,
+    root_run_id: run.rootRunId,
+    parent_run_id: run.parentRunId,
+    agent_id: run.agent.id,
+    thread_id: run.threadId,
+    resource_id: run.resourceId,
+    snapshot: toSnapshot(run),
+  };
 }
 
 export function toSnapshot(run: RunState): Snapshot {
@@ -144,4 +27,90 @@ export function toSnapshot(run: RunState): Snapshot {
     step: run.step,
     options: run.options,
   };
+}
+
+export function subAgentToolName(key: string): string {
+  return `agent-${key}`;
+}
+
+/** A sub-agent run created for one delegating tool call of its parent. */
+export function childRun(parent: RunState, agent: AgentInternals, toolCallId: string, prompt: string): RunState {
+  const runId = randomUUID();
+  const own = agent.defaultOptions.requireToolApproval;
+  return {
+    runId,
+    rootRunId: parent.rootRunId,
+    parentRunId: parent.runId,
+    parentToolCallId: toolCallId,
+    agent,
+    path: [...parent.path, agent.id],
+    threadId: parent.threadId,
+    resourceId: parent.resourceId,
+    history: [],
+    historyUpTo: null,
+    messages: [{ role: 'user', content: [{ type: 'text', text: prompt }] }],
+    results: {},
+    step: 0,
+    options: {
+      maxSteps: agent.defaultOptions.maxSteps ?? 10,
+      ...(parent.options.requester ? { requester: parent.options.requester } : {}),
+      // The request's rule holds at every depth; the sub-agent's own default is re-derived from code.
+      ...(parent.options.requireToolApproval !== undefined ? { requireToolApproval: parent.options.requireToolApproval } : {}),
+      ...(parent.options.requestContext ? { requestContext: parent.options.requestContext } : {}),
+    },
+    // A supervisor's rules reach the sub-agent's calls; the sub-agent's own default is added to them.
+    approvalRules: [...parent.approvalRules, ...(own === undefined ? [] : [own])],
+    requestContext: parent.requestContext,
+    hadSnapshot: false,
+    audit: [],
+    deps: parent.deps,
+    log: parent.log.child({ subRunId: runId, agentPath: [...parent.path, agent.id].join('/') }),
+    ...(parent.claim ? { claim: parent.claim } : {}),
+  };
+}
+
+/** What a supervisor's model passes when it delegates to a sub-agent (the tool `agent-<key>`). */
+export const delegationInput = z.object({ prompt: z.string().min(1) }).strict();
+
+export function findAgent(root: AgentInternals, path: string[]): AgentInternals | undefined {
+  return agentsAlong(root, path)?.at(-1);
+}
+
+/** The agents a delegation path names, from `root` down; undefined when the code no longer has one of them. */
+export function agentsAlong(root: AgentInternals, path: string[]): AgentInternals[] | undefined {
+  if (path[0] !== root.id) return undefined;
+  const lineage = [root];
+  for (const id of path.slice(1)) {
+    const next = Object.values(lineage.at(-1)!.subAgents).find((a) => a.id === id);
+    if (!next) return undefined;
+    lineage.push(next);
+  }
+  return lineage;
+}
+
+/** Appends the tool message for the last step, in the order the model made the calls. */
+export function pushToolResults(run: RunState): void {
+  const last = run.messages[run.messages.length - 1];
+  if (!last || last.role !== 'assistant') return;
+  const content: Array<{
+    type: 'tool-result';
+    toolCallId: string;
+    toolName: string;
+    output: LanguageModelV3ToolResultOutput;
+  }> = [];
+  for (const part of last.content) {
+    if (part.type !== 'tool-call') continue;
+    const output = run.results[part.toolCallId] ?? { type: 'error-text' as const, value: 'No result' };
+    content.push({ type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output });
+  }
+  run.messages.push({ role: 'tool', content });
+  run.results = {};
+}
+
+export function lastToolCalls(run: RunState): Array<{ toolCallId: string; toolName: string; input: unknown }> {
+  const last = run.messages[run.messages.length - 1];
+  if (!last || last.role !== 'assistant') return [];
+  return last.content.flatMap((p) =>
+    p.type === 'tool-call' ? [{ toolCallId: p.toolCallId, toolName: p.toolName, input: p.input }] : [],
+  );
 }

@@ -52,7 +52,7 @@ export async function authorizeActor(input: AuthorizeActorInput): Promise<Author
   if (requirement.approvers.length === 0) return { allowed: true };
   if (requirement.approvers.includes(userId)) return { allowed: true };
 
-  if (await inApproverGroup(userId, requirement.approvers, actor, resolveGroupMembers)) return { allowed: true };
+  if (await inApproverGroup(userId, requirement.approvers, actor.groups, resolveGroupMembers)) return { allowed: true };
   return refuse('not-an-approver', `Only listed approvers can approve ${subject}.`);
 }
 

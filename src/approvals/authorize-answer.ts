@@ -34,7 +34,7 @@ export async function authorizeAnswer(input: AuthorizeAnswerInput): Promise<Auth
   if (requester === undefined || userId === requester) return { allowed: true };
   if (approvers.includes(userId)) return { allowed: true };
 
-  if (await inApproverGroup(userId, approvers, actor, resolveGroupMembers)) return { allowed: true };
+  if (await inApproverGroup(userId, approvers, actor.groups, resolveGroupMembers)) return { allowed: true };
   return refuse('not-the-requester', `Only the person who started this run, or an approver of ${toolName ?? 'this request'}, can answer it.`);
 }
 

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
+import { createHash } from 'node:crypto';
 
 /**
  * Bump only together with a migration plan: every stored grant was computed with this value,

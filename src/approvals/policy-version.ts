@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import type { PolicyContent } from './policy-schema.js';
+import { createHash } from 'node:crypto';
 
 const HASH_LENGTH = 16;
 
@@ -12,7 +11,7 @@ const HASH_LENGTH = 16;
  * Only `defaults` and `tools` are hashed, even when a full `Policy` is passed: the label is a
  * human convenience, and renaming it must not look like a change of rules.
  */
-export function policyVersion(normalisedContent: PolicyContent, label?: string): string {
+export function policyVersion(normalisedContent: { defaults: unknown; tools: unknown }, label?: string): string {
   const { defaults, tools } = normalisedContent;
   const canonical = canonicalize({ defaults, tools });
   if (canonical === undefined) {

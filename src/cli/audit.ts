@@ -1,8 +1,8 @@
 import { loadConfig } from '../config.js';
 import { openConfiguredDatabase } from '../db/open-configured-database.js';
 import { migrate } from '../db/migrate.js';
-import { listAuditEvents } from '../approvals/audit.js';
-import { formatAuditLine } from '../approvals/format-audit-line.js';
+import { listAuditEvents } from '../db/audit.js';
+import { formatAuditLine } from './format-audit-line.js';
 import { parseAuditArgs, UsageError } from './parse-audit-args.js';
 
 /** `npm run audit -- --since <date>`: the audit trail as JSON lines on stdout. */

@@ -1,7 +1,7 @@
+import pg from 'pg';
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
 import { silentLogger, type Logger } from '../logger.js';
 import { surviveConnectionLoss } from './connection-loss.js';
 import { PGliteDialect } from './pglite-dialect.js';

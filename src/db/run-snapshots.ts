@@ -1,19 +1,8 @@
-import { sql, type Selectable } from 'kysely';
-import type { RunSnapshotsTable } from './schema.js';
+import { type SuspendedRun, claimedColumns, pendingActionColumns, type ClaimedRow, type PendingAction, type SnapshotRow } from './rows.js';
+import { sql } from 'kysely';
 import type { Db } from './database.js';
-import type { SnapshotWrite } from './persist-suspension.js';
-import { insertAuditRows, type AuditInput } from '../approvals/audit.js';
+import { insertAuditRows, type AuditInput } from './audit.js';
 
-/** A run_snapshots row as read back (the claim's time and epoch are bookkeeping, not state). */
-export type SnapshotRow = Omit<Selectable<RunSnapshotsTable>, 'claimed_at' | 'claim_epoch'>;
-
-/** A row as a claim returns it: `claim_epoch` identifies this claim until the next one. */
-export type ClaimedRow = SnapshotRow & { claim_epoch: number };
-
-/** What every claim returns (a ClaimedRow), from the claimed table aliased `s`; the decision's claim CTE uses it too. */
-export const claimedColumnsOfS =
-  's.run_id, s.root_run_id, s.parent_run_id, s.agent_id, s.thread_id, s.resource_id, s.status, s.snapshot, s.suspended_at, s.claim_epoch';
-const claimedColumns = sql.raw(claimedColumnsOfS);
 
 /**
  * Takes a suspended run for resumption when nothing in it is still pending.
@@ -25,7 +14,7 @@ export async function claimRun(db: Db, runId: string): Promise<ClaimedRow | unde
     UPDATE run_snapshots s SET status = 'running', claimed_at = now(), claim_epoch = s.claim_epoch + 1
     WHERE s.run_id = ${runId} AND s.status = 'suspended'
       AND NOT EXISTS (SELECT 1 FROM pending_actions WHERE run_id = ${runId} AND status = 'pending')
-    RETURNING ${claimedColumns}
+    RETURNING ${claimedColumns('s')}
   `.execute(db);
   return result.rows[0];
 }
@@ -144,7 +133,7 @@ export async function takeStaleRuns(db: Db, rootAgentId: string, leaseMs: number
     )
     UPDATE run_snapshots s SET status = 'running', claimed_at = now(), claim_epoch = s.claim_epoch + 1
     FROM stale WHERE s.run_id = stale.run_id AND s.status = stale.status
-    RETURNING ${claimedColumns}, stale.status AS taken_from
+    RETURNING ${claimedColumns('s')}, stale.status AS taken_from
   `.execute(db);
   return result.rows;
 }
@@ -204,4 +193,152 @@ export async function endRun(db: Db, end: RunEnd): Promise<void> {
   ].filter((p) => p !== undefined);
   if (parts.length === 0) return;
   await sql`WITH ${sql.join(parts)} SELECT 1`.execute(db);
+}
+
+/**
+ * Top-level runs of an agent that wait on people, each with the calls it
+ * waits on (for a supervisor: the inner calls of its sub-agents). Read from
+ * storage, so it works the same after a restart.
+ */
+export async function listSuspendedRuns(
+  db: Db,
+  agentId: string,
+  filter: { threadId?: string; resourceId?: string },
+): Promise<SuspendedRun[]> {
+  const rows = await sql<{
+    run_id: string;
+    status: 'suspended' | 'running';
+    thread_id: string | null;
+    resource_id: string | null;
+    suspended_at: Date;
+    action_id: number | null;
+    tool_call_id: string | null;
+    tool_name: string | null;
+    kind: string | null;
+    args: unknown;
+    suspend_payload: unknown;
+    path: string[] | null;
+    action_run_id: string | null;
+    fingerprint: string | null;
+    expires_at: Date | null;
+    requester: string | null;
+  }>`
+    SELECT s.run_id, s.status, s.thread_id, s.resource_id, s.suspended_at,
+           p.id AS action_id, p.tool_call_id, p.tool_name, p.kind, p.args, p.suspend_payload, p.path,
+           p.run_id AS action_run_id, p.fingerprint, p.expires_at, p.requester
+    FROM run_snapshots s
+    LEFT JOIN pending_actions p
+      ON p.root_run_id = s.run_id AND p.status = 'pending' AND p.kind <> 'delegation'
+    WHERE s.parent_run_id IS NULL AND s.agent_id = ${agentId}
+      AND (${filter.threadId ?? null}::text IS NULL OR s.thread_id = ${filter.threadId ?? null})
+      AND (${filter.resourceId ?? null}::text IS NULL OR s.resource_id = ${filter.resourceId ?? null})
+    ORDER BY s.suspended_at, s.run_id, p.id
+  `.execute(db);
+  const runs = new Map<string, SuspendedRun>();
+  for (const r of rows.rows) {
+    let run = runs.get(r.run_id);
+    if (!run) {
+      run = {
+        runId: r.run_id,
+        status: r.status,
+        threadId: r.thread_id,
+        resourceId: r.resource_id,
+        suspendedAt: r.suspended_at,
+        toolCalls: [],
+      };
+      runs.set(r.run_id, run);
+    }
+    if (r.action_id !== null) {
+      run.toolCalls.push({
+        toolCallId: r.tool_call_id!,
+        toolName: r.tool_name!,
+        args: r.args,
+        requiresApproval: r.kind === 'approval',
+        suspendPayload: r.suspend_payload ?? undefined,
+        path: r.path ?? [],
+        runId: r.action_run_id!,
+        actionId: r.action_id,
+        fingerprint: r.fingerprint,
+        expiresAt: r.expires_at,
+        requester: r.requester,
+      });
+    }
+  }
+  return [...runs.values()];
+}
+
+/** What suspending writes; status and time are set by the statement. */
+export type SnapshotWrite = Omit<SnapshotRow, 'status' | 'suspended_at'>;
+
+export interface PendingWrite {
+  run_id: string;
+  root_run_id: string;
+  tool_call_id: string;
+  tool_name: string;
+  kind: 'approval' | 'suspension' | 'delegation';
+  args: unknown;
+  fingerprint: string | null;
+  suspend_payload: unknown;
+  path: string[];
+  requester: string | null;
+  policy_version: string | null;
+  quorum: number;
+  expires_in_ms: number | null;
+}
+
+/** A `requested`/`suspended` audit row per human-facing call written by the \`acts\` CTE. */
+const requestedAudit = sql`
+      INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, actor, fingerprint, policy_version)
+      SELECT CASE kind WHEN 'approval' THEN 'requested' ELSE 'suspended' END,
+             run_id, tool_call_id, tool_name, requester, fingerprint, policy_version
+      FROM acts WHERE kind <> 'delegation'`;
+
+/**
+ * Writes a paused agent tree in one statement: snapshots (upserted, since a
+ * resumed run that pauses again already has its row), the calls it waits on,
+ * and a `requested`/`suspended` audit event per human-facing call. One
+ * statement means all or nothing: no call is visible to approvers before the
+ * runs that must resume after it are on record. Returns the rows of the calls
+ * as stored, so whoever shows them need not read them back.
+ */
+export async function persistSuspension(
+  db: Db,
+  snapshots: SnapshotWrite[],
+  actions: PendingWrite[],
+  audit: AuditInput[] = [],
+): Promise<PendingAction[]> {
+  const result = await sql<PendingAction>`
+    WITH snaps AS (
+      INSERT INTO run_snapshots (run_id, root_run_id, parent_run_id, agent_id, thread_id, resource_id, status, snapshot)
+      SELECT s.run_id, s.root_run_id, s.parent_run_id, s.agent_id, s.thread_id, s.resource_id, 'suspended', s.snapshot
+      FROM jsonb_to_recordset(${JSON.stringify(snapshots)}::jsonb) AS s(
+        run_id text, root_run_id text, parent_run_id text, agent_id text, thread_id text, resource_id text, snapshot jsonb)
+      ON CONFLICT (run_id) DO UPDATE
+        SET status = 'suspended', snapshot = EXCLUDED.snapshot, suspended_at = now(), claimed_at = NULL
+      RETURNING run_id
+    ), acts AS (
+      INSERT INTO pending_actions (run_id, root_run_id, tool_call_id, tool_name, kind, args, fingerprint,
+                                   suspend_payload, path, requester, policy_version, quorum, expires_at)
+      SELECT a.run_id, a.root_run_id, a.tool_call_id, a.tool_name, a.kind, a.args, a.fingerprint,
+             a.suspend_payload, a.path, a.requester, a.policy_version, a.quorum,
+             CASE WHEN a.expires_in_ms IS NULL THEN NULL
+                  ELSE now() + make_interval(secs => a.expires_in_ms / 1000.0) END
+      FROM jsonb_to_recordset(${JSON.stringify(actions)}::jsonb) AS a(
+        run_id text, root_run_id text, tool_call_id text, tool_name text, kind text, args jsonb,
+        fingerprint text, suspend_payload jsonb, path jsonb, requester text, policy_version text,
+        quorum integer, expires_in_ms bigint)
+      RETURNING ${pendingActionColumns()}
+    )${
+      audit.length
+        ? sql`, earlier AS (
+      ${insertAuditRows(audit)}
+    ), audit AS (
+      -- Reading \`earlier\` first makes what already happened (e.g. \`executed\`) precede the new requests.
+      ${requestedAudit} AND (SELECT count(*) FROM earlier) >= 0 ORDER BY id
+    )`
+        : sql`, audit AS (${requestedAudit} ORDER BY id)`
+    }
+    SELECT * FROM acts
+  `.execute(db);
+  return result.rows;
 }

@@ -1,16 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type {
-  LanguageModelV3,
-  LanguageModelV3CallOptions,
-  LanguageModelV3Content,
-  LanguageModelV3GenerateResult,
-  LanguageModelV3Message,
-  LanguageModelV3Prompt,
-  LanguageModelV3StreamPart,
-  LanguageModelV3ToolResultOutput,
-  LanguageModelV3ToolResultPart,
-  LanguageModelV3Usage,
-} from '@ai-sdk/provider';
+import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3GenerateResult, LanguageModelV3Message, LanguageModelV3Prompt, LanguageModelV3StreamPart, LanguageModelV3ToolResultOutput, LanguageModelV3ToolResultPart, LanguageModelV3Usage } from '@ai-sdk/provider';
 import { demoRecords } from './seed-demo-data.js';
 
 /*

@@ -8,18 +8,10 @@ import { interactiveElements, type StateValues } from './block-elements.js';
 import type { Notice, SequencedChange, StoreChange, StoredEphemeral, StoredMessage, StoredView } from './stored-types.js';
 import { TsClock, compareTs } from './slack-ts.js';
 import { TriggerIds, type TriggerCheck } from './trigger-ids.js';
-
 export type { TriggerCheck } from './trigger-ids.js';
+export type { Notice, Reaction, SequencedChange, StoreChange, StoredEphemeral, StoredMessage, StoredView } from './stored-types.js';
 
-export type {
-  Notice,
-  Reaction,
-  SequencedChange,
-  StoreChange,
-  StoredEphemeral,
-  StoredMessage,
-  StoredView,
-} from './stored-types.js';
+
 
 const MAX_NOTICES = 50;
 /** Slack itself allows three modals on a stack. */

@@ -5,19 +5,7 @@
  * view_closed when the bot asked for one. The bot's answer to a submission (`response_action`)
  * is applied to the modal just as Slack applies it.
  */
-import {
-  ChoiceError,
-  actionEntry,
-  findElement,
-  isObj,
-  overflowChoice,
-  stateFromChoice,
-  stateKeyOf,
-  stateValues,
-  type Choice,
-  type Obj,
-  type StateValues,
-} from './block-elements.js';
+import { ChoiceError, actionEntry, findElement, isObj, overflowChoice, stateFromChoice, stateKeyOf, stateValues, type Choice, type Obj, type StateValues } from './block-elements.js';
 import type { BotLink } from './deliver-event.js';
 import { blockActionsPayload, viewClosedPayload, viewSubmissionPayload, type ActionSource } from './interaction-payloads.js';
 import { MAX_VIEW_STACK, messageContainer, viewContainer, type SandboxStore, type StoredView } from './store.js';

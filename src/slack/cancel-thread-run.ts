@@ -1,4 +1,4 @@
-import { cancelPendingRuns } from '../approvals/cancel-pending-runs.js';
+import { cancelPendingRuns } from '../db/pending-actions.js';
 import { updateCard } from './cards/update-card.js';
 import type { SlackContext } from './slack-context.js';
 

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, HTTPReceiver, type CustomRoute, type webApi } from '@slack/bolt';
 import type { Agent } from '../agent/agent.js';
-import { startExpirySweeper } from '../approvals/expiry.js';
+import { startExpirySweeper } from '../agent/sweeps.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';

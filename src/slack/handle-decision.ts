@@ -1,4 +1,4 @@
-import type { Decision } from '../agent/decision.js';
+import type { Decision } from '../agent/types.js';
 import { updateCard, type DrawnMark } from './cards/update-card.js';
 import { markCardsDrawn } from './store/mark-run-shown.js';
 import type { CardRow } from './store/cards.js';

@@ -1,4 +1,4 @@
-import type { ExpiredRequest } from '../approvals/expiry.js';
+import type { ExpiredRequest } from '../agent/types.js';
 import { updateCard } from './cards/update-card.js';
 import { runInThread } from './run-in-thread.js';
 import type { SlackContext } from './slack-context.js';

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { SuspendedRun } from '../agent/list-suspended-runs.js';
+import type { SuspendedRun, PendingAction } from '../db/rows.js';
 import { resumeSchemaFor } from '../agent/tool.js';
-import { findAction } from '../approvals/pending-actions.js';
-import type { PendingAction } from '../db/pending-action.js';
+import { findAction } from '../db/pending-actions.js';
 import { answerFromText } from './answer-from-text.js';
 import { mention } from './blocks/mention.js';
 import { cancelThreadRuns } from './cancel-thread-run.js';

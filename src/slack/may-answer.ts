@@ -1,5 +1,5 @@
 import type { Agent } from '../agent/agent.js';
-import type { PendingAction } from '../db/pending-action.js';
+import type { PendingAction } from '../db/rows.js';
 
 /**
  * Whether a Slack user may answer this question or suspended tool (or cancel

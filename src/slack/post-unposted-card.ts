@@ -1,4 +1,4 @@
-import { findAction } from '../approvals/pending-actions.js';
+import { findAction } from '../db/pending-actions.js';
 import { postCard } from './cards/post-card.js';
 import { runInThread } from './run-in-thread.js';
 import type { SlackContext } from './slack-context.js';

@@ -1,5 +1,5 @@
-import type { Decision } from '../agent/decision.js';
-import type { PendingAction } from '../db/pending-action.js';
+import type { Decision } from '../agent/types.js';
+import type { PendingAction } from '../db/rows.js';
 import { mention } from './blocks/mention.js';
 import { escapeMrkdwn } from './escape-mrkdwn.js';
 

@@ -1,6 +1,6 @@
 import { ResumeValidationError, SnapshotNotFoundError, ToolCallNotPendingError } from '../agent/errors.js';
-import type { AgentStream } from '../agent/agent-stream.js';
-import type { PendingAction } from '../db/pending-action.js';
+import type { AgentStream } from '../agent/types.js';
+import type { PendingAction } from '../db/rows.js';
 import { mention } from './blocks/mention.js';
 import { updateCard } from './cards/update-card.js';
 import { escapeMrkdwn } from './escape-mrkdwn.js';

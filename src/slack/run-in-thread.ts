@@ -1,10 +1,9 @@
-import type { AgentStream } from '../agent/agent-stream.js';
-import { announcedAction } from '../agent/announced-action.js';
+import type { AgentStream, FinishReason } from '../agent/types.js';
+import { announcedAction } from '../agent/stream.js';
 import { ClaimLostError } from '../agent/errors.js';
 import { postCard } from './cards/post-card.js';
 import { updateCard, type DrawnMark } from './cards/update-card.js';
-import type { FinishReason } from '../agent/chunks.js';
-import { latestApprovalId } from '../approvals/pending-actions.js';
+import { latestApprovalId } from '../db/pending-actions.js';
 import { markCardsDrawn, markRunShown } from './store/mark-run-shown.js';
 import { postAnswer } from './post-answer.js';
 import { postError } from './post-error.js';

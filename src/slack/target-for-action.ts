@@ -1,4 +1,4 @@
-import type { PendingAction } from '../db/pending-action.js';
+import type { PendingAction } from '../db/rows.js';
 import type { SlackContext, ThreadTarget } from './slack-context.js';
 import { findCard, type CardRow } from './store/cards.js';
 import { findThread, threadTarget } from './store/threads.js';

@@ -7,20 +7,7 @@ import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
 import { backends } from '../helpers/db.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
-import {
-  clickButton,
-  mention,
-  startBot,
-  recordingDeleteTool,
-  textOf,
-  updatesOf,
-  waitForCard,
-  waitForEphemeral,
-  waitForText,
-  waitForUpdate,
-  type AgentDeps,
-  slackHarness,
-} from '../helpers/slack-bot.js';
+import { clickButton, mention, startBot, recordingDeleteTool, textOf, updatesOf, waitForCard, waitForEphemeral, waitForText, waitForUpdate, type AgentDeps, slackHarness } from '../helpers/slack-bot.js';
 import { viewSubmissionPayload } from '../helpers/slack-requests.js';
 
 const CHANNEL = 'C0CHANNEL01';

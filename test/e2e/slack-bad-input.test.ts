@@ -4,40 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { askUserTool } from '../../src/agent/ask-user.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
-import { findAction } from '../../src/approvals/pending-actions.js';
+import { findAction } from '../../src/db/pending-actions.js';
 import { suspendedRunsRoute } from '../../src/http/suspended-runs-route.js';
 import { silentLogger } from '../../src/logger.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
 import { backends } from '../helpers/db.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
-import {
-  cardActions,
-  clickButton,
-  freshTs,
-  mention,
-  SIGNING_SECRET,
-  startBot,
-  recordingDeleteTool,
-  updatesOf,
-  waitForCard,
-  waitForEphemeral,
-  waitForText,
-  waitForUpdate,
-  type AgentDeps,
-  type Bot,
-  slackHarness,
-} from '../helpers/slack-bot.js';
-import {
-  appMentionEnvelope,
-  blockActionsPayload,
-  formBody,
-  nowSeconds,
-  sendSigned,
-  signRequest,
-  SLACK_IDS,
-  urlVerificationBody,
-  viewSubmissionPayload,
-} from '../helpers/slack-requests.js';
+import { cardActions, clickButton, freshTs, mention, SIGNING_SECRET, startBot, recordingDeleteTool, updatesOf, waitForCard, waitForEphemeral, waitForText, waitForUpdate, type AgentDeps, type Bot, slackHarness } from '../helpers/slack-bot.js';
+import { appMentionEnvelope, blockActionsPayload, formBody, nowSeconds, sendSigned, signRequest, SLACK_IDS, urlVerificationBody, viewSubmissionPayload } from '../helpers/slack-requests.js';
 
 const CHANNEL = 'C0CHANNEL01';
 const REQUESTER = 'U0REQUESTER';

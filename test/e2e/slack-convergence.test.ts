@@ -8,30 +8,14 @@ import { MockLanguageModelV3 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
-import { findAction } from '../../src/approvals/pending-actions.js';
+import { findAction } from '../../src/db/pending-actions.js';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
 import { postCard } from '../../src/slack/cards/post-card.js';
 import { postAnswer } from '../../src/slack/post-answer.js';
 import { recordThread } from '../../src/slack/store/threads.js';
 import { backends } from '../helpers/db.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
-import {
-  clickButton,
-  freshTs,
-  mention,
-  recordingDeleteTool,
-  SIGNING_SECRET,
-  slackHarness,
-  startBot,
-  textOf,
-  updatesOf,
-  waitForCard,
-  waitForText,
-  waitForUpdate,
-  type AgentDeps,
-  type Bot,
-  type PostedCard,
-} from '../helpers/slack-bot.js';
+import { clickButton, freshTs, mention, recordingDeleteTool, SIGNING_SECRET, slackHarness, startBot, textOf, updatesOf, waitForCard, waitForText, waitForUpdate, type AgentDeps, type Bot, type PostedCard } from '../helpers/slack-bot.js';
 import { appMentionEnvelope, nowSeconds, slackSender, SLACK_IDS } from '../helpers/slack-requests.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -276,10 +260,10 @@ describe.skipIf(!process.env.DATABASE_URL)('Slack threads converge after a proce
     child = started.child;
     const thread = await mention(started.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete x1' });
     const card: PostedCard = await waitForCard(h.fake, thread, 'approval');
-    h.fake.failNext('chat.update', { status: 429, retryAfter: 30 });
+    h.fake.failNext('chat.update', { status: 429, retryAfter: 120 });
     await clickButton(started.bot, card, ALICE, ACTION_IDS.approve);
     // The run ends in PostgreSQL while the redraw, and so the answer, wait on Slack's Retry-After.
-    for (let i = 0; i < 200; i++) {
+    for (let i = 0; i < 800; i++) {
       const kept = await sql<{ n: number }>`SELECT count(*)::int AS n FROM run_results`.execute(h.database.db);
       if (kept.rows[0]!.n > 0) break;
       await sleep(25);
@@ -298,7 +282,7 @@ describe.skipIf(!process.env.DATABASE_URL)('Slack threads converge after a proce
     expect(updatesOf(h.fake, card).filter((c) => c.ok)).toHaveLength(1);
     expect(hasButtons(updatesOf(h.fake, card).find((c) => c.ok)!)).toBe(false);
     expect(deleted).toEqual([]);
-  });
+  }, 120_000);
 
   it('killed right after acknowledging a click: the approval is on record, another instance carries the run on and the card converges', async () => {
     const started = await childBot(h, [deleteStep('y1'), { text: 'Deleted y1.' }]);
@@ -321,5 +305,5 @@ describe.skipIf(!process.env.DATABASE_URL)('Slack threads converge after a proce
     expect(started.executed.length + deleted.length).toBeLessThanOrEqual(1);
     expect(redrawn()).toBe(true);
     expect(inThread().length).toBeGreaterThan(1);
-  });
+  }, 120_000);
 });

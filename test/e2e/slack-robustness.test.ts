@@ -6,29 +6,12 @@ import { describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { askUserTool } from '../../src/agent/ask-user.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
-import { findAction } from '../../src/approvals/pending-actions.js';
-import { recordApprovalVote } from '../../src/approvals/record-decision.js';
+import { findAction, recordApprovalVote } from '../../src/db/pending-actions.js';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
 import { recordThread } from '../../src/slack/store/threads.js';
 import { backends } from '../helpers/db.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
-import {
-  clickButton,
-  freshTs,
-  mention,
-  SIGNING_SECRET,
-  startBot,
-  recordingDeleteTool,
-  textOf,
-  updatesOf,
-  waitForCard,
-  waitForEphemeral,
-  waitForText,
-  waitForUpdate,
-  type AgentDeps,
-  type Bot,
-  slackHarness,
-} from '../helpers/slack-bot.js';
+import { clickButton, freshTs, mention, SIGNING_SECRET, startBot, recordingDeleteTool, textOf, updatesOf, waitForCard, waitForEphemeral, waitForText, waitForUpdate, type AgentDeps, type Bot, slackHarness } from '../helpers/slack-bot.js';
 import { appMentionEnvelope, messageEnvelope, nowSeconds, sendSigned, SLACK_IDS, urlVerificationBody } from '../helpers/slack-requests.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

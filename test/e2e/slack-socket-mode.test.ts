@@ -13,19 +13,7 @@ import { slackWebClient } from '../../src/slack/slack-web-client.js';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { FAKE_APP_TOKEN, FAKE_BOT_TOKEN, startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
-import {
-  captureLogger,
-  buttonClick,
-  recordingDeleteTool,
-  expectCleanSlackOutput,
-  freshTs,
-  textOf,
-  waitForCard,
-  waitForText,
-  waitForUpdate,
-  type AgentDeps,
-  type PostedCard,
-} from '../helpers/slack-bot.js';
+import { captureLogger, buttonClick, recordingDeleteTool, expectCleanSlackOutput, freshTs, textOf, waitForCard, waitForText, waitForUpdate, type AgentDeps, type PostedCard } from '../helpers/slack-bot.js';
 import { appMentionEnvelope, SLACK_IDS } from '../helpers/slack-requests.js';
 
 const CHANNEL = 'C0CHANNEL01';

@@ -7,8 +7,8 @@
  *   - CHILD_MODE=transaction: the connection is checked out, between two statements of a transaction;
  *   - CHILD_MODE=in-flight: the connection is terminated while a statement runs on it.
  */
-import { sql } from 'kysely';
 import pg from 'pg';
+import { sql } from 'kysely';
 import { openDatabase } from '../../src/db/database.js';
 import { errorMessage } from '../../src/error-message.js';
 import { createLogger } from '../../src/logger.js';

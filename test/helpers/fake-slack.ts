@@ -13,8 +13,8 @@ import type { Duplex } from 'node:stream';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { SLACK_IDS } from './slack-requests.js';
-
 export { SLACK_IDS } from './slack-requests.js';
+
 
 export const FAKE_BOT_TOKEN = 'xoxb-1111111111-2222222222222-FakeBotTokenForTests';
 /** App-level token (Socket Mode); Slack accepts it for apps.connections.open only. */

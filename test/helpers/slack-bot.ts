@@ -16,6 +16,7 @@ import { appMentionEnvelope, blockActionsPayload, slackSender, SLACK_IDS, type B
 import type { GroupResolver } from '../../src/approvals/group-resolver.js';
 import type { Db } from '../../src/db/database.js';
 import { slackWebClient } from '../../src/slack/slack-web-client.js';
+export { recordingDeleteTool } from './recording-delete-tool.js';
 
 export const SIGNING_SECRET = 'e2e-signing-secret-4f1c2b9a7d3e';
 export const TEAM = SLACK_IDS.teamId;
@@ -79,7 +80,6 @@ export async function startBot(options: {
   return { fake: options.fake, agent, slack, send: slackSender(url, SIGNING_SECRET), url, logs, stop: () => slack.stop() };
 }
 
-export { recordingDeleteTool } from './recording-delete-tool.js';
 
 export interface SlackHarness {
   database: TestDatabase;

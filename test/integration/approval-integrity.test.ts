@@ -6,8 +6,8 @@ import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.j
 import { scriptedModel, lastToolResults } from '../helpers/scripted-model.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
-import { listAuditEvents } from '../../src/approvals/audit.js';
-import { consumeGrant } from '../../src/approvals/grants.js';
+import { listAuditEvents } from '../../src/db/audit.js';
+import { consumeGrant } from '../../src/db/grants.js';
 import { fingerprint } from '../../src/approvals/fingerprint.js';
 import { createTool } from '../../src/agent/tool.js';
 import { askUserTool } from '../../src/agent/ask-user.js';

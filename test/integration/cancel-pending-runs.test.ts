@@ -1,9 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listAuditEvents } from '../../src/approvals/audit.js';
-import { findDecisionTarget } from '../../src/approvals/pending-actions.js';
-import { recordApprovalVote } from '../../src/approvals/record-decision.js';
-import { cancelPendingRuns } from '../../src/approvals/cancel-pending-runs.js';
+import { listAuditEvents } from '../../src/db/audit.js';
+import { findDecisionTarget, recordApprovalVote, cancelPendingRuns } from '../../src/db/pending-actions.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { scriptedModel } from '../helpers/scripted-model.js';

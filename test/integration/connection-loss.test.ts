@@ -1,6 +1,6 @@
+import pg from 'pg';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { uniqueSchema } from '../helpers/db.js';
 

@@ -10,9 +10,8 @@ import { askUserTool } from '../../src/agent/ask-user.js';
 import { ToolCallNotPendingError } from '../../src/agent/errors.js';
 import { fingerprint } from '../../src/approvals/fingerprint.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
-import { listAuditEvents } from '../../src/approvals/audit.js';
-import type { RequireToolApprovalContext } from '../../src/agent/requires-approval.js';
-import type { ApprovalRequest } from '../../src/agent/chunks.js';
+import { listAuditEvents } from '../../src/db/audit.js';
+import type { RequireToolApprovalContext, ApprovalRequest } from '../../src/agent/types.js';
 
 /** A tool with no approval of its own, counting its runs. */
 function plainTool(id: string) {

@@ -9,8 +9,8 @@ import { createTool } from '../../src/agent/tool.js';
 import { askUserTool } from '../../src/agent/ask-user.js';
 import { Agent } from '../../src/agent/agent.js';
 import { ResumeValidationError, SnapshotNotFoundError } from '../../src/agent/errors.js';
-import { announcedAction } from '../../src/agent/announced-action.js';
-import { findAction } from '../../src/approvals/pending-actions.js';
+import { announcedAction } from '../../src/agent/stream.js';
+import { findAction } from '../../src/db/pending-actions.js';
 
 function deployTool() {
   const log: string[] = [];

@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { listAuditEvents } from '../../src/approvals/audit.js';
+import { listAuditEvents } from '../../src/db/audit.js';
 import { ClaimLostError } from '../../src/agent/errors.js';
-import type { RecoveredRun } from '../../src/agent/recover-stale-runs.js';
-import { interruptedMessage } from '../../src/agent/resume-run.js';
+import type { RecoveredRun } from '../../src/agent/sweeps.js';
+import { interruptedMessage } from '../../src/agent/approved-call.js';
 import { createTool } from '../../src/agent/tool.js';
 import type { Agent } from '../../src/agent/agent.js';
 import { agentWith, countingTool } from '../helpers/agents.js';

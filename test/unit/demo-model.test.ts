@@ -1,14 +1,8 @@
-import type {
-  LanguageModelV3CallOptions,
-  LanguageModelV3FunctionTool,
-  LanguageModelV3Message,
-  LanguageModelV3StreamPart,
-  LanguageModelV3ToolResultOutput,
-} from '@ai-sdk/provider';
+import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool, LanguageModelV3Message, LanguageModelV3StreamPart, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collect } from '../helpers/agents.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import type { AgentChunk, ApprovalRequest, SuspensionRequest } from '../../src/agent/chunks.js';
+import type { AgentChunk, ApprovalRequest, SuspensionRequest } from '../../src/agent/types.js';
 import { createDemoAgents, type DemoAgents } from '../../src/demo/create-demo-agents.js';
 import { createDemoModel } from '../../src/demo/demo-model.js';
 import { demoDb, type DemoDb } from '../../src/demo/demo-tables.js';

@@ -5,17 +5,7 @@ import { App, LogLevel, type Logger } from '@slack/bolt';
 import { ErrorCode, WebClient, WebClientEvent, type WebAPIPlatformError } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_BOT_TOKEN, SLACK_IDS, startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
-import {
-  appMentionEnvelope,
-  blockActionsPayload,
-  formBody,
-  messageEnvelope,
-  newTriggerId,
-  richTextElements,
-  sendSigned,
-  signRequest,
-  viewSubmissionPayload,
-} from '../helpers/slack-requests.js';
+import { appMentionEnvelope, blockActionsPayload, formBody, messageEnvelope, newTriggerId, richTextElements, sendSigned, signRequest, viewSubmissionPayload } from '../helpers/slack-requests.js';
 
 const CHANNEL = 'C0CHANNEL01';
 

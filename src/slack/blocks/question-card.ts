@@ -1,12 +1,4 @@
-import type {
-  ActionsBlockElement,
-  Checkboxes,
-  KnownBlock,
-  MultiStaticSelect,
-  PlainTextOption,
-  RadioButtons,
-  StaticSelect,
-} from '@slack/types';
+import type { ActionsBlockElement, Checkboxes, KnownBlock, MultiStaticSelect, PlainTextOption, RadioButtons, StaticSelect } from '@slack/types';
 import { escapeMrkdwn } from '../escape-mrkdwn.js';
 import { LIMITS, truncate, truncateMrkdwn } from '../limits.js';
 import { markdownToMrkdwn } from '../markdown-to-mrkdwn.js';

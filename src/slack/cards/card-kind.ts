@@ -1,7 +1,7 @@
 import type { Agent } from '../../agent/agent.js';
-import { findAgent } from '../../agent/drive.js';
+import { findAgent } from '../../agent/run-state.js';
 import type { Tool } from '../../agent/tool.js';
-import type { PendingAction } from '../../db/pending-action.js';
+import type { PendingAction } from '../../db/rows.js';
 import type { CardKind } from '../blocks/action-ids.js';
 
 /** The tool a pending action is about, found through the delegation path. */

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { PendingAction } from '../../db/pending-action.js';
+import type { PendingAction } from '../../db/rows.js';
 
 /**
  * What a card shows of its request, as a short key: the status, how many

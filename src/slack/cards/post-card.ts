@@ -1,8 +1,7 @@
-import type { AgentStream } from '../../agent/agent-stream.js';
-import { startContinuation } from '../../agent/decide.js';
-import { findAction } from '../../approvals/pending-actions.js';
-import type { PendingAction } from '../../db/pending-action.js';
-import { closeAction } from '../../approvals/record-decision.js';
+import type { AgentStream } from '../../agent/types.js';
+import { startContinuation } from '../../agent/run-lifecycle.js';
+import { findAction, closeAction } from '../../db/pending-actions.js';
+import type { PendingAction } from '../../db/rows.js';
 import { escapeMrkdwn } from '../escape-mrkdwn.js';
 import { errorReference } from '../error-reference.js';
 import { truncate } from '../limits.js';

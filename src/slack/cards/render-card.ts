@@ -2,7 +2,7 @@ import type { KnownBlock } from '@slack/types';
 import type { Agent } from '../../agent/agent.js';
 import { resumeSchemaFor } from '../../agent/tool.js';
 import { requirementFor } from '../../approvals/requirement-for.js';
-import type { PendingAction } from '../../db/pending-action.js';
+import type { PendingAction } from '../../db/rows.js';
 import type { CardKind } from '../blocks/action-ids.js';
 import { approvalCard } from '../blocks/approval-card.js';
 import type { ApprovalCardState, QuestionCardState, SuspensionCardState } from '../blocks/card-types.js';

@@ -1,4 +1,4 @@
-import type { PendingAction } from '../../db/pending-action.js';
+import type { PendingAction } from '../../db/rows.js';
 import { errorReference } from '../error-reference.js';
 import type { SlackContext } from '../slack-context.js';
 import type { CardRow } from '../store/cards.js';

@@ -1,6 +1,6 @@
 import type { BlockAction, ButtonAction } from '@slack/bolt';
 import { authorizeActor } from '../../approvals/authorize-actor.js';
-import type { PendingAction } from '../../db/pending-action.js';
+import type { PendingAction } from '../../db/rows.js';
 import { requirementFor } from '../../approvals/requirement-for.js';
 import { ACTION_IDS, parseCardBlockId } from '../blocks/action-ids.js';
 import { parseButtonValue, type ButtonValue } from '../blocks/button-value.js';
@@ -14,7 +14,7 @@ import { tellUser } from '../tell-user.js';
 import { clickedCard, clickOf, tamperedButton, tellClicker, type Click } from './click.js';
 import type { InteractionRoutes } from './interaction-routes.js';
 import type { CardRow } from '../store/cards.js';
-import type { Decision } from '../../agent/decision.js';
+import type { Decision } from '../../agent/types.js';
 import { recordThenAck } from './record-then-ack.js';
 
 /**

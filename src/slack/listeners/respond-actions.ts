@@ -1,8 +1,8 @@
 import type { BlockAction, ButtonAction } from '@slack/bolt';
 import type { z } from 'zod';
-import { findAction } from '../../approvals/pending-actions.js';
+import { findAction } from '../../db/pending-actions.js';
+import type { PendingAction } from '../../db/rows.js';
 import { resumeSchemaFor } from '../../agent/tool.js';
-import type { PendingAction } from '../../db/pending-action.js';
 import { ACTION_IDS, CALLBACK_IDS, parseCardBlockId } from '../blocks/action-ids.js';
 import { parseButtonValue } from '../blocks/button-value.js';
 import type { RespondField } from '../blocks/card-types.js';

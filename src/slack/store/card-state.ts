@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
-import { pendingActionColumnList } from '../../approvals/pending-actions.js';
-import type { PendingAction } from '../../db/pending-action.js';
+import { pendingActionColumns, type PendingAction } from '../../db/rows.js';
 import type { SlackDb } from '../slack-tables.js';
 import type { CardRow } from './cards.js';
 import { blockedSql } from '../cards/card-state-key.js';
@@ -18,7 +17,6 @@ export interface CardState {
   blocked: boolean;
 }
 
-const actionColumns = sql.raw(pendingActionColumnList.map((c) => `p.${c}`).join(', '));
 
 /**
  * The request's current row, its card's location and whether it was blocked,
@@ -27,7 +25,7 @@ const actionColumns = sql.raw(pendingActionColumnList.map((c) => `p.${c}`).join(
  */
 export async function loadCardState(db: SlackDb, actionId: number): Promise<CardState | undefined> {
   const result = await sql<PendingAction & { card: CardRow | null; blocked: boolean }>`
-    SELECT ${actionColumns},
+    SELECT ${pendingActionColumns('p')},
       (SELECT jsonb_build_object('action_id', c.action_id, 'channel', c.channel, 'ts', c.ts, 'thread_ts', c.thread_ts, 'kind', c.kind, 'drawn', c.drawn)
        FROM slack_cards c WHERE c.action_id = p.id) AS card,
       ${blockedSql('p')} AS blocked

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Decision } from '../../../src/agent/decision.js';
-import type { PendingAction } from '../../../src/db/pending-action.js';
+import type { Decision } from '../../../src/agent/types.js';
+import type { PendingAction } from '../../../src/db/rows.js';
 import { refusalText } from '../../../src/slack/refusal-text.js';
 
 const action = (over: Partial<PendingAction> = {}): PendingAction => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StreamSink } from '../../../src/agent/agent-stream.js';
+import { StreamSink } from '../../../src/agent/stream.js';
 import { ClaimLostError } from '../../../src/agent/errors.js';
 import { silentLogger } from '../../../src/logger.js';
 import { runInThread } from '../../../src/slack/run-in-thread.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../../src/agent/agent.js';
 import { createTool } from '../../../src/agent/tool.js';
-import type { PendingAction } from '../../../src/db/pending-action.js';
+import type { PendingAction } from '../../../src/db/rows.js';
 import { silentLogger } from '../../../src/logger.js';
 import { updateCard } from '../../../src/slack/cards/update-card.js';
 import type { CardInFlight, SlackContext } from '../../../src/slack/slack-context.js';

@@ -1,16 +1,5 @@
-import type { AgentChunk, FinishReason, GenerateResult, SuspendPayload } from './chunks.js';
-
-export interface AgentStream {
-  runId: string;
-  fullStream: AsyncIterable<AgentChunk>;
-  textStream: AsyncIterable<string>;
-  text: Promise<string>;
-  finishReason: Promise<FinishReason>;
-  suspendPayload: Promise<SuspendPayload | undefined>;
-  result: Promise<GenerateResult>;
-  /** Waits for the run to end (or pause) without reading the chunks. */
-  consumeStream(): Promise<GenerateResult>;
-}
+import type { AgentStream, AgentChunk, FinishReason, GenerateResult, SuspendPayload, BlockedCall } from './types.js';
+import type { PendingAction } from '../db/rows.js';
 
 /**
  * The writing side of a stream. The run starts at once and pushes chunks here;
@@ -139,4 +128,61 @@ export class StreamSink {
       consumeStream: () => result,
     };
   }
+}
+
+/** Where a run's live chunks go: the caller's stream, or nowhere for a sub-agent. */
+export interface Emitter {
+  text(delta: string): void;
+  toolCall(toolCallId: string, toolName: string, args: unknown): void;
+  toolResult(toolCallId: string, toolName: string, result: unknown, isError: boolean): void;
+  stepFinish(step: number): void;
+  blocked(call: BlockedCall): void;
+}
+
+export function sinkEmitter(sink: StreamSink): Emitter {
+  const runId = sink.runId;
+  return {
+    text: (text) => sink.push({ type: 'text-delta', runId, payload: { text } }),
+    toolCall: (toolCallId, toolName, args) => sink.push({ type: 'tool-call', runId, payload: { toolCallId, toolName, args } }),
+    toolResult: (toolCallId, toolName, result, isError) =>
+      sink.push({ type: 'tool-result', runId, payload: { toolCallId, toolName, result, isError } }),
+    stepFinish: (step) => sink.push({ type: 'step-finish', runId, payload: { step } }),
+    blocked: (call) => sink.push({ type: 'tool-call-blocked', runId, payload: call }),
+  };
+}
+
+/** A sub-agent's words are its parent's tool result, not the user's answer. */
+export const quietEmitter: Emitter = {
+  text: () => {},
+  toolCall: () => {},
+  toolResult: () => {},
+  stepFinish: () => {},
+  blocked: () => {},
+};
+
+/**
+ * A resumed sub-agent: quiet, except that a blocked call still reaches the top
+ * stream, because the card people approved must not go on saying "Approved".
+ */
+export function subAgentEmitter(sink: StreamSink): Emitter {
+  return { ...quietEmitter, blocked: sinkEmitter(sink).blocked };
+}
+
+/** Rows by the payload object of the chunk that announced them; gone with the chunk. */
+const rows = new WeakMap<object, PendingAction>();
+
+/** Called by the runtime as it announces a call it has just stored. */
+export function rememberAnnounced(payload: object, row: PendingAction): void {
+  rows.set(payload, row);
+}
+
+/**
+ * The pending action a `tool-call-approval` or `tool-call-suspended` chunk
+ * announced, as the statement that stored it returned it, when this process
+ * stored it. A front end drawing the request from it need not read it back.
+ * Not part of the chunk itself: the chunk's payload is the public, Mastra-shaped
+ * view of the call, and the row is storage.
+ */
+export function announcedAction(payload: object): PendingAction | undefined {
+  return rows.get(payload);
 }

@@ -1,4 +1,4 @@
-import type { AuditEvent } from './audit.js';
+import type { AuditEvent } from '../db/audit.js';
 
 /** One audit event as one JSON line, stable field order, ISO time. */
 export function formatAuditLine(event: AuditEvent): string {

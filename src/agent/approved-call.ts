@@ -1,56 +1,21 @@
+import type { ClaimFacts, CallOutcome, RunState, CallTarget } from './types.js';
 import { fingerprint } from '../approvals/fingerprint.js';
-import { consumeGrant, grantWasSpent, matchSpentGrant, noMatchingGrant, type GrantCheck } from '../approvals/grants.js';
+import { consumeGrant, grantWasSpent, matchSpentGrant, noMatchingGrant, type GrantCheck } from '../db/grants.js';
 import { applyHook } from './before-tool-call.js';
-import { callTarget, parseCallInput, type CallTarget } from './call-target.js';
-import type { Claimed, SpentGrant } from '../approvals/record-decision.js';
-import { appendAudit } from '../approvals/audit.js';
-import { latestActionsOfRun } from '../approvals/pending-actions.js';
-import type { PendingAction } from '../db/pending-action.js';
-import { delegationFailure } from './delegate.js';
-import type { Emitter } from './emitter.js';
-import { executeTool } from './execute-tool.js';
-import { lastToolCalls, runSteps, settleStep } from './loop.js';
-import type { RunOutcome } from './plan.js';
-import { approvalAction, approvalGate, callEvent, runCall, runUngated, settle, type CallOutcome } from './plan-tool-call.js';
-import type { RunState } from './run-state.js';
+import { callEvent, runCall, runUngated } from './step-loop.js';
+import { appendAudit } from '../db/audit.js';
+import type { PendingAction } from '../db/rows.js';
+import type { Emitter } from './stream.js';
+import { approvalAction, approvalGate } from './approval-gate.js';
 
 export const blockedMessage = (toolName: string) => `Tool call blocked: approval did not match ${toolName} arguments`;
-
-/**
- * Continues a claimed run: settles every call of the step it paused in (each
- * from its latest pending-action row), then goes back to the step loop.
- */
-export async function resumeClaimed(run: RunState, out: Emitter, claimed: Partial<Claimed> = {}): Promise<RunOutcome> {
-  const latest = claimed.actions ?? (await latestActionsOfRun(run.deps.db, run.runId));
-  const rows = new Map(latest.map((r) => [r.tool_call_id, r]));
-  const paused = await settleStep(run, lastToolCalls(run), async (call) => {
-    const row = rows.get(call.toolCallId);
-    if (!row) {
-      // A call that needed nobody's decision, written down before it ran (checkpointStep): the stopped process may have run it.
-      if (claimed.recovered) return interrupted(run, { tool_call_id: call.toolCallId, tool_name: call.toolName, fingerprint: null, policy_version: null }, out);
-      return { kind: 'result', output: { type: 'error-text', value: 'No result' } };
-    }
-    const spentGrant = claimed.spentGrant?.action_id === row.id ? claimed.spentGrant : undefined;
-    return settleAction(run, row, call.input, out, { spentGrant, recovered: claimed.recovered === true });
-  });
-  if (paused) return paused;
-  return runSteps(run, out);
-}
 
 export const interruptedMessage = (toolName: string) =>
   `Tool call interrupted: the process running ${toolName} stopped before it reported a result. ` +
   'It may or may not have run, and it was not run again.';
 
-/** What the claim says about a call beyond its row (see Claimed). */
-interface ClaimFacts {
-  /** The grant the claiming decision spent for this call. */
-  spentGrant: SpentGrant | undefined;
-  /** The run was taken over from a process that stopped. */
-  recovered: boolean;
-}
-
 /** A call the stopped process may already have run: at most once, so the model is told instead. */
-function interrupted(
+export function interrupted(
   run: RunState,
   row: Pick<PendingAction, 'tool_call_id' | 'tool_name' | 'fingerprint' | 'policy_version'>,
   out: Emitter,
@@ -70,60 +35,12 @@ function interrupted(
   return { kind: 'result', output: { type: 'error-text', value: message } };
 }
 
-function denied(reason: string): CallOutcome {
+export function denied(reason: string): CallOutcome {
   return { kind: 'result', output: { type: 'execution-denied', reason } };
 }
 
-async function settleAction(
-  run: RunState,
-  row: PendingAction,
-  rawArgs: unknown,
-  out: Emitter,
-  facts: ClaimFacts,
-): Promise<CallOutcome> {
-  const call = { toolCallId: row.tool_call_id, toolName: row.tool_name };
-  if (row.kind === 'delegation') {
-    if (row.status === 'resolved') {
-      out.toolResult(call.toolCallId, call.toolName, row.resume_data, false);
-      return { kind: 'result', output: { type: 'json', value: (row.resume_data ?? null) as never } };
-    }
-    if (row.status === 'failed') {
-      const message = delegationFailure(call.toolName, row.reason ?? 'unknown error');
-      out.toolResult(call.toolCallId, call.toolName, message, true);
-      return { kind: 'result', output: { type: 'error-text', value: message } };
-    }
-    return denied('The delegated task was cancelled.');
-  }
-  const target = callTarget(run.agent, row.tool_name);
-  if (!target) return { kind: 'result', output: { type: 'error-text', value: `Tool ${row.tool_name} not found` } };
-  // The snapshot is the run's truth; re-validate what it holds, as it may not be what was approved.
-  const parsed = parseCallInput(target, row.tool_name, rawArgs);
-  const args = parsed.ok ? parsed.args : rawArgs;
-
-  if (row.kind === 'suspension') {
-    if (row.status !== 'resumed' || target.kind !== 'tool') return denied(row.reason ?? 'The request was cancelled.');
-    // The stopped process may have run it with this answer already; running it again could do it twice.
-    if (facts.recovered) return interrupted(run, row, out);
-    const outcome = await executeTool(run, target.tool, { ...call, args }, { value: row.resume_data, by: row.decided_by });
-    return settle(run, call, args, outcome, out);
-  }
-
-  switch (row.status) {
-    case 'approved':
-      return runApproved(run, target, row, args, out, facts);
-    case 'declined':
-      return denied(row.reason ? row.reason : 'The user declined this tool call.');
-    case 'expired':
-      return denied('The approval request expired before anyone approved it.');
-    case 'superseded':
-      return askAgain(run, target, row, args, out, facts.recovered);
-    default:
-      return denied(row.reason ?? 'The request was cancelled.');
-  }
-}
-
 /** The policy changed under the request: ask again under the current one, or run if it no longer needs approval. */
-async function askAgain(
+export async function askAgain(
   run: RunState,
   target: CallTarget,
   row: PendingAction,
@@ -146,7 +63,7 @@ async function askAgain(
  * the grant for exactly that (spent by the deciding vote, or spent now), then
  * the call. Nothing runs that the grant does not match.
  */
-async function runApproved(
+export async function runApproved(
   run: RunState,
   target: CallTarget,
   row: PendingAction,

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
-import type { SpentGrant } from './record-decision.js';
+import type { Db } from './database.js';
+import type { SpentGrant } from './pending-actions.js';
 
 export interface GrantCheck {
   runId: string;
@@ -13,6 +13,7 @@ export interface GrantCheck {
 
 /** Why a call was blocked at its grant check, as the audit log records it. */
 export const noMatchingGrant = 'no unconsumed grant matches these arguments';
+
 /** The grant matched, but had outlived its time to live (the step waited on another call that long). */
 export const expiredGrant = 'the approval expired before the call ran';
 

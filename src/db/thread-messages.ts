@@ -1,11 +1,6 @@
 import { sql } from 'kysely';
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
-import type { Db } from '../db/database.js';
-
-export interface MemoryOptions {
-  /** How many earlier messages of the thread the model sees. */
-  lastMessages: number;
-}
+import type { Db } from './database.js';
 
 export interface LoadedHistory {
   messages: LanguageModelV3Message[];

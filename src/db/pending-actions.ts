@@ -1,8 +1,95 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
-import type { PendingAction } from '../db/pending-action.js';
-import { claimedColumnsOfS, type ClaimedRow } from '../db/run-snapshots.js';
-import { pendingActionColumnList, pendingActionColumns as columns } from './pending-actions.js';
+import type { Db } from './database.js';
+import { claimedColumns, pendingActionColumns, type ClaimedRow, type PendingAction } from './rows.js';
+
+/**
+ * Moves approval requests of `rootAgentId` past their time to `expired`, with
+ * their audit events, in one statement; SKIP LOCKED lets every instance sweep
+ * at once without two of them taking the same row.
+ */
+export async function expireDueRequests(db: Db, rootAgentId: string, limit: number): Promise<PendingAction[]> {
+  const result = await sql<PendingAction>`
+    WITH due AS (
+      SELECT id FROM pending_actions
+      WHERE status = 'pending' AND kind = 'approval' AND expires_at <= now() AND path->>0 = ${rootAgentId}
+      ORDER BY expires_at
+      LIMIT ${limit}
+      FOR NO KEY UPDATE SKIP LOCKED
+    ), upd AS (
+      UPDATE pending_actions p SET status = 'expired', decided_at = now()
+      FROM due WHERE p.id = due.id
+      RETURNING ${pendingActionColumns('p')}
+    ), audit AS (
+      INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, fingerprint, policy_version, detail)
+      SELECT 'expired', run_id, tool_call_id, tool_name, fingerprint, policy_version,
+             jsonb_build_object('expiresAt', expires_at)
+      FROM upd
+    )
+    SELECT * FROM upd ORDER BY id
+  `.execute(db);
+  return result.rows;
+}
+
+
+const columns = pendingActionColumns();
+
+/**
+ * The call a decision is about: the most recently suspended pending one
+ * (of the given call, when a toolCallId is given); when nothing is pending,
+ * the latest row, so a late decision can be told what already happened.
+ * `runId` may be the top-level run or the sub-agent run that owns the call.
+ */
+export async function findDecisionTarget(
+  db: Db,
+  runId: string,
+  toolCallId: string | undefined,
+  kinds: Array<'approval' | 'suspension'>,
+): Promise<PendingAction | undefined> {
+  const result = await sql<PendingAction>`
+    SELECT ${columns} FROM pending_actions
+    WHERE (root_run_id = ${runId} OR run_id = ${runId})
+      AND kind = ANY(${kinds}::text[])
+      AND (${toolCallId ?? null}::text IS NULL OR tool_call_id = ${toolCallId ?? null})
+    ORDER BY (status = 'pending') DESC, id DESC
+    LIMIT 1
+  `.execute(db);
+  return result.rows[0];
+}
+
+export async function findAction(db: Db, id: number): Promise<PendingAction | undefined> {
+  const result = await sql<PendingAction>`SELECT ${columns} FROM pending_actions WHERE id = ${id}`.execute(db);
+  return result.rows[0];
+}
+
+export async function pendingActionsOfRoot(db: Db, rootRunId: string): Promise<PendingAction[]> {
+  const result = await sql<PendingAction>`
+    SELECT ${columns} FROM pending_actions
+    WHERE root_run_id = ${rootRunId} AND status = 'pending' AND kind <> 'delegation'
+    ORDER BY id
+  `.execute(db);
+  return result.rows;
+}
+
+/** Latest row per tool call of a run: what resuming the run acts on. */
+export async function latestActionsOfRun(db: Db, runId: string): Promise<PendingAction[]> {
+  const result = await sql<PendingAction>`
+    SELECT DISTINCT ON (tool_call_id) ${columns} FROM pending_actions
+    WHERE run_id = ${runId}
+    ORDER BY tool_call_id, id DESC
+  `.execute(db);
+  return result.rows;
+}
+
+/** The latest approval request of one call (of the run that owns it), e.g. the one an approved call was blocked under. */
+export async function latestApprovalId(db: Db, runId: string, toolCallId: string): Promise<number | undefined> {
+  const result = await sql<{ id: number }>`
+    SELECT id FROM pending_actions
+    WHERE run_id = ${runId} AND tool_call_id = ${toolCallId} AND kind = 'approval'
+    ORDER BY id DESC LIMIT 1
+  `.execute(db);
+  return result.rows[0]?.id;
+}
+
 
 /** A decision that ended the run's last wait also claims the run, in the same statement. */
 export interface Claimed {
@@ -44,25 +131,25 @@ export interface DecisionWrite {
  * call of the run was decided at the same moment neither statement claims,
  * and the caller falls back to claimRun.
  */
-const claimCte = sql.raw(`
+const claimCte = sql`
     claim AS (
       UPDATE run_snapshots s SET status = 'running', claimed_at = now(), claim_epoch = s.claim_epoch + 1
       FROM upd
       WHERE upd.status <> 'pending' AND s.run_id = upd.run_id AND s.status = 'suspended'
         AND NOT EXISTS (SELECT 1 FROM pending_actions p WHERE p.run_id = upd.run_id AND p.status = 'pending' AND p.id <> upd.id)
-      RETURNING ${claimedColumnsOfS}
+      RETURNING ${claimedColumns('s')}
     )
-`);
+`;
 
 /** The decided row, the claimed snapshot (or null) and, when claimed, what resuming needs. */
-const selectDecision = sql.raw(`
+const selectDecision = sql`
     SELECT upd.*,
       (SELECT to_jsonb(claim.*) FROM claim) AS claimed,
       (SELECT jsonb_agg(to_jsonb(x.*)) FROM (
-         SELECT DISTINCT ON (tool_call_id) ${pendingActionColumnList.join(', ')} FROM pending_actions
+         SELECT DISTINCT ON (tool_call_id) ${pendingActionColumns()} FROM pending_actions
          WHERE run_id = upd.run_id AND EXISTS (SELECT 1 FROM claim)
          ORDER BY tool_call_id, id DESC) x) AS run_actions
-`);
+`;
 
 type DecisionResultRow = PendingAction & {
   claimed: ClaimedRow | null;
@@ -205,3 +292,33 @@ export async function recordResume(
   `.execute(db);
   return result.rows[0];
 }
+
+/**
+ * Cancels every pending request of these top-level runs and drops their
+ * suspended snapshots, with an audit event per request, in one statement. A
+ * decision landing at the same moment either comes first (its run goes on if
+ * the decision claimed it, or is dropped with the rest when another of its
+ * requests was still open) or finds its request cancelled; never half of a run
+ * cancelled and the rest going on. A run already claimed keeps going. Returns
+ * the ids of the requests it cancelled: none when a decision came first.
+ */
+export async function cancelPendingRuns(db: Db, rootRunIds: string[], actor: string, reason: string): Promise<number[]> {
+  if (rootRunIds.length === 0) return [];
+  const roots = sql.join(rootRunIds.map((id) => sql`${id}`));
+  const result = await sql<{ id: number }>`
+    WITH upd AS (
+      UPDATE pending_actions SET status = 'cancelled', decided_at = now(), decided_by = ${actor}, reason = ${reason}
+      WHERE root_run_id IN (${roots}) AND status = 'pending'
+      RETURNING id, run_id, tool_call_id, tool_name, fingerprint, policy_version
+    ), audit AS (
+      INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, actor, fingerprint, policy_version, detail)
+      SELECT 'cancelled', run_id, tool_call_id, tool_name, ${actor}, fingerprint, policy_version, jsonb_build_object('reason', ${reason}::text)
+      FROM upd
+    ), gone AS (
+      DELETE FROM run_snapshots WHERE root_run_id IN (${roots}) AND status = 'suspended'
+    )
+    SELECT id FROM upd ORDER BY id
+  `.execute(db);
+  return result.rows.map((r) => r.id);
+}
+

@@ -1,22 +1,19 @@
-import { endRun, claimRun, failDelegation, type SnapshotRow } from '../db/run-snapshots.js';
+import { agentsAlong } from './run-state.js';
+import { endRun, claimRun, failDelegation, persistSuspension, dropFailedRun } from '../db/run-snapshots.js';
+import type { SnapshotRow } from '../db/rows.js';
 import { errorMessage } from '../error-message.js';
-import { persistSuspension } from '../db/persist-suspension.js';
-import { pendingActionsOfRoot } from '../approvals/pending-actions.js';
-import type { AgentInternals } from './agent-internals.js';
-import type { StreamSink } from './agent-stream.js';
-import type { SuspendPayload } from './chunks.js';
-import { sinkEmitter, subAgentEmitter, type Emitter } from './emitter.js';
-import { loadThreadHistory } from './memory.js';
-import type { RunOutcome } from './plan.js';
-import { resumeClaimed } from './resume-run.js';
-import { holdClaim } from './hold-claim.js';
-import { stillHeld, type RunState, type RuntimeDeps, type Snapshot } from './run-state.js';
+import { pendingActionsOfRoot, type Claimed } from '../db/pending-actions.js';
+import type { AgentInternals, SuspendPayload, RunOutcome, RunState, RuntimeDeps, Snapshot, AgentStream, StreamOptions } from './types.js';
+import { sinkEmitter, subAgentEmitter, type Emitter, rememberAnnounced, StreamSink } from './stream.js';
+import { loadThreadHistory } from '../db/thread-messages.js';
+import { resumeClaimed } from './resume.js';
+import { holdClaim, stillHeld, putOnRecordIfSlow } from './run-lease.js';
 import { ClaimLostError, SnapshotNotFoundError } from './errors.js';
-import type { Claimed } from '../approvals/record-decision.js';
-import { appendAudit } from '../approvals/audit.js';
-import { rememberAnnounced } from './announced-action.js';
-import { forgetFailedRun } from './forget-failed-run.js';
-import { approvalRulesFor } from './requires-approval.js';
+import { appendAudit } from '../db/audit.js';
+import { approvalRulesFor } from './approval-gate.js';
+import { randomUUID } from 'node:crypto';
+import type { LanguageModelV3Message } from '@ai-sdk/provider';
+import { runSteps } from './step-loop.js';
 
 export function emitterFor(run: RunState, sink: StreamSink): Emitter {
   return run.parentRunId ? subAgentEmitter(sink) : sinkEmitter(sink);
@@ -162,22 +159,6 @@ async function handToCaller(run: RunState, error: unknown): Promise<boolean> {
   return closed;
 }
 
-export function findAgent(root: AgentInternals, path: string[]): AgentInternals | undefined {
-  return agentsAlong(root, path)?.at(-1);
-}
-
-/** The agents a delegation path names, from `root` down; undefined when the code no longer has one of them. */
-export function agentsAlong(root: AgentInternals, path: string[]): AgentInternals[] | undefined {
-  if (path[0] !== root.id) return undefined;
-  const lineage = [root];
-  for (const id of path.slice(1)) {
-    const next = Object.values(lineage.at(-1)!.subAgents).find((a) => a.id === id);
-    if (!next) return undefined;
-    lineage.push(next);
-  }
-  return lineage;
-}
-
 export async function restoreRun(root: AgentInternals, row: SnapshotRow, deps: RuntimeDeps): Promise<RunState> {
   const snapshot = row.snapshot as Snapshot;
   const lineage = agentsAlong(root, snapshot.path);
@@ -209,4 +190,129 @@ export async function restoreRun(root: AgentInternals, row: SnapshotRow, deps: R
     deps,
     log: deps.logger.child({ runId: row.run_id, rootRunId: row.root_run_id }),
   };
+}
+
+/**
+ * After a top-level run failed in this process, with its failure reported:
+ * its record goes, so that no sweep takes it over only to fail again (a model
+ * that keeps failing would otherwise be retried, and the failure posted, every
+ * lease). Only while this process holds the claim; a run another process took
+ * over is that process's. A failed sub-agent is its parent's to hear about
+ * (see continueRun), not this.
+ */
+export async function forgetFailedRun(run: RunState, error: unknown): Promise<void> {
+  if (error instanceof ClaimLostError || run.parentRunId) return;
+  // A record still being written would otherwise land after this and outlive the run.
+  await run.onRecord;
+  const claim = run.claim;
+  if (!claim || claim.runId !== run.runId) return;
+  await dropFailedRun(run.deps.db, run.runId, claim.epoch).catch((dropError: unknown) =>
+    run.log.warn({ err: dropError }, 'could not remove the record of the failed run; a sweep will take it over'),
+  );
+}
+
+/** The state of a new top-level run of `agent`, with its thread's history loaded when it keeps memory. */
+export async function freshRun(
+  agent: AgentInternals,
+  deps: RuntimeDeps,
+  messages: LanguageModelV3Message[],
+  options: Omit<StreamOptions, 'threadId' | 'resourceId'>,
+  where: { threadId: string | null; resourceId: string | null },
+): Promise<RunState> {
+  const { threadId, resourceId } = where;
+  const runId = options.runId ?? randomUUID();
+  const memory = Boolean(agent.memory && threadId && resourceId);
+  const history = memory
+    ? await loadThreadHistory(deps.db, threadId!, resourceId!, agent.memory!.lastMessages)
+    : { messages: [], upTo: null };
+  const requestContext =
+    options.requestContext instanceof Map ? options.requestContext : new Map(Object.entries(options.requestContext ?? {}));
+  const rule = options.requireToolApproval;
+  return {
+    runId,
+    rootRunId: runId,
+    parentRunId: null,
+    parentToolCallId: null,
+    agent,
+    path: [agent.id],
+    threadId,
+    resourceId,
+    history: history.messages,
+    historyUpTo: history.upTo,
+    messages,
+    results: {},
+    step: 0,
+    options: {
+      maxSteps: options.maxSteps ?? agent.defaultOptions.maxSteps ?? 10,
+      // A function cannot be stored: a restored run applies `true` (fail safe).
+      ...(rule !== undefined ? { requireToolApproval: typeof rule === 'boolean' ? rule : true } : {}),
+      ...(options.requester ? { requester: options.requester } : {}),
+      ...(memory ? { memory: true } : {}),
+      ...(requestContext.size ? { requestContext: jsonSafe(Object.fromEntries(requestContext)) } : {}),
+    },
+    approvalRules: approvalRulesFor([agent], rule),
+    requestContext,
+    hadSnapshot: false,
+    audit: [],
+    deps,
+    log: deps.logger.child({ runId, agentId: agent.id }),
+  };
+}
+
+function jsonSafe(value: Record<string, unknown>): Record<string, unknown> {
+  try {
+    return JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+/** Runs a fresh top-level run in the background; the returned stream reports it. */
+export function startRun(root: AgentInternals, run: RunState): AgentStream {
+  const sink = new StreamSink(run.runId);
+  sink.push({ type: 'start', runId: run.runId, payload: {} });
+  const stopClock = putOnRecordIfSlow(run);
+  void (async () => {
+    try {
+      const outcome = await runSteps(run, sinkEmitter(sink));
+      stopClock();
+      await settleOutcome(root, run, outcome, sink);
+    } catch (error) {
+      stopClock();
+      // A lost claim is not a failure of the run: the process that took it over carries it on.
+      if (error instanceof ClaimLostError) run.log.warn('stopped a run another process took over');
+      else run.log.error({ err: error }, 'run failed');
+      await forgetFailedRun(run, error);
+      sink.finish('error', error);
+    } finally {
+      run.claim?.release();
+    }
+  })();
+  return sink.toStream();
+}
+
+/**
+ * Continues a run in the background; the returned stream reports it. With
+ * `startAfter`, the continuation waits for it first (a front end that records
+ * a decision before acknowledging the click holds the run's work until the
+ * acknowledgement is sent).
+ */
+export function startContinuation(
+  root: AgentInternals,
+  deps: RuntimeDeps,
+  runId: string,
+  rootRunId: string,
+  claimed?: Claimed,
+  startAfter?: PromiseLike<unknown>,
+): AgentStream {
+  const sink = new StreamSink(rootRunId);
+  const go = () => continueRun(root, runId, deps, sink, claimed);
+  const running = startAfter ? Promise.resolve(startAfter).then(go, go) : go();
+  running.catch((error: unknown) => {
+    // A lost claim is not a failure of the run: the process that took it over carries it on (and has logged it).
+    if (error instanceof ClaimLostError) deps.logger.warn({ runId, rootRunId }, 'stopped continuing a run another process took over');
+    else deps.logger.error({ err: error, runId, rootRunId }, 'run failed while resuming');
+    sink.finish('error', error);
+  });
+  return sink.toStream();
 }

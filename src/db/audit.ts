@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db } from './database.js';
 
 export type AuditEventName =
   | 'requested'

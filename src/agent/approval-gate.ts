@@ -1,18 +1,66 @@
-import type { AgentInternals } from './agent-internals.js';
+import type { RequireToolApproval, RequireToolApprovalContext, CallTarget, PlannedAction, RunState, AgentInternals } from './types.js';
+import { fingerprint } from '../approvals/fingerprint.js';
+import { requirementFor } from '../approvals/requirement-for.js';
 
-export interface RequireToolApprovalContext {
-  /** The name the model called: the tool's key in `tools` (or `agent-<key>` for a sub-agent). */
-  toolName: string;
-  args: unknown;
-  requestContext: Map<string, unknown>;
-  /** Agent ids from the top-level agent down to the one making the call. */
-  path: string[];
-  workspace?: unknown;
+/**
+ * The approval gate for one call under the current policy: what it requires,
+ * and whether it applies. Every call passes it, a delegation to a sub-agent
+ * included, with the rules of every agent above this one.
+ */
+export async function approvalGate(run: RunState, target: CallTarget, toolName: string, args: unknown) {
+  const requirement = requirementFor(run.deps.policy, toolName, args);
+  const required = await requiresApproval(run.approvalRules, {
+    toolName,
+    args,
+    path: run.path,
+    requestContext: run.requestContext,
+    toolSetting: target.kind === 'tool' ? target.tool.requireApproval : undefined,
+    policyRequires: requirement.requireApproval,
+  });
+  return { requirement, required };
 }
 
-export type RequireToolApproval =
-  | boolean
-  | ((ctx: RequireToolApprovalContext) => boolean | Promise<boolean>);
+export function approvalAction(
+  run: RunState,
+  call: { toolCallId: string; toolName: string },
+  args: unknown,
+  requirement: ReturnType<typeof requirementFor>,
+): PlannedAction {
+  const fp = fingerprint(call.toolName, args);
+  const requester = run.options.requester ?? null;
+  return {
+    write: {
+      run_id: run.runId,
+      root_run_id: run.rootRunId,
+      tool_call_id: call.toolCallId,
+      tool_name: call.toolName,
+      kind: 'approval',
+      args,
+      fingerprint: fp,
+      suspend_payload: null,
+      path: run.path,
+      requester,
+      policy_version: requirement.policyVersion,
+      quorum: requirement.quorum,
+      expires_in_ms: requirement.expiresInMs,
+    },
+    announce: {
+      kind: 'approval',
+      payload: {
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        args,
+        path: run.path,
+        runId: run.runId,
+        fingerprint: fp,
+        policyVersion: requirement.policyVersion,
+        ...(requester ? { requester } : {}),
+        approvers: requirement.approvers,
+        quorum: requirement.quorum,
+      },
+    },
+  };
+}
 
 /**
  * The approval rules that hold for calls made by the last agent of `lineage`

@@ -1,15 +1,19 @@
+import type { ResumeRequest, AgentInternals, RuntimeDeps, Actor, AgentStream } from './types.js';
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
 import { z } from 'zod';
-import { recordResume } from '../approvals/record-decision.js';
-import type { AgentInternals } from './agent-internals.js';
-import { StreamSink, type AgentStream } from './agent-stream.js';
+import { recordResume } from '../db/pending-actions.js';
+import type { PendingAction } from '../db/rows.js';
+import { StreamSink } from './stream.js';
 import { callModel } from './call-model.js';
-import { apiActor, startContinuation } from './decide.js';
-import { mayAnswer } from './may-answer.js';
-import { findAgent } from './drive.js';
-import { listSuspendedRuns } from './list-suspended-runs.js';
-import type { RuntimeDeps } from './run-state.js';
+import { apiActor, locateAction } from './decide.js';
+import { startContinuation } from './run-lifecycle.js';
+import { findAgent } from './run-state.js';
+import { listSuspendedRuns } from '../db/run-snapshots.js';
 import { resumeSchemaFor } from './tool.js';
+import { ResumeValidationError, SnapshotNotFoundError, ToolCallNotPendingError } from './errors.js';
+import { authorizeAnswer } from '../approvals/authorize-answer.js';
+import type { Authorization } from '../approvals/authorize-actor.js';
+import { requirementFor } from '../approvals/requirement-for.js';
 
 /**
  * With auto-resume, a new message in a thread whose run waits on a
@@ -84,6 +88,7 @@ function lastUserText(messages: LanguageModelV3Message[]): string {
 }
 
 const yes = /^(y|yes|yeah|yep|sure|ok|okay|confirm|confirmed|go|go ahead|do it|true|approve)\b/i;
+
 const no = /^(n|no|nope|stop|cancel|abort|false|don'?t)\b/i;
 
 /** Cheap readings first (the text itself, JSON, a one-field object); the model only when they fail. */
@@ -135,4 +140,84 @@ async function extract(
   } catch {
     return { ok: false, message: 'the reply did not fit what the tool asked for' };
   }
+}
+
+/**
+ * Gives a self-suspended tool its data, from someone who may answer it (see
+ * mayAnswer). The data is checked against the tool's `resumeSchema` first:
+ * bad data is refused and the run stays suspended.
+ */
+export async function resumeSuspended(
+  root: AgentInternals,
+  deps: RuntimeDeps,
+  resumeData: unknown,
+  req: ResumeRequest,
+  startAfter?: PromiseLike<unknown>,
+): Promise<AgentStream> {
+  const found = await locateAction(root, deps, req, ['suspension']);
+  if ('outcome' in found) {
+    if (!found.runExists) throw new SnapshotNotFoundError(req.runId);
+    throw new ToolCallNotPendingError('not-found', req.runId, req.toolCallId);
+  }
+  if (found.status !== 'pending') {
+    throw new ToolCallNotPendingError('already-decided', req.runId, found.tool_call_id, `status ${found.status}`);
+  }
+  // Code that names nobody answers as `api`, held to the same rule as any person.
+  const actor = req.actor ?? apiActor;
+  const verdict = await mayAnswer(deps, found, actor).catch((error: unknown) => {
+    deps.logger.warn({ err: error, actor: actor.userId }, 'approver group lookup failed');
+    return { allowed: false as const, why: 'group-lookup-failed', message: 'Could not check approver group membership right now; try again in a moment.' };
+  });
+  if (!verdict.allowed) {
+    deps.logger.info({ runId: found.run_id, toolCallId: found.tool_call_id, actor: actor.userId, why: verdict.why }, 'answer refused');
+    throw new ToolCallNotPendingError('not-allowed', req.runId, found.tool_call_id, verdict.message);
+  }
+  const data = validateResumeData(root, found.path ?? [], found.tool_name, found.args, resumeData, found.run_id, found.tool_call_id);
+  const row = await recordResume(deps.db, { actionId: found.id, resumeData: data, actor: actor.userId });
+  if (!row) throw new ToolCallNotPendingError('already-decided', req.runId, found.tool_call_id);
+  return startContinuation(root, deps, row.run_id, row.root_run_id, undefined, startAfter);
+}
+
+export function validateResumeData(
+  root: AgentInternals,
+  path: string[],
+  toolName: string,
+  args: unknown,
+  resumeData: unknown,
+  runId: string,
+  toolCallId: string,
+): unknown {
+  const tool = findAgent(root, path)?.tools[toolName];
+  const schema = tool ? resumeSchemaFor(tool, args) : undefined;
+  if (!schema) return resumeData;
+  const checked = schema.safeParse(resumeData);
+  if (!checked.success) {
+    throw new ResumeValidationError(
+      runId,
+      toolCallId,
+      checked.error.issues.map((i) => `${i.path.join('.') || '(value)'}: ${i.message}`),
+    );
+  }
+  return checked.data;
+}
+
+/**
+ * Who may answer this question or suspended call, under the current policy:
+ * its run's requester or an approver of its tool (see authorizeAnswer). Every
+ * way of answering goes through this (resumeStream, auto-resume, the Slack
+ * forms), as every decision goes through authorizeActor.
+ */
+export function mayAnswer(
+  deps: RuntimeDeps,
+  action: Pick<PendingAction, 'tool_name' | 'args' | 'requester'>,
+  actor: Actor,
+): Promise<Authorization> {
+  return authorizeAnswer({
+    actor,
+    approvers: requirementFor(deps.policy, action.tool_name, action.args).approvers,
+    toolName: action.tool_name,
+    ...(action.requester !== null ? { requester: action.requester } : {}),
+    ...(deps.botUserId ? { botUserId: deps.botUserId } : {}),
+    ...(deps.resolveGroupMembers ? { resolveGroupMembers: deps.resolveGroupMembers } : {}),
+  });
 }

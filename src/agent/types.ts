@@ -1,0 +1,387 @@
+import type { PendingAction } from '../db/rows.js';
+import type { Tool } from './tool.js';
+import type { LanguageModelV3Message, LanguageModelV3ToolResultOutput, LanguageModelV3, LanguageModelV3FunctionTool } from '@ai-sdk/provider';
+import type { AuditInput } from '../db/audit.js';
+import type { Db } from '../db/database.js';
+import type { Logger } from '../logger.js';
+import type { Policy } from '../approvals/policy-schema.js';
+import type { GroupResolver } from '../approvals/group-resolver.js';
+import type { SpentGrant } from '../db/pending-actions.js';
+import type { PendingWrite, SnapshotWrite } from '../db/run-snapshots.js';
+
+/** What the step loop needs from an agent, whatever class provides it. */
+export interface AgentInternals {
+  readonly id: string;
+  readonly instructions: string;
+  readonly model: LanguageModelV3;
+  readonly tools: Readonly<Record<string, Tool>>;
+  /** Sub-agents by the tool name the model sees (`agent-<key>`). */
+  readonly subAgents: Readonly<Record<string, AgentInternals>>;
+  readonly toolSpecs: LanguageModelV3FunctionTool[];
+  readonly memory?: MemoryOptions;
+  readonly defaultOptions: {
+    maxSteps?: number;
+    requireToolApproval?: RequireToolApproval;
+    autoResumeSuspendedTools?: boolean;
+  };
+  readonly hooks: { beforeToolCall?: BeforeToolCallHook };
+}
+
+/** The chunk vocabulary of `agent.stream()`; every chunk names its run. */
+
+export interface ApprovalRequest {
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+  /** Agent ids from the top-level agent down to the one that owns the tool. */
+  path: string[];
+  /** The run that owns the tool call (differs from the stream's run for sub-agents). */
+  runId: string;
+  actionId: number;
+  fingerprint: string;
+  policyVersion: string;
+  requester?: string;
+  approvers: string[];
+  quorum: number;
+  expiresAt: string;
+}
+
+export interface SuspensionRequest {
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+  suspendPayload: unknown;
+  path: string[];
+  runId: string;
+  actionId: number;
+}
+
+/** An approved call that did not run: what was about to run did not match the approval's grant. */
+export interface BlockedCall {
+  toolCallId: string;
+  toolName: string;
+  path: string[];
+  /** The run that owns the tool call (differs from the stream's run for sub-agents). */
+  runId: string;
+}
+
+export type FinishReason = 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other' | 'suspended';
+
+export type AgentChunk =
+  | { type: 'start'; runId: string; payload: Record<string, never> }
+  | { type: 'text-delta'; runId: string; payload: { text: string } }
+  | { type: 'tool-call'; runId: string; payload: { toolCallId: string; toolName: string; args: unknown } }
+  | {
+      type: 'tool-result';
+      runId: string;
+      payload: { toolCallId: string; toolName: string; result: unknown; isError: boolean };
+    }
+  | { type: 'tool-call-approval'; runId: string; payload: ApprovalRequest }
+  | { type: 'tool-call-suspended'; runId: string; payload: SuspensionRequest }
+  | { type: 'tool-call-blocked'; runId: string; payload: BlockedCall }
+  | { type: 'step-finish'; runId: string; payload: { step: number } }
+  | { type: 'finish'; runId: string; payload: { finishReason: FinishReason; text: string } }
+  | { type: 'error'; runId: string; payload: { error: unknown } };
+
+/** What `generate()` and `result` report; `suspendPayload` is set when the run paused. */
+export interface SuspendPayload {
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+  path: string[];
+  runId: string;
+  kind: 'approval' | 'suspension';
+  /** For suspensions: what the tool passed to `suspend()`. */
+  suspendPayload?: unknown;
+}
+
+export interface GenerateResult {
+  runId: string;
+  text: string;
+  finishReason: FinishReason;
+  suspendPayload?: SuspendPayload;
+  /** Every call still waiting, in order, when the run paused. */
+  pending: SuspendPayload[];
+  toolCalls: Array<{ toolCallId: string; toolName: string; args: unknown }>;
+  toolResults: Array<{ toolCallId: string; toolName: string; result: unknown; isError: boolean }>;
+  error?: unknown;
+}
+
+export interface Actor {
+  userId: string;
+  /** Group ids the actor is known to belong to; otherwise the resolver is asked. */
+  groups?: string[];
+}
+
+/**
+ * Every way a decision can end. Callers (the Slack listener, the code API)
+ * must handle each: a refused click is an ordinary outcome, not an exception.
+ * `stream` is present when the decision let the run continue.
+ */
+export type Decision =
+  | { outcome: 'approved'; action: PendingAction; stream?: AgentStream }
+  | { outcome: 'approval-recorded'; action: PendingAction; approvals: string[]; quorum: number; alreadyCounted: boolean }
+  | { outcome: 'declined'; action: PendingAction; stream?: AgentStream }
+  | { outcome: 'not-allowed'; action: PendingAction; why: string; message: string }
+  | { outcome: 'already-decided'; action: PendingAction }
+  | { outcome: 'expired'; action: PendingAction; stream?: AgentStream }
+  | { outcome: 'policy-changed'; action: PendingAction; stream?: AgentStream }
+  | { outcome: 'fingerprint-mismatch'; action: PendingAction }
+  | { outcome: 'not-found'; runId: string; toolCallId?: string; runExists: boolean };
+
+export interface DecisionRequest {
+  runId: string;
+  toolCallId?: string;
+  /** Acting user; code that omits it acts as `api` and is held to the same policy. */
+  actor?: Actor;
+  reason?: string;
+  /** When given (a Slack button carries one), the pending call must still have this fingerprint (prefix). */
+  fingerprint?: string;
+  /** Or address the pending action by its id (Slack buttons do). */
+  actionId?: number;
+}
+
+/** A call that will wait, and the chunk to announce it once it has an id. */
+export interface PlannedAction {
+  write: PendingWrite;
+  announce?:
+    | { kind: 'approval'; payload: Omit<ApprovalRequest, 'actionId' | 'expiresAt'> }
+    | { kind: 'suspension'; payload: Omit<SuspensionRequest, 'actionId'> };
+}
+
+/** Everything a paused agent tree must write before anyone may act on it. */
+export interface SuspensionPlan {
+  snapshots: SnapshotWrite[];
+  actions: PlannedAction[];
+}
+
+export type RunOutcome =
+  | { kind: 'finished'; text: string; finishReason: 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other' }
+  | { kind: 'suspended'; plan: SuspensionPlan };
+
+/** Shared by every agent in a tree: where state lives and which rules apply. */
+export interface RuntimeDeps {
+  db: Db;
+  logger: Logger;
+  policy: Policy;
+  resolveGroupMembers?: GroupResolver;
+  botUserId?: string;
+  /** How long an approval grant stays usable after the decision. */
+  grantTtlMs: number;
+  /**
+   * How long a run being continued may go without its process renewing the
+   * claim (it does so every third of this) before another process may take it
+   * over: what keeps a crash mid-run from leaving the run stuck.
+   */
+  runLeaseMs: number;
+  /**
+   * A top-level run that has neither paused nor finished after this long is
+   * put on record under a claim (putOnRecordIfSlow), so that a stop of this
+   * process does not lose it; Infinity turns that off.
+   */
+  recordRunAfterMs: number;
+  /**
+   * Keep the answer of every top-level run that was on record in run_results, written with the
+   * run's end, until its front end has shown it (the Slack app turns this on: a run that ended in
+   * PostgreSQL must not have its answer only in the memory of a process that may stop).
+   */
+  keepResults: boolean;
+}
+
+/** Options that survive a restart: plain JSON only. */
+export interface DurableOptions {
+  maxSteps: number;
+  /**
+   * The request's own approval rule, handed down to sub-agent runs. A function given per
+   * request cannot be stored; it is stored as `true` (fail safe).
+   */
+  requireToolApproval?: boolean;
+  autoResumeSuspendedTools?: boolean;
+  requester?: string;
+  memory?: boolean;
+  requestContext?: Record<string, unknown>;
+}
+
+/** Exactly what resuming needs; everything else is re-derived from code or storage. */
+export interface Snapshot {
+  v: 1;
+  path: string[];
+  parentToolCallId?: string;
+  messages: LanguageModelV3Message[];
+  history?: { upTo: string | null; count: number };
+  /** Results already known for the calls of the last step. */
+  results: Record<string, LanguageModelV3ToolResultOutput>;
+  step: number;
+  options: DurableOptions;
+}
+
+export interface RunState {
+  runId: string;
+  rootRunId: string;
+  parentRunId: string | null;
+  parentToolCallId: string | null;
+  agent: AgentInternals;
+  path: string[];
+  threadId: string | null;
+  resourceId: string | null;
+  history: LanguageModelV3Message[];
+  historyUpTo: string | null;
+  messages: LanguageModelV3Message[];
+  results: Record<string, LanguageModelV3ToolResultOutput>;
+  step: number;
+  options: DurableOptions;
+  /**
+   * The approval rules that hold for this run's calls (see approvalRulesFor): the request's own
+   * rule (live, so a function given per request works until the run is stored) or the top-level
+   * agent's default, and the default of every agent down to this one.
+   */
+  approvalRules: RequireToolApproval[];
+  requestContext: Map<string, unknown>;
+  hadSnapshot: boolean;
+  /** Audit events waiting to ride on the run's next write. */
+  audit: AuditInput[];
+  deps: RuntimeDeps;
+  log: Logger;
+  /**
+   * The claim under which this process continues the run (a sub-agent run
+   * started inside a continuation shares its parent's); absent for a run
+   * that was never suspended, which nobody else can see or take over.
+   */
+  claim?: ClaimHold;
+  /** The step whose calls were last written down before running (see checkpointStep). */
+  checkpointedStep?: number;
+  /** A fresh run being put on record (putOnRecord); what it writes next waits for it. */
+  onRecord?: Promise<void>;
+}
+
+export interface ResumeRequest {
+  runId: string;
+  toolCallId?: string;
+  actionId?: number;
+  actor?: Actor;
+}
+
+export interface MemoryOptions {
+  /** How many earlier messages of the thread the model sees. */
+  lastMessages: number;
+}
+
+export interface ToolCallInput {
+  toolCallId: string;
+  toolName: string;
+  input: string;
+}
+
+/** What one fresh tool call of a step turned into. */
+export type CallOutcome =
+  | { kind: 'result'; output: LanguageModelV3ToolResultOutput }
+  | { kind: 'pending'; plan: SuspensionPlan };
+
+/** What the claim says about a call beyond its row (see Claimed). */
+export interface ClaimFacts {
+  /** The grant the claiming decision spent for this call. */
+  spentGrant: SpentGrant | undefined;
+  /** The run was taken over from a process that stopped. */
+  recovered: boolean;
+}
+
+export interface ExpiredRequest {
+  action: PendingAction;
+  /** The run's continuation, when this expiry was the last thing it waited on. */
+  stream?: AgentStream;
+}
+
+export type UserInput = string | Array<{ role: 'user' | 'assistant'; content: string }>;
+
+export interface StreamOptions {
+  runId?: string;
+  threadId?: string;
+  resourceId?: string;
+  /** Mastra-style alias for threadId/resourceId. */
+  memory?: { thread: string; resource: string };
+  /** The user on whose behalf the run acts (may not approve their own request unless the policy allows). */
+  requester?: string;
+  requireToolApproval?: RequireToolApproval;
+  autoResumeSuspendedTools?: boolean;
+  maxSteps?: number;
+  requestContext?: Map<string, unknown> | Record<string, unknown>;
+}
+
+export interface RequireToolApprovalContext {
+  /** The name the model called: the tool's key in `tools` (or `agent-<key>` for a sub-agent). */
+  toolName: string;
+  args: unknown;
+  requestContext: Map<string, unknown>;
+  /** Agent ids from the top-level agent down to the one making the call. */
+  path: string[];
+  workspace?: unknown;
+}
+
+export type RequireToolApproval =
+  | boolean
+  | ((ctx: RequireToolApprovalContext) => boolean | Promise<boolean>);
+
+export interface BeforeToolCallContext {
+  /** The name the model called: the tool's key in `tools` (or `agent-<key>` for a sub-agent). */
+  toolName: string;
+  toolCallId: string;
+  runId: string;
+  /** The validated arguments about to run; `input` is the same value, under the name Mastra uses. */
+  args: unknown;
+  input: unknown;
+  /** Agent ids from the top-level agent down to the one making the call. */
+  path: string[];
+  requestContext: Map<string, unknown>;
+}
+
+/**
+ * What a hook may return:
+ * - nothing (`undefined`), `{}` or `{ proceed: true }`: the call runs;
+ * - `{ args }` (with `proceed: true` or alone): the call runs with these arguments instead (an
+ *   approved call then no longer matches its grant and is blocked);
+ * - `{ proceed: false, output? }`: the call does not run and the model receives `output`;
+ * - `{ block: reason }`: the call does not run and the model is told it was blocked.
+ * Anything else blocks the call too: a hook whose answer cannot be read must not let a call through.
+ */
+export type BeforeToolCallVerdict =
+  | void
+  | { proceed?: true; args?: unknown }
+  | { proceed: false; output?: unknown }
+  | { block: string };
+
+export type BeforeToolCallHook = (ctx: BeforeToolCallContext) => BeforeToolCallVerdict | Promise<BeforeToolCallVerdict>;
+
+/** A claim this process holds on a run while it continues it. */
+export interface ClaimHold {
+  /** The run the claim is on (sub-agent runs started under it share it). */
+  readonly runId: string;
+  /** Which claim on the run this is (run_snapshots.claim_epoch). */
+  readonly epoch: number;
+  /**
+   * Resolves (or returns undefined at once) while the claim is still this
+   * process's; rejects with ClaimLostError once another process took the run
+   * over. Called before each model call, each execute and the run's next write.
+   */
+  check(): Promise<void> | undefined;
+  /**
+   * Stores `snapshot` as where the run stands, with `audit`, renewing the
+   * claim; rejects with ClaimLostError (having written nothing) once it is not ours.
+   */
+  checkpoint(snapshot: Snapshot, audit?: AuditInput[]): Promise<void>;
+  release(): void;
+}
+
+/** What a tool call reaches: one of the agent's tools, or a sub-agent it delegates to. */
+export type CallTarget = { kind: 'tool'; tool: Tool } | { kind: 'agent'; agent: AgentInternals };
+
+export interface AgentStream {
+  runId: string;
+  fullStream: AsyncIterable<AgentChunk>;
+  textStream: AsyncIterable<string>;
+  text: Promise<string>;
+  finishReason: Promise<FinishReason>;
+  suspendPayload: Promise<SuspendPayload | undefined>;
+  result: Promise<GenerateResult>;
+  /** Waits for the run to end (or pause) without reading the chunks. */
+  consumeStream(): Promise<GenerateResult>;
+}

@@ -1,0 +1,61 @@
+import { sql, type RawBuilder, type Selectable } from 'kysely';
+import type { PendingActionsTable, RunSnapshotsTable } from './schema.js';
+
+/** A pending_actions row as every statement returns it. */
+export type PendingAction = Selectable<PendingActionsTable>;
+
+/** A run_snapshots row as read back (the claim's time and epoch are bookkeeping, not state). */
+export type SnapshotRow = Omit<Selectable<RunSnapshotsTable>, 'claimed_at' | 'claim_epoch'>;
+
+/** A row as a claim returns it: `claim_epoch` identifies this claim until the next one. */
+export type ClaimedRow = SnapshotRow & { claim_epoch: number };
+
+const pendingActionColumnNames = [
+  'id', 'run_id', 'root_run_id', 'tool_call_id', 'tool_name', 'kind', 'args', 'fingerprint', 'suspend_payload',
+  'path', 'status', 'requester', 'policy_version', 'quorum', 'approvals', 'expires_at', 'decided_by', 'decided_at',
+  'reason', 'resume_data', 'created_at',
+] as const satisfies ReadonlyArray<keyof PendingAction>;
+
+const claimedColumnNames = [
+  'run_id', 'root_run_id', 'parent_run_id', 'agent_id', 'thread_id', 'resource_id', 'status', 'snapshot', 'suspended_at', 'claim_epoch',
+] as const satisfies ReadonlyArray<keyof ClaimedRow>;
+
+function columnsOf(names: readonly string[], alias?: string): RawBuilder<unknown> {
+  return sql.raw(names.map((c) => (alias ? `${alias}.${c}` : c)).join(', '));
+}
+
+/** Every column of a PendingAction, for a statement's select list or RETURNING (of table alias `alias`). */
+export function pendingActionColumns(alias?: string): RawBuilder<unknown> {
+  return columnsOf(pendingActionColumnNames, alias);
+}
+
+/** Every column of a ClaimedRow, of the run_snapshots alias `alias`. */
+export function claimedColumns(alias?: string): RawBuilder<unknown> {
+  return columnsOf(claimedColumnNames, alias);
+}
+
+export interface SuspendedToolCall {
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+  requiresApproval: boolean;
+  suspendPayload: unknown;
+  /** Agent ids down to the agent that owns the call. */
+  path: string[];
+  /** The (sub-agent) run that owns the call. */
+  runId: string;
+  actionId: number;
+  fingerprint: string | null;
+  expiresAt: Date | null;
+  /** Who started the run the call belongs to, when a person did. */
+  requester: string | null;
+}
+
+export interface SuspendedRun {
+  runId: string;
+  status: 'suspended' | 'running';
+  threadId: string | null;
+  resourceId: string | null;
+  suspendedAt: Date;
+  toolCalls: SuspendedToolCall[];
+}

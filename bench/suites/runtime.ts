@@ -233,7 +233,7 @@ const knownStatements: Array<[RegExp, string]> = [
   [/^with snaps as \( insert into run_snapshots/, 'persistSuspension (db/persist-suspension.ts)'],
   [/from pending_actions where \(root_run_id = \$1 or run_id = \$2\)/, 'findDecisionTarget (approvals/pending-actions.ts)'],
   [/^with upd as \( update pending_actions set approvals = approvals/, 'recordApprovalVote (approvals/record-decision.ts)'],
-  [/^update run_snapshots set status = 'running'/, 'claimRun (db/run-snapshots.ts)'],
+  [/^update run_snapshots set status = 'running'/, 'takeRunLease (db/run-snapshots.ts)'],
   [/^select distinct on \(tool_call_id\)/, 'latestActionsOfRun (approvals/pending-actions.ts)'],
   [/from pending_actions where id = \$1$/, 'findAction (approvals/pending-actions.ts)'],
   [/^with g as \( update approval_grants set consumed_at/, 'consumeGrant (approvals/grants.ts)'],

@@ -1,24 +1,26 @@
-import type { StreamOptions, UserInput, AgentInternals, GenerateResult, Actor, Decision, DecisionRequest, MemoryOptions, RuntimeDeps, ResumeRequest, BeforeToolCallHook, AgentStream, RequireToolApproval } from './types.js';
+import type { StreamOptions, UserInput, AgentInternals, GenerateResult, Actor, Decision, DecisionRequest, MemoryOptions, RuntimeDeps, ResumeRequest, BeforeToolCallHook, AgentStream, RequireToolApproval, ApprovalRequest, SuspensionRequest } from './types.js';
 import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Message } from '@ai-sdk/provider';
 import { z } from 'zod';
-import { loadConfig } from '../config.js';
 import type { Database, Db } from '../db/database.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { definePolicy } from '../approvals/define-policy.js';
 import type { Policy } from '../approvals/policy-schema.js';
 import type { GroupResolver } from '../approvals/group-resolver.js';
 import type { SuspendedRun, PendingAction } from '../db/rows.js';
-import { StreamSink } from './stream.js';
-import { decide, type DecisionContext } from './decide.js';
+import { StreamSink, storedActionOf } from './stream.js';
+import { decide, type DecisionContext, mayDecide, type DecisionVerdict } from './decide.js';
 import { mayAnswer, resumeSuspended, tryAutoResume } from './answer.js';
 import type { Authorization } from '../approvals/authorize-actor.js';
-import { subAgentToolName, delegationInput } from './run-state.js';
+import { subAgentToolName, delegationInput, findAgent } from './run-state.js';
 import { AgentError, AmbiguousToolCallError, SnapshotNotFoundError, ToolCallNotPendingError } from './errors.js';
 import { resolveModel, type ModelInput, type ProviderSettings } from './model.js';
 import type { Tool } from './tool.js';
 import { listSuspendedRuns, findSnapshot } from '../db/run-snapshots.js';
 import { sweepExpired, recoverStaleRuns } from './sweeps.js';
-import { freshRun, startRun } from './run-lifecycle.js';
+import { freshRun, startRun, startContinuation } from './run-lifecycle.js';
+import { unreachable } from '../unreachable.js';
+import { findAction, latestApprovalId, cancelPendingRuns, closeAction } from '../db/pending-actions.js';
+import { requirementFor, type Requirement } from '../approvals/requirement-for.js';
 
 export interface AgentConfig {
   id: string;
@@ -53,7 +55,10 @@ export interface AgentConfig {
    * RuntimeDeps.keepResults); a front end that delivers answers turns it on (keepResults()).
    */
   keepResults?: boolean;
-  /** Provider keys for `provider/model` strings; defaults to the process configuration. */
+  /**
+   * Provider keys for `provider/model` strings, checked when the agent is constructed. Without them, a
+   * string model uses the AI SDK provider's own defaults (its API key variable, read when it is called).
+   */
   providers?: ProviderSettings;
 }
 
@@ -79,7 +84,7 @@ export class Agent implements AgentInternals {
     this.name = config.name ?? config.id;
     this.description = config.description ?? '';
     this.instructions = config.instructions ?? '';
-    this.model = resolveModel(config.model, config.providers ?? (typeof config.model === 'string' ? loadConfig().providers : emptyProviders));
+    this.model = resolveModel(config.model, config.providers);
     const tools: Record<string, Tool> = {};
     for (const [key, tool] of Object.entries(config.tools ?? {})) {
       if (!toolKey.test(key)) throw new AgentError('AGENT_INVALID', `Tool key "${key}" must match ${toolKey}`, { agentId: this.id });
@@ -133,6 +138,11 @@ export class Agent implements AgentInternals {
   keepResults(): void {
     // An agent without storage runs nothing on its own, so it has no answers to keep.
     if (this.deps) this.deps.keepResults = true;
+  }
+
+  /** How long a run being continued may go unrenewed before another process takes it over (runLeaseMs). */
+  get leaseMs(): number {
+    return this.runtime.runLeaseMs;
   }
 
   /** The storage, policy and logger this agent's runs use. */
@@ -197,6 +207,60 @@ export class Agent implements AgentInternals {
    */
   mayAnswer(action: Pick<PendingAction, 'tool_name' | 'args' | 'requester'>, actor: Actor): Promise<Authorization> {
     return mayAnswer(this.runtime, action, actor);
+  }
+
+  /**
+   * Whether `actor` may approve or decline this request under the current
+   * policy, as every decision is checked: a front end asks first to refuse
+   * before anyone writes a reason in a form.
+   */
+  mayDecide(action: Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'>, actor: Actor, decision: 'approve' | 'decline'): Promise<DecisionVerdict> {
+    return mayDecide(this.runtime, action, actor, decision);
+  }
+
+  /** The request (a pending action, in any status) with this id; undefined when there is none. */
+  findRequest(actionId: number): Promise<PendingAction | undefined> {
+    return findAction(this.runtime.db, actionId);
+  }
+
+  /** The latest approval request of one call of a run (the run that owns the call), e.g. one blocked at its grant. */
+  latestApprovalId(runId: string, toolCallId: string): Promise<number | undefined> {
+    return latestApprovalId(this.runtime.db, runId, toolCallId);
+  }
+
+  /** The stored request behind a `tool-call-approval` or `tool-call-suspended` chunk this process announced. */
+  storedRequestOf(payload: ApprovalRequest | SuspensionRequest): PendingAction | undefined {
+    return storedActionOf(payload);
+  }
+
+  /** The tool a request is about, found through its delegation path (undefined for a delegation or a tool the code no longer has). */
+  toolOf(action: Pick<PendingAction, 'path' | 'tool_name'>): Tool | undefined {
+    return findAgent(this, action.path ?? [this.id])?.tools[action.tool_name];
+  }
+
+  /** What approving this call takes under the current policy (approvers, quorum, self-approval, expiry). */
+  requirementOf(action: Pick<PendingAction, 'tool_name' | 'args'>): Requirement {
+    return requirementFor(this.runtime.policy, action.tool_name, action.args);
+  }
+
+  /**
+   * Cancels every pending request of these top-level runs and stops them, in one
+   * statement (a decision at the same moment either comes first or finds its
+   * request cancelled). Returns the ids of the requests cancelled.
+   */
+  cancelRuns(rootRunIds: string[], actor: string, reason: string): Promise<number[]> {
+    return cancelPendingRuns(this.runtime.db, rootRunIds, actor, reason);
+  }
+
+  /**
+   * Cancels one pending request nobody can act on (its card could not be
+   * shown) and continues its run, which hears the reason as a denied result.
+   * Undefined when the request was no longer pending.
+   */
+  async cancelRequest(actionId: number, reason: string): Promise<{ action: PendingAction; stream: AgentStream } | undefined> {
+    const deps = this.runtime;
+    const closed = await closeAction(deps.db, { actionId, status: 'cancelled', reason });
+    return closed ? { action: closed, stream: startContinuation(this, deps, closed.run_id, closed.root_run_id) } : undefined;
   }
 
   /** `startAfter`: as for decideToolCall, the continuation waits for it. */
@@ -267,13 +331,15 @@ export class Agent implements AgentInternals {
   }
 
   private async streamFor(decision: Decision, req: DecisionRequest): Promise<AgentStream> {
+    // The run as the caller named it, for errors; a request addressed by its actionId may name none.
+    const runId = req.runId ?? ('action' in decision ? decision.action.root_run_id : '');
     switch (decision.outcome) {
       case 'approved':
       case 'declined':
       case 'policy-changed':
       case 'expired':
         if (decision.stream) return decision.stream;
-        throw new ToolCallNotPendingError(decision.outcome === 'expired' ? 'expired' : 'already-decided', req.runId, req.toolCallId);
+        throw new ToolCallNotPendingError(decision.outcome === 'expired' ? 'expired' : 'already-decided', runId, req.toolCallId);
       case 'approval-recorded': {
         const sink = new StreamSink(decision.action.root_run_id);
         sink.finishWaiting([
@@ -289,10 +355,10 @@ export class Agent implements AgentInternals {
         return sink.toStream();
       }
       case 'not-found':
-        if (!decision.runExists) throw new SnapshotNotFoundError(req.runId);
-        throw new ToolCallNotPendingError('not-found', req.runId, req.toolCallId);
+        if (!decision.runExists) throw new SnapshotNotFoundError(runId);
+        throw new ToolCallNotPendingError('not-found', runId, req.toolCallId);
       case 'not-allowed':
-        throw new ToolCallNotPendingError('not-allowed', req.runId, decision.action.tool_call_id, decision.message);
+        throw new ToolCallNotPendingError('not-allowed', runId, decision.action.tool_call_id, decision.message);
       case 'already-decided':
       {
         // Same error type whether or not the run has ended yet (a race loser must not see either at random);
@@ -300,18 +366,19 @@ export class Agent implements AgentInternals {
         const ended = !(await findSnapshot(this.runtime.db, decision.action.run_id));
         throw new ToolCallNotPendingError(
           'already-decided',
-          req.runId,
+          runId,
           decision.action.tool_call_id,
           `status ${decision.action.status}${ended ? '; the run has finished: snapshot not found' : ''}`,
         );
       }
       case 'fingerprint-mismatch':
-        throw new ToolCallNotPendingError('fingerprint-mismatch', req.runId, decision.action.tool_call_id);
+        throw new ToolCallNotPendingError('fingerprint-mismatch', runId, decision.action.tool_call_id);
+      default:
+        return unreachable(decision, 'decision outcome');
     }
   }
 }
 
-const emptyProviders: ProviderSettings = { openai: {}, anthropic: {}, openaiCompatible: {} };
 
 function jsonSchemaOf(schema: z.ZodType): LanguageModelV3FunctionTool['inputSchema'] {
   return z.toJSONSchema(schema, { unrepresentable: 'any', io: 'input' }) as LanguageModelV3FunctionTool['inputSchema'];

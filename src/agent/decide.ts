@@ -1,10 +1,10 @@
 import { startContinuation } from './run-lifecycle.js';
-import { authorizeActor } from '../approvals/authorize-actor.js';
+import { authorizeActor, type RefusalReason } from '../approvals/authorize-actor.js';
 import { closeAction, recordApprovalVote, recordDecline, findAction, findDecisionTarget } from '../db/pending-actions.js';
 import type { PendingAction } from '../db/rows.js';
 import { requirementFor } from '../approvals/requirement-for.js';
 import { findSnapshot } from '../db/run-snapshots.js';
-import type { AgentInternals, Decision, DecisionRequest, RuntimeDeps } from './types.js';
+import type { Actor, AgentInternals, Decision, DecisionRequest, RuntimeDeps } from './types.js';
 
 export const apiActor = { userId: 'api' } as const;
 
@@ -23,20 +23,23 @@ export async function locateAction(
   kinds: Array<'approval' | 'suspension'>,
   known?: { action: PendingAction },
 ): Promise<PendingAction | { outcome: 'not-found'; runId: string; toolCallId?: string; runExists: boolean }> {
+  const runId = req.runId ?? '';
   const action =
     req.actionId !== undefined
       ? known?.action.id === req.actionId
         ? known.action
         : await findAction(deps.db, req.actionId)
-      : await findDecisionTarget(deps.db, req.runId, req.toolCallId, kinds);
+      : req.runId !== undefined
+        ? await findDecisionTarget(deps.db, req.runId, req.toolCallId, kinds)
+        : undefined;
   const belongs =
     action &&
     kinds.includes(action.kind as 'approval' | 'suspension') &&
     (action.path ?? [])[0] === root.id &&
     (req.actionId === undefined || !req.runId || action.root_run_id === req.runId || action.run_id === req.runId);
   if (!action || !belongs) {
-    const runExists = (await findSnapshot(deps.db, req.runId)) !== undefined;
-    return { outcome: 'not-found', runId: req.runId, ...(req.toolCallId ? { toolCallId: req.toolCallId } : {}), runExists };
+    const runExists = req.runId !== undefined && (await findSnapshot(deps.db, req.runId)) !== undefined;
+    return { outcome: 'not-found', runId, ...(req.toolCallId ? { toolCallId: req.toolCallId } : {}), runExists };
   }
   return action;
 }
@@ -67,34 +70,10 @@ export async function decide(
   }
   const current = requirementFor(deps.policy, action.tool_name, action.args);
   const policyChanged = current.policyVersion !== action.policy_version;
-  const isRequester = action.requester !== null && action.requester === actor.userId;
-  // The requester may withdraw their request, and let it go on once the policy no longer asks for approval.
-  const requesterMay = isRequester && (decision === 'decline' || (policyChanged && !current.requireApproval));
-  if (!requesterMay) {
-    let verdict;
-    try {
-      verdict = await authorizeActor({
-        requirement: current,
-        actor,
-        toolName: action.tool_name,
-        ...(action.requester ? { requester: action.requester } : {}),
-        ...(deps.botUserId ? { botUserId: deps.botUserId } : {}),
-        ...(deps.resolveGroupMembers ? { resolveGroupMembers: deps.resolveGroupMembers } : {}),
-      });
-    } catch (error) {
-      // Membership could not be checked: refuse (fail closed) but say it may work on a retry.
-      log.warn({ err: error, actor: actor.userId }, 'approver group lookup failed');
-      return {
-        outcome: 'not-allowed',
-        action,
-        why: 'group-lookup-failed',
-        message: 'Could not check approver group membership right now; try again in a moment.',
-      };
-    }
-    if (!verdict.allowed) {
-      log.info({ actor: actor.userId, why: verdict.why }, 'decision refused');
-      return { outcome: 'not-allowed', action, why: verdict.why, message: verdict.message };
-    }
+  const verdict = await mayDecide(deps, action, actor, decision);
+  if (!verdict.allowed) {
+    log.info({ actor: actor.userId, why: verdict.why }, 'decision refused');
+    return { outcome: 'not-allowed', action, why: verdict.why, message: verdict.message };
   }
   if (action.expires_at && new Date(action.expires_at).getTime() <= Date.now()) {
     const expired = await closeAction(deps.db, { actionId: action.id, status: 'expired' });
@@ -150,4 +129,40 @@ async function refreshed(deps: RuntimeDeps, action: PendingAction): Promise<Deci
     return { outcome: 'approval-recorded', action: now, approvals: now.approvals.map((a) => a.userId), quorum: now.quorum, alreadyCounted: true };
   }
   return { outcome: 'already-decided', action: now };
+}
+
+/** Why a decision was refused: authorizeActor's reasons, or a group lookup that failed (try again). */
+export type DecisionVerdict = { allowed: true } | { allowed: false; why: RefusalReason | 'group-lookup-failed'; message: string };
+
+/**
+ * May `actor` approve (or decline) this request under the current policy? The
+ * approver rules (authorizeActor), except that the requester may always
+ * withdraw their request, and may let it go on once the policy no longer asks
+ * for approval. A group lookup that fails refuses (fail closed) with a message
+ * that says a retry may work. Every decision is checked with this, and a front
+ * end may ask it first (Agent.mayDecide) to refuse before opening a form.
+ */
+export async function mayDecide(
+  deps: RuntimeDeps,
+  action: Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'>,
+  actor: Actor,
+  decision: 'approve' | 'decline',
+): Promise<DecisionVerdict> {
+  const current = requirementFor(deps.policy, action.tool_name, action.args);
+  const policyChanged = current.policyVersion !== action.policy_version;
+  const isRequester = action.requester !== null && action.requester === actor.userId;
+  if (isRequester && (decision === 'decline' || (policyChanged && !current.requireApproval))) return { allowed: true };
+  try {
+    return await authorizeActor({
+      requirement: current,
+      actor,
+      toolName: action.tool_name,
+      ...(action.requester ? { requester: action.requester } : {}),
+      ...(deps.botUserId ? { botUserId: deps.botUserId } : {}),
+      ...(deps.resolveGroupMembers ? { resolveGroupMembers: deps.resolveGroupMembers } : {}),
+    });
+  } catch (error) {
+    deps.logger.warn({ err: error, actor: actor.userId }, 'approver group lookup failed');
+    return { allowed: false, why: 'group-lookup-failed', message: 'Could not check approver group membership right now; try again in a moment.' };
+  }
 }

@@ -1,10 +1,21 @@
+/** Every code an AgentError can carry: stable, for callers and log searches. */
+export type AgentErrorCode =
+  | 'AGENT_INVALID'
+  | 'NO_STORAGE'
+  | 'SNAPSHOT_NOT_FOUND'
+  | 'TOOL_CALL_NOT_PENDING'
+  | 'RESUME_DATA_INVALID'
+  | 'AMBIGUOUS_TOOL_CALL'
+  | 'MODEL_CONFIG_INVALID'
+  | 'LEASE_LOST';
+
 /**
  * Typed errors for the truly exceptional; each carries a stable `code` and the
  * ids involved so a caller (or a log search) can tell exactly what failed.
  */
 export class AgentError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: AgentErrorCode,
     message: string,
     readonly details: { runId?: string; toolCallId?: string; [key: string]: unknown } = {},
   ) {
@@ -85,9 +96,14 @@ export class ModelConfigError extends AgentError {
  * the lease without renewing it (a stall, a lost connection) and another
  * process took the run over. Nothing more of the run happens here.
  */
-export class ClaimLostError extends AgentError {
+export class LeaseLostError extends AgentError {
   constructor(runId: string) {
-    super('CLAIM_LOST', `run ${runId} was taken over by another process after this one stopped renewing its claim; it continues there`, { runId });
-    this.name = 'ClaimLostError';
+    super('LEASE_LOST', `run ${runId} was taken over by another process after this one stopped renewing its claim; it continues there`, { runId });
+    this.name = 'LeaseLostError';
   }
 }
+
+/** @deprecated Renamed LeaseLostError (the code says lease, as the configuration does); this name goes in the next release. */
+export const ClaimLostError = LeaseLostError;
+/** @deprecated See LeaseLostError. */
+export type ClaimLostError = LeaseLostError;

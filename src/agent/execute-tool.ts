@@ -2,7 +2,7 @@ import type { CallOutcome, RunState } from './types.js';
 import type { LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import { errorMessage } from '../error-message.js';
 import type { Tool } from './tool.js';
-import { stillHeld } from './run-lease.js';
+import { checkLease } from './run-lease.js';
 import type { Emitter } from './stream.js';
 
 export type ExecutionOutcome =
@@ -35,7 +35,7 @@ export async function executeTool(
   const name = call.toolName;
   const log = run.log.child({ toolCallId: call.toolCallId, tool: name });
   // Outside the try: a lost claim ends the run here, it is not the tool's error.
-  await stillHeld(run);
+  await checkLease(run);
   try {
     const value = await tool.execute(call.args, {
       agent: {

@@ -11,9 +11,12 @@ export type ModelInput = LanguageModelV3 | string;
 /**
  * Turns `provider/model` into a model object, at construction time, so an
  * unknown provider or a missing key fails when the agent is defined rather
- * than on the first message someone sends in Slack.
+ * than on the first message someone sends in Slack. Without `providers` (a
+ * library user who configures nothing), the provider is created with the AI
+ * SDK's defaults, which read its own variables (OPENAI_API_KEY, …) when it is
+ * first called; this code reads no environment.
  */
-export function resolveModel(model: ModelInput, providers: ProviderSettings): LanguageModelV3 {
+export function resolveModel(model: ModelInput, providers?: ProviderSettings): LanguageModelV3 {
   if (typeof model !== 'string') {
     if ((model as { specificationVersion?: string }).specificationVersion !== 'v3') {
       throw new ModelConfigError('model must implement the AI SDK LanguageModelV3 specification', String(model));
@@ -28,21 +31,23 @@ export function resolveModel(model: ModelInput, providers: ProviderSettings): La
   const modelId = model.slice(slash + 1);
   switch (provider) {
     case 'openai': {
+      if (!providers) return createOpenAI()(modelId);
       if (!providers.openai.apiKey) {
         throw new ModelConfigError(`model "${model}" needs OPENAI_API_KEY`, model);
       }
       return createOpenAI({ apiKey: providers.openai.apiKey, baseURL: providers.openai.baseURL })(modelId);
     }
     case 'anthropic': {
+      if (!providers) return createAnthropic()(modelId);
       if (!providers.anthropic.apiKey) {
         throw new ModelConfigError(`model "${model}" needs ANTHROPIC_API_KEY`, model);
       }
       return createAnthropic({ apiKey: providers.anthropic.apiKey })(modelId);
     }
     case 'openai-compatible': {
-      const { baseURL, apiKey } = providers.openaiCompatible;
+      const { baseURL, apiKey } = providers?.openaiCompatible ?? {};
       if (!baseURL) {
-        throw new ModelConfigError(`model "${model}" needs OPENAI_COMPATIBLE_BASE_URL`, model);
+        throw new ModelConfigError(`model "${model}" needs a base URL (OPENAI_COMPATIBLE_BASE_URL, or providers.openaiCompatible.baseURL)`, model);
       }
       return createOpenAICompatible({ name: 'openai-compatible', baseURL, apiKey }).chatModel(modelId);
     }

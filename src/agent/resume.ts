@@ -1,17 +1,18 @@
 import type { ClaimFacts, RunOutcome, CallOutcome, RunState } from './types.js';
 import { askAgain, denied, interrupted, runApproved } from './approved-call.js';
 import { callTarget, parseCallInput, delegationFailure, runSteps, settleStep } from './step-loop.js';
-import { type Claimed, latestActionsOfRun } from '../db/pending-actions.js';
+import { type LeasedRun, latestActionsOfRun } from '../db/pending-actions.js';
 import type { PendingAction } from '../db/rows.js';
 import type { Emitter } from './stream.js';
 import { executeTool, settle } from './execute-tool.js';
 import { lastToolCalls } from './run-state.js';
+import { unreachable } from '../unreachable.js';
 
 /**
  * Continues a claimed run: settles every call of the step it paused in (each
  * from its latest pending-action row), then goes back to the step loop.
  */
-export async function resumeClaimed(run: RunState, out: Emitter, claimed: Partial<Claimed> = {}): Promise<RunOutcome> {
+export async function resumeClaimed(run: RunState, out: Emitter, claimed: Partial<LeasedRun> = {}): Promise<RunOutcome> {
   const latest = claimed.actions ?? (await latestActionsOfRun(run.deps.db, run.runId));
   const rows = new Map(latest.map((r) => [r.tool_call_id, r]));
   const paused = await settleStep(run, lastToolCalls(run), async (call) => {
@@ -71,7 +72,14 @@ async function settleAction(
       return denied('The approval request expired before anyone approved it.');
     case 'superseded':
       return askAgain(run, target, row, args, out, facts.recovered);
-    default:
+    case 'cancelled':
+    case 'failed':
+    // Not statuses an approval row reaches; should one ever, the call does not run.
+    case 'pending':
+    case 'resumed':
+    case 'resolved':
       return denied(row.reason ?? 'The request was cancelled.');
+    default:
+      return unreachable(row.status, 'request status');
   }
 }

@@ -1,12 +1,12 @@
-import type { ClaimHold, RuntimeDeps, RunState } from './types.js';
+import type { RunLease, RuntimeDeps, RunState } from './types.js';
 import { toSnapshot, snapshotWrite } from './run-state.js';
 import { appendAudit } from '../db/audit.js';
-import { renewClaim, type Renewal, recordRunningRun } from '../db/run-snapshots.js';
-import { ClaimLostError } from './errors.js';
+import { renewRunLease, type Renewal, recordRunningRun } from '../db/run-snapshots.js';
+import { LeaseLostError } from './errors.js';
 
 /** Before each model call, execute and write of a continued run: stops here once the run was taken over. */
-export function stillHeld(run: RunState): Promise<void> | undefined {
-  return run.claim?.check();
+export function checkLease(run: RunState): Promise<void> | undefined {
+  return run.lease?.check();
 }
 
 /**
@@ -17,15 +17,15 @@ export function stillHeld(run: RunState): Promise<void> | undefined {
  * the model again, which could run the tool a second time. Approved calls and
  * answered suspensions need no such record: their spent grant or answered row
  * already says they may have run. A top-level run that was never suspended is
- * put on record here first (putOnRecord), with this step; sub-agent runs are
+ * put on record here first (recordFreshRun), with this step; sub-agent runs are
  * covered by their parent's record of the delegating call. The audit events
  * the run owes (the call's `started` among them) are written before this
  * resolves, with the record when there is one to write.
  */
 export async function checkpointStep(run: RunState): Promise<void> {
-  if (!run.claim && !run.parentRunId) await putOnRecord(run);
-  if (run.claim?.runId === run.runId && run.checkpointedStep !== run.step) {
-    await run.claim.checkpoint(toSnapshot(run), run.audit.splice(0));
+  if (!run.lease && !run.parentRunId) await recordFreshRun(run);
+  if (run.lease?.runId === run.runId && run.checkpointedStep !== run.step) {
+    await run.lease.checkpoint(toSnapshot(run), run.audit.splice(0));
     run.checkpointedStep = run.step;
   }
   // What is still owed (the step was written already, or the run is a sub-agent's under its
@@ -44,7 +44,7 @@ export async function checkpointStep(run: RunState): Promise<void> {
  * otherwise both processes would call the model, run unguarded tools and post
  * answers for the same run.
  */
-export function holdClaim(deps: RuntimeDeps, runId: string, epoch: number): ClaimHold {
+export function holdLease(deps: RuntimeDeps, runId: string, epoch: number): RunLease {
   const every = Math.max(10, Math.floor(deps.runLeaseMs / 3));
   // When the last renewal that succeeded was sent: nobody can take over before it plus the lease.
   let heldSince = performance.now();
@@ -65,7 +65,7 @@ export function holdClaim(deps: RuntimeDeps, runId: string, epoch: number): Clai
   };
   const renew = async (): Promise<void> => {
     const sent = performance.now();
-    noteRenewal(await renewClaim(deps.db, runId, epoch), sent);
+    noteRenewal(await renewRunLease(deps.db, runId, epoch), sent);
   };
   const timer = setInterval(() => {
     renew().catch((error: unknown) => deps.logger.warn({ err: error, runId }, 'could not renew the claim on a run'));
@@ -77,18 +77,18 @@ export function holdClaim(deps: RuntimeDeps, runId: string, epoch: number): Clai
     runId,
     epoch,
     check() {
-      if (lost) return Promise.reject(new ClaimLostError(runId));
+      if (lost) return Promise.reject(new LeaseLostError(runId));
       // Well inside the lease since the last renewal: nobody can have taken the run.
       if (performance.now() - heldSince < deps.runLeaseMs / 2) return undefined;
       return renew().then(() => {
-        if (lost) throw new ClaimLostError(runId);
+        if (lost) throw new LeaseLostError(runId);
       });
     },
     async checkpoint(snapshot, audit) {
-      if (lost) throw new ClaimLostError(runId);
+      if (lost) throw new LeaseLostError(runId);
       const sent = performance.now();
-      noteRenewal(await renewClaim(deps.db, runId, epoch, snapshot, audit), sent);
-      if (lost) throw new ClaimLostError(runId);
+      noteRenewal(await renewRunLease(deps.db, runId, epoch, snapshot, audit), sent);
+      if (lost) throw new LeaseLostError(runId);
     },
     release: () => clearInterval(timer),
   };
@@ -105,10 +105,10 @@ export function holdClaim(deps: RuntimeDeps, runId: string, epoch: number): Clai
  * of the current step without a result yet is reported interrupted by a
  * takeover, which is what it is.
  */
-export function putOnRecord(run: RunState): Promise<void> {
-  if (run.claim || run.parentRunId || run.hadSnapshot) return run.onRecord ?? Promise.resolve();
-  run.onRecord ??= write(run);
-  return run.onRecord;
+export function recordFreshRun(run: RunState): Promise<void> {
+  if (run.lease || run.parentRunId || run.hadSnapshot) return run.recording ?? Promise.resolve();
+  run.recording ??= write(run);
+  return run.recording;
 }
 
 async function write(run: RunState): Promise<void> {
@@ -124,7 +124,7 @@ async function write(run: RunState): Promise<void> {
       return;
     }
     run.hadSnapshot = true;
-    run.claim = holdClaim(run.deps, run.runId, epoch);
+    run.lease = holdLease(run.deps, run.runId, epoch);
     run.checkpointedStep = step;
   } catch (error) {
     // Still owed: whoever writes next (or checkpointStep, before a call runs) writes them.
@@ -139,10 +139,10 @@ async function write(run: RunState): Promise<void> {
  * approval card) write nothing extra; a run that waits on a slow model does.
  * Returns the function that stops the clock.
  */
-export function putOnRecordIfSlow(run: RunState): () => void {
+export function recordFreshRunIfSlow(run: RunState): () => void {
   const ms = run.deps.recordRunAfterMs;
   if (!Number.isFinite(ms)) return () => {};
-  const timer = setTimeout(() => void putOnRecord(run), Math.max(0, ms));
+  const timer = setTimeout(() => void recordFreshRun(run), Math.max(0, ms));
   // The run itself keeps the process busy; the clock must not.
   timer.unref();
   return () => clearTimeout(timer);

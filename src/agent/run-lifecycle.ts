@@ -1,14 +1,14 @@
 import { agentsAlong } from './run-state.js';
-import { endRun, claimRun, failDelegation, persistSuspension, dropFailedRun } from '../db/run-snapshots.js';
+import { endRun, takeRunLease, failDelegation, persistSuspension, dropFailedRun } from '../db/run-snapshots.js';
 import type { SnapshotRow } from '../db/rows.js';
 import { errorMessage } from '../error-message.js';
-import { pendingActionsOfRoot, type Claimed } from '../db/pending-actions.js';
+import { pendingActionsOfRoot, type LeasedRun } from '../db/pending-actions.js';
 import type { AgentInternals, SuspendPayload, RunOutcome, RunState, RuntimeDeps, Snapshot, AgentStream, StreamOptions } from './types.js';
-import { sinkEmitter, subAgentEmitter, type Emitter, rememberAnnounced, StreamSink } from './stream.js';
+import { sinkEmitter, subAgentEmitter, type Emitter, rememberStoredAction, StreamSink } from './stream.js';
 import { loadThreadHistory } from '../db/thread-messages.js';
 import { resumeClaimed } from './resume.js';
-import { holdClaim, stillHeld, putOnRecordIfSlow } from './run-lease.js';
-import { ClaimLostError, SnapshotNotFoundError } from './errors.js';
+import { holdLease, checkLease, recordFreshRunIfSlow } from './run-lease.js';
+import { LeaseLostError, SnapshotNotFoundError } from './errors.js';
 import { appendAudit } from '../db/audit.js';
 import { approvalRulesFor } from './approval-gate.js';
 import { randomUUID } from 'node:crypto';
@@ -31,9 +31,9 @@ export async function settleOutcome(
   sink: StreamSink,
 ): Promise<void> {
   const { db } = run.deps;
-  // A fresh run still being put on record: what follows must land after it (see putOnRecord).
-  await run.onRecord;
-  await stillHeld(run);
+  // A fresh run still being put on record: what follows must land after it (see recordFreshRun).
+  await run.recording;
+  await checkLease(run);
   if (outcome.kind === 'suspended') {
     const persisted = await persistSuspension(db, outcome.plan.snapshots, outcome.plan.actions.map((a) => a.write), run.audit.splice(0));
     run.hadSnapshot = true;
@@ -43,11 +43,11 @@ export async function settleOutcome(
       const row = ids.get(`${action.write.run_id}\u0000${action.write.tool_call_id}`)!;
       if (action.announce.kind === 'approval') {
         const payload = { ...action.announce.payload, actionId: row.id, expiresAt: new Date(row.expires_at!).toISOString() };
-        rememberAnnounced(payload, row);
+        rememberStoredAction(payload, row);
         sink.push({ type: 'tool-call-approval', runId: sink.runId, payload });
       } else {
         const payload = { ...action.announce.payload, actionId: row.id };
-        rememberAnnounced(payload, row);
+        rememberStoredAction(payload, row);
         sink.push({ type: 'tool-call-suspended', runId: sink.runId, payload });
       }
     }
@@ -86,9 +86,9 @@ export async function continueRun(
   runId: string,
   deps: RuntimeDeps,
   sink: StreamSink,
-  claimed?: Claimed,
+  claimed?: LeasedRun,
 ): Promise<void> {
-  const row = claimed?.snapshot ?? (await claimRun(deps.db, runId));
+  const row = claimed?.snapshot ?? (await takeRunLease(deps.db, runId));
   if (!row) {
     const rootRunId = sink.runId;
     const waiting = await pendingActionsOfRoot(deps.db, rootRunId);
@@ -107,12 +107,12 @@ export async function continueRun(
     );
     return;
   }
-  const claim = holdClaim(deps, row.run_id, row.claim_epoch);
+  const claim = holdLease(deps, row.run_id, row.claim_epoch);
   const run = await restoreRun(root, row, deps).catch((error: unknown) => {
     claim.release();
     throw error;
   });
-  run.claim = claim;
+  run.lease = claim;
   let failedSubAgent = false;
   try {
     let outcome: RunOutcome;
@@ -144,10 +144,10 @@ export async function continueRun(
  * to the caller as before.
  */
 async function handToCaller(run: RunState, error: unknown): Promise<boolean> {
-  if (error instanceof ClaimLostError || !run.parentRunId || !run.parentToolCallId || !run.claim) return false;
+  if (error instanceof LeaseLostError || !run.parentRunId || !run.parentToolCallId || !run.lease) return false;
   const closed = await failDelegation(run.deps.db, {
     runId: run.runId,
-    epoch: run.claim.epoch,
+    epoch: run.lease.epoch,
     parentRunId: run.parentRunId,
     parentToolCallId: run.parentToolCallId,
     reason: errorMessage(error),
@@ -201,10 +201,10 @@ export async function restoreRun(root: AgentInternals, row: SnapshotRow, deps: R
  * (see continueRun), not this.
  */
 export async function forgetFailedRun(run: RunState, error: unknown): Promise<void> {
-  if (error instanceof ClaimLostError || run.parentRunId) return;
+  if (error instanceof LeaseLostError || run.parentRunId) return;
   // A record still being written would otherwise land after this and outlive the run.
-  await run.onRecord;
-  const claim = run.claim;
+  await run.recording;
+  const claim = run.lease;
   if (!claim || claim.runId !== run.runId) return;
   await dropFailedRun(run.deps.db, run.runId, claim.epoch).catch((dropError: unknown) =>
     run.log.warn({ err: dropError }, 'could not remove the record of the failed run; a sweep will take it over'),
@@ -271,7 +271,7 @@ function jsonSafe(value: Record<string, unknown>): Record<string, unknown> {
 export function startRun(root: AgentInternals, run: RunState): AgentStream {
   const sink = new StreamSink(run.runId);
   sink.push({ type: 'start', runId: run.runId, payload: {} });
-  const stopClock = putOnRecordIfSlow(run);
+  const stopClock = recordFreshRunIfSlow(run);
   void (async () => {
     try {
       const outcome = await runSteps(run, sinkEmitter(sink));
@@ -280,12 +280,12 @@ export function startRun(root: AgentInternals, run: RunState): AgentStream {
     } catch (error) {
       stopClock();
       // A lost claim is not a failure of the run: the process that took it over carries it on.
-      if (error instanceof ClaimLostError) run.log.warn('stopped a run another process took over');
+      if (error instanceof LeaseLostError) run.log.warn('stopped a run another process took over');
       else run.log.error({ err: error }, 'run failed');
       await forgetFailedRun(run, error);
       sink.finish('error', error);
     } finally {
-      run.claim?.release();
+      run.lease?.release();
     }
   })();
   return sink.toStream();
@@ -302,7 +302,7 @@ export function startContinuation(
   deps: RuntimeDeps,
   runId: string,
   rootRunId: string,
-  claimed?: Claimed,
+  claimed?: LeasedRun,
   startAfter?: PromiseLike<unknown>,
 ): AgentStream {
   const sink = new StreamSink(rootRunId);
@@ -310,7 +310,7 @@ export function startContinuation(
   const running = startAfter ? Promise.resolve(startAfter).then(go, go) : go();
   running.catch((error: unknown) => {
     // A lost claim is not a failure of the run: the process that took it over carries it on (and has logged it).
-    if (error instanceof ClaimLostError) deps.logger.warn({ runId, rootRunId }, 'stopped continuing a run another process took over');
+    if (error instanceof LeaseLostError) deps.logger.warn({ runId, rootRunId }, 'stopped continuing a run another process took over');
     else deps.logger.error({ err: error, runId, rootRunId }, 'run failed while resuming');
     sink.finish('error', error);
   });

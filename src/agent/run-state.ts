@@ -65,7 +65,7 @@ export function childRun(parent: RunState, agent: AgentInternals, toolCallId: st
     audit: [],
     deps: parent.deps,
     log: parent.log.child({ subRunId: runId, agentPath: [...parent.path, agent.id].join('/') }),
-    ...(parent.claim ? { claim: parent.claim } : {}),
+    ...(parent.lease ? { lease: parent.lease } : {}),
   };
 }
 

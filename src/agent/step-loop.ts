@@ -3,11 +3,11 @@ import { approvalAction, approvalGate } from './approval-gate.js';
 import { childRun, pushToolResults, delegationInput, snapshotWrite } from './run-state.js';
 import { settle, executeTool } from './execute-tool.js';
 import { quietEmitter, type Emitter } from './stream.js';
-import { ClaimLostError } from './errors.js';
+import { LeaseLostError } from './errors.js';
 import { errorMessage } from '../error-message.js';
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
 import { callModel } from './call-model.js';
-import { stillHeld, checkpointStep } from './run-lease.js';
+import { checkLease, checkpointStep } from './run-lease.js';
 import type { AuditInput } from '../db/audit.js';
 import { applyHook } from './before-tool-call.js';
 
@@ -71,7 +71,7 @@ export async function runDelegation(
     outcome = await runSteps(child, quietEmitter);
   } catch (error) {
     // A lost claim ends the whole tree here; anything else is this call's failure, as a tool's would be.
-    if (error instanceof ClaimLostError) throw error;
+    if (error instanceof LeaseLostError) throw error;
     child.log.error({ err: error }, 'sub-agent failed; its caller is told');
     const message = delegationFailure(call.toolName, errorMessage(error));
     out.toolResult(call.toolCallId, call.toolName, message, true);
@@ -114,7 +114,7 @@ export async function runSteps(run: RunState, out: Emitter): Promise<RunOutcome>
       ...run.messages,
     ];
     let stepStarted = false;
-    await stillHeld(run);
+    await checkLease(run);
     const step = await callModel(run.agent.model, prompt, run.agent.toolSpecs, (delta) => {
       // Each step's text is its own paragraph; otherwise "Let me check." and "It exists." run together.
       const piece = !stepStarted && text !== '' && !/\s$/.test(text) ? `\n\n${delta}` : delta;

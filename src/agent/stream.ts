@@ -172,7 +172,7 @@ export function subAgentEmitter(sink: StreamSink): Emitter {
 const rows = new WeakMap<object, PendingAction>();
 
 /** Called by the runtime as it announces a call it has just stored. */
-export function rememberAnnounced(payload: object, row: PendingAction): void {
+export function rememberStoredAction(payload: object, row: PendingAction): void {
   rows.set(payload, row);
 }
 
@@ -183,6 +183,6 @@ export function rememberAnnounced(payload: object, row: PendingAction): void {
  * Not part of the chunk itself: the chunk's payload is the public, Mastra-shaped
  * view of the call, and the row is storage.
  */
-export function announcedAction(payload: object): PendingAction | undefined {
+export function storedActionOf(payload: object): PendingAction | undefined {
   return rows.get(payload);
 }

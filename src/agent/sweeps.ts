@@ -1,15 +1,7 @@
-import type { ExpiredRequest, AgentInternals, RuntimeDeps, AgentStream } from './types.js';
+import type { RecoveredRun, ExpiredRequest, AgentInternals, RuntimeDeps } from './types.js';
 import { expireDueRequests } from '../db/pending-actions.js';
 import { takeStaleRuns } from '../db/run-snapshots.js';
 import { startContinuation } from './run-lifecycle.js';
-
-export interface RecoveredRun {
-  /** The run taken over (a sub-agent's run, or the top-level one). */
-  runId: string;
-  rootRunId: string;
-  /** Its continuation, from where its snapshot left it. */
-  stream: AgentStream;
-}
 
 /** See Agent.recoverStaleRuns. */
 export async function recoverStaleRuns(root: AgentInternals, deps: RuntimeDeps, limit = 100): Promise<RecoveredRun[]> {

@@ -130,7 +130,8 @@ export type Decision =
   | { outcome: 'not-found'; runId: string; toolCallId?: string; runExists: boolean };
 
 export interface DecisionRequest {
-  runId: string;
+  /** The run (top-level, or the sub-agent's that owns the call); needed unless `actionId` names the request. */
+  runId?: string;
   toolCallId?: string;
   /** Acting user; code that omits it acts as `api` and is held to the same policy. */
   actor?: Actor;
@@ -176,7 +177,7 @@ export interface RuntimeDeps {
   runLeaseMs: number;
   /**
    * A top-level run that has neither paused nor finished after this long is
-   * put on record under a claim (putOnRecordIfSlow), so that a stop of this
+   * put on record under a claim (recordFreshRunIfSlow), so that a stop of this
    * process does not lose it; Infinity turns that off.
    */
   recordRunAfterMs: number;
@@ -247,11 +248,11 @@ export interface RunState {
    * started inside a continuation shares its parent's); absent for a run
    * that was never suspended, which nobody else can see or take over.
    */
-  claim?: ClaimHold;
+  lease?: RunLease;
   /** The step whose calls were last written down before running (see checkpointStep). */
   checkpointedStep?: number;
-  /** A fresh run being put on record (putOnRecord); what it writes next waits for it. */
-  onRecord?: Promise<void>;
+  /** A fresh run being put on record (recordFreshRun); what it writes next waits for it. */
+  recording?: Promise<void>;
 }
 
 export interface ResumeRequest {
@@ -277,7 +278,7 @@ export type CallOutcome =
   | { kind: 'result'; output: LanguageModelV3ToolResultOutput }
   | { kind: 'pending'; plan: SuspensionPlan };
 
-/** What the claim says about a call beyond its row (see Claimed). */
+/** What the claim says about a call beyond its row (see LeasedRun). */
 export interface ClaimFacts {
   /** The grant the claiming decision spent for this call. */
   spentGrant: SpentGrant | undefined;
@@ -352,20 +353,20 @@ export type BeforeToolCallVerdict =
 export type BeforeToolCallHook = (ctx: BeforeToolCallContext) => BeforeToolCallVerdict | Promise<BeforeToolCallVerdict>;
 
 /** A claim this process holds on a run while it continues it. */
-export interface ClaimHold {
+export interface RunLease {
   /** The run the claim is on (sub-agent runs started under it share it). */
   readonly runId: string;
   /** Which claim on the run this is (run_snapshots.claim_epoch). */
   readonly epoch: number;
   /**
    * Resolves (or returns undefined at once) while the claim is still this
-   * process's; rejects with ClaimLostError once another process took the run
+   * process's; rejects with LeaseLostError once another process took the run
    * over. Called before each model call, each execute and the run's next write.
    */
   check(): Promise<void> | undefined;
   /**
    * Stores `snapshot` as where the run stands, with `audit`, renewing the
-   * claim; rejects with ClaimLostError (having written nothing) once it is not ours.
+   * claim; rejects with LeaseLostError (having written nothing) once it is not ours.
    */
   checkpoint(snapshot: Snapshot, audit?: AuditInput[]): Promise<void>;
   release(): void;
@@ -384,4 +385,12 @@ export interface AgentStream {
   result: Promise<GenerateResult>;
   /** Waits for the run to end (or pause) without reading the chunks. */
   consumeStream(): Promise<GenerateResult>;
+}
+
+export interface RecoveredRun {
+  /** The run taken over (a sub-agent's run, or the top-level one). */
+  runId: string;
+  rootRunId: string;
+  /** Its continuation, from where its snapshot left it. */
+  stream: AgentStream;
 }

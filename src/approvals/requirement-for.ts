@@ -1,4 +1,5 @@
 import type { ApprovalSettings, JsonValue, Policy, RuleCondition } from './policy-schema.js';
+import { unreachable } from '../unreachable.js';
 
 export interface Requirement {
   requireApproval: boolean;
@@ -56,6 +57,8 @@ function matches(when: RuleCondition, args: unknown): boolean {
       return !sameJson(actual, when.value);
     case 'in':
       return when.value.some((candidate) => sameJson(actual, candidate));
+    default:
+      return unreachable(when, 'rule operator');
   }
 }
 

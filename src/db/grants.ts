@@ -54,7 +54,7 @@ export async function consumeGrant(db: Db, check: GrantCheck): Promise<GrantCons
 
 /**
  * The same check as consumeGrant for a grant the deciding statement already
- * spent on this process's behalf (see Claimed.spentGrant): it authorises only
+ * spent on this process's behalf (see LeasedRun.spentGrant): it authorises only
  * exactly the arguments it was issued for, under the same policy version.
  */
 export function matchSpentGrant(grant: SpentGrant, check: GrantCheck): GrantConsumption {

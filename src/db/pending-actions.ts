@@ -92,7 +92,7 @@ export async function latestApprovalId(db: Db, runId: string, toolCallId: string
 
 
 /** A decision that ended the run's last wait also claims the run, in the same statement. */
-export interface Claimed {
+export interface LeasedRun {
   snapshot: ClaimedRow;
   /** Latest row per tool call of the claimed run, as resuming needs them; read when resuming if absent. */
   actions?: PendingAction[];
@@ -121,7 +121,7 @@ export interface SpentGrant {
 
 export interface DecisionWrite {
   row: PendingAction;
-  claimed?: Claimed;
+  claimed?: LeasedRun;
 }
 
 /**
@@ -129,7 +129,7 @@ export interface DecisionWrite {
  * nothing else of the run is still pending (as of this statement), take the
  * run. Saves the separate claim round trip on the common path; when another
  * call of the run was decided at the same moment neither statement claims,
- * and the caller falls back to claimRun.
+ * and the caller falls back to takeRunLease.
  */
 const claimCte = sql`
     claim AS (

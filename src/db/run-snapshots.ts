@@ -9,7 +9,7 @@ import { insertAuditRows, type AuditInput } from './audit.js';
  * The conditional update is the lock: of two processes that both see the last
  * decision land, exactly one gets the row back.
  */
-export async function claimRun(db: Db, runId: string): Promise<ClaimedRow | undefined> {
+export async function takeRunLease(db: Db, runId: string): Promise<ClaimedRow | undefined> {
   const result = await sql<ClaimedRow>`
     UPDATE run_snapshots s SET status = 'running', claimed_at = now(), claim_epoch = s.claim_epoch + 1
     WHERE s.run_id = ${runId} AND s.status = 'suspended'
@@ -31,7 +31,7 @@ export type Renewal = 'held' | 'moved-on' | 'taken';
  * what a renewal sent just before the run's own final write finds, so it is
  * told apart from `taken` (a newer claim) in the same statement.
  */
-export async function renewClaim(db: Db, runId: string, epoch: number, snapshot?: unknown, audit: AuditInput[] = []): Promise<Renewal> {
+export async function renewRunLease(db: Db, runId: string, epoch: number, snapshot?: unknown, audit: AuditInput[] = []): Promise<Renewal> {
   const result = await sql<{ held: boolean; epoch: number | null }>`
     WITH upd AS (
       UPDATE run_snapshots SET claimed_at = now()${snapshot === undefined ? sql`` : sql`, snapshot = ${JSON.stringify(snapshot)}::jsonb`}
@@ -47,7 +47,7 @@ export async function renewClaim(db: Db, runId: string, epoch: number, snapshot?
 
 /**
  * Puts a run that has never paused on record, `running` under a new claim
- * (see putOnRecord), with the audit events it owes. Returns the claim's epoch;
+ * (see recordFreshRun), with the audit events it owes. Returns the claim's epoch;
  * undefined when the run id is already on record (the run paused, or this id
  * was used before), and nothing was written.
  */

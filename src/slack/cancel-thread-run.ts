@@ -1,4 +1,3 @@
-import { cancelPendingRuns } from '../db/pending-actions.js';
 import { updateCard } from './cards/update-card.js';
 import type { SlackContext } from './slack-context.js';
 
@@ -9,7 +8,7 @@ import type { SlackContext } from './slack-context.js';
  * landed first.
  */
 export async function cancelThreadRuns(ctx: SlackContext, rootRunIds: string[], actor: string): Promise<number[]> {
-  const cancelled = await cancelPendingRuns(ctx.db, rootRunIds, actor, 'Cancelled in Slack.');
+  const cancelled = await ctx.agent.cancelRuns(rootRunIds, actor, 'Cancelled in Slack.');
   for (const id of cancelled) await updateCard(ctx, id);
   return cancelled;
 }

@@ -137,7 +137,6 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   agent.keepResults();
   const context: SlackContext = {
     agent,
-    db: options.db,
     slackDb: slackDb(options.db),
     logger: log,
     client: app.client,

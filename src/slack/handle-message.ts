@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SuspendedRun, PendingAction } from '../db/rows.js';
 import { resumeSchemaFor } from '../agent/tool.js';
-import { findAction } from '../db/pending-actions.js';
 import { answerFromText } from './answer-from-text.js';
 import { mention } from './blocks/mention.js';
 import { cancelThreadRuns } from './cancel-thread-run.js';
@@ -53,7 +52,7 @@ export async function handleMessage(ctx: SlackContext, m: IncomingMessage): Prom
     // A request: usually nothing waits in the thread, and the claim finds that out, takes the thread's lock and
     // records the new run's thread at once.
     const candidate = randomUUID();
-    const lock = { agentId: ctx.agent.id, threadId, resourceId: m.teamId, staleAfterMs: ctx.agent.runtime.runLeaseMs };
+    const lock = { agentId: ctx.agent.id, threadId, resourceId: m.teamId, staleAfterMs: ctx.agent.leaseMs };
     const claim = await claimEventStartingRun(ctx.slackDb, m.eventId, newThread(candidate), lock);
     if (claim === 'duplicate') return duplicate(ctx, m);
     runs = claim === 'busy' ? await listRuns() : [];
@@ -73,7 +72,7 @@ export async function handleMessage(ctx: SlackContext, m: IncomingMessage): Prom
     .flatMap((r) => r.toolCalls)
     .filter((c) => !c.requiresApproval)
     .sort((a, b) => b.actionId - a.actionId)[0];
-  const action = newest ? await findAction(ctx.db, newest.actionId) : undefined;
+  const action = newest ? await ctx.agent.findRequest(newest.actionId) : undefined;
   if (action && action.status === 'pending' && (await answerByText(ctx, m, action, text, threadId))) return;
 
   if (runs.length > 0 || (m.kind !== 'reply' && text !== '' && runId === undefined)) {
@@ -128,13 +127,13 @@ async function answerByText(ctx: SlackContext, m: IncomingMessage, action: Pendi
   const tool = toolOf(ctx.agent, action);
   const form = tool ? respondFieldsFor(resumeSchemaFor(tool, action.args)) : undefined;
   if (form && !ctx.agent.defaultOptions.autoResumeSuspendedTools) return false;
-  if (!(await mayAnswer(ctx.agent, action, m.user))) {
+  if (!(await mayAnswer(ctx, action, m.user))) {
     await tellUser(ctx, { ...target, user: m.user }, `Only ${action.requester ? mention(action.requester) : 'the person who started this run'} can answer this.`);
     return true;
   }
   // The runtime reads the reply into the tool's resume schema (text, JSON, yes/no, the model as a last resort).
   const stream = await ctx.agent.stream(text, { threadId, resourceId: m.teamId, requester: m.user, autoResumeSuspendedTools: true });
-  const after = await findAction(ctx.db, action.id);
+  const after = await ctx.agent.findRequest(action.id);
   if (after && after.status !== 'pending') await updateCard(ctx, action.id);
   await runInThread(ctx, stream, target, { reactTo: { channel: m.channel, ts: m.ts } });
   return true;
@@ -149,8 +148,8 @@ async function cancel(ctx: SlackContext, m: IncomingMessage, all: SuspendedRun[]
     else if (m.kind !== 'reply') await tellUser(ctx, who, 'Nothing is waiting in this thread, so there is nothing to cancel.');
     return;
   }
-  const actions = await Promise.all(runs.flatMap((r) => r.toolCalls).map((c) => findAction(ctx.db, c.actionId)));
-  const allowed = (await Promise.all(actions.map((a) => !a || mayAnswer(ctx.agent, a, m.user)))).every(Boolean);
+  const actions = await Promise.all(runs.flatMap((r) => r.toolCalls).map((c) => ctx.agent.findRequest(c.actionId)));
+  const allowed = (await Promise.all(actions.map((a) => !a || mayAnswer(ctx, a, m.user)))).every(Boolean);
   if (!allowed) {
     await tellUser(ctx, who, 'Only the person who started this run can cancel it. Nothing was changed.');
     return;

@@ -1,4 +1,4 @@
-import type { Agent } from '../agent/agent.js';
+import type { SlackContext } from './slack-context.js';
 import type { PendingAction } from '../db/rows.js';
 
 /**
@@ -6,11 +6,11 @@ import type { PendingAction } from '../db/rows.js';
  * its run): the runtime's rule (Agent.mayAnswer), asked before anything is
  * shown, so a refusal can be explained. A group lookup that fails refuses.
  */
-export async function mayAnswer(agent: Agent, action: PendingAction, userId: string): Promise<boolean> {
+export async function mayAnswer(ctx: Pick<SlackContext, 'agent' | 'logger'>, action: PendingAction, userId: string): Promise<boolean> {
   try {
-    return (await agent.mayAnswer(action, { userId })).allowed;
+    return (await ctx.agent.mayAnswer(action, { userId })).allowed;
   } catch (error) {
-    agent.runtime.logger.warn({ err: error, actionId: action.id, user: userId }, 'could not check who may answer; refused');
+    ctx.logger.warn({ err: error, actionId: action.id, user: userId }, 'could not check who may answer; refused');
     return false;
   }
 }

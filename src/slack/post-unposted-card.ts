@@ -1,4 +1,3 @@
-import { findAction } from '../db/pending-actions.js';
 import { postCard } from './cards/post-card.js';
 import { runInThread } from './run-in-thread.js';
 import type { SlackContext } from './slack-context.js';
@@ -11,7 +10,7 @@ import { clearWorkingReaction } from './working-reaction.js';
  * takes off the working reaction it left on the message that asked.
  */
 export async function postUnpostedCard(ctx: SlackContext, actionId: number): Promise<void> {
-  const action = await findAction(ctx.db, actionId);
+  const action = await ctx.agent.findRequest(actionId);
   const thread = action ? await findThread(ctx.slackDb, action.root_run_id) : undefined;
   const log = ctx.logger.child({ actionId, runId: action?.run_id });
   if (!action || !thread) {

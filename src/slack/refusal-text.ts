@@ -2,6 +2,7 @@ import type { Decision } from '../agent/types.js';
 import type { PendingAction } from '../db/rows.js';
 import { mention } from './blocks/mention.js';
 import { escapeMrkdwn } from './escape-mrkdwn.js';
+import { unreachable } from '../unreachable.js';
 
 const nothingChanged = 'Nothing was changed.';
 
@@ -21,8 +22,12 @@ export function describeOutcome(action: PendingAction): string {
       return `cancelled${by}`;
     case 'resumed':
       return `already answered${by}`;
-    default:
+    case 'pending':
+    case 'resolved':
+    case 'failed':
       return `no longer pending (${escapeMrkdwn(action.status)})`;
+    default:
+      return unreachable(action.status, 'request status');
   }
 }
 
@@ -54,5 +59,7 @@ export function refusalText(decision: Decision, actor: string): string | undefin
       return `This button does not match the pending request (its arguments differ from what was asked). ${nothingChanged}`;
     case 'not-found':
       return `I could not find that request; its run may have ended. ${nothingChanged}`;
+    default:
+      return unreachable(decision, 'decision outcome');
   }
 }

@@ -34,7 +34,7 @@ export async function recordAnswer(
   const refuse = (message: string): RecordedAnswer => ({ ok: false, message, who });
   if (action.kind !== 'suspension') return refuse('That is not a question or input request. Nothing was changed.');
   if (action.status !== 'pending') return refuse(`This request was ${describeOutcome(action)}. Nothing was changed.`);
-  if (!(await mayAnswer(ctx.agent, action, who.user))) {
+  if (!(await mayAnswer(ctx, action, who.user))) {
     ctx.logger.info({ actionId: action.id, user: who.user }, 'answer refused: not the requester');
     const owner = action.requester ? mention(action.requester) : 'the person who started this run';
     return refuse(`Only ${owner} can answer this. Nothing was changed.`);

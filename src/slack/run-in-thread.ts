@@ -1,9 +1,7 @@
 import type { AgentStream, FinishReason } from '../agent/types.js';
-import { announcedAction } from '../agent/stream.js';
-import { ClaimLostError } from '../agent/errors.js';
+import { LeaseLostError } from '../agent/errors.js';
 import { postCard } from './cards/post-card.js';
 import { updateCard, type DrawnMark } from './cards/update-card.js';
-import { latestApprovalId } from '../db/pending-actions.js';
 import { markCardsDrawn, markRunShown } from './store/mark-run-shown.js';
 import { postAnswer } from './post-answer.js';
 import { postError } from './post-error.js';
@@ -57,7 +55,7 @@ export async function runInThread(
         case 'tool-call-approval':
         case 'tool-call-suspended':
           await flush();
-          await postCard(ctx, chunk.payload.actionId, target, (continuation) => runInThread(ctx, continuation, target), announcedAction(chunk.payload));
+          await postCard(ctx, chunk.payload.actionId, target, (continuation) => runInThread(ctx, continuation, target), ctx.agent.storedRequestOf(chunk.payload));
           break;
         case 'tool-call-blocked':
           await redrawBlocked(ctx, chunk.payload.runId, chunk.payload.toolCallId);
@@ -72,7 +70,7 @@ export async function runInThread(
           break;
       }
     }
-    if (failure instanceof ClaimLostError) {
+    if (failure instanceof LeaseLostError) {
       // Another instance took the run over and shows it in this thread; anything more from here would be a duplicate.
       log.warn('run taken over by another instance; nothing more is posted from here');
       return;
@@ -96,6 +94,6 @@ export async function runInThread(
 
 /** `runId` owns the call: the stream's own run, or a sub-agent's run under it. */
 async function redrawBlocked(ctx: SlackContext, runId: string, toolCallId: string): Promise<void> {
-  const id = await latestApprovalId(ctx.db, runId, toolCallId);
+  const id = await ctx.agent.latestApprovalId(runId, toolCallId);
   if (id !== undefined) await updateCard(ctx, id);
 }

@@ -2,14 +2,15 @@ import type { webApi } from '@slack/bolt';
 import type { Agent } from '../agent/agent.js';
 import type { Logger } from '../logger.js';
 import type { BackgroundTasks } from './background-tasks.js';
-import type { Db } from '../db/database.js';
 import type { SlackDb } from './slack-tables.js';
 
 /** What every listener and helper of the Slack front end works with. */
 export interface SlackContext {
   readonly agent: Agent;
-  readonly db: Db;
-  /** The same database, typed with the Slack tables too. */
+  /**
+   * The Slack front end's own tables (events, cards, threads, locks, repairs), in the agent's database;
+   * everything about runs and requests goes through the agent.
+   */
   readonly slackDb: SlackDb;
   readonly logger: Logger;
   /** The app's Web API client (bot token, retries, SLACK_API_URL). */

@@ -316,9 +316,9 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
   async function stoppedWhileThinking(b: Bot, model: MockLanguageModelV3, release: () => void) {
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'status of abc-123?' });
     await h.fake.waitFor((c) => c.method === 'reactions.add' && c.args.timestamp === thread.ts);
-    const onRecord = async () => (await b.agent.listSuspendedRuns({ threadId: `${CHANNEL}:${thread.threadTs}` })).runs;
-    let runs = await onRecord();
-    for (const until = Date.now() + 5_000; runs.length === 0 && Date.now() < until; ) runs = (await sleep(5), await onRecord());
+    const recording = async () => (await b.agent.listSuspendedRuns({ threadId: `${CHANNEL}:${thread.threadTs}` })).runs;
+    let runs = await recording();
+    for (const until = Date.now() + 5_000; runs.length === 0 && Date.now() < until; ) runs = (await sleep(5), await recording());
     expect(runs.map((r) => ({ status: r.status, calls: r.toolCalls.length }))).toEqual([{ status: 'running', calls: 0 }]);
 
     // Meanwhile, a new mention and a "cancel" in the thread are told the run is at work; neither starts nor stops anything.
@@ -371,7 +371,7 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
     await b.slack.sweepExpired();
     const card = await waitForCard(h.fake, thread, 'approval');
     await h.fake.waitFor((c) => c.method === 'reactions.remove' && c.args.timestamp === ts && c.ok);
-    // Claimed once: later sweeps (any instance's) post it no second time.
+    // LeasedRun once: later sweeps (any instance's) post it no second time.
     await b.slack.sweepExpired();
     await b.slack.idle();
     expect(postedInThread()).toHaveLength(1);

@@ -7,14 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { findDecisionTarget, closeAction, recordApprovalVote, recordResume } from '../../src/db/pending-actions.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
-import { claimRun } from '../../src/db/run-snapshots.js';
+import { takeRunLease } from '../../src/db/run-snapshots.js';
 import { interruptedMessage } from '../../src/agent/approved-call.js';
-import { ClaimLostError } from '../../src/agent/errors.js';
-import type { RecoveredRun } from '../../src/agent/sweeps.js';
+import { LeaseLostError } from '../../src/agent/errors.js';
+import type { RecoveredRun, RuntimeDeps } from '../../src/agent/types.js';
 import { createTool } from '../../src/agent/tool.js';
-import { holdClaim } from '../../src/agent/run-lease.js';
+import { holdLease } from '../../src/agent/run-lease.js';
 import { askUserTool } from '../../src/agent/ask-user.js';
-import type { RuntimeDeps } from '../../src/agent/types.js';
 import { createLogger } from '../../src/logger.js';
 import { z } from 'zod';
 import { agentWith, countingTool } from '../helpers/agents.js';
@@ -123,7 +122,7 @@ describe.each(backends)('runs whose process stopped mid-way, on %s', (backend) =
 
     const result = await stalled.approveToolCallGenerate({ runId: stalledRunId });
     expect(result.finishReason).toBe('error');
-    expect(result.error).toBeInstanceOf(ClaimLostError);
+    expect(result.error).toBeInstanceOf(LeaseLostError);
     expect(result.text).toBe('');
     expect((await takeover) as { text: string }).toMatchObject({ text: 'answered by the instance that took over' });
     // The stalled process ran the tool it was in, and nothing after it: no second model call, no second answer.
@@ -185,7 +184,7 @@ describe.each(backends)('runs whose process stopped mid-way, on %s', (backend) =
 
     const first = await stalled.generate('delete d1, then charge c1');
     const result = await stalled.approveToolCallGenerate({ runId: first.runId });
-    expect(result.error).toBeInstanceOf(ClaimLostError);
+    expect(result.error).toBeInstanceOf(LeaseLostError);
     expect((await takeover) as { text: string }).toMatchObject({ text: 'deleted and charged' });
 
     expect(executions).toEqual({ delete_record: 1, charge_card: 1 });
@@ -208,7 +207,7 @@ describe.each(backends)('runs whose process stopped mid-way, on %s', (backend) =
     const action = (await findDecisionTarget(database.db, first.runId, undefined, ['approval']))!;
     // What a process leaves behind when it stops right after superseding the request and claiming the run.
     expect(await closeAction(database.db, { actionId: action.id, status: 'superseded', reason: 'policy changed' })).toBeDefined();
-    expect(await claimRun(database.db, first.runId)).toBeDefined();
+    expect(await takeRunLease(database.db, first.runId)).toBeDefined();
     await age(first.runId);
     const relaxed = agentWith({ model, tools: { refund: tool }, storage: database, policy: definePolicy({}) });
     const [recovered] = await relaxed.recoverStaleRuns();
@@ -300,7 +299,7 @@ describe.each(backends)('runs whose process stopped mid-way, on %s', (backend) =
       const agent = agentWith({ model: scriptedModel([{ toolCalls: [{ toolName: 'delete_record', args: { id } }] }]), tools: { delete_record: tool }, storage: database });
       const paused = await agent.generate(`delete ${id}`);
       await sql`UPDATE pending_actions SET status = 'declined' WHERE root_run_id = ${paused.runId}`.execute(database.db);
-      const row = (await claimRun(database.db, paused.runId))!;
+      const row = (await takeRunLease(database.db, paused.runId))!;
       return { runId: paused.runId, epoch: row.claim_epoch };
     };
 
@@ -310,7 +309,7 @@ describe.each(backends)('runs whose process stopped mid-way, on %s', (backend) =
       (runId: string) => sql`UPDATE run_snapshots SET status = 'suspended' WHERE run_id = ${runId}`,
     ]) {
       const { runId, epoch } = await claimedRun(randomUUID().slice(0, 8));
-      const hold = holdClaim(deps, runId, epoch);
+      const hold = holdLease(deps, runId, epoch);
       await sleep(40);
       await finalWrite(runId).execute(database.db);
       await sleep(60);
@@ -320,10 +319,10 @@ describe.each(backends)('runs whose process stopped mid-way, on %s', (backend) =
 
     // Another process took the run over (a newer claim): that is worth a warning, and the run stops here.
     const { runId, epoch } = await claimedRun(randomUUID().slice(0, 8));
-    const hold = holdClaim(deps, runId, epoch);
+    const hold = holdLease(deps, runId, epoch);
     await sql`UPDATE run_snapshots SET claim_epoch = claim_epoch + 1 WHERE run_id = ${runId}`.execute(database.db);
     await sleep(60);
-    await expect(hold.check() ?? Promise.resolve()).rejects.toBeInstanceOf(ClaimLostError);
+    await expect(hold.check() ?? Promise.resolve()).rejects.toBeInstanceOf(LeaseLostError);
     hold.release();
     expect(warned()).toHaveLength(1);
   });

@@ -9,7 +9,7 @@ import { createTool } from '../../src/agent/tool.js';
 import { askUserTool } from '../../src/agent/ask-user.js';
 import { Agent } from '../../src/agent/agent.js';
 import { ResumeValidationError, SnapshotNotFoundError } from '../../src/agent/errors.js';
-import { announcedAction } from '../../src/agent/stream.js';
+import { storedActionOf } from '../../src/agent/stream.js';
 import { findAction } from '../../src/db/pending-actions.js';
 
 function deployTool() {
@@ -56,7 +56,7 @@ describe.each(backends)('suspension, ask_user and supervisors on %s', (backend) 
     expect(announced.map((c) => c.type).sort()).toEqual(['tool-call-approval', 'tool-call-suspended']);
     for (const chunk of announced) {
       const payload = chunk.payload as { actionId: number };
-      const stored = announcedAction(payload);
+      const stored = storedActionOf(payload);
       expect(stored?.id).toBe(payload.actionId);
       // What a card is drawn from must not depend on whether it was read back: same values, same key order.
       const read = await findAction(database.db, payload.actionId);

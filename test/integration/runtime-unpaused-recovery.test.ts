@@ -2,8 +2,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { listAuditEvents } from '../../src/db/audit.js';
-import { ClaimLostError } from '../../src/agent/errors.js';
-import type { RecoveredRun } from '../../src/agent/sweeps.js';
+import { LeaseLostError } from '../../src/agent/errors.js';
+import type { RecoveredRun } from '../../src/agent/types.js';
 import { interruptedMessage } from '../../src/agent/approved-call.js';
 import { createTool } from '../../src/agent/tool.js';
 import type { Agent } from '../../src/agent/agent.js';
@@ -70,7 +70,7 @@ describe.each(backends)('runs that never paused, when their process stops, on %s
     const result = await stream.result;
     expect(result.finishReason).toBe('error');
     // Its model call did return, but nothing of it is kept: the run ends on the lost claim.
-    expect(result.error).toBeInstanceOf(ClaimLostError);
+    expect(result.error).toBeInstanceOf(LeaseLostError);
     const memory = await sql<{ text: string }>`
       SELECT message->'content'->0->>'text' AS text FROM thread_messages
       WHERE thread_id = ${thread.threadId} AND message->>'role' = 'assistant' ORDER BY id`.execute(database.db);
@@ -102,7 +102,7 @@ describe.each(backends)('runs that never paused, when their process stops, on %s
     const taker = agentWith({ model: takerModel, tools: { charge_card: chargeCard }, storage: database, runLeaseMs: 1 });
 
     const result = await stalled.generate('charge c7');
-    expect(result.error).toBeInstanceOf(ClaimLostError);
+    expect(result.error).toBeInstanceOf(LeaseLostError);
     expect((await takeover) as { text: string }).toMatchObject({ text: 'charge handled' });
     expect(charges).toBe(1);
     expect(lastToolResults(takerModel)).toEqual([

@@ -56,8 +56,8 @@ describe.each(backends)('claiming a message that asks for work, or a card nobody
       claimEventStartingRun(db, 'Ev-race-b', thread(b, 'C3'), where),
     ]);
     expect([...claims].sort()).toEqual(['busy', 'start']);
-    const onRecord = [await findThread(db, a), await findThread(db, b)].filter(Boolean);
-    expect(onRecord).toHaveLength(1);
+    const recording = [await findThread(db, a), await findThread(db, b)].filter(Boolean);
+    expect(recording).toHaveLength(1);
     // Until the run's outcome is shown, a third request waits too; then the thread is free.
     expect(await lockThread(db, thread(randomUUID(), 'C3'), where)).toBe(false);
     await markRunShown(db, claims[0] === 'start' ? a : b);

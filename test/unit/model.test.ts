@@ -38,3 +38,19 @@ describe('model resolution', () => {
     expect(resolveModel(model, none)).toBe(model);
   });
 });
+
+describe('a library user’s Agent', () => {
+  it('is constructed from a provider/model string whatever else the environment holds (no configuration is read)', async () => {
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    const script = `import { Agent } from './src/agent/agent.ts';
+      const agent = new Agent({ id: 'lib', model: 'openai/gpt-5-mini' });
+      console.log(agent.model.provider);`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      // Values the bot's own configuration would refuse: a library user's Agent must not care.
+      env: { ...process.env, PORT: 'eighty', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://elsewhere', OPENAI_API_KEY: 'sk-from-the-environment' },
+      timeout: 60_000,
+    });
+    expect(stdout.trim()).toMatch(/^openai/);
+  }, 90_000);
+});

@@ -11,6 +11,7 @@ import { context, section } from './layout.js';
 import { humanList, mention, mentionApprover } from './mention.js';
 import { slackDate } from './slack-date.js';
 import { oneLine, plainText } from './text-objects.js';
+import { unreachable } from '../../unreachable.js';
 
 const ARGS_TITLE = '*Arguments*\n';
 
@@ -109,6 +110,8 @@ function stateBlocks(d: ApprovalCardData, quorum: number, scale: number): KnownB
       return [section(':arrows_counterclockwise: Superseded: the approval policy changed, so the request was asked again')];
     case 'cancelled':
       return [section(`:heavy_multiplication_x: Cancelled${d.state.by !== undefined ? ` by ${mention(d.state.by)}` : ''}`)];
+    default:
+      return unreachable(d.state, 'approval card state');
   }
 }
 

@@ -9,6 +9,7 @@ import { fitMessage, scaled } from './fit-message.js';
 import { context, section } from './layout.js';
 import { mention } from './mention.js';
 import { oneLine, plainText } from './text-objects.js';
+import { unreachable } from '../../unreachable.js';
 
 /** Up to this many options render as radio buttons / checkboxes, beyond it as a menu. */
 const INLINE_OPTIONS = LIMITS.radioOptions;
@@ -41,6 +42,8 @@ function render(d: QuestionCardData, converted: string, scale: number): KnownBlo
       return blocks;
     case 'pending':
       break;
+    default:
+      return unreachable(d.state, 'question card state');
   }
 
   const options = d.options ?? [];

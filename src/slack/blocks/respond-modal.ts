@@ -7,6 +7,7 @@ import type { RespondField, RespondModalData, ViewStateValues } from './card-typ
 import { context, section } from './layout.js';
 import { humanList } from './mention.js';
 import { oneLine, plainText } from './text-objects.js';
+import { unreachable } from '../../unreachable.js';
 
 /** Every input uses the same action id; the block id says which field it is. */
 export const RESPOND_ACTION_ID = 'value';
@@ -52,6 +53,8 @@ function element(field: RespondField): InputBlockElement {
       return { type: 'plain_text_input', action_id: RESPOND_ACTION_ID, max_length: LIMITS.plainTextInputMaxLength };
     case 'string':
       return { type: 'plain_text_input', action_id: RESPOND_ACTION_ID, max_length: LIMITS.plainTextInputMaxLength };
+    default:
+      return unreachable(field.kind, 'respond field kind');
   }
 }
 

@@ -9,6 +9,7 @@ import { jsonCodeBlock } from './json-code-block.js';
 import { context, section } from './layout.js';
 import { mention } from './mention.js';
 import { oneLine, plainText } from './text-objects.js';
+import { unreachable } from '../../unreachable.js';
 
 /**
  * The card for a tool that suspended itself: what it is waiting for (its payload), and how to
@@ -78,6 +79,8 @@ function render(d: SuspensionCardData, scale: number): KnownBlock[] {
     case 'cancelled':
       blocks.push(context(':heavy_multiplication_x: Cancelled'));
       break;
+    default:
+      return unreachable(d.state, 'suspension card state');
   }
   return blocks;
 }

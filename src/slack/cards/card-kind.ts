@@ -1,13 +1,11 @@
 import type { Agent } from '../../agent/agent.js';
-import { findAgent } from '../../agent/run-state.js';
 import type { Tool } from '../../agent/tool.js';
 import type { PendingAction } from '../../db/rows.js';
 import type { CardKind } from '../blocks/action-ids.js';
 
 /** The tool a pending action is about, found through the delegation path. */
 export function toolOf(agent: Agent, action: Pick<PendingAction, 'path' | 'tool_name'>): Tool | undefined {
-  const owner = findAgent(agent, action.path ?? [agent.id]);
-  return owner?.tools[action.tool_name];
+  return agent.toolOf(action);
 }
 
 export interface AskUserQuestion {

@@ -1,6 +1,4 @@
 import type { AgentStream } from '../../agent/types.js';
-import { startContinuation } from '../../agent/run-lifecycle.js';
-import { findAction, closeAction } from '../../db/pending-actions.js';
 import type { PendingAction } from '../../db/rows.js';
 import { escapeMrkdwn } from '../escape-mrkdwn.js';
 import { errorReference } from '../error-reference.js';
@@ -21,7 +19,7 @@ export type PostCardOutcome = 'posted' | 'fallback' | 'cancelled' | 'missing';
  * cancelled (the run then continues with a denied result) and logged with a reference.
  * `onCancelled` receives that continuation so the caller can show its outcome.
  * `stored` is the row as the runtime stored it moments ago, when it was this
- * process (see announcedAction); otherwise the row is read. Drawing the card
+ * process (see storedActionOf); otherwise the row is read. Drawing the card
  * from it is safe: a decision made meanwhile elsewhere is caught when the
  * card's location is saved, and the card is then redrawn.
  */
@@ -56,7 +54,7 @@ async function post(
   target: ThreadTarget,
   stored: PendingAction | undefined,
 ): Promise<{ outcome: PostCardOutcome; continuation?: AgentStream; decidedMeanwhile?: boolean }> {
-  const action = stored ?? (await findAction(ctx.db, actionId));
+  const action = stored ?? (await ctx.agent.findRequest(actionId));
   if (!action) {
     ctx.logger.error({ actionId }, 'announced pending action not found');
     return { outcome: 'missing' };
@@ -101,14 +99,9 @@ async function post(
       });
       return { outcome: 'fallback' };
     } catch (fallbackError) {
-      const closed = await closeAction(ctx.db, {
-        actionId: action.id,
-        status: 'cancelled',
-        reason: `The request could not be shown in Slack (reference ${ref}), so it was cancelled.`,
-      });
+      const cancelled = await ctx.agent.cancelRequest(action.id, `The request could not be shown in Slack (reference ${ref}), so it was cancelled.`);
       log.error({ err: fallbackError, ref }, 'neither card nor notice could be posted; request cancelled');
-      if (!closed) return { outcome: 'cancelled' };
-      return { outcome: 'cancelled', continuation: startContinuation(ctx.agent, ctx.agent.runtime, closed.run_id, closed.root_run_id) };
+      return cancelled ? { outcome: 'cancelled', continuation: cancelled.stream } : { outcome: 'cancelled' };
     }
   }
 }

@@ -1,7 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import type { Agent } from '../../agent/agent.js';
 import { resumeSchemaFor } from '../../agent/tool.js';
-import { requirementFor } from '../../approvals/requirement-for.js';
 import type { PendingAction } from '../../db/rows.js';
 import type { CardKind } from '../blocks/action-ids.js';
 import { approvalCard } from '../blocks/approval-card.js';
@@ -12,6 +11,7 @@ import { escapeMrkdwn } from '../escape-mrkdwn.js';
 import { truncate } from '../limits.js';
 import { respondFieldsFor } from '../respond-fields.js';
 import { cardKindOf, questionOf, toolOf } from './card-kind.js';
+import { unreachable } from '../../unreachable.js';
 
 export interface RenderedCard {
   kind: CardKind;
@@ -29,7 +29,7 @@ export function renderCard(agent: Agent, action: PendingAction, facts: { blocked
   const kind = cardKindOf(agent, action);
   const now = facts.now ?? new Date();
   if (kind === 'approval') {
-    const requirement = requirementFor(agent.runtime.policy, action.tool_name, action.args);
+    const requirement = agent.requirementOf(action);
     return {
       kind,
       blocks: approvalCard({
@@ -98,8 +98,13 @@ function approvalState(a: PendingAction, blocked: boolean, now: Date): ApprovalC
       return { kind: 'expired' };
     case 'superseded':
       return { kind: 'superseded' };
-    default:
+    case 'cancelled':
+    case 'failed':
+    case 'resumed':
+    case 'resolved':
       return { kind: 'cancelled', ...(a.decided_by ? { by: a.decided_by } : {}) };
+    default:
+      return unreachable(a.status, 'request status');
   }
 }
 

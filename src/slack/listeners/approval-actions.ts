@@ -1,7 +1,5 @@
 import type { BlockAction, ButtonAction } from '@slack/bolt';
-import { authorizeActor } from '../../approvals/authorize-actor.js';
 import type { PendingAction } from '../../db/rows.js';
-import { requirementFor } from '../../approvals/requirement-for.js';
 import { ACTION_IDS, parseCardBlockId } from '../blocks/action-ids.js';
 import { parseButtonValue, type ButtonValue } from '../blocks/button-value.js';
 import { declineModal } from '../blocks/decline-modal.js';
@@ -97,7 +95,6 @@ async function showApproval(ctx: SlackContext, recorded: RecordedApproval): Prom
 function decideFromButton(ctx: SlackContext, button: GenuineButton, click: Click, decision: 'approve' | 'decline', startAfter?: Promise<void>) {
   return ctx.agent.decideToolCall(
     {
-      runId: '',
       actionId: button.value.actionId,
       fingerprint: button.value.fingerprintPrefix,
       actor: { userId: click.user },
@@ -153,20 +150,8 @@ async function declineRefusal(
     return 'This button does not match the pending request (its arguments differ from what was asked). Nothing was changed.';
   }
   if (row.expires_at && new Date(row.expires_at).getTime() <= Date.now()) return 'This request has expired. Nothing was changed.';
-  if (row.requester === user) return undefined;
-  const deps = ctx.agent.runtime;
-  try {
-    const verdict = await authorizeActor({
-      requirement: requirementFor(deps.policy, row.tool_name, row.args),
-      actor: { userId: user },
-      toolName: row.tool_name,
-      ...(row.requester ? { requester: row.requester } : {}),
-      ...(deps.botUserId ? { botUserId: deps.botUserId } : {}),
-      ...(deps.resolveGroupMembers ? { resolveGroupMembers: deps.resolveGroupMembers } : {}),
-    });
-    return verdict.allowed ? undefined : `${escapeMrkdwn(verdict.message.replace(/\bapprove\b/, 'decline'))} Nothing was changed.`;
-  } catch {
-    // The decision on submit checks again and refuses (or not) with the real answer.
-    return undefined;
-  }
+  const verdict = await ctx.agent.mayDecide(row, { userId: user }, 'decline');
+  // A group that could not be checked now may be on submit, which checks again and refuses (or not) with the real answer.
+  if (verdict.allowed || verdict.why === 'group-lookup-failed') return undefined;
+  return `${escapeMrkdwn(verdict.message.replace(/\bapprove\b/, 'decline'))} Nothing was changed.`;
 }

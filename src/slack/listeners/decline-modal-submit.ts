@@ -27,8 +27,7 @@ export function registerDeclineModalSubmit(routes: InteractionRoutes, ctx: Slack
         }
         const decision = await ctx.agent.decideToolCall(
           {
-            runId: '',
-            actionId: submission.actionId,
+                  actionId: submission.actionId,
             fingerprint: submission.fingerprintPrefix,
             actor: { userId: user },
             ...(submission.reason ? { reason: submission.reason } : {}),

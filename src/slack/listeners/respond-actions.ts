@@ -1,6 +1,5 @@
 import type { BlockAction, ButtonAction } from '@slack/bolt';
 import type { z } from 'zod';
-import { findAction } from '../../db/pending-actions.js';
 import type { PendingAction } from '../../db/rows.js';
 import { resumeSchemaFor } from '../../agent/tool.js';
 import { ACTION_IDS, CALLBACK_IDS, parseCardBlockId } from '../blocks/action-ids.js';
@@ -49,7 +48,7 @@ export function registerRespondActions(routes: InteractionRoutes, ctx: SlackCont
         return tellUser(ctx, click, tamperedButton);
       }
       if (row.status !== 'pending') return tellUser(ctx, click, `This request was ${describeOutcome(row)}. Nothing was changed.`);
-      if (!(await mayAnswer(ctx.agent, row, click.user))) {
+      if (!(await mayAnswer(ctx, row, click.user))) {
         return tellUser(ctx, click, 'Only the person who started this run can answer this. Nothing was changed.');
       }
       const form = formFor(ctx, row);
@@ -69,7 +68,7 @@ export function registerRespondActions(routes: InteractionRoutes, ctx: SlackCont
     const meta = parseButtonValue(view.private_metadata);
     let row: PendingAction | undefined;
     try {
-      row = meta ? await findAction(ctx.db, meta.actionId) : undefined;
+      row = meta ? await ctx.agent.findRequest(meta.actionId) : undefined;
     } catch (error) {
       // The modal must still close within Slack's 3 seconds; the person can press Respond again.
       ctx.logger.error({ err: error, user, ref: errorReference() }, 'respond modal: request could not be loaded');

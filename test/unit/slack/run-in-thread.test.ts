@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { StreamSink } from '../../../src/agent/stream.js';
-import { ClaimLostError } from '../../../src/agent/errors.js';
+import { LeaseLostError } from '../../../src/agent/errors.js';
 import { silentLogger } from '../../../src/logger.js';
 import { runInThread } from '../../../src/slack/run-in-thread.js';
 import type { SlackContext } from '../../../src/slack/slack-context.js';
@@ -33,7 +33,7 @@ describe('runInThread', () => {
 
   it('posts nothing when another instance took the run over: that instance shows it in the thread', async () => {
     const { ctx, posted } = context();
-    await runInThread(ctx, endedWith(new ClaimLostError('run-1')), target);
+    await runInThread(ctx, endedWith(new LeaseLostError('run-1')), target);
     expect(posted).toEqual([]);
   });
 });

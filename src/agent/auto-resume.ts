@@ -5,6 +5,7 @@ import type { AgentInternals } from './agent-internals.js';
 import { StreamSink, type AgentStream } from './agent-stream.js';
 import { callModel } from './call-model.js';
 import { apiActor, startContinuation } from './decide.js';
+import { extractionPrompt } from './extraction-prompt.js';
 import { mayAnswer } from './may-answer.js';
 import { findAgent } from './drive.js';
 import { listSuspendedRuns } from './list-suspended-runs.js';
@@ -119,9 +120,7 @@ async function extract(
       [
         {
           role: 'system',
-          content:
-            'Extract the answer from the user message as JSON matching this JSON Schema. Reply with the JSON only.\n' +
-            `Schema: ${jsonSchema}\nQuestion: ${JSON.stringify(suspendPayload ?? null)}`,
+          content: extractionPrompt(jsonSchema, suspendPayload),
         },
         { role: 'user', content: [{ type: 'text', text }] },
       ],

@@ -11,6 +11,7 @@ import type {
   LanguageModelV3ToolResultPart,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
+import { EXTRACTION_INSTRUCTION } from '../agent/extraction-prompt.js';
 import { demoRecords } from './seed-demo-data.js';
 
 /*
@@ -85,10 +86,6 @@ interface Question {
 }
 
 const REGIONS = ['us-east-1', 'eu-west-1', 'ap-southeast-2'];
-
-// Kept in step with the runtime's auto-resume (src/agent/auto-resume.ts): it asks the
-// agent's own model to read a free-text reply when its cheap readings fail.
-const EXTRACTION_PREFIX = 'Extract the answer from the user message as JSON';
 
 let callCounter = 0;
 
@@ -735,7 +732,7 @@ interface ExtractionRequest {
 
 function extractionRequest(prompt: LanguageModelV3Prompt): ExtractionRequest | undefined {
   const system = prompt.find((m) => m.role === 'system');
-  if (!system || system.role !== 'system' || !system.content.startsWith(EXTRACTION_PREFIX)) return undefined;
+  if (!system || system.role !== 'system' || !system.content.startsWith(EXTRACTION_INSTRUCTION)) return undefined;
   const schema = asRecord(parseMaybeJson(/^Schema: (.*)$/m.exec(system.content)?.[1] ?? ''));
   if (!schema) return undefined;
   const question = asRecord(parseMaybeJson(/^Question: (.*)$/m.exec(system.content)?.[1] ?? ''));

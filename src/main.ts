@@ -8,7 +8,7 @@ import { PolicyError } from './approvals/policy-error.js';
 import { demoPolicy } from './demo/demo-policy.js';
 import { seedDemoData } from './demo/seed-demo-data.js';
 import { createDemoAgents } from './demo/create-demo-agents.js';
-import { createDemoModel } from './demo/demo-model.js';
+import { createDemoModel } from './demo/model/create-demo-model.js';
 import { runWithSandbox } from './sandbox/run-with-sandbox.js';
 import { join } from 'node:path';
 import { suspendedRunsRoute } from './http/suspended-runs-route.js';

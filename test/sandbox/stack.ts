@@ -5,7 +5,7 @@
  */
 import { parseConfig } from '../../src/config.js';
 import { createDemoAgents } from '../../src/demo/create-demo-agents.js';
-import { createDemoModel } from '../../src/demo/demo-model.js';
+import { createDemoModel } from '../../src/demo/model/create-demo-model.js';
 import { seedDemoData } from '../../src/demo/seed-demo-data.js';
 import { demoDb, type DemoDb } from '../../src/demo/demo-tables.js';
 import { runWithSandbox, type RunningSandbox } from '../../src/sandbox/run-with-sandbox.js';

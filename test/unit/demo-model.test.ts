@@ -11,7 +11,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import type { AgentChunk, ApprovalRequest, SuspensionRequest } from '../../src/agent/chunks.js';
 import { extractionPrompt } from '../../src/agent/extraction-prompt.js';
 import { createDemoAgents, type DemoAgents } from '../../src/demo/create-demo-agents.js';
-import { createDemoModel } from '../../src/demo/demo-model.js';
+import { createDemoModel } from '../../src/demo/model/create-demo-model.js';
 import { demoDb, type DemoDb } from '../../src/demo/demo-tables.js';
 import { seedDemoData } from '../../src/demo/seed-demo-data.js';
 

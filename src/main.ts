@@ -6,6 +6,7 @@ import { migrate } from './db/migrate.js';
 import { loadPolicyFile } from './approvals/load-policy-file.js';
 import { PolicyError } from './approvals/policy-error.js';
 import { demoPolicy } from './demo/demo-policy.js';
+import { createDemoTables } from './demo/demo-tables.js';
 import { seedDemoData } from './demo/seed-demo-data.js';
 import { createDemoAgents } from './demo/create-demo-agents.js';
 import { createDemoModel } from './demo/model/create-demo-model.js';
@@ -38,6 +39,7 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
   const database = await openConfiguredDatabase(config, logger);
   const applied = await migrate(database.db);
   logger.info({ database: database.kind, applied }, 'database ready');
+  await createDemoTables(database.db);
   await seedDemoData(database.db);
   const chosen = config.model ?? defaultModelFor(config);
   const model = chosen ?? createDemoModel();

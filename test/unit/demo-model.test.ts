@@ -12,7 +12,7 @@ import type { AgentChunk, ApprovalRequest, SuspensionRequest } from '../../src/a
 import { extractionPrompt } from '../../src/agent/extraction-prompt.js';
 import { createDemoAgents, type DemoAgents } from '../../src/demo/create-demo-agents.js';
 import { createDemoModel } from '../../src/demo/model/create-demo-model.js';
-import { demoDb, type DemoDb } from '../../src/demo/demo-tables.js';
+import { createDemoTables, demoDb, type DemoDb } from '../../src/demo/demo-tables.js';
 import { seedDemoData } from '../../src/demo/seed-demo-data.js';
 
 const model = createDemoModel({ chunkDelayMs: 0 });
@@ -569,6 +569,7 @@ describe('demo model driving the demo agents on PGlite', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase('pglite');
+    await createDemoTables(database.db);
     await seedDemoData(database.db);
     demo = demoDb(database.db);
     ({ ops } = createDemoAgents({ db: database.db, model: createDemoModel({ chunkDelayMs: 0 }), storage: database }));

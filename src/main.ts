@@ -5,10 +5,7 @@ import { openConfiguredDatabase } from './db/open-configured-database.js';
 import { migrate } from './db/migrate.js';
 import { loadPolicyFile } from './approvals/load-policy-file.js';
 import { PolicyError } from './approvals/policy-error.js';
-import { demoPolicy } from './demo/demo-policy.js';
-import { seedDemoData } from './demo/seed-demo-data.js';
-import { createDemoAgents } from './demo/create-demo-agents.js';
-import { createDemoModel } from './demo/demo-model.js';
+import { startDemo } from './demo/start-demo.js';
 import { runWithSandbox } from './sandbox/run-with-sandbox.js';
 import { join } from 'node:path';
 import { suspendedRunsRoute } from './http/suspended-runs-route.js';
@@ -18,17 +15,17 @@ import { slackGroupResolver } from './slack/slack-group-resolver.js';
 import { AgentError } from './agent/errors.js';
 import { resolveModel } from './agent/model.js';
 import { errorMessage } from './error-message.js';
+import type { BotAgents, WorkspaceIdentity } from './bot-agents.js';
 
 /**
- * Composition root: config → logger → policy → database + migrations → demo
- * data → model → agents → Slack app; without Slack variables, the same bot
- * behind the local sandbox (a Slack-compatible UI and Web API on PORT).
+ * Composition root: config → logger → database + migrations → agents (the demo,
+ * as no others are configured) → Slack app; without Slack variables, the same
+ * bot behind the local sandbox (a Slack-compatible UI and Web API on PORT).
  * SIGTERM/SIGINT stop taking work, let acknowledged work finish, then close.
  */
 async function main(config: Config, logger: Logger): Promise<() => Promise<void>> {
   // Everything that can be wrong in the configuration fails before anything is opened.
-  const policy = config.policyFile ? loadPolicyFile(config.policyFile) : demoPolicy;
-  logger.info({ policyVersion: policy.version, source: config.policyFile ?? 'built-in demo policy' }, 'policy loaded');
+  const policyFile = config.policyFile ? { path: config.policyFile, policy: loadPolicyFile(config.policyFile) } : undefined;
   const slackConfigured = Boolean(config.slack.botToken);
   if (slackConfigured && !config.model) {
     throw new ConfigError('Invalid configuration: MODEL is required when Slack is configured (e.g. MODEL=openai/gpt-5-mini)', 'MODEL');
@@ -38,21 +35,26 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
   const database = await openConfiguredDatabase(config, logger);
   const applied = await migrate(database.db);
   logger.info({ database: database.kind, applied }, 'database ready');
-  await seedDemoData(database.db);
-  const chosen = config.model ?? defaultModelFor(config);
-  const model = chosen ?? createDemoModel();
-  const modelLabel = chosen ?? 'built-in demo model (set MODEL and its API key for a real one)';
-  logger.info({ model: modelLabel }, 'model selected');
+  // The one place the agents come from: the demo (its tables, rows, model and agents) until
+  // agents of one's own can be configured, which would supply the same BotAgents instead.
+  const agents: BotAgents = await startDemo({
+    database,
+    model: config.model ?? defaultModelFor(config),
+    policyFile,
+    logger,
+    runLeaseMs: config.timings.runLeaseMs,
+  });
+  logger.info({ policyVersion: agents.policy.version, source: agents.policySource }, 'policy loaded');
+  logger.info({ model: agents.modelLabel }, 'model selected');
 
   /** The agents and the Slack app, for whichever Slack the configuration points at. */
   const createBot = async (botConfig: Config) => {
-    const identity = await slackWorkspaceIdentity(botConfig, logger);
-    const { ops } = createDemoAgents({ db: database.db, storage: database, model, policy, logger, runLeaseMs: config.timings.runLeaseMs, ...identity });
-    const listing = suspendedRunsRoute({ agents: [ops], ...(config.adminApiToken ? { adminToken: config.adminApiToken } : {}), logger });
+    const agent = agents.agentFor(await slackWorkspaceIdentity(botConfig, logger));
+    const listing = suspendedRunsRoute({ agents: [agent], ...(config.adminApiToken ? { adminToken: config.adminApiToken } : {}), logger });
     const httpMode = !botConfig.slack.appToken;
     const slack = createSlackApp({
       config: { ...botConfig.slack, port: botConfig.port },
-      agent: ops,
+      agent,
       db: database.db,
       logger,
       sweepIntervalMs: config.timings.sweepIntervalMs,
@@ -70,7 +72,7 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
     const running = await runWithSandbox({
       config,
       logger,
-      modelLabel,
+      modelLabel: agents.modelLabel,
       stateFile: join(config.dataDir, 'sandbox.json'),
       extraRoutes: async (req, res) => (listing ? listing(req, res) : false),
       createBot: async (botConfig) => {
@@ -113,8 +115,7 @@ function defaultModelFor(config: Config): string | undefined {
   return undefined;
 }
 
-/** Who the bot is in the workspace (never an approver) and how its user groups resolve. */
-async function slackWorkspaceIdentity(config: Config, logger: Logger) {
+async function slackWorkspaceIdentity(config: Config, logger: Logger): Promise<WorkspaceIdentity> {
   const client = slackWebClient(config.slack, logger);
   const auth = await client.auth.test();
   if (!auth.user_id) throw new ConfigError('SLACK_BOT_TOKEN: auth.test returned no bot user id', 'SLACK_BOT_TOKEN');

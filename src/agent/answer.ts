@@ -9,6 +9,7 @@ import { apiActor, locateAction } from './decide.js';
 import { startContinuation } from './run-lifecycle.js';
 import { findAgent } from './run-state.js';
 import { listSuspendedRuns } from '../db/run-snapshots.js';
+import { extractionPrompt } from './extraction-prompt.js';
 import { resumeSchemaFor } from './tool.js';
 import { ResumeValidationError, SnapshotNotFoundError, ToolCallNotPendingError } from './errors.js';
 import { authorizeAnswer } from '../approvals/authorize-answer.js';
@@ -124,9 +125,7 @@ async function extract(
       [
         {
           role: 'system',
-          content:
-            'Extract the answer from the user message as JSON matching this JSON Schema. Reply with the JSON only.\n' +
-            `Schema: ${jsonSchema}\nQuestion: ${JSON.stringify(suspendPayload ?? null)}`,
+          content: extractionPrompt(jsonSchema, suspendPayload),
         },
         { role: 'user', content: [{ type: 'text', text }] },
       ],

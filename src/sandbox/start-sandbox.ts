@@ -67,7 +67,7 @@ export interface Sandbox {
 
 const SLACK_TRIGGER_MS = 3_000;
 
-/** Requests the built-in demo model understands (see src/demo/demo-model.ts). */
+/** Requests the built-in demo model understands (see src/demo/model/parse-request.ts). */
 export const DEFAULT_EXAMPLES = [
   '@approvals delete record abc-123',
   '@approvals refund order 1042 for $25',

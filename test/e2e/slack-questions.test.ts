@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { askUserTool } from '../../src/agent/ask-user.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
-import { demoDb } from '../../src/demo/demo-tables.js';
+import { createDemoTables, demoDb } from '../../src/demo/demo-tables.js';
 import { createDeployServiceTool } from '../../src/demo/tools/deploy-service.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
 import { backends } from '../helpers/db.js';
@@ -16,6 +16,8 @@ const ALICE = 'U0ALICE';
 
 describe.each(backends)('Slack questions and suspended tools on %s', (backend) => {
   const h = slackHarness(backend);
+  // The deploy tool writes to the demo's tables, which only the demo creates.
+  beforeAll(() => createDemoTables(h.database.db));
 
   async function boot(steps: ScriptStep[], options: { autoResume?: boolean } = {}) {
     const model = scriptedModel(steps);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { openDatabase, type Database } from '../../src/db/database.js';
-import { migrate } from '../../src/db/migrate.js';
+import { migrate, type Migration } from '../../src/db/migrate.js';
 
 export type Backend = 'postgres' | 'pglite';
 
@@ -21,15 +21,18 @@ export interface TestDatabase extends Database {
   reopen(): Promise<Database>;
 }
 
-/** A fresh, migrated database (its own schema on Postgres, its own instance on PGlite). */
-export async function createTestDatabase(backend: Backend, dataDir = 'memory://'): Promise<TestDatabase> {
+/**
+ * A fresh, migrated database (its own schema on Postgres, its own instance on PGlite);
+ * `migrations` to build one as an older release left it.
+ */
+export async function createTestDatabase(backend: Backend, dataDir = 'memory://', migrations?: Migration[]): Promise<TestDatabase> {
   const schema = uniqueSchema();
   const options =
     backend === 'postgres'
       ? { databaseUrl: process.env.DATABASE_URL!, schema }
       : { dataDir, schema };
   const database = await openDatabase(options);
-  await migrate(database.db);
+  await migrate(database.db, migrations);
   return {
     ...database,
     schema,

@@ -8,7 +8,7 @@ import { ResumeValidationError, ToolCallNotPendingError } from '../../src/agent/
 import type { AgentChunk, ApprovalRequest, SuspensionRequest } from '../../src/agent/types.js';
 import { createDemoAgents } from '../../src/demo/create-demo-agents.js';
 import { demoPolicy } from '../../src/demo/demo-policy.js';
-import { demoDb, type DemoDb } from '../../src/demo/demo-tables.js';
+import { createDemoTables, demoDb, type DemoDb } from '../../src/demo/demo-tables.js';
 import { seedDemoData, type SeedResult } from '../../src/demo/seed-demo-data.js';
 import { createDeleteRecordTool } from '../../src/demo/tools/delete-record.js';
 import { createDeployServiceTool } from '../../src/demo/tools/deploy-service.js';
@@ -58,6 +58,7 @@ describe.each(backends)('demo agents on %s', (backend) => {
   beforeAll(async () => {
     database = await createTestDatabase(backend);
     demo = demoDb(database.db);
+    await createDemoTables(database.db);
     firstSeed = await seedDemoData(database.db);
   });
   afterAll(async () => {

@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/database.js';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'approval-bot-main-'));
@@ -70,5 +72,45 @@ describe('model selection for the sandbox', () => {
   it('uses the provider whose key is present, the built-in demo model only without one', async () => {
     expect(await selectedModel({ OPENAI_API_KEY: 'sk-test-not-used' })).toBe('openai/gpt-5-mini');
     expect(await selectedModel({})).toMatch(/^built-in demo model/);
+  }, 120_000);
+});
+
+describe('the demo, set up by the demo rather than by the migrations', () => {
+  /** The demo's tables and how many records they hold, read once the process that wrote them has stopped. */
+  async function demoTables(dataDir: string): Promise<{ tables: string[]; records: number | undefined }> {
+    const database = await openDatabase({ dataDir });
+    try {
+      const { rows } = await sql<{ table_name: string }>`
+        SELECT table_name FROM information_schema.tables
+        WHERE table_schema = current_schema() AND table_name LIKE 'demo\\_%' ORDER BY table_name`.execute(database.db);
+      const tables = rows.map((r) => r.table_name);
+      const records = tables.includes('demo_records')
+        ? Number((await sql<{ n: string }>`SELECT count(*) AS n FROM demo_records`.execute(database.db)).rows[0]!.n)
+        : undefined;
+      return { tables, records };
+    } finally {
+      await database.close();
+    }
+  }
+
+  it('npm run migrate creates no demo tables; npm start creates them and seeds them', async () => {
+    const dataDir = join(dir, `demo-${Date.now()}`);
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'info' };
+    await run(process.execPath, ['--import', 'tsx', 'src/cli/migrate.ts'], { env, timeout: 60_000 });
+    expect(await demoTables(dataDir)).toEqual({ tables: [], records: undefined });
+
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    let output = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('"model selected"')) resolve();
+      });
+      child.on('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
+    });
+    child.kill('SIGTERM');
+    await exited;
+    expect(await demoTables(dataDir)).toEqual({ tables: ['demo_deployments', 'demo_orders', 'demo_records', 'demo_refunds'], records: 3 });
   }, 120_000);
 });

@@ -5,9 +5,9 @@
  */
 import { parseConfig } from '../../src/config.js';
 import { createDemoAgents } from '../../src/demo/create-demo-agents.js';
-import { createDemoModel } from '../../src/demo/demo-model.js';
+import { createDemoModel } from '../../src/demo/model/create-demo-model.js';
 import { seedDemoData } from '../../src/demo/seed-demo-data.js';
-import { demoDb, type DemoDb } from '../../src/demo/demo-tables.js';
+import { createDemoTables, demoDb, type DemoDb } from '../../src/demo/demo-tables.js';
 import { runWithSandbox, type RunningSandbox } from '../../src/sandbox/run-with-sandbox.js';
 import type { StoredEphemeral, StoredMessage } from '../../src/sandbox/store.js';
 import { createSlackApp } from '../../src/slack/create-slack-app.js';
@@ -47,6 +47,7 @@ async function openStackDatabase(dataDir: string | undefined): Promise<Database>
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const database = await openStackDatabase(options.dataDir);
+  await createDemoTables(database.db);
   await seedDemoData(database.db);
   const { logger, logs } = captureLogger();
   const run = await runWithSandbox({

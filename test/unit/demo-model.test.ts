@@ -3,9 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collect } from '../helpers/agents.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import type { AgentChunk, ApprovalRequest, SuspensionRequest } from '../../src/agent/types.js';
+import { extractionPrompt } from '../../src/agent/extraction-prompt.js';
 import { createDemoAgents, type DemoAgents } from '../../src/demo/create-demo-agents.js';
-import { createDemoModel } from '../../src/demo/demo-model.js';
-import { demoDb, type DemoDb } from '../../src/demo/demo-tables.js';
+import { createDemoModel } from '../../src/demo/model/create-demo-model.js';
+import { createDemoTables, demoDb, type DemoDb } from '../../src/demo/demo-tables.js';
 import { seedDemoData } from '../../src/demo/seed-demo-data.js';
 
 const model = createDemoModel({ chunkDelayMs: 0 });
@@ -479,6 +480,32 @@ describe('demo model: after tool results', () => {
   });
 });
 
+describe("demo model: reading a reply for the runtime's auto-resume", () => {
+  /** The prompt auto-resume sends when its own readings of a reply fail, built by the runtime's own function. */
+  const extraction = (schema: unknown, question: unknown, reply: string) =>
+    stream([
+      { role: 'system', content: extractionPrompt(JSON.stringify(schema), question) },
+      { role: 'user', content: [{ type: 'text', text: reply }] },
+    ], []);
+  const confirm = { type: 'object', properties: { confirmed: { type: 'boolean' } } };
+  const environments = { question: 'Which environment?', options: [{ label: 'staging' }, { label: 'production' }] };
+  const regions = { question: 'Which regions?', options: [{ label: 'us-east-1' }, { label: 'eu-west-1' }, { label: 'ap-southeast-2' }] };
+
+  it('answers a yes/no question with JSON, and in words when the reply says both or neither', async () => {
+    expect((await extraction(confirm, null, 'sure, go ahead')).text).toBe('{"confirmed":true}');
+    expect((await extraction(confirm, null, 'hmm, please cancel that')).text).toBe('{"confirmed":false}');
+    expect((await extraction(confirm, null, 'maybe later')).text).toBe('I could not tell which answer that is.');
+  });
+
+  it('picks options by label, by a hurried alias, or by number, and everything for "all"', async () => {
+    expect((await extraction({ type: 'string' }, environments, '<@U0BOTUSER> prod please')).text).toBe('"production"');
+    expect((await extraction({ type: 'array' }, regions, '1 and 3')).text).toBe('["us-east-1","ap-southeast-2"]');
+    expect((await extraction({ type: 'array' }, regions, 'all of them')).text).toBe(JSON.stringify(regions.options.map((o) => o.label)));
+    expect((await extraction({ type: 'string' }, environments, 'both')).text).toBe('I could not tell which answer that is.');
+    expect((await extraction({ type: 'string' }, null, 'v2.1 &amp; up')).text).toBe('"v2.1 & up"');
+  });
+});
+
 describe('demo model: help and doGenerate', () => {
   it('answers anything else with a Markdown list of what it can do, and says what it is', async () => {
     for (const text of ['hello', '<@U0BOTUSER> what is the weather?', 'help', '']) {
@@ -536,6 +563,7 @@ describe('demo model driving the demo agents on PGlite', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase('pglite');
+    await createDemoTables(database.db);
     await seedDemoData(database.db);
     demo = demoDb(database.db);
     ({ ops } = createDemoAgents({ db: database.db, model: createDemoModel({ chunkDelayMs: 0 }), storage: database }));

@@ -1,0 +1,92 @@
+import type { LanguageModelV3ToolResultPart } from '@ai-sdk/provider';
+import { code, formatAnswer, quote, sentence, usd } from './format.js';
+import { asRecord } from './json-values.js';
+
+/** One sentence about a tool result, from what the result says, never from what was asked for. */
+export function describeResult(result: LanguageModelV3ToolResultPart, input: Record<string, unknown> | undefined): string {
+  const { output, toolName } = result;
+  const args = input ?? {};
+  switch (output.type) {
+    case 'execution-denied':
+      return `I did not ${actionPhrase(toolName, args)}: ${reasonPhrase(output.reason)}.`;
+    case 'error-text':
+      return `That failed: ${sentence(output.value.replace(/^Tool \S+ failed:\s*/, ''))}`;
+    case 'error-json':
+      return `That failed: ${sentence(JSON.stringify(output.value))}`;
+    case 'text':
+      return sentence(output.value);
+    case 'content':
+      return sentence(output.value.map((p) => (p.type === 'text' ? p.text : '')).join(' ').trim() || `${toolName} returned a file.`);
+    case 'json':
+      return describeJson(toolName, output.value, args);
+  }
+}
+
+function describeJson(toolName: string, raw: unknown, args: Record<string, unknown>): string {
+  const value = asRecord(raw);
+  if (value && toolName.startsWith('agent-')) {
+    const text = typeof value.text === 'string' ? value.text.trim() : '';
+    return text || `The ${toolName.slice('agent-'.length)} agent finished without a reply.`;
+  }
+  if (value && toolName === 'delete_record') {
+    if (value.deleted === true) return `Deleted record ${String(value.id ?? args.id)}.`;
+    if (typeof value.message === 'string') return `${sentence(value.message)} Nothing was deleted.`;
+  }
+  if (value && toolName === 'lookup_record') {
+    const record = asRecord(value.record);
+    if (value.found === true && record) {
+      const deleted = record.deleted === true ? ` It was deleted${record.deletedAt ? ` at ${String(record.deletedAt)}` : ''}.` : '';
+      return `Record ${String(record.id)} is ${quote(String(record.title))}, owned by ${String(record.owner)}.${deleted}`;
+    }
+    if (typeof value.message === 'string') return sentence(value.message);
+  }
+  if (value && toolName === 'deploy_service') {
+    if (value.deployed === true) {
+      return `Deployed ${String(value.service)} ${String(value.version)} to ${String(value.environment)}.`;
+    }
+    if (value.status === 'cancelled') return 'Deployment cancelled.';
+    if (typeof value.message === 'string') return sentence(value.message);
+  }
+  if (value && toolName === 'issue_refund' && typeof value.amountCents === 'number') {
+    const left = typeof value.remainingCents === 'number' ? `; ${usd(value.remainingCents)} is left to refund on the order` : '';
+    return `Refunded ${usd(value.amountCents)} on order ${String(value.orderId)}. Refund #${String(value.refundId)}${left}.`;
+  }
+  if (value && toolName === 'ask_user' && 'answer' in value) return `You answered ${formatAnswer(value.answer)}.`;
+  const shown = JSON.stringify(raw) ?? 'nothing';
+  return `${code(toolName)} returned ${shown.length > 300 ? `${shown.slice(0, 300)}…` : shown}.`;
+}
+
+function actionPhrase(toolName: string, args: Record<string, unknown>): string {
+  switch (toolName) {
+    case 'delete_record':
+      return `delete record ${String(args.id ?? '')}`.trim();
+    case 'lookup_record':
+      return `look up record ${String(args.id ?? '')}`.trim();
+    case 'deploy_service':
+      return ['deploy', args.service, args.version, args.environment ? `to ${String(args.environment)}` : undefined]
+        .filter((p) => p !== undefined && p !== '')
+        .map(String)
+        .join(' ');
+    case 'issue_refund':
+      return typeof args.amountCents === 'number'
+        ? `refund ${usd(args.amountCents)} on order ${String(args.orderId)}`
+        : `refund order ${String(args.orderId)}`;
+    case 'ask_user':
+      return typeof args.question === 'string' ? `get an answer to ${quote(args.question)}` : 'get an answer';
+    default:
+      return toolName.startsWith('agent-')
+        ? `hand this to the ${toolName.slice('agent-'.length)} agent`
+        : `run ${code(toolName)}`;
+  }
+}
+
+/**
+ * The runtime's stock reasons are full sentences written for models; after "I did
+ * not …:" they read better as a clause. A person's own reason is kept word for word.
+ */
+function reasonPhrase(reason: string | undefined): string {
+  const trimmed = reason?.trim().replace(/[.!\s]+$/, '') ?? '';
+  if (!trimmed || /^the user declined this tool call$/i.test(trimmed)) return 'the request was declined';
+  if (/^the approval request expired/i.test(trimmed)) return 'the request expired before anyone approved it';
+  return /^(?:The|A|An|This|That|It) /.test(trimmed) ? trimmed[0]!.toLowerCase() + trimmed.slice(1) : trimmed;
+}

@@ -1,0 +1,39 @@
+import type { Policy } from '../approvals/policy-schema.js';
+import type { BotAgents } from '../bot-agents.js';
+import type { Database } from '../db/database.js';
+import type { Logger } from '../logger.js';
+import { createDemoAgents } from './create-demo-agents.js';
+import { demoPolicy } from './demo-policy.js';
+import { createDemoTables } from './demo-tables.js';
+import { createDemoModel } from './model/create-demo-model.js';
+import { seedDemoData } from './seed-demo-data.js';
+
+export interface StartDemoOptions {
+  /** Where runs are kept; the demo's tables go into the same database. */
+  database: Database;
+  /** The configured `provider/model`; without one the demo agents think with the built-in demo model. */
+  model: string | undefined;
+  /** A policy from POLICY_FILE, which replaces the demo's own. */
+  policyFile?: { path: string; policy: Policy } | undefined;
+  logger: Logger;
+  runLeaseMs: number;
+}
+
+/**
+ * The demo, for when no agents are configured: its tables and rows (created
+ * here, not by the product's migrations, and never reset, so a restart keeps what
+ * approved calls changed), its model when none is configured, and its agents.
+ */
+export async function startDemo(options: StartDemoOptions): Promise<BotAgents> {
+  const { database, logger, runLeaseMs } = options;
+  await createDemoTables(database.db);
+  await seedDemoData(database.db);
+  const model = options.model ?? createDemoModel();
+  const policy = options.policyFile?.policy ?? demoPolicy;
+  return {
+    agentFor: (workspace) => createDemoAgents({ db: database.db, storage: database, model, policy, logger, runLeaseMs, ...workspace }).ops,
+    policy,
+    policySource: options.policyFile?.path ?? 'built-in demo policy',
+    modelLabel: options.model ?? 'built-in demo model (set MODEL and its API key for a real one)',
+  };
+}

@@ -230,14 +230,14 @@ async function measureCalibration(ctx: SuiteContext, bench: BenchDatabase) {
 
 /** Where the statements of a cycle come from in src/ (a guess by shape; unknown ones get a generic label). */
 const knownStatements: Array<[RegExp, string]> = [
-  [/^with snaps as \( insert into run_snapshots/, 'persistSuspension (db/persist-suspension.ts)'],
-  [/from pending_actions where \(root_run_id = \$1 or run_id = \$2\)/, 'findDecisionTarget (approvals/pending-actions.ts)'],
-  [/^with upd as \( update pending_actions set approvals = approvals/, 'recordApprovalVote (approvals/record-decision.ts)'],
+  [/^with snaps as \( insert into run_snapshots/, 'persistSuspension (db/run-snapshots.ts)'],
+  [/from pending_actions where \(root_run_id = \$1 or run_id = \$2\)/, 'findDecisionTarget (db/pending-actions.ts)'],
+  [/^with upd as \( update pending_actions set approvals = approvals/, 'recordApprovalVote (db/pending-actions.ts)'],
   [/^update run_snapshots set status = 'running'/, 'takeRunLease (db/run-snapshots.ts)'],
-  [/^select distinct on \(tool_call_id\)/, 'latestActionsOfRun (approvals/pending-actions.ts)'],
-  [/from pending_actions where id = \$1$/, 'findAction (approvals/pending-actions.ts)'],
-  [/^with g as \( update approval_grants set consumed_at/, 'consumeGrant (approvals/grants.ts)'],
-  [/^insert into "audit_events"/, 'appendAudit (approvals/audit.ts)'],
+  [/^select distinct on \(tool_call_id\)/, 'latestActionsOfRun (db/pending-actions.ts)'],
+  [/from pending_actions where id = \$1$/, 'findAction (db/pending-actions.ts)'],
+  [/^with g as \( update approval_grants set consumed_at/, 'consumeGrant (db/grants.ts)'],
+  [/^insert into "audit_events"/, 'appendAudit (db/audit.ts)'],
   [/^with (del as \(delete from run_snapshots|parent as \( update pending_actions|mem as \( insert into thread_messages)/, 'endRun (db/run-snapshots.ts)'],
 ];
 

@@ -1,5 +1,5 @@
-import { codeFence } from './code-fence.js';
-import { escapeMrkdwn } from './escape-mrkdwn.js';
+import { codeFence } from './mrkdwn/code-fence.js';
+import { escapeMrkdwn } from './mrkdwn/escape-mrkdwn.js';
 
 /**
  * Converts the Markdown models write into Slack mrkdwn.

@@ -1,8 +1,8 @@
 import type { webApi } from '@slack/bolt';
 import type { Agent } from '../agent/agent.js';
 import type { Logger } from '../logger.js';
-import type { BackgroundTasks } from './background-tasks.js';
-import type { SlackDb } from './slack-tables.js';
+import type { BackgroundTasks } from './transport/background-tasks.js';
+import type { SlackDb } from './store/slack-tables.js';
 
 /** What every listener and helper of the Slack front end works with. */
 export interface SlackContext {
@@ -23,7 +23,7 @@ export interface SlackContext {
   readonly cardsInFlight: Map<number, CardInFlight>;
   /** The redraw of each card under way in this process, by action id: the next one waits for it (see updateCard). */
   readonly cardRedraws: Map<number, Promise<unknown>>;
-  /** Requests this process is deciding right now (see decidingHere), by action id. */
+  /** Requests this process is deciding right now (see markDecisionInFlight), by action id. */
   readonly decisionsInFlight: Map<number, number>;
   /** How long work runs before its message gets the working reaction (see workingReaction). */
   readonly workingReactionDelayMs: number;
@@ -43,4 +43,12 @@ export interface CardInFlight {
 export interface ThreadTarget {
   channel: string;
   threadTs?: string;
+}
+
+/** Who clicked where. Only `user` is vouched for by Slack's signature; the rest locates the reply. */
+export interface Click extends ThreadTarget {
+  user: string;
+  messageTs?: string;
+  triggerId?: string;
+  teamId?: string;
 }

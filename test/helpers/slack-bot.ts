@@ -8,14 +8,14 @@ import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { Agent } from '../../src/agent/agent.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/create-slack-app.js';
-import { checkBlocks, checkView } from '../../src/slack/limits.js';
-import { slackGroupResolver } from '../../src/slack/slack-group-resolver.js';
+import { checkBlocks, checkView } from '../../src/slack/blocks/limits.js';
+import { slackGroupResolver } from '../../src/slack/transport/slack-group-resolver.js';
 import { FAKE_BOT_TOKEN, startFakeSlack, type FakeSlack, type RecordedCall } from './fake-slack.js';
 import { createTestDatabase, type Backend, type TestDatabase } from './db.js';
 import { appMentionEnvelope, blockActionsPayload, slackSender, SLACK_IDS, type BlockActionsOptions } from './slack-requests.js';
 import type { GroupResolver } from '../../src/approvals/group-resolver.js';
 import type { Db } from '../../src/db/database.js';
-import { slackWebClient } from '../../src/slack/slack-web-client.js';
+import { slackWebClient } from '../../src/slack/transport/slack-web-client.js';
 export { recordingDeleteTool } from './recording-delete-tool.js';
 
 export const SIGNING_SECRET = 'e2e-signing-secret-4f1c2b9a7d3e';

@@ -124,8 +124,8 @@ describe.runIf(process.env.DATABASE_URL)('migrations from two processes at once'
 
   it('each migration is applied exactly once', async () => {
     const script = `
-      import { openDatabase } from './src/db/database.ts';
-      import { migrate } from './src/db/migrate.ts';
+      import { openDatabase } from './src/db/database.js';
+      import { migrate } from './src/db/migrate.js';
       const d = await openDatabase({ databaseUrl: process.env.DATABASE_URL, schema: '${schema}' });
       console.log(JSON.stringify(await migrate(d.db)));
       await d.close();`;

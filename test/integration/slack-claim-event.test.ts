@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slackDb } from '../../src/slack/slack-tables.js';
+import { slackDb } from '../../src/slack/store/slack-tables.js';
 import { claimEventStartingRun, lockThread } from '../../src/slack/store/claim-event.js';
 import { markRunShown } from '../../src/slack/store/mark-run-shown.js';
 import { claimUnpostedCards } from '../../src/slack/store/claim-unposted-cards.js';

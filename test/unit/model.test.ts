@@ -43,7 +43,7 @@ describe('a library user’s Agent', () => {
   it('is constructed from a provider/model string whatever else the environment holds (no configuration is read)', async () => {
     const { execFile } = await import('node:child_process');
     const { promisify } = await import('node:util');
-    const script = `import { Agent } from './src/agent/agent.ts';
+    const script = `import { Agent } from './src/agent/agent.js';
       const agent = new Agent({ id: 'lib', model: 'openai/gpt-5-mini' });
       console.log(agent.model.provider);`;
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {

@@ -1,7 +1,7 @@
 import type { Button, KnownBlock } from '@slack/types';
-import { escapeMrkdwn } from '../escape-mrkdwn.js';
-import { inlineCode } from '../inline-code.js';
-import { LIMITS, truncate, truncateMrkdwn } from '../limits.js';
+import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
+import { inlineCode } from '../mrkdwn/inline-code.js';
+import { LIMITS, truncate, truncateMrkdwn } from './limits.js';
 import { ACTION_IDS, cardBlockId } from './action-ids.js';
 import { approvalButtonValue } from './button-value.js';
 import type { ApprovalCardData } from './card-types.js';

@@ -1,6 +1,6 @@
 import type { ModalView } from '@slack/types';
-import { inlineCode } from '../inline-code.js';
-import { LIMITS, truncate } from '../limits.js';
+import { inlineCode } from '../mrkdwn/inline-code.js';
+import { LIMITS, truncate } from './limits.js';
 import { CALLBACK_IDS } from './action-ids.js';
 import { approvalButtonValue, parseButtonValue } from './button-value.js';
 import type { DeclineModalData, ViewStateValues } from './card-types.js';

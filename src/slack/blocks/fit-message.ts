@@ -1,5 +1,5 @@
 import type { KnownBlock } from '@slack/types';
-import { LIMITS } from '../limits.js';
+import { LIMITS } from './limits.js';
 
 /** Successively smaller budgets for the variable-sized parts of a card. */
 const SCALES = [1, 0.85, 0.7, 0.55, 0.4, 0.25, 0.1] as const;

@@ -1,4 +1,4 @@
-import { codeFence } from '../code-fence.js';
+import { codeFence } from '../mrkdwn/code-fence.js';
 
 export interface JsonCodeBlock {
   /** mrkdwn: a code block holding the escaped, possibly truncated JSON. */

@@ -1,5 +1,5 @@
 import type { ContextBlock, SectionBlock } from '@slack/types';
-import { LIMITS } from '../limits.js';
+import { LIMITS } from './limits.js';
 import { mrkdwnText } from './text-objects.js';
 
 /** A section of mrkdwn the caller has already escaped; truncated to the section limit. */

@@ -1,4 +1,4 @@
-import { escapeMrkdwn } from '../escape-mrkdwn.js';
+import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
 
 const USER_ID = /^[UW][A-Z0-9]+$/;
 const GROUP_ID = /^S[A-Z0-9]+$/;

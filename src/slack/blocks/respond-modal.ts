@@ -1,6 +1,6 @@
 import type { InputBlock, InputBlockElement, KnownBlock, ModalView, PlainTextOption } from '@slack/types';
-import { inlineCode } from '../inline-code.js';
-import { LIMITS, truncate } from '../limits.js';
+import { inlineCode } from '../mrkdwn/inline-code.js';
+import { LIMITS, truncate } from './limits.js';
 import { CALLBACK_IDS } from './action-ids.js';
 import { actionButtonValue } from './button-value.js';
 import type { RespondField, RespondModalData, ViewStateValues } from './card-types.js';

@@ -1,6 +1,6 @@
 import type { KnownBlock } from '@slack/types';
-import { escapeMrkdwn } from '../escape-mrkdwn.js';
-import { LIMITS, truncate, truncateMrkdwn } from '../limits.js';
+import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
+import { LIMITS, truncate, truncateMrkdwn } from './limits.js';
 import { ACTION_IDS, cardBlockId } from './action-ids.js';
 import { actionButtonValue } from './button-value.js';
 import type { SuspensionCardData } from './card-types.js';

@@ -1,5 +1,5 @@
 import type { MrkdwnElement, PlainTextElement } from '@slack/types';
-import { LIMITS, truncate, truncateMrkdwn } from '../limits.js';
+import { LIMITS, truncate, truncateMrkdwn } from './limits.js';
 
 /** Slack refuses empty (and blank) text objects, which would sink the whole message. */
 const EMPTY = '—';

@@ -1,5 +1,5 @@
 import type { App } from '@slack/bolt';
-import { handleMessage, reportMessageFailure, type IncomingMessage } from '../handle-message.js';
+import { handleMessage, reportMessageFailure, type IncomingMessage } from '../flows/handle-message.js';
 import type { SlackContext } from '../slack-context.js';
 
 /** A mention starts (or, in a waiting thread, answers or explains) a run in the mention's thread. */

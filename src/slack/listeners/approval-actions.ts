@@ -1,18 +1,10 @@
 import type { BlockAction, ButtonAction } from '@slack/bolt';
-import type { PendingAction } from '../../db/rows.js';
-import { ACTION_IDS, parseCardBlockId } from '../blocks/action-ids.js';
-import { parseButtonValue, type ButtonValue } from '../blocks/button-value.js';
-import { declineModal } from '../blocks/decline-modal.js';
-import { escapeMrkdwn } from '../escape-mrkdwn.js';
-import { decidingHere } from '../deciding-here.js';
-import { handleDecision } from '../handle-decision.js';
-import { describeOutcome } from '../refusal-text.js';
+import { ACTION_IDS } from '../blocks/action-ids.js';
+import { openDecline, recordApproval, showApproval } from '../flows/approval-click.js';
+import { tellClicker } from '../flows/clicked-card.js';
 import type { SlackContext } from '../slack-context.js';
-import { tellUser } from '../tell-user.js';
-import { clickedCard, clickOf, tamperedButton, tellClicker, type Click } from './click.js';
+import { clickOf } from './click-of.js';
 import type { InteractionRoutes } from './interaction-routes.js';
-import type { CardRow } from '../store/cards.js';
-import type { Decision } from '../../agent/types.js';
 import { recordThenAck } from './record-then-ack.js';
 
 /**
@@ -23,135 +15,13 @@ export function registerApprovalActions(routes: InteractionRoutes, ctx: SlackCon
   routes.action<BlockAction<ButtonAction>>(ACTION_IDS.approve, async ({ ack, body, action }) => {
     await recordThenAck(ctx, ack, {
       name: 'approve',
-      record: (acked) => recordApproval(ctx, body, action, acked),
+      record: (startAfter) => recordApproval(ctx, clickOf(body), action, startAfter),
       show: (recorded) => showApproval(ctx, recorded),
-      onError: tellClicker(ctx, body),
+      onError: tellClicker(ctx, clickOf(body)),
     });
   });
   routes.action<BlockAction<ButtonAction>>(ACTION_IDS.decline, async ({ ack, body, action }) => {
     await ack();
-    ctx.tasks.run('decline', () => onDecline(ctx, body, action), tellClicker(ctx, body));
+    ctx.tasks.run('decline', () => openDecline(ctx, clickOf(body), action), tellClicker(ctx, clickOf(body)));
   });
-}
-
-interface GenuineButton {
-  value: Required<ButtonValue>;
-  /** The request as read while checking the button. */
-  row: PendingAction | undefined;
-  /** Where its card is, as read with it. */
-  card: CardRow | undefined;
-}
-
-/** The request a button is for, or undefined (logged) when the button is not genuine. */
-async function genuineButton(ctx: SlackContext, click: Click, action: ButtonAction): Promise<GenuineButton | undefined> {
-  const value = parseButtonValue(action.value);
-  const block = parseCardBlockId(action.block_id);
-  const checked =
-    value?.fingerprintPrefix !== undefined && block?.kind === 'approval' && block.actionId === value.actionId
-      ? await clickedCard(ctx, click, value.actionId)
-      : false;
-  if (!checked) {
-    ctx.logger.warn({ user: click.user, actionId: action.action_id, value: action.value, blockId: action.block_id }, 'approval button refused: value does not match a card');
-    return undefined;
-  }
-  return { value: value as Required<ButtonValue>, row: checked.state?.action, card: checked.state?.card };
-}
-
-type RecordedApproval =
-  | { kind: 'no-click' }
-  | { kind: 'tampered'; click: Click }
-  | { kind: 'decided'; click: Click; button: GenuineButton; decision: Decision; done: () => void };
-
-async function recordApproval(ctx: SlackContext, body: BlockAction, action: ButtonAction, acked: Promise<void>): Promise<RecordedApproval> {
-  const click = clickOf(body);
-  if (!click) {
-    ctx.logger.warn('approve click without user or channel');
-    return { kind: 'no-click' };
-  }
-  const button = await genuineButton(ctx, click, action);
-  if (!button) return { kind: 'tampered', click };
-  const done = decidingHere(ctx, button.value.actionId);
-  try {
-    const decision = await decideFromButton(ctx, button, click, 'approve', acked);
-    ctx.logger.info({ actionId: button.value.actionId, user: click.user, outcome: decision.outcome }, 'approve clicked');
-    return { kind: 'decided', click, button, decision, done };
-  } catch (error) {
-    done();
-    throw error;
-  }
-}
-
-async function showApproval(ctx: SlackContext, recorded: RecordedApproval): Promise<void> {
-  if (recorded.kind === 'no-click') return;
-  if (recorded.kind === 'tampered') return tellUser(ctx, recorded.click, tamperedButton);
-  try {
-    await handleDecision(ctx, recorded.decision, recorded.click, recorded.button.card);
-  } finally {
-    recorded.done();
-  }
-}
-
-/** The decision a genuine button asks for, by the signed-in clicker, bound to the card's fingerprint. */
-function decideFromButton(ctx: SlackContext, button: GenuineButton, click: Click, decision: 'approve' | 'decline', startAfter?: Promise<void>) {
-  return ctx.agent.decideToolCall(
-    {
-      actionId: button.value.actionId,
-      fingerprint: button.value.fingerprintPrefix,
-      actor: { userId: click.user },
-      decision,
-    },
-    { ...(button.row ? { action: button.row } : {}), ...(startAfter ? { startAfter } : {}) },
-  );
-}
-
-/**
- * Checks what can be checked before the modal opens, so nobody writes a reason
- * for a request they cannot decline; the decision itself is checked again on submit.
- * When the modal cannot open (the trigger expired, Slack is down) the decline
- * still happens, without a reason.
- */
-async function onDecline(ctx: SlackContext, body: BlockAction, action: ButtonAction): Promise<void> {
-  const click = clickOf(body);
-  if (!click) return void ctx.logger.warn('decline click without user or channel');
-  const button = await genuineButton(ctx, click, action);
-  if (!button) return tellUser(ctx, click, tamperedButton);
-  const row = button.row;
-  const refusal = row ? await declineRefusal(ctx, row, click.user, button.value.fingerprintPrefix) : 'I could not find that request; its run may have ended. Nothing was changed.';
-  if (refusal) {
-    ctx.logger.info({ actionId: button.value.actionId, user: click.user }, 'decline refused before the modal');
-    return tellUser(ctx, click, refusal);
-  }
-  try {
-    if (!click.triggerId) throw new Error('no trigger_id');
-    await ctx.client.views.open({
-      trigger_id: click.triggerId,
-      view: declineModal({ actionId: row!.id, fingerprint: row!.fingerprint ?? '', toolName: row!.tool_name }),
-    });
-  } catch (error) {
-    ctx.logger.warn({ err: error, actionId: button.value.actionId }, 'decline modal could not open; declining without a reason');
-    const done = decidingHere(ctx, button.value.actionId);
-    try {
-      await handleDecision(ctx, await decideFromButton(ctx, button, click, 'decline'), click, button.card);
-    } finally {
-      done();
-    }
-  }
-}
-
-async function declineRefusal(
-  ctx: SlackContext,
-  row: PendingAction,
-  user: string,
-  fingerprintPrefix: string,
-): Promise<string | undefined> {
-  if (row.kind !== 'approval') return 'That button is not for an approval request. Nothing was changed.';
-  if (row.status !== 'pending') return `This request was ${describeOutcome(row)}. Nothing was changed.`;
-  if (!(row.fingerprint ?? '').startsWith(fingerprintPrefix)) {
-    return 'This button does not match the pending request (its arguments differ from what was asked). Nothing was changed.';
-  }
-  if (row.expires_at && new Date(row.expires_at).getTime() <= Date.now()) return 'This request has expired. Nothing was changed.';
-  const verdict = await ctx.agent.mayDecide(row, { userId: user }, 'decline');
-  // A group that could not be checked now may be on submit, which checks again and refuses (or not) with the real answer.
-  if (verdict.allowed || verdict.why === 'group-lookup-failed') return undefined;
-  return `${escapeMrkdwn(verdict.message.replace(/\bapprove\b/, 'decline'))} Nothing was changed.`;
 }

@@ -1,5 +1,5 @@
 import type { App } from '@slack/bolt';
-import { handleMessage, reportMessageFailure, type IncomingMessage } from '../handle-message.js';
+import { handleMessage, reportMessageFailure, type IncomingMessage } from '../flows/handle-message.js';
 import type { SlackContext } from '../slack-context.js';
 
 /** Subtypes that are still a person writing; edits, deletions, joins and bot posts are not. */

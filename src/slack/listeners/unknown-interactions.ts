@@ -1,7 +1,7 @@
 import type { BlockAction, Middleware, SlackActionMiddlewareArgs, SlackViewMiddlewareArgs } from '@slack/bolt';
 import type { SlackContext } from '../slack-context.js';
-import { tellUser } from '../tell-user.js';
-import { clickOf } from './click.js';
+import { tellUser } from '../flows/tell-user.js';
+import { clickOf } from './click-of.js';
 
 /**
  * Interactions no listener owns (an old card's buttons, a forged payload) are

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { pendingActionColumns, type PendingAction } from '../../db/rows.js';
-import type { SlackDb } from '../slack-tables.js';
+import type { SlackDb } from './slack-tables.js';
 import type { CardRow } from './cards.js';
-import { blockedSql } from '../cards/card-state-key.js';
+import { blockedSql } from './card-state-key.js';
 
 /** Everything drawing a card needs, read together. */
 export interface CardState {

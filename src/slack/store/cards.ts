@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { CardKind } from '../blocks/action-ids.js';
-import type { SlackDb } from '../slack-tables.js';
+import type { SlackDb } from './slack-tables.js';
 
 export interface CardRow {
   action_id: number;

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { SlackDb } from '../slack-tables.js';
+import type { SlackDb } from './slack-tables.js';
 import type { ThreadRow } from './threads.js';
 
 /**

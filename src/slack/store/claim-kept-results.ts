@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { SlackDb } from '../slack-tables.js';
+import type { SlackDb } from './slack-tables.js';
 
 /** A run's kept answer and where its thread is (absent when the run has no thread on record). */
 export interface KeptResult {

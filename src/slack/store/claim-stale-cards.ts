@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { blockedSql, cardStateKeySql } from '../cards/card-state-key.js';
-import type { SlackDb } from '../slack-tables.js';
+import { blockedSql, cardStateKeySql } from './card-state-key.js';
+import type { SlackDb } from './slack-tables.js';
 
 /**
  * Cards of `agentId` that do not show their request as it is: a redraw that

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { SlackDb } from '../slack-tables.js';
+import type { SlackDb } from './slack-tables.js';
 
 /**
  * Requests of `agentId` still pending `graceMs` after they were written that

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { cardStateKeySql } from '../cards/card-state-key.js';
-import type { SlackDb } from '../slack-tables.js';
+import { cardStateKeySql } from './card-state-key.js';
+import type { SlackDb } from './slack-tables.js';
 
 /**
  * Records that a card now shows `key` (its repair, if one was claimed, is done)

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { DrawnMark } from '../cards/update-card.js';
-import type { SlackDb } from '../slack-tables.js';
+import type { DrawnMark } from '../flows/update-card.js';
+import type { SlackDb } from './slack-tables.js';
 
 /**
  * A run's outcome is in its thread: its kept answer (run_results) and any

@@ -1,5 +1,5 @@
 import type { ThreadTarget } from '../slack-context.js';
-import type { SlackDb } from '../slack-tables.js';
+import type { SlackDb } from './slack-tables.js';
 
 /** Where a top-level run talks: its channel and thread (null thread: a DM's top level). */
 export interface ThreadRow {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { answerFromText } from '../../../src/slack/answer-from-text.js';
-import { isCancel, messageText, threadIdOf } from '../../../src/slack/message-text.js';
+import { answerFromText } from '../../../src/slack/flows/answer-from-text.js';
+import { isCancel, messageText, threadIdOf } from '../../../src/slack/flows/message-text.js';
 
 const options = [{ label: 'Staging' }, { label: 'Production' }, { label: 'Dev, local' }];
 

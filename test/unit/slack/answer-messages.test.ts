@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkBlocks, LIMITS } from '../../../src/slack/limits.js';
-import { answerMessages } from '../../../src/slack/post-answer.js';
+import { checkBlocks, LIMITS } from '../../../src/slack/blocks/limits.js';
+import { answerMessages } from '../../../src/slack/flows/post-answer.js';
 
 describe('answerMessages', () => {
   it('keeps a short answer in one message', () => {

@@ -2,7 +2,7 @@ import type { KnownBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import { approvalCard } from '../../../src/slack/blocks/approval-card.js';
 import type { ApprovalCardData } from '../../../src/slack/blocks/card-types.js';
-import { checkBlocks } from '../../../src/slack/limits.js';
+import { checkBlocks } from '../../../src/slack/blocks/limits.js';
 import { allText, expectNoInjection, expectWellFormed, INJECTION } from './block-text.js';
 
 const FINGERPRINT = '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef';

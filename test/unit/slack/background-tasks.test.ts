@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/logger.js';
-import { BackgroundTasks } from '../../../src/slack/background-tasks.js';
-import type { InboundRequests } from '../../../src/slack/inbound-requests.js';
+import { BackgroundTasks } from '../../../src/slack/transport/background-tasks.js';
+import type { InboundRequests } from '../../../src/slack/transport/inbound-requests.js';
 
 /** Stands in for the HTTP server's count of requests received and not yet answered. */
 function fakeInbound(): InboundRequests & { set(n: number): void } {

@@ -3,8 +3,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { approvalCard } from '../../../src/slack/blocks/approval-card.js';
-import { blocksArg } from '../../../src/slack/blocks-arg.js';
-import { nodeHttpFetch } from '../../../src/slack/node-http-fetch.js';
+import { blocksAsJson } from '../../../src/slack/transport/blocks-as-json.js';
+import { nodeHttpFetch } from '../../../src/slack/transport/node-http-fetch.js';
 
 const blocks = approvalCard({
   actionId: 3,
@@ -41,10 +41,10 @@ async function wireBody(blocksValue: unknown): Promise<string> {
   }
 }
 
-describe('blocksArg', () => {
+describe('blocksAsJson', () => {
   it('puts the same bytes on the wire as the blocks array would', async () => {
     const asArray = await wireBody(blocks);
-    const asArg = await wireBody(blocksArg(blocks));
+    const asArg = await wireBody(blocksAsJson(blocks));
     expect(asArg).toBe(asArray);
     expect(JSON.parse(new URLSearchParams(asArg).get('blocks')!)).toEqual(blocks);
   });

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/logger.js';
-import { boltLogger } from '../../../src/slack/bolt-logger.js';
+import { boltLogger } from '../../../src/slack/transport/bolt-logger.js';
 
 function capture(level: string) {
   const lines: string[] = [];

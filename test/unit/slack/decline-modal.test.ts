@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { declineModal, parseDeclineModal } from '../../../src/slack/blocks/decline-modal.js';
-import { checkView } from '../../../src/slack/limits.js';
+import { checkView } from '../../../src/slack/blocks/limits.js';
 import { allText, expectNoInjection, INJECTION } from './block-text.js';
 
 const FINGERPRINT = 'fedcba9876543210fedcba9876543210';

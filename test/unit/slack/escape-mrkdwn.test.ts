@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeMrkdwn } from '../../../src/slack/escape-mrkdwn.js';
+import { escapeMrkdwn } from '../../../src/slack/mrkdwn/escape-mrkdwn.js';
 
 describe('escapeMrkdwn', () => {
   it('escapes &, < and > (ampersand first, so entities are not double-escaped)', () => {

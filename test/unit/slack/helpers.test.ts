@@ -7,8 +7,8 @@ import { jsonCodeBlock, prettyJson } from '../../../src/slack/blocks/json-code-b
 import { humanList, isUserGroupId, isUserId, mention, mentionApprover } from '../../../src/slack/blocks/mention.js';
 import { slackDate } from '../../../src/slack/blocks/slack-date.js';
 import { mrkdwnText, oneLine, plainText } from '../../../src/slack/blocks/text-objects.js';
-import { codeFence } from '../../../src/slack/code-fence.js';
-import { inlineCode } from '../../../src/slack/inline-code.js';
+import { codeFence } from '../../../src/slack/mrkdwn/code-fence.js';
+import { inlineCode } from '../../../src/slack/mrkdwn/inline-code.js';
 
 describe('mention', () => {
   it('mentions valid user ids and escapes anything else', () => {

@@ -1,7 +1,7 @@
 import { createServer, request, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { inboundRequests } from '../../../src/slack/inbound-requests.js';
+import { inboundRequests } from '../../../src/slack/transport/inbound-requests.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

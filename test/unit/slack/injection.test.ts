@@ -5,9 +5,9 @@ import { declineModal } from '../../../src/slack/blocks/decline-modal.js';
 import { questionCard } from '../../../src/slack/blocks/question-card.js';
 import { respondModal } from '../../../src/slack/blocks/respond-modal.js';
 import { suspensionCard } from '../../../src/slack/blocks/suspension-card.js';
-import { checkBlocks, checkView } from '../../../src/slack/limits.js';
+import { checkBlocks, checkView } from '../../../src/slack/blocks/limits.js';
 import { markdownToMrkdwn } from '../../../src/slack/markdown-to-mrkdwn.js';
-import { splitMessage } from '../../../src/slack/split-message.js';
+import { splitMessage } from '../../../src/slack/mrkdwn/split-message.js';
 import { expectNoInjection, expectWellFormed, INJECTION, INJECTIONS, textsIn } from './block-text.js';
 
 /** Injection in every string a model or user controls, at normal and at extreme size. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LIMITS, checkBlocks, checkView, truncate, truncateMrkdwn } from '../../../src/slack/limits.js';
+import { LIMITS, checkBlocks, checkView, truncate, truncateMrkdwn } from '../../../src/slack/blocks/limits.js';
 
 const plain = (text: string) => ({ type: 'plain_text', text });
 const md = (text: string) => ({ type: 'mrkdwn', text });

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { webApi } from '@slack/bolt';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NodeHttpFetchError, nodeHttpFetch } from '../../../src/slack/node-http-fetch.js';
+import { NodeHttpFetchError, nodeHttpFetch } from '../../../src/slack/transport/node-http-fetch.js';
 
 interface Seen {
   method: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Decision } from '../../../src/agent/types.js';
 import type { PendingAction } from '../../../src/db/rows.js';
-import { refusalText } from '../../../src/slack/refusal-text.js';
+import { refusalText } from '../../../src/slack/flows/refusal-text.js';
 
 const action = (over: Partial<PendingAction> = {}): PendingAction => ({
   id: 7,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { respondFieldsFor } from '../../../src/slack/respond-fields.js';
+import { respondFieldsFor } from '../../../src/slack/flows/respond-fields.js';
 
 describe('respondFieldsFor', () => {
   it('turns a flat object of strings, numbers, booleans and enums into form fields', () => {

@@ -4,7 +4,7 @@ import type { AnyBlock, InputBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import type { RespondField, ViewStateValues } from '../../../src/slack/blocks/card-types.js';
 import { parseRespondModal, respondFieldBlockId, respondModal } from '../../../src/slack/blocks/respond-modal.js';
-import { checkView } from '../../../src/slack/limits.js';
+import { checkView } from '../../../src/slack/blocks/limits.js';
 import { expectNoInjection, INJECTION } from './block-text.js';
 
 const fixture = JSON.parse(

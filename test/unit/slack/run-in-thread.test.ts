@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { StreamSink } from '../../../src/agent/stream.js';
 import { LeaseLostError } from '../../../src/agent/errors.js';
 import { silentLogger } from '../../../src/logger.js';
-import { runInThread } from '../../../src/slack/run-in-thread.js';
+import { runInThread } from '../../../src/slack/flows/run-in-thread.js';
 import type { SlackContext } from '../../../src/slack/slack-context.js';
 
 function context() {

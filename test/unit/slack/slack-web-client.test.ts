@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../../src/config.js';
 import { silentLogger } from '../../../src/logger.js';
-import { slackWebClient } from '../../../src/slack/slack-web-client.js';
+import { slackWebClient } from '../../../src/slack/transport/slack-web-client.js';
 
 let server: Server | undefined;
 

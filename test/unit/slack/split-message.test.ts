@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { splitMessage } from '../../../src/slack/split-message.js';
+import { splitMessage } from '../../../src/slack/mrkdwn/split-message.js';
 
 const fences = (text: string): number => text.split('```').length - 1;
 /** What a reader sees, ignoring whitespace and the fences a split adds. */

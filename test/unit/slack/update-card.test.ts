@@ -4,7 +4,7 @@ import { Agent } from '../../../src/agent/agent.js';
 import { createTool } from '../../../src/agent/tool.js';
 import type { PendingAction } from '../../../src/db/rows.js';
 import { silentLogger } from '../../../src/logger.js';
-import { updateCard } from '../../../src/slack/cards/update-card.js';
+import { updateCard } from '../../../src/slack/flows/update-card.js';
 import type { CardInFlight, SlackContext } from '../../../src/slack/slack-context.js';
 import type { CardRow } from '../../../src/slack/store/cards.js';
 import { scriptedModel } from '../../helpers/scripted-model.js';
@@ -76,7 +76,7 @@ describe('updateCard', () => {
     expect(marks).toEqual([{ actionId: 7, key: 'approved:1' }]);
     expect(updates).toHaveLength(1);
     expect(updates[0]).toMatchObject({ channel: 'C1', ts: '200.2' });
-    // Sent as the JSON text Slack's form encoding carries (see blocksArg).
+    // Sent as the JSON text Slack's form encoding carries (see blocksAsJson).
     const blocks: unknown = JSON.parse(updates[0]!.blocks as unknown as string);
     expect(allText(blocks)).toContain('Approved by <@U0APPROVER>');
     expect(JSON.stringify(blocks)).not.toContain('"type":"button"');

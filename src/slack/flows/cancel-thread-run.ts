@@ -1,0 +1,14 @@
+import { updateCard } from './update-card.js';
+import type { SlackContext } from '../slack-context.js';
+
+/**
+ * Stops the runs waiting in a thread (cancelPendingRuns), so nothing further
+ * runs and no model is asked to carry on, and redraws the cancelled requests'
+ * cards. Returns the ids of the requests it cancelled: none when a decision
+ * landed first.
+ */
+export async function cancelThreadRuns(ctx: SlackContext, rootRunIds: string[], actor: string): Promise<number[]> {
+  const cancelled = await ctx.agent.cancelRuns(rootRunIds, actor, 'Cancelled in Slack.');
+  for (const id of cancelled) await updateCard(ctx, id);
+  return cancelled;
+}

@@ -1,0 +1,41 @@
+import type { Decision } from '../../agent/types.js';
+import { updateCard, type DrawnMark } from './update-card.js';
+import { markCardsDrawn } from '../store/mark-run-shown.js';
+import type { CardRow } from '../store/cards.js';
+import { refusalText } from './refusal-text.js';
+import { runInThread } from './run-in-thread.js';
+import type { SlackContext, ThreadTarget } from '../slack-context.js';
+import { targetForAction } from './target-for-action.js';
+import { tellUser } from './tell-user.js';
+
+/**
+ * Shows the result of an approve/decline: the card redrawn when the request
+ * changed, an ephemeral to the clicker when it did not (or when they should
+ * know why), and the run's continuation in its thread. `card` is where the
+ * request's card is, when the caller read it before deciding.
+ */
+export async function handleDecision(ctx: SlackContext, decision: Decision, click: ThreadTarget & { user: string }, card?: CardRow): Promise<void> {
+  const refusal = refusalText(decision, click.user);
+  if (refusal) await tellUser(ctx, click, refusal);
+  if (decision.outcome === 'not-found') return;
+
+  const changed =
+    decision.outcome === 'approved' ||
+    decision.outcome === 'declined' ||
+    (decision.outcome === 'approval-recorded' && !decision.alreadyCounted) ||
+    ('stream' in decision && decision.stream !== undefined);
+  // A click that found the request already expired redraws it too: the sweep may not have got there yet.
+  const drawn: DrawnMark[] = [];
+  const final = (decision.outcome === 'approved' || decision.outcome === 'declined') && card ? { action: decision.action, card, marks: drawn } : undefined;
+  const redrawn = changed || decision.outcome === 'expired' ? { card: await updateCard(ctx, decision.action.id, final) } : undefined;
+
+  const stream = 'stream' in decision ? decision.stream : undefined;
+  if (!stream) return markCardsDrawn(ctx.slackDb, drawn);
+  const target = await targetForAction(ctx, decision.action, click, redrawn);
+  if (!target) {
+    ctx.logger.error({ actionId: decision.action.id }, 'no thread to continue the run in');
+    await stream.result;
+    return;
+  }
+  await runInThread(ctx, stream, target, { drawn });
+}

@@ -1,0 +1,107 @@
+import type { AgentStream } from '../../agent/types.js';
+import type { PendingAction } from '../../db/rows.js';
+import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
+import { errorReference } from './error-reference.js';
+import { truncate } from '../blocks/limits.js';
+import type { CardInFlight, SlackContext, ThreadTarget } from '../slack-context.js';
+import { saveCard } from '../store/cards.js';
+import { updateCard } from './update-card.js';
+import { renderCard } from './render-card.js';
+import { cardStateKey } from '../store/card-state-key.js';
+import { blocksAsJson } from '../transport/blocks-as-json.js';
+
+export type PostCardOutcome = 'posted' | 'fallback' | 'cancelled' | 'missing';
+
+/**
+ * Posts the card for a pending action and remembers where it went. A card that
+ * cannot be posted must not leave a run waiting on a button nobody can see:
+ * first a plain-text notice is tried, and when even that fails the request is
+ * cancelled (the run then continues with a denied result) and logged with a reference.
+ * `onCancelled` receives that continuation so the caller can show its outcome.
+ * `stored` is the row as the runtime stored it moments ago, when it was this
+ * process (see storedActionOf); otherwise the row is read. Drawing the card
+ * from it is safe: a decision made meanwhile elsewhere is caught when the
+ * card's location is saved, and the card is then redrawn.
+ */
+export async function postCard(
+  ctx: SlackContext,
+  actionId: number,
+  target: ThreadTarget,
+  onCancelled?: (stream: AgentStream) => Promise<void>,
+  stored?: PendingAction,
+): Promise<PostCardOutcome> {
+  const posting = post(ctx, actionId, target, stored?.id === actionId ? stored : undefined);
+  const inFlight: CardInFlight = { done: posting.catch(() => undefined), redrawWaiting: false };
+  ctx.cardsInFlight.set(actionId, inFlight);
+  let result: Awaited<typeof posting>;
+  try {
+    result = await posting;
+  } finally {
+    ctx.cardsInFlight.delete(actionId);
+  }
+  // Decided by another instance before the card's location was stored: nobody else can redraw it.
+  if (result.decidedMeanwhile && !inFlight.redrawWaiting && !ctx.decisionsInFlight.has(actionId)) await updateCard(ctx, actionId);
+  if (result.continuation) {
+    if (onCancelled) await onCancelled(result.continuation);
+    else await result.continuation.result;
+  }
+  return result.outcome;
+}
+
+async function post(
+  ctx: SlackContext,
+  actionId: number,
+  target: ThreadTarget,
+  stored: PendingAction | undefined,
+): Promise<{ outcome: PostCardOutcome; continuation?: AgentStream; decidedMeanwhile?: boolean }> {
+  const action = stored ?? (await ctx.agent.findRequest(actionId));
+  if (!action) {
+    ctx.logger.error({ actionId }, 'announced pending action not found');
+    return { outcome: 'missing' };
+  }
+  const rendered = renderCard(ctx.agent, action, { blocked: false });
+  const log = ctx.logger.child({ actionId, runId: action.run_id });
+  try {
+    const posted = await ctx.client.chat.postMessage({
+      channel: target.channel,
+      ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
+      text: rendered.text,
+      blocks: blocksAsJson(rendered.blocks),
+    });
+    if (!posted.ts) throw new Error('chat.postMessage returned no ts');
+    try {
+      const saved = await saveCard(ctx.slackDb, {
+        action_id: action.id,
+        channel: target.channel,
+        ts: posted.ts,
+        thread_ts: target.threadTs ?? null,
+        kind: rendered.kind,
+        drawn: cardStateKey(action, false),
+      });
+      return { outcome: 'posted', decidedMeanwhile: saved.decidedMeanwhile };
+    } catch (error) {
+      // The card is visible and its buttons work (they carry the action id); it just cannot be redrawn later.
+      log.error({ err: error, ref: errorReference() }, 'card posted but its location could not be stored');
+    }
+    return { outcome: 'posted' };
+  } catch (error) {
+    const ref = errorReference();
+    log.warn({ err: error, ref }, 'card could not be posted; trying a plain-text notice');
+    const what = action.kind === 'approval' ? 'an approval' : 'an answer';
+    const notice =
+      `:warning: This run is waiting for ${what} on \`${escapeMrkdwn(truncate(action.tool_name, 100))}\` (request #${action.id}), ` +
+      `but I could not post its card (reference \`${ref}\`). Say \`cancel\` in this thread to stop the run.`;
+    try {
+      await ctx.client.chat.postMessage({
+        channel: target.channel,
+        ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
+        text: notice,
+      });
+      return { outcome: 'fallback' };
+    } catch (fallbackError) {
+      const cancelled = await ctx.agent.cancelRequest(action.id, `The request could not be shown in Slack (reference ${ref}), so it was cancelled.`);
+      log.error({ err: fallbackError, ref }, 'neither card nor notice could be posted; request cancelled');
+      return cancelled ? { outcome: 'cancelled', continuation: cancelled.stream } : { outcome: 'cancelled' };
+    }
+  }
+}

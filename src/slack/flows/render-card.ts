@@ -1,0 +1,124 @@
+import type { KnownBlock } from '@slack/types';
+import type { Agent } from '../../agent/agent.js';
+import { resumeSchemaFor } from '../../agent/tool.js';
+import type { PendingAction } from '../../db/rows.js';
+import type { CardKind } from '../blocks/action-ids.js';
+import { approvalCard } from '../blocks/approval-card.js';
+import type { ApprovalCardState, QuestionCardState, SuspensionCardState } from '../blocks/card-types.js';
+import { questionCard } from '../blocks/question-card.js';
+import { suspensionCard } from '../blocks/suspension-card.js';
+import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
+import { truncate } from '../blocks/limits.js';
+import { respondFieldsFor } from './respond-fields.js';
+import { cardKindOf, questionOf, toolOf } from './card-subject.js';
+import { unreachable } from '../../unreachable.js';
+
+export interface RenderedCard {
+  kind: CardKind;
+  blocks: KnownBlock[];
+  /** The notification text Slack shows where blocks cannot be (already escaped). */
+  text: string;
+}
+
+/**
+ * A card is always drawn from the pending action row, never from what a click
+ * or a stream said: the row is the truth every instance shares, so posting,
+ * updating after a decision and updating after a restart draw the same card.
+ */
+export function renderCard(agent: Agent, action: PendingAction, facts: { blocked: boolean; now?: Date }): RenderedCard {
+  const kind = cardKindOf(agent, action);
+  const now = facts.now ?? new Date();
+  if (kind === 'approval') {
+    const requirement = agent.requirementOf(action);
+    return {
+      kind,
+      blocks: approvalCard({
+        actionId: action.id,
+        runId: action.run_id,
+        toolCallId: action.tool_call_id,
+        toolName: action.tool_name,
+        args: action.args,
+        path: action.path ?? [],
+        requester: action.requester ?? undefined,
+        approvers: requirement.approvers,
+        quorum: action.quorum,
+        approvals: action.approvals.map((a) => a.userId),
+        expiresAt: action.expires_at ? new Date(action.expires_at) : new Date(Number.NaN),
+        fingerprint: action.fingerprint ?? '',
+        policyVersion: action.policy_version ?? undefined,
+        state: approvalState(action, facts.blocked, now),
+      }),
+      text: escapeMrkdwn(truncate(`Approval needed: ${action.tool_name} (request #${action.id})`, 300)),
+    };
+  }
+  if (kind === 'question') {
+    const q = questionOf(agent, action)!;
+    return {
+      kind,
+      blocks: questionCard({
+        actionId: action.id,
+        question: q.question,
+        options: q.options,
+        selectionMode: q.selectionMode,
+        askedOf: action.requester ?? undefined,
+        state: questionState(action),
+      }),
+      text: escapeMrkdwn(truncate(`Question: ${q.question}`, 300)),
+    };
+  }
+  const tool = toolOf(agent, action);
+  const fields = tool ? respondFieldsFor(resumeSchemaFor(tool, action.args)) : undefined;
+  return {
+    kind,
+    blocks: suspensionCard({
+      actionId: action.id,
+      toolName: action.tool_name,
+      path: action.path ?? [],
+      payload: action.suspend_payload,
+      respondable: fields !== undefined,
+      autoResume: agent.defaultOptions.autoResumeSuspendedTools ?? false,
+      state: suspensionState(action),
+    }),
+    text: escapeMrkdwn(truncate(`Input needed: ${action.tool_name} (request #${action.id})`, 300)),
+  };
+}
+
+function approvalState(a: PendingAction, blocked: boolean, now: Date): ApprovalCardState {
+  const at = a.decided_at ? new Date(a.decided_at) : now;
+  switch (a.status) {
+    case 'pending':
+      // Past its time but not yet swept: nobody can approve it any more, so do not offer buttons.
+      return a.expires_at && new Date(a.expires_at).getTime() <= now.getTime() ? { kind: 'expired' } : { kind: 'pending' };
+    case 'approved':
+      if (blocked) return { kind: 'blocked' };
+      return { kind: 'approved', by: a.approvals.length > 0 ? a.approvals.map((v) => v.userId) : [a.decided_by ?? 'unknown'], at };
+    case 'declined':
+      return { kind: 'declined', by: a.decided_by ?? 'unknown', ...(a.reason ? { reason: a.reason } : {}), at };
+    case 'expired':
+      return { kind: 'expired' };
+    case 'superseded':
+      return { kind: 'superseded' };
+    case 'cancelled':
+    case 'failed':
+    case 'resumed':
+    case 'resolved':
+      return { kind: 'cancelled', ...(a.decided_by ? { by: a.decided_by } : {}) };
+    default:
+      return unreachable(a.status, 'request status');
+  }
+}
+
+function questionState(a: PendingAction): QuestionCardState {
+  if (a.status === 'pending') return { kind: 'pending' };
+  if (a.status === 'resumed') {
+    const answer = Array.isArray(a.resume_data) ? a.resume_data.map(String) : typeof a.resume_data === 'string' ? a.resume_data : JSON.stringify(a.resume_data);
+    return { kind: 'answered', by: a.decided_by ?? 'unknown', answer };
+  }
+  return { kind: 'cancelled' };
+}
+
+function suspensionState(a: PendingAction): SuspensionCardState {
+  if (a.status === 'pending') return { kind: 'pending' };
+  if (a.status === 'resumed') return { kind: 'resumed', by: a.decided_by ?? 'unknown' };
+  return { kind: 'cancelled' };
+}

@@ -1,0 +1,99 @@
+import type { AgentStream, FinishReason } from '../../agent/types.js';
+import { LeaseLostError } from '../../agent/errors.js';
+import { postCard } from './post-card.js';
+import { updateCard, type DrawnMark } from './update-card.js';
+import { markCardsDrawn, markRunShown } from '../store/mark-run-shown.js';
+import { postAnswer } from './post-answer.js';
+import { postError } from './post-error.js';
+import type { SlackContext, ThreadTarget } from '../slack-context.js';
+import { workingReaction, type WorkingReaction } from './working-reaction.js';
+
+export interface RunInThreadOptions {
+  /** The message that asked for this work; it carries the working reaction meanwhile. */
+  reactTo?: { channel: string; ts: string };
+  /** A working reaction the caller already added; removed when the stream ends. */
+  working?: WorkingReaction;
+  /** Cards the caller drew whose marks ride on this stream's last statement (see DrawnMark). */
+  drawn?: DrawnMark[];
+}
+
+/**
+ * Shows a run (or a continuation of one) in its thread: text as it is
+ * complete up to each card, a card for every approval or question it stops
+ * on, the card of a call stopped at the gate redrawn as blocked, and an error
+ * with a reference when it fails. When the run's outcome is in the thread, its
+ * kept answer is let go and the thread is free for the next run (markRunShown);
+ * an answer that could not be posted stays kept, for the sweep to post.
+ * Resolves when the stream has ended.
+ */
+export async function runInThread(
+  ctx: SlackContext,
+  stream: AgentStream,
+  target: ThreadTarget,
+  options: RunInThreadOptions = {},
+): Promise<void> {
+  const log = ctx.logger.child({ runId: stream.runId, channel: target.channel });
+  const reaction = options.working ?? (options.reactTo ? workingReaction(ctx, options.reactTo) : undefined);
+  const drawn = options.drawn ?? [];
+  // What is shown stays shown: a failed write is the sweep's to make good (it skips parts already posted).
+  const bookkeeping = (write: Promise<void>) =>
+    write.catch((error: unknown) => log.warn({ err: error }, 'could not record what was shown; the sweep will check it'));
+  let text = '';
+  let failure: unknown;
+  let finishReason: FinishReason | undefined;
+  const flush = async (answer?: { runId: string }) => {
+    const pending = text;
+    text = '';
+    if (pending.trim() !== '') await postAnswer(ctx, target, pending, answer);
+  };
+  try {
+    for await (const chunk of stream.fullStream) {
+      switch (chunk.type) {
+        case 'text-delta':
+          text += chunk.payload.text;
+          break;
+        case 'tool-call-approval':
+        case 'tool-call-suspended':
+          await flush();
+          await postCard(ctx, chunk.payload.actionId, target, (continuation) => runInThread(ctx, continuation, target), ctx.agent.storedRequestOf(chunk.payload));
+          break;
+        case 'tool-call-blocked':
+          await redrawBlocked(ctx, chunk.payload.runId, chunk.payload.toolCallId);
+          break;
+        case 'finish':
+          finishReason = chunk.payload.finishReason;
+          break;
+        case 'error':
+          failure = chunk.payload.error;
+          break;
+        default:
+          break;
+      }
+    }
+    if (failure instanceof LeaseLostError) {
+      // Another instance took the run over and shows it in this thread; anything more from here would be a duplicate.
+      log.warn('run taken over by another instance; nothing more is posted from here');
+      return;
+    }
+    if (failure === undefined && finishReason === 'suspended') {
+      await flush();
+      await bookkeeping(markCardsDrawn(ctx.slackDb, drawn));
+      return;
+    }
+    // The run's answer, marked as this run's, so the sweep can tell what of it was posted if this process stops.
+    await flush(failure === undefined ? { runId: stream.runId } : undefined);
+    if (failure !== undefined) await postError(ctx, target, failure, 'run failed');
+    await bookkeeping(markRunShown(ctx.slackDb, stream.runId, drawn));
+  } catch (error) {
+    await postError(ctx, target, error, 'showing the run in Slack failed');
+  } finally {
+    await reaction?.done();
+    log.debug('stream shown');
+  }
+}
+
+/** `runId` owns the call: the stream's own run, or a sub-agent's run under it. */
+async function redrawBlocked(ctx: SlackContext, runId: string, toolCallId: string): Promise<void> {
+  const id = await ctx.agent.latestApprovalId(runId, toolCallId);
+  if (id !== undefined) await updateCard(ctx, id);
+}

@@ -69,6 +69,7 @@ const envSchema = z.object({
   NODE_USE_ENV_PROXY: optionalString,
   NODE_OPTIONS: optionalString,
   POLICY_FILE: optionalString,
+  AGENTS_MODULE: optionalString,
   RUN_LEASE_MS: durationMs('RUN_LEASE_MS', 60_000, 1_000),
   SWEEP_INTERVAL_MS: durationMs('SWEEP_INTERVAL_MS', 30_000, 100),
   CARD_REPAIR_AFTER_MS: durationMs('CARD_REPAIR_AFTER_MS', 60_000, 1_000),
@@ -101,6 +102,8 @@ export interface Config {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly adminApiToken?: string;
   readonly policyFile?: string;
+  /** A module exporting the agents to run instead of the demo (see src/bot/load-agents-module.ts). */
+  readonly agentsModule?: string;
   /** How operable recovery is: see the README's section on several instances. */
   readonly timings: {
     /** How long a run being continued may go unrenewed before another instance takes it over. */
@@ -176,6 +179,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LOG_LEVEL,
     adminApiToken: e.ADMIN_API_TOKEN,
     policyFile: e.POLICY_FILE,
+    agentsModule: e.AGENTS_MODULE,
     timings: { runLeaseMs: e.RUN_LEASE_MS, sweepIntervalMs: e.SWEEP_INTERVAL_MS, cardRepairAfterMs: e.CARD_REPAIR_AFTER_MS },
   });
 }

@@ -17,3 +17,4 @@ export { openDatabase, type Database, type DatabaseOptions } from './db/database
 export { migrate } from './db/migrate.js';
 export { createLogger } from './logger.js';
 export { suspendedRunsRoute, type SuspendedRunsRouteOptions } from './http/suspended-runs-route.js';
+export { createSlackBot, type SlackBot, type SlackBotOptions } from './bot/create-slack-bot.js';

@@ -6,6 +6,8 @@ import { migrate } from './db/migrate.js';
 import { loadPolicyFile } from './approvals/load-policy-file.js';
 import { PolicyError } from './approvals/policy-error.js';
 import { startDemo } from './demo/start-demo.js';
+import { loadAgentsModule } from './bot/load-agents-module.js';
+import { AgentsModuleError } from './bot/agents-module-error.js';
 import { runWithSandbox } from './sandbox/run-with-sandbox.js';
 import { join } from 'node:path';
 import { suspendedRunsRoute } from './http/suspended-runs-route.js';
@@ -18,8 +20,8 @@ import { errorMessage } from './error-message.js';
 import type { BotAgents, WorkspaceIdentity } from './bot-agents.js';
 
 /**
- * Composition root: config → logger → database + migrations → agents (the demo,
- * as no others are configured) → Slack app; without Slack variables, the same
+ * Composition root: config → logger → database + migrations → agents (AGENTS_MODULE's,
+ * or else the demo) → Slack app; without Slack variables, the same
  * bot behind the local sandbox (a Slack-compatible UI and Web API on PORT).
  * SIGTERM/SIGINT stop taking work, let acknowledged work finish, then close.
  */
@@ -27,7 +29,8 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
   // Everything that can be wrong in the configuration fails before anything is opened.
   const policyFile = config.policyFile ? { path: config.policyFile, policy: loadPolicyFile(config.policyFile) } : undefined;
   const slackConfigured = Boolean(config.slack.botToken);
-  if (slackConfigured && !config.model) {
+  // An agents module brings its own models; MODEL is the demo's.
+  if (slackConfigured && !config.model && !config.agentsModule) {
     throw new ConfigError('Invalid configuration: MODEL is required when Slack is configured (e.g. MODEL=openai/gpt-5-mini)', 'MODEL');
   }
   if (config.model) resolveModel(config.model, config.providers);
@@ -35,15 +38,11 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
   const database = await openConfiguredDatabase(config, logger);
   const applied = await migrate(database.db);
   logger.info({ database: database.kind, applied }, 'database ready');
-  // The one place the agents come from: the demo (its tables, rows, model and agents) until
-  // agents of one's own can be configured, which would supply the same BotAgents instead.
-  const agents: BotAgents = await startDemo({
-    database,
-    model: config.model ?? defaultModelFor(config),
-    policyFile,
-    logger,
-    runLeaseMs: config.timings.runLeaseMs,
-  });
+  // The one place the agents come from: the team's own (AGENTS_MODULE), or else the demo (its tables,
+  // rows, model and agents).
+  const agents: BotAgents = config.agentsModule
+    ? await loadAgentsModule({ path: config.agentsModule, database, policyFile, logger, runLeaseMs: config.timings.runLeaseMs })
+    : await startDemo({ database, model: config.model ?? defaultModelFor(config), policyFile, logger, runLeaseMs: config.timings.runLeaseMs });
   logger.info({ policyVersion: agents.policy.version, source: agents.policySource }, 'policy loaded');
   logger.info({ model: agents.modelLabel }, 'model selected');
 
@@ -153,7 +152,7 @@ try {
   });
   process.on('SIGINT', () => shutdown('SIGINT'));
 } catch (error) {
-  if (error instanceof ConfigError || error instanceof PolicyError || error instanceof AgentError) {
+  if (error instanceof ConfigError || error instanceof PolicyError || error instanceof AgentError || error instanceof AgentsModuleError) {
     logger.fatal({ code: error.code }, error.message);
   } else {
     logger.fatal({ err: error }, 'start-up failed');

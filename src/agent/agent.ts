@@ -2,8 +2,7 @@ import type { StreamOptions, UserInput, AgentInternals, GenerateResult, Actor, D
 import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Message } from '@ai-sdk/provider';
 import { z } from 'zod';
 import type { Database, Db } from '../db/database.js';
-import { silentLogger, type Logger } from '../logger.js';
-import { definePolicy } from '../approvals/define-policy.js';
+import type { Logger } from '../logger.js';
 import type { Policy } from '../approvals/policy-schema.js';
 import type { GroupResolver } from '../approvals/group-resolver.js';
 import type { SuspendedRun, PendingAction } from '../db/rows.js';
@@ -21,6 +20,7 @@ import { freshRun, startRun, startContinuation } from './run-lifecycle.js';
 import { unreachable } from '../unreachable.js';
 import { findAction, latestApprovalId, cancelPendingRuns, closeAction } from '../db/pending-actions.js';
 import { requirementFor, type Requirement } from '../approvals/requirement-for.js';
+import { defaultPolicy, definedOnly, runtimeDeps, runtimeSettingsOf, type RuntimeSettings } from './runtime-deps.js';
 
 export interface AgentConfig {
   id: string;
@@ -76,7 +76,9 @@ export class Agent implements AgentInternals {
   readonly memory?: MemoryOptions;
   readonly defaultOptions: NonNullable<AgentConfig['defaultOptions']>;
   readonly hooks: { beforeToolCall?: BeforeToolCallHook };
-  private readonly deps?: RuntimeDeps;
+  private deps?: RuntimeDeps;
+  /** What the agent was given about where and how it runs (see attach). */
+  private settings: RuntimeSettings;
 
   constructor(config: AgentConfig) {
     if (!config.id || !toolKey.test(config.id)) throw new AgentError('AGENT_INVALID', `Agent id "${config.id}" must match ${toolKey}`);
@@ -114,21 +116,21 @@ export class Agent implements AgentInternals {
     if (config.memory) this.memory = config.memory === true ? { lastMessages: 20 } : config.memory;
     this.defaultOptions = config.defaultOptions ?? {};
     this.hooks = config.hooks ?? {};
-    if (config.storage) {
-      const db = 'db' in config.storage && 'kind' in config.storage ? config.storage.db : (config.storage as Db);
-      this.deps = {
-        db,
-        logger: config.logger ?? silentLogger,
-        policy: config.policy ?? definePolicy({}),
-        ...(config.resolveGroupMembers ? { resolveGroupMembers: config.resolveGroupMembers } : {}),
-        ...(config.botUserId ? { botUserId: config.botUserId } : {}),
-        grantTtlMs: config.grantTtlMs ?? 15 * 60_000,
-        runLeaseMs: config.runLeaseMs ?? 60_000,
-        // Before the Slack app's working reaction (300 ms) shows: a run people see at work is on record.
-        recordRunAfterMs: config.recordRunAfterMs ?? 250,
-        keepResults: config.keepResults ?? false,
-      };
-    }
+    this.settings = runtimeSettingsOf(config);
+    if (this.settings.storage) this.deps = runtimeDeps({ ...this.settings, storage: this.settings.storage });
+  }
+
+  /**
+   * Gives the agent the runtime a host provides (the bot serving it from an
+   * agents module, or createSlackBot): where its runs are kept, the policy,
+   * the logger and the workspace (bot user, group resolver). What the host
+   * provides wins: its database is where its Slack tables are. Returns the
+   * agent, ready to run.
+   */
+  attach(runtime: RuntimeSettings & { storage: Database | Db }): this {
+    this.settings = { ...this.settings, ...definedOnly(runtime) };
+    this.deps = runtimeDeps({ ...this.settings, storage: runtime.storage, keepResults: this.deps?.keepResults ?? this.settings.keepResults ?? false });
+    return this;
   }
 
   /**
@@ -138,6 +140,11 @@ export class Agent implements AgentInternals {
   keepResults(): void {
     // An agent without storage runs nothing on its own, so it has no answers to keep.
     if (this.deps) this.deps.keepResults = true;
+  }
+
+  /** The policy the agent's calls are decided under (its runtime's, or what it was given, or the default). */
+  get policy(): Policy {
+    return this.deps?.policy ?? this.settings.policy ?? defaultPolicy;
   }
 
   /** How long a run being continued may go unrenewed before another process takes it over (runLeaseMs). */

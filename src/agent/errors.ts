@@ -103,6 +103,16 @@ export class LeaseLostError extends AgentError {
   }
 }
 
+/**
+ * Whether `error` is an AgentError with this code. A front end checks codes
+ * rather than classes: an agent from an agents module may come from another
+ * copy of this package (the built one) than the front end's, with classes of
+ * its own.
+ */
+export function hasAgentErrorCode<C extends AgentErrorCode>(error: unknown, code: C): error is AgentError & { code: C } {
+  return error instanceof Error && (error as { code?: unknown }).code === code;
+}
+
 /** @deprecated Renamed LeaseLostError (the code says lease, as the configuration does); this name goes in the next release. */
 export const ClaimLostError = LeaseLostError;
 /** @deprecated See LeaseLostError. */

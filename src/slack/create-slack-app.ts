@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, HTTPReceiver, type CustomRoute, type webApi } from '@slack/bolt';
 import type { Agent } from '../agent/agent.js';
@@ -54,6 +54,11 @@ export interface SlackAppOptions {
   cardRepairAfterMs?: number;
   /** Largest request body accepted, in bytes; Slack's own payloads are far smaller. */
   bodyLimit?: number;
+  /**
+   * HTTP mode: start() listens on `config.port` (the default), or, with false, opens no server and
+   * leaves `handler` to a server of the caller's.
+   */
+  listen?: boolean;
   /** More HTTP routes on the same server (HTTP mode only), e.g. a health check or an admin listing. */
   customRoutes?: CustomRoute[];
   /**
@@ -71,6 +76,11 @@ export interface SlackAppOptions {
 export interface SlackApp {
   readonly app: App;
   readonly context: SlackContext;
+  /**
+   * HTTP mode: the request listener for POST /slack/events (signature, timestamp and body checks
+   * included), for hosting the bot in a server of one's own; usable once start() resolved.
+   */
+  readonly handler?: RequestListener;
   /** Verifies the token (auth.test) and starts listening; `port` is set in HTTP mode. */
   start(): Promise<{ port?: number; botUserId: string }>;
   /** Stops taking requests, then waits for work already acknowledged to finish. */
@@ -180,6 +190,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   return {
     app,
     context,
+    // Wherever the caller mounts it, the request is Slack's: Bolt routes by path, so it gets the endpoint's.
+    ...(receiver ? { handler: (req, res) => ((req.url = EVENTS_ENDPOINT), receiver.requestListener(req, res)) } : {}),
     async start() {
       await app.init();
       const auth = await app.client.auth.test();
@@ -187,7 +199,9 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       if (!botUserId) throw new Error('auth.test did not return the bot user id');
       context.botUserId = botUserId;
       let port: number | undefined;
-      if (receiver) {
+      if (receiver && options.listen === false) {
+        // The caller's own server hands requests to `handler`.
+      } else if (receiver) {
         server = (await app.start(config.port)) as Server;
         // A load balancer keeps idle connections to the bot open for 60 s (AWS's default) and
         // reuses them; Node closes them after 5 s, and a request sent as one closes is lost (the
@@ -214,7 +228,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       sweeper?.stop();
       if (started) {
         started = false;
-        const stopping = app.stop();
+        // Without a server of its own there is nothing of Bolt's to stop: the caller's server takes no more requests.
+        const stopping = receiver && options.listen === false ? Promise.resolve() : app.stop();
         // Idle keep-alive sockets would hold close() open for seconds; requests still in flight get a moment to finish.
         server?.closeIdleConnections();
         const force = setTimeout(() => server?.closeAllConnections(), STOP_GRACE_MS);

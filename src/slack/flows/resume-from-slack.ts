@@ -1,4 +1,4 @@
-import { ResumeValidationError, SnapshotNotFoundError, ToolCallNotPendingError } from '../../agent/errors.js';
+import { hasAgentErrorCode, type ResumeValidationError, type ToolCallNotPendingError } from '../../agent/errors.js';
 import type { AgentStream } from '../../agent/types.js';
 import type { PendingAction } from '../../db/rows.js';
 import { mention } from '../blocks/mention.js';
@@ -43,13 +43,13 @@ export async function recordAnswer(
   try {
     stream = await ctx.agent.resumeStream(data, { runId: action.root_run_id, actionId: action.id, actor: { userId: who.user } }, startAfter ? { startAfter } : {});
   } catch (error) {
-    if (error instanceof ResumeValidationError) {
-      return refuse(`That answer does not fit: ${escapeMrkdwn(error.issues.join('; '))}`);
+    if (hasAgentErrorCode(error, 'RESUME_DATA_INVALID')) {
+      return refuse(`That answer does not fit: ${escapeMrkdwn((error as ResumeValidationError).issues.join('; '))}`);
     }
-    if (error instanceof ToolCallNotPendingError && error.reason === 'not-allowed') {
-      return refuse(`${escapeMrkdwn(error.detail ?? 'You may not answer this.')} Nothing was changed.`);
+    if (hasAgentErrorCode(error, 'TOOL_CALL_NOT_PENDING') && (error as ToolCallNotPendingError).reason === 'not-allowed') {
+      return refuse(`${escapeMrkdwn((error as ToolCallNotPendingError).detail ?? 'You may not answer this.')} Nothing was changed.`);
     }
-    if (error instanceof ToolCallNotPendingError || error instanceof SnapshotNotFoundError) {
+    if (hasAgentErrorCode(error, 'TOOL_CALL_NOT_PENDING') || hasAgentErrorCode(error, 'SNAPSHOT_NOT_FOUND')) {
       return refuse('This was already answered or its run has ended. Nothing was changed.');
     }
     throw error;

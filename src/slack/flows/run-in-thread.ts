@@ -1,5 +1,5 @@
 import type { AgentStream, FinishReason } from '../../agent/types.js';
-import { LeaseLostError } from '../../agent/errors.js';
+import { hasAgentErrorCode } from '../../agent/errors.js';
 import { postCard } from './post-card.js';
 import { updateCard, type DrawnMark } from './update-card.js';
 import { markCardsDrawn, markRunShown } from '../store/mark-run-shown.js';
@@ -70,7 +70,7 @@ export async function runInThread(
           break;
       }
     }
-    if (failure instanceof LeaseLostError) {
+    if (hasAgentErrorCode(failure, 'LEASE_LOST')) {
       // Another instance took the run over and shows it in this thread; anything more from here would be a duplicate.
       log.warn('run taken over by another instance; nothing more is posted from here');
       return;

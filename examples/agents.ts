@@ -1,0 +1,64 @@
+/**
+ * An agents module: `AGENTS_MODULE=examples/agents.ts npm start` runs this
+ * agent behind Slack (or the local sandbox) instead of the demo. It exports
+ * the top-level agent (the one mentions reach) and its approval policy.
+ */
+import { z } from 'zod';
+import { Agent, createTool, definePolicy } from 'slack-approval-bot';
+import { offlineTicketModel } from './offline-model.js';
+import { closeTicket, createTicket, findTicket, openTickets } from './tickets.js';
+
+const ticketId = z.number().int().positive().describe('The ticket number, e.g. 101');
+
+const lookupTicket = createTool({
+  id: 'lookup_ticket',
+  description: 'Look a ticket up by its number: title, status and assignee.',
+  inputSchema: z.object({ id: ticketId }),
+  execute: async ({ id }) => findTicket(id) ?? { found: false, id },
+});
+
+const listOpenTickets = createTool({
+  id: 'list_open_tickets',
+  description: 'List the tickets that are still open.',
+  inputSchema: z.object({}),
+  execute: async () => openTickets(),
+});
+
+const openTicket = createTool({
+  id: 'create_ticket',
+  description: 'Open a new ticket with a title.',
+  inputSchema: z.object({ title: z.string().trim().min(3).max(200) }),
+  execute: async ({ title }) => createTicket(title),
+});
+
+// Closing a ticket hides it from the team's queue: someone approves each close in the thread.
+const closeTicketTool = createTool({
+  id: 'close_ticket',
+  description: 'Close a ticket. A person approves each close before it happens.',
+  inputSchema: z.object({ id: ticketId }),
+  requireApproval: true,
+  execute: async ({ id }) => closeTicket(id),
+});
+
+const agent = new Agent({
+  id: 'support',
+  instructions:
+    'You are Support, working in a Slack thread. Use the ticket tools; never say a ticket changed unless a tool result says so. ' +
+    'To close a ticket, call close_ticket: the approval is handled for you.',
+  // With MODEL set (and its key), a real model; otherwise a small offline one that reads plain requests.
+  model: process.env.MODEL ?? offlineTicketModel(),
+  tools: { lookup_ticket: lookupTicket, list_open_tickets: listOpenTickets, create_ticket: openTicket, close_ticket: closeTicketTool },
+  memory: true,
+});
+
+export default agent;
+
+export const policy = definePolicy({
+  version: 'support-example',
+  defaults: { requireApproval: false, expiresIn: '4h' },
+  tools: {
+    close_ticket: { requireApproval: true, allowSelfApproval: true },
+    // Opening tickets is cheap, but a bot opening many would be noise: someone confirms each.
+    create_ticket: { requireApproval: true, allowSelfApproval: true },
+  },
+});

@@ -1,0 +1,74 @@
+import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3StreamPart } from '@ai-sdk/provider';
+
+/**
+ * A stand-in model for trying the example without a model key: it reads a few
+ * plain requests ("list tickets", "look up ticket 101", "close ticket 102",
+ * "open a ticket: …") and calls the matching tool, then reports the tool's
+ * result. Set MODEL (and its key) to use a real model instead.
+ */
+export function offlineTicketModel(): LanguageModelV3 {
+  return {
+    specificationVersion: 'v3',
+    provider: 'example',
+    modelId: 'offline-tickets',
+    supportedUrls: {},
+    async doGenerate() {
+      throw new Error('the offline example model only streams');
+    },
+    async doStream(options: LanguageModelV3CallOptions) {
+      const parts = reply(options);
+      return {
+        stream: new ReadableStream<LanguageModelV3StreamPart>({
+          start(controller) {
+            for (const part of parts) controller.enqueue(part);
+            controller.close();
+          },
+        }),
+      };
+    },
+  };
+}
+
+const usage = { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } };
+
+function reply(options: LanguageModelV3CallOptions): LanguageModelV3StreamPart[] {
+  const last = options.prompt[options.prompt.length - 1];
+  // After a tool ran (or was declined), say what happened.
+  if (last?.role === 'tool') {
+    const result = last.content[0];
+    const output = result && 'output' in result ? result.output : undefined;
+    const text =
+      output?.type === 'execution-denied'
+        ? `That was not done: ${output.reason ?? 'declined'}.`
+        : output?.type === 'error-text'
+          ? `That did not work: ${output.value}`
+          : `Done: ${JSON.stringify(output && 'value' in output ? output.value : null)}`;
+    return textParts(text);
+  }
+  const asked = last?.role === 'user' ? last.content.map((p) => (p.type === 'text' ? p.text : '')).join(' ') : '';
+  const id = /\b(\d{2,})\b/.exec(asked)?.[1];
+  const created = /open a ticket:?\s*(.+)$/i.exec(asked)?.[1];
+  if (created) return toolCall('create_ticket', { title: created.trim() });
+  if (/\bclose\b/i.test(asked) && id) return toolCall('close_ticket', { id: Number(id) });
+  if (/\b(look ?up|show|status)\b/i.test(asked) && id) return toolCall('lookup_ticket', { id: Number(id) });
+  if (/\blist\b|\bopen tickets\b/i.test(asked)) return toolCall('list_open_tickets', {});
+  return textParts('I can list tickets, look one up, open one or close one, e.g. "close ticket 102".');
+}
+
+function textParts(text: string): LanguageModelV3StreamPart[] {
+  return [
+    { type: 'stream-start', warnings: [] },
+    { type: 'text-start', id: 't' },
+    { type: 'text-delta', id: 't', delta: text },
+    { type: 'text-end', id: 't' },
+    { type: 'finish', finishReason: { unified: 'stop', raw: undefined }, usage },
+  ];
+}
+
+function toolCall(toolName: string, input: unknown): LanguageModelV3StreamPart[] {
+  return [
+    { type: 'stream-start', warnings: [] },
+    { type: 'tool-call', toolCallId: `call_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`, toolName, input: JSON.stringify(input) },
+    { type: 'finish', finishReason: { unified: 'tool-calls', raw: undefined }, usage },
+  ];
+}

@@ -1,0 +1,60 @@
+import type { GroupResolver } from '../approvals/group-resolver.js';
+import { definePolicy } from '../approvals/define-policy.js';
+import type { Policy } from '../approvals/policy-schema.js';
+import type { Database, Db } from '../db/database.js';
+import { silentLogger, type Logger } from '../logger.js';
+import type { RuntimeDeps } from './types.js';
+
+/** Approval only where a tool asks for it: what an agent given no policy runs under. */
+export const defaultPolicy = definePolicy({});
+
+/** Where and how an agent's runs happen: the part of AgentConfig a host may also provide (see Agent.attach). */
+export interface RuntimeSettings {
+  storage?: Database | Db;
+  policy?: Policy;
+  logger?: Logger;
+  resolveGroupMembers?: GroupResolver;
+  botUserId?: string;
+  grantTtlMs?: number;
+  runLeaseMs?: number;
+  recordRunAfterMs?: number;
+  keepResults?: boolean;
+}
+
+/** The runtime settings an AgentConfig carries. */
+export function runtimeSettingsOf(config: RuntimeSettings): RuntimeSettings {
+  return definedOnly({
+    storage: config.storage,
+    policy: config.policy,
+    logger: config.logger,
+    resolveGroupMembers: config.resolveGroupMembers,
+    botUserId: config.botUserId,
+    grantTtlMs: config.grantTtlMs,
+    runLeaseMs: config.runLeaseMs,
+    recordRunAfterMs: config.recordRunAfterMs,
+    keepResults: config.keepResults,
+  });
+}
+
+/** The settings, with every default filled in. */
+export function runtimeDeps(settings: RuntimeSettings & { storage: Database | Db }): RuntimeDeps {
+  const storage = settings.storage;
+  const db = 'db' in storage && 'kind' in storage ? storage.db : (storage as Db);
+  return {
+    db,
+    logger: settings.logger ?? silentLogger,
+    policy: settings.policy ?? defaultPolicy,
+    ...(settings.resolveGroupMembers ? { resolveGroupMembers: settings.resolveGroupMembers } : {}),
+    ...(settings.botUserId ? { botUserId: settings.botUserId } : {}),
+    grantTtlMs: settings.grantTtlMs ?? 15 * 60_000,
+    runLeaseMs: settings.runLeaseMs ?? 60_000,
+    // Before the Slack app's working reaction (300 ms) shows: a run people see at work is on record.
+    recordRunAfterMs: settings.recordRunAfterMs ?? 250,
+    keepResults: settings.keepResults ?? false,
+  };
+}
+
+/** The object without its undefined fields, so spreading it never overwrites a value with undefined. */
+export function definedOnly<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

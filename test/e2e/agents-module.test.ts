@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { AgentsModuleError } from '../../src/bot/agents-module-error.js';
+import { loadAgentsModule } from '../../src/bot/load-agents-module.js';
+import type { BotAgents } from '../../src/bot-agents.js';
+import { silentLogger } from '../../src/logger.js';
+import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
+import { backends } from '../helpers/db.js';
+import { clickButton, mention, slackHarness, startBot, textOf, updatesOf, waitForCard, waitForText, waitForUpdate } from '../helpers/slack-bot.js';
+import { viewSubmissionPayload } from '../helpers/slack-requests.js';
+
+const CHANNEL = 'C0CHANNEL01';
+const REQUESTER = 'U0REQUESTER';
+const ALICE = 'U0ALICE';
+
+describe.each(backends)('an agents module (AGENTS_MODULE) behind Slack on %s', (backend) => {
+  const h = slackHarness(backend);
+
+  async function bootExample(): Promise<{ agents: BotAgents }> {
+    // The shipped example, loaded the way `npm start` loads AGENTS_MODULE; it imports the package by name.
+    const agents = await loadAgentsModule({ path: 'examples/agents.ts', database: h.database, logger: silentLogger, runLeaseMs: 60_000 });
+    h.bot = await startBot({ fake: h.fake, db: h.database.db, makeAgent: (deps) => agents.agentFor(deps) });
+    return { agents };
+  }
+
+  it('the example agent runs behind Slack under its module’s policy: a close approved in the thread closes the ticket', async () => {
+    const { agents } = await bootExample();
+    expect(agents.policy.version).toMatch(/^support-example@/);
+    expect(agents.modelLabel).toBe('example/offline-tickets');
+    const b = h.bot!;
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'close ticket 102' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    expect(textOf(card.call)).toContain('close_ticket');
+    await clickButton(b, card, ALICE, ACTION_IDS.approve);
+    await waitForUpdate(h.fake, card, `Approved by <@${ALICE}>`);
+    const answer = await waitForText(h.fake, thread, 'Done:');
+    expect(textOf(answer)).toContain('closed');
+  });
+
+  it('a close declined in the thread does not happen, and the model is told', async () => {
+    await bootExample();
+    const b = h.bot!;
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'close ticket 103' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    await clickButton(b, card, ALICE, ACTION_IDS.decline);
+    const modal = await h.fake.waitFor('views.open');
+    const view = modal.args.view as { private_metadata: string; callback_id: string };
+    await b.send.interaction(viewSubmissionPayload({ user: ALICE, callbackId: view.callback_id, privateMetadata: view.private_metadata, stateValues: { reason: { reason: 'keep it open' } } }));
+    await waitForUpdate(h.fake, card, 'Declined');
+    await waitForText(h.fake, thread, 'That was not done');
+    expect(updatesOf(h.fake, card).some((u) => textOf(u).includes('Approved'))).toBe(false);
+  });
+});
+
+describe('a module that cannot be used stops start-up with a message naming the file and what is wrong', () => {
+  const load = (path: string) => loadAgentsModule({ path, database: {} as never, logger: silentLogger, runLeaseMs: 60_000 });
+
+  it.each([
+    ['test/fixtures/agents-modules/no-agent.ts', /no-agent\.ts: must export its top-level Agent as `default` or `agent` \(found exports greeting\)/],
+    ['test/fixtures/agents-modules/wrong-default.ts', /wrong-default\.ts: must export its top-level Agent .*default export is an object with id, model/],
+    ['test/fixtures/agents-modules/bad-policy.ts', /bad-policy\.ts: its `policy` export is not valid: .*tools\.close_ticket\.requireAproval/],
+    ['test/fixtures/agents-modules/throws.ts', /throws\.ts: could not be loaded: TICKETS_API_TOKEN is not set/],
+    ['test/fixtures/agents-modules/missing.ts', /missing\.ts: could not be loaded/],
+  ])('%s', async (path, message) => {
+    const error = await load(path).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AgentsModuleError);
+    expect((error as Error).message).toMatch(message);
+  });
+
+  it('a JavaScript module works too, with its policy given as plain data', async () => {
+    const agents = await load('test/fixtures/agents-modules/plain-js.mjs');
+    expect(agents.policy.version).toMatch(/^js@/);
+    expect(agents.policySource).toContain('plain-js.mjs');
+  });
+});

@@ -190,8 +190,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   return {
     app,
     context,
-    // Wherever the caller mounts it, the request is Slack's: Bolt routes by path, so it gets the endpoint's.
-    ...(receiver ? { handler: (req, res) => ((req.url = EVENTS_ENDPOINT), receiver.requestListener(req, res)) } : {}),
+    ...(receiver ? { handler: hostedHandler(receiver, log) } : {}),
     async start() {
       await app.init();
       const auth = await app.client.auth.test();
@@ -240,5 +239,24 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     },
     sweepExpired,
     idle: () => tasks.drain(),
+  };
+}
+
+/**
+ * The receiver's listener for a server of the caller's: wherever it is mounted, the request is
+ * Slack's (Bolt routes by path, so it gets the endpoint's), and what Bolt's own server would
+ * answer for a request it does not handle (404) or that fails (500) is answered here too.
+ */
+function hostedHandler(receiver: HTTPReceiver, log: Logger): RequestListener {
+  return (req, res) => {
+    req.url = EVENTS_ENDPOINT;
+    try {
+      receiver.requestListener(req, res);
+    } catch (error) {
+      const deferred = (error as { code?: string }).code === 'slack_bolt_http_receiver_deferred_request_error';
+      if (!deferred) log.error({ err: error }, 'Slack request failed');
+      if (!res.headersSent) res.writeHead(deferred ? 404 : 500);
+      res.end();
+    }
   };
 }

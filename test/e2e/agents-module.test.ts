@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { AgentsModuleError } from '../../src/bot/agents-module-error.js';
 import { loadAgentsModule } from '../../src/bot/load-agents-module.js';
 import type { BotAgents } from '../../src/bot-agents.js';
@@ -11,6 +12,9 @@ import { viewSubmissionPayload } from '../helpers/slack-requests.js';
 const CHANNEL = 'C0CHANNEL01';
 const REQUESTER = 'U0REQUESTER';
 const ALICE = 'U0ALICE';
+
+// The example imports the package by name, as a team's module would: its built copy.
+beforeAll(ensureBuiltPackage, 300_000);
 
 describe.each(backends)('an agents module (AGENTS_MODULE) behind Slack on %s', (backend) => {
   const h = slackHarness(backend);

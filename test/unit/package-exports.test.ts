@@ -1,15 +1,13 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { ensureBuiltPackage } from '../helpers/built-package.js';
 
 const run = promisify(execFile);
 
 describe('package entry', () => {
   it('a user can import the runtime API from the built package by name', async () => {
-    if (!existsSync('dist/src/index.js') || process.env.CI !== 'true') {
-      await run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { timeout: 120_000 });
-    }
+    await ensureBuiltPackage();
     // Self-reference through package.json "exports", exactly as a dependent project would resolve it.
     const script = `import('slack-approval-bot').then((m) => console.log(JSON.stringify(Object.keys(m).sort())))`;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { timeout: 30_000 });

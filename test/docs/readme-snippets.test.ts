@@ -1,0 +1,159 @@
+/**
+ * Every code block of the README, compiled and run as a user would run it:
+ * importing the package by name (the built one), with `openai/<model>`
+ * answered by a fake OpenAI Responses API and Slack by the fake Slack, both on
+ * loopback (OPENAI_BASE_URL, SLACK_API_URL). A block without a scenario here
+ * fails the suite, so a new snippet cannot go untried.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
+import { ensureBuiltPackage } from '../helpers/built-package.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
+import { FAKE_BOT_TOKEN, startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
+import { clickButton, mention, SIGNING_SECRET, textOf, waitForCard, waitForText, type Bot } from '../helpers/slack-bot.js';
+import { slackSender } from '../helpers/slack-requests.js';
+
+const run = promisify(execFile);
+const ROOT = resolve(import.meta.dirname, '../..');
+const DIR = join(ROOT, '.snippets');
+const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
+
+/** The README's code blocks by the name in the `<!-- snippet: name -->` line before each. */
+function readmeSnippets(): Map<string, string> {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const snippets = new Map<string, string>();
+  const blocks = [...readme.matchAll(/(?:<!-- snippet: ([a-z0-9-]+) -->\n)?```(ts|typescript|js|javascript)\n([\s\S]*?)```/g)];
+  for (const [, name, , code] of blocks) {
+    if (!name) throw new Error(`a README code block has no <!-- snippet: name --> line, so no test runs it:\n${code!.slice(0, 200)}`);
+    snippets.set(name, code!);
+  }
+  return snippets;
+}
+
+const snippets = readmeSnippets();
+const scenarios = ['use-from-code', 'agents-module', 'create-slack-bot'];
+
+describe('README code blocks', () => {
+  let openai: FakeOpenAI | undefined;
+  let child: ChildProcess | undefined;
+  let work: string;
+  beforeAll(async () => {
+    // The snippets import the package by name: its built copy.
+    await ensureBuiltPackage();
+    mkdirSync(DIR, { recursive: true });
+    for (const [name, code] of snippets) writeFileSync(join(DIR, `${name}.ts`), code);
+    work = mkdtempSync(join(tmpdir(), 'readme-'));
+  }, 240_000);
+  afterEach(async () => {
+    child?.kill('SIGKILL');
+    child = undefined;
+    await openai?.close();
+    openai = undefined;
+  });
+  afterAll(() => {
+    rmSync(DIR, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('has a scenario for every block, and every block compiles', async () => {
+    expect([...snippets.keys()].sort()).toEqual([...scenarios].sort());
+    const config = join(DIR, 'tsconfig.json');
+    writeFileSync(config, JSON.stringify({ extends: '../tsconfig.json', include: ['./*.ts'], compilerOptions: { noEmit: true } }));
+    const result = await run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', config], { cwd: ROOT, timeout: 120_000 }).catch((e: { stdout?: string }) => e);
+    expect((result as { stdout?: string }).stdout ?? '').toBe('');
+  }, 150_000);
+
+  const env = (extra: Record<string, string>) => {
+    const base: Record<string, string | undefined> = { ...process.env, OPENAI_API_KEY: 'sk-fake', OPENAI_BASE_URL: openai!.baseUrl, ...extra };
+    // Embedded PGlite in a directory of the test's, as a user without DATABASE_URL would run it.
+    delete base.DATABASE_URL;
+    return base;
+  };
+
+  it('use-from-code: the approval chunk, then the answer after approving', async () => {
+    openai = await startFakeOpenAI([{ toolCalls: [{ name: 'delete_record', args: { id: 'abc-123' } }] }, { text: 'Deleted abc-123.' }]);
+    const { stdout } = await run(process.execPath, ['--import', TSX, join(DIR, 'use-from-code.ts')], { cwd: mkdtempSync(join(work, 'code-')), env: env({}), timeout: 60_000 });
+    expect(stdout).toMatch(/needs approval \{[\s\S]*toolName: 'delete_record'[\s\S]*id: 'abc-123'/);
+    expect(stdout.trim().split('\n').at(-1)).toBe('Deleted abc-123.');
+    expect(openai.requests).toHaveLength(2);
+  }, 90_000);
+
+  it('agents-module: exports an agent the bot can attach and a policy, and the agent asks before closing a ticket', async () => {
+    openai = await startFakeOpenAI([{ toolCalls: [{ name: 'close_ticket', args: { id: 7 } }] }]);
+    const driver = join(DIR, 'drive-agents-module.mts');
+    writeFileSync(
+      driver,
+      `import { openDatabase, migrate } from 'slack-approval-bot';
+      const module = await import(${JSON.stringify(pathToFileURL(join(DIR, 'agents-module.ts')).href)});
+      const storage = await openDatabase({ dataDir: 'memory://' });
+      await migrate(storage.db);
+      const agent = module.default.attach({ storage, policy: module.policy });
+      const result = await agent.generate('close ticket 7', { requester: 'U0ASKER' });
+      console.log(JSON.stringify({ finishReason: result.finishReason, call: result.suspendPayload, approvers: module.policy.tools.close_ticket.approvers }));
+      await storage.close();`,
+    );
+    const { stdout } = await run(process.execPath, ['--import', TSX, driver], { cwd: work, env: env({}), timeout: 60_000 });
+    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({
+      finishReason: 'suspended',
+      call: expect.objectContaining({ kind: 'approval', toolName: 'close_ticket', args: { id: 7 } }),
+      approvers: ['S0SUPPORTLEADS'],
+    });
+  }, 90_000);
+
+  describe('create-slack-bot', () => {
+    let slack: FakeSlack;
+    beforeAll(async () => {
+      slack = await startFakeSlack();
+    });
+    afterAll(async () => {
+      await slack.close();
+    });
+
+    it('serves Slack in the user’s own server: a refund asked for, approved by someone else, done', async () => {
+      openai = await startFakeOpenAI([{ toolCalls: [{ name: 'issue_refund', args: { orderId: '1042', amountCents: 2500 } }] }, { text: 'Refunded $25 on order 1042.' }]);
+      const port = await freePort();
+      child = spawn(process.execPath, ['--import', TSX, join(DIR, 'create-slack-bot.ts')], {
+        cwd: mkdtempSync(join(work, 'bot-')),
+        env: env({ SLACK_BOT_TOKEN: FAKE_BOT_TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: slack.apiUrl, PORT: String(port) }),
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
+      const url = `http://127.0.0.1:${port}/slack/events`;
+      // The user's server answers its other paths (404) once it listens, which it does after bot.start().
+      await waitForServer(`http://127.0.0.1:${port}/`);
+      const b = { fake: slack, send: slackSender(url, SIGNING_SECRET), url } as unknown as Bot;
+      const thread = await mention(b, { user: 'U0REQUESTER', channel: 'C0CHANNEL01', text: 'refund $25 on order 1042' });
+      const card = await waitForCard(slack, thread, 'approval');
+      expect(textOf(card.call)).toContain('issue_refund');
+      await clickButton(b, card, 'U0ALICE', ACTION_IDS.approve);
+      await waitForText(slack, thread, 'Refunded $25 on order 1042.');
+    }, 240_000);
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolvePort(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+async function waitForServer(url: string): Promise<void> {
+  // Start-up compiles the snippet, opens PGlite and migrates: slow on a loaded machine.
+  for (let i = 0; i < 1200; i++) {
+    const up = await fetch(url, { signal: AbortSignal.timeout(2_000) }).then(() => true, () => false);
+    if (up) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`nothing listening at ${url}`);
+}

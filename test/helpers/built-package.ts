@@ -1,0 +1,48 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const ROOT = resolve(import.meta.dirname, '../..');
+const LOCK = join(ROOT, 'dist/.build-lock');
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+function fresh(): boolean {
+  const built = join(ROOT, 'dist/src/index.js');
+  return existsSync(built) && statSync(built).mtimeMs >= newestMtime(join(ROOT, 'src'));
+}
+
+/**
+ * Tests that import the package by name (as its users do) get its built copy
+ * (dist/). Built here when src/ is newer, once however many test files ask at
+ * the same time (the first takes a lock; the others wait for it).
+ */
+export async function ensureBuiltPackage(): Promise<void> {
+  for (let waited = 0; !fresh(); waited += 500) {
+    mkdirSync(join(ROOT, 'dist'), { recursive: true });
+    let locked = false;
+    try {
+      mkdirSync(LOCK);
+      locked = true;
+    } catch {
+      // Another test file is building: wait for it (a lock older than 5 minutes was left by a killed run).
+      if (waited > 300_000) rmSync(LOCK, { recursive: true, force: true });
+      await new Promise((r) => setTimeout(r, 500));
+      continue;
+    }
+    try {
+      if (!fresh()) await run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, timeout: 300_000 });
+    } finally {
+      if (locked) rmSync(LOCK, { recursive: true, force: true });
+    }
+  }
+}

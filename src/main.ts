@@ -1,6 +1,6 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { loadConfig, ConfigError, type Config } from './config.js';
-import { createLogger, type Logger } from './logger.js';
+import { createLogger, logFormatFor, type Logger } from './logger.js';
 import { openConfiguredDatabase } from './db/open-configured-database.js';
 import { migrate } from './db/migrate.js';
 import { loadPolicyFile } from './approvals/load-policy-file.js';
@@ -18,6 +18,17 @@ import { AgentError } from './agent/errors.js';
 import { resolveModel } from './agent/model.js';
 import { errorMessage } from './error-message.js';
 import type { BotAgents, WorkspaceIdentity } from './bot-agents.js';
+import { healthRoutes } from './http/health-routes.js';
+import { readinessCheck, type ReadinessCheck } from './http/readiness.js';
+import { metricsRegistry } from './metrics/metrics-registry.js';
+import { handOverHeldLeases } from './agent/held-leases.js';
+
+/** What a started bot gives the signal handlers: its readiness (to fail once draining) and its stop. */
+interface Running {
+  readiness: ReadinessCheck;
+  /** Stops taking requests, waits for acknowledged work to reach a durable point, closes the database. */
+  stop(): Promise<void>;
+}
 
 /**
  * Composition root: config → logger → database + migrations → agents (AGENTS_MODULE's,
@@ -25,7 +36,7 @@ import type { BotAgents, WorkspaceIdentity } from './bot-agents.js';
  * bot behind the local sandbox (a Slack-compatible UI and Web API on PORT).
  * SIGTERM/SIGINT stop taking work, let acknowledged work finish, then close.
  */
-async function main(config: Config, logger: Logger): Promise<() => Promise<void>> {
+async function main(config: Config, logger: Logger): Promise<Running> {
   // Everything that can be wrong in the configuration fails before anything is opened.
   const policyFile = config.policyFile ? { path: config.policyFile, policy: loadPolicyFile(config.policyFile) } : undefined;
   const slackConfigured = Boolean(config.slack.botToken);
@@ -46,6 +57,17 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
   logger.info({ policyVersion: agents.policy.version, source: agents.policySource }, 'policy loaded');
   logger.info({ model: agents.modelLabel }, 'model selected');
 
+  // /healthz, /readyz and /metrics, on whichever server this mode has: Bolt's (HTTP mode), the
+  // sandbox's, or a small one of its own (Socket Mode). Readiness asks Slack through the bot's client.
+  let slackAuth: (() => Promise<unknown>) | undefined;
+  const readiness = readinessCheck({ db: database.db, slackAuth: () => (slackAuth ? slackAuth() : Promise.reject(new Error('not started'))) });
+  const health = healthRoutes({
+    readiness,
+    metrics: metricsRegistry(database.db),
+    ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
+    logger,
+  });
+
   /** The agents and the Slack app, for whichever Slack the configuration points at. */
   const createBot = async (botConfig: Config) => {
     const agent = agents.agentFor(await slackWorkspaceIdentity(botConfig, logger));
@@ -59,9 +81,19 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
       sweepIntervalMs: config.timings.sweepIntervalMs,
       cardRepairAfterMs: config.timings.cardRepairAfterMs,
       ...(httpMode
-        ? { customRoutes: [{ path: '/agents/:agentId/suspended-runs', method: ['GET'], handler: (req, res) => void listing(req, res) }] }
+        ? {
+            customRoutes: [
+              { path: '/agents/:agentId/suspended-runs', method: ['GET'], handler: (req, res) => void listing(req, res) },
+              ...['/healthz', '/readyz', '/metrics'].map((path) => ({
+                path,
+                method: ['GET', 'HEAD'],
+                handler: (req: IncomingMessage, res: ServerResponse) => void health(req, res),
+              })),
+            ],
+          }
         : {}),
     });
+    slackAuth = () => slack.app.client.auth.test();
     return { slack, listing, httpMode };
   };
 
@@ -73,16 +105,21 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
       logger,
       modelLabel: agents.modelLabel,
       stateFile: join(config.dataDir, 'sandbox.json'),
-      extraRoutes: async (req, res) => (listing ? listing(req, res) : false),
+      extraRoutes: async (req, res) => (await health(req, res)) || (listing ? listing(req, res) : false),
       createBot: async (botConfig) => {
         const bot = await createBot(botConfig);
         listing = bot.listing;
         return bot.slack;
       },
     });
-    return async () => {
-      await running.stop();
-      await database.close();
+    // The address to open, alone on its line where a person reads the logs (the JSON line has it as `url`).
+    if (logFormatFor(config.logFormat) === 'pretty') process.stdout.write(`\n    ${running.sandbox.url}\n\n`);
+    return {
+      readiness,
+      async stop() {
+        await running.stop();
+        await database.close();
+      },
     };
   }
 
@@ -93,17 +130,24 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
   const server: Server | undefined = httpMode
     ? undefined
     : createServer((req, res) => {
-        void listing(req, res).then((handled) => {
-          if (handled) return;
-          res.writeHead(req.url === '/healthz' ? 200 : 404, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(req.url === '/healthz' ? { ok: true } : { error: 'not_found' }));
-        });
+        void (async () => {
+          if ((await health(req, res)) || (await listing(req, res))) return;
+          res.writeHead(404, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: 'not_found' }));
+        })();
       });
   if (server) await new Promise<void>((resolve) => server.listen(config.port, resolve));
-  return async () => {
-    await slack.stop();
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-    await database.close();
+  return {
+    readiness,
+    async stop() {
+      // Socket Mode: disconnecting stops new work; the probe server stays up (answering not ready) until the work in flight is done.
+      await slack.stop();
+      if (server) {
+        server.closeIdleConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+      await database.close();
+    },
   };
 }
 
@@ -128,17 +172,41 @@ try {
   console.error(errorMessage(error));
   process.exit(1);
 }
-const logger = createLogger({ level: config.logLevel });
+const logger = createLogger({ level: config.logLevel, format: logFormatFor(config.logFormat) });
 try {
-  const stop = await main(config, logger);
+  const running = await main(config, logger);
   let stopping = false;
   const shutdown = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      // A second Ctrl-C: the person at the terminal does not want to wait.
+      if (signal === 'SIGINT') {
+        logger.warn({ signal }, 'second signal: exiting without waiting for work in flight');
+        process.exit(1);
+      }
+      return;
+    }
     stopping = true;
-    logger.info({ signal }, 'shutting down');
-    stop().then(
-      () => process.exit(0),
+    running.readiness.markStopping();
+    const timeoutMs = config.shutdownTimeoutMs;
+    logger.info({ signal, timeoutMs }, 'shutting down: taking no new requests, finishing the work in flight');
+    const deadline = setTimeout(() => {
+      // Out of time: runs still being continued are handed to the other instances (they take them
+      // over from their last record at their next sweep, as after a crash, without waiting out RUN_LEASE_MS).
+      void handOverHeldLeases()
+        .catch(() => [] as string[])
+        .then((handedOver) => {
+          logger.error({ timeoutMs, handedOver }, 'shutdown timed out (SHUTDOWN_TIMEOUT_MS); work still in flight was handed over to other instances');
+          process.exit(1);
+        });
+    }, timeoutMs);
+    running.stop().then(
+      () => {
+        clearTimeout(deadline);
+        logger.info({ signal }, 'stopped');
+        process.exit(0);
+      },
       (error: unknown) => {
+        clearTimeout(deadline);
         logger.error({ err: error }, 'error while shutting down');
         process.exit(1);
       },

@@ -1,3 +1,4 @@
+import { botMetrics } from '../metrics/bot-metrics.js';
 import { APICallError, type LanguageModelV3, type LanguageModelV3FunctionTool, type LanguageModelV3Message, type LanguageModelV3StreamPart } from '@ai-sdk/provider';
 
 export interface ModelStep {
@@ -14,6 +15,25 @@ const retryDelaysMs = [250, 1000];
  * retryable: 429, 5xx, network) are retried before any output was produced.
  */
 export async function callModel(
+  model: LanguageModelV3,
+  prompt: LanguageModelV3Message[],
+  tools: LanguageModelV3FunctionTool[],
+  onText: (delta: string) => void,
+): Promise<ModelStep> {
+  botMetrics.modelCalls.inc();
+  const started = performance.now();
+  try {
+    return await streamModel(model, prompt, tools, onText);
+  } catch (error) {
+    botMetrics.modelErrors.inc();
+    throw error;
+  } finally {
+    botMetrics.modelLatency.observe((performance.now() - started) / 1000);
+  }
+}
+
+/** The call itself, with its retries; callModel counts and times it once. */
+async function streamModel(
   model: LanguageModelV3,
   prompt: LanguageModelV3Message[],
   tools: LanguageModelV3FunctionTool[],

@@ -28,6 +28,8 @@ interface Running {
   readiness: ReadinessCheck;
   /** Stops taking requests, waits for acknowledged work to reach a durable point, closes the database. */
   stop(): Promise<void>;
+  /** For a stop out of time: closes the database under the work still running (PGlite writes its files on close). */
+  closeDatabase(): Promise<void>;
 }
 
 /**
@@ -120,6 +122,7 @@ async function main(config: Config, logger: Logger): Promise<Running> {
         await running.stop();
         await database.close();
       },
+      closeDatabase: () => database.close(),
     };
   }
 
@@ -148,6 +151,7 @@ async function main(config: Config, logger: Logger): Promise<Running> {
       }
       await database.close();
     },
+    closeDatabase: () => database.close(),
   };
 }
 
@@ -192,12 +196,12 @@ try {
     const deadline = setTimeout(() => {
       // Out of time: runs still being continued are handed to the other instances (they take them
       // over from their last record at their next sweep, as after a crash, without waiting out RUN_LEASE_MS).
-      void handOverHeldLeases()
-        .catch(() => [] as string[])
-        .then((handedOver) => {
-          logger.error({ timeoutMs, handedOver }, 'shutdown timed out (SHUTDOWN_TIMEOUT_MS); work still in flight was handed over to other instances');
-          process.exit(1);
-        });
+      void (async () => {
+        const handedOver = await handOverHeldLeases().catch(() => [] as string[]);
+        logger.error({ timeoutMs, handedOver }, 'shutdown timed out (SHUTDOWN_TIMEOUT_MS); work still in flight was handed over to other instances');
+        await Promise.race([running.closeDatabase().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2_000))]);
+        process.exit(1);
+      })();
     }, timeoutMs);
     running.stop().then(
       () => {

@@ -40,7 +40,7 @@ interface MainProcess {
 }
 
 /** Starts `npm start` (or plain node on the entry point) and waits for its HTTP port. */
-async function startMain(env: Record<string, string>, how: 'npm' | 'node' = 'npm'): Promise<MainProcess> {
+async function startMain(fake: FakeSlack, env: Record<string, string>, how: 'npm' | 'node' = 'npm'): Promise<MainProcess> {
   const fullEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', LOG_FORMAT: 'json', PORT: '0', ...env };
   const child =
     how === 'npm'
@@ -74,7 +74,7 @@ async function startMain(env: Record<string, string>, how: 'npm' | 'node' = 'npm
   const started = await waitForLog(/^Slack app started$/);
   const port = Number(started.port);
   const url = `http://127.0.0.1:${port}`;
-  return { child, port, url, logs, exited, waitForLog, bot: { send: slackSender(`${url}/slack/events`, SECRET) } as unknown as Bot };
+  return { child, port, url, logs, exited, waitForLog, bot: { send: slackSender(`${url}/slack/events`, SECRET), fake } as unknown as Bot };
 }
 
 /** One sample of a metric from Prometheus text, matching every label given; 0 when absent. */
@@ -123,10 +123,17 @@ async function fakes(script: Parameters<typeof startFakeOpenAI>[0]): Promise<{ f
 describe('npm start in HTTP mode: health, readiness, metrics and a clean stop', () => {
   it('serves /healthz and /readyz, counts an approval cycle in /metrics, and on SIGTERM drains and exits 0', async () => {
     const { fake, env } = await fakes([{ toolCalls: [{ name: 'delete_record', args: { id: 'abc-123' } }] }, { text: 'Deleted record abc-123.' }]);
-    const main = await startMain({ ...env, DATA_DIR: join(dir, 'cycle') });
+    const main = await startMain(fake, { ...env, DATA_DIR: join(dir, 'cycle') });
     running.push(main);
 
     expect((await fetch(`${main.url}/healthz`)).status).toBe(200);
+    // Slack refuses the token: not ready, with the reason, though the process itself is alive.
+    fake.failNext('auth.test', { error: 'token_revoked' });
+    const unready = await fetch(`${main.url}/readyz`);
+    expect(unready.status).toBe(503);
+    expect(await unready.json()).toMatchObject({ ready: false, reason: 'slack_auth_failed', detail: 'token_revoked' });
+    expect((await fetch(`${main.url}/healthz`)).status).toBe(200);
+    // Slack accepts it again: ready (a failure is not remembered, a success is for a minute).
     const ready = await fetch(`${main.url}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ ready: true });
@@ -157,13 +164,6 @@ describe('npm start in HTTP mode: health, readiness, metrics and a clean stop', 
     expect(sample(after, 'approval_bot_open_requests', { kind: 'approval', state: 'pending' })).toBe(0);
     expect(sample(after, 'process_resident_memory_bytes')).toBeGreaterThan(0);
 
-    // Slack's token stops working: not ready, with the reason; the process itself is still alive.
-    fake.failNext('auth.test', { error: 'token_revoked' });
-    const unready = await fetch(`${main.url}/readyz`);
-    expect(unready.status).toBe(503);
-    expect(await unready.json()).toMatchObject({ ready: false, reason: 'slack_auth_failed', detail: 'token_revoked' });
-    expect((await fetch(`${main.url}/healthz`)).status).toBe(200);
-
     // npm passes the signal on to the bot, which stops cleanly.
     main.child.kill('SIGTERM');
     expect(await main.exited).toBe(0);
@@ -172,8 +172,8 @@ describe('npm start in HTTP mode: health, readiness, metrics and a clean stop', 
   }, 180_000);
 
   it('a /metrics token, when configured, is required', async () => {
-    const { env } = await fakes([{ text: 'hi' }]);
-    const main = await startMain({ ...env, DATA_DIR: join(dir, 'token'), METRICS_TOKEN: 'scrape-me' }, 'node');
+    const { fake, env } = await fakes([{ text: 'hi' }]);
+    const main = await startMain(fake, { ...env, DATA_DIR: join(dir, 'token'), METRICS_TOKEN: 'scrape-me' }, 'node');
     running.push(main);
     expect((await fetch(`${main.url}/metrics`)).status).toBe(401);
     expect((await fetch(`${main.url}/metrics`, { headers: { authorization: 'Bearer scrape-me' } })).status).toBe(200);
@@ -187,7 +187,7 @@ describe.skipIf(!process.env.DATABASE_URL)('SIGTERM with a click in flight (Post
     const db = await createTestDatabase('postgres');
     closers.push(() => db.close());
     const { fake, env } = await fakes([{ toolCalls: [{ name: 'delete_record', args: { id: 'abc-123' } }] }, { text: 'Deleted record abc-123.' }]);
-    const main = await startMain({ ...env, ...databaseEnv('postgres', db, '') }, 'node');
+    const main = await startMain(fake, { ...env, ...databaseEnv('postgres', db, '') }, 'node');
     running.push(main);
     const thread = await mention(main.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete record abc-123' });
     const card = await waitForCard(fake, thread, 'approval');
@@ -212,7 +212,8 @@ describe.skipIf(!process.env.DATABASE_URL)('SIGTERM with a click in flight (Post
     }
     main.child.kill('SIGTERM');
     await main.waitForLog(/^shutting down/);
-    await new Promise((r) => setTimeout(r, 300));
+    // Longer than a stopping server would once wait before cutting connections still open.
+    await new Promise((r) => setTimeout(r, 1_000));
     // Stopped taking requests, still finishing the one in flight.
     await expect(fetch(`${main.url}/healthz`)).rejects.toThrow();
     expect(main.child.exitCode).toBeNull();
@@ -241,7 +242,7 @@ describe.each(backends)('a shutdown out of time on %s', (backend) => {
     const { fake, env } = await fakes([{ text: 'Finished after the takeover.' }]);
     const stuckEnv = { ...env, OPENAI_BASE_URL: `http://127.0.0.1:${(stuck.address() as AddressInfo).port}/v1` };
     const timings = { RUN_LEASE_MS: '600000', SWEEP_INTERVAL_MS: '200', SHUTDOWN_TIMEOUT_MS: '1500' };
-    const first = await startMain({ ...stuckEnv, ...timings, ...databaseEnv(backend, db, dataDir) }, 'node');
+    const first = await startMain(fake, { ...stuckEnv, ...timings, ...databaseEnv(backend, db, dataDir) }, 'node');
     running.push(first);
 
     const thread = await mention(first.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete record abc-123' });
@@ -254,7 +255,7 @@ describe.each(backends)('a shutdown out of time on %s', (backend) => {
     expect(timedOut.handedOver).toHaveLength(1);
 
     // The lease is ten minutes; the run is taken over at the next sweep all the same.
-    const second = await startMain({ ...env, ...timings, ...databaseEnv(backend, db, dataDir) }, 'node');
+    const second = await startMain(fake, { ...env, ...timings, ...databaseEnv(backend, db, dataDir) }, 'node');
     running.push(second);
     const answer = await waitForText(fake, thread, 'Finished after the takeover.');
     expect(textOf(answer)).toContain('Finished after the takeover.');

@@ -69,6 +69,7 @@ export function createLogger(
           colorize: destination === undefined && Boolean(process.stdout.isTTY),
           translateTime: 'SYS:HH:MM:ss.l',
           ignore: 'pid,hostname,name',
+          singleLine: true,
         })
       : destination;
   return pino(

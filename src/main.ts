@@ -177,52 +177,65 @@ try {
   process.exit(1);
 }
 const logger = createLogger({ level: config.logLevel, format: logFormatFor(config.logFormat) });
-try {
-  const running = await main(config, logger);
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) {
-      // A second Ctrl-C: the person at the terminal does not want to wait.
-      if (signal === 'SIGINT') {
-        logger.warn({ signal }, 'second signal: exiting without waiting for work in flight');
-        process.exit(1);
-      }
-      return;
+let running: Running | undefined;
+let stopping: string | undefined;
+/** SIGTERM/SIGINT: stop taking requests, let the work in flight reach a durable point, exit 0; exit 1 past SHUTDOWN_TIMEOUT_MS. */
+const shutdown = (signal: string) => {
+  if (stopping) {
+    // A second Ctrl-C: the person at the terminal does not want to wait.
+    if (signal === 'SIGINT') {
+      logger.warn({ signal }, 'second signal: exiting without waiting for work in flight');
+      process.exit(1);
     }
-    stopping = true;
-    running.readiness.markStopping();
-    const timeoutMs = config.shutdownTimeoutMs;
-    logger.info({ signal, timeoutMs }, 'shutting down: taking no new requests, finishing the work in flight');
-    const deadline = setTimeout(() => {
-      // Out of time: runs still being continued are handed to the other instances (they take them
-      // over from their last record at their next sweep, as after a crash, without waiting out RUN_LEASE_MS).
-      void (async () => {
-        const handedOver = await handOverHeldLeases().catch(() => [] as string[]);
-        logger.error({ timeoutMs, handedOver }, 'shutdown timed out (SHUTDOWN_TIMEOUT_MS); work still in flight was handed over to other instances');
-        await Promise.race([running.closeDatabase().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2_000))]);
-        process.exit(1);
-      })();
-    }, timeoutMs);
-    running.stop().then(
-      () => {
-        clearTimeout(deadline);
-        logger.info({ signal }, 'stopped');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        clearTimeout(deadline);
-        logger.error({ err: error }, 'error while shutting down');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  // A library failing outside any request (e.g. a Socket Mode reconnect giving up) must not die silently.
-  process.on('unhandledRejection', (reason) => {
-    logger.fatal({ err: reason }, 'unhandled rejection; exiting so a supervisor can restart the bot');
-    process.exit(1);
-  });
-  process.on('SIGINT', () => shutdown('SIGINT'));
+    return;
+  }
+  stopping = signal;
+  // A signal during start-up is acted on once start-up is done (see below), so nothing is left half open.
+  if (!running) {
+    logger.info({ signal }, 'signal during start-up: stopping as soon as start-up is done');
+    return;
+  }
+  const bot = running;
+  bot.readiness.markStopping();
+  const timeoutMs = config.shutdownTimeoutMs;
+  logger.info({ signal, timeoutMs }, 'shutting down: taking no new requests, finishing the work in flight');
+  const deadline = setTimeout(() => {
+    // Out of time: runs still being continued are handed to the other instances (they take them
+    // over from their last record at their next sweep, as after a crash, without waiting out RUN_LEASE_MS).
+    void (async () => {
+      const handedOver = await handOverHeldLeases().catch(() => [] as string[]);
+      logger.error({ timeoutMs, handedOver }, 'shutdown timed out (SHUTDOWN_TIMEOUT_MS); work still in flight was handed over to other instances');
+      await Promise.race([bot.closeDatabase().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2_000))]);
+      process.exit(1);
+    })();
+  }, timeoutMs);
+  bot.stop().then(
+    () => {
+      clearTimeout(deadline);
+      logger.info({ signal }, 'stopped');
+      process.exit(0);
+    },
+    (error: unknown) => {
+      clearTimeout(deadline);
+      logger.error({ err: error }, 'error while shutting down');
+      process.exit(1);
+    },
+  );
+};
+process.on('SIGTERM', () => shutdown('SIGTERM'));
+process.on('SIGINT', () => shutdown('SIGINT'));
+// A library failing outside any request (e.g. a Socket Mode reconnect giving up) must not die silently.
+process.on('unhandledRejection', (reason) => {
+  logger.fatal({ err: reason }, 'unhandled rejection; exiting so a supervisor can restart the bot');
+  process.exit(1);
+});
+try {
+  running = await main(config, logger);
+  if (stopping) {
+    const signal = stopping;
+    stopping = undefined;
+    shutdown(signal);
+  }
 } catch (error) {
   if (error instanceof ConfigError || error instanceof PolicyError || error instanceof AgentError || error instanceof AgentsModuleError) {
     logger.fatal({ code: error.code }, error.message);

@@ -182,6 +182,32 @@ describe('npm start in HTTP mode: health, readiness, metrics and a clean stop', 
   }, 120_000);
 });
 
+describe('LOG_FORMAT=pretty', () => {
+  it('logs one readable line per entry and prints the sandbox URL on a line of its own', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', DATA_DIR: join(dir, 'pretty'), LOG_FORMAT: 'pretty' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+    let output = '';
+    const url = await new Promise<string>((done, fail) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        const alone = /^\s*(http:\/\/127\.0\.0\.1:\d+)\s*$/m.exec(output);
+        if (alone) done(alone[1]!);
+      });
+      void exited.then((code) => fail(new Error(`exited with ${code}: ${output}`)));
+    });
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(output).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: Sandbox ready: open http:\/\/127\.0\.0\.1:\d+ to talk to the bot/m);
+    expect(output).toContain(`INFO: stopped`);
+    expect(output).not.toMatch(/^\{"level"/m);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  }, 120_000);
+});
+
 describe.skipIf(!process.env.DATABASE_URL)('SIGTERM with a click in flight (PostgreSQL)', () => {
   it('the click is recorded and acknowledged before the process exits 0, and new requests are refused', async () => {
     const db = await createTestDatabase('postgres');

@@ -41,7 +41,7 @@ describe('logger', () => {
     const all = lines.join('');
     expect(() => JSON.parse(lines[0]!)).toThrow();
     expect(all).toMatch(/INFO.*run started with \[Redacted\]/);
-    expect(all).toContain('runId: "r1"');
+    expect(all).toContain('"runId":"r1"');
     expect(all).not.toContain('xoxb-123-secret');
     expect(all).not.toContain('xoxb-999-leak');
     // Not a terminal: no colour codes in what a file or pipe receives.

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { loadConfig, ConfigError, type Config } from './config.js';
 import { createLogger, logFormatFor, type Logger } from './logger.js';
 import { openConfiguredDatabase } from './db/open-configured-database.js';
@@ -139,7 +140,10 @@ async function main(config: Config, logger: Logger): Promise<Running> {
           res.end(JSON.stringify({ error: 'not_found' }));
         })();
       });
-  if (server) await new Promise<void>((resolve) => server.listen(config.port, resolve));
+  if (server) {
+    await new Promise<void>((resolve) => server.listen(config.port, resolve));
+    logger.info({ port: (server.address() as AddressInfo).port }, 'health and metrics server listening');
+  }
   return {
     readiness,
     async stop() {

@@ -12,7 +12,7 @@ import { backends, createTestDatabase, type Backend, type TestDatabase } from '.
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { FAKE_BOT_TOKEN, startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 import { buttonClick, mention, textOf, waitForCard, waitForText, waitForUpdate, type Bot } from '../helpers/slack-bot.js';
-import { slackSender } from '../helpers/slack-requests.js';
+import { appMentionEnvelope, slackSender, SLACK_IDS } from '../helpers/slack-requests.js';
 
 /**
  * The bot as production runs it: the entry point in a process of its own (through `npm start`,
@@ -40,7 +40,7 @@ interface MainProcess {
 }
 
 /** Starts `npm start` (or plain node on the entry point) and waits for its HTTP port. */
-async function startMain(fake: FakeSlack, env: Record<string, string>, how: 'npm' | 'node' = 'npm'): Promise<MainProcess> {
+async function startMain(fake: FakeSlack, env: Record<string, string>, how: 'npm' | 'node' = 'npm', portLine = /^Slack app started$/): Promise<MainProcess> {
   const fullEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', LOG_FORMAT: 'json', PORT: '0', ...env };
   const child =
     how === 'npm'
@@ -71,7 +71,7 @@ async function startMain(fake: FakeSlack, env: Record<string, string>, how: 'npm
       await new Promise<void>((r) => { waiters.push(r); setTimeout(r, 200); });
     }
   };
-  const started = await waitForLog(/^Slack app started$/);
+  const started = await waitForLog(portLine);
   const port = Number(started.port);
   const url = `http://127.0.0.1:${port}`;
   return { child, port, url, logs, exited, waitForLog, bot: { send: slackSender(`${url}/slack/events`, SECRET), fake } as unknown as Bot };
@@ -179,6 +179,31 @@ describe('npm start in HTTP mode: health, readiness, metrics and a clean stop', 
     expect((await fetch(`${main.url}/metrics`, { headers: { authorization: 'Bearer scrape-me' } })).status).toBe(200);
     main.child.kill('SIGINT');
     expect(await main.exited).toBe(0);
+  }, 120_000);
+});
+
+describe('Socket Mode', () => {
+  it('serves the probes and metrics on PORT, acks through the socket are counted, and SIGTERM closes the socket and exits 0', async () => {
+    const { fake, env } = await fakes([{ text: 'Hello over the socket.' }]);
+    const { SLACK_SIGNING_SECRET: _unused, ...socketEnv } = env;
+    const main = await startMain(fake, { ...socketEnv, SLACK_APP_TOKEN: fake.appToken, DATA_DIR: join(dir, 'socket') }, 'node', /^health and metrics server listening$/);
+    running.push(main);
+    const connection = await fake.socket.waitForConnection();
+    expect((await fetch(`${main.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${main.url}/readyz`)).status).toBe(200);
+
+    const ts = `${Math.floor(Date.now() / 1000)}.000100`;
+    fake.seedMessage({ channel: CHANNEL, text: `<@${SLACK_IDS.botUserId}> hello`, user: REQUESTER, ts });
+    const envelope = fake.socket.event(appMentionEnvelope({ text: `<@${SLACK_IDS.botUserId}> hello`, user: REQUESTER, channel: CHANNEL, ts }));
+    await fake.socket.waitForAck(envelope);
+    await waitForText(fake, { channel: CHANNEL, threadTs: ts }, 'Hello over the socket.');
+    const metrics = await (await fetch(`${main.url}/metrics`)).text();
+    expect(sample(metrics, 'approval_bot_slack_acks_total', { type: 'event_callback' })).toBe(1);
+    expect(sample(metrics, 'approval_bot_model_calls_total')).toBe(1);
+
+    main.child.kill('SIGTERM');
+    expect(await main.exited).toBe(0);
+    await fake.socket.waitForClose(connection.id);
   }, 120_000);
 });
 

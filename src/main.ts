@@ -20,26 +20,17 @@ import { resolveModel } from './agent/model.js';
 import { errorMessage } from './error-message.js';
 import type { BotAgents, WorkspaceIdentity } from './bot-agents.js';
 import { healthRoutes } from './http/health-routes.js';
-import { readinessCheck, type ReadinessCheck } from './http/readiness.js';
+import { readinessCheck } from './http/readiness.js';
 import { metricsRegistry } from './metrics/metrics-registry.js';
-import { handOverHeldLeases } from './agent/held-leases.js';
-
-/** What a started bot gives the signal handlers: its readiness (to fail once draining) and its stop. */
-interface Running {
-  readiness: ReadinessCheck;
-  /** Stops taking requests, waits for acknowledged work to reach a durable point, closes the database. */
-  stop(): Promise<void>;
-  /** For a stop out of time: closes the database under the work still running (PGlite writes its files on close). */
-  closeDatabase(): Promise<void>;
-}
+import { drainOnSignals, type Drainable } from './drain-on-signals.js';
 
 /**
  * Composition root: config → logger → database + migrations → agents (AGENTS_MODULE's,
  * or else the demo) → Slack app; without Slack variables, the same
  * bot behind the local sandbox (a Slack-compatible UI and Web API on PORT).
- * SIGTERM/SIGINT stop taking work, let acknowledged work finish, then close.
+ * SIGTERM/SIGINT stop taking work, let acknowledged work finish, then close (drain-on-signals.ts).
  */
-async function main(config: Config, logger: Logger): Promise<Running> {
+async function main(config: Config, logger: Logger): Promise<Drainable> {
   // Everything that can be wrong in the configuration fails before anything is opened.
   const policyFile = config.policyFile ? { path: config.policyFile, policy: loadPolicyFile(config.policyFile) } : undefined;
   const slackConfigured = Boolean(config.slack.botToken);
@@ -181,65 +172,14 @@ try {
   process.exit(1);
 }
 const logger = createLogger({ level: config.logLevel, format: logFormatFor(config.logFormat) });
-let running: Running | undefined;
-let stopping: string | undefined;
-/** SIGTERM/SIGINT: stop taking requests, let the work in flight reach a durable point, exit 0; exit 1 past SHUTDOWN_TIMEOUT_MS. */
-const shutdown = (signal: string) => {
-  if (stopping) {
-    // A second Ctrl-C: the person at the terminal does not want to wait.
-    if (signal === 'SIGINT') {
-      logger.warn({ signal }, 'second signal: exiting without waiting for work in flight');
-      process.exit(1);
-    }
-    return;
-  }
-  stopping = signal;
-  // A signal during start-up is acted on once start-up is done (see below), so nothing is left half open.
-  if (!running) {
-    logger.info({ signal }, 'signal during start-up: stopping as soon as start-up is done');
-    return;
-  }
-  const bot = running;
-  bot.readiness.markStopping();
-  const timeoutMs = config.shutdownTimeoutMs;
-  logger.info({ signal, timeoutMs }, 'shutting down: taking no new requests, finishing the work in flight');
-  const deadline = setTimeout(() => {
-    // Out of time: runs still being continued are handed to the other instances (they take them
-    // over from their last record at their next sweep, as after a crash, without waiting out RUN_LEASE_MS).
-    void (async () => {
-      const handedOver = await handOverHeldLeases().catch(() => [] as string[]);
-      logger.error({ timeoutMs, handedOver }, 'shutdown timed out (SHUTDOWN_TIMEOUT_MS); work still in flight was handed over to other instances');
-      await Promise.race([bot.closeDatabase().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2_000))]);
-      process.exit(1);
-    })();
-  }, timeoutMs);
-  bot.stop().then(
-    () => {
-      clearTimeout(deadline);
-      logger.info({ signal }, 'stopped');
-      process.exit(0);
-    },
-    (error: unknown) => {
-      clearTimeout(deadline);
-      logger.error({ err: error }, 'error while shutting down');
-      process.exit(1);
-    },
-  );
-};
-process.on('SIGTERM', () => shutdown('SIGTERM'));
-process.on('SIGINT', () => shutdown('SIGINT'));
+const signals = drainOnSignals({ logger, timeoutMs: config.shutdownTimeoutMs });
 // A library failing outside any request (e.g. a Socket Mode reconnect giving up) must not die silently.
 process.on('unhandledRejection', (reason) => {
   logger.fatal({ err: reason }, 'unhandled rejection; exiting so a supervisor can restart the bot');
   process.exit(1);
 });
 try {
-  running = await main(config, logger);
-  if (stopping) {
-    const signal = stopping;
-    stopping = undefined;
-    shutdown(signal);
-  }
+  signals.attach(await main(config, logger));
 } catch (error) {
   if (error instanceof ConfigError || error instanceof PolicyError || error instanceof AgentError || error instanceof AgentsModuleError) {
     logger.fatal({ code: error.code }, error.message);

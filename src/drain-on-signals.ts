@@ -1,0 +1,81 @@
+import { handOverHeldLeases } from './agent/held-leases.js';
+import type { Logger } from './logger.js';
+
+/** A started bot, as the signal handlers see it. */
+export interface Drainable {
+  readiness: { markStopping(): void };
+  /** Stops taking requests, waits for acknowledged work to reach a durable point, closes the database. */
+  stop(): Promise<void>;
+  /** For a stop out of time: closes the database under the work still running (PGlite writes its files on close). */
+  closeDatabase(): Promise<void>;
+}
+
+export interface DrainOptions {
+  logger: Logger;
+  /** SHUTDOWN_TIMEOUT_MS. */
+  timeoutMs: number;
+}
+
+/**
+ * SIGTERM and SIGINT: readiness fails, the bot stops taking requests and lets the work in flight
+ * reach a durable point, and the process exits 0. Past `timeoutMs` the runs this process still holds
+ * are handed over to the other instances (they take them over from their last record at their next
+ * sweep, as after a crash, without waiting out RUN_LEASE_MS), and it exits 1 saying so. A second
+ * SIGINT exits at once. Installed before start-up, so a signal during start-up is acted on as soon
+ * as the bot is up (`attach`) instead of killing it half open.
+ */
+export function drainOnSignals(options: DrainOptions): { attach(bot: Drainable): void } {
+  const { logger, timeoutMs } = options;
+  let bot: Drainable | undefined;
+  let pending: string | undefined;
+  let stopping = false;
+
+  const drain = (running: Drainable, signal: string) => {
+    stopping = true;
+    running.readiness.markStopping();
+    logger.info({ signal, timeoutMs }, 'shutting down: taking no new requests, finishing the work in flight');
+    const deadline = setTimeout(() => {
+      void (async () => {
+        const handedOver = await handOverHeldLeases().catch(() => [] as string[]);
+        logger.error({ timeoutMs, handedOver }, 'shutdown timed out (SHUTDOWN_TIMEOUT_MS); work still in flight was handed over to other instances');
+        await Promise.race([running.closeDatabase().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2_000))]);
+        process.exit(1);
+      })();
+    }, timeoutMs);
+    running.stop().then(
+      () => {
+        clearTimeout(deadline);
+        logger.info({ signal }, 'stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        clearTimeout(deadline);
+        logger.error({ err: error }, 'error while shutting down');
+        process.exit(1);
+      },
+    );
+  };
+
+  const onSignal = (signal: string) => {
+    if (stopping || pending) {
+      // A second Ctrl-C: the person at the terminal does not want to wait.
+      if (signal === 'SIGINT') {
+        logger.warn({ signal }, 'second signal: exiting without waiting for work in flight');
+        process.exit(1);
+      }
+      return;
+    }
+    if (bot) return drain(bot, signal);
+    pending = signal;
+    logger.info({ signal }, 'signal during start-up: stopping as soon as start-up is done');
+  };
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+
+  return {
+    attach(running) {
+      bot = running;
+      if (pending) drain(running, pending);
+    },
+  };
+}

@@ -123,7 +123,7 @@ async function fakes(script: Parameters<typeof startFakeOpenAI>[0]): Promise<{ f
 describe('npm start in HTTP mode: health, readiness, metrics and a clean stop', () => {
   it('serves /healthz and /readyz, counts an approval cycle in /metrics, and on SIGTERM drains and exits 0', async () => {
     const { fake, env } = await fakes([{ toolCalls: [{ name: 'delete_record', args: { id: 'abc-123' } }] }, { text: 'Deleted record abc-123.' }]);
-    const main = await startMain(fake, { ...env, DATA_DIR: join(dir, 'cycle') });
+    const main = await startMain(fake, { ...env, DATA_DIR: join(dir, 'cycle'), SWEEP_INTERVAL_MS: '300' });
     running.push(main);
 
     expect((await fetch(`${main.url}/healthz`)).status).toBe(200);
@@ -140,6 +140,8 @@ describe('npm start in HTTP mode: health, readiness, metrics and a clean stop', 
     const before = await (await fetch(`${main.url}/metrics`)).text();
     expect(sample(before, 'approval_bot_decisions_total', { outcome: 'approved' })).toBe(0);
 
+    // Slack has a hiccup when the card is posted: the Web API call is retried (and counted).
+    fake.failNext('chat.postMessage', { status: 503 });
     const thread = await mention(main.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete record abc-123' });
     const card = await waitForCard(fake, thread, 'approval');
     const pending = await (await fetch(`${main.url}/metrics`)).text();
@@ -163,6 +165,8 @@ describe('npm start in HTTP mode: health, readiness, metrics and a clean stop', 
     expect(sample(after, 'approval_bot_model_call_errors_total')).toBe(0);
     expect(sample(after, 'approval_bot_open_requests', { kind: 'approval', state: 'pending' })).toBe(0);
     expect(sample(after, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(sample(after, 'approval_bot_slack_api_retries_total')).toBe(1);
+    expect(sample(after, 'approval_bot_sweeps_total', { result: 'ok' })).toBeGreaterThanOrEqual(1);
 
     // npm passes the signal on to the bot, which stops cleanly.
     main.child.kill('SIGTERM');
@@ -171,12 +175,24 @@ describe('npm start in HTTP mode: health, readiness, metrics and a clean stop', 
     expect(main.logs.join('\n')).not.toContain(FAKE_BOT_TOKEN);
   }, 180_000);
 
-  it('a /metrics token, when configured, is required', async () => {
+  it('a /metrics token, when configured, is required; a model that cannot be reached counts as a failed call', async () => {
     const { fake, env } = await fakes([{ text: 'hi' }]);
-    const main = await startMain(fake, { ...env, DATA_DIR: join(dir, 'token'), METRICS_TOKEN: 'scrape-me' }, 'node');
+    // Nothing listens there: the provider call fails after its retries.
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const unreachable = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/v1`;
+    await new Promise((r) => closed.close(r));
+    const main = await startMain(fake, { ...env, OPENAI_BASE_URL: unreachable, DATA_DIR: join(dir, 'token'), METRICS_TOKEN: 'scrape-me' }, 'node');
     running.push(main);
     expect((await fetch(`${main.url}/metrics`)).status).toBe(401);
-    expect((await fetch(`${main.url}/metrics`, { headers: { authorization: 'Bearer scrape-me' } })).status).toBe(200);
+    expect((await fetch(`${main.url}/metrics`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+    const thread = await mention(main.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete record abc-123' });
+    await fake.waitFor((c) => c.method === 'chat.postMessage' && c.args.thread_ts === thread.threadTs);
+    const scraped = await fetch(`${main.url}/metrics`, { headers: { authorization: 'Bearer scrape-me' } });
+    expect(scraped.status).toBe(200);
+    const text = await scraped.text();
+    expect(sample(text, 'approval_bot_model_calls_total')).toBe(1);
+    expect(sample(text, 'approval_bot_model_call_errors_total')).toBe(1);
     main.child.kill('SIGINT');
     expect(await main.exited).toBe(0);
   }, 120_000);

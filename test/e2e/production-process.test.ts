@@ -223,6 +223,31 @@ describe('Socket Mode', () => {
   }, 120_000);
 });
 
+describe('a signal during start-up', () => {
+  it('stops the bot once it is up, cleanly, instead of killing it half open', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', DATA_DIR: join(dir, 'early'), LOG_FORMAT: 'json' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+    let output = '';
+    let signalled = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      // The database is open and migrated; the agents and the sandbox are not up yet.
+      if (!signalled && output.includes('"database ready"')) {
+        signalled = true;
+        child.kill('SIGTERM');
+      }
+    });
+    expect(await exited).toBe(0);
+    const messages = output.split('\n').filter(Boolean).map((l) => String((JSON.parse(l) as { msg: unknown }).msg));
+    expect(messages).toContain('signal during start-up: stopping as soon as start-up is done');
+    expect(messages.indexOf('stopped')).toBeGreaterThan(messages.findIndex((m) => m.startsWith('Sandbox ready')));
+  }, 120_000);
+});
+
 describe('LOG_FORMAT=pretty', () => {
   it('logs one readable line per entry and prints the sandbox URL on a line of its own', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/agent/agent.js';
 import type { AgentChunk, ApprovalRequest } from '../../src/agent/types.js';
+import { definePolicy } from '../../src/approvals/define-policy.js';
 import { loadPolicyFile } from '../../src/approvals/load-policy-file.js';
 import { watchPolicy, type WatchedPolicy } from '../../src/watch-policy.js';
 import { agentWith, collect, countingTool } from '../helpers/agents.js';
@@ -166,5 +167,20 @@ describe.each(backends)('policy reload without restart on %s', (backend) => {
     const warning = await until(() => lines().find((l) => l.level === 40), 'the warning');
     expect(warning).toMatchObject({ field: 'tools.delete_record.rules[0]', quorum: 3, approvers: 1, policyVersion: w.current.version });
     expect(warning.msg).toBe('tools.delete_record.rules[0]: quorum is 3 but only 1 approver is listed, so requests under it can never be approved');
+  });
+
+  it('without POLICY_FILE, SIGHUP says there is no file to reload and changes nothing', async () => {
+    const { logger, logs } = captureLogger();
+    const signals = new EventEmitter();
+    const initial = definePolicy({ version: 'from-code', tools: { delete_record: { requireApproval: true } } });
+    watched = watchPolicy({ path: undefined, initial, logger, signals });
+    const agent = watched.follow(agentWith({ model: deletingModel(), tools: { delete_record: countingTool('delete_record').tool }, storage: database, logger }));
+    signals.emit('SIGHUP');
+    expect(watched.current).toBe(initial);
+    expect(agent.policy).toBe(initial);
+    const lines = logs.map((l) => JSON.parse(l) as { level: number; msg: string });
+    expect(lines.filter((l) => l.level >= 40)).toEqual([
+      expect.objectContaining({ level: 40, msg: 'SIGHUP received, but no POLICY_FILE is set: there is no policy file to reload' }),
+    ]);
   });
 });

@@ -18,6 +18,7 @@ import { slackGroupResolver } from './slack/transport/slack-group-resolver.js';
 import { AgentError } from './agent/errors.js';
 import { resolveModel } from './agent/model.js';
 import { errorMessage } from './error-message.js';
+import { watchPolicy } from './watch-policy.js';
 import type { BotAgents, WorkspaceIdentity } from './bot-agents.js';
 import { healthRoutes } from './http/health-routes.js';
 import { readinessCheck } from './http/readiness.js';
@@ -50,6 +51,8 @@ async function main(config: Config, logger: Logger): Promise<Drainable> {
     : await startDemo({ database, model: config.model ?? defaultModelFor(config), policyFile, logger, runLeaseMs: config.timings.runLeaseMs });
   logger.info({ policyVersion: agents.policy.version, source: agents.policySource }, 'policy loaded');
   logger.info({ model: agents.modelLabel }, 'model selected');
+  // SIGHUP and edits of POLICY_FILE swap the policy for new requests (see watch-policy.ts).
+  const policy = watchPolicy({ path: config.policyFile, initial: agents.policy, logger });
 
   // /healthz, /readyz and /metrics, on whichever server this mode has: Bolt's (HTTP mode), the
   // sandbox's, or a small one of its own (Socket Mode). Readiness asks Slack through the bot's client.
@@ -64,7 +67,7 @@ async function main(config: Config, logger: Logger): Promise<Drainable> {
 
   /** The agents and the Slack app, for whichever Slack the configuration points at. */
   const createBot = async (botConfig: Config) => {
-    const agent = agents.agentFor(await slackWorkspaceIdentity(botConfig, logger));
+    const agent = policy.follow(agents.agentFor(await slackWorkspaceIdentity(botConfig, logger)));
     const listing = suspendedRunsRoute({ agents: [agent], ...(config.adminApiToken ? { adminToken: config.adminApiToken } : {}), logger });
     const httpMode = !botConfig.slack.appToken;
     const slack = createSlackApp({
@@ -111,6 +114,7 @@ async function main(config: Config, logger: Logger): Promise<Drainable> {
     return {
       readiness,
       async stop() {
+        policy.close();
         await running.stop();
         await database.close();
       },
@@ -138,6 +142,7 @@ async function main(config: Config, logger: Logger): Promise<Drainable> {
   return {
     readiness,
     async stop() {
+      policy.close();
       // Socket Mode: disconnecting stops new work; the probe server stays up (answering not ready) until the work in flight is done.
       await slack.stop();
       if (server) {

@@ -33,7 +33,8 @@ export function drainOnSignals(options: DrainOptions): { attach(bot: Drainable):
   const drain = (running: Drainable, signal: string) => {
     stopping = true;
     running.readiness.markStopping();
-    logger.info({ signal, timeoutMs }, 'shutting down: taking no new requests, finishing the work in flight');
+    // No new requests from here; the work in flight is finished (see above).
+    logger.info({ timeoutMs, signal }, 'shutting down');
     const deadline = setTimeout(() => {
       void (async () => {
         const handedOver = await handOverHeldLeases().catch(() => [] as string[]);

@@ -10,10 +10,15 @@ export interface Drainable {
   closeDatabase(): Promise<void>;
 }
 
+/** Copies of one signal (see onSignal) arrive well within this. */
+const SAME_SIGNAL_MS = 500;
+
 export interface DrainOptions {
   logger: Logger;
   /** SHUTDOWN_TIMEOUT_MS. */
   timeoutMs: number;
+  /** Where the signals arrive and how the process ends; the process itself, except in tests. */
+  process?: Pick<NodeJS.EventEmitter, 'on'> & { exit(code: number): void };
 }
 
 /**
@@ -26,6 +31,7 @@ export interface DrainOptions {
  */
 export function drainOnSignals(options: DrainOptions): { attach(bot: Drainable): void } {
   const { logger, timeoutMs } = options;
+  const proc = options.process ?? process;
   let bot: Drainable | undefined;
   let pending: string | undefined;
   let stopping = false;
@@ -40,38 +46,42 @@ export function drainOnSignals(options: DrainOptions): { attach(bot: Drainable):
         const handedOver = await handOverHeldLeases().catch(() => [] as string[]);
         logger.error({ timeoutMs, handedOver }, 'shutdown timed out (SHUTDOWN_TIMEOUT_MS); work still in flight was handed over to other instances');
         await Promise.race([running.closeDatabase().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2_000))]);
-        process.exit(1);
+        proc.exit(1);
       })();
     }, timeoutMs);
     running.stop().then(
       () => {
         clearTimeout(deadline);
         logger.info({ signal }, 'stopped');
-        process.exit(0);
+        proc.exit(0);
       },
       (error: unknown) => {
         clearTimeout(deadline);
         logger.error({ err: error }, 'error while shutting down');
-        process.exit(1);
+        proc.exit(1);
       },
     );
   };
 
+  let firstAt = 0;
   const onSignal = (signal: string) => {
     if (stopping || pending) {
-      // A second Ctrl-C: the person at the terminal does not want to wait.
-      if (signal === 'SIGINT') {
+      // A second Ctrl-C: the person at the terminal does not want to wait. Under `npm start` one
+      // Ctrl-C arrives twice at once (the terminal signals the whole process group, and npm passes
+      // its copy on), so only one that comes later counts.
+      if (signal === 'SIGINT' && performance.now() - firstAt > SAME_SIGNAL_MS) {
         logger.warn({ signal }, 'second signal: exiting without waiting for work in flight');
-        process.exit(1);
+        proc.exit(1);
       }
       return;
     }
+    firstAt = performance.now();
     if (bot) return drain(bot, signal);
     pending = signal;
     logger.info({ signal }, 'signal during start-up: stopping as soon as start-up is done');
   };
-  process.on('SIGTERM', () => onSignal('SIGTERM'));
-  process.on('SIGINT', () => onSignal('SIGINT'));
+  proc.on('SIGTERM', () => onSignal('SIGTERM'));
+  proc.on('SIGINT', () => onSignal('SIGINT'));
 
   return {
     attach(running) {

@@ -223,6 +223,31 @@ describe('Socket Mode', () => {
   }, 120_000);
 });
 
+describe('Ctrl-C in the terminal running npm start', () => {
+  it('drains and exits 0: the terminal signals the whole process group and npm passes its copy on, which counts as one Ctrl-C', async () => {
+    // Its own process group, as a terminal's foreground job is.
+    const child = spawn('npm', ['start', '--silent'], {
+      cwd: ROOT,
+      detached: true,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', DATA_DIR: join(dir, 'ctrl-c'), LOG_FORMAT: 'json' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+    let output = '';
+    await new Promise<void>((done, fail) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('Sandbox ready')) done();
+      });
+      void exited.then((code) => fail(new Error(`exited with ${code}: ${output}`)));
+    });
+    process.kill(-child.pid!, 'SIGINT');
+    expect(await exited).toBe(0);
+    expect(output).toContain('"msg":"stopped"');
+    expect(output).not.toContain('second signal');
+  }, 120_000);
+});
+
 describe('a signal during start-up', () => {
   it('stops the bot once it is up, cleanly, instead of killing it half open', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {

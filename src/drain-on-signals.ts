@@ -6,7 +6,7 @@ export interface Drainable {
   readiness: { markStopping(): void };
   /** Stops taking requests, waits for acknowledged work to reach a durable point, closes the database. */
   stop(): Promise<void>;
-  /** For a stop out of time: closes the database under the work still running (PGlite writes its files on close). */
+  /** For a stop out of time: closes the database under the work still running, so PGlite is shut down cleanly and PostgreSQL connections end. */
   closeDatabase(): Promise<void>;
 }
 

@@ -128,6 +128,8 @@ async function streamOnce(
   // A provider whose stream does not end on abort (one that ignores the signal) is stopped here.
   const stop = () => void reader.cancel(abortSignal?.reason).catch(() => {});
   abortSignal?.addEventListener('abort', stop, { once: true });
+  // Aborted while the provider was still opening the stream: the listener came too late to hear it.
+  if (abortSignal?.aborted) stop();
   try {
     for (;;) {
       const { done, value } = await reader.read();

@@ -27,7 +27,8 @@ export interface CallSettings extends ModelSettings {
   providerOptions?: SharedV3ProviderOptions;
 }
 
-const finite = z.number().refine(Number.isFinite, 'must be a finite number');
+// zod's numbers are finite already (no NaN or Infinity); the message says so.
+const finite = z.number('must be a finite number');
 const jsonObject = z.record(z.string(), z.unknown()).refine((v) => {
   try {
     return JSON.stringify(v) !== undefined;

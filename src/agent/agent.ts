@@ -181,7 +181,7 @@ export class Agent implements AgentInternals {
     const live = liveOptions('stream options', options);
     const autoResume = options.autoResumeSuspendedTools ?? this.defaultOptions.autoResumeSuspendedTools ?? false;
     if (autoResume && threadId && resourceId) {
-      const resumed = await tryAutoResume(this, deps, { threadId, resourceId, messages, requester: options.requester });
+      const resumed = await tryAutoResume(this, deps, { threadId, resourceId, messages, requester: options.requester, live });
       if (resumed) return resumed;
     }
     return startRun(this, await freshRun(this, deps, messages, options, { threadId, resourceId }, live));

@@ -24,7 +24,7 @@ import { requirementFor } from '../approvals/requirement-for.js';
 export async function tryAutoResume(
   root: AgentInternals,
   deps: RuntimeDeps,
-  req: { threadId: string; resourceId: string; messages: LanguageModelV3Message[]; requester?: string | undefined },
+  req: { threadId: string; resourceId: string; messages: LanguageModelV3Message[]; requester?: string | undefined; live?: LiveOptions | undefined },
 ): Promise<AgentStream | undefined> {
   const runs = await listSuspendedRuns(deps.db, root.id, { threadId: req.threadId, resourceId: req.resourceId });
   const waiting = runs
@@ -70,7 +70,7 @@ export async function tryAutoResume(
     sink.finish('stop');
     return sink.toStream();
   }
-  return startContinuation(root, deps, row.run_id, row.root_run_id);
+  return startContinuation(root, deps, row.run_id, row.root_run_id, undefined, undefined, req.live);
 }
 
 /** A stream for the run that only says `text`: the reply was not taken as the tool's answer. */

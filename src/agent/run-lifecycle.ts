@@ -8,7 +8,7 @@ import { sinkEmitter, subAgentEmitter, type Emitter, rememberStoredAction, Strea
 import { loadThreadHistory } from '../db/thread-messages.js';
 import { resumeClaimed } from './resume.js';
 import { holdLease, checkLease, recordFreshRunIfSlow } from './run-lease.js';
-import { LeaseLostError, SnapshotNotFoundError, hasAgentErrorCode } from './errors.js';
+import { LeaseLostError, RunAbortedError, SnapshotNotFoundError, hasAgentErrorCode } from './errors.js';
 import { mergeCallSettings, storableSettings } from './model-settings.js';
 import { runTelemetry } from './telemetry.js';
 import { appendAudit } from '../db/audit.js';
@@ -37,6 +37,9 @@ export async function settleOutcome(
   await run.recording;
   await checkLease(run);
   if (outcome.kind === 'suspended') {
+    // Aborted while the step's calls ran: the run is cancelled rather than left waiting on anyone.
+    const abortSignal = run.live?.abortSignal;
+    if (abortSignal?.aborted) throw new RunAbortedError(run.runId, abortSignal.reason);
     const persisted = await persistSuspension(db, outcome.plan.snapshots, outcome.plan.actions.map((a) => a.write), run.audit.splice(0));
     run.hadSnapshot = true;
     const ids = new Map(persisted.map((p) => [`${p.run_id}\u0000${p.tool_call_id}`, p]));
@@ -236,6 +239,8 @@ export async function cancelAbortedRun(run: RunState): Promise<void> {
   run.log.info('run aborted by its caller; cancelled');
   const claim = run.lease;
   try {
+    // What ran before the abort stays on the trail.
+    await appendAudit(run.deps.db, run.audit.splice(0));
     if (claim && claim.runId === run.runId) await dropFailedRun(run.deps.db, run.runId, claim.epoch);
     if (run.parentRunId) await cancelPendingRuns(run.deps.db, [run.rootRunId], 'api', 'The run was aborted.');
   } catch (error) {
@@ -321,9 +326,9 @@ export function startRun(root: AgentInternals, run: RunState): AgentStream {
       stopClock();
       // A lost claim is not a failure of the run: the process that took it over carries it on.
       if (error instanceof LeaseLostError) run.log.warn('stopped a run another process took over');
-      else if (hasAgentErrorCode(error, 'RUN_ABORTED')) run.log.info('run aborted by its caller');
-      else run.log.error({ err: error }, 'run failed');
-      await forgetFailedRun(run, error);
+      else if (!hasAgentErrorCode(error, 'RUN_ABORTED')) run.log.error({ err: error }, 'run failed');
+      if (hasAgentErrorCode(error, 'RUN_ABORTED')) await cancelAbortedRun(run);
+      else await forgetFailedRun(run, error);
       sink.finish('error', error);
     } finally {
       run.lease?.release();

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { RunAbortedError } from '../../src/agent/errors.js';
 import { createTool } from '../../src/agent/tool.js';
-import { collect } from '../helpers/agents.js';
+import { collect, countingTool } from '../helpers/agents.js';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 
@@ -119,6 +119,42 @@ describe.each(backends)('aborting a run on %s', (backend) => {
     expect(seen).toEqual([true]);
     expect(model.doStreamCalls).toHaveLength(1);
     expect(await recordsOf(stream.runId)).toBe(0);
+  });
+
+  it('a step that would pause for an approval is cancelled instead when the abort came while its other call ran', async () => {
+    let entered!: () => void;
+    const inTool = new Promise<void>((resolve) => (entered = resolve));
+    const slow = createTool({
+      id: 'slow_export',
+      description: 'exports slowly',
+      inputSchema: z.object({}),
+      execute: async (_input, ctx) => {
+        entered();
+        await new Promise<void>((resolve) => ctx.abortSignal?.addEventListener('abort', () => resolve(), { once: true }));
+        return 'stopped early';
+      },
+    });
+    const { tool: deleteRecord, calls } = countingTool('delete_record', { requireApproval: true });
+    const model = scriptedModel([
+      { toolCalls: [{ toolName: 'delete_record', args: { id: 'd1' } }, { toolName: 'slow_export', args: {}, toolCallId: 'call-export' }] },
+      { text: 'never' },
+    ]);
+    const agent = new Agent({ id: 'ops', model, tools: { slow_export: slow, delete_record: deleteRecord }, storage: database });
+    const controller = new AbortController();
+    const stream = await agent.stream('delete d1 and export', { abortSignal: controller.signal });
+    await inTool;
+    controller.abort();
+    const result = await stream.result;
+    expect(result.error).toBeInstanceOf(RunAbortedError);
+    expect(result.pending).toEqual([]);
+    expect(calls).toEqual([]);
+    expect(await recordsOf(stream.runId)).toBe(0);
+    const requests = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pending_actions WHERE root_run_id = ${stream.runId}`.execute(database.db);
+    expect(requests.rows[0]!.n).toBe(0);
+    // The export that ran is on the trail all the same.
+    const audit = await sql<{ event: string }>`
+      SELECT event FROM audit_events WHERE run_id = ${stream.runId} AND tool_call_id = 'call-export' ORDER BY id`.execute(database.db);
+    expect(audit.rows.map((r) => r.event)).toEqual(['started', 'executed']);
   });
 
   it('a continuation aborted through resumeStream is cancelled: asking again finds no run', async () => {

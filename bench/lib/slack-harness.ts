@@ -15,7 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
 import { FAKE_BOT_TOKEN } from '../../test/helpers/fake-slack.js';
-import { appMentionEnvelope, blockActionsPayload, formBody, SLACK_IDS } from '../../test/helpers/slack-requests.js';
+import { appMentionEnvelope, blockActionsPayload, formBody, SLACK_IDS } from '../../src/simulator/index.js';
 import { ChildRpc } from './child-rpc.js';
 import type { CallSummary } from './fake-slack-process.js';
 import type { BotStartArgs, BotStats, FloorKind, LoopStats, ServerTiming } from './slack-bot-process.js';

@@ -5,7 +5,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { StoredMessage } from './store.js';
-import { tsSeconds } from './slack-ts.js';
+import { tsSeconds } from '../simulator/index.js';
 import { APP_ID, BOT, TEAM, botProfile, findChannel } from './workspace.js';
 
 type Obj = Record<string, unknown>;

@@ -6,7 +6,7 @@
  */
 import { interactiveElements, type StateValues } from './block-elements.js';
 import type { Notice, SequencedChange, StoreChange, StoredEphemeral, StoredMessage, StoredView } from './stored-types.js';
-import { TsClock, compareTs } from './slack-ts.js';
+import { SLACK_LIMITS, TsClock, compareTs } from '../simulator/index.js';
 import { TriggerIds, type TriggerCheck } from './trigger-ids.js';
 export type { TriggerCheck } from './trigger-ids.js';
 export type { Notice, Reaction, SequencedChange, StoreChange, StoredEphemeral, StoredMessage, StoredView } from './stored-types.js';
@@ -15,7 +15,7 @@ export type { Notice, Reaction, SequencedChange, StoreChange, StoredEphemeral, S
 
 const MAX_NOTICES = 50;
 /** Slack itself allows three modals on a stack. */
-export const MAX_VIEW_STACK = 3;
+export const MAX_VIEW_STACK = SLACK_LIMITS.viewStack;
 
 /** The key of a message or view in the "what each person chose" map. */
 export function messageContainer(channel: string, ts: string): string {

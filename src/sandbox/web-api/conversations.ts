@@ -1,9 +1,7 @@
 /** conversations.replies, .history, .info, .open and .members over the sandbox's channels. */
 import { wireMessage } from '../interaction-payloads.js';
-import { compareTs, isTs } from '../slack-ts.js';
+import { compareTs, isTs, SlackApiError, optString, reqString, truthy, type Args } from '../../simulator/index.js';
 import { BOT, USERS, dmChannelOf, findChannel, findUser, type SandboxChannel } from '../workspace.js';
-import { SlackApiError } from './api-error.js';
-import { optString, reqString, truthy, type Args } from './args.js';
 import type { ApiMethod } from './context.js';
 import { channelArg } from './resolve.js';
 

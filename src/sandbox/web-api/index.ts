@@ -8,8 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../logger.js';
 import { BodyTooLargeError, readBody, sendJson } from '../http-util.js';
-import { SlackApiError } from './api-error.js';
-import { parseArgs, tokenOf, type Args } from './args.js';
+import { SlackApiError, parseWireArgs, tokenOf, type Args } from '../../simulator/index.js';
 import { chatMethods } from './chat.js';
 import type { ApiContext, ApiMethod } from './context.js';
 import { conversationMethods } from './conversations.js';
@@ -67,7 +66,7 @@ export function webApiHandler(ctx: ApiContext, options: WebApiOptions) {
     }
     let args: Args;
     try {
-      args = parseArgs(raw, String(req.headers['content-type'] ?? ''), url.searchParams);
+      args = parseWireArgs(raw, String(req.headers['content-type'] ?? ''), url.searchParams);
     } catch (error) {
       return fail(res, error instanceof SlackApiError ? error : new SlackApiError('invalid_request'));
     }

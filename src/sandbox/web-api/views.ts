@@ -7,45 +7,12 @@ import { isObj, normalizeBlocks, stateValues, type Obj } from '../block-elements
 import { wireView } from '../interaction-payloads.js';
 import { MAX_VIEW_STACK, viewContainer, type StoredView } from '../store.js';
 import { APP_ID, BOT, TEAM } from '../workspace.js';
-import { SlackApiError, invalidArguments } from './api-error.js';
-import { optString, reqString, truthy, type Args } from './args.js';
-import { MESSAGE_LIMITS, blockErrors } from './content.js';
+import { SlackApiError, checkedView, invalidArguments, optString, reqString, truthy, type Args } from '../../simulator/index.js';
 import type { ApiContext, ApiMethod } from './context.js';
 
-function textOf(v: unknown): string | undefined {
-  return isObj(v) && typeof v.text === 'string' ? v.text : undefined;
-}
 
 export function parseView(args: Args): Obj {
-  const view = args.view;
-  if (!isObj(view)) throw invalidArguments('missing required field: view');
-  const errors: string[] = [];
-  const short = (field: string, max: number) => {
-    const text = textOf(view[field]);
-    if (view[field] !== undefined && view[field] !== null && text === undefined) errors.push(`must be a text object [json-pointer:/view/${field}]`);
-    if (text !== undefined && text.length > max) errors.push(`must be less than ${max + 1} characters [json-pointer:/view/${field}/text]`);
-  };
-  if (view.type !== 'modal') errors.push('must be modal [json-pointer:/view/type]');
-  if (textOf(view.title) === undefined) errors.push('missing required field: title [json-pointer:/view/title]');
-  short('title', MESSAGE_LIMITS.viewTitle);
-  short('submit', MESSAGE_LIMITS.viewTitle);
-  short('close', MESSAGE_LIMITS.viewTitle);
-  if (!Array.isArray(view.blocks)) errors.push('missing required field: blocks [json-pointer:/view/blocks]');
-  else {
-    if (view.blocks.length > MESSAGE_LIMITS.viewBlocks) errors.push(`must provide no more than ${MESSAGE_LIMITS.viewBlocks} items [json-pointer:/view/blocks]`);
-    errors.push(...blockErrors(view.blocks, '/view/blocks'));
-    if (view.blocks.some((b) => isObj(b) && b.type === 'input') && textOf(view.submit) === undefined) {
-      errors.push('missing required field: submit (a view with input blocks needs one) [json-pointer:/view/submit]');
-    }
-  }
-  if (typeof view.private_metadata === 'string' && view.private_metadata.length > MESSAGE_LIMITS.privateMetadata) {
-    errors.push(`must be less than ${MESSAGE_LIMITS.privateMetadata + 1} characters [json-pointer:/view/private_metadata]`);
-  }
-  if (typeof view.callback_id === 'string' && view.callback_id.length > MESSAGE_LIMITS.callbackId) {
-    errors.push(`must be less than ${MESSAGE_LIMITS.callbackId + 1} characters [json-pointer:/view/callback_id]`);
-  }
-  if (errors.length > 0) throw invalidArguments(...errors);
-  return view;
+  return checkedView(args, 'modal');
 }
 
 export function buildView(view: Obj, id: string, previous: StoredView | undefined, previousViewId: string | null): StoredView {

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { App, LogLevel, type Logger } from '@slack/bolt';
 import { ErrorCode, WebClient, WebClientEvent, type WebAPIPlatformError } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FAKE_BOT_TOKEN, SLACK_IDS, startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
-import { appMentionEnvelope, blockActionsPayload, formBody, messageEnvelope, newTriggerId, richTextElements, sendSigned, signRequest, viewSubmissionPayload } from '../helpers/slack-requests.js';
+import { FAKE_BOT_TOKEN, SLACK_IDS, startFakeSlack, type FakeSlack } from '../../helpers/fake-slack.js';
+import { appMentionEnvelope, blockActionsPayload, formBody, messageEnvelope, newTriggerId, richTextElements, sendSigned, signRequest, viewSubmissionPayload } from '../../../src/simulator/index.js';
 
 const CHANNEL = 'C0CHANNEL01';
 
@@ -163,6 +163,7 @@ describe('fake Slack Web API through the real WebClient', () => {
       callback_id: 'approval_reject_modal',
       private_metadata: '{"req":42}',
       title: { type: 'plain_text' as const, text: 'Reject request' },
+      submit: { type: 'plain_text' as const, text: 'Reject' },
       blocks: [{ type: 'input', block_id: 'reason', label: { type: 'plain_text', text: 'Reason' }, element: { type: 'plain_text_input', action_id: 'reason_input' } }],
     };
     const opened = await web.views.open({ trigger_id: newTriggerId(), view });

@@ -1,0 +1,260 @@
+/**
+ * The Slack simulator's server: the Web API on loopback in Slack's wire format (form or JSON
+ * bodies, Bearer or `token` auth, HTTP 200 `ok: false` errors, 429 with Retry-After), response_url
+ * posts, and Socket Mode on the same port. The real `WebClient` (and Bolt's `App`, via
+ * `clientOptions.slackApiUrl`) run unchanged against it. Every call is recorded, and tests can
+ * inject the failures Slack produces (see fault-plan.ts).
+ */
+import { EventEmitter } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SlackApiError } from './api-error.js';
+import { FaultPlan } from './fault-plan.js';
+import { FAKE_APP_TOKEN, FAKE_BOT_TOKEN, SLACK_IDS } from './ids.js';
+import { clone } from './json.js';
+import { randomHex } from './random-ids.js';
+import { attachSocketMode } from './socket-mode.js';
+import { SimulatorStore } from './store.js';
+import type { RecordedCall, ResponseUrlTarget, SlackArgs, SlackSimulator, SlackSimulatorOptions } from './types.js';
+import { respondToUrl, webApiMethods } from './web-api-methods.js';
+import { parseWireArgs, tokenOf } from './wire-args.js';
+
+const DEFAULT_SCOPES = [
+  'app_mentions:read',
+  'channels:history',
+  'chat:write',
+  'commands',
+  'groups:history',
+  'im:history',
+  'im:write',
+  'reactions:write',
+  'usergroups:read',
+  'users:read',
+];
+
+export async function startSlackSimulator(options: SlackSimulatorOptions = {}): Promise<SlackSimulator> {
+  const botToken = options.botToken ?? FAKE_BOT_TOKEN;
+  const appToken = options.appToken ?? FAKE_APP_TOKEN;
+  const tokens = new Set([botToken, ...(options.extraTokens ?? [])]);
+  const scopes = (options.scopes ?? DEFAULT_SCOPES).join(',');
+  const checkBlocks = options.validateBlocks ?? true;
+
+  const emitter = new EventEmitter();
+  // waitFor may have many concurrent listeners in a busy test; none of them leak past their timeout.
+  emitter.setMaxListeners(0);
+
+  const store = new SimulatorStore(options);
+  const handlers = webApiMethods(store, options);
+  const plan = new FaultPlan();
+  let calls: RecordedCall[] = [];
+  let responseTargets = new Map<string, ResponseUrlTarget>();
+  let responseUrlCounter = 0;
+
+  function record(call: RecordedCall): void {
+    calls.push(call);
+    emitter.emit('call', call);
+  }
+
+  function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'x-oauth-scopes': scopes, ...headers });
+    res.end(body);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const at = Date.now();
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks).toString('utf8');
+    const contentType = req.headers['content-type'] ?? '';
+
+    const isApi = url.pathname.startsWith('/api/');
+    const isResponseUrl = url.pathname.startsWith('/actions/');
+    if (!isApi && !isResponseUrl) {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found');
+      return;
+    }
+    const method = isApi ? decodeURIComponent(url.pathname.slice('/api/'.length)) : 'response_url';
+
+    let args: SlackArgs = {};
+    let token: string | undefined;
+    let status = 200;
+    let response: Record<string, unknown> | undefined;
+    let rawResponse: string | undefined;
+    let extraHeaders: Record<string, string> = {};
+    const planned = plan.next(method);
+    try {
+      args = parseWireArgs(raw, contentType, url.searchParams);
+      token = isApi ? tokenOf(req.headers.authorization, args) : undefined;
+      delete args.token;
+
+      if (planned.delayMs !== undefined) await new Promise((r) => setTimeout(r, planned.delayMs));
+
+      const fault = planned.fault;
+      if (fault && 'status' in fault) {
+        status = fault.status;
+        if (fault.status === 429 || fault.retryAfter !== undefined) {
+          extraHeaders = { 'retry-after': String(fault.retryAfter ?? 1) };
+        }
+        if (fault.status === 429) response = { ok: false, error: 'ratelimited' };
+        else rawResponse = 'body' in fault && fault.body !== undefined ? fault.body : `Slack simulator: injected HTTP ${fault.status}`;
+      } else if (fault) {
+        response = { ok: false, error: fault.error };
+      } else if (isResponseUrl) {
+        response = respondToUrl(store, responseTargets.get(url.pathname), args, checkBlocks);
+      } else if (token === undefined) {
+        response = { ok: false, error: 'not_authed' };
+      } else if (method === 'apps.connections.open' || token.startsWith('xapp-')) {
+        response = socketMode.appLevelCall(method, token);
+      } else if (!tokens.has(token)) {
+        response = { ok: false, error: 'invalid_auth' };
+      } else {
+        const handler = handlers[method];
+        response = handler ? handler(args, { token }) : { ok: false, error: 'unknown_method' };
+      }
+    } catch (err) {
+      if (err instanceof SlackApiError) response = { ok: false, error: err.code, ...err.extra };
+      else {
+        status = 500;
+        rawResponse = `Slack simulator crashed: ${err instanceof Error ? err.stack : String(err)}`;
+      }
+    }
+
+    // State is updated before the call is announced, so a resolved waitFor sees it.
+    record({
+      method,
+      args,
+      at,
+      token,
+      status,
+      response: response ? clone(response) : undefined,
+      ok: response?.ok === true,
+      error: typeof response?.error === 'string' ? response.error : undefined,
+      path: url.pathname,
+    });
+    const held = plan.hold(method);
+    if (held) await held;
+    if (planned.drop) {
+      res.socket?.destroy();
+      return;
+    }
+    if (rawResponse !== undefined) {
+      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...extraHeaders });
+      res.end(rawResponse);
+    } else {
+      send(res, status, JSON.stringify(response), extraHeaders);
+    }
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end(String(err));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const origin = `http://127.0.0.1:${port}`;
+  const socketMode = attachSocketMode(server, emitter, appToken, () => port);
+
+  const simulator: SlackSimulator = {
+    apiUrl: `${origin}/api/`,
+    origin,
+    port,
+    botToken,
+    appToken,
+    socket: socketMode.side,
+    get calls() {
+      return [...calls];
+    },
+    callsTo: (method) => calls.filter((c) => c.method === method),
+    messages: (channel, threadTs) =>
+      clone(threadTs === undefined ? (store.messagesByChannel.get(channel) ?? []) : store.threadOf(channel, threadTs)),
+    message: (channel, ts) => {
+      const m = store.findMessage(channel, ts);
+      return m ? clone(m) : undefined;
+    },
+    ephemerals: (channel) => clone(channel === undefined ? store.ephemerals : store.ephemerals.filter((e) => e.channel === channel)),
+    views: () => clone([...store.views.values()]),
+    view: (id) => {
+      const v = store.views.get(id);
+      return v ? clone(v) : undefined;
+    },
+    homeView: (user) => clone(store.homeView(user)),
+    seedMessage: (m) => clone(store.seedMessage(m)),
+    setUsergroup: (id, users) => {
+      store.usergroups.set(id, [...users]);
+    },
+    setExpiredTriggerIds: (ids) => {
+      store.expiredTriggers = ids === 'all' ? 'all' : new Set(ids);
+    },
+    failNext: (method, fault, times = 1) => plan.failNext(method, fault, times),
+    failCall: (method, n, fault) => plan.failCall(method, n, fault),
+    delayNext: (method, ms, times = 1) => plan.delayNext(method, ms, times),
+    dropResponseNext: (method, times = 1) => plan.dropNext(method, times),
+    holdResponseNext: (method) => plan.holdNext(method),
+    responseUrl: (target) => {
+      responseUrlCounter += 1;
+      const path = `/actions/${SLACK_IDS.teamId}/${String(responseUrlCounter).padStart(13, '0')}/${randomHex(12)}`;
+      responseTargets.set(path, { ...target });
+      return `${origin}${path}`;
+    },
+    waitFor: (predicate, { timeoutMs = 5_000 } = {}) => {
+      const matches = typeof predicate === 'string' ? (c: RecordedCall) => c.method === predicate : predicate;
+      return new Promise<RecordedCall>((resolve, reject) => {
+        const check = (c: RecordedCall): boolean => {
+          try {
+            return matches(c);
+          } catch (err) {
+            cleanup();
+            reject(err instanceof Error ? err : new Error(String(err)));
+            return false;
+          }
+        };
+        const onCall = (c: RecordedCall) => {
+          if (check(c)) {
+            cleanup();
+            resolve(c);
+          }
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          const seen = calls.map((c) => `${c.method}${c.ok ? '' : `(${c.error ?? c.status})`}`).join(', ') || 'none';
+          reject(new Error(`Slack simulator: no matching call within ${timeoutMs}ms; calls so far: ${seen}`));
+        }, timeoutMs);
+        function cleanup() {
+          clearTimeout(timer);
+          emitter.off('call', onCall);
+        }
+        emitter.on('call', onCall);
+        const past = calls.find(check);
+        if (past) {
+          cleanup();
+          resolve(past);
+        }
+      });
+    },
+    reset: () => {
+      calls = [];
+      store.reset();
+      plan.reset();
+      responseTargets = new Map();
+      socketMode.reset();
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        socketMode.close();
+        server.close((err) => (err ? reject(err) : resolve()));
+        // Keep-alive sockets from fetch would otherwise hold close() open until they idle out.
+        server.closeAllConnections();
+      }),
+  };
+  return simulator;
+}

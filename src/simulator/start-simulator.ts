@@ -206,6 +206,10 @@ export async function startSlackSimulator(options: SlackSimulatorOptions = {}): 
       responseTargets.set(path, { ...target });
       return `${origin}${path}`;
     },
+    onCall: (listener) => {
+      emitter.on('call', listener);
+      return () => emitter.off('call', listener);
+    },
     waitFor: (predicate, { timeoutMs = 5_000 } = {}) => {
       const matches = typeof predicate === 'string' ? (c: RecordedCall) => c.method === predicate : predicate;
       return new Promise<RecordedCall>((resolve, reject) => {

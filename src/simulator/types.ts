@@ -227,6 +227,8 @@ export interface SlackSimulator {
   holdResponseNext(method: string): () => void;
   /** A response_url served by the simulator, to put in interaction payloads. */
   responseUrl(target: ResponseUrlTarget): string;
+  /** Calls `listener` with each call as it is recorded (after its effects); returns the unsubscribe. */
+  onCall(listener: (call: RecordedCall) => void): () => void;
   /** Resolves with the first recorded call (past or future) matching; a string matches the method. */
   waitFor(predicate: string | ((call: RecordedCall) => boolean), options?: WaitForOptions): Promise<RecordedCall>;
   /** Forget all state, calls and pending faults; keeps options and listeners. */

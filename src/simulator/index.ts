@@ -5,6 +5,8 @@
  * imports the bot (src/slack, src/agent) or the sandbox.
  */
 export { startSlackSimulator } from './start-simulator.js';
+export { FaultPlan } from './fault-plan.js';
+export { webApiEndpoint, type Handler, type WebApiEndpointOptions } from './web-api-endpoint.js';
 export type {
   Fault,
   RecordedCall,

@@ -8,16 +8,15 @@
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SlackApiError } from './api-error.js';
 import { FaultPlan } from './fault-plan.js';
 import { FAKE_APP_TOKEN, FAKE_BOT_TOKEN, SLACK_IDS } from './ids.js';
 import { clone } from './json.js';
 import { randomHex } from './random-ids.js';
-import { attachSocketMode } from './socket-mode.js';
+import { attachSocketMode, type SocketModeServer } from './socket-mode.js';
 import { SimulatorStore } from './store.js';
-import type { RecordedCall, ResponseUrlTarget, SlackArgs, SlackSimulator, SlackSimulatorOptions } from './types.js';
+import type { RecordedCall, ResponseUrlTarget, SlackSimulator, SlackSimulatorOptions } from './types.js';
+import { webApiEndpoint } from './web-api-endpoint.js';
 import { respondToUrl, webApiMethods } from './web-api-methods.js';
-import { parseWireArgs, tokenOf } from './wire-args.js';
 
 const DEFAULT_SCOPES = [
   'app_mentions:read',
@@ -55,96 +54,23 @@ export async function startSlackSimulator(options: SlackSimulatorOptions = {}): 
     emitter.emit('call', call);
   }
 
-  function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'x-oauth-scopes': scopes, ...headers });
-    res.end(body);
-  }
+  // Socket Mode needs the port, known only once listening; calls cannot arrive before then.
+  let socketMode: SocketModeServer | undefined;
+  const endpoint = webApiEndpoint({
+    methods: handlers,
+    acceptsToken: (token) => tokens.has(token),
+    scopes,
+    faults: plan,
+    record,
+    responseUrls: { prefix: '/actions/', handle: (path, args) => respondToUrl(store, responseTargets.get(path), args, checkBlocks) },
+    appLevelCall: (method, token) => socketMode!.appLevelCall(method, token),
+  });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const at = Date.now();
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const raw = Buffer.concat(chunks).toString('utf8');
-    const contentType = req.headers['content-type'] ?? '';
-
-    const isApi = url.pathname.startsWith('/api/');
-    const isResponseUrl = url.pathname.startsWith('/actions/');
-    if (!isApi && !isResponseUrl) {
-      res.writeHead(404, { 'content-type': 'text/plain' });
-      res.end('not found');
-      return;
-    }
-    const method = isApi ? decodeURIComponent(url.pathname.slice('/api/'.length)) : 'response_url';
-
-    let args: SlackArgs = {};
-    let token: string | undefined;
-    let status = 200;
-    let response: Record<string, unknown> | undefined;
-    let rawResponse: string | undefined;
-    let extraHeaders: Record<string, string> = {};
-    const planned = plan.next(method);
-    try {
-      args = parseWireArgs(raw, contentType, url.searchParams);
-      token = isApi ? tokenOf(req.headers.authorization, args) : undefined;
-      delete args.token;
-
-      if (planned.delayMs !== undefined) await new Promise((r) => setTimeout(r, planned.delayMs));
-
-      const fault = planned.fault;
-      if (fault && 'status' in fault) {
-        status = fault.status;
-        if (fault.status === 429 || fault.retryAfter !== undefined) {
-          extraHeaders = { 'retry-after': String(fault.retryAfter ?? 1) };
-        }
-        if (fault.status === 429) response = { ok: false, error: 'ratelimited' };
-        else rawResponse = 'body' in fault && fault.body !== undefined ? fault.body : `Slack simulator: injected HTTP ${fault.status}`;
-      } else if (fault) {
-        response = { ok: false, error: fault.error };
-      } else if (isResponseUrl) {
-        response = respondToUrl(store, responseTargets.get(url.pathname), args, checkBlocks);
-      } else if (token === undefined) {
-        response = { ok: false, error: 'not_authed' };
-      } else if (method === 'apps.connections.open' || token.startsWith('xapp-')) {
-        response = socketMode.appLevelCall(method, token);
-      } else if (!tokens.has(token)) {
-        response = { ok: false, error: 'invalid_auth' };
-      } else {
-        const handler = handlers[method];
-        response = handler ? handler(args, { token }) : { ok: false, error: 'unknown_method' };
-      }
-    } catch (err) {
-      if (err instanceof SlackApiError) response = { ok: false, error: err.code, ...err.extra };
-      else {
-        status = 500;
-        rawResponse = `Slack simulator crashed: ${err instanceof Error ? err.stack : String(err)}`;
-      }
-    }
-
-    // State is updated before the call is announced, so a resolved waitFor sees it.
-    record({
-      method,
-      args,
-      at,
-      token,
-      status,
-      response: response ? clone(response) : undefined,
-      ok: response?.ok === true,
-      error: typeof response?.error === 'string' ? response.error : undefined,
-      path: url.pathname,
-    });
-    const held = plan.hold(method);
-    if (held) await held;
-    if (planned.drop) {
-      res.socket?.destroy();
-      return;
-    }
-    if (rawResponse !== undefined) {
-      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...extraHeaders });
-      res.end(rawResponse);
-    } else {
-      send(res, status, JSON.stringify(response), extraHeaders);
-    }
+    if (await endpoint(req, res, url)) return;
+    res.writeHead(404, { 'content-type': 'text/plain' });
+    res.end('not found');
   }
 
   const server = createServer((req, res) => {
@@ -162,7 +88,7 @@ export async function startSlackSimulator(options: SlackSimulatorOptions = {}): 
   });
   const port = (server.address() as AddressInfo).port;
   const origin = `http://127.0.0.1:${port}`;
-  const socketMode = attachSocketMode(server, emitter, appToken, () => port);
+  socketMode = attachSocketMode(server, emitter, appToken, () => port);
 
   const simulator: SlackSimulator = {
     apiUrl: `${origin}/api/`,

@@ -8,12 +8,12 @@ import { checkedView, messageContent, type MessageContent } from './block-limits
 import { SLACK_IDS } from './ids.js';
 import { clone, isObj, type Obj } from './json.js';
 import { randomHex } from './random-ids.js';
+import type { Handler } from './web-api-endpoint.js';
 import { microsToTs } from './slack-ts.js';
 import type { SimulatorStore } from './store.js';
 import type { ResponseUrlTarget, SimulatedUser, SlackArgs, SlackSimulatorOptions, StoredEphemeral, StoredMessage, StoredView } from './types.js';
 import { optString, reqString, truthy } from './wire-args.js';
 
-export type Handler = (args: SlackArgs, ctx: { token: string }) => Record<string, unknown>;
 
 const TRIGGER_ID = /^\d+\.\d+\.[0-9a-f]+$/;
 

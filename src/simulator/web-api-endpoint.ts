@@ -47,7 +47,7 @@ export function webApiEndpoint(options: WebApiEndpointOptions): (req: IncomingMe
   const publicMethods = options.publicMethods ?? new Set<string>();
 
   function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'x-oauth-scopes': scopes, ...headers });
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-oauth-scopes': scopes, ...headers });
     res.end(body);
   }
 

@@ -42,16 +42,28 @@ export interface EnvelopeOptions {
   teamId?: string;
 }
 
+/** Whose envelope it is, for a workspace other than SLACK_IDS (the sandbox's). */
+export interface EnvelopeWorkspace {
+  appId: string;
+  botUserId: string;
+  verificationToken: string;
+  eventContext: string;
+}
+
 /** Wraps any event the way the Events API delivers it to a single-workspace bot. */
-export function eventEnvelope<E extends JsonObject>(event: E, options: EnvelopeOptions & { eventTs?: string } = {}): EventEnvelope<E> {
+export function eventEnvelope<E extends JsonObject>(
+  event: E,
+  options: EnvelopeOptions & { eventTs?: string; workspace?: EnvelopeWorkspace } = {},
+): EventEnvelope<E> {
   const teamId = options.teamId ?? SLACK_IDS.teamId;
+  const workspace = options.workspace;
   const eventTs = options.eventTs ?? (typeof event.event_ts === 'string' ? event.event_ts : undefined);
   return {
-    token: VERIFICATION_TOKEN,
+    token: workspace?.verificationToken ?? VERIFICATION_TOKEN,
     team_id: teamId,
     context_team_id: teamId,
     context_enterprise_id: null,
-    api_app_id: SLACK_IDS.appId,
+    api_app_id: workspace?.appId ?? SLACK_IDS.appId,
     event,
     type: 'event_callback',
     event_id: options.eventId ?? newEventId(),
@@ -60,13 +72,13 @@ export function eventEnvelope<E extends JsonObject>(event: E, options: EnvelopeO
       {
         enterprise_id: null,
         team_id: teamId,
-        user_id: SLACK_IDS.botUserId,
+        user_id: workspace?.botUserId ?? SLACK_IDS.botUserId,
         is_bot: true,
         is_enterprise_install: false,
       },
     ],
     is_ext_shared_channel: false,
-    event_context: EVENT_CONTEXT,
+    event_context: workspace?.eventContext ?? EVENT_CONTEXT,
   };
 }
 

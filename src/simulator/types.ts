@@ -25,6 +25,7 @@ export interface StoredReaction {
   count: number;
 }
 
+/** A message as Slack returns it from the API, plus the channel it lives in. */
 export interface StoredMessage {
   type: 'message';
   channel: string;
@@ -33,7 +34,10 @@ export interface StoredMessage {
   user?: string;
   bot_id?: string;
   app_id?: string;
+  bot_profile?: Record<string, unknown>;
   team?: string;
+  subtype?: string;
+  client_msg_id?: string;
   blocks?: unknown[];
   attachments?: unknown[];
   metadata?: unknown;

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App, LogLevel, type Logger } from '@slack/bolt';
+import { App, LogLevel } from '@slack/bolt';
 import { WebClient, type WebAPIPlatformError } from '@slack/web-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -12,16 +12,8 @@ import {
   startSlackSimulator,
   type SlackSimulator,
 } from '../../../src/simulator/index.js';
+import { silentLogger as silent } from '../../helpers/silent-logger.js';
 
-const silent: Logger = {
-  debug: () => {},
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-  setLevel: () => {},
-  getLevel: () => LogLevel.ERROR,
-  setName: () => {},
-};
 const PERSON = 'U0PERSON01';
 const homeView = (text: string) => ({ type: 'home' as const, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] });
 

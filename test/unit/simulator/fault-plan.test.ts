@@ -1,18 +1,9 @@
-import { LogLevel, type Logger } from '@slack/bolt';
 import { WebClient, type WebAPIPlatformError } from '@slack/web-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FAKE_BOT_TOKEN, startSlackSimulator, type SlackSimulator } from '../../../src/simulator/index.js';
+import { silentLogger as silent } from '../../helpers/silent-logger.js';
 
 const CHANNEL = 'C0CHANNEL01';
-const silent: Logger = {
-  debug: () => {},
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-  setLevel: () => {},
-  getLevel: () => LogLevel.ERROR,
-  setName: () => {},
-};
 
 describe('Slack simulator fault injection per method and call count', () => {
   let slack: SlackSimulator;

@@ -1,24 +1,15 @@
 import { createHmac } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App, LogLevel, type Logger } from '@slack/bolt';
+import { App, LogLevel } from '@slack/bolt';
 import { ErrorCode, WebClient, WebClientEvent, type WebAPIPlatformError } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_BOT_TOKEN, SLACK_IDS, startFakeSlack, type FakeSlack } from '../../helpers/fake-slack.js';
 import { appMentionEnvelope, blockActionsPayload, formBody, messageEnvelope, newTriggerId, richTextElements, sendSigned, signRequest, viewSubmissionPayload } from '../../../src/simulator/index.js';
+import { silentLogger as silent } from '../../helpers/silent-logger.js';
 
 const CHANNEL = 'C0CHANNEL01';
 
-/** WebClient logs retries, missing fallback text and Slack's [ERROR] details; the assertions cover those. */
-const silent: Logger = {
-  debug: () => {},
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-  setLevel: () => {},
-  getLevel: () => LogLevel.ERROR,
-  setName: () => {},
-};
 const quiet = { logger: silent };
 
 function client(fake: FakeSlack, token: string = FAKE_BOT_TOKEN, extra: object = {}): WebClient {

@@ -1,17 +1,7 @@
-import { App, LogLevel, type Logger } from '@slack/bolt';
+import { App } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_APP_TOKEN, FAKE_BOT_TOKEN, appHomeOpenedEnvelope, startSlackSimulator, type SlackSimulator } from '../../../src/simulator/index.js';
-
-/** The socket client logs a WebSocket error when app.stop() closes it; nothing to assert there. */
-const silent: Logger = {
-  debug: () => {},
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-  setLevel: () => {},
-  getLevel: () => LogLevel.ERROR,
-  setName: () => {},
-};
+import { silentLogger as silent } from '../../helpers/silent-logger.js';
 
 describe('Slack simulator Socket Mode: slash commands and app_home_opened to a real Bolt app', () => {
   let slack: SlackSimulator;

@@ -257,6 +257,19 @@ export function webApiMethods(store: SimulatorStore, options: SlackSimulatorOpti
       return { ok: true, channel: { id } };
     },
 
+    'conversations.info': (args) => {
+      const id = resolveChannel(reqString(args, 'channel'));
+      if (id.startsWith('D')) return { ok: true, channel: { id, is_im: true, is_channel: false, user: `U${id.slice(1)}`, is_open: true } };
+      return { ok: true, channel: { id, name: id.toLowerCase(), is_channel: !id.startsWith('G'), is_group: id.startsWith('G'), is_im: false, is_private: id.startsWith('G'), is_member: true } };
+    },
+
+    'conversations.members': (args) => {
+      const id = resolveChannel(reqString(args, 'channel'));
+      const members = id.startsWith('D') ? [`U${id.slice(1)}`, SLACK_IDS.botUserId] : (options.channelMembers?.[id] ?? [SLACK_IDS.botUserId]);
+      const p = page(members, args);
+      return { ok: true, members: p.items, response_metadata: { next_cursor: p.next_cursor } };
+    },
+
     'users.info': (args) => {
       const id = reqString(args, 'user');
       if (!options.users?.[id] && !/^[UW][A-Z0-9]{2,}$/.test(id)) throw new SlackApiError('user_not_found');

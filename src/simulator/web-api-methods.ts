@@ -9,6 +9,7 @@ import { SLACK_IDS } from './ids.js';
 import { clone, isObj, type Obj } from './json.js';
 import { randomHex } from './random-ids.js';
 import { viewObject } from './view-object.js';
+import { cursorPage } from './cursor-page.js';
 import type { Handler } from './web-api-endpoint.js';
 import { microsToTs } from './slack-ts.js';
 import type { SimulatorStore } from './store.js';
@@ -59,16 +60,9 @@ export function webApiMethods(store: SimulatorStore, options: SlackSimulatorOpti
     store.usedTriggers.add(trigger);
   }
 
-  /** Cursor pagination the way WebClient.paginate expects it: empty next_cursor ends the walk. */
-  function page<T>(items: T[], args: SlackArgs): { items: T[]; has_more: boolean; next_cursor: string } {
-    const limit = Math.max(1, Math.min(1000, Number(optString(args, 'limit') ?? 1000)));
-    const cursor = optString(args, 'cursor');
-    const start = cursor ? Number(Buffer.from(cursor, 'base64').toString('utf8').replace(/^offset:/, '')) : 0;
-    if (!Number.isInteger(start) || start < 0) throw new SlackApiError('invalid_cursor');
-    const slice = items.slice(start, start + limit);
-    const more = start + limit < items.length;
-    return { items: slice, has_more: more, next_cursor: more ? Buffer.from(`offset:${start + limit}`).toString('base64') : '' };
-  }
+  /** Slack's default page is the whole list here: callers that page ask for a limit. */
+  const page = <T>(items: T[], args: SlackArgs) => cursorPage(items, args, 1000);
+
 
   const handlers: Record<string, Handler> = {
     'api.test': (args) => ({ ok: true, args: clone(args) }),
@@ -239,14 +233,14 @@ export function webApiMethods(store: SimulatorStore, options: SlackSimulatorOpti
       const thread = store.threadOf(channel, ts);
       if (thread.length === 0) throw new SlackApiError('thread_not_found');
       const p = page(thread.map(wireMessage), args);
-      return { ok: true, messages: p.items, has_more: p.has_more, response_metadata: { next_cursor: p.next_cursor } };
+      return { ok: true, messages: p.items, has_more: p.has_more, response_metadata: p.response_metadata };
     },
 
     'conversations.history': (args) => {
       const channel = resolveChannel(reqString(args, 'channel'));
       const topLevel = (store.messagesByChannel.get(channel) ?? []).filter((m) => m.thread_ts === undefined || m.thread_ts === m.ts);
       const p = page([...topLevel].reverse().map(wireMessage), args);
-      return { ok: true, messages: p.items, has_more: p.has_more, response_metadata: { next_cursor: p.next_cursor } };
+      return { ok: true, messages: p.items, has_more: p.has_more, response_metadata: p.response_metadata };
     },
 
     'conversations.open': (args) => {
@@ -267,7 +261,7 @@ export function webApiMethods(store: SimulatorStore, options: SlackSimulatorOpti
       const id = resolveChannel(reqString(args, 'channel'));
       const members = id.startsWith('D') ? [`U${id.slice(1)}`, SLACK_IDS.botUserId] : (options.channelMembers?.[id] ?? [SLACK_IDS.botUserId]);
       const p = page(members, args);
-      return { ok: true, members: p.items, response_metadata: { next_cursor: p.next_cursor } };
+      return { ok: true, members: p.items, response_metadata: p.response_metadata };
     },
 
     'users.info': (args) => {

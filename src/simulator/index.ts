@@ -43,3 +43,4 @@ export { slashCommandBody, slashCommandFields, type SlashCommandOptions } from '
 export { wireMessage } from './web-api-methods.js';
 export { viewObject, type ViewOwner } from './view-object.js';
 export { cursorPage, type CursorPage } from './cursor-page.js';
+export { MessageStore, type MessageChange, type MessagePatch, type TsSource } from './message-store.js';

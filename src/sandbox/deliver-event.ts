@@ -5,7 +5,7 @@
  * screen as a notice, because in the sandbox they are the operator too.
  */
 import type { Logger } from '../logger.js';
-import { signedHeaders } from './sign.js';
+import { signRequest } from '../simulator/index.js';
 import type { SandboxStore } from './store.js';
 
 /** Slack gives up on an ack after three seconds. */
@@ -123,7 +123,7 @@ export class BotLink {
       try {
         response = await fetch(url, {
           method: 'POST',
-          headers: { 'content-type': contentType, ...signedHeaders(this.options.signingSecret, body) },
+          headers: { ...signRequest(this.options.signingSecret, body), 'content-type': contentType },
           body,
           signal,
         });

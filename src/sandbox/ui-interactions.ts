@@ -9,7 +9,7 @@ import { ChoiceError, actionEntry, findElement, isObj, overflowChoice, stateFrom
 import type { BotLink } from './deliver-event.js';
 import { blockActionsPayload, viewClosedPayload, viewSubmissionPayload, type ActionSource } from './interaction-payloads.js';
 import { MAX_VIEW_STACK, messageContainer, viewContainer, type SandboxStore, type StoredView } from './store.js';
-import { SlackApiError } from './web-api/api-error.js';
+import { SlackApiError } from '../simulator/index.js';
 import type { ResponseUrls } from './web-api/response-url.js';
 import { buildView, parseView } from './web-api/views.js';
 

@@ -12,7 +12,7 @@ import { backends, createTestDatabase, type Backend, type TestDatabase } from '.
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { FAKE_BOT_TOKEN, startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 import { buttonClick, mention, textOf, waitForCard, waitForText, waitForUpdate, type Bot } from '../helpers/slack-bot.js';
-import { appMentionEnvelope, slackSender, SLACK_IDS } from '../helpers/slack-requests.js';
+import { appMentionEnvelope, slackSender, SLACK_IDS } from '../../src/simulator/index.js';
 
 /**
  * The bot as production runs it: the entry point in a process of its own (through `npm start`,

@@ -12,7 +12,7 @@ import { checkBlocks, checkView } from '../../src/slack/blocks/limits.js';
 import { slackGroupResolver } from '../../src/slack/transport/slack-group-resolver.js';
 import { FAKE_BOT_TOKEN, startFakeSlack, type FakeSlack, type RecordedCall } from './fake-slack.js';
 import { createTestDatabase, type Backend, type TestDatabase } from './db.js';
-import { appMentionEnvelope, blockActionsPayload, slackSender, SLACK_IDS, type BlockActionsOptions } from './slack-requests.js';
+import { appMentionEnvelope, blockActionsPayload, slackSender, SLACK_IDS, type BlockActionsOptions } from '../../src/simulator/index.js';
 import type { GroupResolver } from '../../src/approvals/group-resolver.js';
 import type { Db } from '../../src/db/database.js';
 import { slackWebClient } from '../../src/slack/transport/slack-web-client.js';

@@ -47,7 +47,7 @@ describe('inboxBlocks', () => {
   });
 
   it('each waiting request has the card’s Approve and Decline under the inbox action ids, with the card’s value and block id', () => {
-    const blocks = inboxBlocks(data({ waiting: [item(7, { quorum: 2, approvals: [{ userId: 'U0BOB' }] }, 'https://t.slack.com/archives/C1/p1')], waitingTotal: 1 }), HOME_FIT);
+    const blocks = inboxBlocks(data({ waiting: [item(7, { quorum: 2, approvals: [{ userId: 'U0BOB', at: '2030-01-01T11:00:00Z' }] }, 'https://t.slack.com/archives/C1/p1')], waitingTotal: 1 }), HOME_FIT);
     const [actions] = buttonsOf(blocks);
     expect(actions!.block_id).toBe('approval:7');
     expect(actions!.elements.map((e) => [e.action_id, e.style])).toEqual([

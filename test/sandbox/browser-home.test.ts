@@ -34,6 +34,7 @@ describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('the approva
   }, 120_000);
 
   afterAll(async () => {
+    if (process.env.DEBUG_HOME) console.log(app?.output());
     await browser?.close();
     await stopProcessGroup(app?.child);
     rmSync(dataDir, { recursive: true, force: true });
@@ -48,34 +49,34 @@ describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('the approva
 
   it('Bob’s Home tab lists Alice’s refund as soon as she asks, and approving it there updates the card in her thread', async () => {
     await page.locator('.sidebar-item[data-tab=home]').click();
-    await expect.poll(() => home().textContent()).toContain('Nothing is waiting for your decision.');
+    await expect.poll(() => home().textContent(), { timeout: 10_000 }).toContain('Nothing is waiting for your decision.');
     expect(await page.locator('#composer').isHidden()).toBe(true);
 
     await actAs('U0ALICE');
     await page.locator('.sidebar-item[data-channel=C0GENERAL]').click();
-    await page.locator('#message-input').fill('@approvals refund order 2042 for $30');
+    await page.locator('#message-input').fill('@approvals refund order 1042 for $30');
     await page.locator('#message-input').press('Enter');
-    const message = page.locator('#messages .msg', { hasText: 'refund order 2042' }).last();
+    const message = page.locator('#messages .msg', { hasText: 'refund order 1042' }).last();
     await message.locator('.thread-link').click();
     const card = page.locator('#thread-messages .msg-bot', { has: page.locator('.bk-blocks', { hasText: 'Approval needed: issue_refund' }) }).last();
     await card.waitFor();
 
     // Alice may not approve her own refund: her Home shows it as hers, waiting, with no buttons.
     await page.locator('.sidebar-item[data-tab=home]').click();
-    await expect.poll(() => home().textContent()).toMatch(/Requested by you[\s\S]*issue_refund #\d+/);
+    await expect.poll(() => home().textContent(), { timeout: 10_000 }).toMatch(/Requested by you[\s\S]*issue_refund #\d+/);
     expect(await home().locator('button', { hasText: 'Approve' }).count()).toBe(0);
 
     await actAs('U0BOB');
-    await expect.poll(() => home().textContent()).toContain('Waiting for you (1)');
-    expect(await home().textContent()).toContain('"orderId":"2042"');
+    await expect.poll(() => home().textContent(), { timeout: 10_000 }).toContain('Waiting for you (1)');
+    expect(await home().textContent()).toContain('"orderId":"1042"');
     await home().locator('button', { hasText: 'Approve' }).click();
-    await expect.poll(() => home().textContent()).toContain('Waiting for you (0)');
-    await expect.poll(() => home().textContent()).toMatch(/Your recent decisions[\s\S]*issue_refund #\d+[\s\S]*approved by @bob/);
+    await expect.poll(() => home().textContent(), { timeout: 10_000 }).toContain('Waiting for you (0)');
+    await expect.poll(() => home().textContent(), { timeout: 10_000 }).toMatch(/Your recent decisions[\s\S]*issue_refund #\d+[\s\S]*approved by @bob/);
 
     // "open thread" leads to the card, which the decision from Home updated, and the run went on.
     await home().locator('a', { hasText: 'open thread' }).first().click();
     const thread = page.locator('#thread-messages');
-    await expect.poll(() => thread.locator('.msg-bot', { has: page.locator('.bk-blocks', { hasText: 'issue_refund' }) }).last().textContent()).toContain('Approved by @bob');
+    await expect.poll(() => thread.locator('.msg-bot', { has: page.locator('.bk-blocks', { hasText: 'issue_refund' }) }).last().textContent(), { timeout: 10_000 }).toContain('Approved by @bob');
     await thread.locator('.msg-bot', { hasText: /\$30\.00/ }).last().waitFor();
   });
 

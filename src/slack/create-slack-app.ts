@@ -36,6 +36,7 @@ import { registerApprovalsCommand } from './listeners/approvals-command.js';
 import { registerInboxActions } from './listeners/inbox-actions.js';
 import { HomeRefresher } from './home/home-refresher.js';
 import { publishHome } from './home/publish-home.js';
+import { homeViewersAmong, recordHomeViewer } from './store/home-viewers.js';
 
 export interface SlackAppOptions {
   config: Config['slack'] & { port: number };
@@ -156,7 +157,13 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   // Answers are kept until shown here, so a stop between a run's end and its answer loses nothing.
   agent.keepResults();
   // Publishes through `context`, which exists by the time anything is published.
-  const home = new HomeRefresher({ publish: (user, notice) => publishHome(context, user, notice), logger: log, ...options.homeRefresh });
+  const home = new HomeRefresher({
+    publish: (user, notice) => publishHome(context, user, notice),
+    recordViewer: (user) => recordHomeViewer(context.slackDb, user),
+    viewersAmong: (users) => homeViewersAmong(context.slackDb, users),
+    logger: log,
+    ...options.homeRefresh,
+  });
   const context: SlackContext = {
     home,
     agent,

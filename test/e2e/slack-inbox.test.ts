@@ -28,6 +28,7 @@ const CHANNEL = 'C0CHANNEL01';
 const REQUESTER = 'U0REQUESTER';
 const ALICE = 'U0ALICE';
 const CAROL = 'U0CAROL';
+const DAVE = 'U0DAVE';
 const MALLORY = 'U0MALLORY';
 const GROUP = 'S0OPSTEAM';
 
@@ -78,7 +79,7 @@ describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {
 
   async function boot(steps: ScriptStep[], policy: PolicyInput) {
     const { deleteRecord, deleted } = recordingDeleteTool();
-    h.fake.setUsergroup(GROUP, [CAROL]);
+    h.fake.setUsergroup(GROUP, [CAROL, DAVE]);
     const bot = await startBot({
       fake: h.fake,
       db: h.database.db,
@@ -117,11 +118,13 @@ describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {
   it('Home lists what waits for each approver (groups included) and what the requester asked for, and deciding from it works like the card', async () => {
     const { bot, deleted } = await boot([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'h1 <!here>' } }] }, { text: 'Deleted h1.' }], policy);
     expect(viewText(await openHome(bot, ALICE))).toContain('Nothing is waiting for your decision.');
+    await openHome(bot, CAROL);
+    await openHome(bot, REQUESTER);
 
     const thread = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete h1' });
     const card = await waitForCard(h.fake, thread, 'approval');
 
-    // Republished for the approver who has the Home open, the group's member and the requester, without anyone reopening it.
+    // Republished for the approver, the group's member and the requester, who have a Home, without anyone reopening it.
     const aliceHome = await homeWhere(ALICE, (t) => t.includes('delete_record'));
     expect(viewText(aliceHome)).toContain('*Waiting for you* (1)');
     expect(viewText(aliceHome)).toContain(`requested by <@${REQUESTER}>`);
@@ -160,6 +163,8 @@ describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {
     expect(after).toMatch(/\*Your recent decisions\*[\s\S]*delete_record\* #\d+ · <[^>]+> — :white_check_mark: approved by <@U0ALICE>/);
     await homeWhere(CAROL, (t) => t.includes('*Waiting for you* (0)'));
     await homeWhere(REQUESTER, (t) => t.includes(':white_check_mark: approved by'));
+    // Dave, in the group too, never opened the Home tab: Slack shows him none, so none is published for him.
+    expect(h.fake.callsTo('views.publish').filter((c) => c.args.user_id === DAVE)).toEqual([]);
 
     // A second click from the Home as it was before changes nothing, and says why there.
     await bot.send.interaction(homeClickPayload(aliceHome, ALICE, buttons.elements[0], buttons.block_id));

@@ -7,10 +7,9 @@ const GROUP_MEMBERS_MAX = 200;
 
 /**
  * Whose inbox shows this request: its requester, whoever decided or voted, and who may decide it
- * under the policy (listed users, members of listed groups; when anyone may, everyone who has
- * opened their Home here).
+ * under the policy (listed users, members of listed groups; `everyone` when anyone may).
  */
-export async function affectedUsers(ctx: SlackContext, action: PendingAction): Promise<string[]> {
+export async function affectedUsers(ctx: SlackContext, action: PendingAction): Promise<{ users: string[]; everyone: boolean }> {
   const users = new Set<string>();
   if (action.requester) users.add(action.requester);
   if (action.decided_by) users.add(action.decided_by);
@@ -19,7 +18,6 @@ export async function affectedUsers(ctx: SlackContext, action: PendingAction): P
     if (typeof id === 'string') users.add(id);
   }
   const { approvers } = ctx.agent.requirementOf(action);
-  if (approvers.length === 0) for (const viewer of ctx.home?.knownViewers() ?? []) users.add(viewer);
   const resolve = ctx.agent.runtime.resolveGroupMembers;
   for (const id of approvers) {
     if (isUserId(id)) users.add(id);
@@ -32,7 +30,7 @@ export async function affectedUsers(ctx: SlackContext, action: PendingAction): P
     }
   }
   if (ctx.botUserId) users.delete(ctx.botUserId);
-  return [...users].filter(isUserId);
+  return { users: [...users].filter(isUserId), everyone: approvers.length === 0 };
 }
 
 /** Queues a Home refresh for everyone whose inbox shows `action`; never throws (a Home is a view, not the record). */
@@ -40,7 +38,7 @@ export function refreshHomesFor(ctx: SlackContext, action: PendingAction | undef
   if (!ctx.home || !action || action.kind !== 'approval') return;
   const home = ctx.home;
   affectedUsers(ctx, action).then(
-    (users) => home.refresh(users),
+    ({ users, everyone }) => home.refresh(users, everyone),
     (error: unknown) => ctx.logger.warn({ err: error, actionId: action.id }, 'Home refresh failed'),
   );
 }

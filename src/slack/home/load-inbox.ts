@@ -5,7 +5,10 @@ import { threadLink } from '../blocks/thread-link.js';
 import type { SlackContext } from '../slack-context.js';
 import { findCards } from '../store/cards.js';
 
-/** Open requests read per inbox before keeping those the person may decide. */
+/**
+ * Open requests read per inbox (the oldest) before keeping those the person may decide; more
+ * open requests than this at once is a backlog no inbox would show in full anyway.
+ */
 const OPEN_READ = 300;
 
 /**

@@ -8,11 +8,13 @@ import {
   blockActionsPayload,
   newTriggerId,
   SLACK_IDS,
+  viewSubmissionPayload,
   type StoredView,
 } from '../../src/simulator/index.js';
 import { backends } from '../helpers/db.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
+  clickButton,
   mention,
   recordingDeleteTool,
   slackHarness,
@@ -173,6 +175,34 @@ describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {
     expect(deleted).toHaveLength(1);
   });
 
+  it('with two instances, a Home opened on one is republished by the other when a request there is decided', async () => {
+    const { bot: first } = await boot([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'm2' } }] }], policy);
+    const { deleteRecord, deleted } = recordingDeleteTool();
+    const second = await startBot({
+      fake: h.fake,
+      db: h.database.db,
+      homeRefresh: { debounceMs: 20, minIntervalMs: 0 },
+      makeAgent: (deps: AgentDeps) =>
+        new Agent({ id: 'ops', instructions: 'test', model: scriptedModel([{ text: 'Deleted m2 on the other instance.' }]), tools: { delete_record: deleteRecord }, storage: h.database, policy: definePolicy(policy), ...deps }),
+    });
+    try {
+      await openHome(first, CAROL);
+      const thread = await mention(first, { user: REQUESTER, channel: CHANNEL, text: 'delete m2' });
+      const card = await waitForCard(h.fake, thread, 'approval');
+      await homeWhere(CAROL, () => inboxButtons(h.fake.homeView(CAROL)!.blocks, card.actionId) !== undefined);
+      const publishedBefore = h.fake.callsTo('views.publish').length;
+
+      await clickButton(second, card, ALICE, ACTION_IDS.approve);
+      await waitForText(h.fake, thread, 'Deleted m2 on the other instance.');
+      expect(deleted).toEqual([{ id: 'm2' }]);
+      // Carol opened her Home on the first instance; the second one, which recorded the decision, republishes it.
+      await homeWhere(CAROL, () => inboxButtons(h.fake.homeView(CAROL)!.blocks, card.actionId) === undefined);
+      expect(h.fake.callsTo('views.publish').slice(publishedBefore).every((c) => c.args.user_id !== DAVE)).toBe(true);
+    } finally {
+      await second.stop();
+    }
+  });
+
   it('Decline from Home opens the reason modal, and the submission declines the request beside its card', async () => {
     const { bot, deleted } = await boot([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'h2' } }] }, { text: 'Not deleted.' }], policy);
     await openHome(bot, ALICE);
@@ -183,7 +213,6 @@ describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {
     await bot.send.interaction(homeClickPayload(home, ALICE, buttons.elements[1], buttons.block_id));
     const opened = await h.fake.waitFor('views.open');
     const modal = opened.args.view as { callback_id: string; private_metadata: string };
-    const { viewSubmissionPayload } = await import('../../src/simulator/index.js');
     await bot.send.interaction(
       viewSubmissionPayload({ user: ALICE, callbackId: modal.callback_id, privateMetadata: modal.private_metadata, stateValues: { reason: { reason: 'not today' } } }),
     );

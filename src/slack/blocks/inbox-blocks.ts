@@ -76,7 +76,7 @@ export function homeView(data: InboxData): HomeView {
 
 /** One request in full, for `/approvals <id>`; buttons only when `canDecide`. */
 export function requestBlocks(item: InboxItem, canDecide: boolean): KnownBlock[] {
-  const blocks: KnownBlock[] = [section(`${title(item)}\n${requestedLine(item)}\n${inlineCode(summary(item.action.args, 1000))}`)];
+  const blocks: KnownBlock[] = [section(`${requestedLine(item)}\n${facts(item.action).join(' · ')}\n${inlineCode(summary(item.action.args, 1000))}`)];
   if (canDecide && item.action.status === 'pending') blocks.push(decisionButtons(item));
   return blocks;
 }
@@ -104,10 +104,16 @@ function title(item: InboxItem): string {
 
 function waitingText(item: InboxItem): string {
   const a = item.action;
-  const facts = [a.requester ? `requested by ${mention(a.requester)}` : 'requested by a scheduled run', slackDate(new Date(a.created_at))];
-  if (a.expires_at) facts.push(`expires ${slackDate(new Date(a.expires_at))}`);
-  if (a.quorum > 1) facts.push(`${votes(a)} of ${a.quorum} approvals`);
-  return `${title(item)}\n${facts.join(' · ')}\n${inlineCode(summary(a.args, SUMMARY_CHARS))}`;
+  const shown = facts(a);
+  if (a.quorum > 1) shown.push(`${votes(a)} of ${a.quorum} approvals`);
+  return `${title(item)}\n${shown.join(' · ')}\n${inlineCode(summary(a.args, SUMMARY_CHARS))}`;
+}
+
+/** Who asked, when, and (while it waits) until when. */
+function facts(a: InboxItem['action']): string[] {
+  const shown = [a.requester ? `requested by ${mention(a.requester)}` : 'requested by a scheduled run', slackDate(new Date(a.created_at))];
+  if (a.expires_at && a.status === 'pending') shown.push(`expires ${slackDate(new Date(a.expires_at))}`);
+  return shown;
 }
 
 function requestedLine(item: InboxItem): string {

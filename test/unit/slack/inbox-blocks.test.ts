@@ -108,7 +108,10 @@ describe('inboxBlocks', () => {
     expect(buttonsOf(requestBlocks(item(5), true))).toHaveLength(1);
     expect(buttonsOf(requestBlocks(item(5), false))).toHaveLength(0);
     expect(buttonsOf(requestBlocks(item(5, { status: 'approved' }), true))).toHaveLength(0);
-    expect(allText(requestBlocks(item(5), false))).toContain('"orderId":"A-5"');
+    const text = allText(requestBlocks(item(5), false));
+    expect(text).toContain('"orderId":"A-5"');
+    expect(text).toMatch(/^\*issue_refund\* #5 — :hourglass_flowing_sand: waiting\nrequested by <@U0REQUESTER> <!date\^\d+\^[^>]+> · expires <!date/);
+    expect(allText(requestBlocks(item(5, { status: 'approved', decided_by: 'U0A' }), false))).not.toContain('expires');
   });
 });
 

@@ -110,7 +110,7 @@ describe('inboxBlocks', () => {
     expect(buttonsOf(requestBlocks(item(5, { status: 'approved' }), true))).toHaveLength(0);
     const text = allText(requestBlocks(item(5), false));
     expect(text).toContain('"orderId":"A-5"');
-    expect(text).toMatch(/^\*issue_refund\* #5 — :hourglass_flowing_sand: waiting\nrequested by <@U0REQUESTER> <!date\^\d+\^[^>]+> · expires <!date/);
+    expect(text).toMatch(/^\*issue_refund\* #5 — :hourglass_flowing_sand: waiting\nrequested by <@U0REQUESTER> · <!date\^\d+\^[^>]+> · expires <!date/);
     expect(allText(requestBlocks(item(5, { status: 'approved', decided_by: 'U0A' }), false))).not.toContain('expires');
   });
 });

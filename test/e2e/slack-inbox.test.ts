@@ -170,7 +170,7 @@ describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {
 
     // A second click from the Home as it was before changes nothing, and says why there.
     await bot.send.interaction(homeClickPayload(aliceHome, ALICE, buttons.elements[0], buttons.block_id));
-    await homeWhere(ALICE, (t) => t.includes('already approved'));
+    await homeWhere(ALICE, (t) => t.includes(`already approved by <@${ALICE}>`));
     await bot.slack.idle();
     expect(deleted).toHaveLength(1);
   });

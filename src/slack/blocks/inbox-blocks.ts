@@ -28,7 +28,10 @@ export interface InboxData {
   requestedTotal: number;
   decided: InboxItem[];
   decidedTotal: number;
-  /** Plain text shown first, e.g. why a click from the inbox changed nothing. */
+  /**
+   * Shown first, e.g. why a click from the inbox changed nothing: mrkdwn the caller built with
+   * every model or user part escaped, like any text told to a clicker (tellUser).
+   */
   notice?: string;
 }
 
@@ -52,7 +55,7 @@ const SUMMARY_CHARS = 200;
  */
 export function inboxBlocks(data: InboxData, fit: InboxFit): KnownBlock[] {
   const head: KnownBlock[] = [{ type: 'header', text: plainText('Approvals', LIMITS.headerText) }];
-  if (data.notice) head.push(section(`:warning: ${escapeMrkdwn(data.notice)}`));
+  if (data.notice) head.push(section(`:warning: ${data.notice}`));
 
   const requested = listed('Requested by you', data.requested, data.requestedTotal, fit.maxListed, requestedLine, 'You have not asked for anything that needs approval.');
   const decided = listed('Your recent decisions', data.decided, data.decidedTotal, fit.maxListed, decidedLine, 'You have not decided any requests yet.');

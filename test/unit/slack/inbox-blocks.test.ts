@@ -99,9 +99,14 @@ describe('inboxBlocks', () => {
 
   it('model and user text is escaped everywhere, the notice included', () => {
     const hostile = item(9, { tool_name: `refund ${INJECTION}`, args: { note: INJECTION }, requester: '<!channel>' });
-    const blocks = inboxBlocks(data({ waiting: [hostile], waitingTotal: 1, requested: [hostile], requestedTotal: 1, notice: INJECTION }), HOME_FIT);
+    const blocks = inboxBlocks(data({ waiting: [hostile], waitingTotal: 1, requested: [hostile], requestedTotal: 1 }), HOME_FIT);
     expectNoInjection(blocks);
     expectNoInjection(requestBlocks(hostile, true));
+  });
+
+  it('the notice is the clicker’s answer as told elsewhere (escaped mrkdwn, mentions kept)', () => {
+    const [, notice] = inboxBlocks(data({ notice: 'This request was already approved by <@U0ALICE>. Nothing was changed.' }), HOME_FIT);
+    expect(allText([notice])).toBe(':warning: This request was already approved by <@U0ALICE>. Nothing was changed.');
   });
 
   it('one request in full: buttons only for someone who may decide it while it is pending', () => {

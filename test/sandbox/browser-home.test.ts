@@ -34,7 +34,6 @@ describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('the approva
   }, 120_000);
 
   afterAll(async () => {
-    if (process.env.DEBUG_HOME) console.log(app?.output());
     await browser?.close();
     await stopProcessGroup(app?.child);
     rmSync(dataDir, { recursive: true, force: true });

@@ -260,9 +260,19 @@ describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {
     expect((await command(ALICE, 'help')).text).toMatch(/^Usage:/);
 
     // A button in the ephemeral list: a refusal is told in the conversation where the command was typed.
+    const answerUrls = new Map<string, string>();
     const ephemeralClick = (user: string) =>
       bot.send.interaction(
-        blockActionsPayload({ user, channel: CHANNEL, messageTs: '1726133799.000100', isEphemeral: true, actionId: ACTION_IDS.inboxApprove, blockId: buttons.block_id, value: buttons.elements[0].value }),
+        blockActionsPayload({
+          user,
+          channel: CHANNEL,
+          messageTs: '1726133799.000100',
+          isEphemeral: true,
+          actionId: ACTION_IDS.inboxApprove,
+          blockId: buttons.block_id,
+          value: buttons.elements[0].value,
+          responseUrl: answerUrls.set(user, h.fake.responseUrl({ channel: CHANNEL, user })).get(user)!,
+        }),
       );
     await ephemeralClick(REQUESTER);
     await h.fake.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.user === REQUESTER && c.args.channel === CHANNEL && String(c.args.text).includes('someone else has to approve'));
@@ -271,6 +281,11 @@ describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {
     await waitForUpdate(h.fake, card, `Approved by <@${ALICE}>`);
     await waitForText(h.fake, thread, 'Deleted c1.');
     expect(deleted).toEqual([{ id: 'c1' }]);
+    // The list Alice decided from is replaced by her list as it is now.
+    const alicePath = new URL(answerUrls.get(ALICE)!).pathname;
+    const redrawn = await h.fake.waitFor((c) => c.method === 'response_url' && c.path === alicePath && c.args.replace_original === true);
+    expect(inboxButtons((redrawn.args.blocks ?? []) as unknown[], card.actionId)).toBeUndefined();
+    expect(viewText({ blocks: (redrawn.args.blocks ?? []) as unknown[] })).toMatch(new RegExp(`#${card.actionId} · <[^>]+> — :white_check_mark: approved by <@${ALICE}>`));
     expect((await command(REQUESTER, String(card.actionId))).all).toContain(`:white_check_mark: approved by <@${ALICE}>`);
   });
 });

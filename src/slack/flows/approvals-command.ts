@@ -64,6 +64,23 @@ async function showOne(ctx: SlackContext, user: string, actionId: number): Promi
   return { text: `Request #${actionId}: ${row.tool_name} (${row.status})`, blocks: requestBlocks({ action: row, ...(link ? { link } : {}) }, canDecide) };
 }
 
+/**
+ * Replaces the /approvals answer a decision was made from with the person's list as it is now,
+ * through the click's response_url; a failure leaves the old answer (the card is the record).
+ */
+export async function redrawCommandAnswer(
+  ctx: SlackContext,
+  user: string,
+  respond: (message: { replace_original: true; response_type: 'ephemeral'; text: string; blocks?: KnownBlock[] }) => Promise<unknown>,
+): Promise<void> {
+  try {
+    const answer = await answerApprovalsCommand(ctx, user, '');
+    await respond({ replace_original: true, response_type: 'ephemeral', text: answer.text, ...(answer.blocks ? { blocks: answer.blocks } : {}) });
+  } catch (error) {
+    ctx.logger.warn({ err: error, user }, '/approvals answer could not be redrawn');
+  }
+}
+
 function involved(row: PendingAction, user: string): boolean {
   if (row.requester === user || row.decided_by === user) return true;
   return Array.isArray(row.approvals) && row.approvals.some((v) => (v as { userId?: unknown } | null)?.userId === user);

@@ -3,6 +3,7 @@ import { ACTION_IDS } from '../blocks/action-ids.js';
 import { openDecline, recordApproval, showApproval } from '../flows/approval-click.js';
 import { tellClicker } from '../flows/clicked-card.js';
 import { inboxClick } from '../flows/inbox-click.js';
+import { redrawCommandAnswer } from '../flows/approvals-command.js';
 import type { Click, SlackContext } from '../slack-context.js';
 import type { InteractionRoutes } from './interaction-routes.js';
 import { recordThenAck } from './record-then-ack.js';
@@ -13,7 +14,7 @@ import { recordThenAck } from './record-then-ack.js';
  * the ack and Decline asks for a reason in a modal.
  */
 export function registerInboxActions(routes: InteractionRoutes, ctx: SlackContext): void {
-  routes.action<BlockAction<ButtonAction>>(ACTION_IDS.inboxApprove, async ({ ack, body, action }) => {
+  routes.action<BlockAction<ButtonAction>>(ACTION_IDS.inboxApprove, async ({ ack, body, action, respond }) => {
     let click: Click | undefined;
     await recordThenAck(ctx, ack, {
       name: 'inbox approve',
@@ -21,7 +22,11 @@ export function registerInboxActions(routes: InteractionRoutes, ctx: SlackContex
         click = await inboxClick(ctx, body, action);
         return click ? recordApproval(ctx, click, action, startAfter) : ({ kind: 'no-click' } as const);
       },
-      show: (recorded) => showApproval(ctx, recorded),
+      show: async (recorded) => {
+        await showApproval(ctx, recorded);
+        // The /approvals answer clicked on is redrawn as the list is now (a Home is republished on its own).
+        if (recorded.kind === 'decided' && click && click.answerAt !== 'home') await redrawCommandAnswer(ctx, click.user, respond);
+      },
       onError: (ref) => tellClicker(ctx, click)(ref),
     });
   });

@@ -28,7 +28,7 @@ export async function executeTool(
   run: RunState,
   tool: Tool,
   call: { toolCallId: string; toolName: string; args: unknown },
-  resumeData?: { value: unknown; by?: string | null },
+  resumeData?: { value: unknown; by?: string | null; payload?: unknown },
 ): Promise<ExecutionOutcome> {
   let suspended: { payload: unknown } | undefined;
   // Named as the model called it (the key in `tools`), as everywhere else the call is reported.
@@ -48,6 +48,7 @@ export async function executeTool(
         },
         ...(resumeData ? { resumeData: resumeData.value } : {}),
         ...(resumeData?.by ? { resumedBy: resumeData.by } : {}),
+        ...(resumeData && resumeData.payload !== undefined ? { suspendPayload: resumeData.payload } : {}),
         toolCallId: call.toolCallId,
         runId: run.runId,
         ...(run.threadId ? { threadId: run.threadId } : {}),

@@ -11,6 +11,8 @@ export interface ToolExecutionContext {
     resumeData?: unknown;
     /** Who supplied the resume data, when known (a Slack user id). */
     resumedBy?: string;
+    /** With resumeData: what this call passed to `suspend()` before it was answered. */
+    suspendPayload?: unknown;
     toolCallId: string;
     runId: string;
     threadId?: string;

@@ -18,6 +18,7 @@ import { AgentError } from './agent/errors.js';
 import { resolveModel } from './agent/model.js';
 import { errorMessage } from './error-message.js';
 import type { BotAgents, WorkspaceIdentity } from './bot-agents.js';
+import { attachMcpServers, McpConfigError, type AttachedMcpServers } from './mcp/attach-mcp-servers.js';
 
 /**
  * Composition root: config → logger → database + migrations → agents (AGENTS_MODULE's,
@@ -45,10 +46,16 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
     : await startDemo({ database, model: config.model ?? defaultModelFor(config), policyFile, logger, runLeaseMs: config.timings.runLeaseMs });
   logger.info({ policyVersion: agents.policy.version, source: agents.policySource }, 'policy loaded');
   logger.info({ model: agents.modelLabel }, 'model selected');
+  const mcpServers = [...config.mcpServers, ...(agents.mcpServers ?? [])];
+  const attached: AttachedMcpServers[] = [];
+  const closeMcp = async () => {
+    await Promise.all(attached.splice(0).map((servers) => servers.close()));
+  };
 
   /** The agents and the Slack app, for whichever Slack the configuration points at. */
   const createBot = async (botConfig: Config) => {
     const agent = agents.agentFor(await slackWorkspaceIdentity(botConfig, logger));
+    if (mcpServers.length > 0) attached.push(await attachMcpServers(agent, mcpServers, { logger }));
     const listing = suspendedRunsRoute({ agents: [agent], ...(config.adminApiToken ? { adminToken: config.adminApiToken } : {}), logger });
     const httpMode = !botConfig.slack.appToken;
     const slack = createSlackApp({
@@ -82,6 +89,7 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
     });
     return async () => {
       await running.stop();
+      await closeMcp();
       await database.close();
     };
   }
@@ -103,6 +111,7 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
   return async () => {
     await slack.stop();
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeMcp();
     await database.close();
   };
 }
@@ -152,7 +161,7 @@ try {
   });
   process.on('SIGINT', () => shutdown('SIGINT'));
 } catch (error) {
-  if (error instanceof ConfigError || error instanceof PolicyError || error instanceof AgentError || error instanceof AgentsModuleError) {
+  if (error instanceof ConfigError || error instanceof PolicyError || error instanceof AgentError || error instanceof AgentsModuleError || error instanceof McpConfigError) {
     logger.fatal({ code: error.code }, error.message);
   } else {
     logger.fatal({ err: error }, 'start-up failed');

@@ -10,7 +10,8 @@ import { callLog, eventually, stdioTracker } from '../helpers/mcp.js';
 import { mcpHttpServer } from '../helpers/mcp-http-server.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { clickButton, mention, slackHarness, startBot, textOf, waitForCard, waitForText, waitForUpdate, type AgentDeps } from '../helpers/slack-bot.js';
-import { viewSubmissionPayload } from '../helpers/slack-requests.js';
+import { blockActionsPayload, viewSubmissionPayload } from '../helpers/slack-requests.js';
+import { checkView } from '../../src/slack/blocks/limits.js';
 
 const CHANNEL = 'C0CHANNEL01';
 const REQUESTER = 'U0REQUESTER';
@@ -99,5 +100,108 @@ describe.each(backends)('MCP tools in Slack on %s', (backend) => {
     await waitForText(h.fake, second, 'Listed.');
     expect(JSON.stringify(lastToolResults(model))).toContain('no issues');
     expect(log.lines()).toEqual(['crash']);
+  });
+
+  const noApproval = definePolicy({ tools: { 'tracker.*': { requireApproval: false } } });
+
+  it('a form of several fields: a card with Answer and Decline, a modal with typed inputs, the answer back in the same call', async () => {
+    const log = callLog();
+    const { b } = await boot([{ toolCalls: [{ toolName: 'tracker__triage_issue', args: { id: 7 } }] }, { text: 'Triage recorded.' }], [stdioTracker(log.path)], noApproval);
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'triage 7' });
+    const card = await waitForCard(h.fake, thread, 'suspension');
+    const text = textOf(card.call);
+    expect(text).toContain('How should issue #7 be triaged?');
+    expect(text).toMatch(/waits for this answer inside its call until/);
+    const buttons = card.blocks.find((bl) => bl.block_id === `suspension:${card.actionId}`)!.elements.map((e: { action_id: string }) => e.action_id);
+    expect(buttons).toEqual([ACTION_IDS.elicitationAnswer, ACTION_IDS.elicitationDecline]);
+
+    // Someone else may not answer for the requester.
+    await clickButton(b, card, ALICE, ACTION_IDS.elicitationAnswer);
+    await h.fake.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.user === ALICE);
+    await clickButton(b, card, REQUESTER, ACTION_IDS.elicitationAnswer);
+    const opened = await h.fake.waitFor('views.open');
+    const view = opened.args.view as { private_metadata: string; callback_id: string; blocks: Array<{ type: string; block_id?: string; element?: { type: string; options?: unknown[] } }> };
+    expect(view.callback_id).toBe(CALLBACK_IDS.elicitationModal);
+    expect(checkView(view)).toEqual([]);
+    expect(view.blocks.filter((bl) => bl.type === 'input').map((bl) => bl.element!.type)).toEqual(['radio_buttons', 'number_input', 'datepicker', 'radio_buttons']);
+
+    const submit = (values: Record<string, Record<string, object>>) =>
+      b.send.interaction(viewSubmissionPayload({ user: REQUESTER, callbackId: CALLBACK_IDS.elicitationModal, privateMetadata: view.private_metadata, stateValues: values as never }));
+    const tooBig = await submit({ f0: { value: { type: 'radio_buttons', selected_option: { value: '1' } } }, f1: { value: { type: 'number_input', value: '99' } } });
+    expect(JSON.parse(tooBig.body)).toEqual({ response_action: 'errors', errors: { f1: 'Enter at most 30.' } });
+    expect(log.lines()).toEqual([]);
+
+    const ok = await submit({
+      f0: { value: { type: 'radio_buttons', selected_option: { value: '1' } } },
+      f1: { value: { type: 'number_input', value: '3' } },
+      f2: { value: { type: 'datepicker', selected_date: '2026-12-24' } },
+      f3: { value: { type: 'radio_buttons', selected_option: { value: 'false' } } },
+    });
+    expect(ok.status).toBe(200);
+    await waitForUpdate(h.fake, card, `Answered by <@${REQUESTER}>`);
+    await waitForText(h.fake, thread, 'Triage recorded.');
+    expect(log.lines()).toHaveLength(1);
+    expect(log.lines()[0]).toMatch(/^triage_issue 7 accept /);
+    expect(JSON.parse(log.lines()[0]!.replace('triage_issue 7 accept ', ''))).toEqual({ severity: 'high', estimate: 3, due: '2026-12-24', notify: false });
+  });
+
+  it('a form of one field is answered on the card itself; Decline tells the server no', async () => {
+    const log = callLog();
+    const { b } = await boot(
+      [
+        { toolCalls: [{ toolName: 'tracker__set_priority', args: { id: 1 } }] },
+        { text: 'Priority set.' },
+        { toolCalls: [{ toolName: 'tracker__set_priority', args: { id: 2 } }] },
+        { text: 'Left alone.' },
+      ],
+      [stdioTracker(log.path)],
+      noApproval,
+    );
+    const first = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'prioritise 1' });
+    const card = await waitForCard(h.fake, first, 'suspension');
+    const field = card.blocks.find((bl) => bl.block_id === `elicitation-field:${card.actionId}`)!;
+    expect(field.type).toBe('actions');
+    expect(field.elements[0].type).toBe('radio_buttons');
+    await b.send.interaction(
+      blockActionsPayload({
+        user: REQUESTER,
+        channel: card.channel,
+        messageTs: card.ts,
+        threadTs: card.threadTs,
+        actionId: ACTION_IDS.elicitationValue,
+        blockId: field.block_id,
+        actionType: 'radio_buttons',
+        selectedOption: { text: { type: 'plain_text', text: 'p1' }, value: '0' },
+      }),
+    );
+    await waitForUpdate(h.fake, card, `Answered by <@${REQUESTER}>`);
+    await waitForText(h.fake, first, 'Priority set.');
+    expect(log.lines()).toEqual(['set_priority 1 accept {"priority":"p1"}']);
+
+    const second = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'prioritise 2' });
+    const card2 = await waitForCard(h.fake, second, 'suspension');
+    await clickButton(b, card2, REQUESTER, ACTION_IDS.elicitationDecline);
+    await waitForUpdate(h.fake, card2, `Declined by <@${REQUESTER}>`);
+    await waitForText(h.fake, second, 'Left alone.');
+    expect(log.lines()).toEqual(['set_priority 1 accept {"priority":"p1"}', 'set_priority 2 decline {}']);
+  });
+
+  it('a URL request shows the full URL and its domain as a link button (never fetched by the bot); Done tells the server', async () => {
+    const log = callLog();
+    const { b } = await boot([{ toolCalls: [{ toolName: 'tracker__link_account', args: {} }] }, { text: 'Linked.' }], [stdioTracker(log.path)], noApproval);
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'link my account' });
+    const card = await waitForCard(h.fake, thread, 'suspension');
+    const text = textOf(card.call);
+    expect(text).toContain('`https://tracker.example.com/link?session=abc`');
+    expect(text).toContain('*Domain:* tracker.example.com');
+    const buttons = card.blocks.find((bl) => bl.block_id === `suspension:${card.actionId}`)!.elements as Array<{ action_id: string; url?: string }>;
+    expect(buttons.map((e) => e.action_id)).toEqual([ACTION_IDS.elicitationOpenUrl, ACTION_IDS.elicitationDone, ACTION_IDS.elicitationDecline]);
+    expect(buttons[0]!.url).toBe('https://tracker.example.com/link?session=abc');
+    await clickButton(b, card, REQUESTER, ACTION_IDS.elicitationOpenUrl);
+    expect(log.lines()).toEqual([]);
+    await clickButton(b, card, REQUESTER, ACTION_IDS.elicitationDone);
+    await waitForUpdate(h.fake, card, `Done by <@${REQUESTER}>`);
+    await waitForText(h.fake, thread, 'Linked.');
+    expect(log.lines()).toEqual(['link_account accept']);
   });
 });

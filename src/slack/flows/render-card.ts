@@ -12,6 +12,8 @@ import { truncate } from '../blocks/limits.js';
 import { respondFieldsFor } from './respond-fields.js';
 import { cardKindOf, questionOf, toolOf } from './card-subject.js';
 import { unreachable } from '../../unreachable.js';
+import { elicitationCard, type ElicitationCardState } from '../blocks/elicitation-card.js';
+import { elicitationAnswerSchema, isElicitationPayload } from '../../mcp/elicitation-payload.js';
 
 export interface RenderedCard {
   kind: CardKind;
@@ -66,6 +68,19 @@ export function renderCard(agent: Agent, action: PendingAction, facts: { blocked
       text: escapeMrkdwn(truncate(`Question: ${q.question}`, 300)),
     };
   }
+  if (isElicitationPayload(action.suspend_payload)) {
+    return {
+      kind,
+      blocks: elicitationCard({
+        actionId: action.id,
+        toolName: action.tool_name,
+        payload: action.suspend_payload,
+        ...(action.requester ? { askedOf: action.requester } : {}),
+        state: elicitationState(action),
+      }),
+      text: escapeMrkdwn(truncate(`Input needed: ${action.tool_name} (request #${action.id})`, 300)),
+    };
+  }
   const tool = toolOf(agent, action);
   const fields = tool ? respondFieldsFor(resumeSchemaFor(tool, action.args)) : undefined;
   return {
@@ -113,6 +128,15 @@ function questionState(a: PendingAction): QuestionCardState {
   if (a.status === 'resumed') {
     const answer = Array.isArray(a.resume_data) ? a.resume_data.map(String) : typeof a.resume_data === 'string' ? a.resume_data : JSON.stringify(a.resume_data);
     return { kind: 'answered', by: a.decided_by ?? 'unknown', answer };
+  }
+  return { kind: 'cancelled' };
+}
+
+function elicitationState(a: PendingAction): ElicitationCardState {
+  if (a.status === 'pending') return { kind: 'pending' };
+  if (a.status === 'resumed') {
+    const answered = elicitationAnswerSchema.safeParse(a.resume_data);
+    return { kind: 'answered', by: a.decided_by ?? 'unknown', action: answered.success ? answered.data.action : 'accept' };
   }
   return { kind: 'cancelled' };
 }

@@ -39,7 +39,7 @@ describe.each(backends)('MCP tools behind approvals (%s)', (backend) => {
       [{ toolCalls: [{ toolName: 'tracker__create_issue', args: { title: 'Printer on fire' } }] }, { text: 'Created.' }],
       [stdioTracker(log.path)],
     );
-    expect(Object.keys(agent.tools).sort()).toEqual(['tracker__crash', 'tracker__create_issue', 'tracker__link_account', 'tracker__list_issues', 'tracker__set_priority', 'tracker__triage_issue']);
+    expect(Object.keys(agent.tools).sort()).toEqual(['tracker__crash', 'tracker__create_issue', 'tracker__link_account', 'tracker__list_issues', 'tracker__set_priority', 'tracker__sync_repo', 'tracker__triage_issue']);
     const spec = agent.toolSpecs.find((s) => s.name === 'tracker__create_issue')!;
     expect(spec.inputSchema).toMatchObject({ type: 'object', properties: { title: { type: 'string', minLength: 1 } }, required: ['title'] });
 
@@ -214,5 +214,28 @@ describe.each(backends)('MCP tools behind approvals (%s)', (backend) => {
     } finally {
       await http.stop();
     }
+  });
+
+  it('a server that refuses a call until the user visits a URL: the request survives a restart, and the call is made again once answered', async () => {
+    const log = callLog();
+    const steps: ScriptStep[] = [{ toolCalls: [{ toolName: 'tracker__sync_repo', args: {} }] }, { text: 'not reached' }];
+    const before = await setUp(steps, [stdioTracker(log.path)], definePolicy({ tools: { 'tracker.*': { requireApproval: false } } }));
+    const first = await before.agent.generate('sync', { requester: 'U0REQ' });
+    expect(first.finishReason).toBe('suspended');
+    expect(first.suspendPayload?.suspendPayload).toEqual({
+      kind: 'mcp-elicitation',
+      server: 'tracker',
+      tool: 'sync_repo',
+      mode: 'url',
+      message: 'Authorise the tracker to read your repositories.',
+      url: 'https://tracker.example.com/authorize?id=auth-1',
+      elicitationId: 'auth-1',
+    });
+    // A restart: this process's agent and connections go; a new one answers the stored request.
+    await before.mcp.close();
+    const after = await setUp([{ text: 'Synced.' }], [stdioTracker(log.path)], definePolicy({ tools: { 'tracker.*': { requireApproval: false } } }));
+    const done = await after.agent.resumeGenerate({ action: 'accept' }, { runId: first.runId, actor: { userId: 'U0REQ' } });
+    expect(done.text).toContain('Synced.');
+    expect(log.lines()).toEqual(['sync_repo needs-authorisation', 'sync_repo']);
   });
 });

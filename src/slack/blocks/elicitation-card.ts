@@ -76,7 +76,7 @@ function render(d: ElicitationCardData, scale: number): KnownBlock[] {
     );
   } else if (p.form.fields.length === 1) {
     const { name, required, field } = p.form.fields[0]!;
-    const element = fieldElement(field, ACTION_IDS.elicitationValue);
+    const element = fieldElement(field, ACTION_IDS.elicitationValue, scaled(LIMITS.optionText, scale, 20));
     if (isTypedInput(field)) {
       blocks.push({
         type: 'input',

@@ -21,9 +21,10 @@ const RADIO_MAX = 5;
  * `number`), `email_text_input`, `url_text_input`, `datepicker`, `datetimepicker`, text; a
  * boolean as Yes/No; an enum as radio buttons (≤ 5 options) or a menu; a multi-enum as
  * checkboxes (≤ 10) or a multi-select. Option values are indexes (labels may be longer than
- * a value may be); `parseFieldValue` maps them back. Defaults become initial values.
+ * a value may be); `parseFieldValue` maps them back. Defaults become initial values. Option
+ * labels are cut to `labelMax` (a card of a hundred options must still fit a message).
  */
-export function fieldElement(field: ElicitationField, actionId: string): Record<string, unknown> {
+export function fieldElement(field: ElicitationField, actionId: string, labelMax: number = LIMITS.optionText): Record<string, unknown> {
   switch (field.type) {
     case 'number':
     case 'integer':
@@ -43,7 +44,7 @@ export function fieldElement(field: ElicitationField, actionId: string): Record<
         ...(field.default !== undefined ? { initial_option: field.default ? yes : no } : {}),
       };
     case 'enum': {
-      const options = field.options.slice(0, LIMITS.selectOptions).map((o, i) => option(o.label, i));
+      const options = field.options.slice(0, LIMITS.selectOptions).map((o, i) => option(o.label, i, labelMax));
       const initial = field.default === undefined ? undefined : options[field.options.findIndex((o) => o.value === field.default)];
       return {
         type: options.length <= RADIO_MAX ? 'radio_buttons' : 'static_select',
@@ -54,7 +55,7 @@ export function fieldElement(field: ElicitationField, actionId: string): Record<
       };
     }
     case 'multi-enum': {
-      const options = field.options.slice(0, LIMITS.selectOptions).map((o, i) => option(o.label, i));
+      const options = field.options.slice(0, LIMITS.selectOptions).map((o, i) => option(o.label, i, labelMax));
       const initial = (field.default ?? []).map((d) => options[field.options.findIndex((o) => o.value === d)]).filter((o) => o !== undefined);
       const boxes = options.length <= LIMITS.checkboxOptions;
       return {
@@ -157,6 +158,6 @@ export function fieldLabel(name: string, field: ElicitationField): string {
 const yes: PlainTextOption = { text: plainText('Yes'), value: 'true' };
 const no: PlainTextOption = { text: plainText('No'), value: 'false' };
 
-function option(label: string, index: number): PlainTextOption {
-  return { text: plainText(oneLine(label), LIMITS.optionText), value: String(index) };
+function option(label: string, index: number, max: number): PlainTextOption {
+  return { text: plainText(oneLine(label), max), value: String(index) };
 }

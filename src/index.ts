@@ -18,3 +18,6 @@ export { migrate } from './db/migrate.js';
 export { createLogger } from './logger.js';
 export { suspendedRunsRoute, type SuspendedRunsRouteOptions } from './http/suspended-runs-route.js';
 export { createSlackBot, type SlackBot, type SlackBotOptions } from './bot/create-slack-bot.js';
+export { attachMcpServers, McpConfigError, type AttachedMcpServers } from './mcp/attach-mcp-servers.js';
+export type { McpServerConfig, McpServersInput } from './mcp/mcp-server-config.js';
+export type { McpElicitationPayload, ElicitationAnswer } from './mcp/elicitation-payload.js';

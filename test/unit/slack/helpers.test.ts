@@ -75,8 +75,14 @@ describe('button values and block ids', () => {
       questionAnswer: 'question.answer',
       questionSubmit: 'question.submit',
       suspensionRespond: 'suspension.respond',
+      elicitationValue: 'elicitation.value',
+      elicitationSubmit: 'elicitation.submit',
+      elicitationAnswer: 'elicitation.answer',
+      elicitationDecline: 'elicitation.decline',
+      elicitationDone: 'elicitation.done',
+      elicitationOpenUrl: 'elicitation.open_url',
     });
-    expect(CALLBACK_IDS).toEqual({ declineModal: 'approval.decline_modal', respondModal: 'suspension.respond_modal' });
+    expect(CALLBACK_IDS).toEqual({ declineModal: 'approval.decline_modal', respondModal: 'suspension.respond_modal', elicitationModal: 'elicitation.modal' });
   });
 });
 

@@ -238,4 +238,34 @@ describe.each(backends)('MCP tools behind approvals (%s)', (backend) => {
     expect(done.text).toContain('Synced.');
     expect(log.lines()).toEqual(['sync_repo needs-authorisation', 'sync_repo']);
   });
+
+  it('a server down at start holds nothing up: its tools appear once it is reached, and a call by its name meanwhile is still an MCP call to the policy', async () => {
+    const log = callLog();
+    const http = await mcpHttpServer({ callLog: log.path });
+    const url = http.url;
+    await http.stop();
+    const { agent, mcp } = await setUp([{ text: 'hi' }], [{ name: 'web', transport: 'http', url }], definePolicy({ defaults: { requireApproval: false } }));
+    expect(mcp.connections.get('web')!.status).toBe('down');
+    expect(Object.keys(agent.tools)).toEqual([]);
+    // Not reached yet, yet a request for one of its tools is judged as an MCP tool's: approval required.
+    expect(agent.requirementOf({ tool_name: 'web__create_issue', args: {}, path: ['ops'] }).requireApproval).toBe(true);
+    try {
+      await http.start();
+      await eventually(() => expect(mcp.connections.get('web')!.status).toBe('ready'));
+      expect(Object.keys(agent.tools)).toContain('web__create_issue');
+    } finally {
+      await http.stop();
+    }
+  });
+
+  it('leaves out a server tool whose name the agent already uses for a tool of its own', async () => {
+    const log = callLog();
+    const { countingTool } = await import('../helpers/agents.js');
+    const own = countingTool('tracker__list_issues');
+    const agent = agentWith({ model: scriptedModel([{ text: 'hi' }]), storage: database, tools: { tracker__list_issues: own.tool } });
+    const mcp = await attachMcpServers(agent, [stdioTracker(log.path)], { logger: silentLogger, reconnect: fast });
+    attached.push(mcp);
+    expect(agent.tools.tracker__list_issues).toBe(own.tool);
+    expect(agent.tools.tracker__create_issue?.mcp).toEqual({ server: 'tracker', tool: 'create_issue' });
+  });
 });

@@ -3,7 +3,7 @@ import type { Logger } from '../logger.js';
 import type { Tool } from '../agent/tool.js';
 import { McpConnection, type McpConnectionOptions } from './mcp-connection.js';
 import type { McpServerConfig } from './mcp-server-config.js';
-import { mcpTools, type WaitingCalls } from './mcp-tools.js';
+import { mcpTools, type AbandonedQuestion, type WaitingCalls } from './mcp-tools.js';
 
 export interface AttachedMcpServers {
   /** One per server, by name: its status and tools (for health checks and tests). */
@@ -37,6 +37,15 @@ export async function attachMcpServers(
 ): Promise<AttachedMcpServers> {
   const connections = new Map<string, McpConnection>();
   const waiting: WaitingCalls = new Map();
+  let closing = false;
+  // A question whose call ended cannot be answered any more: its request is cancelled with the reason (which the
+  // model hears, and its card shows once redrawn). Not while closing: after a restart an answer reports that instead.
+  const abandoned = (question: AbandonedQuestion) => {
+    if (closing) return;
+    void cancelAbandoned(root, question, options.logger).catch((error: unknown) =>
+      options.logger.warn({ err: error, runId: question.runId, toolCallId: question.toolCallId }, 'MCP question whose call ended could not be cancelled'),
+    );
+  };
   const targets = servers.map((server) => {
     const agent = server.agent === undefined ? root : findInTree(root, server.agent);
     if (!agent) throw new McpConfigError(`MCP server ${server.name}: no agent "${server.agent}" (agents: ${idsInTree(root).join(', ')})`, server.name);
@@ -45,7 +54,7 @@ export async function attachMcpServers(
     const connection = new McpConnection(server, {
       logger: options.logger,
       ...(options.reconnect ? { reconnect: options.reconnect } : {}),
-      onTools: (definitions) => agent.setToolGroup(server.name, withoutClashes(agent, server.name, mcpTools(connection, definitions, waiting, log), log)),
+      onTools: (definitions) => agent.setToolGroup(server.name, withoutClashes(agent, server.name, mcpTools(connection, definitions, waiting, log, abandoned), log)),
     });
     connections.set(server.name, connection);
     // Known by name from the start, so the policy treats a call to it as an MCP tool while it is away.
@@ -64,6 +73,7 @@ export async function attachMcpServers(
   return {
     connections,
     close: async () => {
+      closing = true;
       await Promise.all(targets.map((connection) => connection.close()));
     },
   };
@@ -78,6 +88,20 @@ function withoutClashes(agent: Agent, server: string, tools: Record<string, Tool
     else kept[name] = tool;
   }
   return kept;
+}
+
+async function cancelAbandoned(root: Agent, question: AbandonedQuestion, logger: Logger): Promise<void> {
+  const { runs } = await root.listSuspendedRuns({
+    ...(question.threadId ? { threadId: question.threadId } : {}),
+    ...(question.resourceId ? { resourceId: question.resourceId } : {}),
+  });
+  const call = runs.flatMap((run) => run.toolCalls).find((c) => c.runId === question.runId && c.toolCallId === question.toolCallId);
+  if (!call) return;
+  const reason = question.reason.charAt(0).toUpperCase() + question.reason.slice(1);
+  const cancelled = await root.cancelRequest(call.actionId, reason);
+  logger.info({ runId: question.runId, toolCallId: question.toolCallId, actionId: call.actionId }, 'MCP question cancelled: its call ended before an answer');
+  // The run goes on without this process's front end watching it: its answer is kept, and the Slack sweep posts it.
+  await cancelled?.stream.consumeStream();
 }
 
 function findInTree(agent: Agent, id: string): Agent | undefined {

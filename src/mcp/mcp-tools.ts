@@ -23,13 +23,28 @@ interface LiveCall {
  */
 export type WaitingCalls = Map<string, { call: LiveCall; respond: (result: ElicitResult) => void }>;
 
+/** A call that stopped waiting for its answer (timed out, failed, or ended without it): its question can no longer be answered. */
+export interface AbandonedQuestion {
+  runId: string;
+  toolCallId: string;
+  threadId?: string;
+  resourceId?: string;
+  reason: string;
+}
+
 /**
  * The tools of one MCP server as agent tools named `<server>__<tool>`. Each passes the server's
  * input JSON Schema to the model as it is and checks arguments against it (so a person approves
  * arguments the server accepts), carries its identity and `readOnlyHint` for the policy, and
  * turns the server's questions (elicitation) into suspensions of the run.
  */
-export function mcpTools(connection: McpConnection, definitions: McpToolDefinition[], waiting: WaitingCalls, logger: Logger): Record<string, Tool> {
+export function mcpTools(
+  connection: McpConnection,
+  definitions: McpToolDefinition[],
+  waiting: WaitingCalls,
+  logger: Logger,
+  onAbandoned: (question: AbandonedQuestion) => void = () => undefined,
+): Record<string, Tool> {
   const server = connection.config.name;
   const tools: Record<string, Tool> = {};
   for (const definition of definitions) {
@@ -50,13 +65,20 @@ export function mcpTools(connection: McpConnection, definitions: McpToolDefiniti
       inputJsonSchema: definition.inputSchema as JSONSchema7,
       mcp: { server, tool: definition.name, ...(typeof readOnlyHint === 'boolean' ? { readOnlyHint } : {}) },
       resumeSchema: elicitationAnswerSchema,
-      execute: (args: Record<string, unknown>, context) => runCall(connection, definition.name, args, context, waiting),
+      execute: (args: Record<string, unknown>, context) => runCall(connection, definition.name, args, context, waiting, onAbandoned),
     });
   }
   return tools;
 }
 
-async function runCall(connection: McpConnection, tool: string, args: Record<string, unknown>, context: ToolExecutionContext, waiting: WaitingCalls): Promise<unknown> {
+async function runCall(
+  connection: McpConnection,
+  tool: string,
+  args: Record<string, unknown>,
+  context: ToolExecutionContext,
+  waiting: WaitingCalls,
+  onAbandoned: (question: AbandonedQuestion) => void,
+): Promise<unknown> {
   const agent = context.agent;
   const key = agent ? `${agent.runId}:${agent.toolCallId}` : '';
   if (agent && agent.resumeData !== undefined) {
@@ -74,13 +96,13 @@ async function runCall(connection: McpConnection, tool: string, args: Record<str
         );
       }
       live.respond(toElicitResult(answer));
-      return follow(connection, tool, live.call, context, waiting, key);
+      return follow(connection, tool, live.call, context, waiting, key, onAbandoned);
     }
   }
   let live: LiveCall;
   try {
     live = startCall(connection, tool, args);
-    return await follow(connection, tool, live, context, waiting, key);
+    return await follow(connection, tool, live, context, waiting, key, onAbandoned);
   } catch (error) {
     const needsUrl = urlRequired(error);
     if (!needsUrl || !agent) throw error;
@@ -90,7 +112,15 @@ async function runCall(connection: McpConnection, tool: string, args: Record<str
 }
 
 /** Waits for the call's result or its next question; a question suspends the run until the user answers. */
-async function follow(connection: McpConnection, tool: string, live: LiveCall, context: ToolExecutionContext, waiting: WaitingCalls, key: string): Promise<unknown> {
+async function follow(
+  connection: McpConnection,
+  tool: string,
+  live: LiveCall,
+  context: ToolExecutionContext,
+  waiting: WaitingCalls,
+  key: string,
+  onAbandoned: (question: AbandonedQuestion) => void,
+): Promise<unknown> {
   const event = await live.nextEvent();
   if (event.kind === 'result') return resultValue(event.result);
   const agent = context.agent;
@@ -98,11 +128,26 @@ async function follow(connection: McpConnection, tool: string, live: LiveCall, c
   if (!agent || !payload) {
     // Nobody to ask (a call outside a run) or a form Slack cannot show: the server hears "decline".
     event.request.respond({ action: 'decline' });
-    return follow(connection, tool, live, context, waiting, key);
+    return follow(connection, tool, live, context, waiting, key, onAbandoned);
   }
-  waiting.set(key, { call: live, respond: event.request.respond });
-  // A call that ends without its answer (timed out) no longer needs one.
-  live.result.catch(() => waiting.delete(key));
+  const entry = { call: live, respond: event.request.respond };
+  waiting.set(key, entry);
+  // A call that ends while its question is open (timed out, failed, or the server gave up) can no longer take the answer.
+  const abandon = (reason: string) => {
+    if (waiting.get(key) !== entry) return;
+    waiting.delete(key);
+    onAbandoned({
+      runId: agent.runId,
+      toolCallId: agent.toolCallId,
+      ...(agent.threadId ? { threadId: agent.threadId } : {}),
+      ...(agent.resourceId ? { resourceId: agent.resourceId } : {}),
+      reason,
+    });
+  };
+  live.result.then(
+    (result) => abandon(`the MCP server ${connection.config.name} stopped waiting for this answer and ended the call: ${resultText(result)}`),
+    (error: unknown) => abandon(`the MCP server ${connection.config.name} stopped waiting for this answer (${error instanceof Error ? error.message : String(error)}); the call did not finish`),
+  );
   await agent.suspend(payload);
   return undefined;
 }
@@ -158,6 +203,11 @@ function resultValue(result: CallToolResult): unknown {
   if (result.structuredContent) return result.structuredContent;
   if (texts.length === result.content.length) return texts.join('\n');
   return result.content;
+}
+
+function resultText(result: CallToolResult): string {
+  const text = result.content.filter((c) => c.type === 'text').map((c) => c.text).join(' ');
+  return (text || (result.isError ? 'an error' : 'no text')).slice(0, 500);
 }
 
 function urlRequired(error: unknown): { message: string; url: string; elicitationId: string } | undefined {

@@ -24,12 +24,13 @@ describe.each(backends)('MCP tools in Slack on %s', (backend) => {
     await Promise.all(attached.splice(0).map((a) => a.close()));
   });
 
-  async function boot(steps: ScriptStep[], servers: McpServerConfig[], policy: Policy = definePolicy({})) {
+  async function boot(steps: ScriptStep[], servers: McpServerConfig[], policy: Policy = definePolicy({}), cardRepairAfterMs?: number) {
     const model = scriptedModel(steps);
     let agent!: Agent;
     h.bot = await startBot({
       fake: h.fake,
       db: h.database.db,
+      ...(cardRepairAfterMs !== undefined ? { cardRepairAfterMs } : {}),
       makeAgent: (deps: AgentDeps) => (agent = new Agent({ id: 'ops', model, storage: h.database, policy, ...deps })),
     });
     const mcp = await attachMcpServers(agent, servers, { logger: h.bot.agent.runtime.logger, reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
@@ -203,5 +204,26 @@ describe.each(backends)('MCP tools in Slack on %s', (backend) => {
     await waitForUpdate(h.fake, card, `Done by <@${REQUESTER}>`);
     await waitForText(h.fake, thread, 'Linked.');
     expect(log.lines()).toEqual(['link_account accept']);
+  });
+
+  it('a question whose call times out: the card comes to say so and the thread gets the run\'s answer, with no answer sent', async () => {
+    const log = callLog();
+    const { b } = await boot(
+      [{ toolCalls: [{ toolName: 'tracker__set_priority', args: { id: 4 } }] }, { text: 'The tracker stopped waiting; nothing changed.' }],
+      [stdioTracker(log.path, { timeoutMs: 1200 })],
+      noApproval,
+      1000,
+    );
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'prioritise 4' });
+    const card = await waitForCard(h.fake, thread, 'suspension');
+    expect(textOf(card.call)).toMatch(/waits for this answer inside its call until/);
+    await eventually(async () => expect((await b.agent.findRequest(card.actionId))?.status).toBe('cancelled'));
+    // The run went on in the background; the sweep redraws the card and posts the kept answer.
+    await eventually(async () => {
+      await b.slack.sweepExpired();
+      expect(h.fake.calls.some((c) => c.method === 'chat.update' && c.args.ts === card.ts && /Cancelled: The MCP server tracker stopped waiting/.test(textOf(c)))).toBe(true);
+      expect(h.fake.calls.some((c) => c.method === 'chat.postMessage' && textOf(c).includes('The tracker stopped waiting; nothing changed.'))).toBe(true);
+    }, 15_000);
+    expect(log.lines()).toEqual([]);
   });
 });

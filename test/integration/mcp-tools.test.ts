@@ -268,4 +268,25 @@ describe.each(backends)('MCP tools behind approvals (%s)', (backend) => {
     expect(agent.tools.tracker__list_issues).toBe(own.tool);
     expect(agent.tools.tracker__create_issue?.mcp).toEqual({ server: 'tracker', tool: 'create_issue' });
   });
+
+  it('a question whose call times out is cancelled with the reason, and the run goes on without it', async () => {
+    const log = callLog();
+    const { agent, model } = await setUp(
+      [{ toolCalls: [{ toolName: 'tracker__set_priority', args: { id: 3 } }] }, { text: 'The tracker gave up.' }],
+      [stdioTracker(log.path, { timeoutMs: 1500 })],
+      definePolicy({ tools: { 'tracker.*': { requireApproval: false } } }),
+    );
+    const first = await agent.generate('prioritise 3', { requester: 'U0REQ' });
+    expect(first.finishReason).toBe('suspended');
+    const { runs } = await agent.listSuspendedRuns();
+    const actionId = runs.flatMap((r) => r.toolCalls).find((c) => c.runId === first.runId)!.actionId;
+    const cancelled = await eventually(async () => {
+      const row = await agent.findRequest(actionId);
+      expect(row?.status).toBe('cancelled');
+      return row!;
+    });
+    expect(cancelled.reason).toMatch(/^The MCP server tracker stopped waiting for this answer \(.*timed out/i);
+    await eventually(() => expect(JSON.stringify(lastToolResults(model))).toMatch(/stopped waiting for this answer/));
+    expect(log.lines()).toEqual([]);
+  });
 });

@@ -16,7 +16,7 @@ import { unreachable } from '../../unreachable.js';
 export type ElicitationCardState =
   | { kind: 'pending' }
   | { kind: 'answered'; by: string; action: 'accept' | 'decline' | 'cancel' }
-  | { kind: 'cancelled' };
+  | { kind: 'cancelled'; reason?: string };
 
 export interface ElicitationCardData {
   actionId: number;
@@ -59,7 +59,7 @@ function render(d: ElicitationCardData, scale: number): KnownBlock[] {
       return blocks;
     }
     case 'cancelled':
-      blocks.push(context(':heavy_multiplication_x: Cancelled'));
+      blocks.push(context(`:heavy_multiplication_x: Cancelled${d.state.reason ? `: ${escapeMrkdwn(truncate(d.state.reason, scaled(1000, scale, 200)))}` : ''}`));
       return blocks;
     case 'pending':
       break;

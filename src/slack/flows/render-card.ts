@@ -138,7 +138,7 @@ function elicitationState(a: PendingAction): ElicitationCardState {
     const answered = elicitationAnswerSchema.safeParse(a.resume_data);
     return { kind: 'answered', by: a.decided_by ?? 'unknown', action: answered.success ? answered.data.action : 'accept' };
   }
-  return { kind: 'cancelled' };
+  return { kind: 'cancelled', ...(a.reason ? { reason: a.reason } : {}) };
 }
 
 function suspensionState(a: PendingAction): SuspensionCardState {

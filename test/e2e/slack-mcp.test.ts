@@ -48,6 +48,7 @@ describe.each(backends)('MCP tools in Slack on %s', (backend) => {
     const card = await waitForCard(h.fake, thread, 'approval');
     expect(textOf(card.call)).toContain('tracker__create_issue');
     expect(textOf(card.call)).toContain('Printer &lt;!here&gt; on fire');
+    expect(textOf(card.call)).toContain('*MCP server:* `tracker`, tool `create_issue`');
     expect(log.lines()).toEqual([]);
     await clickButton(b, card, ALICE, ACTION_IDS.approve);
     await waitForUpdate(h.fake, card, `Approved by <@${ALICE}>`);

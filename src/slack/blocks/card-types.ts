@@ -32,6 +32,8 @@ export interface ApprovalCardData {
   expiresAt: Date;
   fingerprint: string;
   policyVersion?: string;
+  /** Set for a tool of an MCP server: which server and which of its tools. */
+  mcp?: { server: string; tool: string; readOnlyHint?: boolean };
   state: ApprovalCardState;
 }
 

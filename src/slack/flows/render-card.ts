@@ -48,6 +48,7 @@ export function renderCard(agent: Agent, action: PendingAction, facts: { blocked
         expiresAt: action.expires_at ? new Date(action.expires_at) : new Date(Number.NaN),
         fingerprint: action.fingerprint ?? '',
         policyVersion: action.policy_version ?? undefined,
+        ...mcpOf(agent, action),
         state: approvalState(action, facts.blocked, now),
       }),
       text: escapeMrkdwn(truncate(`Approval needed: ${action.tool_name} (request #${action.id})`, 300)),
@@ -130,6 +131,11 @@ function questionState(a: PendingAction): QuestionCardState {
     return { kind: 'answered', by: a.decided_by ?? 'unknown', answer };
   }
   return { kind: 'cancelled' };
+}
+
+function mcpOf(agent: Agent, action: PendingAction): { mcp?: { server: string; tool: string; readOnlyHint?: boolean } } {
+  const mcp = toolOf(agent, action)?.mcp;
+  return mcp ? { mcp: { server: mcp.server, tool: mcp.tool, ...(mcp.readOnlyHint !== undefined ? { readOnlyHint: mcp.readOnlyHint } : {}) } } : {};
 }
 
 function elicitationState(a: PendingAction): ElicitationCardState {

@@ -56,6 +56,7 @@ export class McpConnection {
   private client: Client | undefined;
   private reason = 'not connected yet';
   private attempt = 0;
+  private toolCount = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly inFlight = new Set<CallOptions>();
   private readonly log: Logger;
@@ -142,8 +143,6 @@ export class McpConnection {
       this.scheduleReconnect();
     }
   }
-
-  private toolCount = 0;
 
   private async listTools(client: Client): Promise<void> {
     const tools: McpToolDefinition[] = [];

@@ -17,6 +17,7 @@ import { slackGroupResolver } from './slack/transport/slack-group-resolver.js';
 import { AgentError } from './agent/errors.js';
 import { resolveModel } from './agent/model.js';
 import { errorMessage } from './error-message.js';
+import { watchPolicy } from './watch-policy.js';
 import type { BotAgents, WorkspaceIdentity } from './bot-agents.js';
 import { attachMcpServers, McpConfigError, type AttachedMcpServers } from './mcp/attach-mcp-servers.js';
 
@@ -51,10 +52,12 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
   const closeMcp = async () => {
     await Promise.all(attached.splice(0).map((servers) => servers.close()));
   };
+  // SIGHUP and edits of POLICY_FILE swap the policy for new requests (see watch-policy.ts).
+  const policy = watchPolicy({ path: config.policyFile, initial: agents.policy, logger });
 
   /** The agents and the Slack app, for whichever Slack the configuration points at. */
   const createBot = async (botConfig: Config) => {
-    const agent = agents.agentFor(await slackWorkspaceIdentity(botConfig, logger));
+    const agent = policy.follow(agents.agentFor(await slackWorkspaceIdentity(botConfig, logger)));
     if (mcpServers.length > 0) attached.push(await attachMcpServers(agent, mcpServers, { logger }));
     const listing = suspendedRunsRoute({ agents: [agent], ...(config.adminApiToken ? { adminToken: config.adminApiToken } : {}), logger });
     const httpMode = !botConfig.slack.appToken;
@@ -88,6 +91,7 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
       },
     });
     return async () => {
+      policy.close();
       await running.stop();
       await closeMcp();
       await database.close();
@@ -109,6 +113,7 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
       });
   if (server) await new Promise<void>((resolve) => server.listen(config.port, resolve));
   return async () => {
+    policy.close();
     await slack.stop();
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
     await closeMcp();

@@ -10,6 +10,7 @@ import { slackGroupResolver } from '../slack/transport/slack-group-resolver.js';
 import { slackWebClient } from '../slack/transport/slack-web-client.js';
 import { attachMcpServers, type AttachedMcpServers } from '../mcp/attach-mcp-servers.js';
 import { issueText, mcpServersSchema, toServerList, type McpServersInput } from '../mcp/mcp-server-config.js';
+import { warnUnsatisfiable } from '../warn-unsatisfiable.js';
 
 export interface SlackBotOptions {
   /** The top-level agent mentions reach (its sub-agents come with it), or `{ default: agent }` as an agents module exports it. */
@@ -70,6 +71,7 @@ export function createSlackBot(options: SlackBotOptions): SlackBot {
   const parsedServers = mcpServersSchema.safeParse(options.mcpServers ?? {});
   if (!parsedServers.success) throw new TypeError(`createSlackBot: ${parsedServers.error.issues.map((i) => issueText(i, 'mcpServers')).join('; ')}`);
   const mcpServers = toServerList(parsedServers.data);
+  if (policy) warnUnsatisfiable(logger, policy);
   let slack: SlackApp | undefined;
   let mcp: AttachedMcpServers | undefined;
   return {

@@ -11,7 +11,7 @@ import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
 import { backends } from '../helpers/db.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { cardActions, clickButton, freshTs, mention, SIGNING_SECRET, startBot, recordingDeleteTool, updatesOf, waitForCard, waitForEphemeral, waitForText, waitForUpdate, type AgentDeps, type Bot, slackHarness } from '../helpers/slack-bot.js';
-import { appMentionEnvelope, blockActionsPayload, formBody, nowSeconds, sendSigned, signRequest, SLACK_IDS, urlVerificationBody, viewSubmissionPayload } from '../helpers/slack-requests.js';
+import { appMentionEnvelope, blockActionsPayload, formBody, nowSeconds, sendSigned, signRequest, SLACK_IDS, urlVerificationBody, viewSubmissionPayload } from '../../src/simulator/index.js';
 
 const CHANNEL = 'C0CHANNEL01';
 const REQUESTER = 'U0REQUESTER';

@@ -10,7 +10,7 @@ import { callLog, eventually, stdioTracker } from '../helpers/mcp.js';
 import { mcpHttpServer } from '../helpers/mcp-http-server.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { clickButton, mention, slackHarness, startBot, textOf, waitForCard, waitForText, waitForUpdate, type AgentDeps } from '../helpers/slack-bot.js';
-import { blockActionsPayload, viewSubmissionPayload } from '../helpers/slack-requests.js';
+import { blockActionsPayload, viewSubmissionPayload } from '../../src/simulator/index.js';
 import { checkView } from '../../src/slack/blocks/limits.js';
 
 const CHANNEL = 'C0CHANNEL01';

@@ -12,7 +12,7 @@ import { recordThread } from '../../src/slack/store/threads.js';
 import { backends } from '../helpers/db.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { clickButton, freshTs, mention, SIGNING_SECRET, startBot, recordingDeleteTool, textOf, updatesOf, waitForCard, waitForEphemeral, waitForText, waitForUpdate, type AgentDeps, type Bot, slackHarness } from '../helpers/slack-bot.js';
-import { appMentionEnvelope, messageEnvelope, nowSeconds, sendSigned, SLACK_IDS, urlVerificationBody } from '../helpers/slack-requests.js';
+import { appMentionEnvelope, messageEnvelope, nowSeconds, sendSigned, SLACK_IDS, urlVerificationBody } from '../../src/simulator/index.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -17,6 +17,9 @@ export const ACTION_IDS = {
   elicitationDecline: 'elicitation.decline',
   elicitationDone: 'elicitation.done',
   elicitationOpenUrl: 'elicitation.open_url',
+  /** Approve and Decline in the approvals inbox (Home tab, /approvals): routed to the card's own flow. */
+  inboxApprove: 'inbox.approve',
+  inboxDecline: 'inbox.decline',
 } as const;
 
 export const CALLBACK_IDS = {

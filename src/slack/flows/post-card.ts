@@ -10,6 +10,7 @@ import { renderCard } from './render-card.js';
 import { unreachableQuorumOf } from './unreachable-quorum-of.js';
 import { cardStateKey } from '../store/card-state-key.js';
 import { blocksAsJson } from '../transport/blocks-as-json.js';
+import { refreshHomesFor } from '../home/affected-users.js';
 
 export type PostCardOutcome = 'posted' | 'fallback' | 'cancelled' | 'missing';
 
@@ -83,6 +84,8 @@ async function post(
         kind: rendered.kind,
         drawn: cardStateKey(action, false),
       });
+      // The request is in Slack now: the inboxes of who may decide it, and of who asked, show it too.
+      refreshHomesFor(ctx, action);
       return { outcome: 'posted', decidedMeanwhile: saved.decidedMeanwhile };
     } catch (error) {
       // The card is visible and its buttons work (they carry the action id); it just cannot be redrawn later.

@@ -81,6 +81,8 @@ describe('button values and block ids', () => {
       elicitationDecline: 'elicitation.decline',
       elicitationDone: 'elicitation.done',
       elicitationOpenUrl: 'elicitation.open_url',
+      inboxApprove: 'inbox.approve',
+      inboxDecline: 'inbox.decline',
     });
     expect(CALLBACK_IDS).toEqual({ declineModal: 'approval.decline_modal', respondModal: 'suspension.respond_modal', elicitationModal: 'elicitation.modal' });
   });

@@ -81,7 +81,7 @@ async function recordDecision(
     log.warn({ presented: req.fingerprint }, 'decision refused: fingerprint does not match the pending call');
     return { outcome: 'fingerprint-mismatch', action };
   }
-  const current = requirementFor(deps.policy, action.tool_name, action.args);
+  const current = requirementFor(deps.policy, action.tool_name, action.args, deps.mcpIdentity?.(action.tool_name, action.path ?? null));
   const policyChanged = current.policyVersion !== action.policy_version;
   const verdict = await mayDecide(deps, action, actor, decision);
   if (!verdict.allowed) {
@@ -157,11 +157,11 @@ export type DecisionVerdict = { allowed: true } | { allowed: false; why: Refusal
  */
 export async function mayDecide(
   deps: RuntimeDeps,
-  action: Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'>,
+  action: Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'> & { path?: string[] | null },
   actor: Actor,
   decision: 'approve' | 'decline',
 ): Promise<DecisionVerdict> {
-  const current = requirementFor(deps.policy, action.tool_name, action.args);
+  const current = requirementFor(deps.policy, action.tool_name, action.args, deps.mcpIdentity?.(action.tool_name, action.path ?? null));
   const policyChanged = current.policyVersion !== action.policy_version;
   const isRequester = action.requester !== null && action.requester === actor.userId;
   if (isRequester && (decision === 'decline' || (policyChanged && !current.requireApproval))) return { allowed: true };

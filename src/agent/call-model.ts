@@ -51,6 +51,7 @@ export async function callModel(
           case 'error':
             throw part.error;
           default:
+            // The provider's union is open-ended (reasoning, sources, usage, …): only the parts above change a step.
             break;
         }
       }

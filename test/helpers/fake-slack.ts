@@ -345,14 +345,20 @@ function validateBlocks(blocks: unknown[]): string[] {
   let markdownChars = 0;
 
   const checkOption = (opt: unknown, p: string) => {
-    if (!isObj(opt)) return fail('must be an object', p);
+    if (!isObj(opt)) {
+      fail('must be an object', p);
+      return;
+    }
     maxLen(textOf(opt.text), 75, `${p}/text/text`);
     maxLen(opt.value, 150, `${p}/value`);
     maxLen(textOf(opt.description), 75, `${p}/description/text`);
   };
 
   const checkElement = (el: unknown, p: string, actionIds: Set<string>) => {
-    if (!isObj(el) || typeof el.type !== 'string') return fail('must provide an element type', p);
+    if (!isObj(el) || typeof el.type !== 'string') {
+      fail('must provide an element type', p);
+      return;
+    }
     if (typeof el.action_id === 'string') {
       maxLen(el.action_id, 255, `${p}/action_id`);
       if (actionIds.has(el.action_id)) fail(`duplicate action_id ${el.action_id}`, `${p}/action_id`);
@@ -387,7 +393,10 @@ function validateBlocks(blocks: unknown[]): string[] {
 
   blocks.forEach((block, i) => {
     const p = `/blocks/${i}`;
-    if (!isObj(block) || typeof block.type !== 'string') return fail('must provide a block type', p);
+    if (!isObj(block) || typeof block.type !== 'string') {
+      fail('must provide a block type', p);
+      return;
+    }
     if (block.block_id !== undefined) {
       if (typeof block.block_id !== 'string') fail('must be a string', `${p}/block_id`);
       else {

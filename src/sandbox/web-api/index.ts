@@ -75,7 +75,7 @@ export function webApiHandler(ctx: ApiContext, options: WebApiOptions) {
     if (url.pathname.startsWith('/response-url/')) {
       if (req.method !== 'POST') return fail(res, new SlackApiError('method_not_supported'));
       const id = url.pathname.slice('/response-url/'.length);
-      return run('response_url', args, (a, c) => ctx.responseUrls.handle(id, a, c), res);
+      return run('response_url', args, (a, c) => ctx.responseUrls.handle(id, a, c.store), res);
     }
 
     const name = decodeURIComponent(url.pathname.slice('/api/'.length));

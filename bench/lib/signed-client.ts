@@ -1,7 +1,7 @@
 /** Slack's delivery side of the bench: signed requests sent with node:http, timed from the kernel's side. */
 import { Agent as HttpAgent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { signRequest } from '../../test/helpers/slack-requests.js';
+import { signRequest } from '../../src/simulator/index.js';
 
 export const SIGNING_SECRET = 'bench-signing-secret-5e0c1d2a9b7f';
 

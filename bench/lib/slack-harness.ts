@@ -2,7 +2,7 @@
  * The Slack side of the bench, in three processes:
  *   - the bot under test (bench/lib/slack-bot-process.ts): createSlackApp, i.e. the real Bolt
  *     HTTP endpoint, over the bench agent and a counting pool on the bench schema;
- *   - the fake Slack Web API of the e2e tests (bench/lib/fake-slack-process.ts), which tells
+ *   - the Slack simulator the e2e tests use (src/simulator, in bench/lib/simulator-process.ts), which tells
  *     this process about every call the bot makes;
  *   - this one: Slack's delivery side (signed Events API and interactivity requests over
  *     node:http) and the clock, with an index of what the bot posted, by thread, that resolves
@@ -14,10 +14,9 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
-import { FAKE_BOT_TOKEN } from '../../test/helpers/fake-slack.js';
-import { appMentionEnvelope, blockActionsPayload, formBody, SLACK_IDS } from '../../test/helpers/slack-requests.js';
+import { appMentionEnvelope, blockActionsPayload, FAKE_BOT_TOKEN, formBody, SLACK_IDS } from '../../src/simulator/index.js';
 import { ChildRpc } from './child-rpc.js';
-import type { CallSummary } from './fake-slack-process.js';
+import type { CallSummary } from './simulator-process.js';
 import type { BotStartArgs, BotStats, FloorKind, LoopStats, ServerTiming } from './slack-bot-process.js';
 import { SIGNING_SECRET, SignedClient, type SignedResponse } from './signed-client.js';
 
@@ -264,7 +263,7 @@ export async function startSlackHarness(options: { databaseUrl: string; schema: 
   };
   try {
     const traffic = new SlackTraffic();
-    const fake = await ChildRpc.spawn('fake-slack', join(libDir, 'fake-slack-process.ts'), { cwd: repoRoot });
+    const fake = await ChildRpc.spawn('fake-slack', join(libDir, 'simulator-process.ts'), { cwd: repoRoot });
     children.push(fake);
     fake.on('calls', (calls: CallSummary[]) => traffic.file(calls));
     const { apiUrl, origin } = await fake.call<{ apiUrl: string; origin: string }>('start');

@@ -5,7 +5,7 @@
  * screen as a notice, because in the sandbox they are the operator too.
  */
 import type { Logger } from '../logger.js';
-import { signedHeaders } from './sign.js';
+import { signRequest } from '../simulator/index.js';
 import type { SandboxStore } from './store.js';
 
 /** Slack gives up on an ack after three seconds. */
@@ -74,6 +74,11 @@ export class BotLink {
     return this.post(body, 'application/x-www-form-urlencoded', String(payload.type ?? 'interaction'));
   }
 
+  /** A slash command, as the flat form Slack posts. */
+  sendCommand(fields: Record<string, string>): Promise<Delivery> {
+    return this.post(new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded', `${fields.command ?? 'slash'} command`);
+  }
+
   async drain(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
@@ -123,7 +128,7 @@ export class BotLink {
       try {
         response = await fetch(url, {
           method: 'POST',
-          headers: { 'content-type': contentType, ...signedHeaders(this.options.signingSecret, body) },
+          headers: { ...signRequest(this.options.signingSecret, body), 'content-type': contentType },
           body,
           signal,
         });

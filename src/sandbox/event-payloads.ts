@@ -3,40 +3,30 @@
  * in Slack's docs): the bot's listeners read `event.channel_type`, `thread_ts`, `bot_id` and
  * `event_id`, so each is present exactly when Slack would send it.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { channelTypeOf as simulatorChannelType, eventEnvelope as simulatorEnvelope, type ChannelType, type JsonObject } from '../simulator/index.js';
 import type { StoredMessage } from './store.js';
-import { tsSeconds } from './slack-ts.js';
-import { APP_ID, BOT, TEAM, botProfile, findChannel } from './workspace.js';
+import { APP_ID, BOT, TEAM, botProfile, dmChannelOf, findChannel } from './workspace.js';
 
 type Obj = Record<string, unknown>;
 
 const EVENT_CONTEXT = '4-eyJldCI6Im1lc3NhZ2UiLCJ0aWQiOiJUMFNBTkRCT1gifQ';
 
-export function newEventId(): string {
-  return `Ev0${randomBytes(6).toString('hex').toUpperCase()}`;
+/** A sandbox channel's own type; otherwise Slack's id prefixes tell. */
+export function channelTypeOf(channel: string): ChannelType {
+  return findChannel(channel)?.type ?? simulatorChannelType(channel);
 }
 
-export function channelTypeOf(channel: string): 'channel' | 'group' | 'im' {
-  const type = findChannel(channel)?.type;
-  if (type) return type;
-  return channel.startsWith('D') ? 'im' : channel.startsWith('G') ? 'group' : 'channel';
-}
+const WORKSPACE = { appId: APP_ID, botUserId: BOT.userId, verificationToken: 'sandbox-verification-token', eventContext: EVENT_CONTEXT };
 
+/** The simulator's Events API envelope, for the sandbox's workspace. */
 export function eventEnvelope(event: Obj, eventTs: string): Obj {
-  return {
-    token: 'sandbox-verification-token',
-    team_id: TEAM.id,
-    context_team_id: TEAM.id,
-    context_enterprise_id: null,
-    api_app_id: APP_ID,
-    event,
-    type: 'event_callback',
-    event_id: newEventId(),
-    event_time: tsSeconds(eventTs),
-    authorizations: [{ enterprise_id: null, team_id: TEAM.id, user_id: BOT.userId, is_bot: true, is_enterprise_install: false }],
-    is_ext_shared_channel: false,
-    event_context: EVENT_CONTEXT,
-  };
+  return simulatorEnvelope(event as JsonObject, { eventTs, teamId: TEAM.id, workspace: WORKSPACE });
+}
+
+/** `app_home_opened`: the person opened the bot's Home tab (the view is there once one was published). */
+export function appHomeOpenedEvent(user: string, eventTs: string, view?: Obj): Obj {
+  return eventEnvelope({ type: 'app_home_opened', user, channel: dmChannelOf(user), tab: 'home', ...(view ? { view } : {}), event_ts: eventTs }, eventTs);
 }
 
 /**

@@ -8,6 +8,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.js';
+import { FaultPlan } from '../simulator/index.js';
 import { BotLink } from './deliver-event.js';
 import { sendJson, sendNotFound } from './http-util.js';
 import { loadMessages, persistMessages } from './persist.js';
@@ -58,6 +59,8 @@ export interface Sandbox {
   /** For SLACK_API_URL / WebClient's slackApiUrl; ends with `/api/`. */
   readonly apiUrl: string;
   readonly store: SandboxStore;
+  /** Failures to inject into the bot's Web API calls (429 + Retry-After, 5xx, delays), as the simulator does. */
+  readonly faults: FaultPlan;
   /** Where events and interactions go from now on. */
   connectBot(botEventsUrl: string): void;
   /** Resolves when no delivery to the bot is on its way. */
@@ -115,7 +118,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     echoBotMessages: options.echoBotMessages ?? true,
     slackTriggerMs: SLACK_TRIGGER_MS,
   };
-  const api = webApiHandler(ctx, { botToken: options.botToken, ...(log ? { logger: log } : {}) });
+  const faults = new FaultPlan();
+  const api = webApiHandler(ctx, { botToken: options.botToken, faults, ...(log ? { logger: log } : {}) });
   let ui: ReturnType<typeof uiRoutes> | undefined;
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -155,6 +159,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     url: origin,
     apiUrl: `${origin}/api/`,
     store,
+    faults,
     connectBot(botEventsUrl) {
       bot.connect(botEventsUrl);
       store.notice('info', 'The bot is connected.');

@@ -2,39 +2,11 @@
  * The shapes the sandbox's store keeps: messages, ephemerals and views as Slack's API returns
  * them (plus the channel a message lives in), and the changes it announces.
  */
+import type { StoredMessage } from '../simulator/index.js';
 import type { StateValues } from './block-elements.js';
 
-export interface Reaction {
-  name: string;
-  users: string[];
-  count: number;
-}
-
-/** A message as Slack returns it from the API, plus the channel it lives in. */
-export interface StoredMessage {
-  type: 'message';
-  channel: string;
-  ts: string;
-  text: string;
-  user?: string;
-  bot_id?: string;
-  app_id?: string;
-  bot_profile?: Record<string, unknown>;
-  team?: string;
-  subtype?: string;
-  client_msg_id?: string;
-  blocks?: unknown[];
-  attachments?: unknown[];
-  metadata?: unknown;
-  thread_ts?: string;
-  parent_user_id?: string;
-  reply_count?: number;
-  reply_users?: string[];
-  reply_users_count?: number;
-  latest_reply?: string;
-  edited?: { user: string; ts: string };
-  reactions?: Reaction[];
-}
+/** Messages are stored as the simulator stores them: Slack's API shape plus their channel. */
+export type { StoredMessage, StoredReaction as Reaction } from '../simulator/index.js';
 
 export interface StoredEphemeral {
   /** Slack calls it `message_ts`; unique like any ts. */
@@ -69,6 +41,7 @@ export type StoreChange =
   | { kind: 'ephemeral'; ephemeral: StoredEphemeral }
   | { kind: 'ephemeral_deleted'; user: string; ts: string }
   | { kind: 'views'; user: string; views: StoredView[] }
+  | { kind: 'home'; user: string; view: StoredView }
   | { kind: 'chosen'; user: string; container: string; values: StateValues }
   | { kind: 'notice'; notice: Notice }
   | { kind: 'reset' };

@@ -9,7 +9,7 @@ import { ChoiceError, actionEntry, findElement, isObj, overflowChoice, stateFrom
 import type { BotLink } from './deliver-event.js';
 import { blockActionsPayload, viewClosedPayload, viewSubmissionPayload, type ActionSource } from './interaction-payloads.js';
 import { MAX_VIEW_STACK, messageContainer, viewContainer, type SandboxStore, type StoredView } from './store.js';
-import { SlackApiError } from './web-api/api-error.js';
+import { SlackApiError } from '../simulator/index.js';
 import type { ResponseUrls } from './web-api/response-url.js';
 import { buildView, parseView } from './web-api/views.js';
 
@@ -44,7 +44,8 @@ export interface ActionRequest extends Choice {
 function findSource(deps: InteractionDeps, r: ActionRequest): { source: ActionSource; container: string; blocks: unknown[] } {
   const { store } = deps;
   if (r.viewId !== undefined) {
-    const view = store.views(r.user).find((v) => v.id === r.viewId);
+    const home = store.homeView(r.user);
+    const view = store.views(r.user).find((v) => v.id === r.viewId) ?? (home?.id === r.viewId ? home : undefined);
     if (!view) throw new UiError('view_not_found', 404);
     return { source: { kind: 'view', view }, container: viewContainer(view.id), blocks: view.blocks };
   }

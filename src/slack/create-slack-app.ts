@@ -1,4 +1,4 @@
-import type { RequestListener, Server } from 'node:http';
+import type { RequestListener, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, HTTPReceiver, type CustomRoute, type webApi } from '@slack/bolt';
 import type { Agent } from '../agent/agent.js';
@@ -31,6 +31,14 @@ import { claimStaleCards } from './store/claim-stale-cards.js';
 import { claimKeptResults } from './store/claim-kept-results.js';
 import { deliverKeptResult } from './flows/deliver-kept-result.js';
 import { updateCard } from './flows/update-card.js';
+import { timeAcks } from './transport/time-acks.js';
+import { botMetrics } from '../metrics/bot-metrics.js';
+import { registerAppHomeOpened } from './listeners/app-home-opened.js';
+import { registerApprovalsCommand } from './listeners/approvals-command.js';
+import { registerInboxActions } from './listeners/inbox-actions.js';
+import { HomeRefresher } from './home/home-refresher.js';
+import { publishHome } from './home/publish-home.js';
+import { homeViewersAmong, recordHomeViewer } from './store/home-viewers.js';
 
 export interface SlackAppOptions {
   config: Config['slack'] & { port: number };
@@ -71,6 +79,11 @@ export interface SlackAppOptions {
    * still shows within a second); a run answered sooner needs none. 0 adds it at once.
    */
   workingReactionDelayMs?: number;
+  /**
+   * Home tab updates: changes within `debounceMs` (default 1 s) make one views.publish per
+   * person, spaced at least `minIntervalMs` apart (default 650 ms, under Tier 4's ~100 a minute).
+   */
+  homeRefresh?: { debounceMs?: number; minIntervalMs?: number };
 }
 
 export interface SlackApp {
@@ -96,7 +109,10 @@ export interface SlackApp {
 
 const ONE_MEBIBYTE = 1024 * 1024;
 const EVENTS_ENDPOINT = '/slack/events';
-const STOP_GRACE_MS = 500;
+/** Slack stops waiting for an answer after 3 s, so a request still unanswered at stop gets that long and no longer. */
+const STOP_GRACE_MS = 3_000;
+/** How often a stopping server closes keep-alive connections whose request has been answered. */
+const STOP_IDLE_SWEEP_MS = 25;
 /** Longer than the idle timeout of common load balancers (60 s), so they are the side that closes. */
 const KEEP_ALIVE_MS = 65_000;
 
@@ -132,7 +148,10 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       logger: boltLog,
       bodyLimit: options.bodyLimit ?? ONE_MEBIBYTE,
       customRoutes: [
-        { path: '/healthz', method: ['GET'], handler: (_req, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('ok') },
+        // A host that brings its own health routes (the bot's main does) replaces this one.
+        ...(options.customRoutes?.some((r) => r.path === '/healthz')
+          ? []
+          : [{ path: '/healthz', method: ['GET'], handler: (_req: unknown, res: ServerResponse) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('ok') }]),
         ...(options.customRoutes ?? []),
       ],
     });
@@ -141,11 +160,21 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     app = new App({ ...appOptions, receiver });
   }
 
+  timeAcks(app);
   const tasks = new BackgroundTasks(log, options.ackFirstMaxHoldMs);
   const repairAfterMs = options.cardRepairAfterMs ?? 60_000;
   // Answers are kept until shown here, so a stop between a run's end and its answer loses nothing.
   agent.keepResults();
+  // Publishes through `context`, which exists by the time anything is published.
+  const home = new HomeRefresher({
+    publish: (user, notice) => publishHome(context, user, notice),
+    recordViewer: (user) => recordHomeViewer(context.slackDb, user),
+    viewersAmong: (users) => homeViewersAmong(context.slackDb, users),
+    logger: log,
+    ...options.homeRefresh,
+  });
   const context: SlackContext = {
+    home,
     agent,
     slackDb: slackDb(options.db),
     logger: log,
@@ -163,13 +192,26 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   });
   registerAppMention(app, context);
   registerMessage(app, context);
+  registerAppHomeOpened(app, context);
+  registerApprovalsCommand(app, context);
   const routes = interactionRoutes(app, unknownInteractions(context));
   registerApprovalActions(routes, context);
   registerDeclineModalSubmit(routes, context);
   registerQuestionActions(routes, context);
   registerRespondActions(routes, context);
+  registerInboxActions(routes, context);
 
   const sweepExpired = async (): Promise<number> => {
+    try {
+      const expired = await sweepOnce();
+      botMetrics.sweeps.inc({ result: 'ok' });
+      return expired;
+    } catch (error) {
+      botMetrics.sweeps.inc({ result: 'failed' });
+      throw error;
+    }
+  };
+  const sweepOnce = async (): Promise<number> => {
     const expired = await agent.sweepExpired();
     for (const e of expired) tasks.run('expired', () => handleExpired(context, e));
     const recovered = await agent.recoverStaleRuns();
@@ -180,6 +222,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     for (const actionId of stale) tasks.run('stale card', async () => void (await updateCard(context, actionId)));
     const kept = await claimKeptResults(context.slackDb, agent.id, repairAfterMs);
     for (const result of kept) tasks.run('kept answer', () => deliverKeptResult(context, result));
+    const found = { expired, recovered, unposted_card: unposted, stale_card: stale, kept_answer: kept };
+    for (const [kind, items] of Object.entries(found)) if (items.length > 0) botMetrics.sweptItems.inc({ kind }, items.length);
     await pruneEvents(context.slackDb).catch((error: unknown) => log.warn({ err: error }, 'pruning old event ids failed'));
     return expired.length;
   };
@@ -197,6 +241,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       const botUserId = options.botUserId ?? auth.user_id;
       if (!botUserId) throw new Error('auth.test did not return the bot user id');
       context.botUserId = botUserId;
+      if (typeof auth.url === 'string') context.teamUrl = auth.url;
       let port: number | undefined;
       if (receiver && options.listen === false) {
         // The caller's own server hands requests to `handler`.
@@ -225,15 +270,22 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     },
     async stop() {
       sweeper?.stop();
+      home.stop();
       if (started) {
         started = false;
         // Without a server of its own there is nothing of Bolt's to stop: the caller's server takes no more requests.
         const stopping = receiver && options.listen === false ? Promise.resolve() : app.stop();
-        // Idle keep-alive sockets would hold close() open for seconds; requests still in flight get a moment to finish.
+        // Idle keep-alive sockets would hold close() open until their timeout, and Node closes only those idle at
+        // the moment close() is called: a connection whose request (a click being recorded) is answered later
+        // is closed once it is, so the request gets its ack and the server closes as soon as all are answered.
         server?.closeIdleConnections();
+        const idleSweep = setInterval(() => server?.closeIdleConnections(), STOP_IDLE_SWEEP_MS);
         const force = setTimeout(() => server?.closeAllConnections(), STOP_GRACE_MS);
         force.unref();
-        await stopping.finally(() => clearTimeout(force));
+        await stopping.finally(() => {
+          clearTimeout(force);
+          clearInterval(idleSweep);
+        });
       }
       await tasks.drain();
     },

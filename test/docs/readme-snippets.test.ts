@@ -18,7 +18,7 @@ import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { FAKE_BOT_TOKEN, startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 import { clickButton, mention, SIGNING_SECRET, textOf, waitForCard, waitForText, type Bot } from '../helpers/slack-bot.js';
-import { slackSender } from '../helpers/slack-requests.js';
+import { slackSender } from '../../src/simulator/index.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');

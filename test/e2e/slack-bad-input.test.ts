@@ -10,7 +10,7 @@ import { backends } from '../helpers/db.js';
 import { opsAgent } from '../helpers/ops-agent.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { cardActions, clickButton, freshTs, mention, SIGNING_SECRET, startBot, recordingDeleteTool, updatesOf, waitForCard, waitForEphemeral, waitForText, waitForUpdate, type Bot, slackHarness } from '../helpers/slack-bot.js';
-import { appMentionEnvelope, blockActionsPayload, formBody, nowSeconds, sendSigned, signRequest, SLACK_IDS, urlVerificationBody, viewSubmissionPayload } from '../helpers/slack-requests.js';
+import { appMentionEnvelope, blockActionsPayload, formBody, nowSeconds, sendSigned, signRequest, SLACK_IDS, urlVerificationBody, viewSubmissionPayload } from '../../src/simulator/index.js';
 
 const CHANNEL = 'C0CHANNEL01';
 const REQUESTER = 'U0REQUESTER';

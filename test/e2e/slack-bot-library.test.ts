@@ -8,7 +8,7 @@ import { backends } from '../helpers/db.js';
 import { FAKE_BOT_TOKEN } from '../helpers/fake-slack.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 import { captureLogger, clickButton, mention, recordingDeleteTool, SIGNING_SECRET, slackHarness, waitForCard, waitForText, waitForUpdate, type Bot } from '../helpers/slack-bot.js';
-import { slackSender, viewSubmissionPayload } from '../helpers/slack-requests.js';
+import { slackSender, viewSubmissionPayload } from '../../src/simulator/index.js';
 
 const CHANNEL = 'C0CHANNEL01';
 const REQUESTER = 'U0REQUESTER';

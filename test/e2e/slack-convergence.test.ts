@@ -16,7 +16,7 @@ import { backends } from '../helpers/db.js';
 import { openSlowDelivery } from '../helpers/slow-delivery.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { clickButton, freshTs, mention, recordingDeleteTool, SIGNING_SECRET, slackHarness, startBot, textOf, updatesOf, waitForCard, waitForText, waitForUpdate, type AgentDeps, type Bot, type PostedCard } from '../helpers/slack-bot.js';
-import { appMentionEnvelope, slackSender, SLACK_IDS } from '../helpers/slack-requests.js';
+import { appMentionEnvelope, slackSender, SLACK_IDS } from '../../src/simulator/index.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

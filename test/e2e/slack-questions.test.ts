@@ -8,7 +8,7 @@ import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
 import { backends } from '../helpers/db.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { cardActions, clickButton, freshTs, mention, startBot, textOf, waitForCard, waitForEphemeral, waitForText, waitForUpdate, type AgentDeps, type Bot, slackHarness, type PostedCard } from '../helpers/slack-bot.js';
-import { blockActionsPayload, messageEnvelope, viewSubmissionPayload } from '../helpers/slack-requests.js';
+import { blockActionsPayload, messageEnvelope, viewSubmissionPayload } from '../../src/simulator/index.js';
 
 const CHANNEL = 'C0CHANNEL01';
 const REQUESTER = 'U0REQUESTER';

@@ -14,7 +14,7 @@ import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.j
 import { FAKE_APP_TOKEN, FAKE_BOT_TOKEN, startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { captureLogger, buttonClick, recordingDeleteTool, expectCleanSlackOutput, freshTs, textOf, waitForCard, waitForText, waitForUpdate, type AgentDeps, type PostedCard } from '../helpers/slack-bot.js';
-import { appMentionEnvelope, SLACK_IDS } from '../helpers/slack-requests.js';
+import { appMentionEnvelope, SLACK_IDS } from '../../src/simulator/index.js';
 
 const CHANNEL = 'C0CHANNEL01';
 const REQUESTER = 'U0REQUESTER';

@@ -14,7 +14,7 @@ import { createSlackApp } from '../../src/slack/create-slack-app.js';
 import { FAKE_BOT_TOKEN } from './fake-slack.js';
 import { recordingDeleteTool } from './recording-delete-tool.js';
 import { scriptedModel, type ScriptStep } from './scripted-model.js';
-import { SLACK_IDS } from './slack-requests.js';
+import { SLACK_IDS } from '../../src/simulator/index.js';
 
 const env = process.env;
 const database = await openDatabase({ databaseUrl: env.DATABASE_URL!, schema: env.CHILD_SCHEMA! });

@@ -12,7 +12,7 @@ import { checkBlocks, checkView } from '../../src/slack/blocks/limits.js';
 import { slackGroupResolver } from '../../src/slack/transport/slack-group-resolver.js';
 import { FAKE_BOT_TOKEN, startFakeSlack, type FakeSlack, type RecordedCall } from './fake-slack.js';
 import { createTestDatabase, type Backend, type TestDatabase } from './db.js';
-import { appMentionEnvelope, blockActionsPayload, slackSender, SLACK_IDS, type BlockActionsOptions } from './slack-requests.js';
+import { appMentionEnvelope, blockActionsPayload, slackSender, SLACK_IDS, type BlockActionsOptions } from '../../src/simulator/index.js';
 import type { GroupResolver } from '../../src/approvals/group-resolver.js';
 import type { Db } from '../../src/db/database.js';
 import { slackWebClient } from '../../src/slack/transport/slack-web-client.js';
@@ -59,6 +59,8 @@ export async function startBot(options: {
   customRoutes?: CustomRoute[];
   /** See SlackAppOptions.cardRepairAfterMs. */
   cardRepairAfterMs?: number;
+  /** See SlackAppOptions.homeRefresh. */
+  homeRefresh?: { debounceMs?: number; minIntervalMs?: number };
 }): Promise<Bot> {
   const { logger, logs } = captureLogger();
   const resolveGroupMembers = slackGroupResolver(slackWebClient({ botToken: FAKE_BOT_TOKEN, apiUrl: options.fake.apiUrl }, logger));
@@ -74,6 +76,7 @@ export async function startBot(options: {
     workingReactionDelayMs: options.workingReactionDelayMs ?? 0,
     ...(options.customRoutes ? { customRoutes: options.customRoutes } : {}),
     ...(options.cardRepairAfterMs !== undefined ? { cardRepairAfterMs: options.cardRepairAfterMs } : {}),
+    ...(options.homeRefresh ? { homeRefresh: options.homeRefresh } : {}),
   });
   const { port } = await slack.start();
   const url = `http://127.0.0.1:${port}/slack/events`;
@@ -286,6 +289,11 @@ export function expectCleanSlackOutput(fake: FakeSlack): void {
       expect(textOf(call), `${call.method} text`).not.toMatch(NOTIFYING);
       expect(call.args.link_names, 'link_names').toBeUndefined();
       expect(call.args.parse, 'parse').toBeUndefined();
+    }
+    if (call.method === 'views.publish') {
+      const view = call.args.view as { blocks?: unknown[] };
+      expect(checkBlocks(view.blocks ?? [], 'modal'), 'views.publish blocks').toEqual([]);
+      expect(JSON.stringify(view)).not.toMatch(NOTIFYING);
     }
     if (call.method === 'views.open') {
       expect(checkView(call.args.view), 'views.open view').toEqual([]);

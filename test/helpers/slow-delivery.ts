@@ -1,5 +1,5 @@
 import { connect, type Socket } from 'node:net';
-import { nowSeconds } from './slack-requests.js';
+import { nowSeconds } from '../../src/simulator/index.js';
 
 /**
  * A delivery still on its way in to the bot at `url`: connected, headers sent (with a timestamp,

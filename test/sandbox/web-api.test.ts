@@ -181,4 +181,18 @@ describe('sandbox Web API on the wire', () => {
     );
     expect((await h.client.auth.test()).ok).toBe(true);
   });
+
+  it('injects the simulator faults into the calls of the bot: a 429 with Retry-After, then the call goes through', async () => {
+    h.sandbox.faults.failNext('chat.postMessage', { status: 429, retryAfter: 2 });
+    const limited = await raw('/api/chat.postMessage', { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ channel: 'C0GENERAL', text: 'rate limited' }) });
+    expect(limited).toEqual({ status: 429, json: { ok: false, error: 'ratelimited' } });
+    expect(h.sandbox.store.messages('C0GENERAL').some((m) => m.text === 'rate limited')).toBe(false);
+    await h.client.chat.postMessage({ channel: 'C0GENERAL', text: 'after the limit' });
+    expect(h.sandbox.store.messages('C0GENERAL').some((m) => m.text === 'after the limit')).toBe(true);
+  });
+
+  it('refuses blocks over the Block Kit limits with the simulator checker, as Slack would', async () => {
+    const long = 'x'.repeat(3001);
+    expect(await slackError(h.client.chat.postMessage({ channel: 'C0GENERAL', text: 't', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: long } }] }))).toBe('invalid_blocks');
+  });
 });

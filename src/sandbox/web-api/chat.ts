@@ -1,11 +1,9 @@
 /** chat.postMessage, chat.update, chat.postEphemeral, chat.delete and chat.getPermalink. */
 import { botMessageEvent, messageChangedEvent, messageDeletedEvent } from '../event-payloads.js';
 import { wireMessage } from '../interaction-payloads.js';
-import { isTs } from '../slack-ts.js';
+import { isTs, SlackApiError, optString, reqString, truthy } from '../../simulator/index.js';
 import type { StoredMessage } from '../store.js';
 import { BOT, botAuthor, isMember } from '../workspace.js';
-import { SlackApiError } from './api-error.js';
-import { optString, reqString, truthy } from './args.js';
 import { messageContent } from './content.js';
 import type { ApiContext, ApiMethod } from './context.js';
 import { channelArg, userArg } from './resolve.js';

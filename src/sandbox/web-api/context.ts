@@ -1,6 +1,6 @@
 import type { BotLink } from '../deliver-event.js';
 import type { SandboxStore } from '../store.js';
-import type { Args } from './args.js';
+import type { Args } from '../../simulator/index.js';
 import type { ResponseUrls } from './response-url.js';
 
 /** What every Web API method can reach. */

@@ -1,7 +1,6 @@
 /** reactions.add and reactions.remove, always as the bot (the only token the sandbox hands out). */
 import { BOT } from '../workspace.js';
-import { SlackApiError } from './api-error.js';
-import { reqString, type Args } from './args.js';
+import { SlackApiError, reqString, type Args } from '../../simulator/index.js';
 import type { ApiContext, ApiMethod } from './context.js';
 import { channelArg } from './resolve.js';
 

@@ -1,6 +1,5 @@
 import { BOT, dmChannelOf, findChannel, findUser, type SandboxChannel } from '../workspace.js';
-import { SlackApiError } from './api-error.js';
-import { reqString, type Args } from './args.js';
+import { SlackApiError, reqString, type Args } from '../../simulator/index.js';
 
 /** The channel an argument names; a user id means the DM with that person, as on Slack. */
 export function channelArg(args: Args, key = 'channel'): SandboxChannel {

@@ -6,8 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { wireMessage } from '../interaction-payloads.js';
 import { botAuthor } from '../workspace.js';
-import { SlackApiError } from './api-error.js';
-import { truthy, type Args } from './args.js';
+import { SlackApiError, truthy, type Args } from '../../simulator/index.js';
 import { messageContent } from './content.js';
 import type { SandboxStore } from '../store.js';
 

@@ -1,7 +1,6 @@
 /** usergroups.users.list and usergroups.list: the finance group is how "approvers: a group" is tried out. */
 import { USERGROUPS, TEAM, findUsergroup } from '../workspace.js';
-import { SlackApiError } from './api-error.js';
-import { reqString, truthy } from './args.js';
+import { SlackApiError, reqString, truthy } from '../../simulator/index.js';
 import type { ApiMethod } from './context.js';
 
 export const usergroupMethods: Record<string, ApiMethod> = {

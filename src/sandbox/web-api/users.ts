@@ -1,7 +1,6 @@
 /** users.info, users.list and auth.test: who is who in the sandbox workspace. */
 import { BOT, TEAM, USERS, findUser } from '../workspace.js';
-import { SlackApiError } from './api-error.js';
-import { reqString } from './args.js';
+import { SlackApiError, reqString } from '../../simulator/index.js';
 import type { ApiContext, ApiMethod } from './context.js';
 
 function userObject(id: string): Record<string, unknown> | undefined {

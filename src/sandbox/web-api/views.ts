@@ -1,75 +1,24 @@
 /**
- * views.open, views.push and views.update. A modal opens on the screen of the person whose click
+ * views.open, views.push, views.update and views.publish (the Home tab, one per person). A modal opens on the screen of the person whose click
  * produced the trigger_id, as on Slack; that is how the sandbox knows whose modal it is.
  */
-import { randomBytes } from 'node:crypto';
-import { isObj, normalizeBlocks, stateValues, type Obj } from '../block-elements.js';
+import { normalizeBlocks, stateValues, type Obj } from '../block-elements.js';
 import { wireView } from '../interaction-payloads.js';
 import { MAX_VIEW_STACK, viewContainer, type StoredView } from '../store.js';
-import { APP_ID, BOT, TEAM } from '../workspace.js';
-import { SlackApiError, invalidArguments } from './api-error.js';
-import { optString, reqString, truthy, type Args } from './args.js';
-import { MESSAGE_LIMITS, blockErrors } from './content.js';
+import { APP_ID, BOT, TEAM, findUser } from '../workspace.js';
+import { SlackApiError, checkedView, invalidArguments, optString, reqString, viewObject, type Args } from '../../simulator/index.js';
 import type { ApiContext, ApiMethod } from './context.js';
 
-function textOf(v: unknown): string | undefined {
-  return isObj(v) && typeof v.text === 'string' ? v.text : undefined;
-}
 
 export function parseView(args: Args): Obj {
-  const view = args.view;
-  if (!isObj(view)) throw invalidArguments('missing required field: view');
-  const errors: string[] = [];
-  const short = (field: string, max: number) => {
-    const text = textOf(view[field]);
-    if (view[field] !== undefined && view[field] !== null && text === undefined) errors.push(`must be a text object [json-pointer:/view/${field}]`);
-    if (text !== undefined && text.length > max) errors.push(`must be less than ${max + 1} characters [json-pointer:/view/${field}/text]`);
-  };
-  if (view.type !== 'modal') errors.push('must be modal [json-pointer:/view/type]');
-  if (textOf(view.title) === undefined) errors.push('missing required field: title [json-pointer:/view/title]');
-  short('title', MESSAGE_LIMITS.viewTitle);
-  short('submit', MESSAGE_LIMITS.viewTitle);
-  short('close', MESSAGE_LIMITS.viewTitle);
-  if (!Array.isArray(view.blocks)) errors.push('missing required field: blocks [json-pointer:/view/blocks]');
-  else {
-    if (view.blocks.length > MESSAGE_LIMITS.viewBlocks) errors.push(`must provide no more than ${MESSAGE_LIMITS.viewBlocks} items [json-pointer:/view/blocks]`);
-    errors.push(...blockErrors(view.blocks, '/view/blocks'));
-    if (view.blocks.some((b) => isObj(b) && b.type === 'input') && textOf(view.submit) === undefined) {
-      errors.push('missing required field: submit (a view with input blocks needs one) [json-pointer:/view/submit]');
-    }
-  }
-  if (typeof view.private_metadata === 'string' && view.private_metadata.length > MESSAGE_LIMITS.privateMetadata) {
-    errors.push(`must be less than ${MESSAGE_LIMITS.privateMetadata + 1} characters [json-pointer:/view/private_metadata]`);
-  }
-  if (typeof view.callback_id === 'string' && view.callback_id.length > MESSAGE_LIMITS.callbackId) {
-    errors.push(`must be less than ${MESSAGE_LIMITS.callbackId + 1} characters [json-pointer:/view/callback_id]`);
-  }
-  if (errors.length > 0) throw invalidArguments(...errors);
-  return view;
+  return checkedView(args, 'modal');
 }
 
+const OWNER = { teamId: TEAM.id, appId: APP_ID, botId: BOT.botId };
+
+/** The simulator's view object; the sandbox keeps each person's choices apart, so state starts empty. */
 export function buildView(view: Obj, id: string, previous: StoredView | undefined, previousViewId: string | null): StoredView {
-  return {
-    id,
-    team_id: TEAM.id,
-    type: 'modal',
-    blocks: normalizeBlocks(view.blocks as unknown[]),
-    private_metadata: typeof view.private_metadata === 'string' ? view.private_metadata : '',
-    callback_id: typeof view.callback_id === 'string' ? view.callback_id : '',
-    state: { values: {} },
-    hash: `${Math.floor(Date.now() / 1000)}.${randomBytes(4).toString('hex')}`,
-    title: structuredClone(view.title),
-    clear_on_close: truthy(view.clear_on_close),
-    notify_on_close: truthy(view.notify_on_close),
-    close: view.close === undefined ? null : structuredClone(view.close),
-    submit: view.submit === undefined ? null : structuredClone(view.submit),
-    previous_view_id: previousViewId,
-    root_view_id: previous?.root_view_id ?? id,
-    app_id: APP_ID,
-    external_id: typeof view.external_id === 'string' ? view.external_id : (previous?.external_id ?? ''),
-    app_installed_team_id: TEAM.id,
-    bot_id: BOT.botId,
-  };
+  return { ...viewObject(view, id, previous, previousViewId, OWNER), blocks: normalizeBlocks(view.blocks as unknown[]), state: { values: {} } };
 }
 
 /** Whose screen the modal goes on: the person the trigger_id was issued to. */
@@ -111,6 +60,18 @@ export const viewMethods: Record<string, ApiMethod> = {
     const top = stack.at(-1);
     const stored = buildView(view, ctx.store.newViewId(), top, top?.id ?? null);
     ctx.store.showView(user, stored, false);
+    return answer(ctx, user, stored);
+  },
+
+  'views.publish': (args, ctx) => {
+    const user = reqString(args, 'user_id');
+    if (!findUser(user)) throw new SlackApiError('invalid_user');
+    const view = checkedView(args, 'home');
+    const existing = ctx.store.homeView(user);
+    const hash = optString(args, 'hash');
+    if (hash !== undefined && existing !== undefined && hash !== existing.hash) throw new SlackApiError('hash_conflict');
+    const stored = buildView(view, existing?.id ?? ctx.store.newViewId(), existing, null);
+    ctx.store.publishHome(user, stored);
     return answer(ctx, user, stored);
   },
 

@@ -43,3 +43,14 @@ export async function findCard(db: SlackDb, actionId: number): Promise<CardRow |
     .where('action_id', '=', actionId)
     .executeTakeFirst();
 }
+
+/** Where the cards of these requests are, by action id (requests without a card are absent). */
+export async function findCards(db: SlackDb, actionIds: readonly number[]): Promise<Map<number, CardRow>> {
+  if (actionIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('slack_cards')
+    .select(['action_id', 'channel', 'ts', 'thread_ts', 'kind', 'drawn'])
+    .where('action_id', 'in', [...new Set(actionIds)])
+    .execute();
+  return new Map(rows.map((r) => [r.action_id, r]));
+}

@@ -175,9 +175,12 @@ describe('markdownToMrkdwn: hostile input', () => {
   for (const [name, make] of Object.entries(hostile)) {
     it(`converts 200 KB of ${name} in time linear in its size`, () => {
       const small = Math.min(time(make(50_000)), time(make(50_000)));
-      const large = time(make(200_000));
-      // Four times the input: linear is about 4x, quadratic 16x; the margin absorbs a busy machine.
-      expect(large, `50 KB took ${Math.round(small)} ms`).toBeLessThan(10 * small + 500);
+      // Four times the input: linear is about 4x, quadratic 16x (unbounded, minutes); the margin and
+      // one retry absorb a busy machine.
+      const bound = 10 * small + 2000;
+      let large = time(make(200_000));
+      if (large >= bound) large = Math.min(large, time(make(200_000)));
+      expect(large, `50 KB took ${Math.round(small)} ms`).toBeLessThan(bound);
     }, 120_000);
   }
 });

@@ -1,27 +1,31 @@
 import { createHmac } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App, LogLevel, type Logger } from '@slack/bolt';
+import { App, LogLevel } from '@slack/bolt';
 import { ErrorCode, WebClient, WebClientEvent, type WebAPIPlatformError } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FAKE_BOT_TOKEN, SLACK_IDS, startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
-import { appMentionEnvelope, blockActionsPayload, formBody, messageEnvelope, newTriggerId, richTextElements, sendSigned, signRequest, viewSubmissionPayload } from '../helpers/slack-requests.js';
+import {
+  FAKE_BOT_TOKEN,
+  SLACK_IDS,
+  appMentionEnvelope,
+  blockActionsPayload,
+  formBody,
+  messageEnvelope,
+  newTriggerId,
+  richTextElements,
+  sendSigned,
+  signRequest,
+  startSlackSimulator,
+  viewSubmissionPayload,
+  type SlackSimulator,
+} from '../../../src/simulator/index.js';
+import { silentLogger as silent } from '../../helpers/silent-logger.js';
 
 const CHANNEL = 'C0CHANNEL01';
 
-/** WebClient logs retries, missing fallback text and Slack's [ERROR] details; the assertions cover those. */
-const silent: Logger = {
-  debug: () => {},
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-  setLevel: () => {},
-  getLevel: () => LogLevel.ERROR,
-  setName: () => {},
-};
 const quiet = { logger: silent };
 
-function client(fake: FakeSlack, token: string = FAKE_BOT_TOKEN, extra: object = {}): WebClient {
+function client(fake: SlackSimulator, token: string = FAKE_BOT_TOKEN, extra: object = {}): WebClient {
   return new WebClient(token, { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 }, ...quiet, ...extra });
 }
 
@@ -52,11 +56,11 @@ const approvalBlocks = [
 ];
 
 describe('fake Slack Web API through the real WebClient', () => {
-  let fake: FakeSlack;
+  let fake: SlackSimulator;
   let web: WebClient;
 
   beforeAll(async () => {
-    fake = await startFakeSlack({ usergroups: { S0APPROVERS: ['U0APPROVER1', 'U0APPROVER2'] } });
+    fake = await startSlackSimulator({ usergroups: { S0APPROVERS: ['U0APPROVER1', 'U0APPROVER2'] } });
     web = client(fake);
   });
   afterEach(() => fake.reset());
@@ -163,6 +167,7 @@ describe('fake Slack Web API through the real WebClient', () => {
       callback_id: 'approval_reject_modal',
       private_metadata: '{"req":42}',
       title: { type: 'plain_text' as const, text: 'Reject request' },
+      submit: { type: 'plain_text' as const, text: 'Reject' },
       blocks: [{ type: 'input', block_id: 'reason', label: { type: 'plain_text', text: 'Reason' }, element: { type: 'plain_text_input', action_id: 'reason_input' } }],
     };
     const opened = await web.views.open({ trigger_id: newTriggerId(), view });
@@ -442,12 +447,12 @@ describe('payload builders', () => {
 
 describe('Bolt App between signed requests and the fake Web API', () => {
   const secret = 'e2e-signing-secret';
-  let fake: FakeSlack;
+  let fake: SlackSimulator;
   let app: App;
   let endpoint: string;
 
   beforeAll(async () => {
-    fake = await startFakeSlack();
+    fake = await startSlackSimulator();
     app = new App({ token: FAKE_BOT_TOKEN, signingSecret: secret, clientOptions: { slackApiUrl: fake.apiUrl }, logLevel: LogLevel.ERROR });
     app.event('app_mention', async ({ event, say }) => {
       await say({ text: `on it: ${event.text}`, thread_ts: event.thread_ts ?? event.ts });

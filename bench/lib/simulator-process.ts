@@ -1,11 +1,11 @@
 /**
- * The fake Slack Web API of the e2e tests (test/helpers/fake-slack.ts), in a process of its own,
+ * The Slack simulator (src/simulator), the one the e2e tests use, in a process of its own,
  * so serving the bot's Web API calls costs neither the bot's event loop nor the bench's clock.
  * Every call it records is summarised and sent to the parent (`calls` events, batched per tick).
- *   node --import tsx bench/lib/fake-slack-process.ts   (with an IPC channel; see child-rpc.ts)
+ *   node --import tsx bench/lib/simulator-process.ts   (with an IPC channel; see child-rpc.ts)
  */
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
-import { startFakeSlack, type FakeSlack, type RecordedCall } from '../../test/helpers/fake-slack.js';
+import { startSlackSimulator, type RecordedCall, type SlackSimulator } from '../../src/simulator/index.js';
 import { serveRpc } from './child-rpc.js';
 
 /** What the bench needs to know about one Web API call. */
@@ -43,10 +43,8 @@ function summarizeCall(call: RecordedCall): CallSummary {
   return s;
 }
 
-let fake: FakeSlack | undefined;
-let closed = false;
-let armed: Promise<void> = Promise.resolve();
-const seen = new WeakSet<RecordedCall>();
+let simulator: SlackSimulator | undefined;
+let unsubscribe: (() => void) | undefined;
 let batch: CallSummary[] = [];
 
 function flush(): void {
@@ -56,41 +54,21 @@ function flush(): void {
   rpc.emit('calls', out);
 }
 
-/**
- * The fake has no subscription API, only waitFor(predicate), which also offers each new call to
- * the predicate as it is recorded: a predicate that forwards the call and never matches is a
- * subscription. It is re-armed when its timeout passes (calls already forwarded are skipped).
- */
-function arm(f: FakeSlack): void {
-  if (closed) return;
-  armed = f
-    .waitFor(
-      (call) => {
-        if (closed) throw new Error('closed');
-        if (!seen.has(call)) {
-          seen.add(call);
-          if (batch.length === 0) setImmediate(flush);
-          batch.push(summarizeCall(call));
-        }
-        return false;
-      },
-      { timeoutMs: 60_000 },
-    )
-    .then(
-      () => undefined,
-      () => arm(f),
-    );
+/** Calls are forwarded in batches, one per tick, so a burst costs one IPC message. */
+function forward(call: RecordedCall): void {
+  if (batch.length === 0) setImmediate(flush);
+  batch.push(summarizeCall(call));
 }
 
 const rpc = serveRpc({
   async start() {
-    fake = await startFakeSlack();
-    arm(fake);
-    return { apiUrl: fake.apiUrl, origin: fake.origin };
+    simulator = await startSlackSimulator();
+    unsubscribe = simulator.onCall(forward);
+    return { apiUrl: simulator.apiUrl, origin: simulator.origin };
   },
   /** Puts people's messages in place, so reactions on them work as on Slack. */
   seed(messages: Array<{ channel: string; text: string; user: string; ts: string }>) {
-    for (const m of messages) fake!.seedMessage(m);
+    for (const m of messages) simulator!.seedMessage(m);
   },
   /** Also flushes the calls not yet reported, so they reach the parent before this answer. */
   stats() {
@@ -99,14 +77,9 @@ const rpc = serveRpc({
     return { cpuUserMicros: cpu.user, cpuSystemMicros: cpu.system };
   },
   async close() {
-    if (!fake) return;
-    closed = true;
-    // The predicate only runs when a call arrives: one more call makes it throw, which ends the wait and its timer.
-    await fetch(`${fake.apiUrl}api.test`, { method: 'POST' })
-      .then((r) => r.text())
-      .catch(() => undefined);
-    await armed;
-    await fake.close();
-    fake = undefined;
+    if (!simulator) return;
+    unsubscribe?.();
+    await simulator.close();
+    simulator = undefined;
   },
 });

@@ -7,9 +7,9 @@ import { SlackApiError, invalidArguments } from './api-error.js';
 
 export type Args = Record<string, unknown>;
 
-const JSON_FIELDS = new Set(['blocks', 'attachments', 'view', 'metadata']);
+const JSON_FIELDS = new Set(['blocks', 'attachments', 'view', 'metadata', 'unfurls', 'user_auth_blocks']);
 
-export function parseArgs(raw: string, contentType: string, query: URLSearchParams): Args {
+export function parseWireArgs(raw: string, contentType: string, query: URLSearchParams): Args {
   const args: Args = {};
   for (const [k, v] of query) args[k] = v;
   if (raw.trim() === '') return decodeJsonFields(args);

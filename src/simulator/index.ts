@@ -1,0 +1,46 @@
+/**
+ * One Slack simulator for the sandbox, the tests and the bench: the Web API on loopback,
+ * signed delivery of events, interactions and slash commands to a bot's HTTP endpoint, Socket
+ * Mode, fault injection, and the one Block Kit limit checker. It stands alone: nothing here
+ * imports the bot (src/slack, src/agent) or the sandbox.
+ */
+export { startSlackSimulator } from './start-simulator.js';
+export { FaultPlan } from './fault-plan.js';
+export { webApiEndpoint, type Handler, type WebApiEndpointOptions } from './web-api-endpoint.js';
+export type {
+  Fault,
+  RecordedCall,
+  ResponseUrlTarget,
+  SimulatedUser,
+  SlackArgs,
+  SlackSimulator,
+  SlackSimulatorOptions,
+  SocketAck,
+  SocketConnection,
+  SocketEventOptions,
+  SocketModeSide,
+  StoredEphemeral,
+  StoredMessage,
+  StoredReaction,
+  StoredView,
+  WaitForOptions,
+} from './types.js';
+export { FAKE_APP_TOKEN, FAKE_BOT_TOKEN, SLACK_IDS } from './ids.js';
+export type { Json, JsonObject } from './json.js';
+export { SLACK_LIMITS } from './limits.js';
+export { blockLimitErrors, checkedView, invalidBlocks, messageContent, type ContentOptions, type MessageContent, type ViewSurface } from './block-limits.js';
+export { SlackApiError, invalidArguments } from './api-error.js';
+export { optString, parseWireArgs, reqString, tokenOf, truthy, type Args } from './wire-args.js';
+export { TsClock, compareTs, isTs, microsToTs, tsSeconds, tsToMicros } from './slack-ts.js';
+export { inferContentType, nowSeconds, signRequest, slackSignature, verifySlackSignature, type ContentType, type SignedHeaders } from './sign.js';
+export { formBody } from './form-body.js';
+export { sendSigned, slackSender, type SendSignedOptions, type SignedResponse } from './send-signed.js';
+export { newEventId, newTriggerId } from './random-ids.js';
+export { richTextBlocks, richTextElements } from './rich-text.js';
+export * from './event-payloads.js';
+export * from './interaction-payloads.js';
+export { slashCommandBody, slashCommandFields, type SlashCommandOptions } from './slash-command.js';
+export { wireMessage } from './web-api-methods.js';
+export { viewObject, type ViewOwner } from './view-object.js';
+export { cursorPage, type CursorPage } from './cursor-page.js';
+export { MessageStore, type MessageChange, type MessagePatch, type TsSource } from './message-store.js';

@@ -2,9 +2,7 @@ import type { ContinuationOptions, StreamOptions, UserInput, AgentInternals, Gen
 import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Message, SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { z } from 'zod';
 import type { Database, Db } from '../db/database.js';
-import type { Logger } from '../logger.js';
 import type { Policy } from '../approvals/policy-schema.js';
-import type { GroupResolver } from '../approvals/group-resolver.js';
 import type { SuspendedRun, PendingAction } from '../db/rows.js';
 import { StreamSink, storedActionOf } from './stream.js';
 import { decide, type DecisionContext, mayDecide, type DecisionVerdict } from './decide.js';
@@ -26,7 +24,8 @@ import { requirementFor, type Requirement } from '../approvals/requirement-for.j
 import { mcpServerOf, type McpToolIdentity } from '../approvals/mcp-tool-name.js';
 import { defaultPolicy, definedOnly, runtimeDeps, runtimeSettingsOf, type RuntimeSettings } from './runtime-deps.js';
 
-export interface AgentConfig {
+/** An agent's definition; the RuntimeSettings part may instead come from its host (see attach). */
+export interface AgentConfig extends RuntimeSettings {
   id: string;
   name?: string;
   description?: string;
@@ -49,22 +48,6 @@ export interface AgentConfig {
     telemetry?: TelemetrySettings;
   };
   hooks?: { beforeToolCall?: BeforeToolCallHook };
-  /** Where runs are kept. Required on the agent you call; sub-agents use their supervisor's. */
-  storage?: Database | Db;
-  policy?: Policy;
-  logger?: Logger;
-  resolveGroupMembers?: GroupResolver;
-  botUserId?: string;
-  grantTtlMs?: number;
-  /** See RuntimeDeps.runLeaseMs; default one minute. */
-  runLeaseMs?: number;
-  /** See RuntimeDeps.recordRunAfterMs; default 250 ms. */
-  recordRunAfterMs?: number;
-  /**
-   * Keep each finished run's answer in run_results until a front end has shown it (see
-   * RuntimeDeps.keepResults); a front end that delivers answers turns it on (keepResults()).
-   */
-  keepResults?: boolean;
   /**
    * Provider keys for `provider/model` strings, checked when the agent is constructed. Without them, a
    * string model uses the AI SDK provider's own defaults (its API key variable, read when it is called).

@@ -17,6 +17,7 @@ import { slackGroupResolver } from './slack/transport/slack-group-resolver.js';
 import { AgentError } from './agent/errors.js';
 import { resolveModel } from './agent/model.js';
 import { errorMessage } from './error-message.js';
+import { watchPolicy } from './watch-policy.js';
 import type { BotAgents, WorkspaceIdentity } from './bot-agents.js';
 
 /**
@@ -45,10 +46,12 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
     : await startDemo({ database, model: config.model ?? defaultModelFor(config), policyFile, logger, runLeaseMs: config.timings.runLeaseMs });
   logger.info({ policyVersion: agents.policy.version, source: agents.policySource }, 'policy loaded');
   logger.info({ model: agents.modelLabel }, 'model selected');
+  // SIGHUP and edits of POLICY_FILE swap the policy for new requests (see watch-policy.ts).
+  const policy = watchPolicy({ path: config.policyFile, initial: agents.policy, logger });
 
   /** The agents and the Slack app, for whichever Slack the configuration points at. */
   const createBot = async (botConfig: Config) => {
-    const agent = agents.agentFor(await slackWorkspaceIdentity(botConfig, logger));
+    const agent = policy.follow(agents.agentFor(await slackWorkspaceIdentity(botConfig, logger)));
     const listing = suspendedRunsRoute({ agents: [agent], ...(config.adminApiToken ? { adminToken: config.adminApiToken } : {}), logger });
     const httpMode = !botConfig.slack.appToken;
     const slack = createSlackApp({
@@ -81,6 +84,7 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
       },
     });
     return async () => {
+      policy.close();
       await running.stop();
       await database.close();
     };
@@ -101,6 +105,7 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
       });
   if (server) await new Promise<void>((resolve) => server.listen(config.port, resolve));
   return async () => {
+    policy.close();
     await slack.stop();
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
     await database.close();

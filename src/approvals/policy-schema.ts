@@ -202,30 +202,6 @@ function overridesOf(input: Overrides): Partial<ApprovalSettings> {
   return out;
 }
 
-/**
- * A quorum larger than a list of individually named approvers can never be met, so every
- * request for that tool would just expire. Groups can grow, so lists with a group pass.
- * Only checked where `approvers` or `quorum` is set, so an inherited mistake is reported once.
- */
-function checkQuorumReachable(
-  settings: ApprovalSettings,
-  overrides: Partial<ApprovalSettings>,
-  path: (string | number)[],
-  ctx: z.RefinementCtx,
-): void {
-  if (overrides.approvers === undefined && overrides.quorum === undefined) return;
-  const { approvers, quorum } = settings;
-  if (approvers.length === 0 || approvers.some((id) => id.startsWith('S'))) return;
-  if (quorum > approvers.length) {
-    ctx.addIssue({
-      code: 'custom',
-      path: [...path, 'quorum'],
-      input: quorum,
-      message: `is ${quorum} but only ${approvers.length} approver(s) are listed, so requests could never be approved`,
-    });
-  }
-}
-
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     for (const member of Object.values(value)) deepFreeze(member);
@@ -252,21 +228,16 @@ export const policySchema = z
     },
     { error: 'must be a map with optional "version", "defaults" and "tools"' },
   )
-  .transform((input, ctx): Policy => {
-    const defaultOverrides = overridesOf(input.defaults ?? {});
-    const defaults: ApprovalSettings = { ...BUILT_IN_DEFAULTS, ...defaultOverrides };
-    checkQuorumReachable(defaults, defaultOverrides, ['defaults'], ctx);
+  .transform((input): Policy => {
+    const defaults: ApprovalSettings = { ...BUILT_IN_DEFAULTS, ...overridesOf(input.defaults ?? {}) };
 
     const tools: Record<string, ToolPolicy> = {};
     for (const [name, entry] of Object.entries(input.tools ?? {})) {
       const { rules = [], ...settings } = entry;
-      const toolOverrides = overridesOf(settings);
-      const base: ApprovalSettings = { ...defaults, ...toolOverrides };
-      checkQuorumReachable(base, toolOverrides, ['tools', name], ctx);
+      const base: ApprovalSettings = { ...defaults, ...overridesOf(settings) };
 
-      const normalisedRules = rules.map((r, i): PolicyRule => {
+      const normalisedRules = rules.map((r): PolicyRule => {
         const then = overridesOf(r.then);
-        checkQuorumReachable({ ...base, ...then }, then, ['tools', name, 'rules', i, 'then'], ctx);
         // Cloned so that freezing the policy never freezes objects the caller still owns.
         return { when: structuredClone(r.when) as RuleCondition, then };
       });

@@ -49,6 +49,7 @@ function render(d: ApprovalCardData, scale: number): KnownBlock[] {
   facts.push(`*Quorum:* ${quorum} ${quorum === 1 ? 'approval' : 'approvals'}`);
   if (pending) facts.push(`*Expires:* ${slackDate(d.expiresAt)}`);
   blocks.push(section(facts.join('\n')));
+  if (pending && d.unreachableQuorum !== undefined) blocks.push(section(unreachableWarning(quorum, d.unreachableQuorum.eligible)));
 
   const args = jsonCodeBlock(d.args, scaled(LIMITS.sectionText - 200, scale, 300) - ARGS_TITLE.length);
   blocks.push(section(ARGS_TITLE + args.text));
@@ -113,6 +114,15 @@ function stateBlocks(d: ApprovalCardData, quorum: number, scale: number): KnownB
     default:
       return unreachable(d.state, 'approval card state');
   }
+}
+
+/** Said on the card itself: otherwise people click Approve until the request quietly expires. */
+function unreachableWarning(quorum: number, eligible: number): string {
+  const who = eligible === 0 ? 'nobody may approve it' : `only ${eligible} ${eligible === 1 ? 'person' : 'people'} may approve it`;
+  return (
+    `:warning: *This request can never be approved:* it needs ${quorum} ${quorum === 1 ? 'approval' : 'approvals'} but ${who} ` +
+    'under the approval policy. It will expire unless the policy is changed; it can still be declined.'
+  );
 }
 
 function count(n: number): string {

@@ -32,6 +32,11 @@ export interface ApprovalCardData {
   expiresAt: Date;
   fingerprint: string;
   policyVersion?: string;
+  /**
+   * Set when fewer people may approve than the quorum asks for (the policy lists too few, or its
+   * groups are too small now): the request can never be approved, and the card says so.
+   */
+  unreachableQuorum?: { eligible: number };
   state: ApprovalCardState;
 }
 

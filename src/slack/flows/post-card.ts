@@ -7,6 +7,7 @@ import type { CardInFlight, SlackContext, ThreadTarget } from '../slack-context.
 import { saveCard } from '../store/cards.js';
 import { updateCard } from './update-card.js';
 import { renderCard } from './render-card.js';
+import { unreachableQuorumOf } from './unreachable-quorum-of.js';
 import { cardStateKey } from '../store/card-state-key.js';
 import { blocksAsJson } from '../transport/blocks-as-json.js';
 
@@ -59,8 +60,12 @@ async function post(
     ctx.logger.error({ actionId }, 'announced pending action not found');
     return { outcome: 'missing' };
   }
-  const rendered = renderCard(ctx.agent, action, { blocked: false });
   const log = ctx.logger.child({ actionId, runId: action.run_id });
+  const unreachableQuorum = await unreachableQuorumOf(ctx, action);
+  if (unreachableQuorum) {
+    log.warn({ toolName: action.tool_name, quorum: action.quorum, eligible: unreachableQuorum.eligible, policyVersion: action.policy_version }, 'request can never be approved: fewer people may approve it than its quorum');
+  }
+  const rendered = renderCard(ctx.agent, action, { blocked: false, unreachableQuorum });
   try {
     const posted = await ctx.client.chat.postMessage({
       channel: target.channel,

@@ -25,7 +25,11 @@ export interface RenderedCard {
  * or a stream said: the row is the truth every instance shares, so posting,
  * updating after a decision and updating after a restart draw the same card.
  */
-export function renderCard(agent: Agent, action: PendingAction, facts: { blocked: boolean; now?: Date }): RenderedCard {
+export function renderCard(
+  agent: Agent,
+  action: PendingAction,
+  facts: { blocked: boolean; now?: Date; unreachableQuorum?: { eligible: number } | undefined },
+): RenderedCard {
   const kind = cardKindOf(agent, action);
   const now = facts.now ?? new Date();
   if (kind === 'approval') {
@@ -46,6 +50,7 @@ export function renderCard(agent: Agent, action: PendingAction, facts: { blocked
         expiresAt: action.expires_at ? new Date(action.expires_at) : new Date(Number.NaN),
         fingerprint: action.fingerprint ?? '',
         policyVersion: action.policy_version ?? undefined,
+        unreachableQuorum: facts.unreachableQuorum,
         state: approvalState(action, facts.blocked, now),
       }),
       text: escapeMrkdwn(truncate(`Approval needed: ${action.tool_name} (request #${action.id})`, 300)),

@@ -5,6 +5,7 @@ import type { CardRow } from '../store/cards.js';
 import { loadCardState, type CardState } from '../store/card-state.js';
 import { markCardDrawn } from '../store/mark-card-drawn.js';
 import { renderCard } from './render-card.js';
+import { unreachableQuorumOf } from './unreachable-quorum-of.js';
 import { cardStateKey } from '../store/card-state-key.js';
 import { blocksAsJson } from '../transport/blocks-as-json.js';
 
@@ -71,7 +72,7 @@ async function redraw(ctx: SlackContext, actionId: number, decided: DecidedCard 
   const card = state.card;
   for (let draws = 1; state?.card; draws++) {
     const key = cardStateKey(state.action, state.blocked);
-    const rendered = renderCard(ctx.agent, state.action, { blocked: state.blocked });
+    const rendered = renderCard(ctx.agent, state.action, { blocked: state.blocked, unreachableQuorum: await unreachableQuorumOf(ctx, state.action) });
     try {
       await ctx.client.chat.update({ channel: state.card.channel, ts: state.card.ts, text: rendered.text, blocks: blocksAsJson(rendered.blocks) });
     } catch (error) {

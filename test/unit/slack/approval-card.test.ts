@@ -283,3 +283,34 @@ describe('approvalCard: header', () => {
     expect(blocks[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: 'Approval needed: issue refund' } });
   });
 });
+
+describe('approvalCard: a quorum that can never be met', () => {
+  const warning = (blocks: KnownBlock[]) => blocks.find((b) => b.type === 'section' && JSON.stringify(b).includes(':warning:'));
+
+  it('says so in its own section right under the facts, while the request is pending, buttons still there', () => {
+    const blocks = approvalCard(data({ quorum: 3, unreachableQuorum: { eligible: 2 } }));
+    expectValid(blocks);
+    expect(warning(blocks)).toEqual({
+      type: 'section',
+      text: {
+        type: 'mrkdwn',
+        text:
+          ':warning: *This request can never be approved:* it needs 3 approvals but only 2 people may approve it under the approval policy. ' +
+          'It will expire unless the policy is changed; it can still be declined.',
+        verbatim: true,
+      },
+    });
+    expect(blocks.indexOf(warning(blocks)!)).toBe(2);
+    expect(actions(blocks)).toHaveLength(1);
+  });
+
+  it('words one person and nobody', () => {
+    expect(allText(approvalCard(data({ quorum: 2, unreachableQuorum: { eligible: 1 } })))).toContain('needs 2 approvals but only 1 person may approve it');
+    expect(allText(approvalCard(data({ quorum: 1, unreachableQuorum: { eligible: 0 } })))).toContain('needs 1 approval but nobody may approve it');
+  });
+
+  it('is not shown without the fact, nor once the request is no longer pending', () => {
+    expect(warning(approvalCard(data({ quorum: 3 })))).toBeUndefined();
+    expect(warning(approvalCard(data({ quorum: 3, unreachableQuorum: { eligible: 2 }, state: { kind: 'expired' } })))).toBeUndefined();
+  });
+});

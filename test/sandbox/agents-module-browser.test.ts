@@ -1,0 +1,111 @@
+/**
+ * An agents module in the sandbox, in a real browser (Debian's Chromium, driven by
+ * playwright-core): `AGENTS_MODULE=examples/agents.ts npm start` with no Slack variables, the
+ * example's agent mentioned in #general, one tool call approved and another declined through
+ * the UI, and the thread showing both outcomes. Skipped where /usr/bin/chromium is missing.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuiltPackage } from '../helpers/built-package.js';
+import { freePort, npmStart, stopProcessGroup, type NpmStart } from './npm-start.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const UNSET = ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'SLACK_API_URL', 'MODEL', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'POLICY_FILE'];
+
+describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('an agents module in the sandbox, in Chromium', { timeout: 120_000 }, () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'agents-module-browser-'));
+  let app: NpmStart | undefined;
+  let browser: Browser | undefined;
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    // The example imports the package by name, as a team's module would: its built copy.
+    await ensureBuiltPackage();
+    const port = await freePort();
+    const unset = Object.fromEntries(UNSET.map((name) => [name, undefined]));
+    app = await npmStart({ ...unset, AGENTS_MODULE: 'examples/agents.ts', PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
+    page.setDefaultTimeout(20_000);
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    page.on('console', (m) => void (m.type() === 'error' && pageErrors.push(m.text())));
+    await page.goto(`${app.url}/?user=U0ALICE&channel=C0GENERAL`);
+    await page.locator('#bot-status.ok').waitFor();
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stopProcessGroup(app?.child);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Types a request in #general and opens its thread once the bot has answered in it. */
+  async function request(text: string): Promise<Locator> {
+    await page.locator('#message-input').fill(text);
+    await page.locator('#message-input').press('Enter');
+    const message = page.locator('#messages .msg', { hasText: text }).last();
+    await message.locator('.thread-link').click();
+    return page.locator('#thread-messages');
+  }
+
+  function botCard(thread: Locator, heading: string): Locator {
+    return thread.locator('.msg-bot', { has: page.locator('.bk-blocks', { hasText: heading }) }).last();
+  }
+
+  it('the sandbox names the example’s model', async () => {
+    await expect.poll(() => page.locator('body').textContent()).toContain('example/offline-tickets');
+  });
+
+  it('approves closing a ticket: the card, Approve, the ticket closed in the thread', async () => {
+    const thread = await request('@approvals close ticket 102');
+    const card = botCard(thread, 'Approval needed: close_ticket');
+    await expect.poll(() => card.locator('button', { hasText: 'Approve' }).count()).toBe(1);
+    expect(await card.locator('pre').textContent()).toContain('"id": 102');
+
+    await card.locator('button', { hasText: 'Approve' }).click();
+    await expect.poll(() => card.textContent()).toContain('Approved by @alice');
+    expect(await card.locator('button').count()).toBe(0);
+    const answer = thread.locator('.msg-bot', { hasText: /Done:/ }).last();
+    await answer.waitFor();
+    expect(await answer.textContent()).toContain('"status":"closed"');
+  });
+
+  it('declines opening a ticket with a reason: the card says so, nothing is opened, and the agent says it was not done', async () => {
+    const thread = await request('@approvals open a ticket: Printer on floor 3 is jammed');
+    const card = botCard(thread, 'Approval needed: create_ticket');
+    await card.locator('button', { hasText: 'Decline' }).click();
+    const modal = page.locator('.modal');
+    await modal.waitFor();
+    await modal.locator('textarea, input[type=text]').first().fill('already reported');
+    await modal.locator('.modal-submit').click();
+    await modal.waitFor({ state: 'detached' });
+
+    await expect.poll(() => card.textContent()).toContain('Declined by @alice');
+    expect(await card.textContent()).toContain('already reported');
+    expect(await card.locator('button').count()).toBe(0);
+    const answer = thread.locator('.msg-bot', { hasText: 'That was not done' }).last();
+    await answer.waitFor();
+    expect(await answer.textContent()).toContain('already reported');
+    // A regular expression: Playwright's string match ignores case, and "not done:" would match.
+    expect(await thread.locator('.msg-bot', { hasText: /Done:/ }).count()).toBe(0);
+  });
+
+  it('the tracker shows both outcomes: the approved close happened, the declined ticket was never opened', async () => {
+    const thread = await request('@approvals list open tickets');
+    const answer = thread.locator('.msg-bot', { hasText: /Done:/ }).last();
+    await answer.waitFor();
+    const text = (await answer.textContent()) ?? '';
+    expect(text).toContain('Checkout page times out under load');
+    expect(text).not.toContain('Refund email has the wrong currency');
+    expect(text).not.toContain('Printer');
+  });
+
+  it('shows no script errors along the way', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * `npm start` as a person runs it, for the tests that take the whole product as it ships:
+ * started in a process group of its own so that stopping it stops npm, tsx and the bot alike.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+/** A port nothing listens on right now, for the child to take. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface NpmStart {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  /** How it ended, once it has. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * `npm start` with this environment on top of the test's (a variable given as undefined is
+ * removed, e.g. MODEL, so the tests' own settings cannot leak in); resolves with the sandbox URL
+ * it prints.
+ */
+export async function npmStart(env: Record<string, string | undefined>): Promise<NpmStart> {
+  const merged: NodeJS.ProcessEnv = { ...process.env };
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) delete merged[name];
+    else merged[name] = value;
+  }
+  const child = spawn('npm', ['start'], { env: merged, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`npm start printed no URL:\n${output}`)), 90_000);
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /open (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', read);
+    child.stderr!.on('data', read);
+    child.on('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${output}`)));
+  });
+  return { child, url, output: () => output, exited };
+}
+
+/** SIGTERM to npm and everything it started, as a terminal's Ctrl-C or a supervisor would; resolves once npm has exited. */
+export async function stopProcessGroup(child: ChildProcess | undefined): Promise<void> {
+  if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  try {
+    process.kill(-child.pid, 'SIGTERM');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+  await exited;
+}

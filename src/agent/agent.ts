@@ -221,7 +221,7 @@ export class Agent implements AgentInternals {
    * policy, as every decision is checked: a front end asks first to refuse
    * before anyone writes a reason in a form.
    */
-  mayDecide(action: Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'>, actor: Actor, decision: 'approve' | 'decline'): Promise<DecisionVerdict> {
+  mayDecide(action: Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'> & { created_at?: PendingAction['created_at'] }, actor: Actor, decision: 'approve' | 'decline'): Promise<DecisionVerdict> {
     return mayDecide(this.runtime, action, actor, decision);
   }
 

@@ -3,6 +3,7 @@ import { authorizeActor, type RefusalReason } from '../approvals/authorize-actor
 import { closeAction, recordApprovalVote, recordDecline, findAction, findDecisionTarget } from '../db/pending-actions.js';
 import type { PendingAction } from '../db/rows.js';
 import { requirementFor } from '../approvals/requirement-for.js';
+import { approversAt } from '../approvals/approvers-at.js';
 import { findSnapshot } from '../db/run-snapshots.js';
 import type { Actor, AgentInternals, Decision, DecisionRequest, RuntimeDeps } from './types.js';
 
@@ -144,11 +145,17 @@ export type DecisionVerdict = { allowed: true } | { allowed: false; why: Refusal
  */
 export async function mayDecide(
   deps: RuntimeDeps,
-  action: Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'>,
+  action: Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'> & { created_at?: PendingAction['created_at'] },
   actor: Actor,
   decision: 'approve' | 'decline',
 ): Promise<DecisionVerdict> {
-  const current = requirementFor(deps.policy, action.tool_name, action.args);
+  const policyRequirement = requirementFor(deps.policy, action.tool_name, action.args);
+  // Once escalated, the policy's escalateTo decide too. Escalation is part of the policy (and so of
+  // its version), and a request's age is fixed, so a grant one of them makes is honoured like any other.
+  const current =
+    action.created_at === undefined
+      ? policyRequirement
+      : { ...policyRequirement, approvers: approversAt(policyRequirement, new Date(action.created_at), new Date()) };
   const policyChanged = current.policyVersion !== action.policy_version;
   const isRequester = action.requester !== null && action.requester === actor.userId;
   if (isRequester && (decision === 'decline' || (policyChanged && !current.requireApproval))) return { allowed: true };

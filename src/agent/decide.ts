@@ -2,6 +2,7 @@ import { startContinuation } from './run-lifecycle.js';
 import { authorizeActor, type RefusalReason } from '../approvals/authorize-actor.js';
 import { closeAction, recordApprovalVote, recordDecline, findAction, findDecisionTarget } from '../db/pending-actions.js';
 import type { PendingAction } from '../db/rows.js';
+import { appendAudit } from '../db/audit.js';
 import { requirementFor } from '../approvals/requirement-for.js';
 import { approversAt } from '../approvals/approvers-at.js';
 import { findSnapshot } from '../db/run-snapshots.js';
@@ -62,11 +63,14 @@ export async function decide(
   const actor = req.actor ?? apiActor;
   const log = deps.logger.child({ runId: action.run_id, toolCallId: action.tool_call_id, actionId: action.id });
 
+  const refused = (why: string) => auditRefusal(deps, action, actor.userId, decision, why);
   if (action.status !== 'pending') {
+    await refused(action.status === 'expired' ? 'expired' : 'already-decided');
     return action.status === 'expired' ? { outcome: 'expired', action } : { outcome: 'already-decided', action };
   }
   if (req.fingerprint && !(action.fingerprint ?? '').startsWith(req.fingerprint)) {
     log.warn({ presented: req.fingerprint }, 'decision refused: fingerprint does not match the pending call');
+    await refused('fingerprint-mismatch');
     return { outcome: 'fingerprint-mismatch', action };
   }
   const current = requirementFor(deps.policy, action.tool_name, action.args);
@@ -74,10 +78,12 @@ export async function decide(
   const verdict = await mayDecide(deps, action, actor, decision);
   if (!verdict.allowed) {
     log.info({ actor: actor.userId, why: verdict.why }, 'decision refused');
+    await refused(verdict.why);
     return { outcome: 'not-allowed', action, why: verdict.why, message: verdict.message };
   }
   if (action.expires_at && new Date(action.expires_at).getTime() <= Date.now()) {
     const expired = await closeAction(deps.db, { actionId: action.id, status: 'expired' });
+    await refused('expired');
     if (!expired) return refreshed(deps, action);
     return { outcome: 'expired', action: expired, stream: startContinuation(root, deps, action.run_id, action.root_run_id, undefined, known.startAfter) };
   }
@@ -116,6 +122,31 @@ export async function decide(
     return { outcome: 'approval-recorded', action: row, approvals: row.approvals.map((a) => a.userId), quorum: row.quorum, alreadyCounted: false };
   }
   return { outcome: 'approved', action: row, stream: startContinuation(root, deps, row.run_id, row.root_run_id, claimed, known.startAfter) };
+}
+
+/**
+ * A refused attempt goes on the audit trail as `refused` (who, which decision, why), so a
+ * self-approval or a click by someone who is not an approver is on record, not only in a log.
+ * Only refusals write: the decisions themselves cost what they did.
+ */
+async function auditRefusal(deps: RuntimeDeps, action: PendingAction, actor: string, decision: 'approve' | 'decline', why: string): Promise<void> {
+  try {
+    await appendAudit(deps.db, [
+      {
+        event: 'refused',
+        runId: action.run_id,
+        toolCallId: action.tool_call_id,
+        toolName: action.tool_name,
+        actor,
+        fingerprint: action.fingerprint,
+        policyVersion: action.policy_version,
+        detail: { actionId: action.id, decision, why },
+      },
+    ]);
+  } catch (error) {
+    // The refusal itself stands; only its record is missing, which the log line says.
+    deps.logger.warn({ err: error, actionId: action.id, actor, why }, 'refusal could not be audited');
+  }
 }
 
 /** After a conditional update found nothing: say what the row became instead. */

@@ -7,6 +7,7 @@ import { runInThread } from './run-in-thread.js';
 import type { SlackContext, ThreadTarget } from '../slack-context.js';
 import { targetForAction } from './target-for-action.js';
 import { tellUser } from './tell-user.js';
+import { postQuorumProgress } from './post-quorum-progress.js';
 
 /**
  * Shows the result of an approve/decline: the card redrawn when the request
@@ -28,6 +29,8 @@ export async function handleDecision(ctx: SlackContext, decision: Decision, clic
   const drawn: DrawnMark[] = [];
   const final = (decision.outcome === 'approved' || decision.outcome === 'declined') && card ? { action: decision.action, card, marks: drawn } : undefined;
   const redrawn = changed || decision.outcome === 'expired' ? { card: await updateCard(ctx, decision.action.id, final) } : undefined;
+
+  if (decision.outcome === 'approval-recorded' && !decision.alreadyCounted) await postQuorumProgress(ctx, decision.action, redrawn?.card ?? card);
 
   const stream = 'stream' in decision ? decision.stream : undefined;
   if (!stream) return markCardsDrawn(ctx.slackDb, drawn);

@@ -41,3 +41,4 @@ export * from './event-payloads.js';
 export * from './interaction-payloads.js';
 export { slashCommandBody, slashCommandFields, type SlashCommandOptions } from './slash-command.js';
 export { wireMessage } from './web-api-methods.js';
+export { viewObject, type ViewOwner } from './view-object.js';

@@ -60,7 +60,7 @@ export interface BlockActionsOptions {
   state?: BlockActionsState;
   triggerId?: string;
   /**
-   * Defaults to a real-looking hooks.slack.com URL; pass `fake.responseUrl(...)` if the code under
+   * Defaults to a real-looking hooks.slack.com URL; pass `simulator.responseUrl(...)` if the code under
    * test calls `respond()`, so nothing leaves loopback.
    */
   responseUrl?: string;

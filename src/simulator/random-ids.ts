@@ -15,7 +15,7 @@ export function newEventId(): string {
   return randomId('Ev0', 9);
 }
 
-/** Real trigger ids are `<digits>.<digits>.<32 hex>`; the fake Slack checks that shape. */
+/** Real trigger ids are `<digits>.<digits>.<32 hex>`; the simulator checks that shape. */
 export function newTriggerId(): string {
   const digits = (n: number) => randomId('', n, '0123456789').replace(/^0/, '1');
   return `${digits(13)}.${digits(10)}.${randomBytes(16).toString('hex')}`;

@@ -1,10 +1,12 @@
 /** The shapes the simulator stores, records and takes as options. */
 import type { SlashCommandOptions } from './slash-command.js';
+import type { Args } from './wire-args.js';
 
-export type SlackArgs = Record<string, unknown>;
+/** A Web API call's arguments, as read from the wire (wire-args.ts). */
+export type SlackArgs = Args;
 
 export interface RecordedCall {
-  /** Web API method name, or 'response_url' for posts to a fake response URL. */
+  /** Web API method name, or 'response_url' for posts to one of the simulator's response URLs. */
   method: string;
   args: SlackArgs;
   /** Epoch ms when the request arrived. */
@@ -147,7 +149,7 @@ export interface SocketAck {
   /** Id of the connection the ack came over. */
   connection: number;
   at: number;
-  /** Time since the envelope was pushed; undefined for an id this fake never sent. */
+  /** Time since the envelope was pushed; undefined for an id the simulator never sent. */
   elapsedMs: number | undefined;
 }
 

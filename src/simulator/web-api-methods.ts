@@ -8,6 +8,7 @@ import { checkedView, messageContent, type MessageContent } from './block-limits
 import { SLACK_IDS } from './ids.js';
 import { clone, isObj, type Obj } from './json.js';
 import { randomHex } from './random-ids.js';
+import { viewObject } from './view-object.js';
 import type { Handler } from './web-api-endpoint.js';
 import { microsToTs } from './slack-ts.js';
 import type { SimulatorStore } from './store.js';
@@ -47,34 +48,6 @@ export function webApiMethods(store: SimulatorStore, options: SlackSimulatorOpti
       is_bot: known?.is_bot ?? id === SLACK_IDS.botUserId,
       deleted: known?.deleted ?? false,
       tz: known?.tz ?? 'Europe/Berlin',
-    };
-  }
-
-  function newHash(): string {
-    return `${Math.floor(Date.now() / 1000)}.${randomHex(4)}`;
-  }
-
-  function buildView(view: Obj, id: string, previous: StoredView | undefined, previousViewId: string | null): StoredView {
-    return {
-      id,
-      team_id: SLACK_IDS.teamId,
-      type: String(view.type),
-      blocks: clone(view.blocks as unknown[]),
-      private_metadata: typeof view.private_metadata === 'string' ? view.private_metadata : '',
-      callback_id: typeof view.callback_id === 'string' ? view.callback_id : '',
-      state: previous?.state ?? { values: {} },
-      hash: newHash(),
-      title: clone(view.title),
-      clear_on_close: truthy(view.clear_on_close),
-      notify_on_close: truthy(view.notify_on_close),
-      close: view.close === undefined ? null : clone(view.close),
-      submit: view.submit === undefined ? null : clone(view.submit),
-      previous_view_id: previousViewId,
-      root_view_id: previous?.root_view_id ?? id,
-      app_id: SLACK_IDS.appId,
-      external_id: typeof view.external_id === 'string' ? view.external_id : (previous?.external_id ?? ''),
-      app_installed_team_id: SLACK_IDS.teamId,
-      bot_id: SLACK_IDS.botId,
     };
   }
 
@@ -209,7 +182,7 @@ export function webApiMethods(store: SimulatorStore, options: SlackSimulatorOpti
     'views.open': (args) => {
       const view = checkedView(args, 'modal', { checkBlocks });
       consumeTrigger(args);
-      const stored = buildView(view, store.newViewId(), undefined, null);
+      const stored = viewObject(view, store.newViewId(), undefined, null);
       store.views.set(stored.id, stored);
       return { ok: true, view: clone(stored) };
     },
@@ -218,7 +191,7 @@ export function webApiMethods(store: SimulatorStore, options: SlackSimulatorOpti
       const view = checkedView(args, 'modal', { checkBlocks });
       consumeTrigger(args);
       const current = [...store.views.values()].filter((v) => v.type === 'modal').at(-1);
-      const stored = buildView(view, store.newViewId(), undefined, current?.id ?? null);
+      const stored = viewObject(view, store.newViewId(), undefined, current?.id ?? null);
       if (current) stored.root_view_id = current.root_view_id;
       store.views.set(stored.id, stored);
       return { ok: true, view: clone(stored) };
@@ -235,7 +208,7 @@ export function webApiMethods(store: SimulatorStore, options: SlackSimulatorOpti
       if (!existing) throw new SlackApiError('not_found');
       const hash = optString(args, 'hash');
       if (hash !== undefined && hash !== existing.hash) throw new SlackApiError('hash_conflict');
-      const stored = buildView(view, existing.id, existing, existing.previous_view_id);
+      const stored = viewObject(view, existing.id, existing, existing.previous_view_id);
       store.views.set(stored.id, stored);
       return { ok: true, view: clone(stored) };
     },
@@ -247,7 +220,7 @@ export function webApiMethods(store: SimulatorStore, options: SlackSimulatorOpti
       const existing = store.homeView(user);
       const hash = optString(args, 'hash');
       if (hash !== undefined && existing !== undefined && hash !== existing.hash) throw new SlackApiError('hash_conflict');
-      const stored = buildView(view, existing?.id ?? store.newViewId(), existing, null);
+      const stored = viewObject(view, existing?.id ?? store.newViewId(), existing, null);
       store.views.set(stored.id, stored);
       store.homeViews.set(user, stored.id);
       return { ok: true, view: clone(stored) };

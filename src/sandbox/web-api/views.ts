@@ -2,12 +2,11 @@
  * views.open, views.push and views.update. A modal opens on the screen of the person whose click
  * produced the trigger_id, as on Slack; that is how the sandbox knows whose modal it is.
  */
-import { randomBytes } from 'node:crypto';
-import { isObj, normalizeBlocks, stateValues, type Obj } from '../block-elements.js';
+import { normalizeBlocks, stateValues, type Obj } from '../block-elements.js';
 import { wireView } from '../interaction-payloads.js';
 import { MAX_VIEW_STACK, viewContainer, type StoredView } from '../store.js';
 import { APP_ID, BOT, TEAM } from '../workspace.js';
-import { SlackApiError, checkedView, invalidArguments, optString, reqString, truthy, type Args } from '../../simulator/index.js';
+import { SlackApiError, checkedView, invalidArguments, optString, reqString, viewObject, type Args } from '../../simulator/index.js';
 import type { ApiContext, ApiMethod } from './context.js';
 
 
@@ -15,28 +14,11 @@ export function parseView(args: Args): Obj {
   return checkedView(args, 'modal');
 }
 
+const OWNER = { teamId: TEAM.id, appId: APP_ID, botId: BOT.botId };
+
+/** The simulator's view object; the sandbox keeps each person's choices apart, so state starts empty. */
 export function buildView(view: Obj, id: string, previous: StoredView | undefined, previousViewId: string | null): StoredView {
-  return {
-    id,
-    team_id: TEAM.id,
-    type: 'modal',
-    blocks: normalizeBlocks(view.blocks as unknown[]),
-    private_metadata: typeof view.private_metadata === 'string' ? view.private_metadata : '',
-    callback_id: typeof view.callback_id === 'string' ? view.callback_id : '',
-    state: { values: {} },
-    hash: `${Math.floor(Date.now() / 1000)}.${randomBytes(4).toString('hex')}`,
-    title: structuredClone(view.title),
-    clear_on_close: truthy(view.clear_on_close),
-    notify_on_close: truthy(view.notify_on_close),
-    close: view.close === undefined ? null : structuredClone(view.close),
-    submit: view.submit === undefined ? null : structuredClone(view.submit),
-    previous_view_id: previousViewId,
-    root_view_id: previous?.root_view_id ?? id,
-    app_id: APP_ID,
-    external_id: typeof view.external_id === 'string' ? view.external_id : (previous?.external_id ?? ''),
-    app_installed_team_id: TEAM.id,
-    bot_id: BOT.botId,
-  };
+  return { ...viewObject(view, id, previous, previousViewId, OWNER), blocks: normalizeBlocks(view.blocks as unknown[]), state: { values: {} } };
 }
 
 /** Whose screen the modal goes on: the person the trigger_id was issued to. */

@@ -4,15 +4,28 @@ import type { AddressInfo } from 'node:net';
 import { App, LogLevel } from '@slack/bolt';
 import { ErrorCode, WebClient, WebClientEvent, type WebAPIPlatformError } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FAKE_BOT_TOKEN, SLACK_IDS, startFakeSlack, type FakeSlack } from '../../helpers/fake-slack.js';
-import { appMentionEnvelope, blockActionsPayload, formBody, messageEnvelope, newTriggerId, richTextElements, sendSigned, signRequest, viewSubmissionPayload } from '../../../src/simulator/index.js';
+import {
+  FAKE_BOT_TOKEN,
+  SLACK_IDS,
+  appMentionEnvelope,
+  blockActionsPayload,
+  formBody,
+  messageEnvelope,
+  newTriggerId,
+  richTextElements,
+  sendSigned,
+  signRequest,
+  startSlackSimulator,
+  viewSubmissionPayload,
+  type SlackSimulator,
+} from '../../../src/simulator/index.js';
 import { silentLogger as silent } from '../../helpers/silent-logger.js';
 
 const CHANNEL = 'C0CHANNEL01';
 
 const quiet = { logger: silent };
 
-function client(fake: FakeSlack, token: string = FAKE_BOT_TOKEN, extra: object = {}): WebClient {
+function client(fake: SlackSimulator, token: string = FAKE_BOT_TOKEN, extra: object = {}): WebClient {
   return new WebClient(token, { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 }, ...quiet, ...extra });
 }
 
@@ -43,11 +56,11 @@ const approvalBlocks = [
 ];
 
 describe('fake Slack Web API through the real WebClient', () => {
-  let fake: FakeSlack;
+  let fake: SlackSimulator;
   let web: WebClient;
 
   beforeAll(async () => {
-    fake = await startFakeSlack({ usergroups: { S0APPROVERS: ['U0APPROVER1', 'U0APPROVER2'] } });
+    fake = await startSlackSimulator({ usergroups: { S0APPROVERS: ['U0APPROVER1', 'U0APPROVER2'] } });
     web = client(fake);
   });
   afterEach(() => fake.reset());
@@ -434,12 +447,12 @@ describe('payload builders', () => {
 
 describe('Bolt App between signed requests and the fake Web API', () => {
   const secret = 'e2e-signing-secret';
-  let fake: FakeSlack;
+  let fake: SlackSimulator;
   let app: App;
   let endpoint: string;
 
   beforeAll(async () => {
-    fake = await startFakeSlack();
+    fake = await startSlackSimulator();
     app = new App({ token: FAKE_BOT_TOKEN, signingSecret: secret, clientOptions: { slackApiUrl: fake.apiUrl }, logLevel: LogLevel.ERROR });
     app.event('app_mention', async ({ event, say }) => {
       await say({ text: `on it: ${event.text}`, thread_ts: event.thread_ts ?? event.ts });

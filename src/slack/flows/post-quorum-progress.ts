@@ -24,9 +24,13 @@ export async function postQuorumProgress(ctx: SlackContext, action: PendingActio
     remaining,
     notify: requirement.reach.notify,
   });
-  try {
-    await ctx.client.chat.postMessage({ channel: card.channel, ...(card.thread_ts ? { thread_ts: card.thread_ts } : {}), text });
-  } catch (error) {
-    ctx.logger.warn({ err: error, actionId: action.id }, 'quorum progress could not be posted');
+  // In the thread, and under each copy routed to the approvers (that is where they look).
+  const places = [{ channel: card.channel, thread_ts: card.thread_ts ?? undefined }, ...(card.copies ?? []).map((c) => ({ channel: c.channel, thread_ts: c.ts }))];
+  for (const place of places) {
+    try {
+      await ctx.client.chat.postMessage({ channel: place.channel, ...(place.thread_ts ? { thread_ts: place.thread_ts } : {}), text });
+    } catch (error) {
+      ctx.logger.warn({ err: error, actionId: action.id, channel: place.channel }, 'quorum progress could not be posted');
+    }
   }
 }

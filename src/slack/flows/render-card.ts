@@ -14,6 +14,7 @@ import { cardKindOf, questionOf, toolOf } from './card-subject.js';
 import { unreachable } from '../../unreachable.js';
 import { approversAt } from '../../approvals/approvers-at.js';
 import { whoDecides } from '../blocks/who-decides.js';
+import { describeRoute } from './route-card.js';
 
 export interface RenderedCard {
   kind: CardKind;
@@ -38,6 +39,7 @@ export function renderCard(
     const requirement = agent.requirementOf(action);
     const approvers = approversAt(requirement, new Date(action.created_at), now);
     const notify = requirement.reach.notify;
+    const routedTo = facts.routedTo ?? describeRoute(requirement.reach.route);
     return {
       kind,
       blocks: approvalCard({
@@ -50,7 +52,7 @@ export function renderCard(
         requester: action.requester ?? undefined,
         approvers,
         notify,
-        ...(facts.routedTo !== undefined ? { routedTo: facts.routedTo } : {}),
+        ...(routedTo !== undefined ? { routedTo } : {}),
         quorum: action.quorum,
         approvals: action.approvals.map((a) => a.userId),
         expiresAt: action.expires_at ? new Date(action.expires_at) : new Date(Number.NaN),

@@ -10,6 +10,13 @@ export interface CardRow {
   kind: CardKind;
   /** The state key (cardStateKey) the card was last seen to show. */
   drawn: string | null;
+  /** Copies routed to approvers (DMs, an approvals channel), redrawn with the card. */
+  copies?: CardCopy[];
+}
+
+export interface CardCopy {
+  channel: string;
+  ts: string;
 }
 
 /**
@@ -39,7 +46,16 @@ export async function saveCard(db: SlackDb, card: CardRow): Promise<{ decidedMea
 export async function findCard(db: SlackDb, actionId: number): Promise<CardRow | undefined> {
   return db
     .selectFrom('slack_cards')
-    .select(['action_id', 'channel', 'ts', 'thread_ts', 'kind', 'drawn'])
+    .select(['action_id', 'channel', 'ts', 'thread_ts', 'kind', 'drawn', 'copies'])
     .where('action_id', '=', actionId)
     .executeTakeFirst();
+}
+
+/**
+ * Records copies of a card posted to the approvers. Only routed requests write this, after their
+ * card is stored, so the default path costs nothing more.
+ */
+export async function addCardCopies(db: SlackDb, actionId: number, copies: CardCopy[]): Promise<void> {
+  if (copies.length === 0) return;
+  await sql`UPDATE slack_cards SET copies = copies || ${JSON.stringify(copies)}::jsonb WHERE action_id = ${actionId}`.execute(db);
 }

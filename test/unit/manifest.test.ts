@@ -30,6 +30,7 @@ const EXPECTED_BOT_SCOPES = [
   'chat:write',
   'groups:history',
   'im:history',
+  'im:write',
   'reactions:write',
   'usergroups:read',
 ];

@@ -3,9 +3,9 @@ import { dirname, resolve } from 'node:path';
 import type { Agent } from './agent/agent.js';
 import type { Policy } from './approvals/policy-schema.js';
 import { reloadPolicyFile, type PolicyReload } from './approvals/reload-policy-file.js';
-import { unsatisfiableRules } from './approvals/unsatisfiable-rules.js';
 import { errorMessage } from './error-message.js';
 import type { Logger } from './logger.js';
+import { warnUnsatisfiable } from './warn-unsatisfiable.js';
 
 export interface WatchPolicyOptions {
   /** POLICY_FILE. Without one there is nothing to reload: SIGHUP only says so. */
@@ -106,10 +106,4 @@ export function watchPolicy(options: WatchPolicyOptions): WatchedPolicy {
       watcher?.close();
     },
   };
-}
-
-function warnUnsatisfiable(log: Logger, policy: Policy): void {
-  for (const rule of unsatisfiableRules(policy)) {
-    log.warn({ field: rule.field, quorum: rule.quorum, approvers: rule.approvers, policyVersion: policy.version }, rule.message);
-  }
 }

@@ -1,5 +1,5 @@
-import type { StreamOptions, UserInput, AgentInternals, GenerateResult, Actor, Decision, DecisionRequest, MemoryOptions, RuntimeDeps, ResumeRequest, BeforeToolCallHook, AgentStream, RequireToolApproval, ApprovalRequest, SuspensionRequest } from './types.js';
-import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Message } from '@ai-sdk/provider';
+import type { ContinuationOptions, StreamOptions, UserInput, AgentInternals, GenerateResult, Actor, Decision, DecisionRequest, MemoryOptions, RuntimeDeps, ResumeRequest, BeforeToolCallHook, AgentStream, RequireToolApproval, ApprovalRequest, SuspensionRequest } from './types.js';
+import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Message, SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { z } from 'zod';
 import type { Database, Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
@@ -11,7 +11,10 @@ import { decide, type DecisionContext, mayDecide, type DecisionVerdict } from '.
 import { mayAnswer, resumeSuspended, tryAutoResume } from './answer.js';
 import type { Authorization } from '../approvals/authorize-actor.js';
 import { subAgentToolName, delegationInput, findAgent } from './run-state.js';
-import { AgentError, AmbiguousToolCallError, SnapshotNotFoundError, ToolCallNotPendingError } from './errors.js';
+import { AgentError, AmbiguousToolCallError, SnapshotNotFoundError, ToolCallNotPendingError, hasAgentErrorCode } from './errors.js';
+import { checkCallSettings, type CallSettings, type ModelSettings } from './model-settings.js';
+import type { TelemetrySettings } from './telemetry.js';
+import { checkTelemetry, liveOptions } from './live-options.js';
 import { resolveModel, type ModelInput, type ProviderSettings } from './model.js';
 import type { Tool } from './tool.js';
 import { listSuspendedRuns, findSnapshot } from '../db/run-snapshots.js';
@@ -37,6 +40,12 @@ export interface AgentConfig {
     maxSteps?: number;
     requireToolApproval?: RequireToolApproval;
     autoResumeSuspendedTools?: boolean;
+    /** Call settings of every model call of the agent (temperature, maxOutputTokens, headers, maxRetries, …). */
+    modelSettings?: ModelSettings;
+    /** Provider-specific options of every model call, e.g. `{ openai: { reasoningEffort: 'low' } }`. */
+    providerOptions?: SharedV3ProviderOptions;
+    /** OpenTelemetry spans for the agent's model and tool calls (off unless `isEnabled: true`). */
+    telemetry?: TelemetrySettings;
   };
   hooks?: { beforeToolCall?: BeforeToolCallHook };
   /** Where runs are kept. Required on the agent you call; sub-agents use their supervisor's. */
@@ -75,6 +84,7 @@ export class Agent implements AgentInternals {
   readonly toolSpecs: LanguageModelV3FunctionTool[];
   readonly memory?: MemoryOptions;
   readonly defaultOptions: NonNullable<AgentConfig['defaultOptions']>;
+  readonly callSettings?: CallSettings;
   readonly hooks: { beforeToolCall?: BeforeToolCallHook };
   private deps?: RuntimeDeps;
   /** What the agent was given about where and how it runs (see attach). */
@@ -115,6 +125,9 @@ export class Agent implements AgentInternals {
     ];
     if (config.memory) this.memory = config.memory === true ? { lastMessages: 20 } : config.memory;
     this.defaultOptions = config.defaultOptions ?? {};
+    const callSettings = checkCallSettings(`the defaultOptions of agent ${this.id}`, this.defaultOptions.modelSettings, this.defaultOptions.providerOptions);
+    if (callSettings) this.callSettings = callSettings;
+    checkTelemetry(`the defaultOptions of agent ${this.id}`, this.defaultOptions.telemetry);
     this.hooks = config.hooks ?? {};
     this.settings = runtimeSettingsOf(config);
     if (this.settings.storage) this.deps = runtimeDeps({ ...this.settings, storage: this.settings.storage });
@@ -165,16 +178,27 @@ export class Agent implements AgentInternals {
     const threadId = options.threadId ?? options.memory?.thread ?? null;
     const resourceId = options.resourceId ?? options.memory?.resource ?? null;
     const messages = toMessages(input);
+    const live = liveOptions('stream options', options);
     const autoResume = options.autoResumeSuspendedTools ?? this.defaultOptions.autoResumeSuspendedTools ?? false;
     if (autoResume && threadId && resourceId) {
-      const resumed = await tryAutoResume(this, deps, { threadId, resourceId, messages, requester: options.requester });
+      const resumed = await tryAutoResume(this, deps, { threadId, resourceId, messages, requester: options.requester, live });
       if (resumed) return resumed;
     }
-    return startRun(this, await freshRun(this, deps, messages, options, { threadId, resourceId }));
+    return startRun(this, await freshRun(this, deps, messages, options, { threadId, resourceId }, live));
   }
 
+  /**
+   * Runs to the end (or a pause) and reports it. A run whose first model call
+   * fails has done nothing and left no record: the call rejects with that
+   * ModelCallError, as it does with RunAbortedError for an aborted run. A
+   * later failure resolves with `finishReason: 'error'` and `error`, since
+   * what ran before it (tool calls, text) is part of the answer.
+   */
   async generate(input: UserInput, options: StreamOptions = {}): Promise<GenerateResult> {
-    return (await this.stream(input, options)).result;
+    const result = await (await this.stream(input, options)).result;
+    if (hasAgentErrorCode(result.error, 'RUN_ABORTED')) throw result.error;
+    if (hasAgentErrorCode(result.error, 'MODEL_CALL_FAILED') && result.error.details.step === 1 && result.error.details.runId === result.runId) throw result.error;
+    return result;
   }
 
   /**
@@ -270,13 +294,19 @@ export class Agent implements AgentInternals {
     return closed ? { action: closed, stream: startContinuation(this, deps, closed.run_id, closed.root_run_id) } : undefined;
   }
 
-  /** `startAfter`: as for decideToolCall, the continuation waits for it. */
-  async resumeStream(resumeData: unknown, req: ResumeRequest, options: { startAfter?: PromiseLike<unknown> } = {}): Promise<AgentStream> {
-    return resumeSuspended(this, this.runtime, resumeData, req, options.startAfter);
+  /**
+   * `startAfter`: as for decideToolCall, the continuation waits for it. The
+   * call settings, abort signal and telemetry given here hold for the
+   * continued top-level run, over what its stream() call stored (all but headers).
+   */
+  async resumeStream(resumeData: unknown, req: ResumeRequest, options: ContinuationOptions & { startAfter?: PromiseLike<unknown> } = {}): Promise<AgentStream> {
+    return resumeSuspended(this, this.runtime, resumeData, req, options.startAfter, liveOptions('resumeStream options', options));
   }
 
-  async resumeGenerate(resumeData: unknown, req: ResumeRequest): Promise<GenerateResult> {
-    return (await this.resumeStream(resumeData, req)).result;
+  async resumeGenerate(resumeData: unknown, req: ResumeRequest, options: ContinuationOptions = {}): Promise<GenerateResult> {
+    const result = await (await this.resumeStream(resumeData, req, options)).result;
+    if (hasAgentErrorCode(result.error, 'RUN_ABORTED')) throw result.error;
+    return result;
   }
 
   async listSuspendedRuns(filter: { threadId?: string; resourceId?: string } = {}): Promise<{ runs: SuspendedRun[] }> {

@@ -1,4 +1,4 @@
-import type { ResumeRequest, AgentInternals, RuntimeDeps, Actor, AgentStream } from './types.js';
+import type { ResumeRequest, AgentInternals, RuntimeDeps, Actor, AgentStream, LiveOptions } from './types.js';
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
 import { z } from 'zod';
 import { recordResume } from '../db/pending-actions.js';
@@ -24,7 +24,7 @@ import { requirementFor } from '../approvals/requirement-for.js';
 export async function tryAutoResume(
   root: AgentInternals,
   deps: RuntimeDeps,
-  req: { threadId: string; resourceId: string; messages: LanguageModelV3Message[]; requester?: string | undefined },
+  req: { threadId: string; resourceId: string; messages: LanguageModelV3Message[]; requester?: string | undefined; live?: LiveOptions | undefined },
 ): Promise<AgentStream | undefined> {
   const runs = await listSuspendedRuns(deps.db, root.id, { threadId: req.threadId, resourceId: req.resourceId });
   const waiting = runs
@@ -56,7 +56,7 @@ export async function tryAutoResume(
   const agent = findAgent(root, waiting.call.path);
   const tool = agent?.tools[waiting.call.toolName];
   const schema = tool ? resumeSchemaFor(tool, waiting.call.args) : undefined;
-  const extracted = schema ? await extract(root, schema, text, waiting.call.suspendPayload) : { ok: true as const, data: text };
+  const extracted = schema ? await extract(root, schema, text, waiting.call.suspendPayload, waiting.run.runId) : { ok: true as const, data: text };
   if (!extracted.ok) {
     const sink = replyOnly(waiting.run.runId, `I still need an answer for ${waiting.call.toolName}: ${extracted.message}`);
     sink.finishWaiting(pending());
@@ -70,7 +70,7 @@ export async function tryAutoResume(
     sink.finish('stop');
     return sink.toStream();
   }
-  return startContinuation(root, deps, row.run_id, row.root_run_id);
+  return startContinuation(root, deps, row.run_id, row.root_run_id, undefined, undefined, req.live);
 }
 
 /** A stream for the run that only says `text`: the reply was not taken as the tool's answer. */
@@ -98,6 +98,7 @@ async function extract(
   schema: z.ZodType,
   text: string,
   suspendPayload: unknown,
+  runId: string,
 ): Promise<{ ok: true; data: unknown } | { ok: false; message: string }> {
   const candidates: unknown[] = [text];
   try {
@@ -131,6 +132,8 @@ async function extract(
       ],
       [],
       () => {},
+      // Step 0: the reading of a reply, not a step of the run.
+      { runId, agentId: root.id, step: 0, ...(root.callSettings ? { settings: root.callSettings } : {}) },
     );
     const raw = step.text.trim().replace(/^```(?:json)?\s*|\s*```$/g, '');
     const checked = schema.safeParse(JSON.parse(raw));
@@ -152,6 +155,7 @@ export async function resumeSuspended(
   resumeData: unknown,
   req: ResumeRequest,
   startAfter?: PromiseLike<unknown>,
+  live?: LiveOptions,
 ): Promise<AgentStream> {
   const found = await locateAction(root, deps, req, ['suspension']);
   if ('outcome' in found) {
@@ -174,7 +178,7 @@ export async function resumeSuspended(
   const data = validateResumeData(root, found.path ?? [], found.tool_name, found.args, resumeData, found.run_id, found.tool_call_id);
   const row = await recordResume(deps.db, { actionId: found.id, resumeData: data, actor: actor.userId });
   if (!row) throw new ToolCallNotPendingError('already-decided', req.runId, found.tool_call_id);
-  return startContinuation(root, deps, row.run_id, row.root_run_id, undefined, startAfter);
+  return startContinuation(root, deps, row.run_id, row.root_run_id, undefined, startAfter, live);
 }
 
 export function validateResumeData(

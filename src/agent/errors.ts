@@ -7,6 +7,9 @@ export type AgentErrorCode =
   | 'RESUME_DATA_INVALID'
   | 'AMBIGUOUS_TOOL_CALL'
   | 'MODEL_CONFIG_INVALID'
+  | 'MODEL_SETTINGS_INVALID'
+  | 'MODEL_CALL_FAILED'
+  | 'RUN_ABORTED'
   | 'LEASE_LOST';
 
 /**
@@ -18,8 +21,9 @@ export class AgentError extends Error {
     readonly code: AgentErrorCode,
     message: string,
     readonly details: { runId?: string; toolCallId?: string; [key: string]: unknown } = {},
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
     this.name = 'AgentError';
   }
 }
@@ -89,6 +93,60 @@ export class ModelConfigError extends AgentError {
     super('MODEL_CONFIG_INVALID', message, { model });
     this.name = 'ModelConfigError';
   }
+}
+
+/** Call settings (temperature, maxRetries, …) that a provider call cannot take; `issues` name each field. */
+export class ModelSettingsError extends AgentError {
+  constructor(where: string, readonly issues: string[]) {
+    super('MODEL_SETTINGS_INVALID', `invalid model settings in ${where}: ${issues.join('; ')}`, { where });
+    this.name = 'ModelSettingsError';
+  }
+}
+
+/**
+ * The model failed to answer (after any retries): the provider refused the
+ * request (401, 400, …), could not be reached, or its stream reported an
+ * error. `cause` is the provider's error; `statusCode` is set when it was an
+ * HTTP answer.
+ */
+export class ModelCallError extends AgentError {
+  readonly statusCode?: number;
+  constructor(
+    cause: unknown,
+    details: { runId: string; agentId: string; model: string; step: number; attempts: number },
+  ) {
+    const status = statusCodeOf(cause);
+    super(
+      'MODEL_CALL_FAILED',
+      `model ${details.model} failed: ${causeMessage(cause)}${status ? ` (HTTP ${status})` : ''}`,
+      { ...details, ...(status ? { statusCode: status } : {}) },
+      { cause },
+    );
+    this.name = 'ModelCallError';
+    if (status) this.statusCode = status;
+  }
+}
+
+/**
+ * The run was stopped through the `abortSignal` it was given. Nothing of it
+ * runs any more and it leaves no record to resume: its pending requests, if
+ * any, are cancelled.
+ */
+export class RunAbortedError extends AgentError {
+  constructor(runId: string, reason: unknown) {
+    super('RUN_ABORTED', `run ${runId} was aborted${reason instanceof Error ? `: ${reason.message}` : typeof reason === 'string' ? `: ${reason}` : ''}`, { runId }, { cause: reason });
+    this.name = 'RunAbortedError';
+  }
+}
+
+function statusCodeOf(error: unknown): number | undefined {
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === 'number' ? status : undefined;
+}
+
+function causeMessage(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  return typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
 }
 
 /**

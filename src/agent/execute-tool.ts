@@ -4,6 +4,8 @@ import { errorMessage } from '../error-message.js';
 import type { Tool } from './tool.js';
 import { checkLease } from './run-lease.js';
 import type { Emitter } from './stream.js';
+import { RunAbortedError } from './errors.js';
+import { inSpan, recordError } from './telemetry.js';
 
 export type ExecutionOutcome =
   | { kind: 'result'; output: LanguageModelV3ToolResultOutput; value: unknown; isError: boolean }
@@ -22,7 +24,9 @@ export function toOutput(value: unknown): LanguageModelV3ToolResultOutput {
 /**
  * Runs a tool's `execute`. `suspend()` only records the request: the tool keeps
  * running to its end (so cleanup after `await suspend()` happens) and its return
- * value is dropped, because the answer will come with the resume data.
+ * value is dropped, because the answer will come with the resume data. An
+ * aborted run runs no further tool (RunAbortedError); the tool gets the
+ * signal, to stop work already under way. With telemetry on, the call is a span.
  */
 export async function executeTool(
   run: RunState,
@@ -30,12 +34,41 @@ export async function executeTool(
   call: { toolCallId: string; toolName: string; args: unknown },
   resumeData?: { value: unknown; by?: string | null },
 ): Promise<ExecutionOutcome> {
+  const abortSignal = run.live?.abortSignal;
+  if (abortSignal?.aborted) throw new RunAbortedError(run.runId, abortSignal.reason);
+  // Outside the tool's try: a lost claim ends the run here, it is not the tool's error.
+  await checkLease(run);
+  if (!run.telemetry) return execute(run, tool, call, resumeData);
+  return inSpan(
+    run.telemetry,
+    'ai.toolCall',
+    {
+      'ai.toolCall.name': call.toolName,
+      'ai.toolCall.id': call.toolCallId,
+      'gen_ai.tool.name': call.toolName,
+      'gen_ai.tool.call.id': call.toolCallId,
+      'agent.id': run.agent.id,
+      'agent.run_id': run.runId,
+    },
+    () => execute(run, tool, call, resumeData),
+    (span, outcome) => {
+      if (outcome.kind === 'suspended') span.setAttribute('ai.toolCall.suspended', true);
+      else if (outcome.isError) recordError(span, new Error(String(outcome.value)));
+    },
+  );
+}
+
+async function execute(
+  run: RunState,
+  tool: Tool,
+  call: { toolCallId: string; toolName: string; args: unknown },
+  resumeData: { value: unknown; by?: string | null } | undefined,
+): Promise<ExecutionOutcome> {
   let suspended: { payload: unknown } | undefined;
   // Named as the model called it (the key in `tools`), as everywhere else the call is reported.
   const name = call.toolName;
   const log = run.log.child({ toolCallId: call.toolCallId, tool: name });
-  // Outside the try: a lost claim ends the run here, it is not the tool's error.
-  await checkLease(run);
+  const abortSignal = run.live?.abortSignal;
   try {
     const value = await tool.execute(call.args, {
       agent: {
@@ -54,6 +87,7 @@ export async function executeTool(
         ...(run.resourceId ? { resourceId: run.resourceId } : {}),
       },
       requestContext: run.requestContext,
+      ...(abortSignal ? { abortSignal } : {}),
     });
     if (suspended) return { kind: 'suspended', payload: suspended.payload };
     if (tool.outputSchema) {

@@ -2,13 +2,15 @@ import { agentsAlong } from './run-state.js';
 import { endRun, takeRunLease, failDelegation, persistSuspension, dropFailedRun } from '../db/run-snapshots.js';
 import type { SnapshotRow } from '../db/rows.js';
 import { errorMessage } from '../error-message.js';
-import { pendingActionsOfRoot, type LeasedRun } from '../db/pending-actions.js';
-import type { AgentInternals, SuspendPayload, RunOutcome, RunState, RuntimeDeps, Snapshot, AgentStream, StreamOptions } from './types.js';
+import { cancelPendingRuns, pendingActionsOfRoot, type LeasedRun } from '../db/pending-actions.js';
+import type { AgentInternals, SuspendPayload, RunOutcome, RunState, RuntimeDeps, Snapshot, AgentStream, StreamOptions, LiveOptions } from './types.js';
 import { sinkEmitter, subAgentEmitter, type Emitter, rememberStoredAction, StreamSink } from './stream.js';
 import { loadThreadHistory } from '../db/thread-messages.js';
 import { resumeClaimed } from './resume.js';
 import { holdLease, checkLease, recordFreshRunIfSlow } from './run-lease.js';
-import { LeaseLostError, SnapshotNotFoundError } from './errors.js';
+import { LeaseLostError, RunAbortedError, SnapshotNotFoundError, hasAgentErrorCode } from './errors.js';
+import { mergeCallSettings, storableSettings } from './model-settings.js';
+import { runTelemetry } from './telemetry.js';
 import { appendAudit } from '../db/audit.js';
 import { approvalRulesFor } from './approval-gate.js';
 import { randomUUID } from 'node:crypto';
@@ -35,6 +37,9 @@ export async function settleOutcome(
   await run.recording;
   await checkLease(run);
   if (outcome.kind === 'suspended') {
+    // Aborted while the step's calls ran: the run is cancelled rather than left waiting on anyone.
+    const abortSignal = run.live?.abortSignal;
+    if (abortSignal?.aborted) throw new RunAbortedError(run.runId, abortSignal.reason);
     const persisted = await persistSuspension(db, outcome.plan.snapshots, outcome.plan.actions.map((a) => a.write), run.audit.splice(0));
     run.hadSnapshot = true;
     const ids = new Map(persisted.map((p) => [`${p.run_id}\u0000${p.tool_call_id}`, p]));
@@ -77,7 +82,7 @@ export async function settleOutcome(
     sink.finish(outcome.finishReason);
     return;
   }
-  await continueRun(root, parent.runId, run.deps, sink);
+  await continueRun(root, parent.runId, run.deps, sink, undefined, run.live);
 }
 
 /** Claims a run whose last wait just ended and continues it; otherwise reports what it still waits on. */
@@ -87,6 +92,7 @@ export async function continueRun(
   deps: RuntimeDeps,
   sink: StreamSink,
   claimed?: LeasedRun,
+  live?: LiveOptions,
 ): Promise<void> {
   const row = claimed?.snapshot ?? (await takeRunLease(deps.db, runId));
   if (!row) {
@@ -108,7 +114,7 @@ export async function continueRun(
     return;
   }
   const claim = holdLease(deps, row.run_id, row.claim_epoch);
-  const run = await restoreRun(root, row, deps).catch((error: unknown) => {
+  const run = await restoreRun(root, row, deps, live).catch((error: unknown) => {
     claim.release();
     throw error;
   });
@@ -125,6 +131,10 @@ export async function continueRun(
     }
     await settleOutcome(root, run, outcome, sink);
   } catch (error) {
+    if (hasAgentErrorCode(error, 'RUN_ABORTED')) {
+      await cancelAbortedRun(run);
+      throw error;
+    }
     failedSubAgent = await handToCaller(run, error);
     if (!failedSubAgent) {
       await forgetFailedRun(run, error);
@@ -134,7 +144,7 @@ export async function continueRun(
     claim.release();
   }
   // As after a tool that failed, the caller is told and carries on (its own failure is its own).
-  if (failedSubAgent) await continueRun(root, run.parentRunId!, deps, sink);
+  if (failedSubAgent) await continueRun(root, run.parentRunId!, deps, sink, undefined, live);
 }
 
 /**
@@ -159,7 +169,7 @@ async function handToCaller(run: RunState, error: unknown): Promise<boolean> {
   return closed;
 }
 
-export async function restoreRun(root: AgentInternals, row: SnapshotRow, deps: RuntimeDeps): Promise<RunState> {
+export async function restoreRun(root: AgentInternals, row: SnapshotRow, deps: RuntimeDeps, live?: LiveOptions): Promise<RunState> {
   const snapshot = row.snapshot as Snapshot;
   const lineage = agentsAlong(root, snapshot.path);
   const agent = lineage?.at(-1);
@@ -168,6 +178,10 @@ export async function restoreRun(root: AgentInternals, row: SnapshotRow, deps: R
     snapshot.history && row.thread_id && row.resource_id
       ? await loadThreadHistory(deps.db, row.thread_id, row.resource_id, snapshot.history.count, snapshot.history.upTo)
       : { messages: [], upTo: null };
+  // The caller's settings are the top-level run's, as stream()'s are; a sub-agent keeps its own agent's.
+  const top = row.parent_run_id === null;
+  const settings = mergeCallSettings(agent.callSettings, top ? snapshot.options.modelSettings : undefined, top ? live?.settings : undefined);
+  const telemetry = runTelemetry(agent.defaultOptions.telemetry, live?.telemetry);
   return {
     runId: row.run_id,
     rootRunId: row.root_run_id,
@@ -189,6 +203,9 @@ export async function restoreRun(root: AgentInternals, row: SnapshotRow, deps: R
     audit: [],
     deps,
     log: deps.logger.child({ runId: row.run_id, rootRunId: row.root_run_id }),
+    ...(live ? { live } : {}),
+    ...(settings ? { settings } : {}),
+    ...(telemetry ? { telemetry } : {}),
   };
 }
 
@@ -211,6 +228,26 @@ export async function forgetFailedRun(run: RunState, error: unknown): Promise<vo
   );
 }
 
+/**
+ * A run stopped by its caller's abortSignal is cancelled, not left to resume:
+ * its record goes (while this process holds the claim), and when it is a
+ * sub-agent's, so do the requests and records of the rest of its tree, with
+ * `cancelled` in the audit log, so no sweep or click carries any of it on.
+ */
+export async function cancelAbortedRun(run: RunState): Promise<void> {
+  await run.recording;
+  run.log.info('run aborted by its caller; cancelled');
+  const claim = run.lease;
+  try {
+    // What ran before the abort stays on the trail.
+    await appendAudit(run.deps.db, run.audit.splice(0));
+    if (claim && claim.runId === run.runId) await dropFailedRun(run.deps.db, run.runId, claim.epoch);
+    if (run.parentRunId) await cancelPendingRuns(run.deps.db, [run.rootRunId], 'api', 'The run was aborted.');
+  } catch (error) {
+    run.log.warn({ err: error }, 'could not cancel the record of the aborted run; a sweep will take it over');
+  }
+}
+
 /** The state of a new top-level run of `agent`, with its thread's history loaded when it keeps memory. */
 export async function freshRun(
   agent: AgentInternals,
@@ -218,6 +255,7 @@ export async function freshRun(
   messages: LanguageModelV3Message[],
   options: Omit<StreamOptions, 'threadId' | 'resourceId'>,
   where: { threadId: string | null; resourceId: string | null },
+  live?: LiveOptions,
 ): Promise<RunState> {
   const { threadId, resourceId } = where;
   const runId = options.runId ?? randomUUID();
@@ -228,6 +266,9 @@ export async function freshRun(
   const requestContext =
     options.requestContext instanceof Map ? options.requestContext : new Map(Object.entries(options.requestContext ?? {}));
   const rule = options.requireToolApproval;
+  const stored = storableSettings(live?.settings);
+  const settings = mergeCallSettings(agent.callSettings, live?.settings);
+  const telemetry = runTelemetry(agent.defaultOptions.telemetry, live?.telemetry);
   return {
     runId,
     rootRunId: runId,
@@ -249,6 +290,7 @@ export async function freshRun(
       ...(options.requester ? { requester: options.requester } : {}),
       ...(memory ? { memory: true } : {}),
       ...(requestContext.size ? { requestContext: jsonSafe(Object.fromEntries(requestContext)) } : {}),
+      ...(stored ? { modelSettings: stored } : {}),
     },
     approvalRules: approvalRulesFor([agent], rule),
     requestContext,
@@ -256,6 +298,9 @@ export async function freshRun(
     audit: [],
     deps,
     log: deps.logger.child({ runId, agentId: agent.id }),
+    ...(live ? { live } : {}),
+    ...(settings ? { settings } : {}),
+    ...(telemetry ? { telemetry } : {}),
   };
 }
 
@@ -281,8 +326,9 @@ export function startRun(root: AgentInternals, run: RunState): AgentStream {
       stopClock();
       // A lost claim is not a failure of the run: the process that took it over carries it on.
       if (error instanceof LeaseLostError) run.log.warn('stopped a run another process took over');
-      else run.log.error({ err: error }, 'run failed');
-      await forgetFailedRun(run, error);
+      else if (!hasAgentErrorCode(error, 'RUN_ABORTED')) run.log.error({ err: error }, 'run failed');
+      if (hasAgentErrorCode(error, 'RUN_ABORTED')) await cancelAbortedRun(run);
+      else await forgetFailedRun(run, error);
       sink.finish('error', error);
     } finally {
       run.lease?.release();
@@ -304,14 +350,15 @@ export function startContinuation(
   rootRunId: string,
   claimed?: LeasedRun,
   startAfter?: PromiseLike<unknown>,
+  live?: LiveOptions,
 ): AgentStream {
   const sink = new StreamSink(rootRunId);
-  const go = () => continueRun(root, runId, deps, sink, claimed);
+  const go = () => continueRun(root, runId, deps, sink, claimed, live);
   const running = startAfter ? Promise.resolve(startAfter).then(go, go) : go();
   running.catch((error: unknown) => {
     // A lost claim is not a failure of the run: the process that took it over carries it on (and has logged it).
     if (error instanceof LeaseLostError) deps.logger.warn({ runId, rootRunId }, 'stopped continuing a run another process took over');
-    else deps.logger.error({ err: error, runId, rootRunId }, 'run failed while resuming');
+    else if (!hasAgentErrorCode(error, 'RUN_ABORTED')) deps.logger.error({ err: error, runId, rootRunId }, 'run failed while resuming');
     sink.finish('error', error);
   });
   return sink.toStream();

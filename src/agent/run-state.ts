@@ -3,6 +3,7 @@ import type { RunState, AgentInternals, Snapshot } from './types.js';
 import type { LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { runTelemetry } from './telemetry.js';
 
 export function snapshotWrite(run: RunState): SnapshotWrite {
   return {
@@ -37,6 +38,7 @@ export function subAgentToolName(key: string): string {
 export function childRun(parent: RunState, agent: AgentInternals, toolCallId: string, prompt: string): RunState {
   const runId = randomUUID();
   const own = agent.defaultOptions.requireToolApproval;
+  const telemetry = parent.live?.telemetry ? parent.telemetry : (runTelemetry(agent.defaultOptions.telemetry, undefined) ?? parent.telemetry);
   return {
     runId,
     rootRunId: parent.rootRunId,
@@ -66,6 +68,10 @@ export function childRun(parent: RunState, agent: AgentInternals, toolCallId: st
     deps: parent.deps,
     log: parent.log.child({ subRunId: runId, agentPath: [...parent.path, agent.id].join('/') }),
     ...(parent.lease ? { lease: parent.lease } : {}),
+    // The caller's abort and spans reach the whole tree; call settings are each agent's own.
+    ...(parent.live?.abortSignal ? { live: { abortSignal: parent.live.abortSignal } } : {}),
+    ...(agent.callSettings ? { settings: agent.callSettings } : {}),
+    ...(telemetry ? { telemetry } : {}),
   };
 }
 

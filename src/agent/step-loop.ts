@@ -3,7 +3,7 @@ import { approvalAction, approvalGate } from './approval-gate.js';
 import { childRun, pushToolResults, delegationInput, snapshotWrite } from './run-state.js';
 import { settle, executeTool } from './execute-tool.js';
 import { quietEmitter, type Emitter } from './stream.js';
-import { LeaseLostError } from './errors.js';
+import { LeaseLostError, hasAgentErrorCode } from './errors.js';
 import { errorMessage } from '../error-message.js';
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
 import { callModel } from './call-model.js';
@@ -70,8 +70,8 @@ export async function runDelegation(
   try {
     outcome = await runSteps(child, quietEmitter);
   } catch (error) {
-    // A lost claim ends the whole tree here; anything else is this call's failure, as a tool's would be.
-    if (error instanceof LeaseLostError) throw error;
+    // A lost claim or an abort ends the whole tree here; anything else is this call's failure, as a tool's would be.
+    if (error instanceof LeaseLostError || hasAgentErrorCode(error, 'RUN_ABORTED')) throw error;
     child.log.error({ err: error }, 'sub-agent failed; its caller is told');
     const message = delegationFailure(call.toolName, errorMessage(error));
     out.toolResult(call.toolCallId, call.toolName, message, true);
@@ -115,13 +115,19 @@ export async function runSteps(run: RunState, out: Emitter): Promise<RunOutcome>
     ];
     let stepStarted = false;
     await checkLease(run);
-    const step = await callModel(run.agent.model, prompt, run.agent.toolSpecs, (delta) => {
-      // Each step's text is its own paragraph; otherwise "Let me check." and "It exists." run together.
-      const piece = !stepStarted && text !== '' && !/\s$/.test(text) ? `\n\n${delta}` : delta;
-      stepStarted = true;
-      text += piece;
-      out.text(piece);
-    });
+    const step = await callModel(
+      run.agent.model,
+      prompt,
+      run.agent.toolSpecs,
+      (delta) => {
+        // Each step's text is its own paragraph; otherwise "Let me check." and "It exists." run together.
+        const piece = !stepStarted && text !== '' && !/\s$/.test(text) ? `\n\n${delta}` : delta;
+        stepStarted = true;
+        text += piece;
+        out.text(piece);
+      },
+      { runId: run.runId, agentId: run.agent.id, step: run.step + 1, settings: run.settings, abortSignal: run.live?.abortSignal, telemetry: run.telemetry },
+    );
     run.step += 1;
     const content: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];
     if (step.text) content.push({ type: 'text', text: step.text });

@@ -15,6 +15,8 @@ export interface ToolExecutionContext {
     resourceId?: string;
   };
   requestContext: Map<string, unknown>;
+  /** The run's abortSignal, when its caller gave one: a long tool may stop its own work when it fires. */
+  abortSignal?: AbortSignal;
 }
 
 export interface ToolDefinition<In = any, Out = any> {

@@ -8,6 +8,9 @@ import type { Policy } from '../approvals/policy-schema.js';
 import type { GroupResolver } from '../approvals/group-resolver.js';
 import type { SpentGrant } from '../db/pending-actions.js';
 import type { PendingWrite, SnapshotWrite } from '../db/run-snapshots.js';
+import type { SharedV3ProviderOptions } from '@ai-sdk/provider';
+import type { CallSettings, ModelSettings } from './model-settings.js';
+import type { RunTelemetry, TelemetrySettings } from './telemetry.js';
 
 /** What the step loop needs from an agent, whatever class provides it. */
 export interface AgentInternals {
@@ -23,7 +26,10 @@ export interface AgentInternals {
     maxSteps?: number;
     requireToolApproval?: RequireToolApproval;
     autoResumeSuspendedTools?: boolean;
+    telemetry?: TelemetrySettings;
   };
+  /** The agent's modelSettings and providerOptions, checked when it was constructed. */
+  readonly callSettings?: CallSettings;
   readonly hooks: { beforeToolCall?: BeforeToolCallHook };
 }
 
@@ -201,6 +207,20 @@ export interface DurableOptions {
   requester?: string;
   memory?: boolean;
   requestContext?: Record<string, unknown>;
+  /** The request's own modelSettings and providerOptions (top-level run only), without headers. */
+  modelSettings?: CallSettings;
+}
+
+/**
+ * What a caller gives a run that lives only in this process (an abort signal,
+ * a tracer, headers): never stored, so a continuation has only what its own
+ * caller gives it.
+ */
+export interface LiveOptions {
+  abortSignal?: AbortSignal;
+  telemetry?: TelemetrySettings;
+  /** The caller's modelSettings and providerOptions, checked, headers included. */
+  settings?: CallSettings;
 }
 
 /** Exactly what resuming needs; everything else is re-derived from code or storage. */
@@ -253,6 +273,12 @@ export interface RunState {
   checkpointedStep?: number;
   /** A fresh run being put on record (recordFreshRun); what it writes next waits for it. */
   recording?: Promise<void>;
+  /** What the caller gave the run in this process (see LiveOptions); a sub-agent run shares its abort signal and telemetry. */
+  live?: LiveOptions;
+  /** The settings of this run's model calls: its agent's, then the request's (see mergeCallSettings). */
+  settings?: CallSettings;
+  /** Set when the run's spans are on. */
+  telemetry?: RunTelemetry;
 }
 
 export interface ResumeRequest {
@@ -306,7 +332,21 @@ export interface StreamOptions {
   autoResumeSuspendedTools?: boolean;
   maxSteps?: number;
   requestContext?: Map<string, unknown> | Record<string, unknown>;
+  /** Call settings for this run's model calls, over the agent's defaultOptions.modelSettings field by field. */
+  modelSettings?: ModelSettings;
+  /** Provider-specific options (e.g. `{ openai: { reasoningEffort: 'low' } }`), merged over the agent's by provider. */
+  providerOptions?: SharedV3ProviderOptions;
+  /**
+   * Stops the run: its model call is aborted, no further tool runs, and the run is cancelled (its record and
+   * pending requests go, so nothing resumes it); the stream ends with a RunAbortedError.
+   */
+  abortSignal?: AbortSignal;
+  /** Spans for this run's model and tool calls (and its sub-agents'), instead of the agent's defaultOptions.telemetry. */
+  telemetry?: TelemetrySettings;
 }
+
+/** What resumeStream takes besides the resume data: the options that live only in this process. */
+export type ContinuationOptions = Pick<StreamOptions, 'modelSettings' | 'providerOptions' | 'abortSignal' | 'telemetry'>;
 
 export interface RequireToolApprovalContext {
   /** The name the model called: the tool's key in `tools` (or `agent-<key>` for a sub-agent). */

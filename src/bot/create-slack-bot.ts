@@ -8,6 +8,7 @@ import { silentLogger, type Logger } from '../logger.js';
 import { createSlackApp, type SlackApp } from '../slack/create-slack-app.js';
 import { slackGroupResolver } from '../slack/transport/slack-group-resolver.js';
 import { slackWebClient } from '../slack/transport/slack-web-client.js';
+import { warnUnsatisfiable } from '../warn-unsatisfiable.js';
 
 export interface SlackBotOptions {
   /** The top-level agent mentions reach (its sub-agents come with it), or `{ default: agent }` as an agents module exports it. */
@@ -63,6 +64,7 @@ export function createSlackBot(options: SlackBotOptions): SlackBot {
   if (!slackConfig.appToken && !slackConfig.signingSecret) {
     throw new TypeError('createSlackBot: slack.signingSecret is required in HTTP mode (or give slack.appToken for Socket Mode)');
   }
+  if (policy) warnUnsatisfiable(logger, policy);
   let slack: SlackApp | undefined;
   return {
     async start() {

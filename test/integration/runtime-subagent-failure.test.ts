@@ -7,7 +7,7 @@ import { lastToolResults, modelThatFailsAfter, scriptedModel } from '../helpers/
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const told = 'Delegation to agent-billing failed: the provider is down';
+const told = 'Delegation to agent-billing failed: model mock-provider/mock-model-id failed: the provider is down';
 
 describe.each(backends)('a sub-agent that fails, on %s', (backend) => {
   let database: TestDatabase;
@@ -52,7 +52,7 @@ describe.each(backends)('a sub-agent that fails, on %s', (backend) => {
     expect(await recordsOf(paused.runId)).toBe(0);
     const delegation = await sql<{ status: string; reason: string }>`
       SELECT status, reason FROM pending_actions WHERE root_run_id = ${paused.runId} AND kind = 'delegation'`.execute(database.db);
-    expect(delegation.rows).toEqual([{ status: 'failed', reason: 'the provider is down' }]);
+    expect(delegation.rows).toEqual([{ status: 'failed', reason: 'model mock-provider/mock-model-id failed: the provider is down' }]);
 
     // With a 1 ms lease anything left running would be stale at once: a sweep finds nothing.
     await sleep(20);

@@ -146,8 +146,8 @@ describe.each(backends)('runs that never paused, when their process stops, on %s
 
   it('a run that fails in its process is not taken over and failed again by every sweep', async () => {
     const fresh = agentWith({ model: modelThatFailsAfter([]), storage: database, recordRunAfterMs: 0, runLeaseMs: 1 });
-    const failed = await fresh.generate('hello');
-    expect(failed.finishReason).toBe('error');
+    const failed = await fresh.stream('hello');
+    expect((await failed.result).finishReason).toBe('error');
     await sleep(20);
     expect(await fresh.recoverStaleRuns()).toEqual([]);
     expect(await rowOf(failed.runId)).toBeUndefined();

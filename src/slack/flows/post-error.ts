@@ -1,4 +1,5 @@
 import { errorReference } from './error-reference.js';
+import { runFailureText } from './run-failure-text.js';
 import type { SlackContext, ThreadTarget } from '../slack-context.js';
 
 /**
@@ -12,7 +13,7 @@ export async function postError(ctx: SlackContext, target: ThreadTarget, error: 
     await ctx.client.chat.postMessage({
       channel: target.channel,
       ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
-      text: `:warning: Something went wrong while working on this. Reference: \`${ref}\``,
+      text: runFailureText(error, ref),
     });
   } catch (postError) {
     ctx.logger.error({ err: postError, ref }, 'could not post the error message either');

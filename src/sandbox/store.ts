@@ -6,7 +6,7 @@
  */
 import { interactiveElements, type StateValues } from './block-elements.js';
 import type { Notice, SequencedChange, StoreChange, StoredEphemeral, StoredMessage, StoredView } from './stored-types.js';
-import { SLACK_LIMITS, TsClock, compareTs } from '../simulator/index.js';
+import { MessageStore, SLACK_LIMITS, TsClock, type MessagePatch } from '../simulator/index.js';
 import { TriggerIds, type TriggerCheck } from './trigger-ids.js';
 export type { TriggerCheck } from './trigger-ids.js';
 export type { Notice, Reaction, SequencedChange, StoreChange, StoredEphemeral, StoredMessage, StoredView } from './stored-types.js';
@@ -29,7 +29,8 @@ export function viewContainer(viewId: string): string {
 export class SandboxStore {
   readonly nextTs: () => string;
   private readonly clock: TsClock;
-  private byChannel = new Map<string, StoredMessage[]>();
+  /** Messages, threads and reactions are kept as the simulator keeps them; their changes reach the screens. */
+  private readonly store: MessageStore;
   private ephemeralList: StoredEphemeral[] = [];
   private stacks = new Map<string, StoredView[]>();
   private readonly triggers: TriggerIds;
@@ -45,6 +46,7 @@ export class SandboxStore {
   ) {
     this.clock = new TsClock(options.now);
     this.nextTs = () => this.clock.next();
+    this.store = new MessageStore(this.clock, (change) => this.emit(change));
     this.triggers = new TriggerIds(options.triggerTtlMs, () => this.now());
   }
 
@@ -77,105 +79,52 @@ export class SandboxStore {
   // ----- messages -----
 
   messages(channel: string): StoredMessage[] {
-    return this.byChannel.get(channel) ?? [];
+    return this.store.messages(channel);
   }
 
   allMessages(): StoredMessage[] {
-    return [...this.byChannel.values()].flat();
+    return this.store.allMessages();
   }
 
   message(channel: string, ts: string): StoredMessage | undefined {
-    return this.byChannel.get(channel)?.find((m) => m.ts === ts);
+    return this.store.message(channel, ts);
   }
 
   /** The thread as conversations.replies returns it: root first, then replies oldest first. */
   thread(channel: string, threadTs: string): StoredMessage[] {
-    return this.messages(channel).filter((m) => m.ts === threadTs || m.thread_ts === threadTs);
+    return this.store.thread(channel, threadTs);
   }
 
   /** Puts back messages saved by an earlier run (see persist.ts), replacing any there are. */
   restore(messages: StoredMessage[]): void {
-    this.byChannel.clear();
-    for (const message of messages) {
-      let list = this.byChannel.get(message.channel);
-      if (!list) this.byChannel.set(message.channel, (list = []));
-      list.push(structuredClone(message));
-      this.clock.advancePast(message.ts);
-    }
-    for (const list of this.byChannel.values()) list.sort((a, b) => compareTs(a.ts, b.ts));
+    this.store.restore(messages);
     this.emit({ kind: 'reset' });
   }
 
   /** Stores a new message (its ts is assigned here) and keeps the thread root's reply summary right. */
   addMessage(input: Omit<StoredMessage, 'ts' | 'type'>): StoredMessage {
-    const message: StoredMessage = { type: 'message', ts: this.nextTs(), ...input };
-    let list = this.byChannel.get(message.channel);
-    if (!list) this.byChannel.set(message.channel, (list = []));
-    list.push(message);
-    list.sort((a, b) => compareTs(a.ts, b.ts));
-    const root = message.thread_ts !== undefined && message.thread_ts !== message.ts ? this.message(message.channel, message.thread_ts) : undefined;
-    if (root) {
-      message.parent_user_id ??= root.user;
-      this.summarise(root);
-    }
-    this.emit({ kind: 'message', channel: message.channel, message });
-    return message;
+    return this.store.add(input);
   }
 
-  private summarise(root: StoredMessage): void {
-    const replies = this.messages(root.channel).filter((m) => m.thread_ts === root.ts && m.ts !== root.ts);
-    if (replies.length === 0) {
-      for (const key of ['reply_count', 'reply_users', 'reply_users_count', 'latest_reply'] as const) delete root[key];
-      if (root.thread_ts === root.ts) delete root.thread_ts;
-    } else {
-      const users = [...new Set(replies.map((r) => r.user ?? r.bot_id ?? ''))].filter(Boolean);
-      Object.assign(root, { thread_ts: root.ts, reply_count: replies.length, reply_users: users, reply_users_count: users.length, latest_reply: replies.at(-1)!.ts });
-    }
-    this.emit({ kind: 'message', channel: root.channel, message: root });
-  }
-
-  updateMessage(channel: string, ts: string, patch: Partial<Pick<StoredMessage, 'text' | 'blocks' | 'attachments' | 'metadata' | 'edited'>>): StoredMessage | undefined {
-    const message = this.message(channel, ts);
+  updateMessage(channel: string, ts: string, patch: MessagePatch): StoredMessage | undefined {
+    const message = this.store.message(channel, ts);
     if (!message) return undefined;
-    Object.assign(message, patch);
     // Choices made in elements that no longer exist would otherwise be sent with the next click.
     for (const [key, values] of this.chosenByKey) {
-      if (key.endsWith(`|${messageContainer(channel, ts)}`)) this.chosenByKey.set(key, pruneChosen(values, message.blocks));
+      if (key.endsWith(`|${messageContainer(channel, ts)}`)) this.chosenByKey.set(key, pruneChosen(values, patch.blocks ?? message.blocks));
     }
-    this.emit({ kind: 'message', channel, message });
-    return message;
+    return this.store.update(channel, ts, patch);
   }
 
   deleteMessage(channel: string, ts: string): boolean {
-    const list = this.byChannel.get(channel);
-    const index = list?.findIndex((m) => m.ts === ts) ?? -1;
-    if (!list || index < 0) return false;
-    const [removed] = list.splice(index, 1);
-    this.emit({ kind: 'message_deleted', channel, ts });
-    const root = removed?.thread_ts !== undefined && removed.thread_ts !== ts ? this.message(channel, removed.thread_ts) : undefined;
-    if (root) this.summarise(root);
-    return true;
+    return this.store.remove(channel, ts) !== undefined;
   }
 
   /** Adds or removes one person's reaction; returns false when there was nothing to change. */
   react(channel: string, ts: string, name: string, user: string, add: boolean): boolean {
-    const message = this.message(channel, ts);
-    if (!message) return false;
-    const reactions = (message.reactions ??= []);
-    let reaction = reactions.find((r) => r.name === name);
-    if (add === Boolean(reaction?.users.includes(user))) return false;
-    if (add) {
-      if (!reaction) reactions.push((reaction = { name, users: [], count: 0 }));
-      reaction.users.push(user);
-    } else if (reaction) {
-      reaction.users = reaction.users.filter((u) => u !== user);
-      if (reaction.users.length === 0) message.reactions = reactions.filter((r) => r !== reaction);
-    }
-    if (reaction) reaction.count = reaction.users.length;
-    if (message.reactions?.length === 0) delete message.reactions;
-    this.emit({ kind: 'message', channel, message });
-    return true;
+    return this.store.react(channel, ts, name, user, add);
   }
+
 
   // ----- ephemerals -----
 
@@ -306,7 +255,7 @@ export class SandboxStore {
   }
 
   reset(): void {
-    this.byChannel.clear();
+    this.store.clear();
     this.ephemeralList = [];
     this.stacks.clear();
     this.triggers.clear();

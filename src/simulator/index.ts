@@ -42,3 +42,5 @@ export * from './interaction-payloads.js';
 export { slashCommandBody, slashCommandFields, type SlashCommandOptions } from './slash-command.js';
 export { wireMessage } from './web-api-methods.js';
 export { viewObject, type ViewOwner } from './view-object.js';
+export { cursorPage, type CursorPage } from './cursor-page.js';
+export { MessageStore, type MessageChange, type MessagePatch, type TsSource } from './message-store.js';

@@ -102,9 +102,9 @@ export async function startSlackSimulator(options: SlackSimulatorOptions = {}): 
     },
     callsTo: (method) => calls.filter((c) => c.method === method),
     messages: (channel, threadTs) =>
-      clone(threadTs === undefined ? (store.messagesByChannel.get(channel) ?? []) : store.threadOf(channel, threadTs)),
+      clone(threadTs === undefined ? store.messages.messages(channel) : store.messages.thread(channel, threadTs)),
     message: (channel, ts) => {
-      const m = store.findMessage(channel, ts);
+      const m = store.messages.message(channel, ts);
       return m ? clone(m) : undefined;
     },
     ephemerals: (channel) => clone(channel === undefined ? store.ephemerals : store.ephemerals.filter((e) => e.channel === channel)),

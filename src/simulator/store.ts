@@ -5,14 +5,35 @@
  */
 import { SLACK_IDS } from './ids.js';
 import { clone } from './json.js';
-import { compareTs, microsToTs, tsToMicros } from './slack-ts.js';
+import { MessageStore, type TsSource } from './message-store.js';
+import { microsToTs, tsToMicros } from './slack-ts.js';
 import type { SlackSimulatorOptions, StoredEphemeral, StoredMessage, StoredView } from './types.js';
 
 const TS_STEP = 100n;
 const DEFAULT_FIRST_TS = '1726133700.000100';
 
+/** ts values 100 µs apart from a fixed start, so a test's ts are the same on every run. */
+class StepClock implements TsSource {
+  private nextMicros: bigint;
+
+  constructor(firstTs: string) {
+    this.nextMicros = tsToMicros(firstTs);
+  }
+
+  next(): string {
+    const ts = microsToTs(this.nextMicros);
+    this.nextMicros += TS_STEP;
+    return ts;
+  }
+
+  advancePast(ts: string): void {
+    const micros = tsToMicros(ts);
+    if (micros >= this.nextMicros) this.nextMicros = micros + TS_STEP;
+  }
+}
+
 export class SimulatorStore {
-  messagesByChannel = new Map<string, StoredMessage[]>();
+  messages: MessageStore;
   ephemerals: StoredEphemeral[] = [];
   views = new Map<string, StoredView>();
   /** user id → the view id of their published Home tab. */
@@ -20,11 +41,12 @@ export class SimulatorStore {
   usedTriggers = new Set<string>();
   usergroups: Map<string, string[]>;
   expiredTriggers: 'all' | Set<string>;
-  private nextMicros: bigint;
+  private clock: StepClock;
   private viewCounter = 0;
 
   constructor(private readonly options: SlackSimulatorOptions) {
-    this.nextMicros = tsToMicros(options.firstTs ?? DEFAULT_FIRST_TS);
+    this.clock = new StepClock(options.firstTs ?? DEFAULT_FIRST_TS);
+    this.messages = new MessageStore(this.clock);
     this.usergroups = this.initialUsergroups();
     this.expiredTriggers = this.initialExpired();
   }
@@ -39,22 +61,20 @@ export class SimulatorStore {
   }
 
   reset(): void {
-    this.messagesByChannel = new Map();
+    this.clock = new StepClock(this.options.firstTs ?? DEFAULT_FIRST_TS);
+    this.messages = new MessageStore(this.clock);
     this.ephemerals = [];
     this.views = new Map();
     this.homeViews = new Map();
     this.usedTriggers = new Set();
     this.usergroups = this.initialUsergroups();
     this.expiredTriggers = this.initialExpired();
-    this.nextMicros = tsToMicros(this.options.firstTs ?? DEFAULT_FIRST_TS);
     this.viewCounter = 0;
   }
 
   /** Unique, increasing ts values; later ones than any seeded message. */
   nextTs(): string {
-    const ts = microsToTs(this.nextMicros);
-    this.nextMicros += TS_STEP;
-    return ts;
+    return this.clock.next();
   }
 
   newViewId(): string {
@@ -62,67 +82,22 @@ export class SimulatorStore {
     return `V0VIEW${String(this.viewCounter).padStart(5, '0')}`;
   }
 
-  channelMessages(channel: string): StoredMessage[] {
-    let list = this.messagesByChannel.get(channel);
-    if (!list) {
-      list = [];
-      this.messagesByChannel.set(channel, list);
-    }
-    return list;
-  }
-
-  findMessage(channel: string, ts: string): StoredMessage | undefined {
-    return this.messagesByChannel.get(channel)?.find((m) => m.ts === ts);
-  }
-
-  removeMessage(channel: string, ts: string | undefined): boolean {
-    const list = this.messagesByChannel.get(channel) ?? [];
-    const index = list.findIndex((m) => m.ts === ts);
-    if (index < 0) return false;
-    list.splice(index, 1);
-    return true;
-  }
-
-  threadOf(channel: string, threadTs: string): StoredMessage[] {
-    return (this.messagesByChannel.get(channel) ?? []).filter((m) => m.ts === threadTs || m.thread_ts === threadTs);
-  }
-
-  /** Files a message and keeps its thread root's reply bookkeeping the way Slack reports it. */
-  insertMessage(message: StoredMessage): void {
-    const list = this.channelMessages(message.channel);
-    list.push(message);
-    list.sort((a, b) => compareTs(a.ts, b.ts));
-    if (tsToMicros(message.ts) >= this.nextMicros) this.nextMicros = tsToMicros(message.ts) + TS_STEP;
-    if (message.thread_ts !== undefined && message.thread_ts !== message.ts) {
-      const parent = this.findMessage(message.channel, message.thread_ts);
-      if (parent) {
-        parent.thread_ts = parent.ts;
-        parent.reply_count = (parent.reply_count ?? 0) + 1;
-        const author = message.user ?? message.bot_id;
-        const users = new Set(parent.reply_users ?? []);
-        if (author !== undefined) users.add(author);
-        parent.reply_users = [...users];
-        parent.reply_users_count = users.size;
-        parent.latest_reply = message.ts;
-        message.parent_user_id ??= parent.user;
-      }
-    }
-  }
-
-  /** A message as the bot posts it (author fields filled in), not yet stored. */
-  botMessage(channel: string, ts: string): StoredMessage {
-    return { type: 'message', channel, ts, text: '', user: SLACK_IDS.botUserId, bot_id: SLACK_IDS.botId, app_id: SLACK_IDS.appId, team: SLACK_IDS.teamId };
+  /** The author fields of a message the bot posts. */
+  botAuthor(): Pick<StoredMessage, 'user' | 'bot_id' | 'app_id' | 'team'> {
+    return { user: SLACK_IDS.botUserId, bot_id: SLACK_IDS.botId, app_id: SLACK_IDS.appId, team: SLACK_IDS.teamId };
   }
 
   seedMessage(m: { channel: string; text: string; user?: string; ts?: string; threadTs?: string; botId?: string; blocks?: unknown[] }): StoredMessage {
-    const message: StoredMessage = { type: 'message', channel: m.channel, ts: m.ts ?? this.nextTs(), text: m.text };
-    if (m.user !== undefined) message.user = m.user;
-    if (m.botId !== undefined) message.bot_id = m.botId;
-    message.team = SLACK_IDS.teamId;
-    if (m.blocks !== undefined) message.blocks = clone(m.blocks);
-    if (m.threadTs !== undefined) message.thread_ts = m.threadTs;
-    this.insertMessage(message);
-    return message;
+    return this.messages.add({
+      channel: m.channel,
+      ...(m.ts !== undefined ? { ts: m.ts } : {}),
+      text: m.text,
+      ...(m.user !== undefined ? { user: m.user } : {}),
+      ...(m.botId !== undefined ? { bot_id: m.botId } : {}),
+      team: SLACK_IDS.teamId,
+      ...(m.blocks !== undefined ? { blocks: clone(m.blocks) } : {}),
+      ...(m.threadTs !== undefined ? { thread_ts: m.threadTs } : {}),
+    });
   }
 
   homeView(user: string): StoredView | undefined {

@@ -113,6 +113,8 @@ export interface SlackSimulatorOptions {
   users?: Record<string, Partial<SimulatedUser>>;
   /** When set, only these channels exist (others → channel_not_found). */
   channels?: string[];
+  /** Channel id → member user ids, for conversations.members (a DM's members are its person and the bot). */
+  channelMembers?: Record<string, string[]>;
   /** Trigger ids views.open treats as expired; 'all' makes every views.open fail with expired_trigger_id. */
   expiredTriggerIds?: 'all' | string[];
   /** First ts handed out; later ones increase by 100µs. Default '1726133700.000100'. */

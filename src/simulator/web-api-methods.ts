@@ -9,6 +9,7 @@ import { SLACK_IDS } from './ids.js';
 import { clone, isObj, type Obj } from './json.js';
 import { randomHex } from './random-ids.js';
 import { viewObject } from './view-object.js';
+import { cursorPage } from './cursor-page.js';
 import type { Handler } from './web-api-endpoint.js';
 import { microsToTs } from './slack-ts.js';
 import type { SimulatorStore } from './store.js';
@@ -59,16 +60,9 @@ export function webApiMethods(store: SimulatorStore, options: SlackSimulatorOpti
     store.usedTriggers.add(trigger);
   }
 
-  /** Cursor pagination the way WebClient.paginate expects it: empty next_cursor ends the walk. */
-  function page<T>(items: T[], args: SlackArgs): { items: T[]; has_more: boolean; next_cursor: string } {
-    const limit = Math.max(1, Math.min(1000, Number(optString(args, 'limit') ?? 1000)));
-    const cursor = optString(args, 'cursor');
-    const start = cursor ? Number(Buffer.from(cursor, 'base64').toString('utf8').replace(/^offset:/, '')) : 0;
-    if (!Number.isInteger(start) || start < 0) throw new SlackApiError('invalid_cursor');
-    const slice = items.slice(start, start + limit);
-    const more = start + limit < items.length;
-    return { items: slice, has_more: more, next_cursor: more ? Buffer.from(`offset:${start + limit}`).toString('base64') : '' };
-  }
+  /** Slack's default page is the whole list here: callers that page ask for a limit. */
+  const page = <T>(items: T[], args: SlackArgs) => cursorPage(items, args, 1000);
+
 
   const handlers: Record<string, Handler> = {
     'api.test': (args) => ({ ok: true, args: clone(args) }),
@@ -89,12 +83,15 @@ export function webApiMethods(store: SimulatorStore, options: SlackSimulatorOpti
       const content = contentOf(args, true);
       const threadTs = optString(args, 'thread_ts');
       if (threadTs !== undefined && !/^\d+\.\d+$/.test(threadTs)) throw new SlackApiError('invalid_thread_ts');
-      const message: StoredMessage = { ...store.botMessage(channel, store.nextTs()), text: content.text ?? '' };
-      if (content.blocks) message.blocks = clone(content.blocks);
-      if (content.attachments) message.attachments = clone(content.attachments);
-      if (args.metadata !== undefined) message.metadata = clone(args.metadata);
-      if (threadTs !== undefined) message.thread_ts = threadTs;
-      store.insertMessage(message);
+      const message = store.messages.add({
+        channel,
+        text: content.text ?? '',
+        ...store.botAuthor(),
+        ...(content.blocks ? { blocks: clone(content.blocks) } : {}),
+        ...(content.attachments ? { attachments: clone(content.attachments) } : {}),
+        ...(args.metadata !== undefined ? { metadata: clone(args.metadata) } : {}),
+        ...(threadTs !== undefined ? { thread_ts: threadTs } : {}),
+      });
       return { ok: true, channel, ts: message.ts, message: wireMessage(message) };
     },
 
@@ -102,7 +99,7 @@ export function webApiMethods(store: SimulatorStore, options: SlackSimulatorOpti
       const channel = resolveChannel(reqString(args, 'channel'));
       const ts = reqString(args, 'ts');
       const content = contentOf(args, false);
-      const message = store.findMessage(channel, ts);
+      const message = store.messages.message(channel, ts);
       if (!message) throw new SlackApiError('message_not_found');
       if (message.bot_id !== SLACK_IDS.botId) throw new SlackApiError('cant_update_message');
       if (content.text !== undefined) message.text = content.text;
@@ -128,18 +125,17 @@ export function webApiMethods(store: SimulatorStore, options: SlackSimulatorOpti
     'chat.delete': (args) => {
       const channel = resolveChannel(reqString(args, 'channel'));
       const ts = reqString(args, 'ts');
-      const list = store.messagesByChannel.get(channel) ?? [];
-      const index = list.findIndex((m) => m.ts === ts);
-      if (index < 0) throw new SlackApiError('message_not_found');
-      if (list[index]?.bot_id !== SLACK_IDS.botId) throw new SlackApiError('cant_delete_message');
-      list.splice(index, 1);
+      const message = store.messages.message(channel, ts);
+      if (!message) throw new SlackApiError('message_not_found');
+      if (message.bot_id !== SLACK_IDS.botId) throw new SlackApiError('cant_delete_message');
+      store.messages.remove(channel, ts);
       return { ok: true, channel, ts };
     },
 
     'chat.getPermalink': (args) => {
       const channel = resolveChannel(reqString(args, 'channel'));
       const ts = reqString(args, 'message_ts');
-      const message = store.findMessage(channel, ts);
+      const message = store.messages.message(channel, ts);
       if (!message) throw new SlackApiError('message_not_found');
       const base = `https://${SLACK_IDS.teamDomain}.slack.com/archives/${channel}/p${ts.replace('.', '')}`;
       const permalink = message.thread_ts && message.thread_ts !== ts ? `${base}?thread_ts=${message.thread_ts}&cid=${channel}` : base;
@@ -150,17 +146,8 @@ export function webApiMethods(store: SimulatorStore, options: SlackSimulatorOpti
       const channel = resolveChannel(reqString(args, 'channel'));
       const ts = reqString(args, 'timestamp');
       const name = reqString(args, 'name');
-      const message = store.findMessage(channel, ts);
-      if (!message) throw new SlackApiError('message_not_found');
-      const reactions = (message.reactions ??= []);
-      let reaction = reactions.find((r) => r.name === name);
-      if (reaction?.users.includes(SLACK_IDS.botUserId)) throw new SlackApiError('already_reacted');
-      if (!reaction) {
-        reaction = { name, users: [], count: 0 };
-        reactions.push(reaction);
-      }
-      reaction.users.push(SLACK_IDS.botUserId);
-      reaction.count += 1;
+      if (!store.messages.message(channel, ts)) throw new SlackApiError('message_not_found');
+      if (!store.messages.react(channel, ts, name, SLACK_IDS.botUserId, true)) throw new SlackApiError('already_reacted');
       return { ok: true };
     },
 
@@ -168,14 +155,8 @@ export function webApiMethods(store: SimulatorStore, options: SlackSimulatorOpti
       const channel = resolveChannel(reqString(args, 'channel'));
       const ts = reqString(args, 'timestamp');
       const name = reqString(args, 'name');
-      const message = store.findMessage(channel, ts);
-      if (!message) throw new SlackApiError('message_not_found');
-      const reaction = message.reactions?.find((r) => r.name === name);
-      if (!reaction || !reaction.users.includes(SLACK_IDS.botUserId)) throw new SlackApiError('no_reaction');
-      reaction.users = reaction.users.filter((u) => u !== SLACK_IDS.botUserId);
-      reaction.count -= 1;
-      if (reaction.count === 0) message.reactions = message.reactions?.filter((r) => r !== reaction);
-      if (message.reactions?.length === 0) delete message.reactions;
+      if (!store.messages.message(channel, ts)) throw new SlackApiError('message_not_found');
+      if (!store.messages.react(channel, ts, name, SLACK_IDS.botUserId, false)) throw new SlackApiError('no_reaction');
       return { ok: true };
     },
 
@@ -236,17 +217,17 @@ export function webApiMethods(store: SimulatorStore, options: SlackSimulatorOpti
     'conversations.replies': (args) => {
       const channel = resolveChannel(reqString(args, 'channel'));
       const ts = reqString(args, 'ts');
-      const thread = store.threadOf(channel, ts);
+      const thread = store.messages.thread(channel, ts);
       if (thread.length === 0) throw new SlackApiError('thread_not_found');
       const p = page(thread.map(wireMessage), args);
-      return { ok: true, messages: p.items, has_more: p.has_more, response_metadata: { next_cursor: p.next_cursor } };
+      return { ok: true, messages: p.items, has_more: p.has_more, response_metadata: p.response_metadata };
     },
 
     'conversations.history': (args) => {
       const channel = resolveChannel(reqString(args, 'channel'));
-      const topLevel = (store.messagesByChannel.get(channel) ?? []).filter((m) => m.thread_ts === undefined || m.thread_ts === m.ts);
+      const topLevel = store.messages.messages(channel).filter((m) => m.thread_ts === undefined || m.thread_ts === m.ts);
       const p = page([...topLevel].reverse().map(wireMessage), args);
-      return { ok: true, messages: p.items, has_more: p.has_more, response_metadata: { next_cursor: p.next_cursor } };
+      return { ok: true, messages: p.items, has_more: p.has_more, response_metadata: p.response_metadata };
     },
 
     'conversations.open': (args) => {
@@ -255,6 +236,19 @@ export function webApiMethods(store: SimulatorStore, options: SlackSimulatorOpti
       if (first === undefined) throw new SlackApiError('users_list_not_supplied');
       const id = users.length === 1 ? `D${first.slice(1)}` : `G${randomHex(5).toUpperCase()}`;
       return { ok: true, channel: { id } };
+    },
+
+    'conversations.info': (args) => {
+      const id = resolveChannel(reqString(args, 'channel'));
+      if (id.startsWith('D')) return { ok: true, channel: { id, is_im: true, is_channel: false, user: `U${id.slice(1)}`, is_open: true } };
+      return { ok: true, channel: { id, name: id.toLowerCase(), is_channel: !id.startsWith('G'), is_group: id.startsWith('G'), is_im: false, is_private: id.startsWith('G'), is_member: true } };
+    },
+
+    'conversations.members': (args) => {
+      const id = resolveChannel(reqString(args, 'channel'));
+      const members = id.startsWith('D') ? [`U${id.slice(1)}`, SLACK_IDS.botUserId] : (options.channelMembers?.[id] ?? [SLACK_IDS.botUserId]);
+      const p = page(members, args);
+      return { ok: true, members: p.items, response_metadata: p.response_metadata };
     },
 
     'users.info': (args) => {
@@ -288,24 +282,24 @@ export function respondToUrl(store: SimulatorStore, target: ResponseUrlTarget | 
   if (!target) throw new SlackApiError('no_such_response_url');
   const content = messageContent(args, { requireContent: !truthy(args.delete_original), checkBlocks });
   if (truthy(args.delete_original)) {
-    const list = store.messagesByChannel.get(target.channel) ?? [];
-    const index = list.findIndex((m) => m.ts === target.messageTs);
-    if (index >= 0) list.splice(index, 1);
+    if (target.messageTs !== undefined) store.messages.remove(target.channel, target.messageTs);
     return { ok: true };
   }
   if (truthy(args.replace_original) && target.messageTs !== undefined) {
-    const message = store.findMessage(target.channel, target.messageTs);
+    const message = store.messages.message(target.channel, target.messageTs);
     if (!message) throw new SlackApiError('message_not_found');
-    if (content.text !== undefined) message.text = content.text;
-    message.blocks = content.blocks ? clone(content.blocks) : [];
+    store.messages.update(target.channel, target.messageTs, { text: content.text ?? message.text, blocks: content.blocks ? clone(content.blocks) : [] });
     return { ok: true };
   }
   // response_type defaults to ephemeral: only the clicker sees it.
   if (args.response_type === 'in_channel') {
-    const message: StoredMessage = { ...store.botMessage(target.channel, store.nextTs()), text: content.text ?? '' };
-    if (content.blocks) message.blocks = clone(content.blocks);
-    if (target.threadTs !== undefined) message.thread_ts = target.threadTs;
-    store.insertMessage(message);
+    store.messages.add({
+      channel: target.channel,
+      text: content.text ?? '',
+      ...store.botAuthor(),
+      ...(content.blocks ? { blocks: clone(content.blocks) } : {}),
+      ...(target.threadTs !== undefined ? { thread_ts: target.threadTs } : {}),
+    });
   } else {
     const ephemeral: StoredEphemeral = { channel: target.channel, user: target.user ?? '', message_ts: store.nextTs(), text: content.text ?? '' };
     if (content.blocks) ephemeral.blocks = clone(content.blocks);

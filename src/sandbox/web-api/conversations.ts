@@ -1,23 +1,11 @@
 /** conversations.replies, .history, .info, .open and .members over the sandbox's channels. */
 import { wireMessage } from '../interaction-payloads.js';
-import { compareTs, isTs, SlackApiError, optString, reqString, truthy, type Args } from '../../simulator/index.js';
+import { compareTs, cursorPage, isTs, SlackApiError, optString, reqString, truthy, type Args } from '../../simulator/index.js';
 import { BOT, USERS, dmChannelOf, findChannel, findUser, type SandboxChannel } from '../workspace.js';
 import type { ApiMethod } from './context.js';
 import { channelArg } from './resolve.js';
 
-/** Cursor paging the way WebClient.paginate walks it: an empty next_cursor ends the walk. */
-function page<T>(items: T[], args: Args): { items: T[]; has_more: boolean; response_metadata: { next_cursor: string } } {
-  const limit = Math.max(1, Math.min(1000, Number(optString(args, 'limit') ?? 100) || 100));
-  const cursor = optString(args, 'cursor');
-  const start = cursor === undefined ? 0 : Number(Buffer.from(cursor, 'base64').toString('utf8').replace(/^offset:/, ''));
-  if (!Number.isInteger(start) || start < 0) throw new SlackApiError('invalid_cursor');
-  const more = start + limit < items.length;
-  return {
-    items: items.slice(start, start + limit),
-    has_more: more,
-    response_metadata: { next_cursor: more ? Buffer.from(`offset:${start + limit}`).toString('base64') : '' },
-  };
-}
+const page = <T>(items: T[], args: Args) => cursorPage(items, args, 100);
 
 /** oldest/latest bound a time window; `inclusive` decides whether the bounds themselves count. */
 function inWindow(ts: string, args: Args): boolean {

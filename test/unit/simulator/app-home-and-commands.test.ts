@@ -57,6 +57,8 @@ describe('Slack simulator: App Home, DMs and slash commands through WebClient', 
     await web.chat.postEphemeral({ channel: dm, user: PERSON, text: 'only you see this' });
     expect(slack.messages(dm).map((m) => m.text)).toEqual(['you have 2 requests waiting']);
     expect(slack.ephemerals(dm)).toMatchObject([{ user: PERSON, text: 'only you see this' }]);
+    expect((await web.conversations.info({ channel: dm })).channel).toMatchObject({ id: dm, is_im: true, user: PERSON });
+    expect((await web.conversations.members({ channel: dm })).members).toEqual([PERSON, 'U0BOTUSER']);
   });
 });
 

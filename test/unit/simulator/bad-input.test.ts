@@ -18,6 +18,8 @@ const METHODS = [
   'conversations.replies',
   'conversations.history',
   'conversations.open',
+  'conversations.info',
+  'conversations.members',
   'users.info',
 ];
 

@@ -147,6 +147,35 @@ describe.each(backends)('reminders, warning, escalation and expiry, on %s', (bac
     expect(String(reminder!.args.text)).not.toContain('<@');
   });
 
+  it('with route: dm, a reminder also reaches the DM copies of the approvers who have not voted', async () => {
+    const CAROL = 'U0CAROL';
+    const policy: PolicyInput = {
+      tools: { delete_record: { requireApproval: true, approvers: [ALICE, CAROL], quorum: 2, route: 'dm', expiresIn: '30s', remindAfter: '1s' } },
+    };
+    h.bot = await instance(policy);
+    const thread = await mention(h.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete abc' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    const copyOf = async (channel: string) => {
+      const call = await h.fake.waitFor((c) => c.method === 'chat.postMessage' && c.ok && c.args.channel === channel && String(c.args.text).startsWith('Approval needed'));
+      return { ...card, call, ts: String(call.response?.ts), channel, threadTs: String(call.response?.ts) };
+    };
+    const alices = await copyOf('D0ALICE');
+    const carols = await copyOf('D0CAROL');
+    // The thread's note comes once every copy is recorded.
+    await waitForText(h.fake, { channel: CHANNEL, threadTs: thread.threadTs }, ':outbox_tray:');
+    await clickButton(h.bot, alices, ALICE, ACTION_IDS.approve);
+    await waitForText(h.fake, { channel: CHANNEL, threadTs: thread.threadTs }, '1 of 2:');
+    await sleep(1100);
+    await sweepAll([h.bot]);
+    // (Requests of earlier tests in this database are still waiting too: only this one's count.)
+    const reminders = posted(new RegExp(`\\(request #${card.actionId}\\) is still waiting for a decision`));
+    expect(reminders.map((r) => [r.args.channel, r.args.thread_ts])).toEqual([
+      [CHANNEL, thread.threadTs],
+      ['D0CAROL', carols.ts],
+    ]);
+    expect(String(reminders[0]!.args.text)).toMatch(new RegExp(`^:bell: <@${CAROL}>: `));
+  });
+
   afterEachStop();
   function afterEachStop() {
     // The harness stops h.bot; the other instances of a test are stopped here.

@@ -151,6 +151,7 @@ describe.each(backends)('routing requests to the approvers, on %s', (backend) =>
     await waitForCard(h.fake, thread, 'approval');
     const alices = await cardIn('D0ALICE');
     await cardIn('D0CAROL');
+    await waitForText(h.fake, { channel: CHANNEL, threadTs: thread.threadTs }, ':outbox_tray:');
     await clickButton(h.bot!, alices, ALICE, ACTION_IDS.approve);
     await waitForText(h.fake, { channel: CHANNEL, threadTs: thread.threadTs }, '1 of 2:');
     const inDm = await waitForText(h.fake, { channel: 'D0CAROL' }, '1 of 2:');

@@ -35,6 +35,7 @@ export async function routeCard(ctx: SlackContext, action: PendingAction, target
   if (typeof route === 'object') {
     const copy = await postCopy(ctx, route.channel, rendered.text, blocks);
     if (!copy) return;
+    await addCardCopies(ctx.slackDb, action.id, [copy]);
     copies.push(copy);
     const link = await permalink(ctx, copy);
     where = `in <#${route.channel}>${link ? ` (<${link}|open the request>)` : ''}`;
@@ -45,7 +46,11 @@ export async function routeCard(ctx: SlackContext, action: PendingAction, target
         const opened = await ctx.client.conversations.open({ users: user });
         const channel = opened.channel?.id;
         const copy = channel ? await postCopy(ctx, channel, rendered.text, blocks) : undefined;
-        if (copy) copies.push(copy);
+        if (copy) {
+          // Recorded at once: a click on the copy is checked against the card's copies.
+          await addCardCopies(ctx.slackDb, action.id, [{ ...copy, user }]);
+          copies.push({ ...copy, user });
+        }
       } catch (error) {
         log.warn({ err: error, user }, 'could not open a DM with an approver');
       }
@@ -56,7 +61,6 @@ export async function routeCard(ctx: SlackContext, action: PendingAction, target
     log.warn('no copy of the card could be routed to the approvers');
     return;
   }
-  await addCardCopies(ctx.slackDb, action.id, copies);
   const others = approvers.filter((id) => requirement.allowSelfApproval || id !== action.requester);
   const who = whoDecides(others, requirement.reach.notify, { maxChars: 1000 });
   const text = fallback

@@ -48,14 +48,24 @@ async function sendNotice(ctx: SlackContext, p: Planned, now: Date): Promise<voi
   const text = notice === 'escalate' ? escalationText(facts) : notice === 'warn' ? lastWarningText(facts) : reminderText(facts);
   const log = ctx.logger.child({ actionId: request.id, notice });
   if (request.card_channel === null) return;
-  try {
-    // Under the card: in its thread, or in a thread of its own when the card is at a DM's top level.
-    await ctx.client.chat.postMessage({ channel: request.card_channel, thread_ts: request.card_thread_ts ?? request.card_ts ?? undefined, text });
-    log.info({ to }, 'approval notice sent');
-  } catch (error) {
-    // Claimed and not sent: notices are at most once, and a missed reminder is not worth a second ping later.
-    log.warn({ err: error }, 'approval notice could not be posted');
+  // Under the card (in its thread, or in a thread of its own when the card is at a DM's top level),
+  // and under each routed copy that is still someone's to decide: an approvals channel's, or the DM
+  // copy of an approver who has not voted.
+  // (The escalation is for the people it adds, who have no DM copy.)
+  const stillTheirs = (user: string | undefined) => (user === undefined ? true : notice !== 'escalate' && !voted.has(user));
+  const places = [
+    { channel: request.card_channel, thread_ts: request.card_thread_ts ?? request.card_ts ?? undefined },
+    ...request.card_copies.filter((c) => stillTheirs(c.user)).map((c) => ({ channel: c.channel, thread_ts: c.ts })),
+  ];
+  for (const place of places) {
+    try {
+      await ctx.client.chat.postMessage({ channel: place.channel, ...(place.thread_ts ? { thread_ts: place.thread_ts } : {}), text });
+    } catch (error) {
+      // Claimed and not sent: notices are at most once, and a missed reminder is not worth a second ping later.
+      log.warn({ err: error, channel: place.channel }, 'approval notice could not be posted');
+    }
   }
+  log.info({ to, places: places.length }, 'approval notice sent');
   // The escalated approvers are now on the card too.
   if (notice === 'escalate') await updateCard(ctx, request.id);
 }

@@ -17,6 +17,8 @@ export interface CardRow {
 export interface CardCopy {
   channel: string;
   ts: string;
+  /** The approver a DM copy went to; absent for a copy in an approvals channel. */
+  user?: string;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { SlackDb } from './slack-tables.js';
+import type { CardCopy } from './cards.js';
 
 /** A waiting approval request as the notice sweep needs it: the request, its card, what was already sent. */
 export interface WaitingApproval {
@@ -13,6 +14,7 @@ export interface WaitingApproval {
   card_channel: string | null;
   card_thread_ts: string | null;
   card_ts: string | null;
+  card_copies: CardCopy[];
   sent: string[];
 }
 
@@ -23,7 +25,7 @@ export interface WaitingApproval {
 export async function loadWaitingApprovals(db: SlackDb, agentId: string, limit = 200): Promise<WaitingApproval[]> {
   const result = await sql<WaitingApproval>`
     SELECT p.id, p.tool_name, p.args, p.requester, p.approvals, p.created_at, p.expires_at,
-           c.channel AS card_channel, c.thread_ts AS card_thread_ts, c.ts AS card_ts,
+           c.channel AS card_channel, c.thread_ts AS card_thread_ts, c.ts AS card_ts, c.copies AS card_copies,
            COALESCE((SELECT array_agg(n.notice) FROM slack_notices n WHERE n.action_id = p.id), '{}') AS sent
     FROM pending_actions p
     JOIN slack_cards c ON c.action_id = p.id

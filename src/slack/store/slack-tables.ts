@@ -21,7 +21,7 @@ export type SlackTables = {
     drawn_at: Generated<Date>;
     settled: Generated<boolean>;
     repair_claimed_at: Date | null;
-    copies: Generated<{ channel: string; ts: string }[]>;
+    copies: Generated<{ channel: string; ts: string; user?: string }[]>;
   };
   slack_threads: {
     run_id: string;

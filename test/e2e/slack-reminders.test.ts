@@ -3,7 +3,7 @@
  * Slack simulator, with two instances sweeping the same database and one of them restarted:
  * each notice goes out exactly once, and an escalated approver can decide.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
@@ -34,6 +34,12 @@ describe.each(backends)('reminders, warning, escalation and expiry, on %s', (bac
   const h = slackHarness(backend);
   const others: Bot[] = [];
 
+  // Each test's agent has its own id: requests an earlier test left waiting are not swept under this test's policy.
+  let agentId = 'ops';
+  beforeEach(() => {
+    agentId = `ops-${expect.getState().currentTestName?.length ?? 0}-${Math.random().toString(36).slice(2, 8)}`;
+  });
+
   async function instance(policy: PolicyInput, deleted?: ReturnType<typeof recordingDeleteTool>): Promise<Bot> {
     const tool = deleted ?? recordingDeleteTool();
     return startBot({
@@ -41,7 +47,7 @@ describe.each(backends)('reminders, warning, escalation and expiry, on %s', (bac
       db: h.database.db,
       makeAgent: (deps) =>
         new Agent({
-          id: 'ops',
+          id: agentId,
           instructions: 'test',
           model: scriptedModel([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'abc' } }] }, { text: 'finished' }]),
           tools: { delete_record: tool.deleteRecord },
@@ -167,13 +173,35 @@ describe.each(backends)('reminders, warning, escalation and expiry, on %s', (bac
     await waitForText(h.fake, { channel: CHANNEL, threadTs: thread.threadTs }, '1 of 2:');
     await sleep(1100);
     await sweepAll([h.bot]);
-    // (Requests of earlier tests in this database are still waiting too: only this one's count.)
     const reminders = posted(new RegExp(`\\(request #${card.actionId}\\) is still waiting for a decision`));
     expect(reminders.map((r) => [r.args.channel, r.args.thread_ts])).toEqual([
       [CHANNEL, thread.threadTs],
       ['D0CAROL', carols.ts],
     ]);
     expect(String(reminders[0]!.args.text)).toMatch(new RegExp(`^:bell: <@${CAROL}>: `));
+  });
+
+  it('with route: dm, an escalation sends the added approvers a copy by DM, from which they can decide', async () => {
+    const policy: PolicyInput = {
+      tools: { delete_record: { requireApproval: true, approvers: [ALICE], route: 'dm', expiresIn: '30s', escalateAfter: '1s', escalateTo: [BOSS] } },
+    };
+    const tool = recordingDeleteTool();
+    h.bot = await instance(policy, tool);
+    const thread = await mention(h.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete abc' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    await waitForText(h.fake, { channel: CHANNEL, threadTs: thread.threadTs }, ':outbox_tray:');
+    expect(h.fake.callsTo('conversations.open').map((c) => c.args.users)).toEqual([ALICE]);
+    await sleep(1100);
+    await sweepAll([h.bot]);
+    const copyCall = await h.fake.waitFor((c) => c.method === 'chat.postMessage' && c.ok && c.args.channel === 'D0BOSS' && String(c.args.text).startsWith('Approval needed'));
+    expect(String(copyCall.args.text)).toContain(`<@${BOSS}>`);
+    const told = await waitForText(h.fake, { channel: 'D0BOSS' }, 'escalated to you');
+    expect(told.args.thread_ts).toBe(copyCall.response?.ts);
+    const bossCopy = { ...card, call: copyCall, ts: String(copyCall.response?.ts), channel: 'D0BOSS', threadTs: String(copyCall.response?.ts) };
+    await clickButton(h.bot, bossCopy, BOSS, ACTION_IDS.approve);
+    await waitForUpdate(h.fake, card, `Approved by <@${BOSS}>`);
+    await waitForText(h.fake, { channel: CHANNEL, threadTs: thread.threadTs }, 'finished');
+    expect(tool.deleted).toEqual([{ id: 'abc' }]);
   });
 
   afterEachStop();

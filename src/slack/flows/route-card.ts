@@ -41,20 +41,7 @@ export async function routeCard(ctx: SlackContext, action: PendingAction, target
     where = `in <#${route.channel}>${link ? ` (<${link}|open the request>)` : ''}`;
   } else {
     const people = await dmRecipients(ctx, approvers, action, requirement.reach.dmLimit, requirement.allowSelfApproval);
-    for (const user of people) {
-      try {
-        const opened = await ctx.client.conversations.open({ users: user });
-        const channel = opened.channel?.id;
-        const copy = channel ? await postCopy(ctx, channel, rendered.text, blocks) : undefined;
-        if (copy) {
-          // Recorded at once: a click on the copy is checked against the card's copies.
-          await addCardCopies(ctx.slackDb, action.id, [{ ...copy, user }]);
-          copies.push({ ...copy, user });
-        }
-      } catch (error) {
-        log.warn({ err: error, user }, 'could not open a DM with an approver');
-      }
-    }
+    copies.push(...(await sendDmCopies(ctx, action.id, people, rendered)));
     where = 'by DM';
   }
   if (copies.length === 0) {
@@ -72,6 +59,29 @@ export async function routeCard(ctx: SlackContext, action: PendingAction, target
     log.warn({ err: error }, 'could not say in the thread where the request went');
   }
   log.info({ copies: copies.length }, 'card routed to the approvers');
+}
+
+/**
+ * A copy of the card in each person's DM with the bot, each recorded as soon as it is posted (a
+ * click on a copy is checked against the card's copies). Returns the copies posted.
+ */
+export async function sendDmCopies(ctx: SlackContext, actionId: number, people: readonly string[], rendered: RenderedCard): Promise<CardCopy[]> {
+  const blocks = blocksAsJson(rendered.blocks);
+  const copies: CardCopy[] = [];
+  for (const user of people) {
+    try {
+      const opened = await ctx.client.conversations.open({ users: user });
+      const channel = opened.channel?.id;
+      const copy = channel ? await postCopy(ctx, channel, rendered.text, blocks) : undefined;
+      if (copy) {
+        await addCardCopies(ctx.slackDb, actionId, [{ ...copy, user }]);
+        copies.push({ ...copy, user });
+      }
+    } catch (error) {
+      ctx.logger.warn({ err: error, actionId, user }, 'could not send an approver a copy by DM');
+    }
+  }
+  return copies;
 }
 
 /** Slack's DM channel ids start with D. */
@@ -107,7 +117,7 @@ async function permalink(ctx: SlackContext, copy: CardCopy): Promise<string | un
  * The people who get a DM copy: listed users, then members of listed groups, each once, up to
  * `dmLimit`; never the bot, nor the requester when they may not approve their own request.
  */
-async function dmRecipients(
+export async function dmRecipients(
   ctx: SlackContext,
   approvers: readonly string[],
   action: PendingAction,

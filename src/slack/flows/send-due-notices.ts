@@ -5,6 +5,8 @@ import { escalationText, lastWarningText, reminderText, type NoticeFacts } from 
 import type { SlackContext } from '../slack-context.js';
 import { claimNotices, loadWaitingApprovals, type WaitingApproval } from '../store/claim-notices.js';
 import { updateCard } from './update-card.js';
+import { renderCard } from './render-card.js';
+import { dmRecipients, sendDmCopies } from './route-card.js';
 
 interface Planned {
   request: WaitingApproval;
@@ -66,6 +68,16 @@ async function sendNotice(ctx: SlackContext, p: Planned, now: Date): Promise<voi
     }
   }
   log.info({ to, places: places.length }, 'approval notice sent');
-  // The escalated approvers are now on the card too.
-  if (notice === 'escalate') await updateCard(ctx, request.id);
+  if (notice !== 'escalate') return;
+  // The escalated approvers are now on the card too; where the request went to DMs, so do they.
+  await updateCard(ctx, request.id);
+  if (!request.card_copies.some((c) => c.user !== undefined)) return;
+  const action = await ctx.agent.findRequest(request.id);
+  if (!action || action.status !== 'pending') return;
+  const had = new Set(request.card_copies.flatMap((c) => (c.user ? [c.user] : [])));
+  const people = (await dmRecipients(ctx, to, action, requirement.reach.dmLimit, requirement.allowSelfApproval)).filter((u) => !had.has(u));
+  const copies = await sendDmCopies(ctx, action.id, people, renderCard(ctx.agent, action, { blocked: false }));
+  for (const copy of copies) {
+    await ctx.client.chat.postMessage({ channel: copy.channel, thread_ts: copy.ts, text }).catch((error: unknown) => log.warn({ err: error }, 'escalation could not be told by DM'));
+  }
 }

@@ -74,6 +74,11 @@ export class BotLink {
     return this.post(body, 'application/x-www-form-urlencoded', String(payload.type ?? 'interaction'));
   }
 
+  /** A slash command, as the flat form Slack posts. */
+  sendCommand(fields: Record<string, string>): Promise<Delivery> {
+    return this.post(new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded', `${fields.command ?? 'slash'} command`);
+  }
+
   async drain(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { channelTypeOf as simulatorChannelType, eventEnvelope as simulatorEnvelope, type ChannelType, type JsonObject } from '../simulator/index.js';
 import type { StoredMessage } from './store.js';
-import { APP_ID, BOT, TEAM, botProfile, findChannel } from './workspace.js';
+import { APP_ID, BOT, TEAM, botProfile, dmChannelOf, findChannel } from './workspace.js';
 
 type Obj = Record<string, unknown>;
 
@@ -22,6 +22,11 @@ const WORKSPACE = { appId: APP_ID, botUserId: BOT.userId, verificationToken: 'sa
 /** The simulator's Events API envelope, for the sandbox's workspace. */
 export function eventEnvelope(event: Obj, eventTs: string): Obj {
   return simulatorEnvelope(event as JsonObject, { eventTs, teamId: TEAM.id, workspace: WORKSPACE });
+}
+
+/** `app_home_opened`: the person opened the bot's Home tab (the view is there once one was published). */
+export function appHomeOpenedEvent(user: string, eventTs: string, view?: Obj): Obj {
+  return eventEnvelope({ type: 'app_home_opened', user, channel: dmChannelOf(user), tab: 'home', ...(view ? { view } : {}), event_ts: eventTs }, eventTs);
 }
 
 /**

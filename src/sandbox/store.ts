@@ -33,6 +33,7 @@ export class SandboxStore {
   private readonly store: MessageStore;
   private ephemeralList: StoredEphemeral[] = [];
   private stacks = new Map<string, StoredView[]>();
+  private homes = new Map<string, StoredView>();
   private readonly triggers: TriggerIds;
   private chosenByKey = new Map<string, StateValues>();
   private noticeList: Notice[] = [];
@@ -179,6 +180,16 @@ export class SandboxStore {
     return undefined;
   }
 
+  /** The Home tab the bot published for `user` (views.publish), if any. */
+  homeView(user: string): StoredView | undefined {
+    return this.homes.get(user);
+  }
+
+  publishHome(user: string, view: StoredView): void {
+    this.homes.set(user, view);
+    this.emit({ kind: 'home', user, view });
+  }
+
   /** `replace`: views.open starts a new stack; otherwise the view is pushed on the person's stack. */
   showView(user: string, view: StoredView, replace: boolean): void {
     const stack = replace ? [] : [...this.views(user)];
@@ -258,6 +269,7 @@ export class SandboxStore {
     this.store.clear();
     this.ephemeralList = [];
     this.stacks.clear();
+    this.homes.clear();
     this.triggers.clear();
     this.chosenByKey.clear();
     this.noticeList = [];

@@ -41,6 +41,7 @@ export type StoreChange =
   | { kind: 'ephemeral'; ephemeral: StoredEphemeral }
   | { kind: 'ephemeral_deleted'; user: string; ts: string }
   | { kind: 'views'; user: string; views: StoredView[] }
+  | { kind: 'home'; user: string; view: StoredView }
   | { kind: 'chosen'; user: string; container: string; values: StateValues }
   | { kind: 'notice'; notice: Notice }
   | { kind: 'reset' };

@@ -44,7 +44,8 @@ export interface ActionRequest extends Choice {
 function findSource(deps: InteractionDeps, r: ActionRequest): { source: ActionSource; container: string; blocks: unknown[] } {
   const { store } = deps;
   if (r.viewId !== undefined) {
-    const view = store.views(r.user).find((v) => v.id === r.viewId);
+    const home = store.homeView(r.user);
+    const view = store.views(r.user).find((v) => v.id === r.viewId) ?? (home?.id === r.viewId ? home : undefined);
     if (!view) throw new UiError('view_not_found', 404);
     return { source: { kind: 'view', view }, container: viewContainer(view.id), blocks: view.blocks };
   }

@@ -7,11 +7,11 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
 import { isObj } from './block-elements.js';
-import { personMessageEvents } from './event-payloads.js';
+import { appHomeOpenedEvent, personMessageEvents } from './event-payloads.js';
 import { BodyTooLargeError, readBody, sendJson } from './http-util.js';
 import { UiError, closeView, performAction, submitView, type ActionRequest, type InteractionDeps } from './ui-interactions.js';
 import { typedMessage } from './user-text.js';
-import { BOT, TEAM, USERGROUPS, USERS, channels, findChannel, findUser, isMember } from './workspace.js';
+import { APP_ID, BOT, TEAM, USERGROUPS, USERS, channels, findChannel, findUser, isMember } from './workspace.js';
 
 const BODY_LIMIT = 256 * 1024;
 const MAX_TYPED = 40_000;
@@ -56,6 +56,7 @@ export function snapshot(o: UiRouteOptions, user: string): Record<string, unknow
     messages: o.store.allMessages().filter((m) => ids.has(m.channel)),
     ephemerals: o.store.ephemeralsFor(user),
     views: o.store.views(user),
+    home: o.store.homeView(user) ?? null,
     chosen: o.store.chosenFor(user),
     notices: o.store.notices(),
   };
@@ -91,6 +92,46 @@ async function postMessage(o: UiRouteOptions, body: Record<string, unknown>): Pr
   return { ok: true, channel: channel.id, ts: message.ts, ...(threadTs !== undefined ? { threadTs } : {}) };
 }
 
+/** The slash commands the bot's manifest declares; Slack itself refuses any other. */
+const COMMANDS = new Set(['/approvals']);
+
+/** A slash command typed in the composer: Slack posts it to the bot with a response_url for the private answer. */
+async function postCommand(o: UiRouteOptions, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const user = userOf(body);
+  const channel = findChannel(optionalString(body, 'channel') ?? '');
+  if (!channel || !isMember(channel, user)) throw new UiError('channel_not_found', 404);
+  const typed = (optionalString(body, 'text') ?? '').trim();
+  const m = /^(\/[a-z0-9_-]+)(?:\s+([\s\S]*))?$/i.exec(typed);
+  if (!m) throw new UiError('not_a_command');
+  const command = m[1]!.toLowerCase();
+  if (!COMMANDS.has(command)) throw new UiError(`${command} is not a valid command`);
+  const person = findUser(user)!;
+  const delivery = await o.bot.sendCommand({
+    token: 'sandbox-verification-token',
+    team_id: TEAM.id,
+    team_domain: TEAM.domain,
+    channel_id: channel.id,
+    channel_name: channel.type === 'im' ? 'directmessage' : channel.name,
+    user_id: user,
+    user_name: person.name,
+    command,
+    text: (m[2] ?? '').trim(),
+    api_app_id: APP_ID,
+    is_enterprise_install: 'false',
+    response_url: o.responseUrls.create(o.origin, { channel: channel.id, user }),
+    trigger_id: o.store.issueTrigger(user),
+  });
+  return { ok: delivery.ok, status: delivery.status };
+}
+
+/** Opening the bot's Home tab: Slack tells the bot with app_home_opened, and the bot publishes the view. */
+function openHome(o: UiRouteOptions, body: Record<string, unknown>): Record<string, unknown> {
+  const user = userOf(body);
+  const home = o.store.homeView(user);
+  void o.bot.sendEvents([appHomeOpenedEvent(user, o.store.nextTs(), home)]);
+  return { ok: true };
+}
+
 function actionRequest(body: Record<string, unknown>): ActionRequest {
   const user = userOf(body);
   const actionId = optionalString(body, 'actionId');
@@ -113,6 +154,8 @@ type Route = (o: UiRouteOptions, body: Record<string, unknown>) => Promise<unkno
 
 const POST_ROUTES: Record<string, Route> = {
   '/ui/message': postMessage,
+  '/ui/command': postCommand,
+  '/ui/open-home': openHome,
   '/ui/action': (o, body) => performAction(o, actionRequest(body)),
   '/ui/view-submission': (o, body) => {
     const viewId = optionalString(body, 'viewId');

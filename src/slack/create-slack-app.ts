@@ -32,6 +32,12 @@ import { claimStaleCards } from './store/claim-stale-cards.js';
 import { claimKeptResults } from './store/claim-kept-results.js';
 import { deliverKeptResult } from './flows/deliver-kept-result.js';
 import { updateCard } from './flows/update-card.js';
+import { registerAppHomeOpened } from './listeners/app-home-opened.js';
+import { registerApprovalsCommand } from './listeners/approvals-command.js';
+import { registerInboxActions } from './listeners/inbox-actions.js';
+import { HomeRefresher } from './home/home-refresher.js';
+import { publishHome } from './home/publish-home.js';
+import { homeViewersAmong, recordHomeViewer } from './store/home-viewers.js';
 
 export interface SlackAppOptions {
   config: Config['slack'] & { port: number };
@@ -72,6 +78,11 @@ export interface SlackAppOptions {
    * still shows within a second); a run answered sooner needs none. 0 adds it at once.
    */
   workingReactionDelayMs?: number;
+  /**
+   * Home tab updates: changes within `debounceMs` (default 1 s) make one views.publish per
+   * person, spaced at least `minIntervalMs` apart (default 650 ms, under Tier 4's ~100 a minute).
+   */
+  homeRefresh?: { debounceMs?: number; minIntervalMs?: number };
 }
 
 export interface SlackApp {
@@ -146,7 +157,16 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const repairAfterMs = options.cardRepairAfterMs ?? 60_000;
   // Answers are kept until shown here, so a stop between a run's end and its answer loses nothing.
   agent.keepResults();
+  // Publishes through `context`, which exists by the time anything is published.
+  const home = new HomeRefresher({
+    publish: (user, notice) => publishHome(context, user, notice),
+    recordViewer: (user) => recordHomeViewer(context.slackDb, user),
+    viewersAmong: (users) => homeViewersAmong(context.slackDb, users),
+    logger: log,
+    ...options.homeRefresh,
+  });
   const context: SlackContext = {
+    home,
     agent,
     slackDb: slackDb(options.db),
     logger: log,
@@ -164,11 +184,14 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   });
   registerAppMention(app, context);
   registerMessage(app, context);
+  registerAppHomeOpened(app, context);
+  registerApprovalsCommand(app, context);
   const routes = interactionRoutes(app, unknownInteractions(context));
   registerApprovalActions(routes, context);
   registerDeclineModalSubmit(routes, context);
   registerQuestionActions(routes, context);
   registerRespondActions(routes, context);
+  registerInboxActions(routes, context);
 
   const sweepExpired = async (): Promise<number> => {
     const expired = await agent.sweepExpired();
@@ -199,6 +222,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       const botUserId = options.botUserId ?? auth.user_id;
       if (!botUserId) throw new Error('auth.test did not return the bot user id');
       context.botUserId = botUserId;
+      if (typeof auth.url === 'string') context.teamUrl = auth.url;
       let port: number | undefined;
       if (receiver && options.listen === false) {
         // The caller's own server hands requests to `handler`.
@@ -227,6 +251,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     },
     async stop() {
       sweeper?.stop();
+      home.stop();
       if (started) {
         started = false;
         // Without a server of its own there is nothing of Bolt's to stop: the caller's server takes no more requests.

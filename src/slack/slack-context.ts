@@ -3,6 +3,7 @@ import type { Agent } from '../agent/agent.js';
 import type { Logger } from '../logger.js';
 import type { BackgroundTasks } from './transport/background-tasks.js';
 import type { SlackDb } from './store/slack-tables.js';
+import type { HomeRefresher } from './home/home-refresher.js';
 
 /** What every listener and helper of the Slack front end works with. */
 export interface SlackContext {
@@ -29,6 +30,10 @@ export interface SlackContext {
   readonly workingReactionDelayMs: number;
   /** Known once auth.test has answered at start. */
   botUserId?: string;
+  /** The workspace's web address (auth.test's `url`), for links to threads. */
+  teamUrl?: string;
+  /** Republishes people's Home tabs when requests they see change (absent where no Home is kept). */
+  readonly home?: HomeRefresher;
 }
 
 /** A card this process is posting. */
@@ -48,6 +53,11 @@ export interface ThreadTarget {
 /** Who clicked where. Only `user` is vouched for by Slack's signature; the rest locates the reply. */
 export interface Click extends ThreadTarget {
   user: string;
+  /**
+   * Where to tell the clicker something, when not beside the card: a click from the inbox is
+   * answered on their Home tab, or in the conversation where they typed /approvals.
+   */
+  answerAt?: 'home' | ThreadTarget;
   messageTs?: string;
   triggerId?: string;
   teamId?: string;

@@ -59,6 +59,8 @@ export async function startBot(options: {
   customRoutes?: CustomRoute[];
   /** See SlackAppOptions.cardRepairAfterMs. */
   cardRepairAfterMs?: number;
+  /** See SlackAppOptions.homeRefresh. */
+  homeRefresh?: { debounceMs?: number; minIntervalMs?: number };
 }): Promise<Bot> {
   const { logger, logs } = captureLogger();
   const resolveGroupMembers = slackGroupResolver(slackWebClient({ botToken: FAKE_BOT_TOKEN, apiUrl: options.fake.apiUrl }, logger));
@@ -74,6 +76,7 @@ export async function startBot(options: {
     workingReactionDelayMs: options.workingReactionDelayMs ?? 0,
     ...(options.customRoutes ? { customRoutes: options.customRoutes } : {}),
     ...(options.cardRepairAfterMs !== undefined ? { cardRepairAfterMs: options.cardRepairAfterMs } : {}),
+    ...(options.homeRefresh ? { homeRefresh: options.homeRefresh } : {}),
   });
   const { port } = await slack.start();
   const url = `http://127.0.0.1:${port}/slack/events`;
@@ -286,6 +289,11 @@ export function expectCleanSlackOutput(fake: FakeSlack): void {
       expect(textOf(call), `${call.method} text`).not.toMatch(NOTIFYING);
       expect(call.args.link_names, 'link_names').toBeUndefined();
       expect(call.args.parse, 'parse').toBeUndefined();
+    }
+    if (call.method === 'views.publish') {
+      const view = call.args.view as { blocks?: unknown[] };
+      expect(checkBlocks(view.blocks ?? [], 'modal'), 'views.publish blocks').toEqual([]);
+      expect(JSON.stringify(view)).not.toMatch(NOTIFYING);
     }
     if (call.method === 'views.open') {
       expect(checkView(call.args.view), 'views.open view').toEqual([]);

@@ -28,16 +28,17 @@ const EXPECTED_BOT_SCOPES = [
   'app_mentions:read',
   'channels:history',
   'chat:write',
+  'commands',
   'groups:history',
   'im:history',
   'im:write',
   'reactions:write',
   'usergroups:read',
 ];
-const EXPECTED_BOT_EVENTS = ['app_mention', 'message.channels', 'message.groups', 'message.im'];
+const EXPECTED_BOT_EVENTS = ['app_home_opened', 'app_mention', 'message.channels', 'message.groups', 'message.im'];
 
-/** Scope strings look like `resource:action` or `resource:action.qualifier`. */
-const SCOPE_SHAPE = /^[a-z_]+(?:\.[a-z_]+)*:[a-z_]+(?:\.[a-z_]+)*$/;
+/** Scope strings look like `resource:action` or `resource:action.qualifier`; `commands` (slash commands) has no action. */
+const SCOPE_SHAPE = /^(?:commands|[a-z_]+(?:\.[a-z_]+)*:[a-z_]+(?:\.[a-z_]+)*)$/;
 
 /**
  * Everything wrong with a manifest: schema violations, plus any scope or event that is not
@@ -122,7 +123,7 @@ describe('the manifest check is not a no-op', () => {
     manifest.settings.event_subscriptions.bot_events.push('app_mention');
     manifest.oauth_config.scopes.bot.push('x'.repeat(51));
     const messages = validator.validate(manifest).map((e) => `${e.path}: ${e.message}`);
-    expect(messages).toContain('$.settings.event_subscriptions.bot_events: item 4 is a duplicate');
+    expect(messages).toContain('$.settings.event_subscriptions.bot_events: item 5 is a duplicate');
     expect(messages).toContain(`$.oauth_config.scopes.bot[${manifest.oauth_config.scopes.bot.length - 1}]: longer than 50`);
   });
 

@@ -3,6 +3,7 @@
 // into the signed requests Slack would send the bot.
 
 import { el } from './elements.js';
+import { renderBlocks } from './blocks.js';
 import { messageNode } from './message-view.js';
 import { ModalView } from './modal.js';
 
@@ -13,6 +14,10 @@ const state = {
   me: params.get('user') ?? localStorage.getItem('sandbox-user') ?? 'U0ALICE',
   channel: params.get('channel') ?? 'C0GENERAL',
   thread: params.get('thread') ?? undefined,
+  /** 'home' while the bot's Home tab is shown instead of a channel. */
+  tab: params.get('tab') === 'home' ? 'home' : undefined,
+  /** The Home view the bot published for this person (views.publish), or null. */
+  home: null,
   workspace: undefined,
   channels: [],
   /** channel → ts → message */
@@ -73,6 +78,7 @@ const ui = {
   chosen: (container) => state.chosen[container] ?? {},
   act,
   openThread: (channel, ts) => {
+    state.tab = undefined;
     state.channel = channel;
     state.thread = ts;
     syncUrl();
@@ -88,8 +94,20 @@ async function send(input, threadTs) {
   const text = input.value;
   if (text.trim() === '') return;
   input.value = '';
-  const result = await post('/ui/message', { user: state.me, channel: state.channel, text, ...(threadTs ? { threadTs } : {}) });
+  // As in Slack, a message starting with "/" in the channel's composer is a slash command for the app.
+  const result = !threadTs && text.trim().startsWith('/')
+    ? await post('/ui/command', { user: state.me, channel: state.channel, text })
+    : await post('/ui/message', { user: state.me, channel: state.channel, text, ...(threadTs ? { threadTs } : {}) });
   if (!result.ok) input.value = text;
+}
+
+function openHome() {
+  state.tab = 'home';
+  state.thread = undefined;
+  syncUrl();
+  render();
+  // Slack tells the app the tab was opened; the app (re)publishes the view.
+  void post('/ui/open-home', { user: state.me });
 }
 
 function composer(form, input, threadTs) {
@@ -117,10 +135,11 @@ function renderSidebar() {
   const group = (title, list) => {
     nav.append(el('div', 'sidebar-section', title));
     for (const c of list) {
-      const item = el('button', `sidebar-item${c.id === state.channel ? ' active' : ''}`, c.type === 'im' ? `● ${state.workspace.bot.realName}` : `# ${c.name}`);
+      const item = el('button', `sidebar-item${c.id === state.channel && state.tab !== 'home' ? ' active' : ''}`, c.type === 'im' ? `● ${state.workspace.bot.realName}` : `# ${c.name}`);
       item.type = 'button';
       item.dataset.channel = c.id;
       item.addEventListener('click', () => {
+        state.tab = undefined;
         state.channel = c.id;
         state.thread = undefined;
         syncUrl();
@@ -131,6 +150,38 @@ function renderSidebar() {
   };
   group('Channels', state.channels.filter((c) => c.type === 'channel'));
   group('Direct messages', state.channels.filter((c) => c.type === 'im'));
+  nav.append(el('div', 'sidebar-section', 'Apps'));
+  const home = el('button', `sidebar-item${state.tab === 'home' ? ' active' : ''}`, `⌂ ${state.workspace.bot.realName} · Home`);
+  home.type = 'button';
+  home.dataset.tab = 'home';
+  home.addEventListener('click', openHome);
+  nav.append(home);
+}
+
+let homeNode = { signature: undefined, node: undefined };
+
+/** The bot's Home tab: its published view, whose buttons send block_actions from a view, as Slack's do. */
+function renderHome() {
+  $('channel-name').textContent = `${state.workspace.bot.realName} · Home`;
+  $('channel-topic').textContent = 'Your approvals inbox: what waits for you, what you asked for, what you decided.';
+  const view = state.home;
+  const container = view ? `view:${view.id}` : 'none';
+  const signature = JSON.stringify([view, state.chosen[container] ?? null, state.me]);
+  if (homeNode.signature !== signature) {
+    const node = el('div', 'home-view');
+    if (!view) node.append(el('div', 'home-empty', 'Opening the Home tab…'));
+    else
+      node.append(
+        renderBlocks(view.blocks, {
+          directory,
+          containerKey: `home:${container}`,
+          chosen: state.chosen[container] ?? {},
+          act: (blockId, element, choice, control) => act({ viewId: view.id }, blockId, element, choice, control),
+        }),
+      );
+    homeNode = { signature, node };
+  }
+  reconcile($('messages'), [homeNode.node]);
 }
 
 const nodeCache = new Map();
@@ -224,7 +275,11 @@ function render() {
     frame = 0;
     if (!state.workspace) return;
     renderSidebar();
-    renderChannel();
+    const home = state.tab === 'home';
+    $('composer').classList.toggle('hidden', home);
+    $('examples').classList.toggle('hidden', home);
+    if (home) renderHome();
+    else renderChannel();
     renderThread();
     modal.render(state.views);
   });
@@ -236,6 +291,8 @@ function syncUrl() {
   url.searchParams.set('channel', state.channel);
   if (state.thread) url.searchParams.set('thread', state.thread);
   else url.searchParams.delete('thread');
+  if (state.tab === 'home') url.searchParams.set('tab', 'home');
+  else url.searchParams.delete('tab');
   history.replaceState(null, '', url);
 }
 
@@ -251,6 +308,7 @@ function load(snapshot) {
   for (const m of snapshot.messages) upsert(m);
   state.ephemerals = new Map(snapshot.ephemerals.map((e) => [e.ts, e]));
   state.views = snapshot.views;
+  state.home = snapshot.home ?? null;
   state.chosen = snapshot.chosen;
   if (!state.channels.some((c) => c.id === state.channel)) {
     state.channel = state.channels.find((c) => c.type === 'im')?.id ?? state.channels[0].id;
@@ -260,6 +318,7 @@ function load(snapshot) {
   setConnected(snapshot.botConnected);
   localStorage.setItem('sandbox-user', state.me);
   nodeCache.clear();
+  homeNode = { signature: undefined, node: undefined };
   renderUserSwitcher();
   syncUrl();
   render();
@@ -326,6 +385,7 @@ function listen() {
   on('ephemeral', (c) => c.ephemeral.user === state.me && state.ephemerals.set(c.ephemeral.ts, c.ephemeral));
   on('ephemeral_deleted', (c) => state.ephemerals.delete(c.ts));
   on('views', (c) => c.user === state.me && (state.views = c.views));
+  on('home', (c) => c.user === state.me && (state.home = c.view));
   on('chosen', (c) => c.user === state.me && (state.chosen[c.container] = c.values));
   on('notice', (c) => {
     toast(c.notice.level, c.notice.text);
@@ -339,12 +399,25 @@ $('user-switcher').addEventListener('change', async (e) => {
   if (!result.ok) return;
   if (currentChannel()?.type === 'im') state.channel = result.channels.find((c) => c.type === 'im')?.id ?? 'C0GENERAL';
   load(result);
+  if (state.tab === 'home') void post('/ui/open-home', { user: state.me });
 });
 $('thread-close').addEventListener('click', () => {
   state.thread = undefined;
   syncUrl();
   render();
 });
+// A link to a thread in this workspace (the Home tab's "open thread") opens it here, as Slack's client does.
+document.addEventListener('click', (e) => {
+  const a = e.target instanceof Element ? e.target.closest('a[href]') : null;
+  if (!a) return;
+  const url = new URL(a.href, location.href);
+  const m = /^\/archives\/([A-Z0-9]+)\/p(\d+)(\d{6})$/.exec(url.pathname);
+  if (url.origin !== location.origin || !m) return;
+  e.preventDefault();
+  const ts = `${m[2]}.${m[3]}`;
+  ui.openThread(m[1], url.searchParams.get('thread_ts') ?? ts);
+});
 composer($('composer'), $('message-input'), () => undefined);
 composer($('thread-composer'), $('thread-input'), () => state.thread);
 listen();
+if (state.tab === 'home') void post('/ui/open-home', { user: state.me });

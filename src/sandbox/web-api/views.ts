@@ -1,11 +1,11 @@
 /**
- * views.open, views.push and views.update. A modal opens on the screen of the person whose click
+ * views.open, views.push, views.update and views.publish (the Home tab, one per person). A modal opens on the screen of the person whose click
  * produced the trigger_id, as on Slack; that is how the sandbox knows whose modal it is.
  */
 import { normalizeBlocks, stateValues, type Obj } from '../block-elements.js';
 import { wireView } from '../interaction-payloads.js';
 import { MAX_VIEW_STACK, viewContainer, type StoredView } from '../store.js';
-import { APP_ID, BOT, TEAM } from '../workspace.js';
+import { APP_ID, BOT, TEAM, findUser } from '../workspace.js';
 import { SlackApiError, checkedView, invalidArguments, optString, reqString, viewObject, type Args } from '../../simulator/index.js';
 import type { ApiContext, ApiMethod } from './context.js';
 
@@ -60,6 +60,18 @@ export const viewMethods: Record<string, ApiMethod> = {
     const top = stack.at(-1);
     const stored = buildView(view, ctx.store.newViewId(), top, top?.id ?? null);
     ctx.store.showView(user, stored, false);
+    return answer(ctx, user, stored);
+  },
+
+  'views.publish': (args, ctx) => {
+    const user = reqString(args, 'user_id');
+    if (!findUser(user)) throw new SlackApiError('invalid_user');
+    const view = checkedView(args, 'home');
+    const existing = ctx.store.homeView(user);
+    const hash = optString(args, 'hash');
+    if (hash !== undefined && existing !== undefined && hash !== existing.hash) throw new SlackApiError('hash_conflict');
+    const stored = buildView(view, existing?.id ?? ctx.store.newViewId(), existing, null);
+    ctx.store.publishHome(user, stored);
     return answer(ctx, user, stored);
   },
 

@@ -10,6 +10,9 @@ export const ACTION_IDS = {
   questionAnswer: 'question.answer',
   questionSubmit: 'question.submit',
   suspensionRespond: 'suspension.respond',
+  /** Approve and Decline in the approvals inbox (Home tab, /approvals): routed to the card's own flow. */
+  inboxApprove: 'inbox.approve',
+  inboxDecline: 'inbox.decline',
 } as const;
 
 export const CALLBACK_IDS = {

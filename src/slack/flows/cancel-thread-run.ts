@@ -1,4 +1,5 @@
 import { updateCard } from './update-card.js';
+import { refreshHomesFor } from '../home/affected-users.js';
 import type { SlackContext } from '../slack-context.js';
 
 /**
@@ -10,5 +11,12 @@ import type { SlackContext } from '../slack-context.js';
 export async function cancelThreadRuns(ctx: SlackContext, rootRunIds: string[], actor: string): Promise<number[]> {
   const cancelled = await ctx.agent.cancelRuns(rootRunIds, actor, 'Cancelled in Slack.');
   for (const id of cancelled) await updateCard(ctx, id);
+  // Inboxes that listed them drop them; read after the redraws, so nothing waits on it.
+  if (ctx.home) for (const id of cancelled) {
+    ctx.agent.findRequest(id).then(
+      (row) => refreshHomesFor(ctx, row),
+      (error: unknown) => ctx.logger.warn({ err: error, actionId: id }, 'cancelled request could not be read for Home updates'),
+    );
+  }
   return cancelled;
 }

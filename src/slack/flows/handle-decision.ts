@@ -9,6 +9,7 @@ import { targetForAction } from './target-for-action.js';
 import { tellUser } from './tell-user.js';
 import { postQuorumProgress } from './post-quorum-progress.js';
 import { tellRequesterExpired } from './handle-expired.js';
+import { refreshHomesFor } from '../home/affected-users.js';
 
 /**
  * Shows the result of an approve/decline: the card redrawn when the request
@@ -30,6 +31,7 @@ export async function handleDecision(ctx: SlackContext, decision: Decision, clic
   const drawn: DrawnMark[] = [];
   const final = (decision.outcome === 'approved' || decision.outcome === 'declined') && card ? { action: decision.action, card, marks: drawn } : undefined;
   const redrawn = changed || decision.outcome === 'expired' ? { card: await updateCard(ctx, decision.action.id, final) } : undefined;
+  if (changed || decision.outcome === 'expired') refreshHomesFor(ctx, decision.action);
 
   if (decision.outcome === 'approval-recorded' && !decision.alreadyCounted) await postQuorumProgress(ctx, decision.action, redrawn?.card ?? card);
 

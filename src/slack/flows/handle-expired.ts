@@ -6,6 +6,7 @@ import { updateCard } from './update-card.js';
 import { runInThread } from './run-in-thread.js';
 import type { SlackContext } from '../slack-context.js';
 import { targetForAction } from './target-for-action.js';
+import { refreshHomesFor } from '../home/affected-users.js';
 
 /**
  * The requester hears that their request expired (the card alone changes silently). Only the
@@ -31,6 +32,7 @@ export async function tellRequesterExpired(ctx: SlackContext, action: PendingAct
 /** After the expiry sweep: the card says Expired and the run's continuation shows in its thread. */
 export async function handleExpired(ctx: SlackContext, expired: ExpiredRequest): Promise<void> {
   const card = await updateCard(ctx, expired.action.id);
+  refreshHomesFor(ctx, expired.action);
   await tellRequesterExpired(ctx, expired.action, card);
   if (!expired.stream) return;
   const target = await targetForAction(ctx, expired.action, undefined, { card });

@@ -11,6 +11,7 @@ import { routeCard } from './route-card.js';
 import { unreachableQuorumOf } from './unreachable-quorum-of.js';
 import { cardStateKey } from '../store/card-state-key.js';
 import { blocksAsJson } from '../transport/blocks-as-json.js';
+import { refreshHomesFor } from '../home/affected-users.js';
 
 export type PostCardOutcome = 'posted' | 'fallback' | 'cancelled' | 'missing';
 
@@ -84,6 +85,8 @@ async function post(
         kind: rendered.kind,
         drawn: cardStateKey(action, false),
       });
+      // The request is in Slack now: the inboxes of who may decide it, and of who asked, show it too.
+      refreshHomesFor(ctx, action);
       if (rendered.kind === 'approval' && !saved.decidedMeanwhile) {
         await routeCard(ctx, action, target, rendered).catch((error: unknown) => log.warn({ err: error }, 'card could not be routed to the approvers'));
       }

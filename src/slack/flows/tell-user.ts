@@ -1,7 +1,12 @@
-import type { SlackContext, ThreadTarget } from '../slack-context.js';
+import type { Click, SlackContext, ThreadTarget } from '../slack-context.js';
 
-/** An ephemeral reply only `user` sees: how refusals are answered, so the thread stays clean. */
-export async function tellUser(ctx: SlackContext, where: ThreadTarget & { user: string }, text: string): Promise<void> {
+/**
+ * An ephemeral reply only `user` sees: how refusals are answered, so the thread stays clean.
+ * A click from the inbox is answered where it was made (Click.answerAt).
+ */
+export async function tellUser(ctx: SlackContext, at: ThreadTarget & Pick<Click, 'user' | 'answerAt'>, text: string): Promise<void> {
+  if (at.answerAt === 'home' && ctx.home) return ctx.home.notice(at.user, text);
+  const where = at.answerAt && at.answerAt !== 'home' ? { ...at.answerAt, user: at.user } : at;
   try {
     await ctx.client.chat.postEphemeral({
       channel: where.channel,

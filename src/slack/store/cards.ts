@@ -61,3 +61,14 @@ export async function addCardCopies(db: SlackDb, actionId: number, copies: CardC
   if (copies.length === 0) return;
   await sql`UPDATE slack_cards SET copies = copies || ${JSON.stringify(copies)}::jsonb WHERE action_id = ${actionId}`.execute(db);
 }
+
+/** Where the cards of these requests are, by action id (requests without a card are absent). */
+export async function findCards(db: SlackDb, actionIds: readonly number[]): Promise<Map<number, CardRow>> {
+  if (actionIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('slack_cards')
+    .select(['action_id', 'channel', 'ts', 'thread_ts', 'kind', 'drawn', 'copies'])
+    .where('action_id', 'in', [...new Set(actionIds)])
+    .execute();
+  return new Map(rows.map((r) => [r.action_id, r]));
+}

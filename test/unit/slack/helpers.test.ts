@@ -75,6 +75,8 @@ describe('button values and block ids', () => {
       questionAnswer: 'question.answer',
       questionSubmit: 'question.submit',
       suspensionRespond: 'suspension.respond',
+      inboxApprove: 'inbox.approve',
+      inboxDecline: 'inbox.decline',
     });
     expect(CALLBACK_IDS).toEqual({ declineModal: 'approval.decline_modal', respondModal: 'suspension.respond_modal' });
   });

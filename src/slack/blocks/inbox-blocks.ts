@@ -1,0 +1,183 @@
+import type { Button, HomeView, KnownBlock } from '@slack/types';
+import type { PendingAction } from '../../db/rows.js';
+import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
+import { inlineCode } from '../mrkdwn/inline-code.js';
+import { ACTION_IDS, cardBlockId } from './action-ids.js';
+import { approvalButtonValue } from './button-value.js';
+import { context, section } from './layout.js';
+import { LIMITS, truncate } from './limits.js';
+import { mention } from './mention.js';
+import { slackDate } from './slack-date.js';
+import { plainText } from './text-objects.js';
+
+/** One request as the inbox shows it. */
+export interface InboxItem {
+  action: Pick<
+    PendingAction,
+    'id' | 'tool_name' | 'args' | 'fingerprint' | 'status' | 'requester' | 'quorum' | 'approvals' | 'expires_at' | 'decided_by' | 'decided_at' | 'created_at'
+  >;
+  /** The card's thread in Slack, when the request has a card. */
+  link?: string;
+}
+
+export interface InboxData {
+  waiting: InboxItem[];
+  /** How many requests wait for this person in all (`waiting` may be fewer). */
+  waitingTotal: number;
+  requested: InboxItem[];
+  requestedTotal: number;
+  decided: InboxItem[];
+  decidedTotal: number;
+  /**
+   * Shown first, e.g. why a click from the inbox changed nothing: mrkdwn the caller built with
+   * every model or user part escaped, like any text told to a clicker (tellUser).
+   */
+  notice?: string;
+}
+
+export interface InboxFit {
+  /** The surface's block limit: 100 for a view, 50 for a message. */
+  maxBlocks: number;
+  /** At most this many of the person's own requests and of their decisions are listed. */
+  maxListed: number;
+}
+
+export const HOME_FIT: InboxFit = { maxBlocks: LIMITS.modalBlocks, maxListed: 10 };
+/** A message also has a JSON size limit (messageBlocksJson), so the ephemeral list is shorter. */
+export const MESSAGE_FIT: InboxFit = { maxBlocks: 24, maxListed: 5 };
+
+const SUMMARY_CHARS = 200;
+
+/**
+ * The approvals inbox: requests waiting for this person (oldest first, with Approve and Decline
+ * that go through the card's own checks), their own requests with where each stands, and what
+ * they decided lately. Lists longer than the surface allows end in "and N more".
+ */
+export function inboxBlocks(data: InboxData, fit: InboxFit): KnownBlock[] {
+  const head: KnownBlock[] = [{ type: 'header', text: plainText('Approvals', LIMITS.headerText) }];
+  if (data.notice) head.push(section(`:warning: ${data.notice}`));
+
+  const requested = listed('Requested by you', data.requested, data.requestedTotal, fit.maxListed, requestedLine, 'You have not asked for anything that needs approval.');
+  const decided = listed('Your recent decisions', data.decided, data.decidedTotal, fit.maxListed, decidedLine, 'You have not decided any requests yet.');
+  const tail = [{ type: 'divider' } as KnownBlock, ...requested, { type: 'divider' } as KnownBlock, ...decided];
+
+  // The waiting list gets what is left: two blocks a request, one for its "and N more".
+  const room = fit.maxBlocks - head.length - tail.length - 2;
+  const shown = data.waiting.slice(0, Math.max(0, Math.floor(room / 2)));
+  const waiting: KnownBlock[] = [section(`*Waiting for you* (${data.waitingTotal})`)];
+  if (data.waitingTotal === 0) waiting.push(context('Nothing is waiting for your decision.'));
+  for (const item of shown) waiting.push(section(waitingText(item)), decisionButtons(item));
+  const more = data.waitingTotal - shown.length;
+  if (more > 0) waiting.push(context(`…and ${more} more waiting for you (oldest shown first).`));
+  return [...head, ...waiting, ...tail];
+}
+
+/** The Home tab: the inbox as a view (views.publish). */
+export function homeView(data: InboxData): HomeView {
+  return { type: 'home', blocks: inboxBlocks(data, HOME_FIT) };
+}
+
+/** One request in full, for `/approvals <id>`; buttons only when `canDecide`. */
+export function requestBlocks(item: InboxItem, canDecide: boolean): KnownBlock[] {
+  const blocks: KnownBlock[] = [section(`${requestedLine(item)}\n${facts(item.action).join(' · ')}\n${inlineCode(summary(item.action.args, 1000))}`)];
+  if (canDecide && item.action.status === 'pending') blocks.push(decisionButtons(item));
+  return blocks;
+}
+
+function listed(
+  heading: string,
+  items: InboxItem[],
+  total: number,
+  max: number,
+  line: (item: InboxItem) => string,
+  empty: string,
+): KnownBlock[] {
+  const blocks: KnownBlock[] = [section(`*${heading}*`)];
+  if (items.length === 0) return [...blocks, context(empty)];
+  const shown = items.slice(0, max);
+  blocks.push(section(shown.map(line).join('\n')));
+  if (total > shown.length) blocks.push(context(`…and ${total - shown.length} more.`));
+  return blocks;
+}
+
+function title(item: InboxItem): string {
+  const name = `*${escapeMrkdwn(truncate(item.action.tool_name, 80))}* #${item.action.id}`;
+  return item.link ? `${name} · <${item.link}|open thread>` : name;
+}
+
+function waitingText(item: InboxItem): string {
+  const a = item.action;
+  const shown = facts(a);
+  if (a.quorum > 1) shown.push(`${votes(a)} of ${a.quorum} approvals`);
+  return `${title(item)}\n${shown.join(' · ')}\n${inlineCode(summary(a.args, SUMMARY_CHARS))}`;
+}
+
+/** Who asked, when, and (while it waits) until when. */
+function facts(a: InboxItem['action']): string[] {
+  const shown = [a.requester ? `requested by ${mention(a.requester)}` : 'requested by a scheduled run', slackDate(new Date(a.created_at))];
+  if (a.expires_at && a.status === 'pending') shown.push(`expires ${slackDate(new Date(a.expires_at))}`);
+  return shown;
+}
+
+function requestedLine(item: InboxItem): string {
+  return `${title(item)} — ${statusText(item.action)}`;
+}
+
+function decidedLine(item: InboxItem): string {
+  const a = item.action;
+  const by = a.requester ? ` (requested by ${mention(a.requester)})` : '';
+  return `${title(item)} — ${statusText(a)}${by}`;
+}
+
+/** Where a request stands, in words. */
+export function statusText(a: InboxItem['action']): string {
+  const by = a.decided_by ? ` by ${mention(a.decided_by)}` : '';
+  const at = a.decided_at ? ` ${slackDate(new Date(a.decided_at))}` : '';
+  switch (a.status) {
+    case 'pending':
+      return a.quorum > 1 ? `:hourglass_flowing_sand: waiting (${votes(a)} of ${a.quorum} approvals)` : ':hourglass_flowing_sand: waiting';
+    case 'approved':
+      return `:white_check_mark: approved${by}${at}`;
+    case 'declined':
+      return `:x: declined${by}${at}`;
+    case 'expired':
+      return `:hourglass: expired${at}`;
+    case 'cancelled':
+      return `:no_entry_sign: cancelled${by}${at}`;
+    case 'superseded':
+      return ':arrows_counterclockwise: replaced by a new request';
+    default:
+      return escapeMrkdwn(a.status);
+  }
+}
+
+function votes(a: InboxItem['action']): number {
+  return Array.isArray(a.approvals) ? a.approvals.length : 0;
+}
+
+function summary(args: unknown, max: number): string {
+  let text: string;
+  try {
+    text = JSON.stringify(args) ?? 'no arguments';
+  } catch {
+    text = 'arguments that cannot be shown';
+  }
+  return truncate(text, max);
+}
+
+/** The card's Approve and Decline, under the inbox's action ids and the card's block id and value. */
+function decisionButtons(item: InboxItem): KnownBlock {
+  const value = approvalButtonValue(item.action.id, item.action.fingerprint ?? '');
+  const button = (text: string, actionId: string, style: 'primary' | 'danger'): Button => ({
+    type: 'button',
+    text: plainText(text, LIMITS.buttonText),
+    action_id: actionId,
+    value,
+    style,
+  });
+  return {
+    type: 'actions',
+    block_id: cardBlockId('approval', item.action.id),
+    elements: [button('Approve', ACTION_IDS.inboxApprove, 'primary'), button('Decline', ACTION_IDS.inboxDecline, 'danger')],
+  };
+}

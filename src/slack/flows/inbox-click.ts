@@ -1,0 +1,37 @@
+import type { BlockAction, ButtonAction } from '@slack/bolt';
+import { parseButtonValue } from '../blocks/button-value.js';
+import type { Click, SlackContext } from '../slack-context.js';
+import { findCard } from '../store/cards.js';
+import { tellUser } from './tell-user.js';
+
+/**
+ * A click on Approve or Decline in the inbox (Home tab, or the /approvals list), as if it were
+ * made on the request's card: it is routed to the card's message, so the card's own checks
+ * (the button is that request's, the fingerprint matches, the clicker may decide) and its
+ * decision path apply unchanged, and the run goes on in the card's thread. What the clicker is
+ * told goes back where they clicked. Undefined (the clicker told why) when there is no card to
+ * route to.
+ */
+export async function inboxClick(ctx: SlackContext, body: BlockAction<ButtonAction>, action: ButtonAction): Promise<Click | undefined> {
+  const user = body.user?.id;
+  if (!user) return undefined;
+  const container = body.container as { type?: unknown; channel_id?: unknown };
+  const channel = body.channel?.id ?? (typeof container.channel_id === 'string' ? container.channel_id : undefined);
+  const answerAt: Click['answerAt'] = container.type === 'view' || !channel ? 'home' : { channel };
+  const actionId = parseButtonValue(action.value)?.actionId;
+  const card = actionId !== undefined ? await findCard(ctx.slackDb, actionId) : undefined;
+  if (!card) {
+    ctx.logger.warn({ user, value: action.value }, 'inbox click for a request without a card');
+    await tellUser(ctx, { user, channel: channel ?? user, answerAt }, 'I could not find that request’s card, so nothing was changed.');
+    return undefined;
+  }
+  return {
+    user,
+    channel: card.channel,
+    messageTs: card.ts,
+    ...(card.thread_ts ? { threadTs: card.thread_ts } : {}),
+    ...(body.trigger_id ? { triggerId: body.trigger_id } : {}),
+    ...(body.team?.id ? { teamId: body.team.id } : {}),
+    answerAt,
+  };
+}

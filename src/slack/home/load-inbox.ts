@@ -1,0 +1,48 @@
+import { inboxRequests } from '../../db/inbox-requests.js';
+import type { PendingAction } from '../../db/rows.js';
+import type { InboxData, InboxFit, InboxItem } from '../blocks/inbox-blocks.js';
+import { threadLink } from '../blocks/thread-link.js';
+import type { SlackContext } from '../slack-context.js';
+import { findCards } from '../store/cards.js';
+
+/**
+ * Open requests read per inbox (the oldest) before keeping those the person may decide; more
+ * open requests than this at once is a backlog no inbox would show in full anyway.
+ */
+const OPEN_READ = 300;
+
+/**
+ * A person's inbox: the open requests they may approve (by the rule a click is checked with,
+ * Agent.mayDecide, groups included), minus those they already voted on; their own requests; and
+ * their decisions; each with the link to its card.
+ */
+export async function loadInbox(ctx: SlackContext, user: string, fit: InboxFit): Promise<Omit<InboxData, 'notice'>> {
+  const rows = await inboxRequests(ctx.slackDb, ctx.agent.id, user, { open: OPEN_READ, requested: fit.maxListed, decided: fit.maxListed });
+  const now = Date.now();
+  const verdicts = await Promise.all(
+    rows.open.map(async (row) => {
+      if (row.expires_at && new Date(row.expires_at).getTime() <= now) return false;
+      if (votedBy(row, user)) return false;
+      return (await ctx.agent.mayDecide(row, { userId: user }, 'approve')).allowed;
+    }),
+  );
+  const waiting = rows.open.filter((_, i) => verdicts[i]);
+  const cards = await findCards(ctx.slackDb, [...waiting, ...rows.requested, ...rows.decided].map((r) => r.id));
+  const item = (action: PendingAction): InboxItem => {
+    const card = cards.get(action.id);
+    const link = card ? threadLink(ctx.teamUrl, card) : undefined;
+    return { action, ...(link ? { link } : {}) };
+  };
+  return {
+    waiting: waiting.map(item),
+    waitingTotal: waiting.length,
+    requested: rows.requested.map(item),
+    requestedTotal: rows.requestedTotal,
+    decided: rows.decided.map(item),
+    decidedTotal: rows.decidedTotal,
+  };
+}
+
+function votedBy(row: PendingAction, user: string): boolean {
+  return Array.isArray(row.approvals) && row.approvals.some((v) => (v as { userId?: unknown } | null)?.userId === user);
+}

@@ -1,0 +1,45 @@
+import type { BlockAction, ButtonAction } from '@slack/bolt';
+import { ACTION_IDS } from '../blocks/action-ids.js';
+import { openDecline, recordApproval, showApproval } from '../flows/approval-click.js';
+import { tellClicker } from '../flows/clicked-card.js';
+import { inboxClick } from '../flows/inbox-click.js';
+import { redrawCommandAnswer } from '../flows/approvals-command.js';
+import type { Click, SlackContext } from '../slack-context.js';
+import type { InteractionRoutes } from './interaction-routes.js';
+import { recordThenAck } from './record-then-ack.js';
+
+/**
+ * Approve and Decline in the inbox work exactly like the card's (approval-actions.ts): the
+ * click is routed to its request's card first (inboxClick), then Approve is recorded before
+ * the ack and Decline asks for a reason in a modal.
+ */
+export function registerInboxActions(routes: InteractionRoutes, ctx: SlackContext): void {
+  routes.action<BlockAction<ButtonAction>>(ACTION_IDS.inboxApprove, async ({ ack, body, action, respond }) => {
+    let click: Click | undefined;
+    await recordThenAck(ctx, ack, {
+      name: 'inbox approve',
+      record: async (startAfter) => {
+        click = await inboxClick(ctx, body, action);
+        return click ? recordApproval(ctx, click, action, startAfter) : ({ kind: 'no-click' } as const);
+      },
+      show: async (recorded) => {
+        await showApproval(ctx, recorded);
+        // The /approvals answer clicked on is redrawn as the list is now (a Home is republished on its own).
+        if (recorded.kind === 'decided' && click && click.answerAt !== 'home') await redrawCommandAnswer(ctx, click.user, respond);
+      },
+      onError: (ref) => tellClicker(ctx, click)(ref),
+    });
+  });
+  routes.action<BlockAction<ButtonAction>>(ACTION_IDS.inboxDecline, async ({ ack, body, action }) => {
+    await ack();
+    let click: Click | undefined;
+    ctx.tasks.run(
+      'inbox decline',
+      async () => {
+        click = await inboxClick(ctx, body, action);
+        if (click) await openDecline(ctx, click, action);
+      },
+      (ref) => tellClicker(ctx, click)(ref),
+    );
+  });
+}

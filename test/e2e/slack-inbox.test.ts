@@ -1,0 +1,291 @@
+import { describe, expect, it } from 'vitest';
+import { Agent } from '../../src/agent/agent.js';
+import { definePolicy } from '../../src/approvals/define-policy.js';
+import type { PolicyInput } from '../../src/approvals/policy-schema.js';
+import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
+import { checkBlocks } from '../../src/slack/blocks/limits.js';
+import {
+  appHomeOpenedEnvelope,
+  blockActionsPayload,
+  newTriggerId,
+  SLACK_IDS,
+  viewSubmissionPayload,
+  type StoredView,
+} from '../../src/simulator/index.js';
+import { backends } from '../helpers/db.js';
+import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
+import {
+  clickButton,
+  mention,
+  recordingDeleteTool,
+  slackHarness,
+  startBot,
+  waitForCard,
+  waitForText,
+  waitForUpdate,
+  type AgentDeps,
+  type Bot,
+} from '../helpers/slack-bot.js';
+
+const CHANNEL = 'C0CHANNEL01';
+const REQUESTER = 'U0REQUESTER';
+const ALICE = 'U0ALICE';
+const CAROL = 'U0CAROL';
+const DAVE = 'U0DAVE';
+const MALLORY = 'U0MALLORY';
+const GROUP = 'S0OPSTEAM';
+
+type Block = Record<string, any>;
+
+/** All text of a view's blocks, joined. */
+function viewText(view: { blocks: unknown[] } | undefined): string {
+  const parts: string[] = [];
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (node && typeof node === 'object') {
+      const o = node as Record<string, unknown>;
+      if ((o.type === 'plain_text' || o.type === 'mrkdwn') && typeof o.text === 'string') parts.push(o.text);
+      Object.values(o).forEach(walk);
+    }
+  };
+  walk(view?.blocks ?? []);
+  return parts.join('\n');
+}
+
+/** The Approve/Decline block of request `actionId` in a list of blocks. */
+function inboxButtons(blocks: unknown[], actionId: number): Block | undefined {
+  return (blocks as Block[]).find((b) => b.type === 'actions' && b.block_id === `approval:${actionId}`);
+}
+
+/** The block_actions payload Slack sends for a button on a person's Home tab: a view container, no channel, no message. */
+function homeClickPayload(view: StoredView, user: string, button: Block, blockId: string) {
+  return {
+    type: 'block_actions',
+    user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: SLACK_IDS.teamId },
+    api_app_id: SLACK_IDS.appId,
+    token: 'verification-token',
+    container: { type: 'view', view_id: view.id },
+    trigger_id: newTriggerId(),
+    team: { id: SLACK_IDS.teamId, domain: SLACK_IDS.teamDomain },
+    enterprise: null,
+    is_enterprise_install: false,
+    view,
+    state: { values: {} },
+    actions: [
+      { action_id: button.action_id, block_id: blockId, text: button.text, value: button.value, style: button.style, type: 'button', action_ts: '1726133800.000100' },
+    ],
+  };
+}
+
+describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {
+  const h = slackHarness(backend);
+
+  async function boot(steps: ScriptStep[], policy: PolicyInput) {
+    const { deleteRecord, deleted } = recordingDeleteTool();
+    h.fake.setUsergroup(GROUP, [CAROL, DAVE]);
+    const bot = await startBot({
+      fake: h.fake,
+      db: h.database.db,
+      homeRefresh: { debounceMs: 20, minIntervalMs: 0 },
+      makeAgent: (deps: AgentDeps) =>
+        new Agent({
+          id: 'ops',
+          instructions: 'test',
+          model: scriptedModel(steps),
+          tools: { delete_record: deleteRecord },
+          storage: h.database,
+          policy: definePolicy(policy),
+          ...deps,
+        }),
+    });
+    h.bot = bot;
+    return { bot, deleted };
+  }
+
+  const policy: PolicyInput = { tools: { delete_record: { approvers: [ALICE, GROUP], allowSelfApproval: false } } };
+
+  async function openHome(bot: Bot, user: string): Promise<StoredView> {
+    const before = h.fake.callsTo('views.publish').filter((c) => c.args.user_id === user).length;
+    const res = await bot.send.event(appHomeOpenedEnvelope({ user, channel: `D${user.slice(1)}` }));
+    expect(res.status).toBe(200);
+    await h.fake.waitFor((c) => c.method === 'views.publish' && c.args.user_id === user && h.fake.callsTo('views.publish').filter((x) => x.args.user_id === user).length > before);
+    return h.fake.homeView(user)!;
+  }
+
+  /** Waits until `user`'s published Home satisfies `check`. */
+  async function homeWhere(user: string, check: (text: string) => boolean): Promise<StoredView> {
+    await h.fake.waitFor((c) => c.method === 'views.publish' && c.args.user_id === user && check(viewText(h.fake.homeView(user))), { timeoutMs: 5000 });
+    return h.fake.homeView(user)!;
+  }
+
+  it('Home lists what waits for each approver (groups included) and what the requester asked for, and deciding from it works like the card', async () => {
+    const { bot, deleted } = await boot([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'h1 <!here>' } }] }, { text: 'Deleted h1.' }], policy);
+    expect(viewText(await openHome(bot, ALICE))).toContain('Nothing is waiting for your decision.');
+    await openHome(bot, CAROL);
+    await openHome(bot, REQUESTER);
+
+    const thread = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete h1' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+
+    // Republished for the approver, the group's member and the requester, who have a Home, without anyone reopening it.
+    const aliceHome = await homeWhere(ALICE, (t) => t.includes('delete_record'));
+    expect(viewText(aliceHome)).toContain('*Waiting for you* (1)');
+    expect(viewText(aliceHome)).toContain(`requested by <@${REQUESTER}>`);
+    expect(viewText(aliceHome)).toContain('&lt;!here&gt;');
+    expect(viewText(aliceHome)).toMatch(new RegExp(`<https://[^|]+/archives/${CHANNEL}/p${card.ts.replace('.', '')}\\?thread_ts=${thread.threadTs}&cid=${CHANNEL}\\|open thread>`));
+    const buttons = inboxButtons(aliceHome.blocks, card.actionId)!;
+    expect(buttons.elements.map((e: Block) => [e.action_id, e.style])).toEqual([
+      [ACTION_IDS.inboxApprove, 'primary'],
+      [ACTION_IDS.inboxDecline, 'danger'],
+    ]);
+    const cardButtons = card.blocks.find((b) => b.type === 'actions')!;
+    expect(buttons.elements[0].value).toBe(cardButtons.elements[0].value);
+    expect(viewText(await homeWhere(CAROL, (t) => t.includes('delete_record')))).toContain('*Waiting for you* (1)');
+    const requesterHome = await homeWhere(REQUESTER, (t) => t.includes('delete_record'));
+    expect(viewText(requesterHome)).toContain('*Waiting for you* (0)');
+    expect(viewText(requesterHome)).toMatch(/\*Requested by you\*[\s\S]*delete_record\* #\d+ · <[^>]+> — :hourglass_flowing_sand: waiting/);
+    expect(inboxButtons(requesterHome.blocks, card.actionId)).toBeUndefined();
+
+    // Someone who may not decide sees nothing waiting, and a click made with another person's button is refused on their Home.
+    expect(viewText(await openHome(bot, MALLORY))).toContain('*Waiting for you* (0)');
+    const forged = await bot.send.interaction(homeClickPayload(h.fake.homeView(MALLORY)!, MALLORY, buttons.elements[0], buttons.block_id));
+    expect(forged.status).toBe(200);
+    expect(viewText(await homeWhere(MALLORY, (t) => t.includes('Only listed approvers')))).toContain(':warning:');
+    expect(deleted).toEqual([]);
+    expect(h.fake.callsTo('chat.update').filter((c) => c.args.ts === card.ts)).toEqual([]);
+
+    // Approve from Alice's Home: the card in the thread updates, the tool runs once, the run answers in the thread.
+    const click = await bot.send.interaction(homeClickPayload(aliceHome, ALICE, buttons.elements[0], buttons.block_id));
+    expect(click.status).toBe(200);
+    await waitForUpdate(h.fake, card, `Approved by <@${ALICE}>`);
+    await waitForText(h.fake, thread, 'Deleted h1.');
+    expect(deleted).toEqual([{ id: 'h1 <!here>' }]);
+
+    // Every inbox that showed it is republished: nothing waits, the decision is listed, the requester sees the outcome.
+    const after = viewText(await homeWhere(ALICE, (t) => t.includes('*Waiting for you* (0)')));
+    expect(after).toMatch(/\*Your recent decisions\*[\s\S]*delete_record\* #\d+ · <[^>]+> — :white_check_mark: approved by <@U0ALICE>/);
+    await homeWhere(CAROL, (t) => t.includes('*Waiting for you* (0)'));
+    await homeWhere(REQUESTER, (t) => t.includes(':white_check_mark: approved by'));
+    // Dave, in the group too, never opened the Home tab: Slack shows him none, so none is published for him.
+    expect(h.fake.callsTo('views.publish').filter((c) => c.args.user_id === DAVE)).toEqual([]);
+
+    // A second click from the Home as it was before changes nothing, and says why there.
+    await bot.send.interaction(homeClickPayload(aliceHome, ALICE, buttons.elements[0], buttons.block_id));
+    await homeWhere(ALICE, (t) => t.includes(`already approved by <@${ALICE}>`));
+    await bot.slack.idle();
+    expect(deleted).toHaveLength(1);
+  });
+
+  it('with two instances, a Home opened on one is republished by the other when a request there is decided', async () => {
+    const { bot: first } = await boot([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'm2' } }] }], policy);
+    const { deleteRecord, deleted } = recordingDeleteTool();
+    const second = await startBot({
+      fake: h.fake,
+      db: h.database.db,
+      homeRefresh: { debounceMs: 20, minIntervalMs: 0 },
+      makeAgent: (deps: AgentDeps) =>
+        new Agent({ id: 'ops', instructions: 'test', model: scriptedModel([{ text: 'Deleted m2 on the other instance.' }]), tools: { delete_record: deleteRecord }, storage: h.database, policy: definePolicy(policy), ...deps }),
+    });
+    try {
+      await openHome(first, CAROL);
+      const thread = await mention(first, { user: REQUESTER, channel: CHANNEL, text: 'delete m2' });
+      const card = await waitForCard(h.fake, thread, 'approval');
+      await homeWhere(CAROL, () => inboxButtons(h.fake.homeView(CAROL)!.blocks, card.actionId) !== undefined);
+      const publishedBefore = h.fake.callsTo('views.publish').length;
+
+      await clickButton(second, card, ALICE, ACTION_IDS.approve);
+      await waitForText(h.fake, thread, 'Deleted m2 on the other instance.');
+      expect(deleted).toEqual([{ id: 'm2' }]);
+      // Carol opened her Home on the first instance; the second one, which recorded the decision, republishes it.
+      await homeWhere(CAROL, () => inboxButtons(h.fake.homeView(CAROL)!.blocks, card.actionId) === undefined);
+      expect(h.fake.callsTo('views.publish').slice(publishedBefore).every((c) => c.args.user_id !== DAVE)).toBe(true);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('Decline from Home opens the reason modal, and the submission declines the request beside its card', async () => {
+    const { bot, deleted } = await boot([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'h2' } }] }, { text: 'Not deleted.' }], policy);
+    await openHome(bot, ALICE);
+    const thread = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete h2' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    const home = await homeWhere(ALICE, () => inboxButtons(h.fake.homeView(ALICE)!.blocks, card.actionId) !== undefined);
+    const buttons = inboxButtons(home.blocks, card.actionId)!;
+    await bot.send.interaction(homeClickPayload(home, ALICE, buttons.elements[1], buttons.block_id));
+    const opened = await h.fake.waitFor('views.open');
+    const modal = opened.args.view as { callback_id: string; private_metadata: string };
+    await bot.send.interaction(
+      viewSubmissionPayload({ user: ALICE, callbackId: modal.callback_id, privateMetadata: modal.private_metadata, stateValues: { reason: { reason: 'not today' } } }),
+    );
+    await waitForUpdate(h.fake, card, `Declined by <@${ALICE}>`);
+    await homeWhere(ALICE, (t) => new RegExp(`#${card.actionId} · <[^>]+> — :x: declined by <@U0ALICE>`).test(t));
+    expect(deleted).toEqual([]);
+  });
+
+  it('/approvals lists the inbox privately, its buttons decide, and /approvals <id> shows one request only to who may see it', async () => {
+    const { bot, deleted } = await boot([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'c1' } }] }, { text: 'Deleted c1.' }], policy);
+    const thread = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete c1' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+
+    const command = async (user: string, text: string) => {
+      const before = h.fake.callsTo('response_url').length;
+      const responseUrl = h.fake.responseUrl({ channel: CHANNEL, user });
+      const res = await bot.send.command({ command: '/approvals', text, user, channel: CHANNEL, responseUrl });
+      expect(res.status).toBe(200);
+      await h.fake.waitFor(() => h.fake.callsTo('response_url').length > before);
+      const answer = h.fake.callsTo('response_url')[before]!;
+      expect(answer.args.response_type).toBe('ephemeral');
+      expect(checkBlocks((answer.args.blocks ?? []) as unknown[]), 'the answer is valid Block Kit for a message').toEqual([]);
+      return { text: String(answer.args.text), blocks: (answer.args.blocks ?? []) as Block[], all: `${String(answer.args.text)}\n${viewText({ blocks: (answer.args.blocks ?? []) as unknown[] })}` };
+    };
+
+    // Earlier tests in this file left requests of their own; this one is among Alice's, oldest first.
+    const list = await command(ALICE, '');
+    const waiting = Number(/^(\d+) requests? (is|are) waiting for you\.$/.exec(list.text)?.[1]);
+    expect(waiting).toBeGreaterThanOrEqual(1);
+    expect(list.all).toContain(`*Waiting for you* (${waiting})`);
+    const buttons = inboxButtons(list.blocks, card.actionId)!;
+    expect(buttons).toBeDefined();
+
+    const mine = await command(REQUESTER, String(card.actionId));
+    expect(mine.all).toContain(':hourglass_flowing_sand: waiting');
+    expect(inboxButtons(mine.blocks, card.actionId)).toBeUndefined();
+    const carol = await command(CAROL, `#${card.actionId}`);
+    expect(inboxButtons(carol.blocks, card.actionId)).toBeDefined();
+
+    expect((await command(MALLORY, String(card.actionId))).text).toBe(`You can only see request #${card.actionId} if you asked for it or may decide it.`);
+    expect((await command(ALICE, '999999')).text).toMatch(/^There is no approval request #999999\./);
+    expect((await command(ALICE, 'delete everything')).text).toMatch(/^I did not understand that\. Usage: `\/approvals`/);
+    expect((await command(ALICE, '0')).text).toMatch(/^I did not understand that/);
+    expect((await command(ALICE, 'help')).text).toMatch(/^Usage:/);
+
+    // A button in the ephemeral list: a refusal is told in the conversation where the command was typed.
+    const answerUrls = new Map<string, string>();
+    const ephemeralClick = (user: string) =>
+      bot.send.interaction(
+        blockActionsPayload({
+          user,
+          channel: CHANNEL,
+          messageTs: '1726133799.000100',
+          isEphemeral: true,
+          actionId: ACTION_IDS.inboxApprove,
+          blockId: buttons.block_id,
+          value: buttons.elements[0].value,
+          responseUrl: answerUrls.set(user, h.fake.responseUrl({ channel: CHANNEL, user })).get(user)!,
+        }),
+      );
+    await ephemeralClick(REQUESTER);
+    await h.fake.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.user === REQUESTER && c.args.channel === CHANNEL && String(c.args.text).includes('someone else has to approve'));
+    expect(deleted).toEqual([]);
+    await ephemeralClick(ALICE);
+    await waitForUpdate(h.fake, card, `Approved by <@${ALICE}>`);
+    await waitForText(h.fake, thread, 'Deleted c1.');
+    expect(deleted).toEqual([{ id: 'c1' }]);
+    // The list Alice decided from is replaced by her list as it is now.
+    const alicePath = new URL(answerUrls.get(ALICE)!).pathname;
+    const redrawn = await h.fake.waitFor((c) => c.method === 'response_url' && c.path === alicePath && c.args.replace_original === true);
+    expect(inboxButtons((redrawn.args.blocks ?? []) as unknown[], card.actionId)).toBeUndefined();
+    expect(viewText({ blocks: (redrawn.args.blocks ?? []) as unknown[] })).toMatch(new RegExp(`#${card.actionId} · <[^>]+> — :white_check_mark: approved by <@${ALICE}>`));
+    expect((await command(REQUESTER, String(card.actionId))).all).toContain(`:white_check_mark: approved by <@${ALICE}>`);
+  });
+});

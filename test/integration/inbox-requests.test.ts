@@ -1,0 +1,62 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inboxRequests } from '../../src/db/inbox-requests.js';
+import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+
+const FINISHED = 50_000;
+
+describe.each(backends)('the inbox queries with 50,000 finished requests, on %s', (backend) => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase(backend);
+    // 50,000 finished requests of many people (a few of them U0ME's), then a handful of open ones.
+    await sql`
+      INSERT INTO pending_actions (run_id, root_run_id, tool_call_id, tool_name, kind, args, fingerprint, path, status, requester, decided_by, decided_at, policy_version, created_at)
+      SELECT 'r' || g, 'r' || g, 'c', 'delete_record', 'approval', jsonb_build_object('id', g), repeat('a', 64), '["ops"]',
+             CASE WHEN g % 3 = 0 THEN 'declined' ELSE 'approved' END,
+             CASE WHEN g % 10000 = 0 THEN 'U0ME' ELSE 'U' || (g % 500) END,
+             CASE WHEN g % 7000 = 0 THEN 'U0ME' ELSE 'U0OTHER' END,
+             now() - (${FINISHED} - g) * interval '1 second', 'v1', now() - interval '2 days'
+      FROM generate_series(1, ${FINISHED}) g
+    `.execute(database.db);
+    await sql`
+      INSERT INTO pending_actions (run_id, root_run_id, tool_call_id, tool_name, kind, args, fingerprint, path, status, requester, policy_version)
+      SELECT 'open' || g, 'open' || g, 'c', 'delete_record', 'approval', '{}', repeat('b', 64), CASE WHEN g = 4 THEN '["other-agent"]' ELSE '["ops"]' END::jsonb,
+             'pending', CASE WHEN g = 2 THEN 'U0ME' ELSE 'U0SOMEONE' END, 'v1'
+      FROM generate_series(1, 4) g
+    `.execute(database.db);
+    await sql`ANALYZE pending_actions`.execute(database.db);
+  }, 120_000);
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  it('reads open requests oldest first, the person’s own newest first and their decisions most recent first, with totals', async () => {
+    const inbox = await inboxRequests(database.db, 'ops', 'U0ME', { open: 10, requested: 3, decided: 3 });
+    expect(inbox.open.map((r) => r.run_id)).toEqual(['open1', 'open2', 'open3']);
+    expect(inbox.requested.map((r) => r.run_id)).toEqual(['open2', 'r50000', 'r40000']);
+    expect(inbox.requestedTotal).toBe(6);
+    expect(inbox.decided.map((r) => r.run_id)).toEqual(['r49000', 'r42000', 'r35000']);
+    expect(inbox.decidedTotal).toBe(7);
+    expect((await inboxRequests(database.db, 'ops', 'U0NOBODY', { open: 1, requested: 3, decided: 3 })).requested).toEqual([]);
+  });
+
+  it('each list reads its own index, not the 50,000 finished rows', async () => {
+    const plan = await sql<{ 'QUERY PLAN': string }>`
+      EXPLAIN
+      (SELECT id FROM pending_actions WHERE status = 'pending' AND kind = 'approval' AND path->>0 = 'ops' ORDER BY id LIMIT 300)
+      UNION ALL
+      (SELECT id FROM pending_actions WHERE kind = 'approval' AND requester = 'U0ME' AND path->>0 = 'ops' ORDER BY id DESC LIMIT 10)
+      UNION ALL
+      (SELECT id FROM pending_actions WHERE kind = 'approval' AND decided_by = 'U0ME' AND path->>0 = 'ops' ORDER BY decided_at DESC, id DESC LIMIT 10)
+    `.execute(database.db);
+    const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+    expect(text).toContain('pending_actions_open_approvals');
+    expect(text).toContain('pending_actions_requester');
+    expect(text).toContain('pending_actions_decided_by');
+    expect(text).not.toMatch(/Seq Scan on pending_actions/);
+    const started = performance.now();
+    for (let i = 0; i < 20; i++) await inboxRequests(database.db, 'ops', 'U0ME', { open: 300, requested: 10, decided: 10 });
+    expect((performance.now() - started) / 20).toBeLessThan(50);
+  });
+});

@@ -1,0 +1,99 @@
+/**
+ * The approvals inbox in the sandbox, in a real browser (Debian's Chromium, driven by
+ * playwright-core; nothing is downloaded): `npm start` with no Slack variables, the bot's Home
+ * tab opened from the sidebar, a refund approved from it, and `/approvals` typed in the composer.
+ * Skipped where /usr/bin/chromium is missing.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, npmStart, stopProcessGroup } from './npm-start.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('the approvals inbox in the sandbox, in Chromium', { timeout: 120_000 }, () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sandbox-home-'));
+  let app: Awaited<ReturnType<typeof npmStart>> | undefined;
+  let browser: Browser;
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    const port = await freePort();
+    app = await npmStart({ PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
+    page.setDefaultTimeout(20_000);
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    page.on('console', (m) => void (m.type() === 'error' && pageErrors.push(m.text())));
+    await page.goto(`${app.url}/?user=U0BOB&channel=C0GENERAL`);
+    await page.locator('#bot-status.ok').waitFor();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stopProcessGroup(app?.child);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function actAs(user: string): Promise<void> {
+    await page.selectOption('#user-switcher', user);
+    await expect.poll(() => new URL(page.url()).searchParams.get('user')).toBe(user);
+  }
+
+  const home = () => page.locator('#messages .home-view');
+
+  it('Bob’s Home tab lists Alice’s refund as soon as she asks, and approving it there updates the card in her thread', async () => {
+    await page.locator('.sidebar-item[data-tab=home]').click();
+    await expect.poll(() => home().textContent(), { timeout: 10_000 }).toContain('Nothing is waiting for your decision.');
+    expect(await page.locator('#composer').isHidden()).toBe(true);
+
+    await actAs('U0ALICE');
+    await page.locator('.sidebar-item[data-channel=C0GENERAL]').click();
+    await page.locator('#message-input').fill('@approvals refund order 1042 for $30');
+    await page.locator('#message-input').press('Enter');
+    const message = page.locator('#messages .msg', { hasText: 'refund order 1042' }).last();
+    await message.locator('.thread-link').click();
+    const card = page.locator('#thread-messages .msg-bot', { has: page.locator('.bk-blocks', { hasText: 'Approval needed: issue_refund' }) }).last();
+    await card.waitFor();
+
+    // Alice may not approve her own refund: her Home shows it as hers, waiting, with no buttons.
+    await page.locator('.sidebar-item[data-tab=home]').click();
+    await expect.poll(() => home().textContent(), { timeout: 10_000 }).toMatch(/Requested by you[\s\S]*issue_refund #\d+/);
+    expect(await home().locator('button', { hasText: 'Approve' }).count()).toBe(0);
+
+    await actAs('U0BOB');
+    await expect.poll(() => home().textContent(), { timeout: 10_000 }).toContain('Waiting for you (1)');
+    expect(await home().textContent()).toContain('"orderId":"1042"');
+    await home().locator('button', { hasText: 'Approve' }).click();
+    await expect.poll(() => home().textContent(), { timeout: 10_000 }).toContain('Waiting for you (0)');
+    await expect.poll(() => home().textContent(), { timeout: 10_000 }).toMatch(/Your recent decisions[\s\S]*issue_refund #\d+[\s\S]*approved by @bob/);
+
+    // "open thread" leads to the card, which the decision from Home updated, and the run went on.
+    await home().locator('a', { hasText: 'open thread' }).first().click();
+    const thread = page.locator('#thread-messages');
+    await expect.poll(() => thread.locator('.msg-bot', { has: page.locator('.bk-blocks', { hasText: 'issue_refund' }) }).last().textContent(), { timeout: 10_000 }).toContain('Approved by @bob');
+    await thread.locator('.msg-bot', { hasText: /\$30\.00/ }).last().waitFor();
+  });
+
+  it('/approvals in the composer answers privately, and /approvals <id> with a bad id says how to use it', async () => {
+    await page.locator('.sidebar-item[data-channel=C0GENERAL]').click();
+    await page.locator('#message-input').fill('/approvals');
+    await page.locator('#message-input').press('Enter');
+    const answer = page.locator('#messages .msg-ephemeral', { hasText: 'Your recent decisions' }).last();
+    await answer.waitFor();
+    expect(await answer.textContent()).toContain('approved by @bob');
+    expect(await answer.locator('.only-you').textContent()).toBe('Only visible to you');
+
+    await page.locator('#message-input').fill('/approvals nonsense');
+    await page.locator('#message-input').press('Enter');
+    await page.locator('#messages .msg-ephemeral', { hasText: 'I did not understand that.' }).waitFor();
+  });
+
+  it('shows no script errors along the way', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});

@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import { ACTION_IDS } from '../../../src/slack/blocks/action-ids.js';
+import { approvalButtonValue, parseButtonValue } from '../../../src/slack/blocks/button-value.js';
+import { HOME_FIT, homeView, inboxBlocks, MESSAGE_FIT, requestBlocks, type InboxData, type InboxItem } from '../../../src/slack/blocks/inbox-blocks.js';
+import { checkBlocks, LIMITS } from '../../../src/slack/blocks/limits.js';
+import { threadLink } from '../../../src/slack/blocks/thread-link.js';
+import { parseApprovalsCommand } from '../../../src/slack/flows/approvals-command.js';
+import { allText, expectNoInjection, INJECTION } from './block-text.js';
+
+const FINGERPRINT = 'ab'.repeat(32);
+const CREATED = new Date('2030-01-01T10:00:00Z');
+
+function item(id: number, over: Partial<InboxItem['action']> = {}, link?: string): InboxItem {
+  return {
+    action: {
+      id,
+      tool_name: 'issue_refund',
+      args: { orderId: `A-${id}`, amountCents: 2500 },
+      fingerprint: FINGERPRINT,
+      status: 'pending',
+      requester: 'U0REQUESTER',
+      quorum: 1,
+      approvals: [],
+      expires_at: new Date('2030-01-02T10:00:00Z'),
+      decided_by: null,
+      decided_at: null,
+      created_at: CREATED,
+      ...over,
+    },
+    ...(link ? { link } : {}),
+  };
+}
+
+function data(over: Partial<InboxData> = {}): InboxData {
+  return { waiting: [], waitingTotal: 0, requested: [], requestedTotal: 0, decided: [], decidedTotal: 0, ...over };
+}
+
+const buttonsOf = (blocks: ReturnType<typeof inboxBlocks>) => blocks.filter((b) => b.type === 'actions') as Array<{ block_id: string; elements: Array<{ action_id: string; value: string; style: string }> }>;
+
+describe('inboxBlocks', () => {
+  it('an empty inbox says so in each section', () => {
+    const text = allText(inboxBlocks(data(), HOME_FIT));
+    expect(text).toContain('*Waiting for you* (0)');
+    expect(text).toContain('Nothing is waiting for your decision.');
+    expect(text).toContain('You have not asked for anything that needs approval.');
+    expect(text).toContain('You have not decided any requests yet.');
+  });
+
+  it('each waiting request has the card’s Approve and Decline under the inbox action ids, with the card’s value and block id', () => {
+    const blocks = inboxBlocks(data({ waiting: [item(7, { quorum: 2, approvals: [{ userId: 'U0BOB', at: '2030-01-01T11:00:00Z' }] }, 'https://t.slack.com/archives/C1/p1')], waitingTotal: 1 }), HOME_FIT);
+    const [actions] = buttonsOf(blocks);
+    expect(actions!.block_id).toBe('approval:7');
+    expect(actions!.elements.map((e) => [e.action_id, e.style])).toEqual([
+      [ACTION_IDS.inboxApprove, 'primary'],
+      [ACTION_IDS.inboxDecline, 'danger'],
+    ]);
+    expect(actions!.elements[0]!.value).toBe(approvalButtonValue(7, FINGERPRINT));
+    expect(parseButtonValue(actions!.elements[1]!.value)).toEqual({ actionId: 7, fingerprintPrefix: FINGERPRINT.slice(0, 16) });
+    const text = allText(blocks);
+    expect(text).toContain('*issue_refund* #7 · <https://t.slack.com/archives/C1/p1|open thread>');
+    expect(text).toContain('requested by <@U0REQUESTER>');
+    expect(text).toContain('1 of 2 approvals');
+  });
+
+  it('requested and decided requests show where each stands, without buttons', () => {
+    const blocks = inboxBlocks(
+      data({
+        requested: [item(1), item(2, { status: 'approved', decided_by: 'U0ALICE', decided_at: CREATED }), item(3, { status: 'expired', decided_at: CREATED })],
+        requestedTotal: 3,
+        decided: [item(4, { status: 'declined', decided_by: 'U0ME', decided_at: CREATED })],
+        decidedTotal: 1,
+      }),
+      HOME_FIT,
+    );
+    expect(buttonsOf(blocks)).toEqual([]);
+    const text = allText(blocks);
+    expect(text).toContain('#1 — :hourglass_flowing_sand: waiting');
+    expect(text).toMatch(/#2 — :white_check_mark: approved by <@U0ALICE> <!date\^/);
+    expect(text).toMatch(/#3 — :hourglass: expired/);
+    expect(text).toMatch(/#4 — :x: declined by <@U0ME> .* \(requested by <@U0REQUESTER>\)/);
+  });
+
+  it('stays within the surface’s block limit and says how many more wait', () => {
+    const waiting = Array.from({ length: 300 }, (_, i) => item(i + 1));
+    const many = Array.from({ length: 10 }, (_, i) => item(1000 + i, { status: 'approved', decided_by: 'U0A' }));
+    for (const fit of [HOME_FIT, MESSAGE_FIT]) {
+      const blocks = inboxBlocks(data({ waiting, waitingTotal: 300, requested: many, requestedTotal: 45, decided: many, decidedTotal: 12 }), fit);
+      expect(blocks.length).toBeLessThanOrEqual(fit.maxBlocks);
+      const shown = buttonsOf(blocks).length;
+      expect(shown).toBeGreaterThan(0);
+      const text = allText(blocks);
+      expect(text).toContain(`…and ${300 - shown} more waiting for you`);
+      expect(text).toContain(`…and ${45 - fit.maxListed} more.`);
+      expect(checkBlocks(blocks, fit === HOME_FIT ? 'modal' : 'message')).toEqual([]);
+    }
+    expect(JSON.stringify(inboxBlocks(data({ waiting, waitingTotal: 300, requested: many, requestedTotal: 45, decided: many, decidedTotal: 12 }), MESSAGE_FIT)).length).toBeLessThan(LIMITS.messageBlocksJson);
+    expect(homeView(data({ waiting, waitingTotal: 300 })).blocks.length).toBeLessThanOrEqual(LIMITS.modalBlocks);
+  });
+
+  it('model and user text is escaped everywhere, the notice included', () => {
+    const hostile = item(9, { tool_name: `refund ${INJECTION}`, args: { note: INJECTION }, requester: '<!channel>' });
+    const blocks = inboxBlocks(data({ waiting: [hostile], waitingTotal: 1, requested: [hostile], requestedTotal: 1 }), HOME_FIT);
+    expectNoInjection(blocks);
+    expectNoInjection(requestBlocks(hostile, true));
+  });
+
+  it('the notice is the clicker’s answer as told elsewhere (escaped mrkdwn, mentions kept)', () => {
+    const [, notice] = inboxBlocks(data({ notice: 'This request was already approved by <@U0ALICE>. Nothing was changed.' }), HOME_FIT);
+    expect(allText([notice])).toBe(':warning: This request was already approved by <@U0ALICE>. Nothing was changed.');
+  });
+
+  it('one request in full: buttons only for someone who may decide it while it is pending', () => {
+    expect(buttonsOf(requestBlocks(item(5), true))).toHaveLength(1);
+    expect(buttonsOf(requestBlocks(item(5), false))).toHaveLength(0);
+    expect(buttonsOf(requestBlocks(item(5, { status: 'approved' }), true))).toHaveLength(0);
+    const text = allText(requestBlocks(item(5), false));
+    expect(text).toContain('"orderId":"A-5"');
+    expect(text).toMatch(/^\*issue_refund\* #5 — :hourglass_flowing_sand: waiting\nrequested by <@U0REQUESTER> · <!date\^\d+\^[^>]+> · expires <!date/);
+    expect(allText(requestBlocks(item(5, { status: 'approved', decided_by: 'U0A' }), false))).not.toContain('expires');
+  });
+});
+
+describe('threadLink', () => {
+  it('links to the card in its thread, or to the card alone at a DM’s top level', () => {
+    expect(threadLink('https://acme.slack.com/', { channel: 'C0CHAN', ts: '1726133700.000100', thread_ts: '1726133600.000200' })).toBe(
+      'https://acme.slack.com/archives/C0CHAN/p1726133700000100?thread_ts=1726133600.000200&cid=C0CHAN',
+    );
+    expect(threadLink('https://acme.slack.com/', { channel: 'D0DM', ts: '1726133700.000100', thread_ts: null })).toBe('https://acme.slack.com/archives/D0DM/p1726133700000100');
+  });
+
+  it('gives no link for anything that does not look like Slack’s', () => {
+    expect(threadLink(undefined, { channel: 'C0CHAN', ts: '1.2', thread_ts: null })).toBeUndefined();
+    expect(threadLink('https://acme.slack.com/|x', { channel: 'C0CHAN', ts: '1.2', thread_ts: null })).toBeUndefined();
+    expect(threadLink('https://acme.slack.com/', { channel: 'C0CHAN>|', ts: '1.2', thread_ts: null })).toBeUndefined();
+    expect(threadLink('https://acme.slack.com/', { channel: 'C0CHAN', ts: 'x', thread_ts: null })).toBeUndefined();
+  });
+});
+
+describe('parseApprovalsCommand', () => {
+  it('reads the list, one id, help, and refuses anything else', () => {
+    expect(parseApprovalsCommand('')).toEqual({ kind: 'list' });
+    expect(parseApprovalsCommand('   ')).toEqual({ kind: 'list' });
+    expect(parseApprovalsCommand(' 42 ')).toEqual({ kind: 'one', actionId: 42 });
+    expect(parseApprovalsCommand('#42')).toEqual({ kind: 'one', actionId: 42 });
+    expect(parseApprovalsCommand('help')).toEqual({ kind: 'help' });
+    for (const bad of ['0', '-1', '4.2', '99999999999', 'abc', '42 43', '<!channel>']) expect(parseApprovalsCommand(bad).kind).toBe('bad');
+  });
+});

@@ -60,6 +60,9 @@ const envSchema = z.object({
   ANTHROPIC_API_KEY: optionalString,
   OPENAI_COMPATIBLE_BASE_URL: url('OPENAI_COMPATIBLE_BASE_URL'),
   OPENAI_COMPATIBLE_API_KEY: optionalString,
+  LOG_FORMAT: z
+    .enum(['json', 'pretty'], { message: 'LOG_FORMAT must be json or pretty' })
+    .optional(),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .optional()
@@ -73,6 +76,8 @@ const envSchema = z.object({
   RUN_LEASE_MS: durationMs('RUN_LEASE_MS', 60_000, 1_000),
   SWEEP_INTERVAL_MS: durationMs('SWEEP_INTERVAL_MS', 30_000, 100),
   CARD_REPAIR_AFTER_MS: durationMs('CARD_REPAIR_AFTER_MS', 60_000, 1_000),
+  SHUTDOWN_TIMEOUT_MS: durationMs('SHUTDOWN_TIMEOUT_MS', 10_000, 100),
+  METRICS_TOKEN: optionalString,
 });
 
 export interface Config {
@@ -100,6 +105,15 @@ export interface Config {
     readonly openaiCompatible: { readonly apiKey?: string; readonly baseURL?: string };
   };
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Unset: pretty when stdout is a terminal, JSON lines otherwise (see createLogger). */
+  readonly logFormat?: 'json' | 'pretty';
+  /** When set, GET /metrics wants it as a Bearer token; unset, /metrics is open like /healthz. */
+  readonly metricsToken?: string;
+  /**
+   * After SIGTERM/SIGINT, how long work in flight may take to reach a durable point before the
+   * process hands its runs over to other instances and exits 1.
+   */
+  readonly shutdownTimeoutMs: number;
   readonly adminApiToken?: string;
   readonly policyFile?: string;
   /** A module exporting the agents to run instead of the demo (see src/bot/load-agents-module.ts). */
@@ -177,6 +191,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       },
     },
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
+    metricsToken: e.METRICS_TOKEN,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     adminApiToken: e.ADMIN_API_TOKEN,
     policyFile: e.POLICY_FILE,
     agentsModule: e.AGENTS_MODULE,

@@ -19,4 +19,7 @@ export { openDatabase, type Database, type DatabaseOptions } from './db/database
 export { migrate } from './db/migrate.js';
 export { createLogger } from './logger.js';
 export { suspendedRunsRoute, type SuspendedRunsRouteOptions } from './http/suspended-runs-route.js';
+export { healthRoutes, type HealthRoutesOptions } from './http/health-routes.js';
+export { readinessCheck, type Readiness, type ReadinessCheck, type ReadinessOptions } from './http/readiness.js';
+export { metricsRegistry } from './metrics/metrics-registry.js';
 export { createSlackBot, type SlackBot, type SlackBotOptions } from './bot/create-slack-bot.js';

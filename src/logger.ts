@@ -1,4 +1,5 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
+import { build as prettyStream } from 'pino-pretty';
 
 export type { Logger };
 
@@ -44,10 +45,33 @@ export function scrubSecrets(text: string): string {
   return text.replace(tokenPattern, '[Redacted]');
 }
 
+export type LogFormat = 'json' | 'pretty';
+
+/** LOG_FORMAT when set; otherwise pretty for a person at a terminal and JSON lines for a log collector. */
+export function logFormatFor(configured: LogFormat | undefined, stdoutIsTTY = Boolean(process.stdout.isTTY)): LogFormat {
+  return configured ?? (stdoutIsTTY ? 'pretty' : 'json');
+}
+
+/**
+ * The bot's logger: JSON lines, or with `format: 'pretty'` one readable line per entry (pino-pretty,
+ * in-process and synchronous, so the last lines before an exit are not lost). Redaction happens
+ * before formatting, so both formats show the same, secret-free, content.
+ */
 export function createLogger(
-  options: { level?: string; name?: string } = {},
+  options: { level?: string; name?: string; format?: LogFormat } = {},
   destination?: DestinationStream,
 ): Logger {
+  const target =
+    options.format === 'pretty'
+      ? prettyStream({
+          destination: destination ?? 1,
+          sync: true,
+          colorize: destination === undefined && Boolean(process.stdout.isTTY),
+          translateTime: 'SYS:HH:MM:ss.l',
+          ignore: 'pid,hostname,name',
+          singleLine: true,
+        })
+      : destination;
   return pino(
     {
       name: options.name ?? 'approval-bot',
@@ -78,7 +102,7 @@ export function createLogger(
         },
       },
     },
-    destination,
+    target,
   );
 }
 

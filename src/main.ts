@@ -1,6 +1,7 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { loadConfig, ConfigError, type Config } from './config.js';
-import { createLogger, type Logger } from './logger.js';
+import { createLogger, logFormatFor, type Logger } from './logger.js';
 import { openConfiguredDatabase } from './db/open-configured-database.js';
 import { migrate } from './db/migrate.js';
 import { loadPolicyFile } from './approvals/load-policy-file.js';
@@ -19,14 +20,18 @@ import { resolveModel } from './agent/model.js';
 import { errorMessage } from './error-message.js';
 import { watchPolicy } from './watch-policy.js';
 import type { BotAgents, WorkspaceIdentity } from './bot-agents.js';
+import { healthRoutes } from './http/health-routes.js';
+import { readinessCheck } from './http/readiness.js';
+import { metricsRegistry } from './metrics/metrics-registry.js';
+import { drainOnSignals, type Drainable } from './drain-on-signals.js';
 
 /**
  * Composition root: config → logger → database + migrations → agents (AGENTS_MODULE's,
  * or else the demo) → Slack app; without Slack variables, the same
  * bot behind the local sandbox (a Slack-compatible UI and Web API on PORT).
- * SIGTERM/SIGINT stop taking work, let acknowledged work finish, then close.
+ * SIGTERM/SIGINT stop taking work, let acknowledged work finish, then close (drain-on-signals.ts).
  */
-async function main(config: Config, logger: Logger): Promise<() => Promise<void>> {
+async function main(config: Config, logger: Logger): Promise<Drainable> {
   // Everything that can be wrong in the configuration fails before anything is opened.
   const policyFile = config.policyFile ? { path: config.policyFile, policy: loadPolicyFile(config.policyFile) } : undefined;
   const slackConfigured = Boolean(config.slack.botToken);
@@ -49,6 +54,17 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
   // SIGHUP and edits of POLICY_FILE swap the policy for new requests (see watch-policy.ts).
   const policy = watchPolicy({ path: config.policyFile, initial: agents.policy, logger });
 
+  // /healthz, /readyz and /metrics, on whichever server this mode has: Bolt's (HTTP mode), the
+  // sandbox's, or a small one of its own (Socket Mode). Readiness asks Slack through the bot's client.
+  let slackAuth: (() => Promise<unknown>) | undefined;
+  const readiness = readinessCheck({ db: database.db, slackAuth: () => (slackAuth ? slackAuth() : Promise.reject(new Error('not started'))) });
+  const health = healthRoutes({
+    readiness,
+    metrics: metricsRegistry(database.db),
+    ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
+    logger,
+  });
+
   /** The agents and the Slack app, for whichever Slack the configuration points at. */
   const createBot = async (botConfig: Config) => {
     const agent = policy.follow(agents.agentFor(await slackWorkspaceIdentity(botConfig, logger)));
@@ -62,9 +78,19 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
       sweepIntervalMs: config.timings.sweepIntervalMs,
       cardRepairAfterMs: config.timings.cardRepairAfterMs,
       ...(httpMode
-        ? { customRoutes: [{ path: '/agents/:agentId/suspended-runs', method: ['GET'], handler: (req, res) => void listing(req, res) }] }
+        ? {
+            customRoutes: [
+              { path: '/agents/:agentId/suspended-runs', method: ['GET'], handler: (req, res) => void listing(req, res) },
+              ...['/healthz', '/readyz', '/metrics'].map((path) => ({
+                path,
+                method: ['GET', 'HEAD'],
+                handler: (req: IncomingMessage, res: ServerResponse) => void health(req, res),
+              })),
+            ],
+          }
         : {}),
     });
+    slackAuth = () => slack.app.client.auth.test();
     return { slack, listing, httpMode };
   };
 
@@ -76,17 +102,23 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
       logger,
       modelLabel: agents.modelLabel,
       stateFile: join(config.dataDir, 'sandbox.json'),
-      extraRoutes: async (req, res) => (listing ? listing(req, res) : false),
+      extraRoutes: async (req, res) => (await health(req, res)) || (listing ? listing(req, res) : false),
       createBot: async (botConfig) => {
         const bot = await createBot(botConfig);
         listing = bot.listing;
         return bot.slack;
       },
     });
-    return async () => {
-      policy.close();
-      await running.stop();
-      await database.close();
+    // The address to open, alone on its line where a person reads the logs (the JSON line has it as `url`).
+    if (logFormatFor(config.logFormat) === 'pretty') process.stdout.write(`\n    ${running.sandbox.url}\n\n`);
+    return {
+      readiness,
+      async stop() {
+        policy.close();
+        await running.stop();
+        await database.close();
+      },
+      closeDatabase: () => database.close(),
     };
   }
 
@@ -97,18 +129,29 @@ async function main(config: Config, logger: Logger): Promise<() => Promise<void>
   const server: Server | undefined = httpMode
     ? undefined
     : createServer((req, res) => {
-        void listing(req, res).then((handled) => {
-          if (handled) return;
-          res.writeHead(req.url === '/healthz' ? 200 : 404, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(req.url === '/healthz' ? { ok: true } : { error: 'not_found' }));
-        });
+        void (async () => {
+          if ((await health(req, res)) || (await listing(req, res))) return;
+          res.writeHead(404, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: 'not_found' }));
+        })();
       });
-  if (server) await new Promise<void>((resolve) => server.listen(config.port, resolve));
-  return async () => {
-    policy.close();
-    await slack.stop();
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-    await database.close();
+  if (server) {
+    await new Promise<void>((resolve) => server.listen(config.port, resolve));
+    logger.info({ port: (server.address() as AddressInfo).port }, 'health and metrics server listening');
+  }
+  return {
+    readiness,
+    async stop() {
+      policy.close();
+      // Socket Mode: disconnecting stops new work; the probe server stays up (answering not ready) until the work in flight is done.
+      await slack.stop();
+      if (server) {
+        server.closeIdleConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+      await database.close();
+    },
+    closeDatabase: () => database.close(),
   };
 }
 
@@ -133,29 +176,15 @@ try {
   console.error(errorMessage(error));
   process.exit(1);
 }
-const logger = createLogger({ level: config.logLevel });
+const logger = createLogger({ level: config.logLevel, format: logFormatFor(config.logFormat) });
+const signals = drainOnSignals({ logger, timeoutMs: config.shutdownTimeoutMs });
+// A library failing outside any request (e.g. a Socket Mode reconnect giving up) must not die silently.
+process.on('unhandledRejection', (reason) => {
+  logger.fatal({ err: reason }, 'unhandled rejection; exiting so a supervisor can restart the bot');
+  process.exit(1);
+});
 try {
-  const stop = await main(config, logger);
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'error while shutting down');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  // A library failing outside any request (e.g. a Socket Mode reconnect giving up) must not die silently.
-  process.on('unhandledRejection', (reason) => {
-    logger.fatal({ err: reason }, 'unhandled rejection; exiting so a supervisor can restart the bot');
-    process.exit(1);
-  });
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  signals.attach(await main(config, logger));
 } catch (error) {
   if (error instanceof ConfigError || error instanceof PolicyError || error instanceof AgentError || error instanceof AgentsModuleError) {
     logger.fatal({ code: error.code }, error.message);

@@ -3,6 +3,7 @@ import type { Span } from '@opentelemetry/api';
 import type { CallSettings } from './model-settings.js';
 import { inSpan, type RunTelemetry } from './telemetry.js';
 import { ModelCallError, RunAbortedError } from './errors.js';
+import { botMetrics } from '../metrics/bot-metrics.js';
 
 export interface ModelStep {
   text: string;
@@ -39,7 +40,28 @@ export function modelName(model: LanguageModelV3): string {
  * ModelCallError wrapping the provider's error, or RunAbortedError once the
  * call's abortSignal fires (the provider's request is aborted with it).
  */
-export function callModel(
+export async function callModel(
+  model: LanguageModelV3,
+  prompt: LanguageModelV3Message[],
+  tools: LanguageModelV3FunctionTool[],
+  onText: (delta: string) => void,
+  context: ModelCallContext,
+): Promise<ModelStep> {
+  botMetrics.modelCalls.inc();
+  const started = performance.now();
+  try {
+    return await tracedCall(model, prompt, tools, onText, context);
+  } catch (error) {
+    // A run stopped on purpose is not a failing provider.
+    if (!(error instanceof RunAbortedError)) botMetrics.modelErrors.inc();
+    throw error;
+  } finally {
+    botMetrics.modelLatency.observe((performance.now() - started) / 1000);
+  }
+}
+
+/** The call, in its span when telemetry is on; callModel counts and times it once. */
+function tracedCall(
   model: LanguageModelV3,
   prompt: LanguageModelV3Message[],
   tools: LanguageModelV3FunctionTool[],

@@ -6,6 +6,7 @@ import { appendAudit } from '../db/audit.js';
 import { requirementFor } from '../approvals/requirement-for.js';
 import { approversAt } from '../approvals/approvers-at.js';
 import { findSnapshot } from '../db/run-snapshots.js';
+import { observeDecision } from '../metrics/observe-decision.js';
 import type { Actor, AgentInternals, Decision, DecisionRequest, RuntimeDeps } from './types.js';
 
 export const apiActor = { userId: 'api' } as const;
@@ -51,6 +52,18 @@ export async function locateAction(
  * for, continues the run. Refusals change nothing and say why.
  */
 export async function decide(
+  root: AgentInternals,
+  deps: RuntimeDeps,
+  req: DecisionRequest,
+  decision: 'approve' | 'decline',
+  known: DecisionContext = {},
+): Promise<Decision> {
+  const decided = await recordDecision(root, deps, req, decision, known);
+  observeDecision(decided);
+  return decided;
+}
+
+async function recordDecision(
   root: AgentInternals,
   deps: RuntimeDeps,
   req: DecisionRequest,

@@ -3,6 +3,7 @@ import { toSnapshot, snapshotWrite } from './run-state.js';
 import { appendAudit } from '../db/audit.js';
 import { renewRunLease, type Renewal, recordRunningRun } from '../db/run-snapshots.js';
 import { LeaseLostError } from './errors.js';
+import { heldLeases } from './held-leases.js';
 
 /** Before each model call, execute and write of a continued run: stops here once the run was taken over. */
 export function checkLease(run: RunState): Promise<void> | undefined {
@@ -72,6 +73,16 @@ export function holdLease(deps: RuntimeDeps, runId: string, epoch: number): RunL
   }, every);
   // A claim being held must not keep a finished process alive.
   timer.unref();
+  const held = {
+    db: deps.db,
+    runId,
+    epoch,
+    surrender: () => {
+      lost = true;
+      clearInterval(timer);
+    },
+  };
+  heldLeases.add(held);
 
   return {
     runId,
@@ -90,7 +101,10 @@ export function holdLease(deps: RuntimeDeps, runId: string, epoch: number): RunL
       noteRenewal(await renewRunLease(deps.db, runId, epoch, snapshot, audit), sent);
       if (lost) throw new LeaseLostError(runId);
     },
-    release: () => clearInterval(timer),
+    release: () => {
+      clearInterval(timer);
+      heldLeases.delete(held);
+    },
   };
 }
 

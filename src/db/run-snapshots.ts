@@ -342,3 +342,17 @@ export async function persistSuspension(
   `.execute(db);
   return result.rows;
 }
+
+/**
+ * Gives up this process's claim on a run it is still continuing (a shutdown out of time): the
+ * claim is dated far back, so the next sweep of any instance takes the run over from its last
+ * record, as after a crash but without waiting out the lease. Only while the claim is still this
+ * one; false when the run moved on meanwhile.
+ */
+export async function handOverRunLease(db: Db, runId: string, epoch: number): Promise<boolean> {
+  const result = await sql`
+    UPDATE run_snapshots SET claimed_at = to_timestamp(0)
+    WHERE run_id = ${runId} AND status = 'running' AND claim_epoch = ${epoch}
+  `.execute(db);
+  return Number(result.numAffectedRows ?? 0) > 0;
+}

@@ -1,4 +1,4 @@
-import type { RequestListener, Server } from 'node:http';
+import type { RequestListener, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, HTTPReceiver, type CustomRoute, type webApi } from '@slack/bolt';
 import type { Agent } from '../agent/agent.js';
@@ -32,6 +32,8 @@ import { claimStaleCards } from './store/claim-stale-cards.js';
 import { claimKeptResults } from './store/claim-kept-results.js';
 import { deliverKeptResult } from './flows/deliver-kept-result.js';
 import { updateCard } from './flows/update-card.js';
+import { timeAcks } from './transport/time-acks.js';
+import { botMetrics } from '../metrics/bot-metrics.js';
 import { registerAppHomeOpened } from './listeners/app-home-opened.js';
 import { registerApprovalsCommand } from './listeners/approvals-command.js';
 import { registerInboxActions } from './listeners/inbox-actions.js';
@@ -108,7 +110,10 @@ export interface SlackApp {
 
 const ONE_MEBIBYTE = 1024 * 1024;
 const EVENTS_ENDPOINT = '/slack/events';
-const STOP_GRACE_MS = 500;
+/** Slack stops waiting for an answer after 3 s, so a request still unanswered at stop gets that long and no longer. */
+const STOP_GRACE_MS = 3_000;
+/** How often a stopping server closes keep-alive connections whose request has been answered. */
+const STOP_IDLE_SWEEP_MS = 25;
 /** Longer than the idle timeout of common load balancers (60 s), so they are the side that closes. */
 const KEEP_ALIVE_MS = 65_000;
 
@@ -144,7 +149,10 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       logger: boltLog,
       bodyLimit: options.bodyLimit ?? ONE_MEBIBYTE,
       customRoutes: [
-        { path: '/healthz', method: ['GET'], handler: (_req, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('ok') },
+        // A host that brings its own health routes (the bot's main does) replaces this one.
+        ...(options.customRoutes?.some((r) => r.path === '/healthz')
+          ? []
+          : [{ path: '/healthz', method: ['GET'], handler: (_req: unknown, res: ServerResponse) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('ok') }]),
         ...(options.customRoutes ?? []),
       ],
     });
@@ -153,6 +161,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     app = new App({ ...appOptions, receiver });
   }
 
+  timeAcks(app);
   const tasks = new BackgroundTasks(log, options.ackFirstMaxHoldMs);
   const repairAfterMs = options.cardRepairAfterMs ?? 60_000;
   // Answers are kept until shown here, so a stop between a run's end and its answer loses nothing.
@@ -194,6 +203,16 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   registerInboxActions(routes, context);
 
   const sweepExpired = async (): Promise<number> => {
+    try {
+      const expired = await sweepOnce();
+      botMetrics.sweeps.inc({ result: 'ok' });
+      return expired;
+    } catch (error) {
+      botMetrics.sweeps.inc({ result: 'failed' });
+      throw error;
+    }
+  };
+  const sweepOnce = async (): Promise<number> => {
     const expired = await agent.sweepExpired();
     for (const e of expired) tasks.run('expired', () => handleExpired(context, e));
     const recovered = await agent.recoverStaleRuns();
@@ -205,6 +224,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     await sendDueNotices(context).catch((error: unknown) => log.warn({ err: error }, 'approval notices failed'));
     const kept = await claimKeptResults(context.slackDb, agent.id, repairAfterMs);
     for (const result of kept) tasks.run('kept answer', () => deliverKeptResult(context, result));
+    const found = { expired, recovered, unposted_card: unposted, stale_card: stale, kept_answer: kept };
+    for (const [kind, items] of Object.entries(found)) if (items.length > 0) botMetrics.sweptItems.inc({ kind }, items.length);
     await pruneEvents(context.slackDb).catch((error: unknown) => log.warn({ err: error }, 'pruning old event ids failed'));
     return expired.length;
   };
@@ -256,11 +277,17 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         started = false;
         // Without a server of its own there is nothing of Bolt's to stop: the caller's server takes no more requests.
         const stopping = receiver && options.listen === false ? Promise.resolve() : app.stop();
-        // Idle keep-alive sockets would hold close() open for seconds; requests still in flight get a moment to finish.
+        // Idle keep-alive sockets would hold close() open until their timeout, and Node closes only those idle at
+        // the moment close() is called: a connection whose request (a click being recorded) is answered later
+        // is closed once it is, so the request gets its ack and the server closes as soon as all are answered.
         server?.closeIdleConnections();
+        const idleSweep = setInterval(() => server?.closeIdleConnections(), STOP_IDLE_SWEEP_MS);
         const force = setTimeout(() => server?.closeAllConnections(), STOP_GRACE_MS);
         force.unref();
-        await stopping.finally(() => clearTimeout(force));
+        await stopping.finally(() => {
+          clearTimeout(force);
+          clearInterval(idleSweep);
+        });
       }
       await tasks.drain();
     },

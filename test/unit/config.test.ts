@@ -23,6 +23,9 @@ describe('parseConfig', () => {
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ MODEL: 'gpt-5' }, 'MODEL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ LOG_FORMAT: 'fancy' }, 'LOG_FORMAT'],
+    [{ SHUTDOWN_TIMEOUT_MS: '10s' }, 'SHUTDOWN_TIMEOUT_MS'],
+    [{ SHUTDOWN_TIMEOUT_MS: '50' }, 'SHUTDOWN_TIMEOUT_MS'],
     [{ DATABASE_PREPARED_STATEMENTS: 'no' }, 'DATABASE_PREPARED_STATEMENTS'],
     [{ SLACK_BOT_TOKEN: 'abc' }, 'SLACK_BOT_TOKEN'],
     [{ SLACK_APP_TOKEN: 'xoxb-1', SLACK_BOT_TOKEN: 'xoxb-1' }, 'SLACK_APP_TOKEN'],
@@ -44,6 +47,16 @@ describe('parseConfig', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).variable).toBe(variable);
     expect((error as ConfigError).message).toContain(variable);
+  });
+
+  it('production settings: log format, shutdown timeout, metrics token', () => {
+    const defaults = parseConfig({});
+    expect(defaults.logFormat).toBeUndefined();
+    expect(defaults.shutdownTimeoutMs).toBe(10_000);
+    expect(defaults.metricsToken).toBeUndefined();
+    const set = parseConfig({ LOG_FORMAT: 'pretty', SHUTDOWN_TIMEOUT_MS: '25000', METRICS_TOKEN: ' scrape ' });
+    expect(set).toMatchObject({ logFormat: 'pretty', shutdownTimeoutMs: 25_000, metricsToken: 'scrape' });
+    expect(parseConfig({ LOG_FORMAT: 'json' }).logFormat).toBe('json');
   });
 
   it('accepts HTTP mode, Socket Mode and provider settings', () => {

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger, logFormatFor } from '../../src/logger.js';
 
 function capture() {
   const lines: string[] = [];
@@ -32,5 +32,26 @@ describe('logger', () => {
     const { lines, stream } = capture();
     createLogger({}, stream).child({ runId: 'r1', toolCallId: 'c1' }).info('hello');
     expect(JSON.parse(lines[0]!)).toMatchObject({ runId: 'r1', toolCallId: 'c1', msg: 'hello' });
+  });
+
+  it('pretty: one readable line per entry, context included, secrets redacted as in JSON', () => {
+    const { lines, stream } = capture();
+    const logger = createLogger({ format: 'pretty' }, stream);
+    logger.child({ runId: 'r1' }).info({ config: { botToken: 'xoxb-123-secret' } }, 'run started with xoxb-999-leak');
+    const all = lines.join('');
+    expect(() => JSON.parse(lines[0]!)).toThrow();
+    expect(all).toMatch(/INFO.*run started with \[Redacted\]/);
+    expect(all).toContain('"runId":"r1"');
+    expect(all).not.toContain('xoxb-123-secret');
+    expect(all).not.toContain('xoxb-999-leak');
+    // Not a terminal: no colour codes in what a file or pipe receives.
+    expect(all).not.toContain('\u001b[');
+  });
+
+  it('LOG_FORMAT wins; unset, a terminal gets pretty lines and anything else JSON', () => {
+    expect(logFormatFor('json', true)).toBe('json');
+    expect(logFormatFor('pretty', false)).toBe('pretty');
+    expect(logFormatFor(undefined, true)).toBe('pretty');
+    expect(logFormatFor(undefined, false)).toBe('json');
   });
 });

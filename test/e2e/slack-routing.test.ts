@@ -135,6 +135,17 @@ describe.each(backends)('routing requests to the approvers, on %s', (backend) =>
     expect(tool.deleted).toEqual([{ id: 'abc' }]);
   });
 
+  it('in a DM, "anyone but the requester" names nobody to route to: the requester is told the card waits unseen', async () => {
+    // A DM of its own: the request stays waiting there.
+    const DM = 'D0REQUESTER2';
+    await boot({ tools: { delete_record: { requireApproval: true, allowSelfApproval: false } } });
+    await h.bot!.send.event(messageEnvelope({ channel: DM, ts: freshTs(), user: REQUESTER, text: 'delete abc' }));
+    await cardIn(DM);
+    const told = await waitForText(h.fake, { channel: DM }, ':warning: Only you can see this card here');
+    expect(told.args.text).toContain('give this tool `approvers` or a `route`');
+    expect(h.fake.callsTo('conversations.open')).toHaveLength(0);
+  });
+
   it('a DM requester who may approve keeps the card to themselves: nothing is routed', async () => {
     const DM = 'D0REQUESTER';
     await boot({ tools: { delete_record: { requireApproval: true, approvers: [ALICE, REQUESTER] } } });

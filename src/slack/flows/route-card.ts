@@ -3,6 +3,8 @@ import type { Route } from '../../approvals/policy-schema.js';
 import type { PendingAction } from '../../db/rows.js';
 import { isUserGroupId, isUserId } from '../blocks/mention.js';
 import { whoDecides } from '../blocks/who-decides.js';
+import { truncate } from '../blocks/limits.js';
+import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
 import type { SlackContext, ThreadTarget } from '../slack-context.js';
 import { addCardCopies, type CardCopy } from '../store/cards.js';
 import type { RenderedCard } from './render-card.js';
@@ -24,7 +26,8 @@ export async function routeCard(ctx: SlackContext, action: PendingAction, target
   let route: Route = requirement.reach.route;
   let fallback = false;
   if (route === 'thread') {
-    if (!isDm(target.channel) || approvers.length === 0 || (await requesterMayApprove(ctx, action))) return;
+    if (!isDm(target.channel) || (await requesterMayApprove(ctx, action))) return;
+    if (approvers.length === 0) return tellNobodyElseSees(ctx, action, target);
     route = 'dm';
     fallback = true;
   }
@@ -82,6 +85,21 @@ export async function sendDmCopies(ctx: SlackContext, actionId: number, people: 
     }
   }
   return copies;
+}
+
+/**
+ * "Anyone but you may approve" in a DM names nobody to send it to: the requester at least learns
+ * that the card waits unseen, and what would change that.
+ */
+async function tellNobodyElseSees(ctx: SlackContext, action: PendingAction, target: ThreadTarget): Promise<void> {
+  const text =
+    `:warning: Only you can see this card here, and you may not approve \`${escapeMrkdwn(truncate(action.tool_name, 100))}\` yourself. ` +
+    'Ask for it in a channel where others can approve it, or give this tool `approvers` or a `route` in the approval policy.';
+  try {
+    await ctx.client.chat.postMessage({ channel: target.channel, ...(target.threadTs ? { thread_ts: target.threadTs } : {}), text });
+  } catch (error) {
+    ctx.logger.warn({ err: error, actionId: action.id }, 'could not tell the requester that nobody else sees the card');
+  }
 }
 
 /** Slack's DM channel ids start with D. */

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { closeAllBenchDatabases, defaultDatabaseUrl } from './lib/bench-db.js';
 import type { Suite, SuiteReport } from './lib/suite.js';
+import { argumentsOrExit, parseCommandLine, UsageError } from '../src/cli/parse-command-line.js';
 
 const suites: Record<string, () => Promise<Suite>> = {
   runtime: async () => (await import('./suites/runtime.js')).runtimeSuite,
@@ -25,36 +26,21 @@ function usage(): string {
   ].join('\n');
 }
 
-class UsageError extends Error {}
-
-function parseArgs(argv: string[]): { names: string[]; quick: boolean } {
-  const names: string[] = [];
-  let quick = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--help' || arg === '-h') {
-      console.log(usage());
-      process.exit(0);
-    } else if (arg === '--only') {
-      const value = argv[++i];
-      if (!value) throw new UsageError(`--only needs a suite name\n${usage()}`);
-      names.push(...value.split(','));
-    } else if (arg === '--quick') {
-      quick = true;
-    } else if (arg.startsWith('--only=')) {
-      names.push(...arg.slice('--only='.length).split(','));
-    } else if (!arg.startsWith('-')) {
-      // `npm run bench runtime` works too (npm swallows `--only` unless it comes after `--`).
-      names.push(arg);
-    } else {
-      throw new UsageError(`unknown option ${arg}\n${usage()}`);
-    }
-  }
-  const chosen = names.map((n) => n.trim()).filter(Boolean);
+/** `--only a,b` (repeatable), bare suite names, `--quick`; anything else is a UsageError. */
+function parseBenchArgs(argv: string[]): { names: string[]; quick: boolean } | 'help' {
+  const parsed = parseCommandLine(
+    argv,
+    // Bare names are allowed because npm swallows `--only` unless it comes after `--`.
+    { options: { only: { type: 'string', multiple: true }, quick: { type: 'boolean' } }, allowPositionals: true },
+    usage(),
+  );
+  if (parsed === 'help') return parsed;
+  const { values, positionals } = parsed;
+  const chosen = [...(values.only ?? []).flatMap((v) => v.split(',')), ...positionals].map((n) => n.trim()).filter(Boolean);
   for (const name of chosen) {
     if (!suites[name]) throw new UsageError(`unknown suite "${name}"\n${usage()}`);
   }
-  return { names: chosen.length ? [...new Set(chosen)] : Object.keys(suites), quick };
+  return { names: chosen.length ? [...new Set(chosen)] : Object.keys(suites), quick: values.quick ?? false };
 }
 
 function printTable(suite: Suite, report: SuiteReport): void {
@@ -75,7 +61,7 @@ function printTable(suite: Suite, report: SuiteReport): void {
 }
 
 async function main(): Promise<void> {
-  const { names, quick } = parseArgs(process.argv.slice(2));
+  const { names, quick } = argumentsOrExit(() => parseBenchArgs(process.argv.slice(2)), usage());
   const databaseUrl = process.env.DATABASE_URL || defaultDatabaseUrl;
   process.once('SIGINT', () => {
     console.error('\ninterrupted: dropping bench schemas');
@@ -95,7 +81,7 @@ async function main(): Promise<void> {
 }
 
 main().catch(async (error: unknown) => {
-  console.error(error instanceof UsageError ? error.message : error);
+  console.error(error);
   await closeAllBenchDatabases();
   process.exit(1);
 });

@@ -1,8 +1,10 @@
 /**
  * An agents module: `AGENTS_MODULE=examples/agents.ts npm start` runs this
  * agent behind Slack (or the local sandbox) instead of the demo. It exports
- * the top-level agent (the one mentions reach) and its approval policy.
+ * the top-level agent (the one mentions reach), its approval policy, and an MCP
+ * server whose tools the agent gets (runbooks__search_runbooks, runbooks__page_oncall).
  */
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { Agent, createTool, definePolicy } from 'slack-approval-bot';
 import { offlineTicketModel } from './offline-model.js';
@@ -44,7 +46,8 @@ const agent = new Agent({
   id: 'support',
   instructions:
     'You are Support, working in a Slack thread. Use the ticket tools; never say a ticket changed unless a tool result says so. ' +
-    'To close a ticket, call close_ticket: the approval is handled for you.',
+    'To close a ticket, call close_ticket: the approval is handled for you. ' +
+    'For how-tos, search the runbooks (runbooks__search_runbooks); to page the on-call, call runbooks__page_oncall.',
   // With MODEL set (and its key), a real model; otherwise a small offline one that reads plain requests.
   model: process.env.MODEL ?? offlineTicketModel(),
   tools: { lookup_ticket: lookupTicket, list_open_tickets: listOpenTickets, create_ticket: openTicket, close_ticket: closeTicketTool },
@@ -53,10 +56,21 @@ const agent = new Agent({
 
 export default agent;
 
+/**
+ * MCP servers whose tools the agent gets, named `<server>__<tool>`. Started with the bot and
+ * reconnected if they stop; MCP_SERVERS (a JSON/YAML file) can add more without code.
+ */
+export const mcpServers = {
+  runbooks: { command: process.execPath, args: ['--import', 'tsx', fileURLToPath(new URL('./mcp-server.ts', import.meta.url))] },
+};
+
 export const policy = definePolicy({
   version: 'support-example',
   defaults: { requireApproval: false, expiresIn: '4h' },
+  // MCP tools ask for approval unless the policy says otherwise; this server's read-only hints are trusted.
+  mcp: { trustReadOnlyHint: ['runbooks'] },
   tools: {
+    'runbooks.page_oncall': { requireApproval: true, allowSelfApproval: false },
     close_ticket: { requireApproval: true, allowSelfApproval: true },
     // Opening tickets is cheap, but a bot opening many would be noise: someone confirms each.
     create_ticket: { requireApproval: true, allowSelfApproval: true },

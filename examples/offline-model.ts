@@ -3,7 +3,7 @@ import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Stream
 /**
  * A stand-in model for trying the example without a model key: it reads a few
  * plain requests ("list tickets", "look up ticket 101", "close ticket 102",
- * "open a ticket: …") and calls the matching tool, then reports the tool's
+ * "open a ticket: …", "runbook printer", "page on-call: …") and calls the matching tool, then reports the tool's
  * result. Set MODEL (and its key) to use a real model instead.
  */
 export function offlineTicketModel(): LanguageModelV3 {
@@ -49,10 +49,14 @@ function reply(options: LanguageModelV3CallOptions): LanguageModelV3StreamPart[]
   const id = /\b(\d{2,})\b/.exec(asked)?.[1];
   const created = /open a ticket:?\s*(.+)$/i.exec(asked)?.[1];
   if (created) return toolCall('create_ticket', { title: created.trim() });
+  const page = /page (?:the )?on-?call:?\s*(.+)$/i.exec(asked)?.[1];
+  if (page) return toolCall('runbooks__page_oncall', { team: 'support', summary: page.trim().slice(0, 200) });
+  const runbook = /\brunbooks?\b:?\s*(?:for|about)?\s*(.+)$/i.exec(asked)?.[1];
+  if (runbook) return toolCall('runbooks__search_runbooks', { query: runbook.trim() });
   if (/\bclose\b/i.test(asked) && id) return toolCall('close_ticket', { id: Number(id) });
   if (/\b(look ?up|show|status)\b/i.test(asked) && id) return toolCall('lookup_ticket', { id: Number(id) });
   if (/\blist\b|\bopen tickets\b/i.test(asked)) return toolCall('list_open_tickets', {});
-  return textParts('I can list tickets, look one up, open one or close one, e.g. "close ticket 102".');
+  return textParts('I can list tickets, look one up, open one or close one (e.g. "close ticket 102"), search the runbooks ("runbook printer") or page the on-call ("page on-call: printer on fire").');
 }
 
 function textParts(text: string): LanguageModelV3StreamPart[] {

@@ -1,6 +1,7 @@
 import type { Agent } from './agent/agent.js';
 import type { GroupResolver } from './approvals/group-resolver.js';
 import type { Policy } from './approvals/policy-schema.js';
+import type { McpServerConfig } from './mcp/mcp-server-config.js';
 
 /** Who the bot is in a workspace (never an approver) and how that workspace's user groups resolve. */
 export interface WorkspaceIdentity {
@@ -21,4 +22,6 @@ export interface BotAgents {
   policySource: string;
   /** What the logs and the sandbox call the model. */
   modelLabel: string;
+  /** MCP servers the supplier brings (an agents module's `mcpServers`), besides MCP_SERVERS'. */
+  mcpServers?: McpServerConfig[];
 }

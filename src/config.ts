@@ -1,5 +1,8 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
+import { readMcpServersFile } from './mcp/read-mcp-servers-file.js';
+import type { McpServerConfig } from './mcp/mcp-server-config.js';
+import { errorMessage } from './error-message.js';
 
 /**
  * The only reader of `process.env`. Everything else receives a frozen `Config`.
@@ -73,6 +76,7 @@ const envSchema = z.object({
   NODE_OPTIONS: optionalString,
   POLICY_FILE: optionalString,
   AGENTS_MODULE: optionalString,
+  MCP_SERVERS: optionalString,
   RUN_LEASE_MS: durationMs('RUN_LEASE_MS', 60_000, 1_000),
   SWEEP_INTERVAL_MS: durationMs('SWEEP_INTERVAL_MS', 30_000, 100),
   CARD_REPAIR_AFTER_MS: durationMs('CARD_REPAIR_AFTER_MS', 60_000, 1_000),
@@ -118,6 +122,8 @@ export interface Config {
   readonly policyFile?: string;
   /** A module exporting the agents to run instead of the demo (see src/bot/load-agents-module.ts). */
   readonly agentsModule?: string;
+  /** MCP servers from MCP_SERVERS' file (read and validated here, `${VAR}` expanded); empty when unset. */
+  readonly mcpServers: readonly McpServerConfig[];
   /** How operable recovery is: see the README's section on several instances. */
   readonly timings: {
     /** How long a run being continued may go unrenewed before another instance takes it over. */
@@ -169,6 +175,14 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       'SLACK_BOT_TOKEN',
     );
   }
+  let mcpServers: McpServerConfig[] = [];
+  if (e.MCP_SERVERS) {
+    try {
+      mcpServers = readMcpServersFile(e.MCP_SERVERS, env);
+    } catch (error) {
+      throw new ConfigError(`Invalid configuration: MCP_SERVERS: ${errorMessage(error)}`, 'MCP_SERVERS');
+    }
+  }
   return deepFreeze({
     slack: {
       botToken: e.SLACK_BOT_TOKEN,
@@ -197,6 +211,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     adminApiToken: e.ADMIN_API_TOKEN,
     policyFile: e.POLICY_FILE,
     agentsModule: e.AGENTS_MODULE,
+    mcpServers,
     timings: { runLeaseMs: e.RUN_LEASE_MS, sweepIntervalMs: e.SWEEP_INTERVAL_MS, cardRepairAfterMs: e.CARD_REPAIR_AFTER_MS },
   });
 }

@@ -23,3 +23,6 @@ export { healthRoutes, type HealthRoutesOptions } from './http/health-routes.js'
 export { readinessCheck, type Readiness, type ReadinessCheck, type ReadinessOptions } from './http/readiness.js';
 export { metricsRegistry } from './metrics/metrics-registry.js';
 export { createSlackBot, type SlackBot, type SlackBotOptions } from './bot/create-slack-bot.js';
+export { attachMcpServers, McpConfigError, type AttachedMcpServers } from './mcp/attach-mcp-servers.js';
+export type { McpServerConfig, McpServersInput } from './mcp/mcp-server-config.js';
+export type { McpElicitationPayload, ElicitationAnswer } from './mcp/elicitation-payload.js';

@@ -20,6 +20,7 @@ import { resolveModel } from './agent/model.js';
 import { errorMessage } from './error-message.js';
 import { watchPolicy } from './watch-policy.js';
 import type { BotAgents, WorkspaceIdentity } from './bot-agents.js';
+import { attachMcpServers, McpConfigError, type AttachedMcpServers } from './mcp/attach-mcp-servers.js';
 import { healthRoutes } from './http/health-routes.js';
 import { readinessCheck } from './http/readiness.js';
 import { metricsRegistry } from './metrics/metrics-registry.js';
@@ -51,6 +52,11 @@ async function main(config: Config, logger: Logger): Promise<Drainable> {
     : await startDemo({ database, model: config.model ?? defaultModelFor(config), policyFile, logger, runLeaseMs: config.timings.runLeaseMs });
   logger.info({ policyVersion: agents.policy.version, source: agents.policySource }, 'policy loaded');
   logger.info({ model: agents.modelLabel }, 'model selected');
+  const mcpServers = [...config.mcpServers, ...(agents.mcpServers ?? [])];
+  const attached: AttachedMcpServers[] = [];
+  const closeMcp = async () => {
+    await Promise.all(attached.splice(0).map((servers) => servers.close()));
+  };
   // SIGHUP and edits of POLICY_FILE swap the policy for new requests (see watch-policy.ts).
   const policy = watchPolicy({ path: config.policyFile, initial: agents.policy, logger });
 
@@ -68,6 +74,7 @@ async function main(config: Config, logger: Logger): Promise<Drainable> {
   /** The agents and the Slack app, for whichever Slack the configuration points at. */
   const createBot = async (botConfig: Config) => {
     const agent = policy.follow(agents.agentFor(await slackWorkspaceIdentity(botConfig, logger)));
+    if (mcpServers.length > 0) attached.push(await attachMcpServers(agent, mcpServers, { logger }));
     const listing = suspendedRunsRoute({ agents: [agent], ...(config.adminApiToken ? { adminToken: config.adminApiToken } : {}), logger });
     const httpMode = !botConfig.slack.appToken;
     const slack = createSlackApp({
@@ -116,6 +123,7 @@ async function main(config: Config, logger: Logger): Promise<Drainable> {
       async stop() {
         policy.close();
         await running.stop();
+        await closeMcp();
         await database.close();
       },
       closeDatabase: () => database.close(),
@@ -149,6 +157,7 @@ async function main(config: Config, logger: Logger): Promise<Drainable> {
         server.closeIdleConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
       }
+      await closeMcp();
       await database.close();
     },
     closeDatabase: () => database.close(),
@@ -186,7 +195,7 @@ process.on('unhandledRejection', (reason) => {
 try {
   signals.attach(await main(config, logger));
 } catch (error) {
-  if (error instanceof ConfigError || error instanceof PolicyError || error instanceof AgentError || error instanceof AgentsModuleError) {
+  if (error instanceof ConfigError || error instanceof PolicyError || error instanceof AgentError || error instanceof AgentsModuleError || error instanceof McpConfigError) {
     logger.fatal({ code: error.code }, error.message);
   } else {
     logger.fatal({ err: error }, 'start-up failed');

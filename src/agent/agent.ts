@@ -2,9 +2,7 @@ import type { ContinuationOptions, StreamOptions, UserInput, AgentInternals, Gen
 import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Message, SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { z } from 'zod';
 import type { Database, Db } from '../db/database.js';
-import type { Logger } from '../logger.js';
 import type { Policy } from '../approvals/policy-schema.js';
-import type { GroupResolver } from '../approvals/group-resolver.js';
 import type { SuspendedRun, PendingAction } from '../db/rows.js';
 import { StreamSink, storedActionOf } from './stream.js';
 import { decide, type DecisionContext, mayDecide, type DecisionVerdict } from './decide.js';
@@ -23,9 +21,11 @@ import { freshRun, startRun, startContinuation } from './run-lifecycle.js';
 import { unreachable } from '../unreachable.js';
 import { findAction, latestApprovalId, cancelPendingRuns, closeAction } from '../db/pending-actions.js';
 import { requirementFor, type Requirement } from '../approvals/requirement-for.js';
+import { mcpServerOf, type McpToolIdentity } from '../approvals/mcp-tool-name.js';
 import { defaultPolicy, definedOnly, runtimeDeps, runtimeSettingsOf, type RuntimeSettings } from './runtime-deps.js';
 
-export interface AgentConfig {
+/** An agent's definition; the RuntimeSettings part may instead come from its host (see attach). */
+export interface AgentConfig extends RuntimeSettings {
   id: string;
   name?: string;
   description?: string;
@@ -48,22 +48,6 @@ export interface AgentConfig {
     telemetry?: TelemetrySettings;
   };
   hooks?: { beforeToolCall?: BeforeToolCallHook };
-  /** Where runs are kept. Required on the agent you call; sub-agents use their supervisor's. */
-  storage?: Database | Db;
-  policy?: Policy;
-  logger?: Logger;
-  resolveGroupMembers?: GroupResolver;
-  botUserId?: string;
-  grantTtlMs?: number;
-  /** See RuntimeDeps.runLeaseMs; default one minute. */
-  runLeaseMs?: number;
-  /** See RuntimeDeps.recordRunAfterMs; default 250 ms. */
-  recordRunAfterMs?: number;
-  /**
-   * Keep each finished run's answer in run_results until a front end has shown it (see
-   * RuntimeDeps.keepResults); a front end that delivers answers turns it on (keepResults()).
-   */
-  keepResults?: boolean;
   /**
    * Provider keys for `provider/model` strings, checked when the agent is constructed. Without them, a
    * string model uses the AI SDK provider's own defaults (its API key variable, read when it is called).
@@ -79,9 +63,12 @@ export class Agent implements AgentInternals {
   readonly description: string;
   readonly instructions: string;
   readonly model: LanguageModelV3;
-  readonly tools: Readonly<Record<string, Tool>>;
   readonly subAgents: Readonly<Record<string, Agent>>;
-  readonly toolSpecs: LanguageModelV3FunctionTool[];
+  /** The tools given to the constructor; `tools` adds those of each tool group (see setToolGroup). */
+  private readonly ownTools: Readonly<Record<string, Tool>>;
+  private readonly toolGroups = new Map<string, Readonly<Record<string, Tool>>>();
+  private allTools: Readonly<Record<string, Tool>>;
+  private specs: LanguageModelV3FunctionTool[];
   readonly memory?: MemoryOptions;
   readonly defaultOptions: NonNullable<AgentConfig['defaultOptions']>;
   readonly callSettings?: CallSettings;
@@ -107,22 +94,10 @@ export class Agent implements AgentInternals {
     for (const name of Object.keys(subAgents)) {
       if (tools[name]) throw new AgentError('AGENT_INVALID', `Tool "${name}" collides with a sub-agent`, { agentId: this.id });
     }
-    this.tools = Object.freeze(tools);
+    this.ownTools = Object.freeze(tools);
     this.subAgents = Object.freeze(subAgents);
-    this.toolSpecs = [
-      ...Object.entries(tools).map(([name, tool]) => ({
-        type: 'function' as const,
-        name,
-        description: tool.description,
-        inputSchema: jsonSchemaOf(tool.inputSchema),
-      })),
-      ...Object.entries(subAgents).map(([name, agent]) => ({
-        type: 'function' as const,
-        name,
-        description: `Delegate a task to the ${agent.name} agent. ${agent.description}`.trim(),
-        inputSchema: jsonSchemaOf(delegationInput),
-      })),
-    ];
+    this.allTools = this.ownTools;
+    this.specs = this.specsOf(this.ownTools);
     if (config.memory) this.memory = config.memory === true ? { lastMessages: 20 } : config.memory;
     this.defaultOptions = config.defaultOptions ?? {};
     const callSettings = checkCallSettings(`the defaultOptions of agent ${this.id}`, this.defaultOptions.modelSettings, this.defaultOptions.providerOptions);
@@ -130,7 +105,73 @@ export class Agent implements AgentInternals {
     checkTelemetry(`the defaultOptions of agent ${this.id}`, this.defaultOptions.telemetry);
     this.hooks = config.hooks ?? {};
     this.settings = runtimeSettingsOf(config);
-    if (this.settings.storage) this.deps = runtimeDeps({ ...this.settings, storage: this.settings.storage });
+    if (this.settings.storage) this.deps = this.withMcpIdentity(runtimeDeps({ ...this.settings, storage: this.settings.storage }));
+  }
+
+  /** Every tool the model may call: the agent's own and those of its tool groups, by the name the model calls. */
+  get tools(): Readonly<Record<string, Tool>> {
+    return this.allTools;
+  }
+
+  /** What the model is told about the tools and sub-agents, as of now. */
+  get toolSpecs(): LanguageModelV3FunctionTool[] {
+    return this.specs;
+  }
+
+  /**
+   * Replaces the tools of one group (the tools of one MCP server, named after it): a source
+   * whose tools are known only once it is reached and may change while the agent runs. Each
+   * model step sees the tools as they are when it starts. A group's tool names must be
+   * `<group>__…`, so they never collide with the agent's own tools or another group's; an
+   * empty group keeps its names known to the policy while its source is unreachable.
+   */
+  setToolGroup(group: string, tools: Record<string, Tool>): void {
+    for (const name of Object.keys(tools)) {
+      if (!toolKey.test(name) || !name.startsWith(`${group}__`)) {
+        throw new AgentError('AGENT_INVALID', `Tool "${name}" of group "${group}" must match ${toolKey} and start with "${group}__"`, { agentId: this.id });
+      }
+    }
+    this.toolGroups.set(group, Object.freeze({ ...tools }));
+    const all: Record<string, Tool> = { ...this.ownTools };
+    for (const groupTools of this.toolGroups.values()) Object.assign(all, groupTools);
+    this.allTools = Object.freeze(all);
+    this.specs = this.specsOf(this.allTools);
+  }
+
+  private specsOf(tools: Readonly<Record<string, Tool>>): LanguageModelV3FunctionTool[] {
+    return [
+      ...Object.entries(tools).map(([name, tool]) => ({
+        type: 'function' as const,
+        name,
+        description: tool.description,
+        inputSchema: tool.inputJsonSchema ?? jsonSchemaOf(tool.inputSchema),
+      })),
+      ...Object.entries(this.subAgents).map(([name, agent]) => ({
+        type: 'function' as const,
+        name,
+        description: `Delegate a task to the ${agent.name} agent. ${agent.description}`.trim(),
+        inputSchema: jsonSchemaOf(delegationInput),
+      })),
+    ];
+  }
+
+  /**
+   * The MCP server and tool behind a call's name at `path` (see RuntimeDeps.mcpIdentity): the
+   * tool's own when the agent has it; else, for a name under one of its tool groups (a server
+   * not reached since start), the server with the rest of the name, without any annotation.
+   */
+  private mcpIdentityAt(toolName: string, path: readonly string[] | null): McpToolIdentity | undefined {
+    const agent = path ? findAgent(this, [...path]) : this;
+    if (!(agent instanceof Agent)) return undefined;
+    const tool = Object.hasOwn(agent.allTools, toolName) ? agent.allTools[toolName] : undefined;
+    if (tool) return tool.mcp;
+    const group = mcpServerOf(toolName, agent.toolGroups.keys());
+    return group ? { server: group, tool: toolName.slice(group.length + 2) } : undefined;
+  }
+
+  private withMcpIdentity(deps: RuntimeDeps): RuntimeDeps {
+    deps.mcpIdentity = (toolName, path) => this.mcpIdentityAt(toolName, path);
+    return deps;
   }
 
   /**
@@ -142,7 +183,7 @@ export class Agent implements AgentInternals {
    */
   attach(runtime: RuntimeSettings & { storage: Database | Db }): this {
     this.settings = { ...this.settings, ...definedOnly(runtime) };
-    this.deps = runtimeDeps({ ...this.settings, storage: runtime.storage, keepResults: this.deps?.keepResults ?? this.settings.keepResults ?? false });
+    this.deps = this.withMcpIdentity(runtimeDeps({ ...this.settings, storage: runtime.storage, keepResults: this.deps?.keepResults ?? this.settings.keepResults ?? false }));
     return this;
   }
 
@@ -236,7 +277,7 @@ export class Agent implements AgentInternals {
    * requester, or an approver of its tool under the current policy); every
    * way of answering is held to it. Throws when a group lookup fails.
    */
-  mayAnswer(action: Pick<PendingAction, 'tool_name' | 'args' | 'requester'>, actor: Actor): Promise<Authorization> {
+  mayAnswer(action: Pick<PendingAction, 'tool_name' | 'args' | 'requester'> & { path?: string[] | null }, actor: Actor): Promise<Authorization> {
     return mayAnswer(this.runtime, action, actor);
   }
 
@@ -245,7 +286,7 @@ export class Agent implements AgentInternals {
    * policy, as every decision is checked: a front end asks first to refuse
    * before anyone writes a reason in a form.
    */
-  mayDecide(action: Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'> & { created_at?: PendingAction['created_at'] }, actor: Actor, decision: 'approve' | 'decline'): Promise<DecisionVerdict> {
+  mayDecide(action: Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'> & { path?: string[] | null; created_at?: PendingAction['created_at'] }, actor: Actor, decision: 'approve' | 'decline'): Promise<DecisionVerdict> {
     return mayDecide(this.runtime, action, actor, decision);
   }
 
@@ -270,8 +311,8 @@ export class Agent implements AgentInternals {
   }
 
   /** What approving this call takes under the current policy (approvers, quorum, self-approval, expiry). */
-  requirementOf(action: Pick<PendingAction, 'tool_name' | 'args'>): Requirement {
-    return requirementFor(this.runtime.policy, action.tool_name, action.args);
+  requirementOf(action: Pick<PendingAction, 'tool_name' | 'args' | 'path'>): Requirement {
+    return requirementFor(this.runtime.policy, action.tool_name, action.args, this.mcpIdentityAt(action.tool_name, action.path ?? null));
   }
 
   /**

@@ -212,12 +212,12 @@ export function validateResumeData(
  */
 export function mayAnswer(
   deps: RuntimeDeps,
-  action: Pick<PendingAction, 'tool_name' | 'args' | 'requester'>,
+  action: Pick<PendingAction, 'tool_name' | 'args' | 'requester'> & { path?: string[] | null },
   actor: Actor,
 ): Promise<Authorization> {
   return authorizeAnswer({
     actor,
-    approvers: requirementFor(deps.policy, action.tool_name, action.args).approvers,
+    approvers: requirementFor(deps.policy, action.tool_name, action.args, deps.mcpIdentity?.(action.tool_name, action.path ?? null)).approvers,
     toolName: action.tool_name,
     ...(action.requester !== null ? { requester: action.requester } : {}),
     ...(deps.botUserId ? { botUserId: deps.botUserId } : {}),

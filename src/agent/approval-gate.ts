@@ -8,7 +8,7 @@ import { requirementFor } from '../approvals/requirement-for.js';
  * included, with the rules of every agent above this one.
  */
 export async function approvalGate(run: RunState, target: CallTarget, toolName: string, args: unknown) {
-  const requirement = requirementFor(run.deps.policy, toolName, args);
+  const requirement = requirementFor(run.deps.policy, toolName, args, target.kind === 'tool' ? target.tool.mcp : undefined);
   const required = await requiresApproval(run.approvalRules, {
     toolName,
     args,

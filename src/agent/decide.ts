@@ -86,7 +86,7 @@ async function recordDecision(
     await refused('fingerprint-mismatch');
     return { outcome: 'fingerprint-mismatch', action };
   }
-  const current = requirementFor(deps.policy, action.tool_name, action.args);
+  const current = requirementFor(deps.policy, action.tool_name, action.args, deps.mcpIdentity?.(action.tool_name, action.path ?? null));
   const policyChanged = current.policyVersion !== action.policy_version;
   const verdict = await mayDecide(deps, action, actor, decision);
   if (!verdict.allowed) {
@@ -189,11 +189,11 @@ export type DecisionVerdict = { allowed: true } | { allowed: false; why: Refusal
  */
 export async function mayDecide(
   deps: RuntimeDeps,
-  action: Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'> & { created_at?: PendingAction['created_at'] },
+  action: Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'> & { path?: string[] | null; created_at?: PendingAction['created_at'] },
   actor: Actor,
   decision: 'approve' | 'decline',
 ): Promise<DecisionVerdict> {
-  const policyRequirement = requirementFor(deps.policy, action.tool_name, action.args);
+  const policyRequirement = requirementFor(deps.policy, action.tool_name, action.args, deps.mcpIdentity?.(action.tool_name, action.path ?? null));
   // Once escalated, the policy's escalateTo decide too. Escalation is part of the policy (and so of
   // its version), and a request's age is fixed, so a grant one of them makes is honoured like any other.
   const current =

@@ -32,7 +32,7 @@ export async function executeTool(
   run: RunState,
   tool: Tool,
   call: { toolCallId: string; toolName: string; args: unknown },
-  resumeData?: { value: unknown; by?: string | null },
+  resumeData?: { value: unknown; by?: string | null; payload?: unknown },
 ): Promise<ExecutionOutcome> {
   const abortSignal = run.live?.abortSignal;
   if (abortSignal?.aborted) throw new RunAbortedError(run.runId, abortSignal.reason);
@@ -62,7 +62,7 @@ async function execute(
   run: RunState,
   tool: Tool,
   call: { toolCallId: string; toolName: string; args: unknown },
-  resumeData: { value: unknown; by?: string | null } | undefined,
+  resumeData: { value: unknown; by?: string | null; payload?: unknown } | undefined,
 ): Promise<ExecutionOutcome> {
   let suspended: { payload: unknown } | undefined;
   // Named as the model called it (the key in `tools`), as everywhere else the call is reported.
@@ -81,6 +81,7 @@ async function execute(
         },
         ...(resumeData ? { resumeData: resumeData.value } : {}),
         ...(resumeData?.by ? { resumedBy: resumeData.by } : {}),
+        ...(resumeData && resumeData.payload !== undefined ? { suspendPayload: resumeData.payload } : {}),
         toolCallId: call.toolCallId,
         runId: run.runId,
         ...(run.threadId ? { threadId: run.threadId } : {}),

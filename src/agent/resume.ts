@@ -59,7 +59,7 @@ async function settleAction(
     if (row.status !== 'resumed' || target.kind !== 'tool') return denied(row.reason ?? 'The request was cancelled.');
     // The stopped process may have run it with this answer already; running it again could do it twice.
     if (facts.recovered) return interrupted(run, row, out);
-    const outcome = await executeTool(run, target.tool, { ...call, args }, { value: row.resume_data, by: row.decided_by });
+    const outcome = await executeTool(run, target.tool, { ...call, args }, { value: row.resume_data, by: row.decided_by, payload: row.suspend_payload });
     return settle(run, call, args, outcome, out);
   }
 

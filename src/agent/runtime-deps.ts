@@ -10,14 +10,21 @@ export const defaultPolicy = definePolicy({});
 
 /** Where and how an agent's runs happen: the part of AgentConfig a host may also provide (see Agent.attach). */
 export interface RuntimeSettings {
+  /** Where runs are kept. Required on the agent you call; sub-agents use their supervisor's. */
   storage?: Database | Db;
   policy?: Policy;
   logger?: Logger;
   resolveGroupMembers?: GroupResolver;
   botUserId?: string;
   grantTtlMs?: number;
+  /** See RuntimeDeps.runLeaseMs; default one minute. */
   runLeaseMs?: number;
+  /** See RuntimeDeps.recordRunAfterMs; default 250 ms. */
   recordRunAfterMs?: number;
+  /**
+   * Keep each finished run's answer in run_results until a front end has shown it (see
+   * RuntimeDeps.keepResults); a front end that delivers answers turns it on (keepResults()).
+   */
   keepResults?: boolean;
 }
 

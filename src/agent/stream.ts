@@ -1,5 +1,6 @@
 import type { AgentStream, AgentChunk, FinishReason, GenerateResult, SuspendPayload, BlockedCall } from './types.js';
 import type { PendingAction } from '../db/rows.js';
+import { unreachable } from '../unreachable.js';
 
 /**
  * The writing side of a stream. The run starts at once and pushes chunks here;
@@ -51,8 +52,14 @@ export class StreamSink {
         });
         break;
       }
-      default:
+      case 'start':
+      case 'tool-call-blocked':
+      case 'step-finish':
+      case 'finish':
+      case 'error':
         break;
+      default:
+        unreachable(chunk, 'agent chunk');
     }
     this.chunks.push(chunk);
     this.wake();

@@ -1,4 +1,6 @@
 import type { z } from 'zod';
+import type { JSONSchema7 } from '@ai-sdk/provider';
+import type { McpToolIdentity } from '../approvals/mcp-tool-name.js';
 
 /** What a tool sees while it runs; `agent` is absent when it is called outside a run. */
 export interface ToolExecutionContext {
@@ -9,6 +11,8 @@ export interface ToolExecutionContext {
     resumeData?: unknown;
     /** Who supplied the resume data, when known (a Slack user id). */
     resumedBy?: string;
+    /** With resumeData: what this call passed to `suspend()` before it was answered. */
+    suspendPayload?: unknown;
     toolCallId: string;
     runId: string;
     threadId?: string;
@@ -23,6 +27,13 @@ export interface ToolDefinition<In = any, Out = any> {
   id: string;
   description: string;
   inputSchema: z.ZodType<In>;
+  /**
+   * The JSON Schema the model is given, when the tool has one of its own (an MCP server's
+   * tool): passed through as it is instead of being derived from `inputSchema`.
+   */
+  inputJsonSchema?: JSONSchema7;
+  /** Set on tools of MCP servers: the policy matches them by server and tool name. */
+  mcp?: McpToolIdentity;
   outputSchema?: z.ZodType<Out>;
   suspendSchema?: z.ZodType;
   /** A schema, or a function of the call's input when the answer depends on it (askUser options). */

@@ -8,6 +8,7 @@ import type { Policy } from '../approvals/policy-schema.js';
 import type { GroupResolver } from '../approvals/group-resolver.js';
 import type { SpentGrant } from '../db/pending-actions.js';
 import type { PendingWrite, SnapshotWrite } from '../db/run-snapshots.js';
+import type { McpToolIdentity } from '../approvals/mcp-tool-name.js';
 import type { SharedV3ProviderOptions } from '@ai-sdk/provider';
 import type { CallSettings, ModelSettings } from './model-settings.js';
 import type { RunTelemetry, TelemetrySettings } from './telemetry.js';
@@ -193,6 +194,11 @@ export interface RuntimeDeps {
    * PostgreSQL must not have its answer only in the memory of a process that may stop).
    */
   keepResults: boolean;
+  /**
+   * The MCP server and tool behind a call's name, for the policy (see requirementFor), when
+   * the agent at `path` has MCP tools; undefined for any other name.
+   */
+  mcpIdentity?: (toolName: string, path: readonly string[] | null) => McpToolIdentity | undefined;
 }
 
 /** Options that survive a restart: plain JSON only. */

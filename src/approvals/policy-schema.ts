@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { policyVersion } from './policy-version.js';
+import { mcpServerNamePattern, parseMcpPattern } from './mcp-tool-name.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -50,12 +51,27 @@ export interface ToolPolicy extends ApprovalSettings {
   readonly rules: readonly PolicyRule[];
 }
 
+/** How tools of MCP servers without an entry of their own are treated. */
+export interface McpPolicy {
+  /**
+   * Servers whose tools annotated `readOnlyHint: true` may run under `defaults` (usually without
+   * approval); `true` for every server. Annotations come from the server and are only hints, so
+   * this is off unless the policy turns it on: every other MCP tool without an entry asks for approval.
+   */
+  readonly trustReadOnlyHint: boolean | readonly string[];
+}
+
 /** The part of a policy that decides outcomes, and therefore the part its version is derived from. */
 export interface PolicyContent {
   /** Built-in defaults overlaid with the policy's `defaults`; used for tools without an entry. */
   readonly defaults: ApprovalSettings;
-  /** Each entry already has the defaults merged in. Look entries up with `Object.hasOwn`. */
+  /**
+   * Each entry already has the defaults merged in. Look entries up with `Object.hasOwn`. Keys with
+   * a dot name MCP tools: `server.tool`, or `server.*` for every tool of a server.
+   */
   readonly tools: Readonly<Record<string, ToolPolicy>>;
+  /** Present only when the policy sets it, so policies without it keep their versions. */
+  readonly mcp?: McpPolicy;
 }
 
 /** A validated, normalised, deeply frozen policy. Build one with `definePolicy` or `loadPolicyFile`. */
@@ -123,6 +139,14 @@ const approverId = z
   .regex(/^[UWS][A-Z0-9]{2,}$/, {
     error: (issue) =>
       `must be a Slack user id (U…, W…) or user-group id (S…), got ${JSON.stringify(issue.input)}`,
+  });
+
+// A dot marks an MCP pattern (`github.*`, `github.create_issue`); anything else is a tool's name.
+const toolKey = z
+  .string()
+  .min(1, { error: 'tool names must not be empty' })
+  .refine((key) => !key.includes('.') || parseMcpPattern(key) !== undefined, {
+    error: (issue) => `${JSON.stringify(issue.input)} must be a tool name, or an MCP server and tool as "server.tool" or "server.*"`,
   });
 
 const settingsShape = {
@@ -305,12 +329,22 @@ export const policySchema = z
         .optional(),
       defaults: z.strictObject(settingsShape, { error: 'must be a map of settings' }).optional(),
       tools: z
-        .record(z.string().min(1, { error: 'tool names must not be empty' }), toolEntry, {
+        .record(toolKey, toolEntry, {
           error: 'must be a map from tool name to settings',
         })
         .optional(),
+      mcp: z
+        .strictObject(
+          {
+            trustReadOnlyHint: z.union([z.boolean(), z.array(z.string().regex(mcpServerNamePattern))], {
+              error: 'must be true, false or a list of MCP server names',
+            }),
+          },
+          { error: 'must be a map with "trustReadOnlyHint"' },
+        )
+        .optional(),
     },
-    { error: 'must be a map with optional "version", "defaults" and "tools"' },
+    { error: 'must be a map with optional "version", "defaults", "tools" and "mcp"' },
   )
   .transform((input, ctx): Policy => {
     const defaults: ApprovalSettings = { ...BUILT_IN_DEFAULTS, ...overridesOf(input.defaults ?? {}) };
@@ -331,7 +365,12 @@ export const policySchema = z
       tools[name] = { ...base, rules: normalisedRules };
     }
 
-    const content: PolicyContent = { defaults, tools };
+    const trust = input.mcp?.trustReadOnlyHint;
+    const content: PolicyContent = {
+      defaults,
+      tools,
+      ...(trust === undefined ? {} : { mcp: { trustReadOnlyHint: typeof trust === 'boolean' ? trust : [...new Set(trust)].sort() } }),
+    };
     const policy: Policy =
       input.version === undefined
         ? { version: policyVersion(content), ...content }

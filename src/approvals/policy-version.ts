@@ -8,12 +8,13 @@ const HASH_LENGTH = 16;
  * reformatting a file (key order, `'24h'` vs `86400`, approver order) keeps outstanding grants
  * valid while any change of meaning invalidates them.
  *
- * Only `defaults` and `tools` are hashed, even when a full `Policy` is passed: the label is a
+ * Only `defaults`, `tools` and `mcp` are hashed, even when a full `Policy` is passed: the label is a
  * human convenience, and renaming it must not look like a change of rules.
  */
-export function policyVersion(normalisedContent: { defaults: unknown; tools: unknown }, label?: string): string {
-  const { defaults, tools } = normalisedContent;
-  const canonical = canonicalize({ defaults, tools });
+export function policyVersion(normalisedContent: { defaults: unknown; tools: unknown; mcp?: unknown }, label?: string): string {
+  const { defaults, tools, mcp } = normalisedContent;
+  // `mcp` only when set: policies written before it existed keep their versions.
+  const canonical = canonicalize(mcp === undefined ? { defaults, tools } : { defaults, tools, mcp });
   if (canonical === undefined) {
     throw new TypeError('policyVersion: policy content could not be serialised');
   }

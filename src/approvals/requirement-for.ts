@@ -1,4 +1,5 @@
-import type { ApprovalSettings, JsonValue, Policy, RuleCondition } from './policy-schema.js';
+import type { ApprovalSettings, JsonValue, Policy, RuleCondition, ToolPolicy } from './policy-schema.js';
+import { policyKeysFor, type McpToolIdentity } from './mcp-tool-name.js';
 import { unreachable } from '../unreachable.js';
 import { reachOf, type Reach } from './reach.js';
 
@@ -17,17 +18,17 @@ export interface Requirement {
 
 /**
  * What approving this exact call takes: the policy defaults, overlaid by the tool's entry,
- * overlaid by every matching rule in order.
+ * overlaid by every matching rule in order. For an MCP tool (`mcp` given) the entry is the
+ * most specific of its model-facing name, `server.tool` and `server.*`; without one, see mcpDefaults.
  *
  * A rule only matches an argument that is present with the type its operator expects: no
  * coercion of `"150000"` to a number, and a missing argument matches nothing (not even `ne`).
  * Rules can loosen as well as tighten, so the tool's own settings should be the strict baseline
  * that applies whenever the model leaves an argument out.
  */
-export function requirementFor(policy: Policy, toolName: string, args: unknown): Requirement {
-  // hasOwn, because a tool called e.g. "constructor" must not pick up Object.prototype members.
-  const tool = Object.hasOwn(policy.tools, toolName) ? policy.tools[toolName] : undefined;
-  let settings: ApprovalSettings = tool ?? policy.defaults;
+export function requirementFor(policy: Policy, toolName: string, args: unknown, mcp?: McpToolIdentity): Requirement {
+  const tool = mcp ? entryFor(policy, policyKeysFor(mcp)) : entryFor(policy, [toolName]);
+  let settings: ApprovalSettings = tool ?? (mcp ? mcpDefaults(policy, mcp) : policy.defaults);
   for (const rule of tool?.rules ?? []) {
     if (matches(rule.when, args)) settings = { ...settings, ...rule.then };
   }
@@ -40,6 +41,24 @@ export function requirementFor(policy: Policy, toolName: string, args: unknown):
     policyVersion: policy.version,
     reach: reachOf(settings),
   };
+}
+
+/** The first of `keys` the policy has an entry for. */
+function entryFor(policy: Policy, keys: string[]): ToolPolicy | undefined {
+  // hasOwn, because a tool called e.g. "constructor" must not pick up Object.prototype members.
+  const key = keys.find((k) => Object.hasOwn(policy.tools, k));
+  return key === undefined ? undefined : policy.tools[key];
+}
+
+/**
+ * An MCP tool no entry names asks for approval: its server, not this bot's code, says what it
+ * does. Only a `readOnlyHint: true` from a server the policy trusts (mcp.trustReadOnlyHint)
+ * lets it run under `defaults`.
+ */
+function mcpDefaults(policy: Policy, mcp: McpToolIdentity): ApprovalSettings {
+  const trust = policy.mcp?.trustReadOnlyHint ?? false;
+  const trusted = trust === true || (Array.isArray(trust) && trust.includes(mcp.server));
+  return mcp.readOnlyHint === true && trusted ? policy.defaults : { ...policy.defaults, requireApproval: true };
 }
 
 function matches(when: RuleCondition, args: unknown): boolean {

@@ -8,6 +8,8 @@ import { silentLogger, type Logger } from '../logger.js';
 import { createSlackApp, type SlackApp } from '../slack/create-slack-app.js';
 import { slackGroupResolver } from '../slack/transport/slack-group-resolver.js';
 import { slackWebClient } from '../slack/transport/slack-web-client.js';
+import { attachMcpServers, type AttachedMcpServers } from '../mcp/attach-mcp-servers.js';
+import { issueText, mcpServersSchema, toServerList, type McpServersInput } from '../mcp/mcp-server-config.js';
 import { warnUnsatisfiable } from '../warn-unsatisfiable.js';
 
 export interface SlackBotOptions {
@@ -31,6 +33,8 @@ export interface SlackBotOptions {
   /** HTTP mode: listen on this port; without it, mount `handler` in a server of your own. */
   port?: number;
   timings?: { runLeaseMs?: number; sweepIntervalMs?: number; cardRepairAfterMs?: number };
+  /** MCP servers whose tools the agents get (as an agents module's `mcpServers`): connected by start(), closed by stop(). */
+  mcpServers?: McpServersInput;
 }
 
 export interface SlackBot {
@@ -64,8 +68,12 @@ export function createSlackBot(options: SlackBotOptions): SlackBot {
   if (!slackConfig.appToken && !slackConfig.signingSecret) {
     throw new TypeError('createSlackBot: slack.signingSecret is required in HTTP mode (or give slack.appToken for Socket Mode)');
   }
+  const parsedServers = mcpServersSchema.safeParse(options.mcpServers ?? {});
+  if (!parsedServers.success) throw new TypeError(`createSlackBot: ${parsedServers.error.issues.map((i) => issueText(i, 'mcpServers')).join('; ')}`);
+  const mcpServers = toServerList(parsedServers.data);
   if (policy) warnUnsatisfiable(logger, policy);
   let slack: SlackApp | undefined;
+  let mcp: AttachedMcpServers | undefined;
   return {
     async start() {
       await migrate(options.database.db);
@@ -80,6 +88,7 @@ export function createSlackBot(options: SlackBotOptions): SlackBot {
         ...(policy ? { policy } : {}),
         ...(options.timings?.runLeaseMs !== undefined ? { runLeaseMs: options.timings.runLeaseMs } : {}),
       });
+      if (mcpServers.length > 0) mcp = await attachMcpServers(agent, mcpServers, { logger });
       slack = createSlackApp({
         config: { ...slackConfig, port: options.port ?? 0 },
         agent,
@@ -94,6 +103,7 @@ export function createSlackBot(options: SlackBotOptions): SlackBot {
     },
     async stop() {
       await slack?.stop();
+      await mcp?.close();
     },
     get handler() {
       return slack?.handler;

@@ -9,6 +9,7 @@ import type { Database } from '../db/database.js';
 import { errorMessage } from '../error-message.js';
 import type { Logger } from '../logger.js';
 import { AgentsModuleError } from './agents-module-error.js';
+import { issueText, mcpServersSchema, toServerList, type McpServerConfig } from '../mcp/mcp-server-config.js';
 
 export interface AgentsModuleOptions {
   /** AGENTS_MODULE as configured: a path to a TypeScript or JavaScript module, relative to the working directory. */
@@ -24,7 +25,8 @@ export interface AgentsModuleOptions {
 /**
  * The agents a team brings: a module exporting its top-level agent (the one
  * mentions reach; sub-agents come with it, as usual) as `default` or `agent`,
- * and optionally `policy` (a policy, or what definePolicy takes). The agent
+ * and optionally `policy` (a policy, or what definePolicy takes) and `mcpServers`
+ * (MCP servers whose tools its agents get, as in MCP_SERVERS' file). The agent
  * may be defined without storage: the bot attaches its own database, logger
  * and workspace. A module that fails to load, or exports anything else, stops
  * start-up with a message that names the file and what is wrong.
@@ -33,6 +35,7 @@ export async function loadAgentsModule(options: AgentsModuleOptions): Promise<Bo
   const exports = await importModule(options.path);
   const agent = agentOf(options.path, exports);
   const modulePolicy = policyOf(options.path, exports.policy);
+  const mcpServers = mcpServersOf(options.path, exports.mcpServers);
   const policy = options.policyFile?.policy ?? modulePolicy;
   const { database, logger, runLeaseMs } = options;
   return {
@@ -40,6 +43,7 @@ export async function loadAgentsModule(options: AgentsModuleOptions): Promise<Bo
     policy: policy ?? agent.policy,
     policySource: options.policyFile?.path ?? (modulePolicy ? `${options.path} (export policy)` : `${options.path} (the agent's own)`),
     modelLabel: `${agent.model.provider}/${agent.model.modelId}`,
+    mcpServers,
   };
 }
 
@@ -92,6 +96,15 @@ function policyOf(path: string, value: unknown): Policy | undefined {
     if (error instanceof PolicyError) throw new AgentsModuleError(path, `its \`policy\` export is not valid: ${error.message}`, { cause: error });
     throw error;
   }
+}
+
+function mcpServersOf(path: string, value: unknown): McpServerConfig[] {
+  if (value === undefined) return [];
+  const parsed = mcpServersSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new AgentsModuleError(path, `its \`mcpServers\` export is not valid: ${parsed.error.issues.map((i) => issueText(i, 'mcpServers')).join('; ')}`);
+  }
+  return toServerList(parsed.data);
 }
 
 function describe(value: unknown): string {

@@ -3,19 +3,11 @@ import { openConfiguredDatabase } from '../db/open-configured-database.js';
 import { migrate } from '../db/migrate.js';
 import { listAuditEvents } from '../db/audit.js';
 import { formatAuditLine } from './format-audit-line.js';
-import { parseAuditArgs, UsageError } from './parse-audit-args.js';
+import { AUDIT_USAGE, parseAuditArgs } from './parse-audit-args.js';
+import { argumentsOrExit } from './parse-command-line.js';
 
 /** `npm run audit -- --since <date>`: the audit trail as JSON lines on stdout. */
-let args;
-try {
-  args = parseAuditArgs(process.argv.slice(2));
-} catch (error) {
-  if (error instanceof UsageError) {
-    console.error(error.message);
-    process.exit(2);
-  }
-  throw error;
-}
+const args = argumentsOrExit(() => parseAuditArgs(process.argv.slice(2)), AUDIT_USAGE);
 const database = await openConfiguredDatabase(loadConfig());
 try {
   await migrate(database.db);

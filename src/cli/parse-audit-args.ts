@@ -1,29 +1,27 @@
+import { parseCommandLine, UsageError } from './parse-command-line.js';
+
 export interface AuditArgs {
   since?: Date;
   runId?: string;
 }
 
-export class UsageError extends Error {}
+export const AUDIT_USAGE = [
+  'usage: npm run audit -- [--since <date>] [--run <runId>]',
+  '  --since  only events at or after this date (e.g. 2026-11-30 or 2026-11-30T09:00:00Z)',
+  '  --run    only events of this run',
+].join('\n');
 
-/** `--since <date>` and `--run <runId>`; anything else is a usage error, not silently ignored. */
-export function parseAuditArgs(argv: string[]): AuditArgs {
+/** `--since <date>` and `--run <runId>`; anything else is a UsageError, not silently ignored. */
+export function parseAuditArgs(argv: string[]): AuditArgs | 'help' {
+  const parsed = parseCommandLine(argv, { options: { since: { type: 'string' }, run: { type: 'string' } } }, AUDIT_USAGE);
+  if (parsed === 'help') return parsed;
+  const { since, run } = parsed.values;
   const args: AuditArgs = {};
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    const value = argv[i + 1];
-    if (flag === '--since' || flag === '--run') {
-      if (value === undefined || value.startsWith('--')) throw new UsageError(`${flag} needs a value`);
-      i += 1;
-      if (flag === '--since') {
-        const date = new Date(value);
-        if (Number.isNaN(date.getTime())) throw new UsageError(`--since: "${value}" is not a date (use e.g. 2026-11-30 or 2026-11-30T09:00:00Z)`);
-        args.since = date;
-      } else {
-        args.runId = value;
-      }
-    } else {
-      throw new UsageError(`unknown argument "${flag}" (usage: npm run audit -- [--since <date>] [--run <runId>])`);
-    }
+  if (since !== undefined) {
+    const date = new Date(since);
+    if (Number.isNaN(date.getTime())) throw new UsageError(`--since: "${since}" is not a date (use e.g. 2026-11-30 or 2026-11-30T09:00:00Z)`);
+    args.since = date;
   }
+  if (run !== undefined) args.runId = run;
   return args;
 }

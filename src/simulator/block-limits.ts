@@ -12,7 +12,9 @@ import { optString, type Args } from './wire-args.js';
 /** What the checker found wrong with a list of blocks; empty when Slack would accept them. */
 export function blockLimitErrors(blocks: unknown[], pointer = '/blocks'): string[] {
   const errors: string[] = [];
-  const fail = (msg: string, p: string) => errors.push(`${msg} [json-pointer:${p}]`);
+  const fail = (msg: string, p: string): void => {
+    errors.push(`${msg} [json-pointer:${p}]`);
+  };
   const maxLen = (v: unknown, max: number, p: string) => {
     if (typeof v === 'string' && v.length > max) fail(`must be less than ${max + 1} characters`, p);
   };

@@ -19,6 +19,7 @@ import { interactionRoutes } from './listeners/interaction-routes.js';
 import { registerMessage } from './listeners/message.js';
 import { registerQuestionActions } from './listeners/question-actions.js';
 import { registerRespondActions } from './listeners/respond-actions.js';
+import { registerElicitationActions } from './listeners/elicitation-actions.js';
 import { unknownInteractions } from './listeners/unknown-interactions.js';
 import { requestGuard } from './transport/request-guard.js';
 import { DEFAULT_WORKING_REACTION_DELAY_MS } from './flows/working-reaction.js';
@@ -200,6 +201,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   registerDeclineModalSubmit(routes, context);
   registerQuestionActions(routes, context);
   registerRespondActions(routes, context);
+  registerElicitationActions(routes, context);
   registerInboxActions(routes, context);
 
   const sweepExpired = async (): Promise<number> => {

@@ -1,4 +1,5 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { attachMcpServers, type AttachedMcpServers } from '../../src/mcp/attach-mcp-servers.js';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { AgentsModuleError } from '../../src/bot/agents-module-error.js';
 import { loadAgentsModule } from '../../src/bot/load-agents-module.js';
@@ -18,13 +19,37 @@ beforeAll(ensureBuiltPackage, 300_000);
 
 describe.each(backends)('an agents module (AGENTS_MODULE) behind Slack on %s', (backend) => {
   const h = slackHarness(backend);
+  let mcp: AttachedMcpServers | undefined;
+  afterEach(async () => {
+    await mcp?.close();
+    mcp = undefined;
+  });
 
   async function bootExample(): Promise<{ agents: BotAgents }> {
     // The shipped example, loaded the way `npm start` loads AGENTS_MODULE; it imports the package by name.
     const agents = await loadAgentsModule({ path: 'examples/agents.ts', database: h.database, logger: silentLogger, runLeaseMs: 60_000 });
     h.bot = await startBot({ fake: h.fake, db: h.database.db, makeAgent: (deps) => agents.agentFor(deps) });
+    // As main.ts does: the module's MCP servers join its agent.
+    mcp = await attachMcpServers(h.bot.agent, agents.mcpServers ?? [], { logger: silentLogger });
     return { agents };
   }
+
+  it('the example\'s MCP server: its read-only tool runs at once (trusted hint), paging the on-call waits for someone else\'s approval', async () => {
+    const { agents } = await bootExample();
+    expect(agents.mcpServers?.map((s) => s.name)).toEqual(['runbooks']);
+    const b = h.bot!;
+    const search = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'runbook printer' });
+    expect(textOf(await waitForText(h.fake, search, 'Done:'))).toContain('Power-cycle the printer');
+
+    const page = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'page on-call: printer on fire' });
+    const card = await waitForCard(h.fake, page, 'approval');
+    expect(textOf(card.call)).toContain('runbooks__page_oncall');
+    await clickButton(b, card, REQUESTER, ACTION_IDS.approve);
+    await h.fake.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.user === REQUESTER);
+    await clickButton(b, card, ALICE, ACTION_IDS.approve);
+    await waitForUpdate(h.fake, card, `Approved by <@${ALICE}>`);
+    expect(textOf(await waitForText(h.fake, page, 'Done:'))).toContain('Paged the support on-call: printer on fire');
+  });
 
   it('the example agent runs behind Slack under its module’s policy: a close approved in the thread closes the ticket', async () => {
     const { agents } = await bootExample();
@@ -62,6 +87,7 @@ describe('a module that cannot be used stops start-up with a message naming the 
     ['test/fixtures/agents-modules/no-agent.ts', /no-agent\.ts: must export its top-level Agent as `default` or `agent` \(found exports greeting\)/],
     ['test/fixtures/agents-modules/wrong-default.ts', /wrong-default\.ts: must export its top-level Agent .*default export is an object with id, model/],
     ['test/fixtures/agents-modules/bad-policy.ts', /bad-policy\.ts: its `policy` export is not valid: .*tools\.close_ticket\.requireAproval/],
+    ['test/fixtures/agents-modules/bad-mcp.ts', /bad-mcp\.ts: its `mcpServers` export is not valid: mcpServers\.github: must be a map with "command"/],
     ['test/fixtures/agents-modules/throws.ts', /throws\.ts: could not be loaded: TICKETS_API_TOKEN is not set/],
     ['test/fixtures/agents-modules/missing.ts', /missing\.ts: could not be loaded/],
   ])('%s', async (path, message) => {

@@ -1,16 +1,15 @@
 import { request } from 'node:http';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { Agent } from '../../src/agent/agent.js';
 import { askUserTool } from '../../src/agent/ask-user.js';
-import { definePolicy } from '../../src/approvals/define-policy.js';
 import { findAction } from '../../src/db/pending-actions.js';
 import { suspendedRunsRoute } from '../../src/http/suspended-runs-route.js';
 import { silentLogger } from '../../src/logger.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
 import { backends } from '../helpers/db.js';
+import { opsAgent } from '../helpers/ops-agent.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
-import { cardActions, clickButton, freshTs, mention, SIGNING_SECRET, startBot, recordingDeleteTool, updatesOf, waitForCard, waitForEphemeral, waitForText, waitForUpdate, type AgentDeps, type Bot, slackHarness } from '../helpers/slack-bot.js';
+import { cardActions, clickButton, freshTs, mention, SIGNING_SECRET, startBot, recordingDeleteTool, updatesOf, waitForCard, waitForEphemeral, waitForText, waitForUpdate, type Bot, slackHarness } from '../helpers/slack-bot.js';
 import { appMentionEnvelope, blockActionsPayload, formBody, nowSeconds, sendSigned, signRequest, SLACK_IDS, urlVerificationBody, viewSubmissionPayload } from '../../src/simulator/index.js';
 
 const CHANNEL = 'C0CHANNEL01';
@@ -46,16 +45,7 @@ describe.each(backends)('Slack requests the bot refuses on %s', (backend) => {
       fake: h.fake,
       db: h.database.db,
       customRoutes: [{ path: '/agents/:agentId/suspended-runs', method: ['GET'], handler: (req, res) => void listing?.(req, res) }],
-      makeAgent: (deps: AgentDeps) =>
-        new Agent({
-          id: 'ops',
-          model,
-          tools: { delete_record: deleteRecord, ask_user: askUserTool },
-          storage: h.database,
-          policy: definePolicy({}),
-          memory: true,
-          ...deps,
-        }),
+      makeAgent: opsAgent({ model, tools: { delete_record: deleteRecord, ask_user: askUserTool }, storage: h.database, memory: true }),
     });
     listing = suspendedRunsRoute({ agents: [h.bot.agent], adminToken: ADMIN_TOKEN, logger: silentLogger });
     return { b: h.bot, model, deleted };

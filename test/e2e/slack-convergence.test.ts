@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
@@ -14,9 +13,10 @@ import { postCard } from '../../src/slack/flows/post-card.js';
 import { postAnswer } from '../../src/slack/flows/post-answer.js';
 import { recordThread } from '../../src/slack/store/threads.js';
 import { backends } from '../helpers/db.js';
+import { openSlowDelivery } from '../helpers/slow-delivery.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { clickButton, freshTs, mention, recordingDeleteTool, SIGNING_SECRET, slackHarness, startBot, textOf, updatesOf, waitForCard, waitForText, waitForUpdate, type AgentDeps, type Bot, type PostedCard } from '../helpers/slack-bot.js';
-import { appMentionEnvelope, nowSeconds, slackSender, SLACK_IDS } from '../../src/simulator/index.js';
+import { appMentionEnvelope, slackSender, SLACK_IDS } from '../../src/simulator/index.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -180,9 +180,7 @@ describe.each(backends)('Slack threads converge on what is stored, on %s', (back
     const card = await waitForCard(h.fake, thread, 'approval');
     await b.slack.idle();
     // Another delivery still on its way in (headers sent, body not yet): work handed off after an ack waits for it.
-    const slow = connect(Number(new URL(b.url).port), '127.0.0.1');
-    await new Promise<void>((resolve) => slow.once('connect', () => resolve()));
-    slow.write(`POST /slack/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-Slack-Request-Timestamp: ${nowSeconds()}\r\nContent-Length: 100\r\n\r\n`);
+    const slow = await openSlowDelivery(b.url);
     expect((await fetch(new URL('/healthz', b.url))).status).toBe(200);
 
     await clickButton(b, card, ALICE, ACTION_IDS.approve);

@@ -54,35 +54,27 @@ describe.each(backends)('Slack questions and suspended tools on %s', (backend) =
     expect(element.type).toBe(type);
     const chosen = values.map((v) => element.options.find((o) => o.value === v)!).map((o) => ({ text: { type: 'plain_text' as const, text: o.text.text }, value: o.value }));
     const multi = type === 'checkboxes' || type === 'multi_static_select';
-    return b.send.interaction(
-      blockActionsPayload({
-        user,
-        channel: card.channel,
-        messageTs: card.ts,
-        threadTs: card.threadTs,
-        actionId: ACTION_IDS.questionAnswer,
-        blockId: actions.block_id,
-        actionType: type,
-        ...(multi ? { selectedOptions: chosen } : { selectedOption: chosen[0]! }),
-      }),
-    );
+    return clickOnCard(b, card, user, ACTION_IDS.questionAnswer, {
+      actionType: type,
+      ...(multi ? { selectedOptions: chosen } : { selectedOption: chosen[0]! }),
+    });
   }
 
   function submitChoices(b: Bot, card: PostedCard, user: string, type: 'checkboxes' | 'multi_static_select', values: string[]) {
     const actions = cardActions(card.blocks, 'question')!;
     const submit = (actions.elements as Array<{ action_id: string; value?: string }>).find((e) => e.action_id === ACTION_IDS.questionSubmit)!;
     const selected = values.map((value) => ({ text: { type: 'plain_text', text: value }, value }));
+    return clickOnCard(b, card, user, ACTION_IDS.questionSubmit, {
+      value: submit.value!,
+      state: { values: { [actions.block_id]: { [ACTION_IDS.questionAnswer]: { type, selected_options: selected } } } },
+    });
+  }
+
+  /** A block_actions delivery for an element of the card's question actions block. */
+  function clickOnCard(b: Bot, card: PostedCard, user: string, actionId: string, details: Partial<Parameters<typeof blockActionsPayload>[0]>) {
+    const actions = cardActions(card.blocks, 'question')!;
     return b.send.interaction(
-      blockActionsPayload({
-        user,
-        channel: card.channel,
-        messageTs: card.ts,
-        threadTs: card.threadTs,
-        actionId: ACTION_IDS.questionSubmit,
-        blockId: actions.block_id,
-        value: submit.value!,
-        state: { values: { [actions.block_id]: { [ACTION_IDS.questionAnswer]: { type, selected_options: selected } } } },
-      }),
+      blockActionsPayload({ user, channel: card.channel, messageTs: card.ts, threadTs: card.threadTs, actionId, blockId: actions.block_id, ...details }),
     );
   }
 

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { connect } from 'node:net';
 import { sql } from 'kysely';
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +9,8 @@ import { findAction, recordApprovalVote } from '../../src/db/pending-actions.js'
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
 import { recordThread } from '../../src/slack/store/threads.js';
 import { backends } from '../helpers/db.js';
+import { opsAgent } from '../helpers/ops-agent.js';
+import { openSlowDelivery } from '../helpers/slow-delivery.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { clickButton, freshTs, mention, SIGNING_SECRET, startBot, recordingDeleteTool, textOf, updatesOf, waitForCard, waitForEphemeral, waitForText, waitForUpdate, type AgentDeps, type Bot, slackHarness } from '../helpers/slack-bot.js';
 import { appMentionEnvelope, messageEnvelope, nowSeconds, sendSigned, SLACK_IDS, urlVerificationBody } from '../../src/simulator/index.js';
@@ -28,16 +29,7 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
     const { deleteRecord, deleted } = recordingDeleteTool();
     const model = scriptedModel(steps);
     h.bot = await startBot({ fake: h.fake, db: h.database.db, ...options,
-      makeAgent: (deps: AgentDeps) =>
-        new Agent({
-          id: 'ops',
-          model,
-          tools: { delete_record: deleteRecord, ask_user: askUserTool },
-          storage: h.database,
-          policy: definePolicy({}),
-          memory: true,
-          ...deps,
-        }),
+      makeAgent: opsAgent({ model, tools: { delete_record: deleteRecord, ask_user: askUserTool }, storage: h.database, memory: true }),
     });
     return { b: h.bot, model, deleted };
   }
@@ -160,11 +152,8 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
     const card = await waitForCard(h.fake, thread, 'approval');
     await b.slack.idle();
 
-    // Another delivery still on its way in: connected, headers sent (with a timestamp, so it is not
-    // refused on its headers alone), body not yet.
-    const slow = connect(Number(new URL(b.url).port), '127.0.0.1');
-    await new Promise<void>((resolve) => slow.once('connect', () => resolve()));
-    slow.write(`POST /slack/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-Slack-Request-Timestamp: ${nowSeconds()}\r\nContent-Length: 100\r\n\r\n`);
+    // Another delivery still on its way in: connected, headers sent, body not yet.
+    const slow = await openSlowDelivery(b.url);
     // Connections are accepted in order: once a later one is answered, the slow one has been taken in.
     expect((await fetch(new URL('/healthz', b.url))).status).toBe(200);
 

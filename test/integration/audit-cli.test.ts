@@ -8,7 +8,8 @@ import { openDatabase } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
-import { parseAuditArgs, UsageError } from '../../src/cli/parse-audit-args.js';
+import { parseAuditArgs } from '../../src/cli/parse-audit-args.js';
+import { UsageError } from '../../src/cli/parse-command-line.js';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'approval-bot-audit-'));
@@ -44,7 +45,7 @@ describe('npm run audit', () => {
 
   it('rejects unknown and incomplete arguments', () => {
     expect(() => parseAuditArgs(['--sinse', 'x'])).toThrow(UsageError);
-    expect(() => parseAuditArgs(['--since'])).toThrow(/needs a value/);
+    expect(() => parseAuditArgs(['--since'])).toThrow(/argument missing/);
     expect(parseAuditArgs(['--run', 'r1'])).toEqual({ runId: 'r1' });
   });
 });

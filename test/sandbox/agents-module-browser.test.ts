@@ -105,6 +105,22 @@ describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('an agents m
     expect(text).not.toContain('Printer');
   });
 
+  it('an MCP tool (the example\'s stdio server): paging the on-call waits for someone other than the requester, then runs', async () => {
+    const thread = await request('@approvals page on-call: printer on fire');
+    const card = botCard(thread, 'Approval needed: runbooks__page_oncall');
+    await expect.poll(() => card.locator('button', { hasText: 'Approve' }).count()).toBe(1);
+    expect(await card.textContent()).toContain('MCP server: runbooks, tool page_oncall');
+    await page.selectOption('#user-switcher', 'U0BOB');
+    await expect.poll(() => new URL(page.url()).searchParams.get('user')).toBe('U0BOB');
+    await card.locator('button', { hasText: 'Approve' }).click();
+    await expect.poll(() => card.textContent()).toContain('Approved by @bob');
+    const answer = thread.locator('.msg-bot', { hasText: /Done:/ }).last();
+    await answer.waitFor();
+    expect(await answer.textContent()).toContain('Paged the support on-call: printer on fire');
+    await page.selectOption('#user-switcher', 'U0ALICE');
+    await expect.poll(() => new URL(page.url()).searchParams.get('user')).toBe('U0ALICE');
+  });
+
   it('shows no script errors along the way', () => {
     expect(pageErrors).toEqual([]);
   });

@@ -3,6 +3,7 @@ import { formatAnswer, quote, usd } from './format.js';
 import type { Intent } from './intent.js';
 import { environmentOf, parseDeploy, versionFromAnswer } from './parse-deploy.js';
 import { amountFromAnswer, orderFromAnswer } from './parse-refund.js';
+import { unreachable } from '../../unreachable.js';
 
 /** A question to ask before acting, and how its answer fills the request in. */
 export interface Question {
@@ -108,8 +109,12 @@ export function clarification(intent: Intent): Question | undefined {
           return regions.length ? { ...intent, regions } : unreadable('regions', a);
         },
       };
-    default:
+    case 'help':
+    case 'problem':
+    case 'answered':
       return undefined;
+    default:
+      return unreachable(intent, 'intent');
   }
 }
 

@@ -1,6 +1,7 @@
 import type { LanguageModelV3ToolResultPart } from '@ai-sdk/provider';
 import { code, formatAnswer, quote, sentence, usd } from './format.js';
 import { asRecord } from './json-values.js';
+import { unreachable } from '../../unreachable.js';
 
 /** One sentence about a tool result, from what the result says, never from what was asked for. */
 export function describeResult(result: LanguageModelV3ToolResultPart, input: Record<string, unknown> | undefined): string {
@@ -19,6 +20,8 @@ export function describeResult(result: LanguageModelV3ToolResultPart, input: Rec
       return sentence(output.value.map((p) => (p.type === 'text' ? p.text : '')).join(' ').trim() || `${toolName} returned a file.`);
     case 'json':
       return describeJson(toolName, output.value, args);
+    default:
+      return unreachable(output, 'tool result output');
   }
 }
 

@@ -2,6 +2,7 @@ import { clarification, type Question } from './clarification.js';
 import { code, formatAnswer, list, quote } from './format.js';
 import { helpText } from './help-text.js';
 import type { Intent } from './intent.js';
+import { unreachable } from '../../unreachable.js';
 
 export interface PlannedCall {
   toolName: string;
@@ -75,6 +76,8 @@ function act(intent: Intent, tools: Set<string>): Reply {
       }
       return callEach(tools, 'issue_refund', 'issue refunds', [{ orderId, amountCents, ...(reason ? { reason } : {}) }]);
     }
+    default:
+      return unreachable(intent, 'intent');
   }
 }
 

@@ -44,7 +44,7 @@ export function webApiHandler(ctx: ApiContext, options: WebApiOptions) {
     scopes: SCOPES,
     faults: options.faults ?? new FaultPlan(),
     publicMethods: new Set(['api.test']),
-    responseUrls: { prefix: '/response-url/', handle: (path, args) => ctx.responseUrls.handle(path.slice('/response-url/'.length), args, ctx) },
+    responseUrls: { prefix: '/response-url/', handle: (path, args) => ctx.responseUrls.handle(path.slice('/response-url/'.length), args, ctx.store) },
     onRefused: (name, error) => {
       options.logger?.debug({ method: name, error: error.code }, 'sandbox Web API refused a call');
       ctx.store.notice('warn', `${name} failed: ${error.code}${detail(error)}`);

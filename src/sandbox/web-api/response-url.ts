@@ -8,7 +8,7 @@ import { wireMessage } from '../interaction-payloads.js';
 import { botAuthor } from '../workspace.js';
 import { SlackApiError, truthy, type Args } from '../../simulator/index.js';
 import { messageContent } from './content.js';
-import type { ApiContext } from './context.js';
+import type { SandboxStore } from '../store.js';
 
 export interface ResponseTarget {
   channel: string;
@@ -30,11 +30,10 @@ export class ResponseUrls {
     return `${origin}/response-url/${id}`;
   }
 
-  handle(id: string, args: Args, ctx: ApiContext): Record<string, unknown> {
+  handle(id: string, args: Args, store: SandboxStore): Record<string, unknown> {
     const target = this.targets.get(id);
     if (!target || Date.now() - target.createdAt > LIFETIME_MS) throw new SlackApiError('expired_url');
     if (++target.uses > USES) throw new SlackApiError('used_url');
-    const { store } = ctx;
     const original = target.messageTs;
     if (truthy(args.delete_original)) {
       if (original !== undefined) {

@@ -10,6 +10,13 @@ export const ACTION_IDS = {
   questionAnswer: 'question.answer',
   questionSubmit: 'question.submit',
   suspensionRespond: 'suspension.respond',
+  /** An MCP server's question (elicitation): the one inline field, the form behind a button, decline, done, the link. */
+  elicitationValue: 'elicitation.value',
+  elicitationSubmit: 'elicitation.submit',
+  elicitationAnswer: 'elicitation.answer',
+  elicitationDecline: 'elicitation.decline',
+  elicitationDone: 'elicitation.done',
+  elicitationOpenUrl: 'elicitation.open_url',
   /** Approve and Decline in the approvals inbox (Home tab, /approvals): routed to the card's own flow. */
   inboxApprove: 'inbox.approve',
   inboxDecline: 'inbox.decline',
@@ -18,6 +25,7 @@ export const ACTION_IDS = {
 export const CALLBACK_IDS = {
   declineModal: 'approval.decline_modal',
   respondModal: 'suspension.respond_modal',
+  elicitationModal: 'elicitation.modal',
 } as const;
 
 export type CardKind = 'approval' | 'question' | 'suspension';
@@ -32,4 +40,15 @@ export function parseCardBlockId(blockId: string | undefined): { kind: CardKind;
   const actionId = Number(m?.[2]);
   if (!m || !isActionId(actionId)) return undefined;
   return { kind: m[1] as CardKind, actionId };
+}
+
+/** The block of an elicitation card's one inline field: its id names the request, as a card's actions block does. */
+export function elicitationFieldBlockId(actionId: number): string {
+  return `elicitation-field:${actionId}`;
+}
+
+export function parseElicitationFieldBlockId(blockId: string | undefined): number | undefined {
+  const m = /^elicitation-field:([1-9]\d{0,9})$/.exec(blockId ?? '');
+  const actionId = Number(m?.[1]);
+  return m && isActionId(actionId) ? actionId : undefined;
 }

@@ -37,6 +37,11 @@ function render(d: ApprovalCardData, scale: number): KnownBlock[] {
     const path = [...d.path, d.toolName].map((step) => escapeMrkdwn(truncate(step, 80))).join(' → ');
     facts.push(`*Path:* ${truncateMrkdwn(path, scaled(600, scale, 120))}`);
   }
+  if (d.mcp !== undefined) {
+    // What the server says about its own tool is a hint, and is shown as one.
+    const hint = d.mcp.readOnlyHint === true ? ' (the server says it only reads)' : '';
+    facts.push(`*MCP server:* ${inlineCode(truncate(d.mcp.server, 100))}, tool ${inlineCode(truncate(d.mcp.tool, 150))}${hint}`);
+  }
   if (d.requester !== undefined) facts.push(`*Requested by:* ${mention(d.requester)}`);
   const approvers =
     d.approvers.length === 0

@@ -32,6 +32,8 @@ export interface ApprovalCardData {
   expiresAt: Date;
   fingerprint: string;
   policyVersion?: string;
+  /** Set for a tool of an MCP server: which server and which of its tools. */
+  mcp?: { server: string; tool: string; readOnlyHint?: boolean };
   /**
    * Set when fewer people may approve than the quorum asks for (the policy lists too few, or its
    * groups are too small now): the request can never be approved, and the card says so.

@@ -1,7 +1,7 @@
 import type { ActionsBlockElement, Checkboxes, KnownBlock, MultiStaticSelect, PlainTextOption, RadioButtons, StaticSelect } from '@slack/types';
 import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
 import { LIMITS, truncate, truncateMrkdwn } from './limits.js';
-import { markdownToMrkdwn } from '../markdown-to-mrkdwn.js';
+import { markdownToMrkdwn } from '../mrkdwn/markdown-to-mrkdwn.js';
 import { ACTION_IDS, cardBlockId } from './action-ids.js';
 import { actionButtonValue } from './button-value.js';
 import type { QuestionCardData, QuestionOption } from './card-types.js';

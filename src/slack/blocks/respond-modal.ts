@@ -137,6 +137,8 @@ export function parseRespondModal(fields: readonly RespondField[], stateValues: 
         else errors[blockId] = truncate(`Choose one of: ${humanList(options, { conjunction: 'or', maxChars: 200, noun: 'values' })}`, 250);
         return;
       }
+      default:
+        unreachable(field.kind, 'respond field kind');
     }
   });
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, data };

@@ -6,6 +6,7 @@ import { threadLink } from '../blocks/thread-link.js';
 import { loadInbox } from '../home/load-inbox.js';
 import type { SlackContext } from '../slack-context.js';
 import { findCard } from '../store/cards.js';
+import { unreachable } from '../../unreachable.js';
 
 export const APPROVALS_USAGE =
   'Usage: `/approvals` lists the requests waiting for you, yours and your recent decisions; `/approvals <id>` shows one request (for example `/approvals 42`).';
@@ -45,6 +46,8 @@ export async function answerApprovalsCommand(ctx: SlackContext, user: string, te
     }
     case 'one':
       return showOne(ctx, user, command.actionId);
+    default:
+      return unreachable(command, 'approvals command');
   }
 }
 

@@ -1,7 +1,7 @@
 import type { SectionBlock } from '@slack/types';
 import { section } from '../blocks/layout.js';
 import { LIMITS, truncateMrkdwn } from '../blocks/limits.js';
-import { markdownToMrkdwn } from '../markdown-to-mrkdwn.js';
+import { markdownToMrkdwn } from '../mrkdwn/markdown-to-mrkdwn.js';
 import type { SlackContext, ThreadTarget } from '../slack-context.js';
 import { splitMessage } from '../mrkdwn/split-message.js';
 import { blocksAsJson } from '../transport/blocks-as-json.js';

@@ -15,6 +15,8 @@ import { unreachable } from '../../unreachable.js';
 import { approversAt } from '../../approvals/approvers-at.js';
 import { whoDecides } from '../blocks/who-decides.js';
 import { describeRoute } from './route-card.js';
+import { elicitationCard, type ElicitationCardState } from '../blocks/elicitation-card.js';
+import { elicitationAnswerSchema, isElicitationPayload } from '../../mcp/elicitation-payload.js';
 
 export interface RenderedCard {
   kind: CardKind;
@@ -58,6 +60,7 @@ export function renderCard(
         expiresAt: action.expires_at ? new Date(action.expires_at) : new Date(Number.NaN),
         fingerprint: action.fingerprint ?? '',
         policyVersion: action.policy_version ?? undefined,
+        ...mcpOf(agent, action),
         unreachableQuorum: facts.unreachableQuorum,
         state: approvalState(action, facts.blocked, now),
       }),
@@ -77,6 +80,19 @@ export function renderCard(
         state: questionState(action),
       }),
       text: escapeMrkdwn(truncate(`Question: ${q.question}`, 300)),
+    };
+  }
+  if (isElicitationPayload(action.suspend_payload)) {
+    return {
+      kind,
+      blocks: elicitationCard({
+        actionId: action.id,
+        toolName: action.tool_name,
+        payload: action.suspend_payload,
+        ...(action.requester ? { askedOf: action.requester } : {}),
+        state: elicitationState(action),
+      }),
+      text: escapeMrkdwn(truncate(`Input needed: ${action.tool_name} (request #${action.id})`, 300)),
     };
   }
   const tool = toolOf(agent, action);
@@ -138,6 +154,20 @@ function questionState(a: PendingAction): QuestionCardState {
     return { kind: 'answered', by: a.decided_by ?? 'unknown', answer };
   }
   return { kind: 'cancelled' };
+}
+
+function mcpOf(agent: Agent, action: PendingAction): { mcp?: { server: string; tool: string; readOnlyHint?: boolean } } {
+  const mcp = toolOf(agent, action)?.mcp;
+  return mcp ? { mcp: { server: mcp.server, tool: mcp.tool, ...(mcp.readOnlyHint !== undefined ? { readOnlyHint: mcp.readOnlyHint } : {}) } } : {};
+}
+
+function elicitationState(a: PendingAction): ElicitationCardState {
+  if (a.status === 'pending') return { kind: 'pending' };
+  if (a.status === 'resumed') {
+    const answered = elicitationAnswerSchema.safeParse(a.resume_data);
+    return { kind: 'answered', by: a.decided_by ?? 'unknown', action: answered.success ? answered.data.action : 'accept' };
+  }
+  return { kind: 'cancelled', ...(a.reason ? { reason: a.reason } : {}) };
 }
 
 function suspensionState(a: PendingAction): SuspensionCardState {

@@ -7,6 +7,7 @@ import { postAnswer } from './post-answer.js';
 import { postError } from './post-error.js';
 import type { SlackContext, ThreadTarget } from '../slack-context.js';
 import { workingReaction, type WorkingReaction } from './working-reaction.js';
+import { unreachable } from '../../unreachable.js';
 
 export interface RunInThreadOptions {
   /** The message that asked for this work; it carries the working reaction meanwhile. */
@@ -66,8 +67,13 @@ export async function runInThread(
         case 'error':
           failure = chunk.payload.error;
           break;
-        default:
+        case 'start':
+        case 'tool-call':
+        case 'tool-result':
+        case 'step-finish':
           break;
+        default:
+          unreachable(chunk, 'agent chunk');
       }
     }
     if (hasAgentErrorCode(failure, 'LEASE_LOST')) {

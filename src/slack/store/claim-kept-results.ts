@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { claimRepairs } from './claim-repairs.js';
 import type { SlackDb } from './slack-tables.js';
 
 /** A run's kept answer and where its thread is (absent when the run has no thread on record). */
@@ -20,19 +21,12 @@ export interface KeptResult {
  * retries, so an answer still being posted is not posted twice.
  */
 export async function claimKeptResults(db: SlackDb, agentId: string, graceMs: number, limit = 50): Promise<KeptResult[]> {
-  const grace = sql`make_interval(secs => ${graceMs} / 1000.0)`;
+  const ended = sql`
+    SELECT r.run_id AS id, r.finished_at AS sort FROM run_results r
+    WHERE r.agent_id = ${agentId} AND r.finished_at < now() - make_interval(secs => ${graceMs} / 1000.0)
+  `;
   const result = await sql<KeptResult>`
-    WITH claimed AS (
-      INSERT INTO slack_result_repairs (run_id)
-      SELECT r.run_id FROM run_results r
-      WHERE r.agent_id = ${agentId} AND r.finished_at < now() - ${grace}
-        AND NOT EXISTS (SELECT 1 FROM slack_result_repairs x WHERE x.run_id = r.run_id AND x.claimed_at >= now() - ${grace})
-      ORDER BY r.finished_at
-      LIMIT ${limit}
-      ON CONFLICT (run_id) DO UPDATE SET claimed_at = now()
-        WHERE slack_result_repairs.claimed_at < now() - ${grace}
-      RETURNING run_id
-    )
+    WITH claimed AS (${claimRepairs({ table: 'slack_result_repairs', key: 'run_id' }, ended, graceMs, limit)})
     SELECT r.run_id, r.text, r.finished_at, t.channel, t.thread_ts, t.message_ts
     FROM claimed JOIN run_results r ON r.run_id = claimed.run_id
     LEFT JOIN slack_threads t ON t.run_id = r.run_id

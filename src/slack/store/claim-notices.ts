@@ -7,6 +7,7 @@ export interface WaitingApproval {
   id: number;
   tool_name: string;
   args: unknown;
+  path: string[] | null;
   requester: string | null;
   approvals: { userId: string }[];
   created_at: Date;
@@ -24,7 +25,7 @@ export interface WaitingApproval {
  */
 export async function loadWaitingApprovals(db: SlackDb, agentId: string, limit = 200): Promise<WaitingApproval[]> {
   const result = await sql<WaitingApproval>`
-    SELECT p.id, p.tool_name, p.args, p.requester, p.approvals, p.created_at, p.expires_at,
+    SELECT p.id, p.tool_name, p.args, p.path, p.requester, p.approvals, p.created_at, p.expires_at,
            c.channel AS card_channel, c.thread_ts AS card_thread_ts, c.ts AS card_ts, c.copies AS card_copies,
            COALESCE((SELECT array_agg(n.notice) FROM slack_notices n WHERE n.action_id = p.id), '{}') AS sent
     FROM pending_actions p

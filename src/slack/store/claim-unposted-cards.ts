@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { claimRepairs } from './claim-repairs.js';
 import type { SlackDb } from './slack-tables.js';
 
 /**
@@ -14,20 +15,13 @@ import type { SlackDb } from './slack-tables.js';
  * Web API's retries, so a repair still under way is not repeated.
  */
 export async function claimUnpostedCards(db: SlackDb, agentId: string, graceMs: number, limit = 50): Promise<number[]> {
-  const grace = sql`make_interval(secs => ${graceMs} / 1000.0)`;
-  const result = await sql<{ action_id: number }>`
-    INSERT INTO slack_card_repairs (action_id)
-    SELECT p.id FROM pending_actions p
+  const cardless = sql`
+    SELECT p.id, p.id AS sort FROM pending_actions p
     WHERE p.status = 'pending' AND p.kind IN ('approval', 'suspension')
-      AND p.created_at < now() - ${grace}
+      AND p.created_at < now() - make_interval(secs => ${graceMs} / 1000.0)
       AND p.path->>0 = ${agentId}
       AND NOT EXISTS (SELECT 1 FROM slack_cards c WHERE c.action_id = p.id)
-      AND NOT EXISTS (SELECT 1 FROM slack_card_repairs r WHERE r.action_id = p.id AND r.claimed_at >= now() - ${grace})
-    ORDER BY p.id
-    LIMIT ${limit}
-    ON CONFLICT (action_id) DO UPDATE SET claimed_at = now()
-      WHERE slack_card_repairs.claimed_at < now() - ${grace}
-    RETURNING action_id
-  `.execute(db);
+  `;
+  const result = await sql<{ action_id: number }>`${claimRepairs({ table: 'slack_card_repairs', key: 'action_id' }, cardless, graceMs, limit)}`.execute(db);
   return result.rows.map((r) => r.action_id);
 }

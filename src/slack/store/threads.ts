@@ -1,16 +1,12 @@
 import type { ThreadTarget } from '../slack-context.js';
-import type { SlackDb } from './slack-tables.js';
+import type { Selectable } from 'kysely';
+import type { SlackDb, SlackTables } from './slack-tables.js';
 
-/** Where a top-level run talks: its channel and thread (null thread: a DM's top level). */
-export interface ThreadRow {
-  run_id: string;
-  channel: string;
-  thread_ts: string | null;
-  team_id: string | null;
-  requester: string | null;
-  /** The message that asked for the run (it carries the working reaction meanwhile). */
-  message_ts: string | null;
-}
+/**
+ * Where a top-level run talks: its channel and thread (null thread: a DM's top level), who asked
+ * and the message that asked (it carries the working reaction meanwhile).
+ */
+export type ThreadRow = Omit<Selectable<SlackTables['slack_threads']>, 'created_at'>;
 
 /** Where to post in a run's thread. */
 export function threadTarget(thread: Pick<ThreadRow, 'channel' | 'thread_ts'>): ThreadTarget {

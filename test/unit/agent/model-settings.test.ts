@@ -32,6 +32,7 @@ describe('call settings', () => {
       } catch (e) {
         return e;
       }
+      return undefined;
     })();
     expect(error).toBeInstanceOf(ModelSettingsError);
     expect((error as ModelSettingsError).issues).toEqual([

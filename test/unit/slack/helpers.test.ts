@@ -75,10 +75,16 @@ describe('button values and block ids', () => {
       questionAnswer: 'question.answer',
       questionSubmit: 'question.submit',
       suspensionRespond: 'suspension.respond',
+      elicitationValue: 'elicitation.value',
+      elicitationSubmit: 'elicitation.submit',
+      elicitationAnswer: 'elicitation.answer',
+      elicitationDecline: 'elicitation.decline',
+      elicitationDone: 'elicitation.done',
+      elicitationOpenUrl: 'elicitation.open_url',
       inboxApprove: 'inbox.approve',
       inboxDecline: 'inbox.decline',
     });
-    expect(CALLBACK_IDS).toEqual({ declineModal: 'approval.decline_modal', respondModal: 'suspension.respond_modal' });
+    expect(CALLBACK_IDS).toEqual({ declineModal: 'approval.decline_modal', respondModal: 'suspension.respond_modal', elicitationModal: 'elicitation.modal' });
   });
 });
 

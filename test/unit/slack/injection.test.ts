@@ -6,7 +6,7 @@ import { questionCard } from '../../../src/slack/blocks/question-card.js';
 import { respondModal } from '../../../src/slack/blocks/respond-modal.js';
 import { suspensionCard } from '../../../src/slack/blocks/suspension-card.js';
 import { checkBlocks, checkView } from '../../../src/slack/blocks/limits.js';
-import { markdownToMrkdwn } from '../../../src/slack/markdown-to-mrkdwn.js';
+import { markdownToMrkdwn } from '../../../src/slack/mrkdwn/markdown-to-mrkdwn.js';
 import { splitMessage } from '../../../src/slack/mrkdwn/split-message.js';
 import { expectNoInjection, expectWellFormed, INJECTION, INJECTIONS, textsIn } from './block-text.js';
 

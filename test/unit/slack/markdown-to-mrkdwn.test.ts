@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { markdownToMrkdwn } from '../../../src/slack/markdown-to-mrkdwn.js';
+import { markdownToMrkdwn } from '../../../src/slack/mrkdwn/markdown-to-mrkdwn.js';
 
 const md = markdownToMrkdwn;
 
@@ -79,7 +79,7 @@ describe('markdownToMrkdwn: blocks', () => {
 
   it('turns bullet and task lists into bullets, keeping nesting', () => {
     expect(md('- one\n* two\n+ three')).toBe('• one\n• two\n• three');
-    expect(md('- top\n  - nested\n    - deeper')).toBe('• top\n    ◦ nested\n    ◦ deeper');
+    expect(md('- top\n  - nested\n    - deeper')).toBe('• top\n    ◦ nested\n        • deeper');
     expect(md('- [ ] todo\n- [x] done')).toBe('☐ todo\n☑ done');
     expect(md('1. first\n2) second')).toBe('1. first\n2. second');
     expect(md('- **bold** item')).toBe('• *bold* item');
@@ -124,4 +124,63 @@ describe('markdownToMrkdwn: blocks', () => {
       expect(out.length).toBeGreaterThan(0);
     }
   });
+});
+
+describe('markdownToMrkdwn: CommonMark and GitHub structure', () => {
+  it('writes tables as lines of cells, the header in bold', () => {
+    expect(md('| a | b |\n|---|---|\n| 1 | **2** |')).toBe('*a* | *b*\n1 | *2*');
+  });
+
+  it('resolves reference links and drops their definitions', () => {
+    expect(md('See [the docs][d].\n\n[d]: https://d.example "t"')).toBe('See <https://d.example|the docs>.');
+    expect(md('[bad][d]\n\n[d]: javascript:alert(1)')).toBe('bad (javascript:alert(1))');
+  });
+
+  it('keeps indented code, raw HTML and footnotes as escaped text', () => {
+    expect(md('    indented <b>')).toBe('```\nindented &lt;b&gt;\n```');
+    expect(md('<div>\n<!channel>\n</div>')).toBe('&lt;div&gt;\n&lt;!channel&gt;\n&lt;/div&gt;');
+    expect(md('[^1]\n\n[^1]: <!here>')).toBe('[^1]\n\n[^1]: &lt;!here&gt;');
+  });
+
+  it('keeps paragraphs apart by one blank line and a list item\'s later paragraphs under it', () => {
+    expect(md('one\nstill one\n\n\n\ntwo')).toBe('one\nstill one\n\ntwo');
+    expect(md('- item\n\n  second para\n- next')).toBe('• item\n\n  second para\n• next');
+    expect(md('3. three\n4. four')).toBe('3. three\n4. four');
+  });
+
+  it('links bare e-mail addresses and www. hosts', () => {
+    expect(md('a@b.example or www.example.com')).toBe('<mailto:a@b.example|a@b.example> or <http://www.example.com|www.example.com>');
+  });
+});
+
+describe('markdownToMrkdwn: hostile input', () => {
+  /** Inputs that are quadratic (or overflow the stack) in micromark unless parse-units.ts bounds them. */
+  const hostile: Record<string, (n: number) => string> = {
+    'unclosed link openers': (n) => '[a]('.repeat(n / 4),
+    'bracket pairs without definitions': (n) => '[a]'.repeat(n / 3),
+    'unmatched emphasis runs': (n) => '*_~'.repeat(n / 3),
+    'deeply nested emphasis': (n) => '*_'.repeat(n / 8) + 'x' + '_*'.repeat(n / 8),
+    'one deeply nested quote': (n) => '>'.repeat(n),
+    'nested quotes with spaces': (n) => '> '.repeat(n / 2),
+    'nested ordered lists on one line': (n) => '1. '.repeat(n / 3),
+    'nested lists on every line': (n) => ('- '.repeat(50) + 'x\n').repeat(n / 101),
+    'unclosed code spans': (n) => '` a '.repeat(n / 4),
+  };
+  const time = (text: string): number => {
+    const started = performance.now();
+    expect(md(text).length).toBeGreaterThan(0);
+    return performance.now() - started;
+  };
+
+  for (const [name, make] of Object.entries(hostile)) {
+    it(`converts 200 KB of ${name} in time linear in its size`, () => {
+      const small = Math.min(time(make(50_000)), time(make(50_000)));
+      // Four times the input: linear is about 4x, quadratic 16x (unbounded, minutes); the margin and
+      // one retry absorb a busy machine.
+      const bound = 10 * small + 2000;
+      let large = time(make(200_000));
+      if (large >= bound) large = Math.min(large, time(make(200_000)));
+      expect(large, `50 KB took ${Math.round(small)} ms`).toBeLessThan(bound);
+    }, 120_000);
+  }
 });

@@ -88,8 +88,8 @@ describe('nodeHttpFetch', () => {
     let calls = 0;
     const { origin, seen } = await serve((req, res) => {
       calls += 1;
-      if (req.url.endsWith('/chat.update')) return json(res, 429, { ok: false, error: 'ratelimited' }, { 'Retry-After': '7' });
-      json(res, 200, { ok: true, channel: 'C1', ts: '1.2' });
+      if (req.url.endsWith('/chat.update')) json(res, 429, { ok: false, error: 'ratelimited' }, { 'Retry-After': '7' });
+      else json(res, 200, { ok: true, channel: 'C1', ts: '1.2' });
     });
     const client = new webApi.WebClient('xoxb-test', { slackApiUrl: `${origin}/api/`, fetch: nodeHttpFetch(), rejectRateLimitedCalls: true });
     await expect(client.chat.postMessage({ channel: 'C1', text: 'hi <there>' })).resolves.toMatchObject({ ok: true, ts: '1.2' });

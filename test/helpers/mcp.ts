@@ -1,0 +1,35 @@
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { McpServerConfig } from '../../src/mcp/mcp-server-config.js';
+
+/** A fresh file the test MCP servers append one line per call that took effect to. */
+export function callLog(): { path: string; lines: () => string[] } {
+  const path = join(mkdtempSync(join(tmpdir(), 'mcp-')), 'calls.log');
+  return { path, lines: () => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : []) };
+}
+
+/** The tracker MCP server as a stdio child process (a real one, started by the SDK's client). */
+export function stdioTracker(log: string, extra: Partial<McpServerConfig> = {}): McpServerConfig {
+  return {
+    name: 'tracker',
+    transport: 'stdio',
+    command: process.execPath,
+    args: ['--import', 'tsx', 'test/fixtures/mcp/tracker-stdio.ts'],
+    env: { MCP_CALL_LOG: log },
+    cwd: process.cwd(),
+    ...extra,
+  } as McpServerConfig;
+}
+
+export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}

@@ -14,7 +14,7 @@ import { cardKindOf, questionOf, toolOf } from './card-subject.js';
 import { unreachable } from '../../unreachable.js';
 import { approversAt } from '../../approvals/approvers-at.js';
 import { whoDecides } from '../blocks/who-decides.js';
-import { describeRoute } from './route-card.js';
+import { describeRoute } from '../blocks/describe-route.js';
 import { elicitationCard, type ElicitationCardState } from '../blocks/elicitation-card.js';
 import { elicitationAnswerSchema, isElicitationPayload } from '../../mcp/elicitation-payload.js';
 

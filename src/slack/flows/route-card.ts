@@ -160,8 +160,4 @@ export async function dmRecipients(
   return [...people];
 }
 
-export function describeRoute(route: Route): string | undefined {
-  if (route === 'thread') return undefined;
-  return route === 'dm' ? 'the approvers by DM' : `<#${route.channel}>`;
-}
 

@@ -68,7 +68,8 @@ describe.each(backends)('reminders, warning, escalation and expiry, on %s', (bac
   it('each notice once across two instances and a restart; the escalated approver may decide', async () => {
     const policy: PolicyInput = {
       tools: {
-        delete_record: { requireApproval: true, approvers: [ALICE], expiresIn: '30s', remindAfter: '1s', remindLimit: 1, escalateAfter: '2s', escalateTo: [BOSS] },
+        // Seconds apart, so a loaded machine cannot make a notice due before the test looks for its absence.
+        delete_record: { requireApproval: true, approvers: [ALICE], expiresIn: '60s', remindAfter: '3s', remindLimit: 1, escalateAfter: '6s', escalateTo: [BOSS] },
       },
     };
     const tool = recordingDeleteTool();
@@ -88,7 +89,7 @@ describe.each(backends)('reminders, warning, escalation and expiry, on %s', (bac
     await h.bot.slack.idle();
     expect((await h.bot.agent.findRequest(card.actionId))!.status).toBe('pending');
 
-    await sleep(1100);
+    await sleep(3100);
     await sweepAll([h.bot, second]);
     const reminders = posted(/still waiting for a decision/);
     expect(reminders).toHaveLength(1);
@@ -100,7 +101,7 @@ describe.each(backends)('reminders, warning, escalation and expiry, on %s', (bac
     others.splice(others.indexOf(second), 1);
     const restarted = await instance(policy);
     others.push(restarted);
-    await sleep(1000);
+    await sleep(3000);
     await sweepAll([h.bot, restarted]);
     await sweepAll([restarted, h.bot]);
     expect(posted(/still waiting for a decision/)).toHaveLength(1);

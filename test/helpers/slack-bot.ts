@@ -10,7 +10,7 @@ import { createLogger, type Logger } from '../../src/logger.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/create-slack-app.js';
 import { checkBlocks, checkView } from '../../src/slack/blocks/limits.js';
 import { slackGroupResolver } from '../../src/slack/transport/slack-group-resolver.js';
-import { FAKE_BOT_TOKEN, startFakeSlack, type FakeSlack, type RecordedCall } from './fake-slack.js';
+import { FAKE_BOT_TOKEN, startFakeSlack, type FakeSlack, type FakeSlackOptions, type RecordedCall } from './fake-slack.js';
 import { createTestDatabase, type Backend, type TestDatabase } from './db.js';
 import { appMentionEnvelope, blockActionsPayload, slackSender, SLACK_IDS, type BlockActionsOptions } from '../../src/simulator/index.js';
 import type { GroupResolver } from '../../src/approvals/group-resolver.js';
@@ -95,10 +95,10 @@ export interface SlackHarness {
  * file, at most one bot at a time (stopped after each test), and the check
  * that everything the bot sent was valid, escaped Block Kit.
  */
-export function slackHarness(backend: Backend): SlackHarness {
+export function slackHarness(backend: Backend, fakeOptions: FakeSlackOptions = {}): SlackHarness {
   const h = { bot: undefined } as SlackHarness;
   beforeAll(async () => {
-    [h.database, h.fake] = await Promise.all([createTestDatabase(backend), startFakeSlack()]);
+    [h.database, h.fake] = await Promise.all([createTestDatabase(backend), startFakeSlack(fakeOptions)]);
   });
   afterEach(async () => {
     await h.bot?.stop();

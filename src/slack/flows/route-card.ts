@@ -18,7 +18,10 @@ import { blocksAsJson } from '../transport/blocks-as-json.js';
  * Fallback: in a DM with the bot only the requester sees the card, so when they may not approve
  * it themselves (no self-approval, or not an approver) it goes to the approvers' DMs instead of
  * waiting unseen until it expires. A DM is recognised by its id (Slack's `D…`, the `im` channel
- * type of the event that started the run), so no extra API call is made for it.
+ * type of the event that started the run), so no extra API call is made for it. A private channel
+ * whose members include nobody else who may approve is the same case; telling one apart costs a
+ * conversations.info (and, when private, a conversations.members), made only when the requester
+ * may not approve and the policy names approvers.
  */
 export async function routeCard(ctx: SlackContext, action: PendingAction, target: ThreadTarget, rendered: RenderedCard): Promise<void> {
   const requirement = ctx.agent.requirementOf(action);
@@ -26,8 +29,12 @@ export async function routeCard(ctx: SlackContext, action: PendingAction, target
   let route: Route = requirement.reach.route;
   let fallback = false;
   if (route === 'thread') {
-    if (!isDm(target.channel) || (await requesterMayApprove(ctx, action))) return;
-    if (approvers.length === 0) return tellNobodyElseSees(ctx, action, target);
+    const dm = isDm(target.channel);
+    // Outside a DM an empty list ("anyone but the requester") leaves nobody to send it to.
+    if (!dm && approvers.length === 0) return;
+    if (await requesterMayApprove(ctx, action)) return;
+    if (dm && approvers.length === 0) return tellNobodyElseSees(ctx, action, target);
+    if (!dm && !(await privateWithoutApprovers(ctx, action, target.channel, approvers, requirement.allowSelfApproval))) return;
     route = 'dm';
     fallback = true;
   }
@@ -102,6 +109,57 @@ async function tellNobodyElseSees(ctx: SlackContext, action: PendingAction, targ
   }
 }
 
+/** Private channels are read this many members at a time, and at most this many pages. */
+const MEMBERS_PAGE = 200;
+const MEMBERS_PAGES_MAX = 5;
+
+/**
+ * Whether `channel` is private and none of its members (other than the bot, and the requester
+ * when they may not approve their own request) may approve. Asked afresh for every request:
+ * membership changes, and a stale answer would hide a card or send it needlessly. When Slack
+ * cannot be asked (missing `groups:read`, a channel too large to list), the card stays in the
+ * channel as before.
+ */
+async function privateWithoutApprovers(
+  ctx: SlackContext,
+  action: PendingAction,
+  channel: string,
+  approvers: readonly string[],
+  allowSelfApproval: boolean,
+): Promise<boolean> {
+  try {
+    const info = await ctx.client.conversations.info({ channel });
+    if (!info.channel?.is_private) return false;
+    const members: string[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; ; pages++) {
+      if (pages === MEMBERS_PAGES_MAX) return false;
+      const page = await ctx.client.conversations.members({ channel, limit: MEMBERS_PAGE, ...(cursor ? { cursor } : {}) });
+      members.push(...(page.members ?? []));
+      cursor = page.response_metadata?.next_cursor || undefined;
+      if (!cursor) break;
+    }
+    const skip = new Set<string>([...(ctx.botUserId ? [ctx.botUserId] : []), ...(!allowSelfApproval && action.requester ? [action.requester] : [])]);
+    const candidates = members.filter((id) => !skip.has(id));
+    if (candidates.some((id) => approvers.includes(id))) return false;
+    const groups = approvers.filter(isUserGroupId);
+    if (groups.length === 0) return true;
+    const resolve = ctx.agent.runtime.resolveGroupMembers;
+    if (!resolve) return false;
+    for (const group of groups) {
+      const inGroup = new Set(await resolve(group));
+      if (candidates.some((id) => inGroup.has(id))) return false;
+    }
+    return true;
+  } catch (error) {
+    // conversations.info on a public channel needs channels:read, which the bot does not ask for:
+    // Slack's refusal is itself the answer "not private".
+    if (slackErrorCode(error) === 'missing_scope') return false;
+    ctx.logger.warn({ err: error, actionId: action.id, channel }, 'could not tell whether anyone in the channel may approve; the card stays there');
+    return false;
+  }
+}
+
 /** Slack's DM channel ids start with D. */
 function isDm(channel: string): boolean {
   return channel.startsWith('D');
@@ -160,4 +218,7 @@ export async function dmRecipients(
   return [...people];
 }
 
-
+function slackErrorCode(error: unknown): string | undefined {
+  const data = (error as { data?: { error?: unknown } } | null)?.data;
+  return typeof data?.error === 'string' ? data.error : undefined;
+}

@@ -129,4 +129,26 @@ describe.each(backends)('the routing fallback in a private channel, on %s', (bac
     expect(h.fake.callsTo('conversations.members')).toHaveLength(0);
     expect(outboxNotes()).toHaveLength(0);
   });
+
+  it('missing_scope from conversations.info (a public channel without channels:read) means not private, quietly', async () => {
+    await boot({ tools: { delete_record: { requireApproval: true, approvers: [ALICE], allowSelfApproval: false } } });
+    // Without channels:read, Slack refuses conversations.info for a public channel: that means "not private", quietly.
+    h.fake.failNext('conversations.info', { error: 'missing_scope' });
+    const inPublic = await mention(h.bot!, { user: REQUESTER, channel: PUBLIC, text: 'delete abc' });
+    await waitForCard(h.fake, inPublic, 'approval');
+    await h.bot!.slack.idle();
+    expect(h.bot!.logs.join('\n')).not.toContain('could not tell whether anyone in the channel may approve');
+    expect(outboxNotes()).toHaveLength(0);
+  });
+
+  it('when the members cannot be read, the card stays in the private channel and the failure is logged', async () => {
+    await boot({ tools: { delete_record: { requireApproval: true, approvers: [ALICE], allowSelfApproval: false } } });
+    h.fake.failNext('conversations.members', { error: 'internal_error' });
+    const inPrivate = await mention(h.bot!, { user: REQUESTER, channel: SECRET, text: 'delete abc' });
+    await waitForCard(h.fake, inPrivate, 'approval');
+    await h.bot!.slack.idle();
+    expect(h.bot!.logs.join('\n')).toContain('could not tell whether anyone in the channel may approve');
+    expect(h.fake.callsTo('conversations.open')).toHaveLength(0);
+    expect(outboxNotes()).toHaveLength(0);
+  });
 });

@@ -11,7 +11,7 @@ import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
 import { backends } from '../helpers/db.js';
-import { SLACK_IDS, type RecordedCall } from '../helpers/fake-slack.js';
+import { SLACK_IDS, type RecordedCall } from '../../src/simulator/index.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 import {
   blocksOf,

@@ -10,7 +10,7 @@ import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
 import { backends } from '../helpers/db.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
-import type { RecordedCall } from '../helpers/fake-slack.js';
+import type { RecordedCall } from '../../src/simulator/index.js';
 import {
   clickButton,
   mention,

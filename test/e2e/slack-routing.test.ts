@@ -9,9 +9,8 @@ import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
-import { messageEnvelope } from '../../src/simulator/index.js';
+import { messageEnvelope, type RecordedCall } from '../../src/simulator/index.js';
 import { backends } from '../helpers/db.js';
-import type { RecordedCall } from '../helpers/fake-slack.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 import {
   blocksOf,

@@ -3,7 +3,7 @@
  * simulator (G… ids are private there; conversations.members from its channelMembers): when no
  * member but the requester (who may not approve) and the bot may approve, the card goes to the
  * approvers by DM and the requester is told; with an approver among the members it stays in the
- * thread; a public channel costs one conversations.info and no members call.
+ * thread; a public channel costs one conversations.info now and then, and no members call.
  */
 import { describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
@@ -109,11 +109,30 @@ describe.each(backends)('the routing fallback in a private channel, on %s', (bac
     expect(String(told.args.text)).toContain(`sent it to <!subteam^${FINANCE}> by DM`);
   });
 
-  it('a public channel: one conversations.info tells it apart (an app_mention carries no channel type), no members call, the card stays', async () => {
-    await boot({ tools: { delete_record: { requireApproval: true, approvers: [ALICE], allowSelfApproval: false } } });
-    const thread = await mention(h.bot!, { user: REQUESTER, channel: PUBLIC, text: 'delete abc' });
-    await waitForCard(h.fake, thread, 'approval');
-    await h.bot!.slack.idle();
+  it('a public channel: one conversations.info tells it apart (an app_mention carries no channel type) and is remembered; no members call, the card stays', async () => {
+    const tool = recordingDeleteTool();
+    h.bot = await startBot({
+      fake: h.fake,
+      db: h.database.db,
+      makeAgent: (deps) =>
+        new Agent({
+          id: 'ops',
+          instructions: 'test',
+          model: scriptedModel([
+            { toolCalls: [{ toolName: 'delete_record', args: { id: 'abc' } }] },
+            { toolCalls: [{ toolName: 'delete_record', args: { id: 'def' } }] },
+          ]),
+          tools: { delete_record: tool.deleteRecord },
+          storage: h.database,
+          policy: definePolicy({ tools: { delete_record: { requireApproval: true, approvers: [ALICE], allowSelfApproval: false } } }),
+          ...deps,
+        }),
+    });
+    for (const text of ['delete abc', 'delete def']) {
+      const thread = await mention(h.bot, { user: REQUESTER, channel: PUBLIC, text });
+      await waitForCard(h.fake, thread, 'approval');
+    }
+    await h.bot.slack.idle();
     expect(h.fake.callsTo('conversations.info').map((c) => c.args.channel)).toEqual([PUBLIC]);
     expect(h.fake.callsTo('conversations.members')).toHaveLength(0);
     expect(h.fake.callsTo('conversations.open')).toHaveLength(0);

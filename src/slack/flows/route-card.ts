@@ -21,7 +21,8 @@ import { blocksAsJson } from '../transport/blocks-as-json.js';
  * type of the event that started the run), so no extra API call is made for it. A private channel
  * whose members include nobody else who may approve is the same case; telling one apart costs a
  * conversations.info (and, when private, a conversations.members), made only when the requester
- * may not approve and the policy names approvers.
+ * may not approve and the policy names approvers; a public channel's answer is remembered for a
+ * few minutes (an app_mention does not say whether its channel is private).
  */
 export async function routeCard(ctx: SlackContext, action: PendingAction, target: ThreadTarget, rendered: RenderedCard): Promise<void> {
   const requirement = ctx.agent.requirementOf(action);
@@ -112,11 +113,35 @@ async function tellNobodyElseSees(ctx: SlackContext, action: PendingAction, targ
 /** Private channels are read this many members at a time, and at most this many pages. */
 const MEMBERS_PAGE = 200;
 const MEMBERS_PAGES_MAX = 5;
+/**
+ * A public channel is believed public this long: a channel made private since then keeps its
+ * cards in the channel for at most this while. Private channels are never remembered, since their
+ * members are what counts and they change.
+ */
+const PUBLIC_FOR_MS = 10 * 60_000;
+const PUBLIC_CHANNELS_MAX = 1000;
+
+function knownPublic(ctx: SlackContext, channel: string): boolean {
+  const since = ctx.publicChannels?.get(channel);
+  if (since === undefined) return false;
+  if (Date.now() - since < PUBLIC_FOR_MS) return true;
+  ctx.publicChannels?.delete(channel);
+  return false;
+}
+
+function rememberPublic(ctx: SlackContext, channel: string): void {
+  const known = ctx.publicChannels;
+  if (!known) return;
+  // Oldest first (insertion order): the map stays small however many channels the bot is in.
+  if (known.size >= PUBLIC_CHANNELS_MAX) known.delete(known.keys().next().value!);
+  known.set(channel, Date.now());
+}
 
 /**
  * Whether `channel` is private and none of its members (other than the bot, and the requester
- * when they may not approve their own request) may approve. Asked afresh for every request:
- * membership changes, and a stale answer would hide a card or send it needlessly. When Slack
+ * when they may not approve their own request) may approve. A private channel's members are
+ * asked afresh for every request: they change, and a stale answer would hide a card or send it
+ * needlessly. When Slack
  * cannot be asked (missing `groups:read`, a channel too large to list), the card stays in the
  * channel as before.
  */
@@ -127,9 +152,13 @@ async function privateWithoutApprovers(
   approvers: readonly string[],
   allowSelfApproval: boolean,
 ): Promise<boolean> {
+  if (knownPublic(ctx, channel)) return false;
   try {
     const info = await ctx.client.conversations.info({ channel });
-    if (!info.channel?.is_private) return false;
+    if (!info.channel?.is_private) {
+      rememberPublic(ctx, channel);
+      return false;
+    }
     const members: string[] = [];
     let cursor: string | undefined;
     for (let pages = 0; ; pages++) {
@@ -154,7 +183,10 @@ async function privateWithoutApprovers(
   } catch (error) {
     // conversations.info on a public channel needs channels:read, which the bot does not ask for:
     // Slack's refusal is itself the answer "not private".
-    if (slackErrorCode(error) === 'missing_scope') return false;
+    if (slackErrorCode(error) === 'missing_scope') {
+      rememberPublic(ctx, channel);
+      return false;
+    }
     ctx.logger.warn({ err: error, actionId: action.id, channel }, 'could not tell whether anyone in the channel may approve; the card stays there');
     return false;
   }

@@ -184,6 +184,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     tasks,
     cardsInFlight: new Map(),
     cardRedraws: new Map(),
+    publicChannels: new Map(),
     decisionsInFlight: new Map(),
     workingReactionDelayMs: options.workingReactionDelayMs ?? DEFAULT_WORKING_REACTION_DELAY_MS,
     ...(options.botUserId ? { botUserId: options.botUserId } : {}),

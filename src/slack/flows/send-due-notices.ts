@@ -2,6 +2,7 @@ import { approversAt } from '../../approvals/approvers-at.js';
 import { dueNotices, type NoticeName } from '../../approvals/due-notices.js';
 import type { Requirement } from '../../approvals/requirement-for.js';
 import { escalationText, lastWarningText, reminderText, type NoticeFacts } from '../blocks/notice-text.js';
+import { refreshHomesFor } from '../home/affected-users.js';
 import type { SlackContext } from '../slack-context.js';
 import { claimNotices, loadWaitingApprovals, type WaitingApproval } from '../store/claim-notices.js';
 import { updateCard } from './update-card.js';
@@ -69,11 +70,13 @@ async function sendNotice(ctx: SlackContext, p: Planned, now: Date): Promise<voi
   }
   log.info({ to, places: places.length }, 'approval notice sent');
   if (notice !== 'escalate') return;
-  // The escalated approvers are now on the card too; where the request went to DMs, so do they.
+  // The escalated approvers are now on the card and in their Home inbox too; where the request
+  // went to DMs, so do they.
   await updateCard(ctx, request.id);
-  if (!request.card_copies.some((c) => c.user !== undefined)) return;
   const action = await ctx.agent.findRequest(request.id);
   if (!action || action.status !== 'pending') return;
+  refreshHomesFor(ctx, action);
+  if (!request.card_copies.some((c) => c.user !== undefined)) return;
   const had = new Set(request.card_copies.flatMap((c) => (c.user ? [c.user] : [])));
   const people = (await dmRecipients(ctx, to, action, requirement.reach.dmLimit, requirement.allowSelfApproval)).filter((u) => !had.has(u));
   const copies = await sendDmCopies(ctx, action.id, people, renderCard(ctx.agent, action, { blocked: false }));

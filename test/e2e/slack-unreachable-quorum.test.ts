@@ -23,11 +23,8 @@ import {
   waitForUpdate,
   type PostedCard,
 } from '../helpers/slack-bot.js';
+import { CHANNEL, REQUESTER, ALICE, BOB } from '../helpers/test-workspace.js';
 
-const CHANNEL = 'C0CHANNEL01';
-const REQUESTER = 'U0REQUESTER';
-const ALICE = 'U0ALICE';
-const BOB = 'U0BOB';
 const WARNING = /:warning: \*This request can never be approved:\* it needs (\d+) approvals? but (only \d+ (person|people)|nobody) may approve it/;
 
 describe.each(backends)('a quorum that can never be met is on the card, on %s', (backend) => {

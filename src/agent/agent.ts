@@ -286,7 +286,7 @@ export class Agent implements AgentInternals {
    * policy, as every decision is checked: a front end asks first to refuse
    * before anyone writes a reason in a form.
    */
-  mayDecide(action: Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'> & { path?: string[] | null }, actor: Actor, decision: 'approve' | 'decline'): Promise<DecisionVerdict> {
+  mayDecide(action: Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'> & { path?: string[] | null; created_at?: PendingAction['created_at'] }, actor: Actor, decision: 'approve' | 'decline'): Promise<DecisionVerdict> {
     return mayDecide(this.runtime, action, actor, decision);
   }
 

@@ -2,7 +2,9 @@ import { startContinuation } from './run-lifecycle.js';
 import { authorizeActor, type RefusalReason } from '../approvals/authorize-actor.js';
 import { closeAction, recordApprovalVote, recordDecline, findAction, findDecisionTarget } from '../db/pending-actions.js';
 import type { PendingAction } from '../db/rows.js';
+import { appendAudit } from '../db/audit.js';
 import { requirementFor } from '../approvals/requirement-for.js';
+import { approversAt } from '../approvals/approvers-at.js';
 import { findSnapshot } from '../db/run-snapshots.js';
 import { observeDecision } from '../metrics/observe-decision.js';
 import type { Actor, AgentInternals, Decision, DecisionRequest, RuntimeDeps } from './types.js';
@@ -68,11 +70,14 @@ async function recordDecision(
   const actor = req.actor ?? apiActor;
   const log = deps.logger.child({ runId: action.run_id, toolCallId: action.tool_call_id, actionId: action.id });
 
+  const refused = (why: string) => auditRefusal(deps, action, actor.userId, decision, why);
   if (action.status !== 'pending') {
+    await refused(action.status === 'expired' ? 'expired' : 'already-decided');
     return action.status === 'expired' ? { outcome: 'expired', action } : { outcome: 'already-decided', action };
   }
   if (req.fingerprint && !(action.fingerprint ?? '').startsWith(req.fingerprint)) {
     log.warn({ presented: req.fingerprint }, 'decision refused: fingerprint does not match the pending call');
+    await refused('fingerprint-mismatch');
     return { outcome: 'fingerprint-mismatch', action };
   }
   const current = requirementFor(deps.policy, action.tool_name, action.args, deps.mcpIdentity?.(action.tool_name, action.path ?? null));
@@ -80,10 +85,12 @@ async function recordDecision(
   const verdict = await mayDecide(deps, action, actor, decision);
   if (!verdict.allowed) {
     log.info({ actor: actor.userId, why: verdict.why }, 'decision refused');
+    await refused(verdict.why);
     return { outcome: 'not-allowed', action, why: verdict.why, message: verdict.message };
   }
   if (action.expires_at && new Date(action.expires_at).getTime() <= Date.now()) {
     const expired = await closeAction(deps.db, { actionId: action.id, status: 'expired' });
+    await refused('expired');
     if (!expired) return refreshed(deps, action);
     return { outcome: 'expired', action: expired, stream: startContinuation(root, deps, action.run_id, action.root_run_id, undefined, known.startAfter) };
   }
@@ -124,6 +131,31 @@ async function recordDecision(
   return { outcome: 'approved', action: row, stream: startContinuation(root, deps, row.run_id, row.root_run_id, claimed, known.startAfter) };
 }
 
+/**
+ * A refused attempt goes on the audit trail as `refused` (who, which decision, why), so a
+ * self-approval or a click by someone who is not an approver is on record, not only in a log.
+ * Only refusals write: the decisions themselves cost what they did.
+ */
+async function auditRefusal(deps: RuntimeDeps, action: PendingAction, actor: string, decision: 'approve' | 'decline', why: string): Promise<void> {
+  try {
+    await appendAudit(deps.db, [
+      {
+        event: 'refused',
+        runId: action.run_id,
+        toolCallId: action.tool_call_id,
+        toolName: action.tool_name,
+        actor,
+        fingerprint: action.fingerprint,
+        policyVersion: action.policy_version,
+        detail: { actionId: action.id, decision, why },
+      },
+    ]);
+  } catch (error) {
+    // The refusal itself stands; only its record is missing, which the log line says.
+    deps.logger.warn({ err: error, actionId: action.id, actor, why }, 'refusal could not be audited');
+  }
+}
+
 /** After a conditional update found nothing: say what the row became instead. */
 async function refreshed(deps: RuntimeDeps, action: PendingAction): Promise<Decision> {
   const now = (await findAction(deps.db, action.id)) ?? action;
@@ -151,11 +183,17 @@ export type DecisionVerdict = { allowed: true } | { allowed: false; why: Refusal
  */
 export async function mayDecide(
   deps: RuntimeDeps,
-  action: Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'> & { path?: string[] | null },
+  action: Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'> & { path?: string[] | null; created_at?: PendingAction['created_at'] },
   actor: Actor,
   decision: 'approve' | 'decline',
 ): Promise<DecisionVerdict> {
-  const current = requirementFor(deps.policy, action.tool_name, action.args, deps.mcpIdentity?.(action.tool_name, action.path ?? null));
+  const policyRequirement = requirementFor(deps.policy, action.tool_name, action.args, deps.mcpIdentity?.(action.tool_name, action.path ?? null));
+  // Once escalated, the policy's escalateTo decide too. Escalation is part of the policy (and so of
+  // its version), and a request's age is fixed, so a grant one of them makes is honoured like any other.
+  const current =
+    action.created_at === undefined
+      ? policyRequirement
+      : { ...policyRequirement, approvers: approversAt(policyRequirement, new Date(action.created_at), new Date()) };
   const policyChanged = current.policyVersion !== action.policy_version;
   const isRequester = action.requester !== null && action.requester === actor.userId;
   if (isRequester && (decision === 'decline' || (policyChanged && !current.requireApproval))) return { allowed: true };

@@ -12,7 +12,25 @@ export interface ApprovalSettings {
   readonly allowSelfApproval: boolean;
   readonly quorum: number;
   readonly expiresInMs: number;
+  /**
+   * Who hears about a request and when. Each is absent unless the policy sets it, so a policy
+   * written before these existed keeps its version; reachOf (reach.ts) fills in the defaults.
+   */
+  readonly notify?: NotifyMode;
+  readonly route?: Route;
+  readonly dmLimit?: number;
+  readonly remindAfterMs?: number;
+  readonly remindLimit?: number;
+  readonly warnBeforeMs?: number;
+  readonly escalateAfterMs?: number;
+  /** Sorted, de-duplicated Slack ids (users and user groups) added as approvers after escalateAfterMs. */
+  readonly escalateTo?: readonly string[];
 }
+
+/** `mentions`: the card and its notices mention who can decide; `none`: nobody is pinged. */
+export type NotifyMode = 'mentions' | 'none';
+/** Where the card goes besides the thread: `dm` to each approver, or an approvals channel. */
+export type Route = 'thread' | 'dm' | { readonly channel: string };
 
 export type ComparisonOp = 'gt' | 'gte' | 'lt' | 'lte';
 export type RuleOp = ComparisonOp | 'eq' | 'ne' | 'in';
@@ -143,6 +161,39 @@ const settingsShape = {
     .min(1, { error: 'must be a whole number of at least 1' })
     .optional(),
   expiresIn: duration.optional(),
+  notify: z.enum(['mentions', 'none'], { error: 'must be "mentions" or "none"' }).optional(),
+  route: z
+    .union(
+      [
+        z.enum(['thread', 'dm']),
+        z.strictObject({
+          channel: z.string().regex(/^[CG][A-Z0-9]{2,}$/, {
+            error: (issue) => `must be a Slack channel id (C… or G…), got ${JSON.stringify(issue.input)}`,
+          }),
+        }),
+      ],
+      { error: 'must be "thread", "dm" or { channel: "C…" }' },
+    )
+    .optional(),
+  dmLimit: z
+    .number({ error: 'must be a whole number from 1 to 50' })
+    .int({ error: 'must be a whole number from 1 to 50' })
+    .min(1, { error: 'must be a whole number from 1 to 50' })
+    .max(50, { error: 'must be a whole number from 1 to 50' })
+    .optional(),
+  remindAfter: duration.optional(),
+  remindLimit: z
+    .number({ error: 'must be a whole number from 1 to 20' })
+    .int({ error: 'must be a whole number from 1 to 20' })
+    .min(1, { error: 'must be a whole number from 1 to 20' })
+    .max(20, { error: 'must be a whole number from 1 to 20' })
+    .optional(),
+  warnBefore: duration.optional(),
+  escalateAfter: duration.optional(),
+  escalateTo: z
+    .array(approverId, { error: 'must be a list of Slack user ids (U…, W…) and user-group ids (S…)' })
+    .min(1, { error: 'must name at least one user or user group' })
+    .optional(),
 };
 
 const SETTING_NAMES = Object.keys(settingsShape).join(', ');
@@ -223,7 +274,40 @@ function overridesOf(input: Overrides): Partial<ApprovalSettings> {
   if (input.allowSelfApproval !== undefined) out.allowSelfApproval = input.allowSelfApproval;
   if (input.quorum !== undefined) out.quorum = input.quorum;
   if (input.expiresIn !== undefined) out.expiresInMs = input.expiresIn;
+  if (input.notify !== undefined) out.notify = input.notify;
+  if (input.route !== undefined) out.route = typeof input.route === 'string' ? input.route : { channel: input.route.channel };
+  if (input.dmLimit !== undefined) out.dmLimit = input.dmLimit;
+  if (input.remindAfter !== undefined) out.remindAfterMs = input.remindAfter;
+  if (input.remindLimit !== undefined) out.remindLimit = input.remindLimit;
+  if (input.warnBefore !== undefined) out.warnBeforeMs = input.warnBefore;
+  if (input.escalateAfter !== undefined) out.escalateAfterMs = input.escalateAfter;
+  if (input.escalateTo !== undefined) out.escalateTo = [...new Set(input.escalateTo)].sort();
   return out;
+}
+
+/**
+ * Times that can never come before the request expires would silently never fire, and an
+ * escalation needs both a time and someone to escalate to; each is reported where it is set.
+ */
+function checkTimes(settings: ApprovalSettings, path: (string | number)[], ctx: z.RefinementCtx): void {
+  const expires = settings.expiresInMs;
+  const tooLate = (field: string, ms: number | undefined, what: string) => {
+    if (ms !== undefined && ms >= expires) {
+      ctx.addIssue({ code: 'custom', path: [...path, field], input: ms, message: `must be shorter than expiresIn (${expires / 1000}s), or ${what}` });
+    }
+  };
+  tooLate('remindAfter', settings.remindAfterMs, 'no reminder is ever sent');
+  tooLate('warnBefore', settings.warnBeforeMs, 'the warning would come before the request exists');
+  tooLate('escalateAfter', settings.escalateAfterMs, 'the request expires before it escalates');
+  if (settings.escalateAfterMs !== undefined && settings.escalateTo === undefined) {
+    ctx.addIssue({ code: 'custom', path: [...path, 'escalateTo'], input: undefined, message: 'is required when escalateAfter is set (who to escalate to)' });
+  }
+  if (settings.escalateTo !== undefined && settings.escalateAfterMs === undefined) {
+    ctx.addIssue({ code: 'custom', path: [...path, 'escalateAfter'], input: undefined, message: 'is required when escalateTo is set (when to escalate)' });
+  }
+  if (settings.remindLimit !== undefined && settings.remindAfterMs === undefined) {
+    ctx.addIssue({ code: 'custom', path: [...path, 'remindAfter'], input: undefined, message: 'is required when remindLimit is set (when to remind)' });
+  }
 }
 
 function deepFreeze<T>(value: T): T {
@@ -262,16 +346,19 @@ export const policySchema = z
     },
     { error: 'must be a map with optional "version", "defaults", "tools" and "mcp"' },
   )
-  .transform((input): Policy => {
+  .transform((input, ctx): Policy => {
     const defaults: ApprovalSettings = { ...BUILT_IN_DEFAULTS, ...overridesOf(input.defaults ?? {}) };
+    checkTimes(defaults, ['defaults'], ctx);
 
     const tools: Record<string, ToolPolicy> = {};
     for (const [name, entry] of Object.entries(input.tools ?? {})) {
       const { rules = [], ...settings } = entry;
       const base: ApprovalSettings = { ...defaults, ...overridesOf(settings) };
+      checkTimes(base, ['tools', name], ctx);
 
-      const normalisedRules = rules.map((r): PolicyRule => {
+      const normalisedRules = rules.map((r, i): PolicyRule => {
         const then = overridesOf(r.then);
+        checkTimes({ ...base, ...then }, ['tools', name, 'rules', i, 'then'], ctx);
         // Cloned so that freezing the policy never freezes objects the caller still owns.
         return { when: structuredClone(r.when) as RuleCondition, then };
       });

@@ -1,6 +1,7 @@
 import type { ApprovalSettings, JsonValue, Policy, RuleCondition, ToolPolicy } from './policy-schema.js';
 import { policyKeysFor, type McpToolIdentity } from './mcp-tool-name.js';
 import { unreachable } from '../unreachable.js';
+import { reachOf, type Reach } from './reach.js';
 
 export interface Requirement {
   requireApproval: boolean;
@@ -11,6 +12,8 @@ export interface Requirement {
   expiresInMs: number;
   /** Stored with the request; a grant made under another version is not honoured. */
   policyVersion: string;
+  /** Who is told about the request, where, and when they are reminded or it escalates. */
+  reach: Reach;
 }
 
 /**
@@ -36,6 +39,7 @@ export function requirementFor(policy: Policy, toolName: string, args: unknown, 
     quorum: settings.quorum,
     expiresInMs: settings.expiresInMs,
     policyVersion: policy.version,
+    reach: reachOf(settings),
   };
 }
 

@@ -16,7 +16,9 @@ export type AuditEventName =
   | 'failed'
   | 'interrupted'
   | 'resumed'
-  | 'cancelled';
+  | 'cancelled'
+  /** An approve/decline that changed nothing: not an approver, self-approval, expired, already decided. */
+  | 'refused';
 
 export interface AuditInput {
   event: AuditEventName;

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { App, HTTPReceiver, type CustomRoute, type webApi } from '@slack/bolt';
 import type { Agent } from '../agent/agent.js';
 import { startExpirySweeper } from '../agent/sweeps.js';
+import { sendDueNotices } from './flows/send-due-notices.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
@@ -222,6 +223,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     for (const actionId of unposted) tasks.run('unposted card', () => postUnpostedCard(context, actionId));
     const stale = await claimStaleCards(context.slackDb, agent.id, repairAfterMs);
     for (const actionId of stale) tasks.run('stale card', async () => void (await updateCard(context, actionId)));
+    await sendDueNotices(context).catch((error: unknown) => log.warn({ err: error }, 'approval notices failed'));
     const kept = await claimKeptResults(context.slackDb, agent.id, repairAfterMs);
     for (const result of kept) tasks.run('kept answer', () => deliverKeptResult(context, result));
     const found = { expired, recovered, unposted_card: unposted, stale_card: stale, kept_answer: kept };

@@ -244,7 +244,13 @@ describe.each(backends)('approval integrity on %s', (backend) => {
     expect(stranger).toMatchObject({ outcome: 'not-allowed', why: 'not-an-approver' });
     const declineByStranger = await listed.agent.decideToolCall({ runId: r3.runId, decision: 'decline', actor: { userId: 'U_STRANGER' } });
     expect(declineByStranger.outcome).toBe('not-allowed');
-    expect(await listAuditEvents(database.db, { runId: r3.runId })).toEqual(before);
+    // Refusals change nothing but are on record as refusals.
+    const after = await listAuditEvents(database.db, { runId: r3.runId });
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(after.slice(before.length).map((e) => [e.event, e.actor, e.detail?.why, e.detail?.decision])).toEqual([
+      ['refused', 'U_STRANGER', 'not-an-approver', 'approve'],
+      ['refused', 'U_STRANGER', 'not-an-approver', 'decline'],
+    ]);
     expect((await listed.agent.listSuspendedRuns()).runs.find((r) => r.runId === r3.runId)?.toolCalls).toHaveLength(1);
     const member = await listed.agent.decideToolCall({ runId: r3.runId, decision: 'approve', actor: { userId: 'U_FIN', groups: ['SFINANCE'] } });
     expect(member.outcome).toBe('approved');
@@ -265,7 +271,8 @@ describe.each(backends)('approval integrity on %s', (backend) => {
     expect(late.outcome).toBe('expired');
     expect(calls).toHaveLength(0);
     const events = (await listAuditEvents(database.db, { runId: first.runId })).map((e) => e.event);
-    expect(events).toEqual(['requested', 'expired']);
+    // The late click is on record as refused because the request had expired.
+    expect(events).toEqual(['requested', 'expired', 'refused']);
     expect(events).not.toContain('declined');
   });
 

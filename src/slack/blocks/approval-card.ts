@@ -8,7 +8,8 @@ import type { ApprovalCardData } from './card-types.js';
 import { fitMessage, scaled } from './fit-message.js';
 import { jsonCodeBlock } from './json-code-block.js';
 import { context, section } from './layout.js';
-import { humanList, mention, mentionApprover } from './mention.js';
+import { humanList, mention } from './mention.js';
+import { whoDecides } from './who-decides.js';
 import { slackDate } from './slack-date.js';
 import { oneLine, plainText } from './text-objects.js';
 import { unreachable } from '../../unreachable.js';
@@ -45,14 +46,11 @@ function render(d: ApprovalCardData, scale: number): KnownBlock[] {
   const approvers =
     d.approvers.length === 0
       ? 'anyone'
-      : humanList(d.approvers.map(mentionApprover), {
-          conjunction: 'or',
-          maxChars: scaled(1000, scale, 100),
-          noun: 'approvers',
-        });
+      : whoDecides(d.approvers, d.notify ?? 'mentions', { maxChars: scaled(1000, scale, 100) });
   facts.push(`*Approvers:* ${approvers}`);
   facts.push(`*Quorum:* ${quorum} ${quorum === 1 ? 'approval' : 'approvals'}`);
   if (pending) facts.push(`*Expires:* ${slackDate(d.expiresAt)}`);
+  if (pending && d.routedTo !== undefined) facts.push(`*Sent to:* ${d.routedTo}`);
   blocks.push(section(facts.join('\n')));
   if (pending && d.unreachableQuorum !== undefined) blocks.push(section(unreachableWarning(quorum, d.unreachableQuorum.eligible)));
 
@@ -67,6 +65,8 @@ function render(d: ApprovalCardData, scale: number): KnownBlock[] {
   const footer = [`Fingerprint ${inlineCode(d.fingerprint.slice(0, 12))}`];
   if (d.policyVersion !== undefined) footer.push(`Policy ${inlineCode(truncate(d.policyVersion, 40))}`);
   footer.push(`Request #${d.actionId}`);
+  // Cancelling is a reply, not a button, so the card has to say it exists.
+  if (pending && d.requester !== undefined) footer.push(`${mention(d.requester)} can reply \`cancel\` in the thread to withdraw it`);
   blocks.push(context(footer.join('  ·  ')));
   return blocks;
 }

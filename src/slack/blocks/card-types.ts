@@ -39,6 +39,10 @@ export interface ApprovalCardData {
    * groups are too small now): the request can never be approved, and the card says so.
    */
   unreachableQuorum?: { eligible: number };
+  /** `none`: approvers are shown without mentioning (notifying) them. Default `mentions`. */
+  notify?: 'mentions' | 'none';
+  /** Where copies of the card went besides the thread, said on the card (already mrkdwn). */
+  routedTo?: string;
   state: ApprovalCardState;
 }
 

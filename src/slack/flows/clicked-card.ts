@@ -19,7 +19,8 @@ export async function clickedCard(ctx: SlackContext, click: Click, actionId: num
 
 function cameFromCard(click: Click, card: CardRow | undefined): boolean {
   if (!card) return true;
-  return card.channel === click.channel && (click.messageTs === undefined || card.ts === click.messageTs);
+  // A copy routed to an approver is the request's card as much as the one in the thread.
+  return [card, ...(card.copies ?? [])].some((c) => c.channel === click.channel && (click.messageTs === undefined || c.ts === click.messageTs));
 }
 
 export const tamperedButton = 'This button does not belong to a request I know, so nothing was changed.';

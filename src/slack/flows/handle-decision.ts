@@ -7,6 +7,8 @@ import { runInThread } from './run-in-thread.js';
 import type { SlackContext, ThreadTarget } from '../slack-context.js';
 import { targetForAction } from './target-for-action.js';
 import { tellUser } from './tell-user.js';
+import { postQuorumProgress } from './post-quorum-progress.js';
+import { tellRequesterExpired } from './handle-expired.js';
 import { refreshHomesFor } from '../home/affected-users.js';
 
 /**
@@ -31,7 +33,11 @@ export async function handleDecision(ctx: SlackContext, decision: Decision, clic
   const redrawn = changed || decision.outcome === 'expired' ? { card: await updateCard(ctx, decision.action.id, final) } : undefined;
   if (changed || decision.outcome === 'expired') refreshHomesFor(ctx, decision.action);
 
+  if (decision.outcome === 'approval-recorded' && !decision.alreadyCounted) await postQuorumProgress(ctx, decision.action, redrawn?.card ?? card);
+
   const stream = 'stream' in decision ? decision.stream : undefined;
+  // This click found the request past its time and expired it (a stream means it did): the requester hears, once.
+  if (decision.outcome === 'expired' && stream) await tellRequesterExpired(ctx, decision.action, redrawn?.card);
   if (!stream) return markCardsDrawn(ctx.slackDb, drawn);
   const target = await targetForAction(ctx, decision.action, click, redrawn);
   if (!target) {

@@ -17,6 +17,9 @@ import type { SlackContext, ThreadTarget } from '../slack-context.js';
 import { claimEvent, claimEventStartingRun, lockThread } from '../store/claim-event.js';
 import { tellUser } from './tell-user.js';
 import { workingReaction } from './working-reaction.js';
+import { looksLikeDecision } from './looks-like-decision.js';
+import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
+import { truncate } from '../blocks/limits.js';
 
 export interface IncomingMessage {
   eventId: string;
@@ -74,6 +77,9 @@ export async function handleMessage(ctx: SlackContext, m: IncomingMessage): Prom
     .sort((a, b) => b.actionId - a.actionId)[0];
   const action = newest ? await ctx.agent.findRequest(newest.actionId) : undefined;
   if (action && action.status === 'pending' && (await answerByText(ctx, m, action, text, threadId))) return;
+
+  const approvals = runs.flatMap((r) => r.toolCalls).filter((c) => c.requiresApproval);
+  if (approvals.length > 0 && looksLikeDecision(text)) return hintButtons(ctx, who, approvals);
 
   if (runs.length > 0 || (m.kind !== 'reply' && text !== '' && runId === undefined)) {
     // Waiting on someone, or another run holds the thread (at work here or on another instance).
@@ -165,6 +171,18 @@ async function cancel(ctx: SlackContext, m: IncomingMessage, all: SuspendedRun[]
     ...threadArgs(who),
     text: `:heavy_multiplication_x: Cancelled by ${mention(m.user)}. Nothing further will run for that request.`,
   });
+}
+
+/** A reply that reads like a decision decides nothing: its writer alone is told to use the card's buttons. */
+async function hintButtons(ctx: SlackContext, who: ThreadTarget & { user: string }, calls: SuspendedRun['toolCalls']): Promise<void> {
+  const listed = calls.slice(0, 3).map((c) => `\`${escapeMrkdwn(truncate(c.toolName, 100))}\` (request #${c.actionId})`);
+  const more = calls.length > listed.length ? ` and ${calls.length - listed.length} more` : '';
+  await tellUser(
+    ctx,
+    who,
+    `Replies do not decide requests: use the *Approve* or *Decline* button on the card for ${listed.join(', ')}${more}. ` +
+      'Only the buttons carry the exact call being approved.',
+  );
 }
 
 async function postWaiting(ctx: SlackContext, target: ThreadTarget, runs: SuspendedRun[]): Promise<void> {

@@ -7,6 +7,7 @@ import type { CardInFlight, SlackContext, ThreadTarget } from '../slack-context.
 import { saveCard } from '../store/cards.js';
 import { updateCard } from './update-card.js';
 import { renderCard } from './render-card.js';
+import { routeCard } from './route-card.js';
 import { unreachableQuorumOf } from './unreachable-quorum-of.js';
 import { cardStateKey } from '../store/card-state-key.js';
 import { blocksAsJson } from '../transport/blocks-as-json.js';
@@ -86,6 +87,9 @@ async function post(
       });
       // The request is in Slack now: the inboxes of who may decide it, and of who asked, show it too.
       refreshHomesFor(ctx, action);
+      if (rendered.kind === 'approval' && !saved.decidedMeanwhile) {
+        await routeCard(ctx, action, target, rendered).catch((error: unknown) => log.warn({ err: error }, 'card could not be routed to the approvers'));
+      }
       return { outcome: 'posted', decidedMeanwhile: saved.decidedMeanwhile };
     } catch (error) {
       // The card is visible and its buttons work (they carry the action id); it just cannot be redrawn later.

@@ -12,6 +12,9 @@ import { truncate } from '../blocks/limits.js';
 import { respondFieldsFor } from './respond-fields.js';
 import { cardKindOf, questionOf, toolOf } from './card-subject.js';
 import { unreachable } from '../../unreachable.js';
+import { approversAt } from '../../approvals/approvers-at.js';
+import { whoDecides } from '../blocks/who-decides.js';
+import { describeRoute } from '../blocks/describe-route.js';
 import { elicitationCard, type ElicitationCardState } from '../blocks/elicitation-card.js';
 import { elicitationAnswerSchema, isElicitationPayload } from '../../mcp/elicitation-payload.js';
 
@@ -30,12 +33,15 @@ export interface RenderedCard {
 export function renderCard(
   agent: Agent,
   action: PendingAction,
-  facts: { blocked: boolean; now?: Date; unreachableQuorum?: { eligible: number } | undefined },
+  facts: { blocked: boolean; now?: Date; unreachableQuorum?: { eligible: number } | undefined; routedTo?: string },
 ): RenderedCard {
   const kind = cardKindOf(agent, action);
   const now = facts.now ?? new Date();
   if (kind === 'approval') {
     const requirement = agent.requirementOf(action);
+    const approvers = approversAt(requirement, new Date(action.created_at), now);
+    const notify = requirement.reach.notify;
+    const routedTo = facts.routedTo ?? describeRoute(requirement.reach.route);
     return {
       kind,
       blocks: approvalCard({
@@ -46,7 +52,9 @@ export function renderCard(
         args: action.args,
         path: action.path ?? [],
         requester: action.requester ?? undefined,
-        approvers: requirement.approvers,
+        approvers,
+        notify,
+        ...(routedTo !== undefined ? { routedTo } : {}),
         quorum: action.quorum,
         approvals: action.approvals.map((a) => a.userId),
         expiresAt: action.expires_at ? new Date(action.expires_at) : new Date(Number.NaN),
@@ -56,7 +64,7 @@ export function renderCard(
         unreachableQuorum: facts.unreachableQuorum,
         state: approvalState(action, facts.blocked, now),
       }),
-      text: escapeMrkdwn(truncate(`Approval needed: ${action.tool_name} (request #${action.id})`, 300)),
+      text: approvalText(action, approvers, notify),
     };
   }
   if (kind === 'question') {
@@ -102,6 +110,16 @@ export function renderCard(
     }),
     text: escapeMrkdwn(truncate(`Input needed: ${action.tool_name} (request #${action.id})`, 300)),
   };
+}
+
+/**
+ * The notification text: while the request waits, it mentions who can decide (unless the policy
+ * says `notify: none`), the one place the bot pings people on purpose; the tool name is escaped.
+ */
+function approvalText(action: PendingAction, approvers: readonly string[], notify: 'mentions' | 'none'): string {
+  const what = escapeMrkdwn(truncate(`Approval needed: ${action.tool_name} (request #${action.id})`, 300));
+  if (action.status !== 'pending' || notify === 'none' || approvers.length === 0) return what;
+  return `${what} for ${whoDecides(approvers, notify, { maxChars: 2000 })}`;
 }
 
 function approvalState(a: PendingAction, blocked: boolean, now: Date): ApprovalCardState {

@@ -74,7 +74,10 @@ async function redraw(ctx: SlackContext, actionId: number, decided: DecidedCard 
     const key = cardStateKey(state.action, state.blocked);
     const rendered = renderCard(ctx.agent, state.action, { blocked: state.blocked, unreachableQuorum: await unreachableQuorumOf(ctx, state.action) });
     try {
-      await ctx.client.chat.update({ channel: state.card.channel, ts: state.card.ts, text: rendered.text, blocks: blocksAsJson(rendered.blocks) });
+      const blocks = blocksAsJson(rendered.blocks);
+      await ctx.client.chat.update({ channel: state.card.channel, ts: state.card.ts, text: rendered.text, blocks });
+      // Copies show the same request; one that cannot be redrawn leaves the old key for the sweep, which redraws them all.
+      for (const copy of state.card.copies ?? []) await ctx.client.chat.update({ channel: copy.channel, ts: copy.ts, text: rendered.text, blocks });
     } catch (error) {
       // The old key stays recorded: the sweep draws the card again.
       ctx.logger.warn({ err: error, actionId, ref: errorReference() }, 'card could not be updated');

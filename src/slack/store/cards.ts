@@ -10,6 +10,15 @@ export interface CardRow {
   kind: CardKind;
   /** The state key (cardStateKey) the card was last seen to show. */
   drawn: string | null;
+  /** Copies routed to approvers (DMs, an approvals channel), redrawn with the card. */
+  copies?: CardCopy[];
+}
+
+export interface CardCopy {
+  channel: string;
+  ts: string;
+  /** The approver a DM copy went to; absent for a copy in an approvals channel. */
+  user?: string;
 }
 
 /**
@@ -39,9 +48,18 @@ export async function saveCard(db: SlackDb, card: CardRow): Promise<{ decidedMea
 export async function findCard(db: SlackDb, actionId: number): Promise<CardRow | undefined> {
   return db
     .selectFrom('slack_cards')
-    .select(['action_id', 'channel', 'ts', 'thread_ts', 'kind', 'drawn'])
+    .select(['action_id', 'channel', 'ts', 'thread_ts', 'kind', 'drawn', 'copies'])
     .where('action_id', '=', actionId)
     .executeTakeFirst();
+}
+
+/**
+ * Records copies of a card posted to the approvers. Only routed requests write this, after their
+ * card is stored, so the default path costs nothing more.
+ */
+export async function addCardCopies(db: SlackDb, actionId: number, copies: CardCopy[]): Promise<void> {
+  if (copies.length === 0) return;
+  await sql`UPDATE slack_cards SET copies = copies || ${JSON.stringify(copies)}::jsonb WHERE action_id = ${actionId}`.execute(db);
 }
 
 /** Where the cards of these requests are, by action id (requests without a card are absent). */
@@ -49,7 +67,7 @@ export async function findCards(db: SlackDb, actionIds: readonly number[]): Prom
   if (actionIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('slack_cards')
-    .select(['action_id', 'channel', 'ts', 'thread_ts', 'kind', 'drawn'])
+    .select(['action_id', 'channel', 'ts', 'thread_ts', 'kind', 'drawn', 'copies'])
     .where('action_id', 'in', [...new Set(actionIds)])
     .execute();
   return new Map(rows.map((r) => [r.action_id, r]));

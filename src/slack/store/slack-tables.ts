@@ -4,7 +4,7 @@ import type { DB } from '../../db/schema.js';
 import type { CardKind } from '../blocks/action-ids.js';
 
 /**
- * Kysely's view of the Slack tables (migrations 003, 007, 009, 011 and 012), kept beside the code that uses it.
+ * Kysely's view of the Slack tables (migrations 003, 007, 009, 011, 012 and 013), kept beside the code that uses it.
  * A type alias, not an interface: withTables() wants a string index, which interfaces lack.
  */
 export type SlackTables = {
@@ -21,6 +21,7 @@ export type SlackTables = {
     drawn_at: Generated<Date>;
     settled: Generated<boolean>;
     repair_claimed_at: Date | null;
+    copies: Generated<{ channel: string; ts: string; user?: string }[]>;
   };
   slack_threads: {
     run_id: string;
@@ -34,6 +35,7 @@ export type SlackTables = {
   slack_card_repairs: { action_id: number; claimed_at: Generated<Date> };
   slack_thread_locks: { agent_id: string; thread_id: string; resource_id: string; run_id: string; locked_at: Generated<Date> };
   slack_result_repairs: { run_id: string; claimed_at: Generated<Date> };
+  slack_notices: { action_id: number; notice: string; claimed_at: Generated<Date> };
   slack_home_viewers: { user_id: string; opened_at: Generated<Date> };
 };
 

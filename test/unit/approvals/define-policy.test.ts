@@ -107,8 +107,8 @@ describe('definePolicy: validation', () => {
     ],
     [
       'unknown field in a rule result',
-      { tools: { t: { rules: [{ when: { arg: 'a', op: 'gt', value: 1 }, then: { quorum: 2, notify: true } }] } } },
-      'tools.t.rules[0].then.notify',
+      { tools: { t: { rules: [{ when: { arg: 'a', op: 'gt', value: 1 }, then: { quorum: 2, notifyAll: true } }] } } },
+      'tools.t.rules[0].then.notifyAll',
       /not a known field/,
     ],
     ['requireApproval as a string', { defaults: { requireApproval: 'yes' } }, 'defaults.requireApproval', /true or false/],

@@ -38,6 +38,7 @@ describe('requirementFor', () => {
       quorum: 1,
       expiresInMs: 4 * HOUR,
       policyVersion: policy.version,
+      reach: { notify: 'mentions', route: 'thread', dmLimit: 10, remindLimit: 3, warnBeforeMs: 15 * 60_000, escalateTo: [] },
     });
   });
 
@@ -54,6 +55,7 @@ describe('requirementFor', () => {
       quorum: 1,
       expiresInMs: 4 * HOUR,
       policyVersion: 'test@' + policy.version.split('@')[1],
+      reach: { notify: 'mentions', route: 'thread', dmLimit: 10, remindLimit: 3, warnBeforeMs: 15 * 60_000, escalateTo: [] },
     });
   });
 

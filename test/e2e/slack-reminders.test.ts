@@ -1,0 +1,215 @@
+/**
+ * Reminders, the last warning, escalation and expiry over the real Slack front end and the
+ * Slack simulator, with two instances sweeping the same database and one of them restarted:
+ * each notice goes out exactly once, and an escalated approver can decide.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Agent } from '../../src/agent/agent.js';
+import { definePolicy } from '../../src/approvals/define-policy.js';
+import type { PolicyInput } from '../../src/approvals/policy-schema.js';
+import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
+import { backends } from '../helpers/db.js';
+import { scriptedModel } from '../helpers/scripted-model.js';
+import type { RecordedCall } from '../helpers/fake-slack.js';
+import {
+  clickButton,
+  mention,
+  recordingDeleteTool,
+  slackHarness,
+  startBot,
+  waitForCard,
+  waitForText,
+  waitForUpdate,
+  type Bot,
+} from '../helpers/slack-bot.js';
+
+const CHANNEL = 'C0CHANNEL01';
+const REQUESTER = 'U0REQUESTER';
+const ALICE = 'U0ALICE';
+const BOSS = 'U0BOSS';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.each(backends)('reminders, warning, escalation and expiry, on %s', (backend) => {
+  const h = slackHarness(backend);
+  const others: Bot[] = [];
+
+  // Each test's agent has its own id: requests an earlier test left waiting are not swept under this test's policy.
+  let agentId = 'ops';
+  beforeEach(() => {
+    agentId = `ops-${expect.getState().currentTestName?.length ?? 0}-${Math.random().toString(36).slice(2, 8)}`;
+  });
+
+  async function instance(policy: PolicyInput, deleted?: ReturnType<typeof recordingDeleteTool>): Promise<Bot> {
+    const tool = deleted ?? recordingDeleteTool();
+    return startBot({
+      fake: h.fake,
+      db: h.database.db,
+      makeAgent: (deps) =>
+        new Agent({
+          id: agentId,
+          instructions: 'test',
+          model: scriptedModel([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'abc' } }] }, { text: 'finished' }]),
+          tools: { delete_record: tool.deleteRecord },
+          storage: h.database,
+          policy: definePolicy(policy),
+          ...deps,
+        }),
+    });
+  }
+
+  async function sweepAll(bots: Bot[]): Promise<void> {
+    await Promise.all(bots.map((b) => b.slack.sweepExpired()));
+    await Promise.all(bots.map((b) => b.slack.idle()));
+  }
+
+  const posted = (pattern: RegExp): RecordedCall[] => h.fake.callsTo('chat.postMessage').filter((c) => pattern.test(String(c.args.text)));
+
+  it('each notice once across two instances and a restart; the escalated approver may decide', async () => {
+    const policy: PolicyInput = {
+      tools: {
+        // Seconds apart, so a loaded machine cannot make a notice due before the test looks for its absence.
+        delete_record: { requireApproval: true, approvers: [ALICE], expiresIn: '60s', remindAfter: '3s', remindLimit: 1, escalateAfter: '6s', escalateTo: [BOSS] },
+      },
+    };
+    const tool = recordingDeleteTool();
+    h.bot = await instance(policy, tool);
+    const second = await instance(policy);
+    others.push(second);
+    const thread = await mention(h.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete abc' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    expect(card.call.args.text).toContain(`for <@${ALICE}>`);
+    expect(card.call.args.text).not.toContain(BOSS);
+
+    await sweepAll([h.bot, second]);
+    expect(posted(/still waiting/)).toHaveLength(0);
+
+    // The escalated approver cannot decide before the escalation.
+    await clickButton(h.bot, card, BOSS, ACTION_IDS.approve);
+    await h.bot.slack.idle();
+    expect((await h.bot.agent.findRequest(card.actionId))!.status).toBe('pending');
+
+    await sleep(3100);
+    await sweepAll([h.bot, second]);
+    const reminders = posted(/still waiting for a decision/);
+    expect(reminders).toHaveLength(1);
+    expect(reminders[0]!.args).toMatchObject({ channel: CHANNEL, thread_ts: thread.threadTs });
+    expect(String(reminders[0]!.args.text)).toContain(`<@${ALICE}>: \`delete_record\` (request #${card.actionId}) is still waiting`);
+
+    // A restart of one instance remembers nothing in memory, and needs not to.
+    await second.stop();
+    others.splice(others.indexOf(second), 1);
+    const restarted = await instance(policy);
+    others.push(restarted);
+    await sleep(3000);
+    await sweepAll([h.bot, restarted]);
+    await sweepAll([restarted, h.bot]);
+    expect(posted(/still waiting for a decision/)).toHaveLength(1);
+    const escalations = posted(/escalated to you/);
+    expect(escalations).toHaveLength(1);
+    expect(String(escalations[0]!.args.text)).toMatch(new RegExp(`^:arrow_double_up: <@${BOSS}>: `));
+    await waitForUpdate(h.fake, card, `<@${BOSS}>`);
+
+    // (Clicked on the first instance: each instance's scripted model has its own script.)
+    await clickButton(h.bot, card, BOSS, ACTION_IDS.approve);
+    await waitForUpdate(h.fake, card, `Approved by <@${BOSS}>`);
+    await waitForText(h.fake, { channel: CHANNEL, threadTs: thread.threadTs }, 'finished');
+    expect(tool.deleted).toEqual([{ id: 'abc' }]);
+  });
+
+  it('a last warning shortly before expiry, and the requester told once when it expires', async () => {
+    const policy: PolicyInput = { tools: { delete_record: { requireApproval: true, approvers: [ALICE], expiresIn: '3s', warnBefore: '2s' } } };
+    const tool = recordingDeleteTool();
+    h.bot = await instance(policy, tool);
+    const second = await instance(policy);
+    others.push(second);
+    const thread = await mention(h.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete abc' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    await sleep(1100);
+    await sweepAll([h.bot, second]);
+    await sweepAll([second, h.bot]);
+    const warnings = posted(/last call for/);
+    expect(warnings).toHaveLength(1);
+    expect(String(warnings[0]!.args.text)).toContain(`<@${ALICE}>: last call for \`delete_record\` (request #${card.actionId})`);
+
+    await sleep(2000);
+    await sweepAll([h.bot, second]);
+    await waitForUpdate(h.fake, card, 'Expired');
+    const told = await waitForText(h.fake, { channel: CHANNEL, threadTs: thread.threadTs }, 'expired: nobody decided');
+    expect(String(told.args.text)).toContain(`<@${REQUESTER}>, your request \`delete_record\` (request #${card.actionId}) expired`);
+    await sweepAll([second, h.bot]);
+    expect(posted(/expired: nobody decided/)).toHaveLength(1);
+    expect(tool.deleted).toEqual([]);
+  });
+
+  it('notify: none reminds without pinging anyone', async () => {
+    const policy: PolicyInput = { tools: { delete_record: { requireApproval: true, approvers: [ALICE], notify: 'none', expiresIn: '30s', remindAfter: '1s' } } };
+    h.bot = await instance(policy);
+    const thread = await mention(h.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete abc' });
+    await waitForCard(h.fake, thread, 'approval');
+    await sleep(1100);
+    await sweepAll([h.bot]);
+    const [reminder] = posted(/still waiting/);
+    expect(String(reminder!.args.text)).toContain('`U0ALICE`: ');
+    expect(String(reminder!.args.text)).not.toContain('<@');
+  });
+
+  it('with route: dm, a reminder also reaches the DM copies of the approvers who have not voted', async () => {
+    const CAROL = 'U0CAROL';
+    const policy: PolicyInput = {
+      tools: { delete_record: { requireApproval: true, approvers: [ALICE, CAROL], quorum: 2, route: 'dm', expiresIn: '30s', remindAfter: '1s' } },
+    };
+    h.bot = await instance(policy);
+    const thread = await mention(h.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete abc' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    const copyOf = async (channel: string) => {
+      const call = await h.fake.waitFor((c) => c.method === 'chat.postMessage' && c.ok && c.args.channel === channel && String(c.args.text).startsWith('Approval needed'));
+      return { ...card, call, ts: String(call.response?.ts), channel, threadTs: String(call.response?.ts) };
+    };
+    const alices = await copyOf('D0ALICE');
+    const carols = await copyOf('D0CAROL');
+    // The thread's note comes once every copy is recorded.
+    await waitForText(h.fake, { channel: CHANNEL, threadTs: thread.threadTs }, ':outbox_tray:');
+    await clickButton(h.bot, alices, ALICE, ACTION_IDS.approve);
+    await waitForText(h.fake, { channel: CHANNEL, threadTs: thread.threadTs }, '1 of 2:');
+    await sleep(1100);
+    await sweepAll([h.bot]);
+    const reminders = posted(new RegExp(`\\(request #${card.actionId}\\) is still waiting for a decision`));
+    expect(reminders.map((r) => [r.args.channel, r.args.thread_ts])).toEqual([
+      [CHANNEL, thread.threadTs],
+      ['D0CAROL', carols.ts],
+    ]);
+    expect(String(reminders[0]!.args.text)).toMatch(new RegExp(`^:bell: <@${CAROL}>: `));
+  });
+
+  it('with route: dm, an escalation sends the added approvers a copy by DM, from which they can decide', async () => {
+    const policy: PolicyInput = {
+      tools: { delete_record: { requireApproval: true, approvers: [ALICE], route: 'dm', expiresIn: '30s', escalateAfter: '1s', escalateTo: [BOSS] } },
+    };
+    const tool = recordingDeleteTool();
+    h.bot = await instance(policy, tool);
+    const thread = await mention(h.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete abc' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    await waitForText(h.fake, { channel: CHANNEL, threadTs: thread.threadTs }, ':outbox_tray:');
+    expect(h.fake.callsTo('conversations.open').map((c) => c.args.users)).toEqual([ALICE]);
+    await sleep(1100);
+    await sweepAll([h.bot]);
+    const copyCall = await h.fake.waitFor((c) => c.method === 'chat.postMessage' && c.ok && c.args.channel === 'D0BOSS' && String(c.args.text).startsWith('Approval needed'));
+    expect(String(copyCall.args.text)).toContain(`<@${BOSS}>`);
+    const told = await waitForText(h.fake, { channel: 'D0BOSS' }, 'escalated to you');
+    expect(told.args.thread_ts).toBe(copyCall.response?.ts);
+    const bossCopy = { ...card, call: copyCall, ts: String(copyCall.response?.ts), channel: 'D0BOSS', threadTs: String(copyCall.response?.ts) };
+    await clickButton(h.bot, bossCopy, BOSS, ACTION_IDS.approve);
+    await waitForUpdate(h.fake, card, `Approved by <@${BOSS}>`);
+    await waitForText(h.fake, { channel: CHANNEL, threadTs: thread.threadTs }, 'finished');
+    expect(tool.deleted).toEqual([{ id: 'abc' }]);
+  });
+
+  afterEachStop();
+  function afterEachStop() {
+    // The harness stops h.bot; the other instances of a test are stopped here.
+    afterEach(async () => {
+      await Promise.all(others.splice(0).map((b) => b.stop()));
+    });
+  }
+});

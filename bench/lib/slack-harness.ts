@@ -263,7 +263,7 @@ export async function startSlackHarness(options: { databaseUrl: string; schema: 
   };
   try {
     const traffic = new SlackTraffic();
-    const fake = await ChildRpc.spawn('fake-slack', join(libDir, 'simulator-process.ts'), { cwd: repoRoot });
+    const fake = await ChildRpc.spawn('simulator', join(libDir, 'simulator-process.ts'), { cwd: repoRoot });
     children.push(fake);
     fake.on('calls', (calls: CallSummary[]) => traffic.file(calls));
     const { apiUrl, origin } = await fake.call<{ apiUrl: string; origin: string }>('start');

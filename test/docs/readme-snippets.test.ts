@@ -16,9 +16,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
-import { FAKE_BOT_TOKEN, startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
+import { FAKE_BOT_TOKEN, slackSender, type SlackSimulator, startSlackSimulator } from '../../src/simulator/index.js';
 import { clickButton, mention, SIGNING_SECRET, textOf, waitForCard, waitForText, type Bot } from '../helpers/slack-bot.js';
-import { slackSender } from '../../src/simulator/index.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -108,9 +107,9 @@ describe('README code blocks', () => {
   }, 90_000);
 
   describe('create-slack-bot', () => {
-    let slack: FakeSlack;
+    let slack: SlackSimulator;
     beforeAll(async () => {
-      slack = await startFakeSlack();
+      slack = await startSlackSimulator();
     });
     afterAll(async () => {
       await slack.close();

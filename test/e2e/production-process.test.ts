@@ -10,10 +10,9 @@ import { openDatabase } from '../../src/db/database.js';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
 import { backends, createTestDatabase, type Backend, type TestDatabase } from '../helpers/db.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
-import { FAKE_BOT_TOKEN, startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
+import { appMentionEnvelope, FAKE_BOT_TOKEN, SLACK_IDS, slackSender, type SlackSimulator, startSlackSimulator } from '../../src/simulator/index.js';
 import { buttonClick, mention, textOf, waitForCard, waitForText, waitForUpdate, type Bot } from '../helpers/slack-bot.js';
 import { watchProcess } from '../helpers/watch-process.js';
-import { appMentionEnvelope, slackSender, SLACK_IDS } from '../../src/simulator/index.js';
 
 /**
  * The bot as production runs it: the entry point in a process of its own (through `npm start`,
@@ -41,7 +40,7 @@ interface MainProcess {
 }
 
 /** Starts `npm start` (or plain node on the entry point) and waits for its HTTP port. */
-async function startMain(fake: FakeSlack, env: Record<string, string>, how: 'npm' | 'node' = 'npm', portLine = /^Slack app started$/): Promise<MainProcess> {
+async function startMain(fake: SlackSimulator, env: Record<string, string>, how: 'npm' | 'node' = 'npm', portLine = /^Slack app started$/): Promise<MainProcess> {
   const fullEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', LOG_FORMAT: 'json', PORT: '0', ...env };
   const child =
     how === 'npm'
@@ -103,8 +102,8 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
 });
 
-async function fakes(script: Parameters<typeof startFakeOpenAI>[0]): Promise<{ fake: FakeSlack; model: FakeOpenAI; env: Record<string, string> }> {
-  const fake = await startFakeSlack();
+async function fakes(script: Parameters<typeof startFakeOpenAI>[0]): Promise<{ fake: SlackSimulator; model: FakeOpenAI; env: Record<string, string> }> {
+  const fake = await startSlackSimulator();
   const model = await startFakeOpenAI(script);
   closers.push(() => fake.close(), () => model.close());
   return {

@@ -5,10 +5,9 @@ import { Agent } from '../../src/agent/agent.js';
 import { createSlackBot, type SlackBot } from '../../src/bot/create-slack-bot.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
 import { backends } from '../helpers/db.js';
-import { FAKE_BOT_TOKEN } from '../helpers/fake-slack.js';
+import { FAKE_BOT_TOKEN, slackSender, viewSubmissionPayload } from '../../src/simulator/index.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 import { captureLogger, clickButton, mention, recordingDeleteTool, SIGNING_SECRET, slackHarness, waitForCard, waitForText, waitForUpdate, type Bot } from '../helpers/slack-bot.js';
-import { slackSender, viewSubmissionPayload } from '../../src/simulator/index.js';
 
 const CHANNEL = 'C0CHANNEL01';
 const REQUESTER = 'U0REQUESTER';

@@ -7,9 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
-import { messageEnvelope } from '../../src/simulator/index.js';
+import { messageEnvelope, type RecordedCall } from '../../src/simulator/index.js';
 import { backends } from '../helpers/db.js';
-import type { RecordedCall } from '../helpers/fake-slack.js';
 import { blocksOf, cardActions, clickButton, freshTs, mention, recordingDeleteTool, slackHarness, waitForCard, waitForText, waitForUpdate, type PostedCard } from '../helpers/slack-bot.js';
 import { startDeleteBot } from '../helpers/start-delete-bot.js';
 import { CHANNEL, REQUESTER, ALICE, BOB } from '../helpers/test-workspace.js';

@@ -11,10 +11,9 @@ import { createSlackApp, type SlackApp } from '../../src/slack/create-slack-app.
 import { slackGroupResolver } from '../../src/slack/transport/slack-group-resolver.js';
 import { slackWebClient } from '../../src/slack/transport/slack-web-client.js';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { FAKE_APP_TOKEN, FAKE_BOT_TOKEN, startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
+import { appMentionEnvelope, FAKE_APP_TOKEN, FAKE_BOT_TOKEN, SLACK_IDS, type SlackSimulator, startSlackSimulator } from '../../src/simulator/index.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { captureLogger, buttonClick, recordingDeleteTool, expectCleanSlackOutput, freshTs, textOf, waitForCard, waitForText, waitForUpdate, type AgentDeps, type PostedCard } from '../helpers/slack-bot.js';
-import { appMentionEnvelope, SLACK_IDS } from '../../src/simulator/index.js';
 
 const CHANNEL = 'C0CHANNEL01';
 const REQUESTER = 'U0REQUESTER';
@@ -33,11 +32,11 @@ interface SocketBot {
 
 describe.each(backends)('Slack Socket Mode end to end on %s', (backend) => {
   let database: TestDatabase;
-  let fake: FakeSlack;
+  let fake: SlackSimulator;
   let bot: SocketBot | undefined;
 
   beforeAll(async () => {
-    [database, fake] = await Promise.all([createTestDatabase(backend), startFakeSlack()]);
+    [database, fake] = await Promise.all([createTestDatabase(backend), startSlackSimulator()]);
   });
 
   afterEach(async () => {

@@ -11,10 +11,9 @@ import { definePolicy } from '../../src/approvals/define-policy.js';
 import { openDatabase } from '../../src/db/database.js';
 import { createLogger } from '../../src/logger.js';
 import { createSlackApp } from '../../src/slack/create-slack-app.js';
-import { FAKE_BOT_TOKEN } from './fake-slack.js';
+import { FAKE_BOT_TOKEN, SLACK_IDS } from '../../src/simulator/index.js';
 import { recordingDeleteTool } from './recording-delete-tool.js';
 import { scriptedModel, type ScriptStep } from './scripted-model.js';
-import { SLACK_IDS } from '../../src/simulator/index.js';
 
 const env = process.env;
 const database = await openDatabase({ databaseUrl: env.DATABASE_URL!, schema: env.CHILD_SCHEMA! });

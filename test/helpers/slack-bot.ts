@@ -10,9 +10,8 @@ import { createLogger, type Logger } from '../../src/logger.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/create-slack-app.js';
 import { checkBlocks, checkView } from '../../src/slack/blocks/limits.js';
 import { slackGroupResolver } from '../../src/slack/transport/slack-group-resolver.js';
-import { FAKE_BOT_TOKEN, startFakeSlack, type FakeSlack, type RecordedCall } from './fake-slack.js';
+import { appMentionEnvelope, type BlockActionsOptions, blockActionsPayload, FAKE_BOT_TOKEN, type RecordedCall, SLACK_IDS, slackSender, type SlackSimulator, startSlackSimulator } from '../../src/simulator/index.js';
 import { createTestDatabase, type Backend, type TestDatabase } from './db.js';
-import { appMentionEnvelope, blockActionsPayload, slackSender, SLACK_IDS, type BlockActionsOptions } from '../../src/simulator/index.js';
 import type { GroupResolver } from '../../src/approvals/group-resolver.js';
 import type { Db } from '../../src/db/database.js';
 import { slackWebClient } from '../../src/slack/transport/slack-web-client.js';
@@ -22,7 +21,7 @@ export const SIGNING_SECRET = 'e2e-signing-secret-4f1c2b9a7d3e';
 export const TEAM = SLACK_IDS.teamId;
 
 export interface Bot {
-  fake: FakeSlack;
+  fake: SlackSimulator;
   agent: Agent;
   slack: SlackApp;
   send: ReturnType<typeof slackSender>;
@@ -50,7 +49,7 @@ export function captureLogger(): { logger: Logger; logs: string[] } {
 }
 
 export async function startBot(options: {
-  fake: FakeSlack;
+  fake: SlackSimulator;
   db: Db;
   makeAgent: (deps: AgentDeps) => Agent;
   ackFirstMaxHoldMs?: number;
@@ -86,7 +85,7 @@ export async function startBot(options: {
 
 export interface SlackHarness {
   database: TestDatabase;
-  fake: FakeSlack;
+  fake: SlackSimulator;
   bot: Bot | undefined;
 }
 
@@ -98,7 +97,7 @@ export interface SlackHarness {
 export function slackHarness(backend: Backend): SlackHarness {
   const h = { bot: undefined } as SlackHarness;
   beforeAll(async () => {
-    [h.database, h.fake] = await Promise.all([createTestDatabase(backend), startFakeSlack()]);
+    [h.database, h.fake] = await Promise.all([createTestDatabase(backend), startSlackSimulator()]);
   });
   afterEach(async () => {
     await h.bot?.stop();
@@ -160,7 +159,7 @@ export function cardActions(blocks: Block[], kind: 'approval' | 'question' | 'su
 
 /** Waits for the bot to post a card of `kind` in the thread (the nth one, counting from 0). */
 export async function waitForCard(
-  fake: FakeSlack,
+  fake: SlackSimulator,
   where: { channel: string; threadTs: string },
   kind: 'approval' | 'question' | 'suspension',
   nth = 0,
@@ -183,7 +182,7 @@ export async function waitForCard(
 }
 
 /** Waits for a plain answer in the thread whose text contains `needle`. */
-export function waitForText(fake: FakeSlack, where: { channel: string; threadTs?: string }, needle: string | RegExp): Promise<RecordedCall> {
+export function waitForText(fake: SlackSimulator, where: { channel: string; threadTs?: string }, needle: string | RegExp): Promise<RecordedCall> {
   return fake.waitFor(
     (c) =>
       c.method === 'chat.postMessage' &&
@@ -195,7 +194,7 @@ export function waitForText(fake: FakeSlack, where: { channel: string; threadTs?
 }
 
 /** Waits for the card's message to be redrawn with text matching `needle`. */
-export function waitForUpdate(fake: FakeSlack, card: PostedCard, needle: string | RegExp): Promise<RecordedCall> {
+export function waitForUpdate(fake: SlackSimulator, card: PostedCard, needle: string | RegExp): Promise<RecordedCall> {
   return fake.waitFor(
     (c) =>
       c.method === 'chat.update' &&
@@ -204,7 +203,7 @@ export function waitForUpdate(fake: FakeSlack, card: PostedCard, needle: string 
   );
 }
 
-export function waitForEphemeral(fake: FakeSlack, user: string, needle: string | RegExp): Promise<RecordedCall> {
+export function waitForEphemeral(fake: SlackSimulator, user: string, needle: string | RegExp): Promise<RecordedCall> {
   return fake.waitFor(
     (c) =>
       c.method === 'chat.postEphemeral' &&
@@ -213,7 +212,7 @@ export function waitForEphemeral(fake: FakeSlack, user: string, needle: string |
   );
 }
 
-export function updatesOf(fake: FakeSlack, card: PostedCard): RecordedCall[] {
+export function updatesOf(fake: SlackSimulator, card: PostedCard): RecordedCall[] {
   return fake.callsTo('chat.update').filter((c) => c.args.ts === card.ts);
 }
 
@@ -282,7 +281,7 @@ export async function clickButton(
 const NOTIFYING = /<!(channel|here|everyone)\b/;
 
 /** Every block and view the fake received passes the limits check and notifies nobody. */
-export function expectCleanSlackOutput(fake: FakeSlack): void {
+export function expectCleanSlackOutput(fake: SlackSimulator): void {
   for (const call of fake.calls) {
     if (['chat.postMessage', 'chat.update', 'chat.postEphemeral'].includes(call.method)) {
       if (Array.isArray(call.args.blocks)) expect(checkBlocks(call.args.blocks), `${call.method} blocks`).toEqual([]);

@@ -49,7 +49,14 @@ async function main(config: Config, logger: Logger): Promise<Drainable> {
   // rows, model and agents).
   const agents: BotAgents = config.agentsModule
     ? await loadAgentsModule({ path: config.agentsModule, database, policyFile, logger, runLeaseMs: config.timings.runLeaseMs })
-    : await startDemo({ database, model: config.model ?? defaultModelFor(config), policyFile, logger, runLeaseMs: config.timings.runLeaseMs });
+    : await startDemo({
+        database,
+        model: config.model ?? defaultModelFor(config),
+        policyFile,
+        logger,
+        runLeaseMs: config.timings.runLeaseMs,
+        sandbox: !slackConfigured,
+      });
   logger.info({ policyVersion: agents.policy.version, source: agents.policySource }, 'policy loaded');
   logger.info({ model: agents.modelLabel }, 'model selected');
   const mcpServers = [...config.mcpServers, ...(agents.mcpServers ?? [])];

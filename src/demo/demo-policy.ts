@@ -1,4 +1,6 @@
 import { definePolicy } from '../approvals/define-policy.js';
+import type { Policy } from '../approvals/policy-schema.js';
+import { findUserByName, findUsergroup } from '../sandbox/workspace.js';
 
 /** Above this many cents a refund needs a second pair of eyes. */
 export const LARGE_REFUND_CENTS = 100_000;
@@ -8,24 +10,36 @@ export const LARGE_REFUND_CENTS = 100_000;
  * works in any workspace (anyone but the bot may approve); a real deployment would
  * list Slack user or user-group ids here or in a POLICY_FILE.
  */
-export const demoPolicy = definePolicy({
-  version: 'demo',
-  defaults: {
-    requireApproval: false,
-    allowSelfApproval: true,
-    expiresIn: '24h',
-  },
-  tools: {
-    // A deletion is soft and the requester usually owns the record, so their own click is enough.
-    delete_record: {
-      requireApproval: true,
+export const demoPolicy = demoPolicyWith('demo', []);
+
+/**
+ * The demo policy behind the local sandbox, whose people are known: refunds go to the finance
+ * group and bob, so a refund asked in a DM with the bot (where nobody else sees the card) is
+ * sent to them instead of waiting unseen.
+ */
+export const sandboxDemoPolicy = demoPolicyWith('demo-sandbox', [findUsergroup('finance')!.id, findUserByName('bob')!.id]);
+
+function demoPolicyWith(version: string, refundApprovers: string[]): Policy {
+  return definePolicy({
+    version,
+    defaults: {
+      requireApproval: false,
       allowSelfApproval: true,
+      expiresIn: '24h',
     },
-    // Money leaves the company: never on the requester's word alone, and two people for large amounts.
-    issue_refund: {
-      requireApproval: true,
-      allowSelfApproval: false,
-      rules: [{ when: { arg: 'amountCents', op: 'gt', value: LARGE_REFUND_CENTS }, then: { quorum: 2 } }],
+    tools: {
+      // A deletion is soft and the requester usually owns the record, so their own click is enough.
+      delete_record: {
+        requireApproval: true,
+        allowSelfApproval: true,
+      },
+      // Money leaves the company: never on the requester's word alone, and two people for large amounts.
+      issue_refund: {
+        requireApproval: true,
+        allowSelfApproval: false,
+        ...(refundApprovers.length > 0 ? { approvers: refundApprovers } : {}),
+        rules: [{ when: { arg: 'amountCents', op: 'gt', value: LARGE_REFUND_CENTS }, then: { quorum: 2 } }],
+      },
     },
-  },
-});
+  });
+}

@@ -3,7 +3,7 @@ import type { BotAgents } from '../bot-agents.js';
 import type { Database } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import { createDemoAgents } from './create-demo-agents.js';
-import { demoPolicy } from './demo-policy.js';
+import { demoPolicy, sandboxDemoPolicy } from './demo-policy.js';
 import { createDemoTables } from './demo-tables.js';
 import { createDemoModel } from './model/create-demo-model.js';
 import { seedDemoData } from './seed-demo-data.js';
@@ -17,6 +17,8 @@ export interface StartDemoOptions {
   policyFile?: { path: string; policy: Policy } | undefined;
   logger: Logger;
   runLeaseMs: number;
+  /** Behind the local sandbox, whose people are known, the demo policy names refund approvers. */
+  sandbox?: boolean;
 }
 
 /**
@@ -29,7 +31,7 @@ export async function startDemo(options: StartDemoOptions): Promise<BotAgents> {
   await createDemoTables(database.db);
   await seedDemoData(database.db);
   const model = options.model ?? createDemoModel();
-  const policy = options.policyFile?.policy ?? demoPolicy;
+  const policy = options.policyFile?.policy ?? (options.sandbox ? sandboxDemoPolicy : demoPolicy);
   return {
     agentFor: (workspace) => createDemoAgents({ db: database.db, storage: database, model, policy, logger, runLeaseMs, ...workspace }).ops,
     policy,

@@ -24,6 +24,7 @@ const DEFAULT_SCOPES = [
   'chat:write',
   'commands',
   'groups:history',
+  'groups:read',
   'im:history',
   'im:write',
   'reactions:write',

@@ -184,6 +184,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     tasks,
     cardsInFlight: new Map(),
     cardRedraws: new Map(),
+    publicChannels: new Map(),
     decisionsInFlight: new Map(),
     workingReactionDelayMs: options.workingReactionDelayMs ?? DEFAULT_WORKING_REACTION_DELAY_MS,
     ...(options.botUserId ? { botUserId: options.botUserId } : {}),
@@ -223,7 +224,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     for (const actionId of unposted) tasks.run('unposted card', () => postUnpostedCard(context, actionId));
     const stale = await claimStaleCards(context.slackDb, agent.id, repairAfterMs);
     for (const actionId of stale) tasks.run('stale card', async () => void (await updateCard(context, actionId)));
-    await sendDueNotices(context).catch((error: unknown) => log.warn({ err: error }, 'approval notices failed'));
+    await sendDueNotices(context, repairAfterMs).catch((error: unknown) => log.warn({ err: error }, 'approval notices failed'));
     const kept = await claimKeptResults(context.slackDb, agent.id, repairAfterMs);
     for (const result of kept) tasks.run('kept answer', () => deliverKeptResult(context, result));
     const found = { expired, recovered, unposted_card: unposted, stale_card: stale, kept_answer: kept };

@@ -32,6 +32,11 @@ export interface SlackContext {
   botUserId?: string;
   /** The workspace's web address (auth.test's `url`), for links to threads. */
   teamUrl?: string;
+  /**
+   * Channels conversations.info said are public, with when it said so (see routeCard): a busy
+   * public channel is asked once in a while, not for every request. Absent: asked every time.
+   */
+  readonly publicChannels?: Map<string, number>;
   /** Republishes people's Home tabs when requests they see change (absent where no Home is kept). */
   readonly home?: HomeRefresher;
 }

@@ -171,6 +171,28 @@ describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {
     expect(deleted).toHaveLength(1);
   });
 
+  it('an escalation puts the request in the added approver’s Home, and the decision republishes it there too', async () => {
+    const BOSS = 'U0BOSS';
+    const { bot } = await boot([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'e1' } }] }, { text: 'Deleted e1.' }], {
+      tools: { delete_record: { approvers: [ALICE], allowSelfApproval: false, expiresIn: '60s', escalateAfter: '1s', escalateTo: [BOSS] } },
+    });
+    expect(viewText(await openHome(bot, BOSS))).toContain('*Waiting for you* (0)');
+    const thread = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete e1' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    await bot.slack.sweepExpired();
+    await waitForText(h.fake, thread, 'escalated to you');
+    // Republished by the escalation itself, without the boss reopening the tab.
+    const escalated = await homeWhere(BOSS, (t) => t.includes('*Waiting for you* (1)'));
+    expect(inboxButtons(escalated.blocks, card.actionId)).toBeDefined();
+
+    await clickButton(bot, card, ALICE, ACTION_IDS.approve);
+    await waitForUpdate(h.fake, card, `Approved by <@${ALICE}>`);
+    // The decision's republish reaches the escalated approver: nothing waits for him any more.
+    await homeWhere(BOSS, (t) => t.includes('*Waiting for you* (0)'));
+    await waitForText(h.fake, thread, 'Deleted e1.');
+  });
+
   it('with two instances, a Home opened on one is republished by the other when a request there is decided', async () => {
     const { bot: first } = await boot([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'm2' } }] }], policy);
     const { deleteRecord, deleted } = recordingDeleteTool();

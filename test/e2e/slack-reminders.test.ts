@@ -3,6 +3,7 @@
  * Slack simulator, with two instances sweeping the same database and one of them restarted:
  * each notice goes out exactly once, and an escalated approver can decide.
  */
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
@@ -114,6 +115,33 @@ describe.each(backends)('reminders, warning, escalation and expiry, on %s', (bac
     await sweepAll([second, h.bot]);
     expect(posted(/expired: nobody decided/)).toHaveLength(1);
     expect(tool.deleted).toEqual([]);
+  });
+
+  it('a reminder claimed by an instance that stopped before posting it goes out once, after the claim is stale', async () => {
+    const policy: PolicyInput = { tools: { delete_record: { requireApproval: true, approvers: [ALICE], expiresIn: '60s', remindAfter: '1s', remindLimit: 1 } } };
+    h.bot = await instance(policy);
+    const thread = await mention(h.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete abc' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    await sleep(1100);
+    // Another instance won the reminder's claim a moment ago and stopped before posting it.
+    await sql`INSERT INTO slack_notices (action_id, notice) VALUES (${card.actionId}, 'remind:1')`.execute(h.database.db);
+    await sweepAll([h.bot]);
+    expect(posted(/still waiting for a decision/)).toHaveLength(0);
+
+    // Once the claim is older than CARD_REPAIR_AFTER_MS (60 s here) without the notice sent, it is taken over: sent once.
+    await sql`UPDATE slack_notices SET claimed_at = now() - interval '61 seconds' WHERE action_id = ${card.actionId}`.execute(h.database.db);
+    const second = await instance(policy);
+    others.push(second);
+    await sweepAll([h.bot, second]);
+    await sweepAll([second, h.bot]);
+    const reminders = posted(/still waiting for a decision/);
+    expect(reminders).toHaveLength(1);
+    expect(reminders[0]!.args).toMatchObject({ channel: CHANNEL, thread_ts: thread.threadTs });
+
+    // Sent is sent: an old claim with its notice delivered is never taken again.
+    await sql`UPDATE slack_notices SET claimed_at = now() - interval '1 hour' WHERE action_id = ${card.actionId}`.execute(h.database.db);
+    await sweepAll([h.bot, second]);
+    expect(posted(/still waiting for a decision/)).toHaveLength(1);
   });
 
   it('notify: none reminds without pinging anyone', async () => {

@@ -10,7 +10,7 @@ import { createLogger, type Logger } from '../../src/logger.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/create-slack-app.js';
 import { checkBlocks, checkView } from '../../src/slack/blocks/limits.js';
 import { slackGroupResolver } from '../../src/slack/transport/slack-group-resolver.js';
-import { appMentionEnvelope, type BlockActionsOptions, blockActionsPayload, FAKE_BOT_TOKEN, type RecordedCall, SLACK_IDS, slackSender, type SlackSimulator, startSlackSimulator } from '../../src/simulator/index.js';
+import { appMentionEnvelope, type BlockActionsOptions, blockActionsPayload, FAKE_BOT_TOKEN, type RecordedCall, SLACK_IDS, slackSender, type SlackSimulator, type SlackSimulatorOptions, startSlackSimulator } from '../../src/simulator/index.js';
 import { createTestDatabase, type Backend, type TestDatabase } from './db.js';
 import type { GroupResolver } from '../../src/approvals/group-resolver.js';
 import type { Db } from '../../src/db/database.js';
@@ -94,10 +94,10 @@ export interface SlackHarness {
  * file, at most one bot at a time (stopped after each test), and the check
  * that everything the bot sent was valid, escaped Block Kit.
  */
-export function slackHarness(backend: Backend): SlackHarness {
+export function slackHarness(backend: Backend, fakeOptions: SlackSimulatorOptions = {}): SlackHarness {
   const h = { bot: undefined } as SlackHarness;
   beforeAll(async () => {
-    [h.database, h.fake] = await Promise.all([createTestDatabase(backend), startSlackSimulator()]);
+    [h.database, h.fake] = await Promise.all([createTestDatabase(backend), startSlackSimulator(fakeOptions)]);
   });
   afterEach(async () => {
     await h.bot?.stop();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { definePolicy } from '../../src/approvals/define-policy.js';
-import { demoPolicy } from '../../src/demo/demo-policy.js';
+import { demoPolicy, sandboxDemoPolicy } from '../../src/demo/demo-policy.js';
 import { demoDb } from '../../src/demo/demo-tables.js';
 import { startDemo } from '../../src/demo/start-demo.js';
 import { createLogger } from '../../src/logger.js';
@@ -44,5 +44,14 @@ describe('startDemo: the agents when none are configured', () => {
     expect(agents).toMatchObject({ policy: custom, policySource: '/etc/approval-policy.yaml', modelLabel: 'openai/gpt-5-mini' });
     const record = await demoDb(database.db).selectFrom('demo_records').select('deleted_at').where('id', '=', 'ghi-789').executeTakeFirstOrThrow();
     expect(record.deleted_at).toBeInstanceOf(Date);
+  });
+
+  it('behind the sandbox, refunds name finance and bob as approvers; in a real workspace they name nobody', async () => {
+    const sandboxed = await startDemo({ database, model: undefined, logger, runLeaseMs: 60_000, sandbox: true });
+    expect(sandboxed.policy).toBe(sandboxDemoPolicy);
+    expect(sandboxed.policy.tools.issue_refund?.approvers).toEqual(['S0FINANCE', 'U0BOB']);
+    expect(sandboxed.policy.tools.issue_refund?.allowSelfApproval).toBe(false);
+    expect(demoPolicy.tools.issue_refund?.approvers).toEqual([]);
+    expect(sandboxed.policy.version).not.toBe(demoPolicy.version);
   });
 });

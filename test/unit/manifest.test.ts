@@ -30,6 +30,7 @@ const EXPECTED_BOT_SCOPES = [
   'chat:write',
   'commands',
   'groups:history',
+  'groups:read',
   'im:history',
   'im:write',
   'reactions:write',

@@ -26,7 +26,7 @@ const METHODS: Record<string, ApiMethod> = {
   ...conversationMethods,
 };
 
-const SCOPES = 'app_mentions:read,channels:history,groups:history,im:history,chat:write,commands,reactions:write,usergroups:read,users:read';
+const SCOPES = 'app_mentions:read,channels:history,groups:history,groups:read,im:history,chat:write,commands,reactions:write,usergroups:read,users:read';
 
 export interface WebApiOptions {
   botToken: string;

@@ -6,6 +6,7 @@ import { whoDecides } from '../blocks/who-decides.js';
 import { truncate } from '../blocks/limits.js';
 import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
 import type { SlackContext, ThreadTarget } from '../slack-context.js';
+import { privateWithoutApprovers } from './private-without-approvers.js';
 import { addCardCopies, type CardCopy } from '../store/cards.js';
 import type { RenderedCard } from './render-card.js';
 import { blocksAsJson } from '../transport/blocks-as-json.js';
@@ -18,7 +19,11 @@ import { blocksAsJson } from '../transport/blocks-as-json.js';
  * Fallback: in a DM with the bot only the requester sees the card, so when they may not approve
  * it themselves (no self-approval, or not an approver) it goes to the approvers' DMs instead of
  * waiting unseen until it expires. A DM is recognised by its id (Slack's `D…`, the `im` channel
- * type of the event that started the run), so no extra API call is made for it.
+ * type of the event that started the run), so no extra API call is made for it. A private channel
+ * whose members include nobody else who may approve is the same case; telling one apart costs a
+ * conversations.info (and, when private, a conversations.members), made only when the requester
+ * may not approve and the policy names approvers; a public channel's answer is remembered for a
+ * few minutes (an app_mention does not say whether its channel is private).
  */
 export async function routeCard(ctx: SlackContext, action: PendingAction, target: ThreadTarget, rendered: RenderedCard): Promise<void> {
   const requirement = ctx.agent.requirementOf(action);
@@ -26,8 +31,12 @@ export async function routeCard(ctx: SlackContext, action: PendingAction, target
   let route: Route = requirement.reach.route;
   let fallback = false;
   if (route === 'thread') {
-    if (!isDm(target.channel) || (await requesterMayApprove(ctx, action))) return;
-    if (approvers.length === 0) return tellNobodyElseSees(ctx, action, target);
+    const dm = isDm(target.channel);
+    // Outside a DM an empty list ("anyone but the requester") leaves nobody to send it to.
+    if (!dm && approvers.length === 0) return;
+    if (await requesterMayApprove(ctx, action)) return;
+    if (dm && approvers.length === 0) return tellNobodyElseSees(ctx, action, target);
+    if (!dm && !(await privateWithoutApprovers(ctx, action, target.channel, approvers, requirement.allowSelfApproval))) return;
     route = 'dm';
     fallback = true;
   }
@@ -159,5 +168,3 @@ export async function dmRecipients(
   }
   return [...people];
 }
-
-

@@ -2,8 +2,9 @@ import { approversAt } from '../../approvals/approvers-at.js';
 import { dueNotices, type NoticeName } from '../../approvals/due-notices.js';
 import type { Requirement } from '../../approvals/requirement-for.js';
 import { escalationText, lastWarningText, reminderText, type NoticeFacts } from '../blocks/notice-text.js';
+import { refreshHomesFor } from '../home/affected-users.js';
 import type { SlackContext } from '../slack-context.js';
-import { claimNotices, loadWaitingApprovals, type WaitingApproval } from '../store/claim-notices.js';
+import { claimNotices, loadWaitingApprovals, markNoticeSent, type WaitingApproval } from '../store/claim-notices.js';
 import { updateCard } from './update-card.js';
 import { renderCard } from './render-card.js';
 import { dmRecipients, sendDmCopies } from './route-card.js';
@@ -18,10 +19,12 @@ interface Planned {
  * The sweep's reminders, last warnings and escalations: works out what is due from the waiting
  * requests and the current policy (one read), claims it (one write; each notice is won by one
  * instance only), and hands each notice it won to a background task. Nothing of this runs on a
- * request's own path, and nothing is kept in memory between sweeps. Returns how many it claimed.
+ * request's own path, and nothing is kept in memory between sweeps. A notice claimed by an
+ * instance that stopped before sending it is claimed again after `staleAfterMs`. Returns how many
+ * it claimed.
  */
-export async function sendDueNotices(ctx: SlackContext, now = new Date()): Promise<number> {
-  const waiting = await loadWaitingApprovals(ctx.slackDb, ctx.agent.id);
+export async function sendDueNotices(ctx: SlackContext, staleAfterMs: number, now = new Date()): Promise<number> {
+  const waiting = await loadWaitingApprovals(ctx.slackDb, ctx.agent.id, staleAfterMs);
   const planned: Planned[] = [];
   for (const request of waiting) {
     const requirement = ctx.agent.requirementOf(request);
@@ -32,6 +35,7 @@ export async function sendDueNotices(ctx: SlackContext, now = new Date()): Promi
   const won = await claimNotices(
     ctx.slackDb,
     planned.map((p) => ({ actionId: p.request.id, notice: p.notice })),
+    staleAfterMs,
   );
   const mine = planned.filter((p) => won.has(`${p.request.id}/${p.notice}`));
   for (const p of mine) ctx.tasks.run('approval notice', () => sendNotice(ctx, p, now));
@@ -49,7 +53,7 @@ async function sendNotice(ctx: SlackContext, p: Planned, now: Date): Promise<voi
   const facts: NoticeFacts = { actionId: request.id, toolName: request.tool_name, expiresAt: request.expires_at, to, notify: requirement.reach.notify };
   const text = notice === 'escalate' ? escalationText(facts) : notice === 'warn' ? lastWarningText(facts) : reminderText(facts);
   const log = ctx.logger.child({ actionId: request.id, notice });
-  if (request.card_channel === null) return;
+  if (request.card_channel === null) return markNoticeSent(ctx.slackDb, request.id, notice);
   // Under the card (in its thread, or in a thread of its own when the card is at a DM's top level),
   // and under each routed copy that is still someone's to decide: an approvals channel's, or the DM
   // copy of an approver who has not voted.
@@ -67,13 +71,16 @@ async function sendNotice(ctx: SlackContext, p: Planned, now: Date): Promise<voi
       log.warn({ err: error, channel: place.channel }, 'approval notice could not be posted');
     }
   }
+  await markNoticeSent(ctx.slackDb, request.id, notice);
   log.info({ to, places: places.length }, 'approval notice sent');
   if (notice !== 'escalate') return;
-  // The escalated approvers are now on the card too; where the request went to DMs, so do they.
+  // The escalated approvers are now on the card and in their Home inbox too; where the request
+  // went to DMs, so do they.
   await updateCard(ctx, request.id);
-  if (!request.card_copies.some((c) => c.user !== undefined)) return;
   const action = await ctx.agent.findRequest(request.id);
   if (!action || action.status !== 'pending') return;
+  refreshHomesFor(ctx, action);
+  if (!request.card_copies.some((c) => c.user !== undefined)) return;
   const had = new Set(request.card_copies.flatMap((c) => (c.user ? [c.user] : [])));
   const people = (await dmRecipients(ctx, to, action, requirement.reach.dmLimit, requirement.allowSelfApproval)).filter((u) => !had.has(u));
   const copies = await sendDmCopies(ctx, action.id, people, renderCard(ctx.agent, action, { blocked: false }));

@@ -1,3 +1,4 @@
+import { approversAt } from '../../approvals/approvers-at.js';
 import type { PendingAction } from '../../db/rows.js';
 import { isUserGroupId, isUserId } from '../blocks/mention.js';
 import type { SlackContext } from '../slack-context.js';
@@ -7,9 +8,10 @@ const GROUP_MEMBERS_MAX = 200;
 
 /**
  * Whose inbox shows this request: its requester, whoever decided or voted, and who may decide it
- * under the policy (listed users, members of listed groups; `everyone` when anyone may).
+ * under the policy at `now` (listed users, members of listed groups, and those an escalation has
+ * added by then; `everyone` when anyone may).
  */
-export async function affectedUsers(ctx: SlackContext, action: PendingAction): Promise<{ users: string[]; everyone: boolean }> {
+export async function affectedUsers(ctx: SlackContext, action: PendingAction, now = new Date()): Promise<{ users: string[]; everyone: boolean }> {
   const users = new Set<string>();
   if (action.requester) users.add(action.requester);
   if (action.decided_by) users.add(action.decided_by);
@@ -17,7 +19,7 @@ export async function affectedUsers(ctx: SlackContext, action: PendingAction): P
     const id = (vote as { userId?: unknown } | null)?.userId;
     if (typeof id === 'string') users.add(id);
   }
-  const { approvers } = ctx.agent.requirementOf(action);
+  const approvers = approversAt(ctx.agent.requirementOf(action), new Date(action.created_at), now);
   const resolve = ctx.agent.runtime.resolveGroupMembers;
   for (const id of approvers) {
     if (isUserId(id)) users.add(id);

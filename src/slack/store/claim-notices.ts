@@ -21,13 +21,16 @@ export interface WaitingApproval {
 
 /**
  * The pending approval requests of `agentId` with a card, soonest to expire first, each with the
- * notices already claimed for it. One read per sweep; what is due is worked out from it.
+ * notices already sent or claimed within `staleAfterMs` (a claim older than that whose notice was
+ * never sent is due again). One read per sweep; what is due is worked out from it.
  */
-export async function loadWaitingApprovals(db: SlackDb, agentId: string, limit = 200): Promise<WaitingApproval[]> {
+export async function loadWaitingApprovals(db: SlackDb, agentId: string, staleAfterMs: number, limit = 200): Promise<WaitingApproval[]> {
   const result = await sql<WaitingApproval>`
     SELECT p.id, p.tool_name, p.args, p.path, p.requester, p.approvals, p.created_at, p.expires_at,
            c.channel AS card_channel, c.thread_ts AS card_thread_ts, c.ts AS card_ts, c.copies AS card_copies,
-           COALESCE((SELECT array_agg(n.notice) FROM slack_notices n WHERE n.action_id = p.id), '{}') AS sent
+           COALESCE((SELECT array_agg(n.notice) FROM slack_notices n
+                     WHERE n.action_id = p.id
+                       AND (n.sent_at IS NOT NULL OR n.claimed_at > now() - make_interval(secs => ${staleAfterMs / 1000}))), '{}') AS sent
     FROM pending_actions p
     JOIN slack_cards c ON c.action_id = p.id
     WHERE p.status = 'pending' AND p.kind = 'approval' AND p.expires_at > now() AND p.path->>0 = ${agentId}
@@ -38,18 +41,26 @@ export async function loadWaitingApprovals(db: SlackDb, agentId: string, limit =
 }
 
 /**
- * Claims notices for this instance: one INSERT … ON CONFLICT DO NOTHING, so of two sweeps that
- * find the same notice due, one gets it back and sends it, the other sends nothing. Returns the
- * claims won, as `${actionId}/${notice}`.
+ * Claims notices for this instance in one statement, so of two sweeps that find the same notice
+ * due, one gets it back and sends it, the other sends nothing. A notice already claimed is won
+ * again only when it was never sent and its claim is older than `staleAfterMs` (its instance
+ * stopped before posting); the conflict's row lock makes that re-claim one instance's too.
+ * Returns the claims won, as `${actionId}/${notice}`.
  */
-export async function claimNotices(db: SlackDb, claims: { actionId: number; notice: string }[]): Promise<Set<string>> {
+export async function claimNotices(db: SlackDb, claims: { actionId: number; notice: string }[], staleAfterMs: number): Promise<Set<string>> {
   if (claims.length === 0) return new Set();
   const result = await sql<{ action_id: number; notice: string }>`
     INSERT INTO slack_notices (action_id, notice)
     SELECT c.action_id, c.notice FROM jsonb_to_recordset(${JSON.stringify(claims.map((c) => ({ action_id: c.actionId, notice: c.notice })))}::jsonb)
       AS c(action_id integer, notice text)
-    ON CONFLICT (action_id, notice) DO NOTHING
+    ON CONFLICT (action_id, notice) DO UPDATE SET claimed_at = now()
+      WHERE slack_notices.sent_at IS NULL AND slack_notices.claimed_at <= now() - make_interval(secs => ${staleAfterMs / 1000})
     RETURNING action_id, notice
   `.execute(db);
   return new Set(result.rows.map((r) => `${r.action_id}/${r.notice}`));
+}
+
+/** The notice went out (or was attempted: a Slack error is not retried); its claim is never taken again. */
+export async function markNoticeSent(db: SlackDb, actionId: number, notice: string): Promise<void> {
+  await sql`UPDATE slack_notices SET sent_at = now() WHERE action_id = ${actionId} AND notice = ${notice}`.execute(db);
 }

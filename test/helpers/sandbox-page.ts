@@ -22,8 +22,8 @@ export interface SandboxPage {
   botCard(thread: Locator, heading: string | RegExp): Locator;
 }
 
-/** Opens the sandbox at `url` in #general as `user` and waits until it shows the bot as up. */
-export async function openSandboxPage(url: string, user: string): Promise<SandboxPage> {
+/** Opens the sandbox at `url` as `user` in `channel` (#general unless said) and waits until it shows the bot as up. */
+export async function openSandboxPage(url: string, user: string, channel = 'C0GENERAL'): Promise<SandboxPage> {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   const page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
   const pageErrors: string[] = [];
@@ -31,7 +31,7 @@ export async function openSandboxPage(url: string, user: string): Promise<Sandbo
   page.on('pageerror', (e) => pageErrors.push(e.message));
   page.on('console', (m) => void (m.type() === 'error' && pageErrors.push(m.text())));
   try {
-    await page.goto(`${url}/?user=${user}&channel=C0GENERAL`);
+    await page.goto(`${url}/?user=${user}&channel=${channel}`);
     await page.locator('#bot-status.ok').waitFor();
   } catch (error) {
     await browser.close();

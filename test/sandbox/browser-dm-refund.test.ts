@@ -4,47 +4,35 @@
  * goes to the refund approvers' DMs (finance: carol). Carol approves from hers, the refund runs
  * once, and alice's DM gets the answer. Skipped where /usr/bin/chromium is missing.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { demoDb } from '../../src/demo/demo-tables.js';
+import { chromiumMissing, openSandboxPage, type SandboxPage } from '../helpers/sandbox-page.js';
 import { freePort, npmStart, stopProcessGroup } from './npm-start.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-
-describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('a refund asked in a DM with the bot, in the sandbox in Chromium', { timeout: 120_000 }, () => {
+describe.skipIf(chromiumMissing)('a refund asked in a DM with the bot, in the sandbox in Chromium', { timeout: 120_000 }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'sandbox-dm-refund-'));
   let app: Awaited<ReturnType<typeof npmStart>> | undefined;
-  let browser: Browser;
+  let sandbox: SandboxPage;
   let page: Page;
-  const pageErrors: string[] = [];
+  let actAs: SandboxPage['actAs'];
 
   beforeAll(async () => {
     const port = await freePort();
     app = await npmStart({ PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-    page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
-    page.setDefaultTimeout(20_000);
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    page.on('console', (m) => void (m.type() === 'error' && pageErrors.push(m.text())));
-    await page.goto(`${app.url}/?user=U0ALICE&channel=D0ALICE`);
-    await page.locator('#bot-status.ok').waitFor();
+    sandbox = await openSandboxPage(app.url, 'U0ALICE', 'D0ALICE');
+    ({ page, actAs } = sandbox);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await sandbox?.browser.close();
     await stopProcessGroup(app?.child);
     rmSync(dataDir, { recursive: true, force: true });
   });
-
-  async function actAs(user: string): Promise<void> {
-    await page.selectOption('#user-switcher', user);
-    await expect.poll(() => new URL(page.url()).searchParams.get('user')).toBe(user);
-  }
 
   const cardIn = (scope: string) => page.locator(`${scope} .msg-bot`, { has: page.locator('.bk-blocks', { hasText: 'Approval needed: issue_refund' }) }).last();
 
@@ -73,11 +61,11 @@ describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('a refund as
   });
 
   it('shows no script errors along the way', () => {
-    expect(pageErrors).toEqual([]);
+    expect(sandbox.pageErrors).toEqual([]);
   });
 
   it('after npm start stops, exactly one refund of $25 was made on order 1042', async () => {
-    await browser.close();
+    await sandbox.browser.close();
     await stopProcessGroup(app?.child);
     app = undefined;
     const database = await openDatabase({ dataDir });

@@ -4,35 +4,18 @@
  * goes to the refund approvers' DMs (finance: carol). Carol approves from hers, the refund runs
  * once, and alice's DM gets the answer. Skipped where /usr/bin/chromium is missing.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { demoDb } from '../../src/demo/demo-tables.js';
-import { chromiumMissing, openSandboxPage, type SandboxPage } from '../helpers/sandbox-page.js';
-import { freePort, npmStart, stopProcessGroup } from './npm-start.js';
+import { useSandboxInChromium } from '../helpers/sandbox-in-chromium.js';
+import { chromiumMissing, type SandboxPage } from '../helpers/sandbox-page.js';
 
 describe.skipIf(chromiumMissing)('a refund asked in a DM with the bot, in the sandbox in Chromium', { timeout: 120_000 }, () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'sandbox-dm-refund-'));
-  let app: Awaited<ReturnType<typeof npmStart>> | undefined;
-  let sandbox: SandboxPage;
+  const browser = useSandboxInChromium('dm-refund', 'U0ALICE', 'D0ALICE');
   let page: Page;
   let actAs: SandboxPage['actAs'];
-
-  beforeAll(async () => {
-    const port = await freePort();
-    app = await npmStart({ PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' });
-    sandbox = await openSandboxPage(app.url, 'U0ALICE', 'D0ALICE');
-    ({ page, actAs } = sandbox);
-  }, 120_000);
-
-  afterAll(async () => {
-    await sandbox?.browser.close();
-    await stopProcessGroup(app?.child);
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  beforeAll(() => void ({ page, actAs } = browser.sandbox));
 
   const cardIn = (scope: string) => page.locator(`${scope} .msg-bot`, { has: page.locator('.bk-blocks', { hasText: 'Approval needed: issue_refund' }) }).last();
 
@@ -61,14 +44,12 @@ describe.skipIf(chromiumMissing)('a refund asked in a DM with the bot, in the sa
   });
 
   it('shows no script errors along the way', () => {
-    expect(sandbox.pageErrors).toEqual([]);
+    expect(browser.sandbox.pageErrors).toEqual([]);
   });
 
   it('after npm start stops, exactly one refund of $25 was made on order 1042', async () => {
-    await sandbox.browser.close();
-    await stopProcessGroup(app?.child);
-    app = undefined;
-    const database = await openDatabase({ dataDir });
+    await browser.stop();
+    const database = await openDatabase({ dataDir: browser.dataDir });
     try {
       const refunds = await demoDb(database.db).selectFrom('demo_refunds').select('amount_cents').where('order_id', '=', '1042').execute();
       expect(refunds.map((r) => r.amount_cents)).toEqual([2500]);

@@ -4,33 +4,16 @@
  * tab opened from the sidebar, a refund approved from it, and `/approvals` typed in the composer.
  * Skipped where /usr/bin/chromium is missing.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumMissing, openSandboxPage, type SandboxPage } from '../helpers/sandbox-page.js';
-import { freePort, npmStart, stopProcessGroup } from './npm-start.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useSandboxInChromium } from '../helpers/sandbox-in-chromium.js';
+import { chromiumMissing, type SandboxPage } from '../helpers/sandbox-page.js';
 
 describe.skipIf(chromiumMissing)('the approvals inbox in the sandbox, in Chromium', { timeout: 120_000 }, () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'sandbox-home-'));
-  let app: Awaited<ReturnType<typeof npmStart>> | undefined;
-  let sandbox: SandboxPage;
+  const browser = useSandboxInChromium('home', 'U0BOB');
   let page: Page;
   let actAs: SandboxPage['actAs'];
-
-  beforeAll(async () => {
-    const port = await freePort();
-    app = await npmStart({ PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' });
-    sandbox = await openSandboxPage(app.url, 'U0BOB');
-    ({ page, actAs } = sandbox);
-  }, 120_000);
-
-  afterAll(async () => {
-    await sandbox?.browser.close();
-    await stopProcessGroup(app?.child);
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  beforeAll(() => void ({ page, actAs } = browser.sandbox));
 
   const home = () => page.locator('#messages .home-view');
 
@@ -41,7 +24,7 @@ describe.skipIf(chromiumMissing)('the approvals inbox in the sandbox, in Chromiu
 
     await actAs('U0ALICE');
     await page.locator('.sidebar-item[data-channel=C0GENERAL]').click();
-    const card = sandbox.botCard(await sandbox.request('@approvals refund order 1042 for $30'), 'Approval needed: issue_refund');
+    const card = browser.sandbox.botCard(await browser.sandbox.request('@approvals refund order 1042 for $30'), 'Approval needed: issue_refund');
     await card.waitFor();
 
     // Alice may not approve her own refund: her Home shows it as hers, waiting, with no buttons.
@@ -78,6 +61,6 @@ describe.skipIf(chromiumMissing)('the approvals inbox in the sandbox, in Chromiu
   });
 
   it('shows no script errors along the way', () => {
-    expect(sandbox.pageErrors).toEqual([]);
+    expect(browser.sandbox.pageErrors).toEqual([]);
   });
 });

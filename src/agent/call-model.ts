@@ -32,6 +32,15 @@ export function modelName(model: LanguageModelV3): string {
   return `${model.provider}/${model.modelId}`;
 }
 
+/** What a model call is given: the model, the conversation so far, the tools it may call, where text goes, and its run. */
+type ModelCallArgs = [
+  model: LanguageModelV3,
+  prompt: LanguageModelV3Message[],
+  tools: LanguageModelV3FunctionTool[],
+  onText: (delta: string) => void,
+  context: ModelCallContext,
+];
+
 /**
  * One model call, streamed. Text deltas go to `onText` as they arrive; tool
  * calls are collected whole. Transient provider errors (the ones the SDK marks
@@ -40,17 +49,11 @@ export function modelName(model: LanguageModelV3): string {
  * ModelCallError wrapping the provider's error, or RunAbortedError once the
  * call's abortSignal fires (the provider's request is aborted with it).
  */
-export async function callModel(
-  model: LanguageModelV3,
-  prompt: LanguageModelV3Message[],
-  tools: LanguageModelV3FunctionTool[],
-  onText: (delta: string) => void,
-  context: ModelCallContext,
-): Promise<ModelStep> {
+export async function callModel(...call: ModelCallArgs): Promise<ModelStep> {
   botMetrics.modelCalls.inc();
   const started = performance.now();
   try {
-    return await tracedCall(model, prompt, tools, onText, context);
+    return await tracedCall(call);
   } catch (error) {
     // A run stopped on purpose is not a failing provider.
     if (!(error instanceof RunAbortedError)) botMetrics.modelErrors.inc();
@@ -61,19 +64,14 @@ export async function callModel(
 }
 
 /** The call, in its span when telemetry is on; callModel counts and times it once. */
-function tracedCall(
-  model: LanguageModelV3,
-  prompt: LanguageModelV3Message[],
-  tools: LanguageModelV3FunctionTool[],
-  onText: (delta: string) => void,
-  context: ModelCallContext,
-): Promise<ModelStep> {
-  if (!context.telemetry) return attempts(model, prompt, tools, onText, context);
+function tracedCall(call: ModelCallArgs): Promise<ModelStep> {
+  const [model, , , , context] = call;
+  if (!context.telemetry) return attempts(call);
   return inSpan(
     context.telemetry,
     'ai.streamText.doStream',
     spanAttributes(model, context),
-    (span) => attempts(model, prompt, tools, onText, context, span),
+    (span) => attempts(call, span),
     (span, step) => {
       span.setAttributes({
         'ai.response.finishReason': step.finishReason,
@@ -90,14 +88,7 @@ function tracedCall(
   );
 }
 
-async function attempts(
-  model: LanguageModelV3,
-  prompt: LanguageModelV3Message[],
-  tools: LanguageModelV3FunctionTool[],
-  onText: (delta: string) => void,
-  context: ModelCallContext,
-  span?: Span,
-): Promise<ModelStep> {
+async function attempts([model, prompt, tools, onText, context]: ModelCallArgs, span?: Span): Promise<ModelStep> {
   const { settings, abortSignal } = context;
   const maxRetries = settings?.maxRetries ?? defaultMaxRetries;
   let attempt = 0;

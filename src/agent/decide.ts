@@ -51,14 +51,8 @@ export async function locateAction(
  * Records one approve/decline and, when it was the last thing the run waited
  * for, continues the run. Refusals change nothing and say why.
  */
-export async function decide(
-  root: AgentInternals,
-  deps: RuntimeDeps,
-  req: DecisionRequest,
-  decision: 'approve' | 'decline',
-  known: DecisionContext = {},
-): Promise<Decision> {
-  const decided = await recordDecision(root, deps, req, decision, known);
+export async function decide(...args: Parameters<typeof recordDecision>): Promise<Decision> {
+  const decided = await recordDecision(...args);
   observeDecision(decided);
   return decided;
 }

@@ -12,6 +12,7 @@ import { backends, createTestDatabase, type Backend, type TestDatabase } from '.
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { appMentionEnvelope, FAKE_BOT_TOKEN, SLACK_IDS, slackSender, type SlackSimulator, startSlackSimulator } from '../../src/simulator/index.js';
 import { buttonClick, mention, textOf, waitForCard, waitForText, waitForUpdate, type Bot } from '../helpers/slack-bot.js';
+import { watchProcess } from '../helpers/watch-process.js';
 
 /**
  * The bot as production runs it: the entry point in a process of its own (through `npm start`,
@@ -231,19 +232,12 @@ describe('Ctrl-C in the terminal running npm start', () => {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', DATA_DIR: join(dir, 'ctrl-c'), LOG_FORMAT: 'json' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-    let output = '';
-    await new Promise<void>((done, fail) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('Sandbox ready')) done();
-      });
-      void exited.then((code) => fail(new Error(`exited with ${code}: ${output}`)));
-    });
+    const watched = watchProcess(child);
+    await watched.waitFor((output) => output.includes('Sandbox ready') || undefined);
     process.kill(-child.pid!, 'SIGINT');
-    expect(await exited).toBe(0);
-    expect(output).toContain('"msg":"stopped"');
-    expect(output).not.toContain('second signal');
+    expect(await watched.exited).toBe(0);
+    expect(watched.output()).toContain('"msg":"stopped"');
+    expect(watched.output()).not.toContain('second signal');
   }, 120_000);
 });
 
@@ -254,19 +248,12 @@ describe('a signal during start-up', () => {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', DATA_DIR: join(dir, 'early'), LOG_FORMAT: 'json' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-    let output = '';
-    let signalled = false;
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      // The database is open and migrated; the agents and the sandbox are not up yet.
-      if (!signalled && output.includes('"database ready"')) {
-        signalled = true;
-        child.kill('SIGTERM');
-      }
-    });
-    expect(await exited).toBe(0);
-    const messages = output.split('\n').filter(Boolean).map((l) => String((JSON.parse(l) as { msg: unknown }).msg));
+    const watched = watchProcess(child);
+    // The database is open and migrated; the agents and the sandbox are not up yet.
+    await watched.waitFor((output) => output.includes('"database ready"') || undefined);
+    child.kill('SIGTERM');
+    expect(await watched.exited).toBe(0);
+    const messages = watched.output().split('\n').filter(Boolean).map((l) => String((JSON.parse(l) as { msg: unknown }).msg));
     expect(messages).toContain('signal during start-up: stopping as soon as start-up is done');
     expect(messages.indexOf('stopped')).toBeGreaterThan(messages.findIndex((m) => m.startsWith('Sandbox ready')));
   }, 120_000);
@@ -279,18 +266,11 @@ describe('LOG_FORMAT=pretty', () => {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', DATA_DIR: join(dir, 'pretty'), LOG_FORMAT: 'pretty' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-    let output = '';
-    const url = await new Promise<string>((done, fail) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        const alone = /^\s*(http:\/\/127\.0\.0\.1:\d+)\s*$/m.exec(output);
-        if (alone) done(alone[1]!);
-      });
-      void exited.then((code) => fail(new Error(`exited with ${code}: ${output}`)));
-    });
+    const watched = watchProcess(child);
+    const url = await watched.waitFor((output) => /^\s*(http:\/\/127\.0\.0\.1:\d+)\s*$/m.exec(output)?.[1]);
     child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    expect(await watched.exited).toBe(0);
+    const output = watched.output();
     expect(output).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: Sandbox ready: open http:\/\/127\.0\.0\.1:\d+ to talk to the bot/m);
     expect(output).toContain(`INFO: stopped`);
     expect(output).not.toMatch(/^\{"level"/m);

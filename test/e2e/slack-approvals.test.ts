@@ -9,13 +9,7 @@ import { backends } from '../helpers/db.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { clickButton, mention, startBot, recordingDeleteTool, textOf, updatesOf, waitForCard, waitForEphemeral, waitForText, waitForUpdate, type AgentDeps, slackHarness } from '../helpers/slack-bot.js';
 import { viewSubmissionPayload } from '../../src/simulator/index.js';
-
-const CHANNEL = 'C0CHANNEL01';
-const REQUESTER = 'U0REQUESTER';
-const ALICE = 'U0ALICE';
-const BOB = 'U0BOB';
-const CAROL = 'U0CAROL';
-const MALLORY = 'U0MALLORY';
+import { CHANNEL, REQUESTER, ALICE, BOB, CAROL, MALLORY } from '../helpers/test-workspace.js';
 
 function recordTools() {
   const { deleteRecord, deleted } = recordingDeleteTool();

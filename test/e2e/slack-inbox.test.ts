@@ -26,13 +26,8 @@ import {
   type AgentDeps,
   type Bot,
 } from '../helpers/slack-bot.js';
+import { CHANNEL, REQUESTER, ALICE, CAROL, DAVE, MALLORY } from '../helpers/test-workspace.js';
 
-const CHANNEL = 'C0CHANNEL01';
-const REQUESTER = 'U0REQUESTER';
-const ALICE = 'U0ALICE';
-const CAROL = 'U0CAROL';
-const DAVE = 'U0DAVE';
-const MALLORY = 'U0MALLORY';
 const GROUP = 'S0OPSTEAM';
 
 type Block = Record<string, any>;

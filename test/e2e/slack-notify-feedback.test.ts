@@ -5,57 +5,25 @@
  * to the buttons (and decides nothing), and refused clicks are on the audit trail.
  */
 import { describe, expect, it } from 'vitest';
-import { Agent } from '../../src/agent/agent.js';
-import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
 import { messageEnvelope } from '../../src/simulator/index.js';
 import { backends } from '../helpers/db.js';
-import { scriptedModel } from '../helpers/scripted-model.js';
-import {
-  clickButton,
-  freshTs,
-  mention,
-  recordingDeleteTool,
-  slackHarness,
-  startBot,
-  waitForCard,
-  waitForEphemeral,
-  waitForText,
-  waitForUpdate,
-  type PostedCard,
-} from '../helpers/slack-bot.js';
-
-const CHANNEL = 'C0CHANNEL01';
-const REQUESTER = 'U0REQUESTER';
-const ALICE = 'U0ALICE';
-const BOB = 'U0BOB';
-const CAROL = 'U0CAROL';
+import { clickButton, freshTs, mention, recordingDeleteTool, slackHarness, waitForCard, waitForEphemeral, waitForText, waitForUpdate, type PostedCard } from '../helpers/slack-bot.js';
+import { startDeleteBot } from '../helpers/start-delete-bot.js';
+import { CHANNEL, REQUESTER, ALICE, BOB, CAROL } from '../helpers/test-workspace.js';
 
 describe.each(backends)('notify and feedback, on %s', (backend) => {
   const h = slackHarness(backend);
 
   async function requestUnder(policy: PolicyInput): Promise<{ card: PostedCard; deleted: unknown[]; runId: string }> {
-    const { deleteRecord, deleted } = recordingDeleteTool();
-    h.bot = await startBot({
-      fake: h.fake,
-      db: h.database.db,
-      makeAgent: (deps) =>
-        new Agent({
-          id: 'ops',
-          instructions: 'test',
-          model: scriptedModel([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'abc' } }] }, { text: 'finished' }]),
-          tools: { delete_record: deleteRecord },
-          storage: h.database,
-          policy: definePolicy(policy),
-          ...deps,
-        }),
-    });
+    const tool = recordingDeleteTool();
+    h.bot = await startDeleteBot(h, policy, { tool });
     const thread = await mention(h.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete abc' });
     const card = await waitForCard(h.fake, thread, 'approval');
     const runId = (await h.bot.agent.findRequest(card.actionId))!.run_id;
-    return { card, deleted, runId };
+    return { card, deleted: tool.deleted, runId };
   }
 
   it('the notification text mentions the approvers, users and groups, and the card says cancel is a reply', async () => {

@@ -11,25 +11,12 @@ import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
 import { backends } from '../helpers/db.js';
-import { SLACK_IDS, type RecordedCall } from '../../src/simulator/index.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
-import {
-  blocksOf,
-  cardActions,
-  clickButton,
-  mention,
-  recordingDeleteTool,
-  slackHarness,
-  startBot,
-  waitForCard,
-  waitForText,
-  waitForUpdate,
-  type PostedCard,
-} from '../helpers/slack-bot.js';
+import { SLACK_IDS, type RecordedCall } from '../../src/simulator/index.js';
+import { blocksOf, cardActions, clickButton, mention, recordingDeleteTool, slackHarness, startBot, waitForCard, waitForText, waitForUpdate, type PostedCard } from '../helpers/slack-bot.js';
+import { startDeleteBot } from '../helpers/start-delete-bot.js';
+import { REQUESTER, ALICE, BOB } from '../helpers/test-workspace.js';
 
-const REQUESTER = 'U0REQUESTER';
-const ALICE = 'U0ALICE';
-const BOB = 'U0BOB';
 const FINANCE = 'S0FINANCE';
 /** Private, with nobody in it who may approve. */
 const SECRET = 'G0SECRET';
@@ -45,20 +32,7 @@ describe.each(backends)('the routing fallback in a private channel, on %s', (bac
 
   async function boot(policy: PolicyInput) {
     const tool = recordingDeleteTool();
-    h.bot = await startBot({
-      fake: h.fake,
-      db: h.database.db,
-      makeAgent: (deps) =>
-        new Agent({
-          id: 'ops',
-          instructions: 'test',
-          model: scriptedModel([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'abc' } }] }, { text: 'finished' }]),
-          tools: { delete_record: tool.deleteRecord },
-          storage: h.database,
-          policy: definePolicy(policy),
-          ...deps,
-        }),
-    });
+    h.bot = await startDeleteBot(h, policy, { tool });
     return tool;
   }
 

@@ -5,28 +5,14 @@
  */
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Agent } from '../../src/agent/agent.js';
-import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
 import { backends } from '../helpers/db.js';
-import { scriptedModel } from '../helpers/scripted-model.js';
 import type { RecordedCall } from '../../src/simulator/index.js';
-import {
-  clickButton,
-  mention,
-  recordingDeleteTool,
-  slackHarness,
-  startBot,
-  waitForCard,
-  waitForText,
-  waitForUpdate,
-  type Bot,
-} from '../helpers/slack-bot.js';
+import { clickButton, mention, recordingDeleteTool, slackHarness, waitForCard, waitForText, waitForUpdate, type Bot } from '../helpers/slack-bot.js';
+import { startDeleteBot } from '../helpers/start-delete-bot.js';
+import { CHANNEL, REQUESTER, ALICE } from '../helpers/test-workspace.js';
 
-const CHANNEL = 'C0CHANNEL01';
-const REQUESTER = 'U0REQUESTER';
-const ALICE = 'U0ALICE';
 const BOSS = 'U0BOSS';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -41,22 +27,18 @@ describe.each(backends)('reminders, warning, escalation and expiry, on %s', (bac
     agentId = `ops-${expect.getState().currentTestName?.length ?? 0}-${Math.random().toString(36).slice(2, 8)}`;
   });
 
-  async function instance(policy: PolicyInput, deleted?: ReturnType<typeof recordingDeleteTool>): Promise<Bot> {
-    const tool = deleted ?? recordingDeleteTool();
-    return startBot({
-      fake: h.fake,
-      db: h.database.db,
-      makeAgent: (deps) =>
-        new Agent({
-          id: agentId,
-          instructions: 'test',
-          model: scriptedModel([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'abc' } }] }, { text: 'finished' }]),
-          tools: { delete_record: tool.deleteRecord },
-          storage: h.database,
-          policy: definePolicy(policy),
-          ...deps,
-        }),
-    });
+  const instance = (policy: PolicyInput, tool?: ReturnType<typeof recordingDeleteTool>): Promise<Bot> => startDeleteBot(h, policy, { tool, agentId });
+
+  /** Two instances on the same database under `policy`, and the requester's request made on the first; both sweep. */
+  async function requestOnTwoInstances(policy: PolicyInput) {
+    const tool = recordingDeleteTool();
+    const first = await instance(policy, tool);
+    h.bot = first;
+    const second = await instance(policy);
+    others.push(second);
+    const thread = await mention(first, { user: REQUESTER, channel: CHANNEL, text: 'delete abc' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    return { tool, first, second, thread, card };
   }
 
   async function sweepAll(bots: Bot[]): Promise<void> {
@@ -73,12 +55,8 @@ describe.each(backends)('reminders, warning, escalation and expiry, on %s', (bac
         delete_record: { requireApproval: true, approvers: [ALICE], expiresIn: '60s', remindAfter: '3s', remindLimit: 1, escalateAfter: '6s', escalateTo: [BOSS] },
       },
     };
-    const tool = recordingDeleteTool();
-    h.bot = await instance(policy, tool);
-    const second = await instance(policy);
-    others.push(second);
-    const thread = await mention(h.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete abc' });
-    const card = await waitForCard(h.fake, thread, 'approval');
+    const { tool, first, second, thread, card } = await requestOnTwoInstances(policy);
+    h.bot = first;
     expect(card.call.args.text).toContain(`for <@${ALICE}>`);
     expect(card.call.args.text).not.toContain(BOSS);
 
@@ -120,12 +98,8 @@ describe.each(backends)('reminders, warning, escalation and expiry, on %s', (bac
 
   it('a last warning shortly before expiry, and the requester told once when it expires', async () => {
     const policy: PolicyInput = { tools: { delete_record: { requireApproval: true, approvers: [ALICE], expiresIn: '3s', warnBefore: '2s' } } };
-    const tool = recordingDeleteTool();
-    h.bot = await instance(policy, tool);
-    const second = await instance(policy);
-    others.push(second);
-    const thread = await mention(h.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete abc' });
-    const card = await waitForCard(h.fake, thread, 'approval');
+    const { tool, first, second, thread, card } = await requestOnTwoInstances(policy);
+    h.bot = first;
     await sleep(1100);
     await sweepAll([h.bot, second]);
     await sweepAll([second, h.bot]);

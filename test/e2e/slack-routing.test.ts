@@ -5,53 +5,22 @@
  * deciding on one redraws every copy and the thread, and the run goes on in the thread.
  */
 import { describe, expect, it } from 'vitest';
-import { Agent } from '../../src/agent/agent.js';
-import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
 import { messageEnvelope, type RecordedCall } from '../../src/simulator/index.js';
 import { backends } from '../helpers/db.js';
-import { scriptedModel } from '../helpers/scripted-model.js';
-import {
-  blocksOf,
-  cardActions,
-  clickButton,
-  freshTs,
-  mention,
-  recordingDeleteTool,
-  slackHarness,
-  startBot,
-  waitForCard,
-  waitForText,
-  waitForUpdate,
-  type PostedCard,
-} from '../helpers/slack-bot.js';
+import { blocksOf, cardActions, clickButton, freshTs, mention, recordingDeleteTool, slackHarness, waitForCard, waitForText, waitForUpdate, type PostedCard } from '../helpers/slack-bot.js';
+import { startDeleteBot } from '../helpers/start-delete-bot.js';
+import { CHANNEL, REQUESTER, ALICE, BOB } from '../helpers/test-workspace.js';
 
-const CHANNEL = 'C0CHANNEL01';
 const APPROVALS = 'C0APPROVALS';
-const REQUESTER = 'U0REQUESTER';
-const ALICE = 'U0ALICE';
-const BOB = 'U0BOB';
 
 describe.each(backends)('routing requests to the approvers, on %s', (backend) => {
   const h = slackHarness(backend);
 
   async function boot(policy: PolicyInput) {
     const tool = recordingDeleteTool();
-    h.bot = await startBot({
-      fake: h.fake,
-      db: h.database.db,
-      makeAgent: (deps) =>
-        new Agent({
-          id: 'ops',
-          instructions: 'test',
-          model: scriptedModel([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'abc' } }] }, { text: 'finished' }]),
-          tools: { delete_record: tool.deleteRecord },
-          storage: h.database,
-          policy: definePolicy(policy),
-          ...deps,
-        }),
-    });
+    h.bot = await startDeleteBot(h, policy, { tool });
     return tool;
   }
 

@@ -4,54 +4,35 @@
  * fake Slack Web API.
  */
 import { describe, expect, it } from 'vitest';
-import { Agent } from '../../src/agent/agent.js';
-import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
 import { backends } from '../helpers/db.js';
-import { scriptedModel } from '../helpers/scripted-model.js';
 import { viewSubmissionPayload } from '../../src/simulator/index.js';
 import {
   clickButton,
   mention,
   recordingDeleteTool,
   slackHarness,
-  startBot,
   textOf,
   updatesOf,
   waitForCard,
   waitForUpdate,
   type PostedCard,
 } from '../helpers/slack-bot.js';
+import { startDeleteBot } from '../helpers/start-delete-bot.js';
+import { CHANNEL, REQUESTER, ALICE, BOB } from '../helpers/test-workspace.js';
 
-const CHANNEL = 'C0CHANNEL01';
-const REQUESTER = 'U0REQUESTER';
-const ALICE = 'U0ALICE';
-const BOB = 'U0BOB';
 const WARNING = /:warning: \*This request can never be approved:\* it needs (\d+) approvals? but (only \d+ (person|people)|nobody) may approve it/;
 
 describe.each(backends)('a quorum that can never be met is on the card, on %s', (backend) => {
   const h = slackHarness(backend);
 
   async function requestUnder(policy: PolicyInput): Promise<PostedCard> {
-    const { deleteRecord, deleted } = recordingDeleteTool();
-    h.bot = await startBot({
-      fake: h.fake,
-      db: h.database.db,
-      makeAgent: (deps) =>
-        new Agent({
-          id: 'ops',
-          instructions: 'test',
-          model: scriptedModel([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'abc' } }] }, { text: 'finished' }]),
-          tools: { delete_record: deleteRecord },
-          storage: h.database,
-          policy: definePolicy(policy),
-          ...deps,
-        }),
-    });
+    const tool = recordingDeleteTool();
+    h.bot = await startDeleteBot(h, policy, { tool });
     const thread = await mention(h.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete abc' });
     const card = await waitForCard(h.fake, thread, 'approval');
-    expect(deleted).toEqual([]);
+    expect(tool.deleted).toEqual([]);
     return card;
   }
 

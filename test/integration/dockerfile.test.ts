@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
+import { watchProcess } from '../helpers/watch-process.js';
 
 /**
  * Docker may not be able to pull images here, so the Dockerfile is checked without it: every path
@@ -125,15 +126,10 @@ describe('Dockerfile', () => {
       env: { PATH: process.env.PATH ?? '', HOME: dir, PORT: '0', DATA_DIR: join(dir, 'data'), LOG_FORMAT: 'json' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-    let output = '';
-    const url = await new Promise<string>((done, fail) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        for (const line of output.split('\n')) if (line.includes('Sandbox ready')) done(JSON.parse(line).url as string);
-      });
-      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      void exited.then((code) => fail(new Error(`exited with ${code}: ${output}`)));
+    const watched = watchProcess(child, { stderr: true });
+    const url = await watched.waitFor((output) => {
+      const ready = output.split('\n').find((line) => line.includes('Sandbox ready'));
+      return ready === undefined ? undefined : (JSON.parse(ready).url as string);
     });
     try {
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
@@ -146,6 +142,6 @@ describe('Dockerfile', () => {
     } finally {
       child.kill('SIGTERM');
     }
-    expect(await exited).toBe(0);
+    expect(await watched.exited).toBe(0);
   }, 120_000);
 });

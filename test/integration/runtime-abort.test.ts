@@ -7,7 +7,9 @@ import { Agent } from '../../src/agent/agent.js';
 import { RunAbortedError } from '../../src/agent/errors.js';
 import { createTool } from '../../src/agent/tool.js';
 import { collect, countingTool } from '../helpers/agents.js';
+import { confirmTool } from '../helpers/confirm-tool.js';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { runRecordCount } from '../helpers/run-record-count.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -38,6 +40,28 @@ function modelStuckOn(stuckOn: number, steps: ScriptStep[], options: { honours?:
   return Object.assign(model, { calls: () => calls, stuck });
 }
 
+/**
+ * `slow_export`: a tool that waits for its abort signal and then returns; `inTool` settles once
+ * a call has started, `seen` holds what the signal read when each call went on.
+ */
+function toolWaitingForAbort() {
+  let entered!: () => void;
+  const inTool = new Promise<void>((resolve) => (entered = resolve));
+  const seen: Array<boolean | undefined> = [];
+  const tool = createTool({
+    id: 'slow_export',
+    description: 'exports slowly',
+    inputSchema: z.object({}),
+    execute: async (_input, ctx) => {
+      entered();
+      await new Promise<void>((resolve) => ctx.abortSignal?.addEventListener('abort', () => resolve(), { once: true }));
+      seen.push(ctx.abortSignal?.aborted);
+      return 'stopped early';
+    },
+  });
+  return { tool, inTool, seen };
+}
+
 describe.each(backends)('aborting a run on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
@@ -46,9 +70,6 @@ describe.each(backends)('aborting a run on %s', (backend) => {
   afterAll(async () => {
     await database?.close();
   });
-
-  const recordsOf = async (rootRunId: string) =>
-    (await sql<{ n: number }>`SELECT count(*)::int AS n FROM run_snapshots WHERE root_run_id = ${rootRunId}`.execute(database.db)).rows[0]!.n;
 
   it('aborts the model call in flight; the run ends with RunAbortedError and leaves no record for a sweep', async () => {
     const model = modelStuckOn(1, [{ text: 'never' }]);
@@ -66,7 +87,7 @@ describe.each(backends)('aborting a run on %s', (backend) => {
     expect(error).toBeInstanceOf(RunAbortedError);
     expect(error).toMatchObject({ code: 'RUN_ABORTED', message: `run ${stream.runId} was aborted: user pressed stop` });
     expect(chunks.at(-1)).toMatchObject({ type: 'finish', payload: { finishReason: 'error' } });
-    expect(await recordsOf(stream.runId)).toBe(0);
+    expect(await runRecordCount(database, stream.runId)).toBe(0);
     await sleep(80);
     expect(await agent.recoverStaleRuns()).toEqual([]);
     expect(model.calls()).toBe(1);
@@ -90,20 +111,7 @@ describe.each(backends)('aborting a run on %s', (backend) => {
   });
 
   it('a tool running when the run is aborted gets the signal, and nothing runs after it', async () => {
-    let entered!: () => void;
-    const inTool = new Promise<void>((resolve) => (entered = resolve));
-    const seen: Array<boolean | undefined> = [];
-    const slow = createTool({
-      id: 'slow_export',
-      description: 'exports slowly',
-      inputSchema: z.object({}),
-      execute: async (_input, ctx) => {
-        entered();
-        await new Promise<void>((resolve) => ctx.abortSignal?.addEventListener('abort', () => resolve(), { once: true }));
-        seen.push(ctx.abortSignal?.aborted);
-        return 'stopped early';
-      },
-    });
+    const { tool: slow, inTool, seen } = toolWaitingForAbort();
     const model = scriptedModel([
       { toolCalls: [{ toolName: 'slow_export', args: {} }, { toolName: 'slow_export', args: {} }] },
       { text: 'never' },
@@ -118,22 +126,11 @@ describe.each(backends)('aborting a run on %s', (backend) => {
     // The second call of the step never started, and the model was not asked again.
     expect(seen).toEqual([true]);
     expect(model.doStreamCalls).toHaveLength(1);
-    expect(await recordsOf(stream.runId)).toBe(0);
+    expect(await runRecordCount(database, stream.runId)).toBe(0);
   });
 
   it('a step that would pause for an approval is cancelled instead when the abort came while its other call ran', async () => {
-    let entered!: () => void;
-    const inTool = new Promise<void>((resolve) => (entered = resolve));
-    const slow = createTool({
-      id: 'slow_export',
-      description: 'exports slowly',
-      inputSchema: z.object({}),
-      execute: async (_input, ctx) => {
-        entered();
-        await new Promise<void>((resolve) => ctx.abortSignal?.addEventListener('abort', () => resolve(), { once: true }));
-        return 'stopped early';
-      },
-    });
+    const { tool: slow, inTool } = toolWaitingForAbort();
     const { tool: deleteRecord, calls } = countingTool('delete_record', { requireApproval: true });
     const model = scriptedModel([
       { toolCalls: [{ toolName: 'delete_record', args: { id: 'd1' } }, { toolName: 'slow_export', args: {}, toolCallId: 'call-export' }] },
@@ -148,7 +145,7 @@ describe.each(backends)('aborting a run on %s', (backend) => {
     expect(result.error).toBeInstanceOf(RunAbortedError);
     expect(result.pending).toEqual([]);
     expect(calls).toEqual([]);
-    expect(await recordsOf(stream.runId)).toBe(0);
+    expect(await runRecordCount(database, stream.runId)).toBe(0);
     const requests = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pending_actions WHERE root_run_id = ${stream.runId}`.execute(database.db);
     expect(requests.rows[0]!.n).toBe(0);
     // The export that ran is on the trail all the same.
@@ -158,15 +155,8 @@ describe.each(backends)('aborting a run on %s', (backend) => {
   });
 
   it('a continuation aborted through resumeStream is cancelled: asking again finds no run', async () => {
-    const confirm = createTool({
-      id: 'confirm',
-      description: 'asks for a yes',
-      inputSchema: z.object({}),
-      resumeSchema: z.object({ ok: z.boolean() }),
-      execute: async (_input, ctx) => (ctx.agent?.resumeData ? 'confirmed' : ctx.agent?.suspend({ question: 'sure?' })),
-    });
     const model = modelStuckOn(2, [{ toolCalls: [{ toolName: 'confirm', args: {} }] }, { text: 'never' }]);
-    const agent = new Agent({ id: 'ops', model, tools: { confirm }, storage: database });
+    const agent = new Agent({ id: 'ops', model, tools: { confirm: confirmTool }, storage: database });
     const paused = await agent.generate('go');
     expect(paused.finishReason).toBe('suspended');
 
@@ -175,34 +165,27 @@ describe.each(backends)('aborting a run on %s', (backend) => {
     await model.stuck;
     controller.abort();
     expect((await resumed.result).error).toBeInstanceOf(RunAbortedError);
-    expect(await recordsOf(paused.runId)).toBe(0);
+    expect(await runRecordCount(database, paused.runId)).toBe(0);
     // The answer was taken before the abort, and nothing of the run is left to give another to.
     await expect(agent.resumeGenerate({ ok: true }, { runId: paused.runId })).rejects.toMatchObject({ code: 'TOOL_CALL_NOT_PENDING' });
     expect((await agent.listSuspendedRuns()).runs.filter((r) => r.runId === paused.runId)).toEqual([]);
   });
 
   it('aborting a sub-agent\'s continuation cancels its whole tree: the supervisor\'s wait and record go too', async () => {
-    const confirm = createTool({
-      id: 'confirm',
-      description: 'asks for a yes',
-      inputSchema: z.object({}),
-      resumeSchema: z.object({ ok: z.boolean() }),
-      execute: async (_input, ctx) => (ctx.agent?.resumeData ? 'confirmed' : ctx.agent?.suspend({ question: 'sure?' })),
-    });
     const billingModel = modelStuckOn(2, [{ toolCalls: [{ toolName: 'confirm', args: {} }] }, { text: 'never' }]);
-    const billing = new Agent({ id: 'billing', model: billingModel, tools: { confirm } });
+    const billing = new Agent({ id: 'billing', model: billingModel, tools: { confirm: confirmTool } });
     const topModel = scriptedModel([{ toolCalls: [{ toolName: 'agent-billing', args: { prompt: 'refund' } }] }, { text: 'never' }]);
     const top = new Agent({ id: 'ops', model: topModel, agents: { billing }, storage: database });
     const paused = await top.generate('refund');
     expect(paused.suspendPayload).toMatchObject({ toolName: 'confirm', path: ['ops', 'billing'] });
-    expect(await recordsOf(paused.runId)).toBe(2);
+    expect(await runRecordCount(database, paused.runId)).toBe(2);
 
     const controller = new AbortController();
     const resumed = await top.resumeStream({ ok: true }, { runId: paused.suspendPayload!.runId }, { abortSignal: controller.signal });
     await billingModel.stuck;
     controller.abort();
     expect((await resumed.result).error).toBeInstanceOf(RunAbortedError);
-    expect(await recordsOf(paused.runId)).toBe(0);
+    expect(await runRecordCount(database, paused.runId)).toBe(0);
     const delegation = await sql<{ status: string }>`
       SELECT status FROM pending_actions WHERE root_run_id = ${paused.runId} AND kind = 'delegation'`.execute(database.db);
     expect(delegation.rows).toEqual([{ status: 'cancelled' }]);

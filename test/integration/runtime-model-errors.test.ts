@@ -1,12 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { APICallError } from '@ai-sdk/provider';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { AgentError, ModelCallError, SnapshotNotFoundError } from '../../src/agent/errors.js';
 import { collect, countingTool } from '../helpers/agents.js';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { runRecordCount } from '../helpers/run-record-count.js';
 import { modelThatFailsAfter } from '../helpers/scripted-model.js';
 
 /** OpenAI's API on loopback answering every request with `status` and OpenAI's error body. */
@@ -39,9 +39,6 @@ describe.each(backends)('a model that fails on %s', (backend) => {
     await database?.close();
   });
 
-  const recordsOf = async (rootRunId: string) =>
-    (await sql<{ n: number }>`SELECT count(*)::int AS n FROM run_snapshots WHERE root_run_id = ${rootRunId}`.execute(database.db)).rows[0]!.n;
-
   it('a 401 on the first step rejects generate with a ModelCallError naming the model, once, leaving nothing behind', async () => {
     const openai = await failingOpenAI(401, 'Incorrect API key provided: sk-te****1234.');
     try {
@@ -61,7 +58,7 @@ describe.each(backends)('a model that fails on %s', (backend) => {
       expect(APICallError.isInstance((error as Error).cause)).toBe(true);
       // Not retried: a refused key stays refused.
       expect(openai.requests()).toBe(1);
-      expect(await recordsOf('run-401')).toBe(0);
+      expect(await runRecordCount(database, 'run-401')).toBe(0);
       // What a caller that went on anyway hears: the run is gone, but it was told why first.
       await expect(agent.approveToolCall({ runId: 'run-401' })).rejects.toBeInstanceOf(SnapshotNotFoundError);
     } finally {
@@ -113,6 +110,6 @@ describe.each(backends)('a model that fails on %s', (backend) => {
     expect(result.error).toMatchObject({ details: { step: 2 }, message: 'model mock-provider/mock-model-id failed: the provider is down' });
     expect(result.toolResults).toEqual([expect.objectContaining({ toolName: 'lookup_record', isError: false })]);
     expect(calls).toEqual([{ id: 'r1' }]);
-    expect(await recordsOf(result.runId)).toBe(0);
+    expect(await runRecordCount(database, result.runId)).toBe(0);
   });
 });

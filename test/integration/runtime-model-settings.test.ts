@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { ModelCallError, ModelSettingsError } from '../../src/agent/errors.js';
 import { countingTool } from '../helpers/agents.js';
+import { confirmTool } from '../helpers/confirm-tool.js';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 
@@ -41,31 +42,8 @@ describe.each(backends)('model call settings on %s', (backend) => {
   });
 
   it('passes the agent\'s settings to the provider unchanged, and a call\'s over them field by field', async () => {
-    const model = scriptedModel([{ text: 'ok' }]);
-    const agent = new Agent({
-      id: 'ops',
-      model,
-      storage: database,
-      defaultOptions: {
-        modelSettings: {
-          temperature: 0.2,
-          topP: 0.9,
-          topK: 40,
-          maxOutputTokens: 512,
-          stopSequences: ['END'],
-          seed: 7,
-          presencePenalty: 0.1,
-          frequencyPenalty: 0.3,
-          headers: { 'x-team': 'ops', 'x-trace': 'agent' },
-          maxRetries: 1,
-        },
-        providerOptions: { openai: { reasoningEffort: 'low', store: false } },
-      },
-    });
-
-    await agent.generate('hello');
-    const first = model.doStreamCalls[0]!;
-    expect(first).toMatchObject({
+    // Every setting the provider takes, as the agent's defaults; the provider must see each one as is.
+    const providerSettings = {
       temperature: 0.2,
       topP: 0.9,
       topK: 40,
@@ -75,8 +53,19 @@ describe.each(backends)('model call settings on %s', (backend) => {
       presencePenalty: 0.1,
       frequencyPenalty: 0.3,
       headers: { 'x-team': 'ops', 'x-trace': 'agent' },
-      providerOptions: { openai: { reasoningEffort: 'low', store: false } },
+    };
+    const providerOptions = { openai: { reasoningEffort: 'low', store: false } };
+    const model = scriptedModel([{ text: 'ok' }]);
+    const agent = new Agent({
+      id: 'ops',
+      model,
+      storage: database,
+      defaultOptions: { modelSettings: { ...providerSettings, maxRetries: 1 }, providerOptions },
     });
+
+    await agent.generate('hello');
+    const first = model.doStreamCalls[0]!;
+    expect(first).toMatchObject({ ...providerSettings, providerOptions });
     // maxRetries is the runtime's, not the provider's.
     expect(first).not.toHaveProperty('maxRetries');
 
@@ -132,20 +121,8 @@ describe.each(backends)('model call settings on %s', (backend) => {
   });
 
   it('resumeStream takes settings of its own for the continued run', async () => {
-    const { createTool } = await import('../../src/agent/tool.js');
-    const { z } = await import('zod');
-    const confirm = createTool({
-      id: 'confirm',
-      description: 'asks for a yes',
-      inputSchema: z.object({}),
-      resumeSchema: z.object({ ok: z.boolean() }),
-      execute: async (_input, ctx) => {
-        if (!ctx.agent?.resumeData) return ctx.agent?.suspend({ question: 'sure?' });
-        return { ok: true };
-      },
-    });
     const model = scriptedModel([{ toolCalls: [{ toolName: 'confirm', args: {} }] }, { text: 'confirmed' }]);
-    const agent = new Agent({ id: 'ops', model, tools: { confirm }, storage: database });
+    const agent = new Agent({ id: 'ops', model, tools: { confirm: confirmTool }, storage: database });
     const paused = await agent.generate('go', { modelSettings: { temperature: 0.5, seed: 1 } });
     expect(paused.finishReason).toBe('suspended');
     const resumed = await agent.resumeGenerate({ ok: true }, { runId: paused.runId }, { modelSettings: { temperature: 1, headers: { 'x-resumed': 'yes' } } });

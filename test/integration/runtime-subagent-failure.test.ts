@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { countingTool } from '../helpers/agents.js';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { runRecordCount } from '../helpers/run-record-count.js';
 import { lastToolResults, modelThatFailsAfter, scriptedModel } from '../helpers/scripted-model.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -17,9 +18,6 @@ describe.each(backends)('a sub-agent that fails, on %s', (backend) => {
   afterAll(async () => {
     await database?.close();
   });
-
-  const recordsOf = async (rootRunId: string) =>
-    (await sql<{ n: number }>`SELECT count(*)::int AS n FROM run_snapshots WHERE root_run_id = ${rootRunId}`.execute(database.db)).rows[0]!.n;
 
   it('is a failed call for its supervisor, which is told why and answers', async () => {
     const billing = new Agent({ id: 'billing', model: modelThatFailsAfter([]) });
@@ -49,7 +47,7 @@ describe.each(backends)('a sub-agent that fails, on %s', (backend) => {
     expect(after.text).toBe('The refund may have gone through; billing stopped before it confirmed.');
     expect(calls).toEqual([{ id: 'o-2' }]);
     expect(lastToolResults(topModel)).toEqual([expect.objectContaining({ toolName: 'agent-billing', output: { type: 'error-text', value: told } })]);
-    expect(await recordsOf(paused.runId)).toBe(0);
+    expect(await runRecordCount(database, paused.runId)).toBe(0);
     const delegation = await sql<{ status: string; reason: string }>`
       SELECT status, reason FROM pending_actions WHERE root_run_id = ${paused.runId} AND kind = 'delegation'`.execute(database.db);
     expect(delegation.rows).toEqual([{ status: 'failed', reason: 'model mock-provider/mock-model-id failed: the provider is down' }]);

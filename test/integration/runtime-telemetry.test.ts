@@ -37,17 +37,17 @@ describe.each(backends)('OpenTelemetry spans on %s', (backend) => {
     const result = await agent.generate('look up r1');
     expect(result.text).toBe('r1 is active');
 
+    // What every span of the run carries, model call or tool call.
+    const ofTheRun = { 'agent.id': 'ops', 'agent.run_id': result.runId, 'ai.telemetry.functionId': 'ops-desk' };
     const modelSpans = spans('ai.streamText.doStream');
     expect(modelSpans).toHaveLength(2);
     expect(modelSpans[0]!.attributes).toMatchObject({
+      ...ofTheRun,
       'ai.model.id': 'mock-model-id',
       'ai.model.provider': 'mock-provider',
       'gen_ai.request.model': 'mock-model-id',
       'gen_ai.request.temperature': 0.3,
-      'agent.id': 'ops',
-      'agent.run_id': result.runId,
       'agent.step': 1,
-      'ai.telemetry.functionId': 'ops-desk',
       'ai.telemetry.metadata.team': 'ops',
       'ai.response.finishReason': 'tool-calls',
       'ai.usage.inputTokens': 1,
@@ -59,13 +59,7 @@ describe.each(backends)('OpenTelemetry spans on %s', (backend) => {
 
     const toolSpans = spans('ai.toolCall');
     expect(toolSpans).toHaveLength(1);
-    expect(toolSpans[0]!.attributes).toMatchObject({
-      'ai.toolCall.name': 'lookup_record',
-      'ai.toolCall.id': 'call-r1',
-      'agent.id': 'ops',
-      'agent.run_id': result.runId,
-      'ai.telemetry.functionId': 'ops-desk',
-    });
+    expect(toolSpans[0]!.attributes).toMatchObject({ ...ofTheRun, 'ai.toolCall.name': 'lookup_record', 'ai.toolCall.id': 'call-r1' });
     expect(toolSpans[0]!.status.code).not.toBe(SpanStatusCode.ERROR);
   });
 

@@ -4,24 +4,24 @@
  * example's agent mentioned in #general, one tool call approved and another declined through
  * the UI, and the thread showing both outcomes. Skipped where /usr/bin/chromium is missing.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
+import { chromiumMissing, openSandboxPage, type SandboxPage } from '../helpers/sandbox-page.js';
 import { freePort, npmStart, stopProcessGroup, type NpmStart } from './npm-start.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const UNSET = ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'SLACK_API_URL', 'MODEL', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'POLICY_FILE'];
 
-describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('an agents module in the sandbox, in Chromium', { timeout: 120_000 }, () => {
+describe.skipIf(chromiumMissing)('an agents module in the sandbox, in Chromium', { timeout: 120_000 }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'agents-module-browser-'));
   let app: NpmStart | undefined;
-  let browser: Browser | undefined;
+  let sandbox: SandboxPage | undefined;
   let page: Page;
-  const pageErrors: string[] = [];
+  let request: SandboxPage['request'];
+  let botCard: SandboxPage['botCard'];
 
   beforeAll(async () => {
     // The example imports the package by name, as a team's module would: its built copy.
@@ -29,33 +29,15 @@ describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('an agents m
     const port = await freePort();
     const unset = Object.fromEntries(UNSET.map((name) => [name, undefined]));
     app = await npmStart({ ...unset, AGENTS_MODULE: 'examples/agents.ts', PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-    page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
-    page.setDefaultTimeout(20_000);
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    page.on('console', (m) => void (m.type() === 'error' && pageErrors.push(m.text())));
-    await page.goto(`${app.url}/?user=U0ALICE&channel=C0GENERAL`);
-    await page.locator('#bot-status.ok').waitFor();
+    sandbox = await openSandboxPage(app.url, 'U0ALICE');
+    ({ page, request, botCard } = sandbox);
   }, 300_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await sandbox?.browser.close();
     await stopProcessGroup(app?.child);
     rmSync(dataDir, { recursive: true, force: true });
   });
-
-  /** Types a request in #general and opens its thread once the bot has answered in it. */
-  async function request(text: string): Promise<Locator> {
-    await page.locator('#message-input').fill(text);
-    await page.locator('#message-input').press('Enter');
-    const message = page.locator('#messages .msg', { hasText: text }).last();
-    await message.locator('.thread-link').click();
-    return page.locator('#thread-messages');
-  }
-
-  function botCard(thread: Locator, heading: string): Locator {
-    return thread.locator('.msg-bot', { has: page.locator('.bk-blocks', { hasText: heading }) }).last();
-  }
 
   it('the sandbox names the example’s model', async () => {
     await expect.poll(() => page.locator('body').textContent()).toContain('example/offline-tickets');
@@ -122,6 +104,6 @@ describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('an agents m
   });
 
   it('shows no script errors along the way', () => {
-    expect(pageErrors).toEqual([]);
+    expect(sandbox!.pageErrors).toEqual([]);
   });
 });

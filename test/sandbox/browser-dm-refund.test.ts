@@ -4,47 +4,18 @@
  * goes to the refund approvers' DMs (finance: carol). Carol approves from hers, the refund runs
  * once, and alice's DM gets the answer. Skipped where /usr/bin/chromium is missing.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { demoDb } from '../../src/demo/demo-tables.js';
-import { freePort, npmStart, stopProcessGroup } from './npm-start.js';
+import { useSandboxInChromium } from '../helpers/sandbox-in-chromium.js';
+import { chromiumMissing, type SandboxPage } from '../helpers/sandbox-page.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-
-describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('a refund asked in a DM with the bot, in the sandbox in Chromium', { timeout: 120_000 }, () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'sandbox-dm-refund-'));
-  let app: Awaited<ReturnType<typeof npmStart>> | undefined;
-  let browser: Browser;
+describe.skipIf(chromiumMissing)('a refund asked in a DM with the bot, in the sandbox in Chromium', { timeout: 120_000 }, () => {
+  const browser = useSandboxInChromium('dm-refund', 'U0ALICE', 'D0ALICE');
   let page: Page;
-  const pageErrors: string[] = [];
-
-  beforeAll(async () => {
-    const port = await freePort();
-    app = await npmStart({ PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-    page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
-    page.setDefaultTimeout(20_000);
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    page.on('console', (m) => void (m.type() === 'error' && pageErrors.push(m.text())));
-    await page.goto(`${app.url}/?user=U0ALICE&channel=D0ALICE`);
-    await page.locator('#bot-status.ok').waitFor();
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopProcessGroup(app?.child);
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  async function actAs(user: string): Promise<void> {
-    await page.selectOption('#user-switcher', user);
-    await expect.poll(() => new URL(page.url()).searchParams.get('user')).toBe(user);
-  }
+  let actAs: SandboxPage['actAs'];
+  beforeAll(() => void ({ page, actAs } = browser.sandbox));
 
   const cardIn = (scope: string) => page.locator(`${scope} .msg-bot`, { has: page.locator('.bk-blocks', { hasText: 'Approval needed: issue_refund' }) }).last();
 
@@ -73,14 +44,12 @@ describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('a refund as
   });
 
   it('shows no script errors along the way', () => {
-    expect(pageErrors).toEqual([]);
+    expect(browser.sandbox.pageErrors).toEqual([]);
   });
 
   it('after npm start stops, exactly one refund of $25 was made on order 1042', async () => {
-    await browser.close();
-    await stopProcessGroup(app?.child);
-    app = undefined;
-    const database = await openDatabase({ dataDir });
+    await browser.stop();
+    const database = await openDatabase({ dataDir: browser.dataDir });
     try {
       const refunds = await demoDb(database.db).selectFrom('demo_refunds').select('amount_cents').where('order_id', '=', '1042').execute();
       expect(refunds.map((r) => r.amount_cents)).toEqual([2500]);

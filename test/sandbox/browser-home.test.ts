@@ -4,45 +4,16 @@
  * tab opened from the sidebar, a refund approved from it, and `/approvals` typed in the composer.
  * Skipped where /usr/bin/chromium is missing.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, npmStart, stopProcessGroup } from './npm-start.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useSandboxInChromium } from '../helpers/sandbox-in-chromium.js';
+import { chromiumMissing, type SandboxPage } from '../helpers/sandbox-page.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-
-describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('the approvals inbox in the sandbox, in Chromium', { timeout: 120_000 }, () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'sandbox-home-'));
-  let app: Awaited<ReturnType<typeof npmStart>> | undefined;
-  let browser: Browser;
+describe.skipIf(chromiumMissing)('the approvals inbox in the sandbox, in Chromium', { timeout: 120_000 }, () => {
+  const browser = useSandboxInChromium('home', 'U0BOB');
   let page: Page;
-  const pageErrors: string[] = [];
-
-  beforeAll(async () => {
-    const port = await freePort();
-    app = await npmStart({ PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-    page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
-    page.setDefaultTimeout(20_000);
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    page.on('console', (m) => void (m.type() === 'error' && pageErrors.push(m.text())));
-    await page.goto(`${app.url}/?user=U0BOB&channel=C0GENERAL`);
-    await page.locator('#bot-status.ok').waitFor();
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopProcessGroup(app?.child);
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  async function actAs(user: string): Promise<void> {
-    await page.selectOption('#user-switcher', user);
-    await expect.poll(() => new URL(page.url()).searchParams.get('user')).toBe(user);
-  }
+  let actAs: SandboxPage['actAs'];
+  beforeAll(() => void ({ page, actAs } = browser.sandbox));
 
   const home = () => page.locator('#messages .home-view');
 
@@ -53,11 +24,7 @@ describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('the approva
 
     await actAs('U0ALICE');
     await page.locator('.sidebar-item[data-channel=C0GENERAL]').click();
-    await page.locator('#message-input').fill('@approvals refund order 1042 for $30');
-    await page.locator('#message-input').press('Enter');
-    const message = page.locator('#messages .msg', { hasText: 'refund order 1042' }).last();
-    await message.locator('.thread-link').click();
-    const card = page.locator('#thread-messages .msg-bot', { has: page.locator('.bk-blocks', { hasText: 'Approval needed: issue_refund' }) }).last();
+    const card = browser.sandbox.botCard(await browser.sandbox.request('@approvals refund order 1042 for $30'), 'Approval needed: issue_refund');
     await card.waitFor();
 
     // Alice may not approve her own refund: her Home shows it as hers, waiting, with no buttons.
@@ -94,6 +61,6 @@ describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('the approva
   });
 
   it('shows no script errors along the way', () => {
-    expect(pageErrors).toEqual([]);
+    expect(browser.sandbox.pageErrors).toEqual([]);
   });
 });

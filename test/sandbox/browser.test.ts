@@ -5,65 +5,43 @@
  * replace the ones in docs/; otherwise they go to the temp folder, so a test run leaves the
  * working tree alone.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { galleryBlocks, galleryModal } from './gallery.js';
 import { startHarness, type Harness } from './helpers.js';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing, openSandboxPage, type SandboxPage } from '../helpers/sandbox-page.js';
 import { freePort, npmStart, stopProcessGroup } from './npm-start.js';
 import { openDatabase } from '../../src/db/database.js';
 import { demoDb } from '../../src/demo/demo-tables.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const SHOTS = process.env.UPDATE_DOCS_SCREENSHOTS === '1' ? join(process.cwd(), 'docs') : mkdtempSync(join(tmpdir(), 'sandbox-shots-'));
 
-describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('the sandbox in Chromium', { timeout: 120_000 }, () => {
+describe.skipIf(chromiumMissing)('the sandbox in Chromium', { timeout: 120_000 }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'sandbox-npm-start-'));
   let app: Awaited<ReturnType<typeof npmStart>> | undefined;
-  let browser: Browser;
+  let sandbox: SandboxPage;
   let page: Page;
-  const pageErrors: string[] = [];
+  let actAs: SandboxPage['actAs'];
+  let request: SandboxPage['request'];
+  let botCard: SandboxPage['botCard'];
 
   beforeAll(async () => {
     const port = await freePort();
     // DATABASE_URL is blanked so the embedded default is what runs, as on a fresh machine.
     app = await npmStart({ PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' });
     expect(app.output()).toMatch(/built-in demo model/);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-    page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
-    page.setDefaultTimeout(20_000);
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    page.on('console', (m) => void (m.type() === 'error' && pageErrors.push(m.text())));
-    await page.goto(`${app.url}/?user=U0ALICE&channel=C0GENERAL`);
-    await page.locator('#bot-status.ok').waitFor();
+    sandbox = await openSandboxPage(app.url, 'U0ALICE');
+    ({ page, actAs, request, botCard } = sandbox);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await sandbox?.browser.close();
     await stopProcessGroup(app?.child);
     rmSync(dataDir, { recursive: true, force: true });
   });
-
-  async function actAs(user: string): Promise<void> {
-    await page.selectOption('#user-switcher', user);
-    await expect.poll(() => new URL(page.url()).searchParams.get('user')).toBe(user);
-  }
-
-  /** Types a request in #general and opens its thread once the bot has answered in it. */
-  async function request(text: string): Promise<Locator> {
-    await page.locator('#message-input').fill(text);
-    await page.locator('#message-input').press('Enter');
-    const message = page.locator('#messages .msg', { hasText: text }).last();
-    await message.locator('.thread-link').click();
-    return page.locator('#thread-messages');
-  }
-
-  function botCard(thread: Locator, heading: string | RegExp): Locator {
-    return thread.locator('.msg-bot', { has: page.locator('.bk-blocks', { hasText: heading }) }).last();
-  }
 
   it('approves a deletion: card, Approve, the answer, the record gone', async () => {
     const thread = await request('@approvals delete record abc-123');
@@ -125,7 +103,7 @@ describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('the sandbox
   });
 
   it('shows no script errors along the way', () => {
-    expect(pageErrors).toEqual([]);
+    expect(sandbox.pageErrors).toEqual([]);
   });
 
   it('after npm start stops, the database holds what the UI showed', async () => {
@@ -145,7 +123,7 @@ describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('the sandbox
   });
 });
 
-describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('Block Kit in the sandbox UI', { timeout: 60_000 }, () => {
+describe.skipIf(chromiumMissing)('Block Kit in the sandbox UI', { timeout: 60_000 }, () => {
   let h: Harness;
   let browser: Browser;
   let page: Page;
@@ -153,7 +131,7 @@ describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('Block Kit i
 
   beforeAll(async () => {
     h = await startHarness({ echoBotMessages: false });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
     page.setDefaultTimeout(10_000);
     page.on('pageerror', (e) => pageErrors.push(e.message));

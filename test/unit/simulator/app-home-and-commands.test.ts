@@ -1,8 +1,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, LogLevel } from '@slack/bolt';
-import { WebClient, type WebAPIPlatformError } from '@slack/web-api';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { WebAPIPlatformError } from '@slack/web-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   FAKE_BOT_TOKEN,
   SLACK_LIMITS,
@@ -12,53 +12,45 @@ import {
   startSlackSimulator,
   type SlackSimulator,
 } from '../../../src/simulator/index.js';
-import { silentLogger as silent } from '../../helpers/silent-logger.js';
+import { useSimulatorClient } from '../../helpers/simulator-client.js';
 
 const PERSON = 'U0PERSON01';
 const homeView = (text: string) => ({ type: 'home' as const, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] });
 
 describe('Slack simulator: App Home, DMs and slash commands through WebClient', () => {
-  let slack: SlackSimulator;
-  let web: WebClient;
-
-  beforeAll(async () => {
-    slack = await startSlackSimulator();
-    web = new WebClient(FAKE_BOT_TOKEN, { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 }, logger: silent });
-  });
-  afterAll(() => slack.close());
-  beforeEach(() => slack.reset());
+  const sim = useSimulatorClient();
 
   it('views.publish stores one Home view per person and republishing replaces it under the same id', async () => {
-    const first = await web.views.publish({ user_id: PERSON, view: homeView('Pending: 1') });
+    const first = await sim.web.views.publish({ user_id: PERSON, view: homeView('Pending: 1') });
     expect(first.view).toMatchObject({ id: expect.stringMatching(/^V/), type: 'home', blocks: homeView('Pending: 1').blocks });
-    const second = await web.views.publish({ user_id: PERSON, view: homeView('Pending: 0'), hash: first.view?.hash });
+    const second = await sim.web.views.publish({ user_id: PERSON, view: homeView('Pending: 0'), hash: first.view?.hash });
     expect(second.view?.id).toBe(first.view?.id);
-    expect(slack.homeView(PERSON)?.blocks).toEqual(homeView('Pending: 0').blocks);
-    expect(slack.homeView('U0SOMEONE')).toBeUndefined();
+    expect(sim.slack.homeView(PERSON)?.blocks).toEqual(homeView('Pending: 0').blocks);
+    expect(sim.slack.homeView('U0SOMEONE')).toBeUndefined();
   });
 
   it('views.publish refuses a stale hash, a modal, a non-user and too many blocks, like Slack', async () => {
-    const published = await web.views.publish({ user_id: PERSON, view: homeView('v1') });
-    await web.views.publish({ user_id: PERSON, view: homeView('v2') });
+    const published = await sim.web.views.publish({ user_id: PERSON, view: homeView('v1') });
+    await sim.web.views.publish({ user_id: PERSON, view: homeView('v2') });
     const fails = async (p: Promise<unknown>) => ((await p.then(() => undefined, (e: unknown) => e)) as WebAPIPlatformError | undefined)?.data.error;
-    expect(await fails(web.views.publish({ user_id: PERSON, view: homeView('v3'), hash: published.view?.hash }))).toBe('hash_conflict');
-    expect(await fails(web.views.publish({ user_id: PERSON, view: { type: 'modal', title: { type: 'plain_text', text: 'x' }, blocks: [] } as never }))).toBe('invalid_arguments');
-    expect(await fails(web.views.publish({ user_id: 'C0CHANNEL01', view: homeView('x') }))).toBe('invalid_user');
+    expect(await fails(sim.web.views.publish({ user_id: PERSON, view: homeView('v3'), hash: published.view?.hash }))).toBe('hash_conflict');
+    expect(await fails(sim.web.views.publish({ user_id: PERSON, view: { type: 'modal', title: { type: 'plain_text', text: 'x' }, blocks: [] } as never }))).toBe('invalid_arguments');
+    expect(await fails(sim.web.views.publish({ user_id: 'C0CHANNEL01', view: homeView('x') }))).toBe('invalid_user');
     const tooMany = { type: 'home' as const, blocks: Array.from({ length: SLACK_LIMITS.blocksPerView + 1 }, () => ({ type: 'divider' })) };
-    expect(await fails(web.views.publish({ user_id: PERSON, view: tooMany }))).toBe('invalid_arguments');
-    expect(slack.homeView(PERSON)?.blocks).toEqual(homeView('v2').blocks);
+    expect(await fails(sim.web.views.publish({ user_id: PERSON, view: tooMany }))).toBe('invalid_arguments');
+    expect(sim.slack.homeView(PERSON)?.blocks).toEqual(homeView('v2').blocks);
   });
 
   it('conversations.open gives the DM where chat.postMessage and chat.postEphemeral land', async () => {
-    const opened = await web.conversations.open({ users: PERSON });
+    const opened = await sim.web.conversations.open({ users: PERSON });
     const dm = String(opened.channel?.id);
     expect(dm).toMatch(/^D/);
-    await web.chat.postMessage({ channel: dm, text: 'you have 2 requests waiting' });
-    await web.chat.postEphemeral({ channel: dm, user: PERSON, text: 'only you see this' });
-    expect(slack.messages(dm).map((m) => m.text)).toEqual(['you have 2 requests waiting']);
-    expect(slack.ephemerals(dm)).toMatchObject([{ user: PERSON, text: 'only you see this' }]);
-    expect((await web.conversations.info({ channel: dm })).channel).toMatchObject({ id: dm, is_im: true, user: PERSON });
-    expect((await web.conversations.members({ channel: dm })).members).toEqual([PERSON, 'U0BOTUSER']);
+    await sim.web.chat.postMessage({ channel: dm, text: 'you have 2 requests waiting' });
+    await sim.web.chat.postEphemeral({ channel: dm, user: PERSON, text: 'only you see this' });
+    expect(sim.slack.messages(dm).map((m) => m.text)).toEqual(['you have 2 requests waiting']);
+    expect(sim.slack.ephemerals(dm)).toMatchObject([{ user: PERSON, text: 'only you see this' }]);
+    expect((await sim.web.conversations.info({ channel: dm })).channel).toMatchObject({ id: dm, is_im: true, user: PERSON });
+    expect((await sim.web.conversations.members({ channel: dm })).members).toEqual([PERSON, 'U0BOTUSER']);
   });
 });
 

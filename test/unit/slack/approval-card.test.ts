@@ -3,31 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { approvalCard } from '../../../src/slack/blocks/approval-card.js';
 import type { ApprovalCardData } from '../../../src/slack/blocks/card-types.js';
 import { checkBlocks } from '../../../src/slack/blocks/limits.js';
+import { approvalCardData, CARD_EXPIRES } from './approval-card-data.js';
 import { allText, expectNoInjection, expectWellFormed, INJECTION } from './block-text.js';
 
-const FINGERPRINT = '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef';
-const EXPIRES = new Date('2030-01-02T03:04:05Z');
 const DECIDED = new Date('2030-01-01T12:00:00Z');
-
-function data(over: Partial<ApprovalCardData> = {}): ApprovalCardData {
-  return {
-    actionId: 42,
-    runId: 'run_1',
-    toolCallId: 'call_1',
-    toolName: 'issue_refund',
-    args: { orderId: 'A-1001', amount: 25, currency: 'EUR' },
-    path: ['ops', 'billing'],
-    requester: 'U0REQUESTER',
-    approvers: ['U0APPROVER1', 'S0FINANCE01'],
-    quorum: 1,
-    approvals: [],
-    expiresAt: EXPIRES,
-    fingerprint: FINGERPRINT,
-    policyVersion: 'pv_7f3a',
-    state: { kind: 'pending' },
-    ...over,
-  };
-}
 
 const IDS = ['U0REQUESTER', 'U0APPROVER1', 'U0APPROVER2', 'S0FINANCE01'];
 
@@ -42,7 +21,7 @@ function expectValid(blocks: KnownBlock[], ids: readonly string[] = IDS): void {
 }
 
 describe('approvalCard: pending', () => {
-  const blocks = approvalCard(data());
+  const blocks = approvalCard(approvalCardData());
   const text = allText(blocks);
 
   it('is valid Block Kit', () => {
@@ -58,11 +37,11 @@ describe('approvalCard: pending', () => {
     expect(text).toContain('*Requested by:* <@U0REQUESTER>');
     expect(text).toContain('*Approvers:* <@U0APPROVER1> or <!subteam^S0FINANCE01>');
     expect(text).toContain('*Quorum:* 1 approval');
-    expect(text).toContain(`*Expires:* <!date^${EXPIRES.getTime() / 1000}^{date_short_pretty} {time}|2030-01-02T03:04:05.000Z>`);
+    expect(text).toContain(`*Expires:* <!date^${CARD_EXPIRES.getTime() / 1000}^{date_short_pretty} {time}|2030-01-02T03:04:05.000Z>`);
   });
 
   it('shows the arguments as pretty JSON in a code block', () => {
-    expect(text).toContain('*Arguments*\n```\n' + JSON.stringify(data().args, null, 2) + '\n```');
+    expect(text).toContain('*Arguments*\n```\n' + JSON.stringify(approvalCardData().args, null, 2) + '\n```');
     expect(text).not.toContain('truncated');
   });
 
@@ -98,26 +77,26 @@ describe('approvalCard: pending', () => {
   });
 
   it('hides the path when there was no delegation', () => {
-    expect(allText(approvalCard(data({ path: ['ops'] })))).not.toContain('Path');
-    expect(allText(approvalCard(data({ path: [] })))).not.toContain('Path');
+    expect(allText(approvalCard(approvalCardData({ path: ['ops'] })))).not.toContain('Path');
+    expect(allText(approvalCard(approvalCardData({ path: [] })))).not.toContain('Path');
   });
 
   it('says anyone may approve when no approvers are configured', () => {
-    expect(allText(approvalCard(data({ approvers: [] })))).toContain('*Approvers:* anyone');
+    expect(allText(approvalCard(approvalCardData({ approvers: [] })))).toContain('*Approvers:* anyone');
   });
 
   it('omits the requester and policy version when unknown', () => {
-    const t = allText(approvalCard(data({ requester: undefined, policyVersion: undefined })));
+    const t = allText(approvalCard(approvalCardData({ requester: undefined, policyVersion: undefined })));
     expect(t).not.toContain('Requested by');
     expect(t).not.toContain('Policy');
   });
 
   it('shows quorum progress and keeps the buttons until the quorum is met', () => {
-    const partial = approvalCard(data({ quorum: 2, approvals: ['U0APPROVER1'] }));
+    const partial = approvalCard(approvalCardData({ quorum: 2, approvals: ['U0APPROVER1'] }));
     expect(allText(partial)).toContain('*Quorum:* 2 approvals');
     expect(allText(partial)).toContain('1 of 2 approvals: <@U0APPROVER1>');
     expect(actions(partial)).toHaveLength(1);
-    expect(allText(approvalCard(data({ quorum: 2, approvals: [] })))).not.toContain('of 2 approvals');
+    expect(allText(approvalCard(approvalCardData({ quorum: 2, approvals: [] })))).not.toContain('of 2 approvals');
   });
 });
 
@@ -144,7 +123,7 @@ describe('approvalCard: decided states have no buttons', () => {
 
   for (const [name, state, line] of cases) {
     it(name, () => {
-      const blocks = approvalCard(data({ state }));
+      const blocks = approvalCard(approvalCardData({ state }));
       expectValid(blocks);
       expect(actions(blocks)).toEqual([]);
       expect(allText(blocks)).toContain(line);
@@ -153,19 +132,19 @@ describe('approvalCard: decided states have no buttons', () => {
   }
 
   it('says when a decision was made', () => {
-    const t = allText(approvalCard(data({ state: { kind: 'approved', by: ['U0APPROVER1'], at: DECIDED } })));
+    const t = allText(approvalCard(approvalCardData({ state: { kind: 'approved', by: ['U0APPROVER1'], at: DECIDED } })));
     expect(t).toContain(`Decided <!date^${DECIDED.getTime() / 1000}^`);
   });
 
   it('lists three approvers with commas', () => {
     const t = allText(
-      approvalCard(data({ state: { kind: 'approved', by: ['U0APPROVER1', 'U0APPROVER2', 'U0REQUESTER'], at: DECIDED } })),
+      approvalCard(approvalCardData({ state: { kind: 'approved', by: ['U0APPROVER1', 'U0APPROVER2', 'U0REQUESTER'], at: DECIDED } })),
     );
     expect(t).toContain('Approved by <@U0APPROVER1>, <@U0APPROVER2> and <@U0REQUESTER>');
   });
 
   it('treats a blank reason as no reason', () => {
-    const t = allText(approvalCard(data({ state: { kind: 'declined', by: 'U0APPROVER1', reason: '  ', at: DECIDED } })));
+    const t = allText(approvalCard(approvalCardData({ state: { kind: 'declined', by: 'U0APPROVER1', reason: '  ', at: DECIDED } })));
     expect(t).toContain('Declined by <@U0APPROVER1>');
     expect(t).not.toContain('Declined by <@U0APPROVER1>:');
   });
@@ -174,7 +153,7 @@ describe('approvalCard: decided states have no buttons', () => {
 describe('approvalCard: ids are validated before they become mentions', () => {
   it('escapes anything that is not a user or group id', () => {
     const blocks = approvalCard(
-      data({
+      approvalCardData({
         requester: '<!channel>',
         approvers: ['<!here>', 'u0lowercase', 'C0CHANNEL01', 'U0APPROVER1'],
         state: { kind: 'declined', by: '<@U123>', reason: 'no', at: DECIDED },
@@ -188,7 +167,7 @@ describe('approvalCard: ids are validated before they become mentions', () => {
   });
 
   it('does not let a user-id position mention a group', () => {
-    const t = allText(approvalCard(data({ requester: 'S0FINANCE01' })));
+    const t = allText(approvalCard(approvalCardData({ requester: 'S0FINANCE01' })));
     expect(t).toContain('*Requested by:* S0FINANCE01');
   });
 });
@@ -197,7 +176,7 @@ describe('approvalCard: arguments are truncated visibly', () => {
   it('notes how much of a large argument is shown', () => {
     const args = { items: Array.from({ length: 600 }, (_, i) => ({ sku: `SKU-${i}`, qty: i })) };
     const total = JSON.stringify(args, null, 2).length;
-    const blocks = approvalCard(data({ args }));
+    const blocks = approvalCard(approvalCardData({ args }));
     expectValid(blocks);
     const t = allText(blocks);
     const note = /Arguments truncated: showing ([\d,]+) of ([\d,]+) characters/.exec(t);
@@ -209,7 +188,7 @@ describe('approvalCard: arguments are truncated visibly', () => {
 
   it('stays within limits when escaping multiplies the size', () => {
     const args = { s: '&<>'.repeat(20_000) };
-    const blocks = approvalCard(data({ args }));
+    const blocks = approvalCard(approvalCardData({ args }));
     expectValid(blocks);
     const total = JSON.stringify(args, null, 2).length.toLocaleString('en-US');
     expect(allText(blocks)).toMatch(new RegExp(`showing [\\d,]+ of ${total} characters`));
@@ -219,15 +198,15 @@ describe('approvalCard: arguments are truncated visibly', () => {
     const circular: Record<string, unknown> = { a: 1 };
     circular.self = circular;
     for (const args of [undefined, null, 10n, circular, 'plain string', [1, 2, 3]]) {
-      const blocks = approvalCard(data({ args }));
+      const blocks = approvalCard(approvalCardData({ args }));
       expectValid(blocks);
     }
-    expect(allText(approvalCard(data({ args: circular })))).toContain('[Circular]');
-    expect(allText(approvalCard(data({ args: { n: 10n } })))).toContain('"10n"');
+    expect(allText(approvalCard(approvalCardData({ args: circular })))).toContain('[Circular]');
+    expect(allText(approvalCard(approvalCardData({ args: { n: 10n } })))).toContain('"10n"');
   });
 
   it('keeps ``` inside arguments from ending the code block', () => {
-    const t = allText(approvalCard(data({ args: { md: '```\n<!channel>\n```' } })));
+    const t = allText(approvalCard(approvalCardData({ args: { md: '```\n<!channel>\n```' } })));
     const argsSection = t.slice(t.indexOf('*Arguments*'));
     expect(argsSection.split('```').length - 1).toBe(2);
   });
@@ -235,7 +214,7 @@ describe('approvalCard: arguments are truncated visibly', () => {
 
 describe('approvalCard: extreme inputs', () => {
   it('fits everything huge at once, in every state', () => {
-    const huge = data({
+    const huge = approvalCardData({
       toolName: `${INJECTION} ${'t'.repeat(500)}`,
       args: { payload: `${INJECTION}\n`.repeat(3000), nested: { deep: Array.from({ length: 500 }, () => INJECTION) } },
       path: Array.from({ length: 100 }, (_, i) => `agent_${i}_${INJECTION}_${'p'.repeat(100)}`),
@@ -266,12 +245,12 @@ describe('approvalCard: extreme inputs', () => {
   });
 
   it('never cuts an emoji in half', () => {
-    const blocks = approvalCard(data({ toolName: '😀'.repeat(200), args: { e: '😀'.repeat(5000) } }));
+    const blocks = approvalCard(approvalCardData({ toolName: '😀'.repeat(200), args: { e: '😀'.repeat(5000) } }));
     expectValid(blocks);
   });
 
   it('survives an invalid expiry date', () => {
-    const blocks = approvalCard(data({ expiresAt: new Date('nope') }));
+    const blocks = approvalCard(approvalCardData({ expiresAt: new Date('nope') }));
     expectValid(blocks);
     expect(allText(blocks)).toContain('*Expires:* an unknown time');
   });
@@ -279,7 +258,7 @@ describe('approvalCard: extreme inputs', () => {
 
 describe('approvalCard: header', () => {
   it('keeps a multi-line tool name on one header line', () => {
-    const blocks = approvalCard(data({ toolName: 'issue\nrefund' }));
+    const blocks = approvalCard(approvalCardData({ toolName: 'issue\nrefund' }));
     expect(blocks[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: 'Approval needed: issue refund' } });
   });
 });
@@ -288,7 +267,7 @@ describe('approvalCard: a quorum that can never be met', () => {
   const warning = (blocks: KnownBlock[]) => blocks.find((b) => b.type === 'section' && JSON.stringify(b).includes(':warning:'));
 
   it('says so in its own section right under the facts, while the request is pending, buttons still there', () => {
-    const blocks = approvalCard(data({ quorum: 3, unreachableQuorum: { eligible: 2 } }));
+    const blocks = approvalCard(approvalCardData({ quorum: 3, unreachableQuorum: { eligible: 2 } }));
     expectValid(blocks);
     expect(warning(blocks)).toEqual({
       type: 'section',
@@ -305,12 +284,12 @@ describe('approvalCard: a quorum that can never be met', () => {
   });
 
   it('words one person and nobody', () => {
-    expect(allText(approvalCard(data({ quorum: 2, unreachableQuorum: { eligible: 1 } })))).toContain('needs 2 approvals but only 1 person may approve it');
-    expect(allText(approvalCard(data({ quorum: 1, unreachableQuorum: { eligible: 0 } })))).toContain('needs 1 approval but nobody may approve it');
+    expect(allText(approvalCard(approvalCardData({ quorum: 2, unreachableQuorum: { eligible: 1 } })))).toContain('needs 2 approvals but only 1 person may approve it');
+    expect(allText(approvalCard(approvalCardData({ quorum: 1, unreachableQuorum: { eligible: 0 } })))).toContain('needs 1 approval but nobody may approve it');
   });
 
   it('is not shown without the fact, nor once the request is no longer pending', () => {
-    expect(warning(approvalCard(data({ quorum: 3 })))).toBeUndefined();
-    expect(warning(approvalCard(data({ quorum: 3, unreachableQuorum: { eligible: 2 }, state: { kind: 'expired' } })))).toBeUndefined();
+    expect(warning(approvalCard(approvalCardData({ quorum: 3 })))).toBeUndefined();
+    expect(warning(approvalCard(approvalCardData({ quorum: 3, unreachableQuorum: { eligible: 2 }, state: { kind: 'expired' } })))).toBeUndefined();
   });
 });

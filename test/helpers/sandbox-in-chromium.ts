@@ -1,0 +1,45 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { freePort, npmStart, stopProcessGroup, type NpmStart } from '../sandbox/npm-start.js';
+import { openSandboxPage, type SandboxPage } from './sandbox-page.js';
+
+export interface SandboxInChromium {
+  /** Where the sandbox keeps its PGlite data: still there after `stop()`, removed after the suite. */
+  readonly dataDir: string;
+  readonly sandbox: SandboxPage;
+  /** Closes the browser and stops `npm start` before the suite ends (the hooks then skip them). */
+  stop(): Promise<void>;
+}
+
+/**
+ * For a browser test's describe block: `npm start` with no Slack variables on a fresh data dir
+ * and a free port, the sandbox opened in Chromium as `user` (on `channel`), all torn down after.
+ */
+export function useSandboxInChromium(name: string, user: string, channel?: string): SandboxInChromium {
+  const dataDir = mkdtempSync(join(tmpdir(), `sandbox-${name}-`));
+  let app: NpmStart | undefined;
+  let sandbox: SandboxPage | undefined;
+  const stop = async () => {
+    await sandbox?.browser.close();
+    await stopProcessGroup(app?.child);
+    app = undefined;
+  };
+  beforeAll(async () => {
+    app = await npmStart({ PORT: String(await freePort()), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' });
+    sandbox = await openSandboxPage(app.url, user, channel);
+  }, 120_000);
+  afterAll(async () => {
+    await stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return {
+    dataDir,
+    get sandbox() {
+      if (!sandbox) throw new Error('the sandbox is opened in beforeAll');
+      return sandbox;
+    },
+    stop,
+  };
+}

@@ -1,0 +1,57 @@
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+
+/** Debian's Chromium, driven by playwright-core: nothing is downloaded. */
+export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+/** Where Chromium is missing the browser tests are skipped, except on CI, which must have it. */
+export const chromiumMissing = !existsSync(CHROMIUM) && process.env.CI !== 'true';
+
+/** The sandbox open in Chromium as one person, with the moves a person makes in it. */
+export interface SandboxPage {
+  browser: Browser;
+  page: Page;
+  /** Script errors and console errors the page has shown so far. */
+  pageErrors: string[];
+  /** Switches to another person with the user switcher. */
+  actAs(user: string): Promise<void>;
+  /** Types a request in the open channel and opens its thread once the bot has answered in it. */
+  request(text: string): Promise<Locator>;
+  /** The latest of the bot's messages in `thread` whose blocks show `heading`. */
+  botCard(thread: Locator, heading: string | RegExp): Locator;
+}
+
+/** Opens the sandbox at `url` as `user` in `channel` (#general unless said) and waits until it shows the bot as up. */
+export async function openSandboxPage(url: string, user: string, channel = 'C0GENERAL'): Promise<SandboxPage> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
+  const pageErrors: string[] = [];
+  page.setDefaultTimeout(20_000);
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.on('console', (m) => void (m.type() === 'error' && pageErrors.push(m.text())));
+  try {
+    await page.goto(`${url}/?user=${user}&channel=${channel}`);
+    await page.locator('#bot-status.ok').waitFor();
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
+  return {
+    browser,
+    page,
+    pageErrors,
+    actAs: async (other) => {
+      await page.selectOption('#user-switcher', other);
+      await expect.poll(() => new URL(page.url()).searchParams.get('user')).toBe(other);
+    },
+    request: async (text) => {
+      await page.locator('#message-input').fill(text);
+      await page.locator('#message-input').press('Enter');
+      const message = page.locator('#messages .msg', { hasText: text }).last();
+      await message.locator('.thread-link').click();
+      return page.locator('#thread-messages');
+    },
+    botCard: (thread, heading) => thread.locator('.msg-bot', { has: page.locator('.bk-blocks', { hasText: heading }) }).last(),
+  };
+}

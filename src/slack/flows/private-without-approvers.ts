@@ -1,5 +1,5 @@
 import type { PendingAction } from '../../db/rows.js';
-import { isUserGroupId } from '../blocks/mention.js';
+import { slackErrorCode } from '../transport/slack-error-code.js';
 import type { SlackContext } from '../slack-context.js';
 
 /** Private channels are read this many members at a time, and at most this many pages. */
@@ -30,19 +30,14 @@ function rememberPublic(ctx: SlackContext, channel: string): void {
 }
 
 /**
- * Whether `channel` is private and none of its members (other than the bot, and the requester
- * when they may not approve their own request) may approve. A private channel's members are
- * asked afresh for every request: they change, and a stale answer would hide a card or send it
- * needlessly. When Slack cannot be asked (missing `groups:read`, a channel too large to list),
- * the card stays in the channel as before.
+ * Whether `channel` is private and none of its members may approve `action`, each asked with the
+ * rule every decision is checked with (Agent.mayDecide: listed users, group members, self-approval,
+ * never the bot). A private channel's members are asked afresh for every request: they change,
+ * and a stale answer would hide a card or send it needlessly. When Slack cannot be asked (missing
+ * `groups:read`, a channel too large to list) or a group cannot be read, the card stays in the
+ * channel as before.
  */
-export async function privateWithoutApprovers(
-  ctx: SlackContext,
-  action: PendingAction,
-  channel: string,
-  approvers: readonly string[],
-  allowSelfApproval: boolean,
-): Promise<boolean> {
+export async function privateWithoutApprovers(ctx: SlackContext, action: PendingAction, channel: string): Promise<boolean> {
   if (knownPublic(ctx, channel)) return false;
   try {
     const info = await ctx.client.conversations.info({ channel });
@@ -59,16 +54,14 @@ export async function privateWithoutApprovers(
       cursor = page.response_metadata?.next_cursor || undefined;
       if (!cursor) break;
     }
-    const skip = new Set<string>([...(ctx.botUserId ? [ctx.botUserId] : []), ...(!allowSelfApproval && action.requester ? [action.requester] : [])]);
-    const candidates = members.filter((id) => !skip.has(id));
-    if (candidates.some((id) => approvers.includes(id))) return false;
-    const groups = approvers.filter(isUserGroupId);
-    if (groups.length === 0) return true;
-    const resolve = ctx.agent.runtime.resolveGroupMembers;
-    if (!resolve) return false;
-    for (const group of groups) {
-      const inGroup = new Set(await resolve(group));
-      if (candidates.some((id) => inGroup.has(id))) return false;
+    for (const userId of members) {
+      if (userId === ctx.botUserId) continue;
+      const verdict = await ctx.agent.mayDecide(action, { userId }, 'approve');
+      if (verdict.allowed) return false;
+      if (verdict.why === 'group-lookup-failed') {
+        ctx.logger.warn({ actionId: action.id, channel }, 'could not tell whether anyone in the channel may approve; the card stays there');
+        return false;
+      }
     }
     return true;
   } catch (error) {
@@ -81,9 +74,4 @@ export async function privateWithoutApprovers(
     ctx.logger.warn({ err: error, actionId: action.id, channel }, 'could not tell whether anyone in the channel may approve; the card stays there');
     return false;
   }
-}
-
-function slackErrorCode(error: unknown): string | undefined {
-  const data = (error as { data?: { error?: unknown } } | null)?.data;
-  return typeof data?.error === 'string' ? data.error : undefined;
 }

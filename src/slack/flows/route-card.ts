@@ -36,7 +36,7 @@ export async function routeCard(ctx: SlackContext, action: PendingAction, target
     if (!dm && approvers.length === 0) return;
     if (await requesterMayApprove(ctx, action)) return;
     if (dm && approvers.length === 0) return tellNobodyElseSees(ctx, action, target);
-    if (!dm && !(await privateWithoutApprovers(ctx, action, target.channel, approvers, requirement.allowSelfApproval))) return;
+    if (!dm && !(await privateWithoutApprovers(ctx, action, target.channel))) return;
     route = 'dm';
     fallback = true;
   }

@@ -1,4 +1,5 @@
 import type { SlackContext } from '../slack-context.js';
+import { slackErrorCode } from '../transport/slack-error-code.js';
 
 const REACTION = 'eyes';
 
@@ -38,8 +39,7 @@ export function workingReaction(
       .add({ channel: message.channel, timestamp: message.ts, name: REACTION })
       .then(() => true)
       .catch((error: unknown) => {
-        const code = (error as { data?: { error?: string } }).data?.error;
-        if (code === 'already_reacted') return true;
+        if (slackErrorCode(error) === 'already_reacted') return true;
         ctx.logger.debug({ err: error }, 'could not add the working reaction');
         return false;
       });

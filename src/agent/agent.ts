@@ -1,4 +1,5 @@
 import type { ContinuationOptions, StreamOptions, UserInput, AgentInternals, GenerateResult, Actor, Decision, DecisionRequest, MemoryOptions, RuntimeDeps, ResumeRequest, BeforeToolCallHook, AgentStream, RequireToolApproval, ApprovalRequest, SuspensionRequest } from './types.js';
+import type { GroupResolver } from '../approvals/group-resolver.js';
 import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Message, SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { z } from 'zod';
 import type { Database, Db } from '../db/database.js';
@@ -308,6 +309,11 @@ export class Agent implements AgentInternals {
   /** The tool a request is about, found through its delegation path (undefined for a delegation or a tool the code no longer has). */
   toolOf(action: Pick<PendingAction, 'path' | 'tool_name'>): Tool | undefined {
     return findAgent(this, action.path ?? [this.id])?.tools[action.tool_name];
+  }
+
+  /** The user-group lookup the approver rules use (cached per workspace), for a front end that lists who may decide. */
+  get groupResolver(): GroupResolver | undefined {
+    return this.runtime.resolveGroupMembers;
   }
 
   /** What approving this call takes under the current policy (approvers, quorum, self-approval, expiry). */

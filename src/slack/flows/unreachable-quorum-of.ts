@@ -11,13 +11,12 @@ import type { SlackContext } from '../slack-context.js';
 export async function unreachableQuorumOf(ctx: SlackContext, action: PendingAction): Promise<{ eligible: number } | undefined> {
   if (action.kind !== 'approval' || action.status !== 'pending') return undefined;
   const requirement = ctx.agent.requirementOf(action);
-  const { botUserId, resolveGroupMembers } = ctx.agent.runtime;
   return unreachableQuorum({
     approvers: requirement.approvers,
     allowSelfApproval: requirement.allowSelfApproval,
     quorum: action.quorum,
     requester: action.requester ?? undefined,
-    botUserId,
-    resolveGroupMembers,
+    botUserId: ctx.botUserId,
+    resolveGroupMembers: ctx.agent.groupResolver,
   });
 }

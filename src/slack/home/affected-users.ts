@@ -20,7 +20,7 @@ export async function affectedUsers(ctx: SlackContext, action: PendingAction, no
     if (typeof id === 'string') users.add(id);
   }
   const approvers = approversAt(ctx.agent.requirementOf(action), new Date(action.created_at), now);
-  const resolve = ctx.agent.runtime.resolveGroupMembers;
+  const resolve = ctx.agent.groupResolver;
   for (const id of approvers) {
     if (isUserId(id)) users.add(id);
     else if (isUserGroupId(id) && resolve) {

@@ -157,11 +157,12 @@ export async function dmRecipients(
     if (people.size < limit && isUserId(id) && !skip.has(id)) people.add(id);
   };
   approvers.filter(isUserId).forEach(add);
+  // The same cached lookup that decides whether a member may approve, so the DMs go to exactly those people.
+  const resolve = ctx.agent.groupResolver;
   for (const group of approvers.filter(isUserGroupId)) {
-    if (people.size >= limit) break;
+    if (people.size >= limit || !resolve) break;
     try {
-      const members = await ctx.client.usergroups.users.list({ usergroup: group });
-      (members.users ?? []).forEach(add);
+      (await resolve(group)).forEach(add);
     } catch (error) {
       ctx.logger.warn({ err: error, group }, 'could not list a user group for DM copies');
     }

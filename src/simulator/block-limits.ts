@@ -2,7 +2,9 @@
  * The one Block Kit checker: structure and limits of blocks, message content and views, worded
  * as Slack words its `invalid_blocks` / `invalid_arguments` details (with a json-pointer). Every
  * message and view the simulator stores passes through here, so every test that posts through it
- * checks Slack's limits for free. Unknown block types are accepted (Slack adds new ones often).
+ * checks Slack's limits for free, and unit tests run builders' output through `blockLimitErrors` /
+ * `viewLimitErrors`. Text objects and elements are checked in element-limits.ts. Unknown block
+ * types are accepted (Slack adds new ones often).
  */
 import { SlackApiError, invalidArguments } from './api-error.js';
 import { checkElement, checkText, maxChars, requiredText, type Fail } from './element-limits.js';

@@ -9,7 +9,7 @@ import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
-import { viewSubmissionPayload } from '../../src/simulator/index.js';
+import { appHomeOpenedEnvelope, newTriggerId, SLACK_IDS, viewSubmissionPayload, type StoredView } from '../../src/simulator/index.js';
 import { backends } from '../helpers/db.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
@@ -240,5 +240,44 @@ describe.each(backends)('batch cards for parallel approval calls on %s', (backen
     await waitForUpdate(h.fake, card, 'All decided: the run continues');
     expect(deleted).toHaveLength(3);
     expect(cardsIn(thread)).toHaveLength(1);
+  });
+
+  it('the inbox lists each call of a batch on its own, and deciding one from Home redraws the whole batch', async () => {
+    const { bot, deleted } = await boot();
+    const thread = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete a, b and c' });
+    const card = await batchCard(thread);
+    await bot.slack.idle();
+    const [a, b, c] = memberIds(card);
+    const before = h.fake.callsTo('views.publish').length;
+    expect((await bot.send.event(appHomeOpenedEnvelope({ user: ALICE, channel: 'D0ALICE' }))).status).toBe(200);
+    await h.fake.waitFor((x) => x.method === 'views.publish' && x.args.user_id === ALICE && h.fake.callsTo('views.publish').length > before);
+    const home = h.fake.homeView(ALICE)!;
+    const text = JSON.stringify(home.blocks);
+    expect(text).toContain('*Waiting for you* (3)');
+    for (const [i, id] of [a, b, c].entries()) {
+      expect(text).toContain(`#${id} (call ${i + 1} of 3 on one card)`);
+      expect((home.blocks as Block[]).some((x) => x.type === 'actions' && x.block_id === `approval:${id}`)).toBe(true);
+    }
+    const buttons = (home.blocks as Block[]).find((x) => x.block_id === `approval:${b}`)!;
+    const approve = (buttons.elements as Block[]).find((e) => e.action_id === ACTION_IDS.inboxApprove)!;
+    const res = await bot.send.interaction({
+      type: 'block_actions',
+      user: { id: ALICE, username: 'alice', name: 'alice', team_id: SLACK_IDS.teamId },
+      api_app_id: SLACK_IDS.appId,
+      token: 'verification-token',
+      container: { type: 'view', view_id: home.id },
+      trigger_id: newTriggerId(),
+      team: { id: SLACK_IDS.teamId, domain: SLACK_IDS.teamDomain },
+      enterprise: null,
+      is_enterprise_install: false,
+      view: home as StoredView,
+      state: { values: {} },
+      actions: [{ action_id: approve.action_id, block_id: buttons.block_id, text: approve.text, value: approve.value, style: approve.style, type: 'button', action_ts: '1726133800.000100' }],
+    });
+    expect(res.status).toBe(200);
+    await waitForUpdate(h.fake, card, 'Waiting for 2 of 3 decisions');
+    expect(textOf(updatesOf(h.fake, card).at(-1)!)).toContain(`Approved by <@${ALICE}>`);
+    expect(deleted).toEqual([]);
+    expect((await bot.agent.findRequest(b!))!.status).toBe('approved');
   });
 });

@@ -280,4 +280,31 @@ describe.each(backends)('batch cards for parallel approval calls on %s', (backen
     expect(deleted).toEqual([]);
     expect((await bot.agent.findRequest(b!))!.status).toBe('approved');
   });
+
+  it('twelve parallel calls: two grouped cards ("part 1 of 2"), each Approve all decides its own part, both show what the run waits for', async () => {
+    const ids = Array.from({ length: 12 }, (_, i) => `rec-${i + 1}`);
+    const { bot, model, deleted } = await boot({}, [{ toolCalls: ids.map((id) => ({ toolName: 'delete_record', args: { id } })) }, { text: 'Finished with the records.' }]);
+    const thread = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete twelve' });
+    await h.fake.waitFor(() => cardsIn(thread).length >= 2);
+    await bot.slack.idle();
+    const posted = cardsIn(thread);
+    expect(posted).toHaveLength(2);
+    const [one, two] = posted.map((call): PostedCard => ({ call, actionId: Number.NaN, ts: String(call.response?.ts), channel: CHANNEL, threadTs: thread.threadTs, blocks: blocksOf(call) }));
+    expect(textOf(one!.call)).toContain('12 actions need approval (part 1 of 2)');
+    expect(textOf(two!.call)).toContain('12 actions need approval (part 2 of 2)');
+    expect(memberIds(one!)).toHaveLength(10);
+    expect(memberIds(two!)).toHaveLength(2);
+
+    await click(bot, one!, ALICE, batchBlockOf(one!), ACTION_IDS.batchApproveAll);
+    await waitForUpdate(h.fake, one!, 'Waiting for 2 of 12 decisions');
+    await waitForUpdate(h.fake, two!, 'Waiting for 2 of 12 decisions');
+    await bot.slack.idle();
+    expect(deleted).toEqual([]);
+    await click(bot, two!, ALICE, batchBlockOf(two!), ACTION_IDS.batchApproveAll);
+    await waitForText(h.fake, thread, 'Finished with the records.');
+    await waitForUpdate(h.fake, one!, 'All decided: the run continues');
+    await waitForUpdate(h.fake, two!, 'All decided: the run continues');
+    expect(deleted).toHaveLength(12);
+    expect(model.doStreamCalls).toHaveLength(2);
+  });
 });

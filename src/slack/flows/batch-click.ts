@@ -70,7 +70,9 @@ export async function recordBatchDecision(
     named !== undefined &&
     /^batch:[1-9]\d{0,9}$/.test(action.block_id ?? '') &&
     members.length === named.length &&
-    members.every((s) => s.card?.batch && s.card.channel === click.channel && (click.messageTs === undefined || s.card.ts === click.messageTs));
+    // Only ever clicked on the batch message itself, so the click must name it.
+    click.messageTs !== undefined &&
+    members.every((s) => s.card?.batch && s.card.channel === click.channel && s.card.ts === click.messageTs);
   if (!genuine) {
     ctx.logger.warn({ user: click.user, value: action.value, blockId: action.block_id }, 'batch button refused: value does not match a batch card');
     return { kind: 'tampered', click };

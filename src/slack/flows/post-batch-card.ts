@@ -10,14 +10,16 @@ import { errorReference } from './error-reference.js';
 import { postCard } from './post-card.js';
 import { redrawBatch } from './redraw-batch.js';
 import { renderBatchCard } from './render-batch-card.js';
+import { privateWithoutApprovers } from './private-without-approvers.js';
+import { approversAt } from '../../approvals/approvers-at.js';
 
 /**
  * Posts one card for the parallel approval calls of one model step (the batch card, in parts of
  * BATCH_PART_SIZE calls), and stores each member's card row at its part's message with the
  * batch's members, so a click on any of them, a restart or the sweep redraws the whole batch.
  * Each call stays its own request: its buttons are a single card's. Calls the batch cannot show
- * (a routed policy, a DM whose requester may not approve, a part Slack refused) get the card of
- * their own that postCard posts, with its fallbacks.
+ * (see batchable; a part Slack refused) get the card of their own that postCard posts, with its
+ * fallbacks.
  */
 export async function postBatchCard(
   ctx: SlackContext,
@@ -98,20 +100,23 @@ export async function postBatchCard(
 }
 
 /**
- * A batch card is shown where the run talks and nowhere else, so it is used only when every call
- * stays there: no `route` in the policy, and, in a DM with the bot, a requester who may approve
- * each call (otherwise routeCard sends each card to the approvers).
+ * A batch card is shown where the run talks and nowhere else, so it is used only when no call
+ * would have its card sent elsewhere (routeCard's rule): no `route` in the policy, and none that
+ * the requester may not approve in a DM, or in a private channel without anyone else who may.
+ * Those keep a card each, which routeCard sends to the approvers.
  */
 async function batchable(ctx: SlackContext, rows: readonly PendingAction[], target: ThreadTarget): Promise<boolean> {
   for (const row of rows) {
     if (row.kind !== 'approval' || row.status !== 'pending') return false;
     if (ctx.agent.requirementOf(row).reach.route !== 'thread') return false;
   }
-  if (!target.channel.startsWith('D')) return true;
+  const dm = target.channel.startsWith('D');
   for (const row of rows) {
-    if (!row.requester) return false;
-    const verdict = await ctx.agent.mayDecide(row, { userId: row.requester }, 'approve');
-    if (!verdict.allowed) return false;
+    const requirement = ctx.agent.requirementOf(row);
+    const approvers = approversAt(requirement, new Date(row.created_at), new Date());
+    if (!dm && approvers.length === 0) continue;
+    if (row.requester && (await ctx.agent.mayDecide(row, { userId: row.requester }, 'approve')).allowed) continue;
+    if (dm || (await privateWithoutApprovers(ctx, row, target.channel))) return false;
   }
   return true;
 }

@@ -3,6 +3,7 @@
  * request (own buttons, grant and audit), Approve all / Decline all decide the pending ones, and
  * the run continues once, when the last of them is decided.
  */
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
@@ -53,6 +54,7 @@ describe.each(backends)('batch cards for parallel approval calls on %s', (backen
     const bot = await startBot({
       fake: h.fake,
       db: h.database.db,
+      cardRepairAfterMs: 60_000,
       makeAgent: (deps) => new Agent({ id: 'ops', instructions: 'test', model, tools: { delete_record: deleteRecord }, storage: h.database, policy: definePolicy(policy), ...deps }),
     });
     h.bot = bot;
@@ -318,5 +320,29 @@ describe.each(backends)('batch cards for parallel approval calls on %s', (backen
     expect(h.fake.calls.filter((c) => c.method === 'chat.postMessage' && textOf(c).includes('actions need approval'))).toEqual([]);
     // Each card's copy went to the approver's DM.
     expect(h.fake.calls.filter((c) => c.method === 'chat.postMessage' && c.ok && c.args.channel !== CHANNEL && textOf(c).includes('Approval needed: delete_record'))).toHaveLength(3);
+  });
+
+  it('a batch redraw that fails every retry is made good by the sweep: the card converges on every call decided', async () => {
+    const { bot, deleted } = await boot();
+    const thread = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete a, b and c' });
+    const card = await batchCard(thread);
+    await bot.slack.idle();
+    h.fake.failNext('chat.update', { status: 500 }, 4);
+    await click(bot, card, ALICE, batchBlockOf(card), ACTION_IDS.batchApproveAll);
+    await waitForText(h.fake, thread, 'Finished with the records.');
+    await bot.slack.idle();
+    expect(deleted).toHaveLength(3);
+    expect(updatesOf(h.fake, card).filter((c) => c.ok)).toEqual([]);
+
+    // A minute on, the sweep finds the card showing less than its requests and redraws the batch, once.
+    await sql`UPDATE pending_actions SET created_at = now() - interval '1 hour', decided_at = decided_at - interval '1 hour'`.execute(h.database.db);
+    await bot.slack.sweepExpired();
+    const redrawn = await h.fake.waitFor((c) => c.method === 'chat.update' && c.args.ts === card.ts && c.ok);
+    expect(textOf(redrawn)).toContain('All decided: the run continues');
+    expect(textOf(redrawn).match(new RegExp(`Approved by <@${ALICE}>`, 'g'))).toHaveLength(3);
+    await bot.slack.idle();
+    await bot.slack.sweepExpired();
+    await bot.slack.idle();
+    expect(updatesOf(h.fake, card).filter((c) => c.ok)).toHaveLength(1);
   });
 });

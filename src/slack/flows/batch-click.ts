@@ -4,6 +4,7 @@ import { isActionId } from '../../db/is-action-id.js';
 import { BATCH_PART_SIZE } from '../blocks/batch-card.js';
 import { FINGERPRINT_PREFIX_LENGTH } from '../blocks/button-value.js';
 import { inlineCode } from '../mrkdwn/inline-code.js';
+import { truncate, truncateMrkdwn } from '../blocks/limits.js';
 import type { Click, SlackContext } from '../slack-context.js';
 import { loadBatchStates } from '../store/batch-cards.js';
 import type { CardState } from '../store/card-state.js';
@@ -113,11 +114,11 @@ export async function showBatchDecision(ctx: SlackContext, recorded: RecordedBat
       // Someone else decided it between the read and the vote: skipped, as a call decided before the click is.
       if (d.outcome === 'already-decided' || d.outcome === 'not-found') continue;
       const why = refusalText(d, click.user);
-      if (why) refusals.push(`• #${d.action.id} ${inlineCode(d.action.tool_name.slice(0, 100))}: ${why}`);
+      if (why) refusals.push(`• #${d.action.id} ${inlineCode(truncate(d.action.tool_name, 100))}: ${why}`);
     }
     if (refusals.length > 0) {
       const head = refusals.length === 1 ? 'One call was not changed:' : `${refusals.length} calls were not changed:`;
-      await tellUser(ctx, click, `${head}\n${refusals.join('\n')}`.slice(0, 2900));
+      await tellUser(ctx, click, truncateMrkdwn(`${head}\n${refusals.join('\n')}`, 2900));
     }
     const changed = decisions.filter((d) => d.outcome !== 'already-decided' && d.outcome !== 'not-found' && d.outcome !== 'not-allowed' && d.outcome !== 'fingerprint-mismatch');
     const first = members[0];

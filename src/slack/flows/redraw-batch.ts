@@ -44,6 +44,8 @@ async function redraw(ctx: SlackContext, batch: readonly number[]): Promise<void
     // Members whose card is elsewhere (posted on its own after the batch's post failed) are not on it.
     const parts = messagesOf(states.filter((s) => s.card?.batch));
     if (parts.length === 0) return;
+    // Every member already shows its state (another member's redraw, or the sweep claiming each member, got there first).
+    if (draws === 1 && parts.flat().every((s) => s.card!.drawn === cardStateKey(s.action, s.blocked))) return;
     const rendered = renderBatchCard(ctx.agent, parts);
     try {
       for (const [i, part] of parts.entries()) {

@@ -103,12 +103,15 @@ export async function postBatchCard(
  * A batch card is shown where the run talks and nowhere else, so it is used only when no call
  * would have its card sent elsewhere (routeCard's rule): no `route` in the policy, and none that
  * the requester may not approve in a DM, or in a private channel without anyone else who may.
- * Those keep a card each, which routeCard sends to the approvers.
+ * Those keep a card each, which routeCard sends to the approvers. So do calls of `risk: 'high'`
+ * or `requireReason`, whose own card asks for what Approve all would skip.
  */
 async function batchable(ctx: SlackContext, rows: readonly PendingAction[], target: ThreadTarget): Promise<boolean> {
   for (const row of rows) {
     if (row.kind !== 'approval' || row.status !== 'pending') return false;
-    if (ctx.agent.requirementOf(row).reach.route !== 'thread') return false;
+    // Read loosely: a high-risk call, or one whose decision needs a reason, keeps the card of its own that asks for them.
+    const requirement: { reach: { route: unknown }; risk?: unknown; requireReason?: unknown } = ctx.agent.requirementOf(row);
+    if (requirement.reach.route !== 'thread' || requirement.risk === 'high' || requirement.requireReason === true) return false;
   }
   const dm = target.channel.startsWith('D');
   for (const row of rows) {

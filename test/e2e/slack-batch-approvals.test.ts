@@ -345,4 +345,29 @@ describe.each(backends)('batch cards for parallel approval calls on %s', (backen
     await bot.slack.idle();
     expect(updatesOf(h.fake, card).filter((c) => c.ok)).toHaveLength(1);
   });
+
+  it('a continuation whose next step calls in parallel again posts a new batch card, decided on its own', async () => {
+    const { bot, deleted } = await boot({}, [
+      THREE[0]!,
+      { toolCalls: [{ toolName: 'delete_record', args: { id: 'rec-d' } }, { toolName: 'delete_record', args: { id: 'rec-e' } }] },
+      { text: 'Finished with the records.' },
+    ]);
+    const thread = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete a to e' });
+    const first = await batchCard(thread);
+    await bot.slack.idle();
+    await click(bot, first, ALICE, batchBlockOf(first), ACTION_IDS.batchApproveAll);
+    const call = await h.fake.waitFor((c) => c.method === 'chat.postMessage' && c.ok && inThread(c, CHANNEL, thread.threadTs) && textOf(c).includes('2 actions need approval'));
+    const second: PostedCard = { call, actionId: Number.NaN, ts: String(call.response?.ts), channel: CHANNEL, threadTs: thread.threadTs, blocks: blocksOf(call) };
+    await bot.slack.idle();
+    expect(deleted).toHaveLength(3);
+    await click(bot, second, BOB, batchBlockOf(second), ACTION_IDS.batchApproveAll);
+    await waitForText(h.fake, thread, 'Finished with the records.');
+    expect(deleted.slice(3)).toEqual([{ id: 'rec-d' }, { id: 'rec-e' }]);
+    expect(cardsIn(thread)).toHaveLength(2);
+    // The first card stays its own batch, all decided; the second batch's calls are not drawn on it.
+    const firstNow = textOf(updatesOf(h.fake, first).at(-1)!);
+    expect(firstNow).toContain('All decided: the run continues');
+    expect(firstNow).toContain('rec-a');
+    expect(firstNow).not.toContain('rec-d');
+  });
 });

@@ -195,18 +195,48 @@ describe.each(backends)('batch cards for parallel approval calls on %s', (backen
     await waitForUpdate(h.fake, card, 'All decided: the run continues');
   });
 
-  it('Decline all declines every pending call; nothing runs and the run continues once', async () => {
+  it('Decline all asks for one reason, then declines every pending call with it; nothing runs and the run continues once', async () => {
     const { bot, model, deleted } = await boot();
     const thread = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete a, b and c' });
     const card = await batchCard(thread);
     await bot.slack.idle();
     await click(bot, card, ALICE, batchBlockOf(card), ACTION_IDS.batchDeclineAll);
+    const opened = await h.fake.waitFor('views.open');
+    const view = opened.args.view as { private_metadata: string; callback_id: string };
+    expect(view.callback_id).toBe(CALLBACK_IDS.batchDeclineModal);
+    expect(deleted).toEqual([]);
+    expect(updatesOf(h.fake, card)).toEqual([]);
+    const submitted = await bot.send.interaction(
+      viewSubmissionPayload({ user: ALICE, callbackId: CALLBACK_IDS.batchDeclineModal, privateMetadata: view.private_metadata, stateValues: { reason: { reason: 'not today <!here>' } } }),
+    );
+    expect(submitted.status).toBe(200);
     await waitForText(h.fake, thread, 'Finished with the records.');
     await bot.slack.idle();
     const final = textOf(updatesOf(h.fake, card).at(-1)!);
-    expect(final.match(new RegExp(`Declined by <@${ALICE}>`, 'g'))).toHaveLength(3);
+    expect(final.match(new RegExp(`Declined by <@${ALICE}>: not today &lt;!here&gt;`, 'g'))).toHaveLength(3);
+    expect(final).toContain('All decided: the run continues');
     expect(deleted).toEqual([]);
     expect(model.doStreamCalls).toHaveLength(2);
+    const results = model.doStreamCalls[1]!.prompt.flatMap((m) => (m.role === 'tool' ? m.content : []));
+    expect(results.map((r) => (r as { output: unknown }).output)).toEqual(Array(3).fill({ type: 'execution-denied', reason: 'not today <!here>' }));
+  });
+
+  it('Decline all still declines, without a reason, when its modal cannot open (expired trigger)', async () => {
+    const { bot, deleted } = await boot();
+    const thread = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete a, b and c' });
+    const card = await batchCard(thread);
+    await bot.slack.idle();
+    h.fake.setExpiredTriggerIds('all');
+    try {
+      await click(bot, card, BOB, batchBlockOf(card), ACTION_IDS.batchDeclineAll);
+      await h.fake.waitFor((c) => c.method === 'views.open' && c.error === 'expired_trigger_id');
+      await waitForText(h.fake, thread, 'Finished with the records.');
+    } finally {
+      h.fake.setExpiredTriggerIds([]);
+    }
+    await bot.slack.idle();
+    expect(textOf(updatesOf(h.fake, card).at(-1)!).match(new RegExp(`Declined by <@${BOB}>`, 'g'))).toHaveLength(3);
+    expect(deleted).toEqual([]);
   });
 
   it('a forged Approve all naming a request of another message changes nothing', async () => {

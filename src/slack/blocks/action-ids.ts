@@ -29,6 +29,8 @@ export const CALLBACK_IDS = {
   declineModal: 'approval.decline_modal',
   respondModal: 'suspension.respond_modal',
   elicitationModal: 'elicitation.modal',
+  /** Decline all's reason modal (a batch card). */
+  batchDeclineModal: 'batch.decline_modal',
 } as const;
 
 export type CardKind = 'approval' | 'question' | 'suspension';

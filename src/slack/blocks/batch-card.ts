@@ -99,25 +99,13 @@ function render(d: BatchCardData, scale: number): KnownBlock[] {
   const first = d.members[0];
   if (pending.length > 0 && first !== undefined) {
     const value = batchButtonValue(pending);
-    const scope = d.parts > 1 ? ' in this part' : '';
     blocks.push({
       type: 'actions',
       block_id: batchBlockId(first.actionId),
       elements: [
         { type: 'button', action_id: ACTION_IDS.batchApproveAll, text: plainText('Approve all'), style: 'primary', value },
-        {
-          type: 'button',
-          action_id: ACTION_IDS.batchDeclineAll,
-          text: plainText('Decline all'),
-          style: 'danger',
-          value,
-          confirm: {
-            title: plainText('Decline all?', LIMITS.confirmTitle),
-            text: plainText(`Decline the ${pending.length} pending ${pending.length === 1 ? 'call' : 'calls'}${scope}? None of them will run.`, LIMITS.confirmText),
-            confirm: plainText('Decline all', LIMITS.confirmButton),
-            deny: plainText('Cancel', LIMITS.confirmButton),
-          },
-        },
+        // Opens the reason modal, which is where it can still be cancelled.
+        { type: 'button', action_id: ACTION_IDS.batchDeclineAll, text: plainText('Decline all'), style: 'danger', value },
       ],
     });
   }

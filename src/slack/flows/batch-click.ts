@@ -1,7 +1,7 @@
-import type { ButtonAction } from '@slack/bolt';
 import type { Decision } from '../../agent/types.js';
 import { isActionId } from '../../db/is-action-id.js';
 import { BATCH_PART_SIZE } from '../blocks/batch-card.js';
+import { batchDeclineModal } from '../blocks/batch-decline-modal.js';
 import { FINGERPRINT_PREFIX_LENGTH } from '../blocks/button-value.js';
 import { inlineCode } from '../mrkdwn/inline-code.js';
 import { truncate, truncateMrkdwn } from '../blocks/limits.js';
@@ -46,6 +46,31 @@ export function parseBatchButtonValue(value: string | undefined): Array<{ action
   return members;
 }
 
+/** What Approve all / Decline all names: its value (or the modal's metadata) and, for a button, its block id. */
+export interface BatchPress {
+  value: string | undefined;
+  /** The button's block id; absent for the Decline all modal's submission. */
+  blockId?: string;
+}
+
+/** The calls a batch button names, each on the very batch message clicked; undefined (logged) when not. */
+async function namedMembers(ctx: SlackContext, click: Click, press: BatchPress): Promise<Array<{ state: CardState; fingerprintPrefix: string }> | undefined> {
+  const named = parseBatchButtonValue(press.value);
+  const members = named ? await loadBatchStates(ctx.slackDb, named.map((m) => m.actionId)) : [];
+  const genuine =
+    named !== undefined &&
+    (press.blockId === undefined || /^batch:[1-9]\d{0,9}$/.test(press.blockId)) &&
+    members.length === named.length &&
+    // Only ever clicked on the batch message itself, so the click must name it.
+    click.messageTs !== undefined &&
+    members.every((s) => s.card?.batch && s.card.channel === click.channel && s.card.ts === click.messageTs);
+  if (!genuine) {
+    ctx.logger.warn({ user: click.user, value: press.value, blockId: press.blockId }, 'batch button refused: value does not match a batch card');
+    return undefined;
+  }
+  return members.map((state, i) => ({ state, fingerprintPrefix: named![i]!.fingerprintPrefix }));
+}
+
 /**
  * Approve all / Decline all, up to the recorded decisions: every call the button names must be
  * on the very batch message clicked; each still pending is then decided on its own through the
@@ -57,37 +82,31 @@ export function parseBatchButtonValue(value: string | undefined): Array<{ action
 export async function recordBatchDecision(
   ctx: SlackContext,
   click: Click | undefined,
-  action: ButtonAction,
+  press: BatchPress,
   decision: 'approve' | 'decline',
   startAfter: Promise<void>,
+  reason?: string,
 ): Promise<RecordedBatch> {
   if (!click) {
     ctx.logger.warn('batch click without user or channel');
     return { kind: 'no-click' };
   }
-  const named = parseBatchButtonValue(action.value);
-  const members = named ? await loadBatchStates(ctx.slackDb, named.map((m) => m.actionId)) : [];
-  const genuine =
-    named !== undefined &&
-    /^batch:[1-9]\d{0,9}$/.test(action.block_id ?? '') &&
-    members.length === named.length &&
-    // Only ever clicked on the batch message itself, so the click must name it.
-    click.messageTs !== undefined &&
-    members.every((s) => s.card?.batch && s.card.channel === click.channel && s.card.ts === click.messageTs);
-  if (!genuine) {
-    ctx.logger.warn({ user: click.user, value: action.value, blockId: action.block_id }, 'batch button refused: value does not match a batch card');
-    return { kind: 'tampered', click };
-  }
+  const named = await namedMembers(ctx, click, press);
+  if (!named) return { kind: 'tampered', click };
+  const members = named.map((m) => m.state);
+  // A modal's submission knows the message, not its thread: what the clicker is told goes beside the card.
+  const thread = members[0]?.card?.thread_ts;
+  if (click.threadTs === undefined && thread) click = { ...click, threadTs: thread };
   const dones = members.map((s) => markDecisionInFlight(ctx, s.action.id));
   const done = () => dones.forEach((d) => d());
   try {
     const decisions: Decision[] = [];
-    for (const [i, state] of members.entries()) {
+    for (const { state, fingerprintPrefix } of named) {
       // Decided already (by someone else's click, say): nothing to ask, and nothing to refuse.
       if (state.action.status !== 'pending') continue;
       decisions.push(
         await ctx.agent.decideToolCall(
-          { actionId: state.action.id, fingerprint: named![i]!.fingerprintPrefix, actor: { userId: click.user }, decision },
+          { actionId: state.action.id, fingerprint: fingerprintPrefix, actor: { userId: click.user }, decision, ...(reason ? { reason } : {}) },
           { action: state.action, startAfter },
         ),
       );
@@ -97,6 +116,33 @@ export async function recordBatchDecision(
   } catch (error) {
     done();
     throw error;
+  }
+}
+
+/**
+ * Decline all, as Decline: the calls are checked first, then a modal asks for one optional
+ * reason (its submission decides, see recordBatchDecision). When the modal cannot open (the
+ * trigger expired, Slack is down) the calls are still declined, without a reason.
+ */
+export async function openDeclineAll(ctx: SlackContext, click: Click | undefined, press: BatchPress): Promise<void> {
+  if (!click) return void ctx.logger.warn('decline all click without user or channel');
+  const named = await namedMembers(ctx, click, press);
+  if (!named) return tellUser(ctx, click, tamperedButton);
+  const pending = named.filter((m) => m.state.action.status === 'pending');
+  if (pending.length === 0) return tellUser(ctx, click, 'Every call on this card was already decided. Nothing was changed.');
+  try {
+    if (!click.triggerId) throw new Error('no trigger_id');
+    await ctx.client.views.open({
+      trigger_id: click.triggerId,
+      view: batchDeclineModal({
+        members: pending.map((m) => ({ actionId: m.state.action.id, fingerprint: m.state.action.fingerprint ?? '', toolName: m.state.action.tool_name })),
+        channel: click.channel,
+        ts: click.messageTs!,
+      }),
+    });
+  } catch (error) {
+    ctx.logger.warn({ err: error }, 'decline all modal could not open; declining without a reason');
+    await showBatchDecision(ctx, await recordBatchDecision(ctx, click, press, 'decline', Promise.resolve()));
   }
 }
 

@@ -4,7 +4,9 @@ import { batchCard, batchParts, BATCH_PART_SIZE, type BatchCardData, type BatchM
 import { ACTION_IDS, parseCardBlockId } from '../../../src/slack/blocks/action-ids.js';
 import { parseButtonValue } from '../../../src/slack/blocks/button-value.js';
 import { parseBatchButtonValue } from '../../../src/slack/flows/batch-click.js';
-import { blockLimitErrors } from '../../../src/simulator/index.js';
+import { blockLimitErrors, checkedView } from '../../../src/simulator/index.js';
+import { batchDeclineMessage, batchDeclineModal, batchDeclineReason } from '../../../src/slack/blocks/batch-decline-modal.js';
+import { CALLBACK_IDS } from '../../../src/slack/blocks/action-ids.js';
 import { allText, expectNoInjection, expectWellFormed, INJECTION } from './block-text.js';
 
 const FP = (n: number) => n.toString(16).padStart(4, '0').repeat(16);
@@ -128,5 +130,28 @@ describe('parseBatchButtonValue', () => {
     ]) {
       expect(parseBatchButtonValue(bad)).toBeUndefined();
     }
+  });
+});
+
+describe('batchDeclineModal', () => {
+  it('asks one optional reason for the pending calls; its metadata binds the submission to them and to the message', () => {
+    const members = [1, 2, 3].map((a) => ({ actionId: a, fingerprint: FP(a), toolName: a === 3 ? INJECTION : 'delete_record' }));
+    const view = batchDeclineModal({ members, channel: 'C0CHANNEL01', ts: '1700000000.000100' });
+    expect(checkedView({ view }, 'modal')).toBe(view);
+    expect(view.callback_id).toBe(CALLBACK_IDS.batchDeclineModal);
+    expectNoInjection(view.blocks);
+    expect(allText(view.blocks)).toContain('Decline the 3 pending calls');
+    expect(parseBatchButtonValue(view.private_metadata)).toEqual(members.map((m) => ({ actionId: m.actionId, fingerprintPrefix: m.fingerprint.slice(0, 16) })));
+    expect(batchDeclineMessage(view.private_metadata)).toEqual({ channel: 'C0CHANNEL01', ts: '1700000000.000100' });
+    expect(batchDeclineMessage('{"c":1}')).toBeUndefined();
+    expect(batchDeclineReason({ reason: { reason: { value: '  not now ' } } })).toBe('not now');
+    expect(batchDeclineReason({ reason: { reason: { value: '   ' } } })).toBeUndefined();
+  });
+
+  it('stays within limits for a full part of long tool names', () => {
+    const members = Array.from({ length: BATCH_PART_SIZE }, (_, i) => ({ actionId: i + 1, fingerprint: FP(i + 1), toolName: `t${i}`.repeat(200) }));
+    const view = batchDeclineModal({ members, channel: 'C0CHANNEL01', ts: '1700000000.000100' });
+    expect(checkedView({ view }, 'modal')).toBe(view);
+    expect(view.private_metadata!.length).toBeLessThanOrEqual(3000);
   });
 });

@@ -86,7 +86,12 @@ describe('button values and block ids', () => {
       batchApproveAll: 'batch.approve_all',
       batchDeclineAll: 'batch.decline_all',
     });
-    expect(CALLBACK_IDS).toEqual({ declineModal: 'approval.decline_modal', respondModal: 'suspension.respond_modal', elicitationModal: 'elicitation.modal' });
+    expect(CALLBACK_IDS).toEqual({
+      declineModal: 'approval.decline_modal',
+      respondModal: 'suspension.respond_modal',
+      elicitationModal: 'elicitation.modal',
+      batchDeclineModal: 'batch.decline_modal',
+    });
   });
 });
 

@@ -122,7 +122,7 @@ function approvalText(action: PendingAction, approvers: readonly string[], notif
   return `${what} for ${whoDecides(approvers, notify, { maxChars: 2000 })}`;
 }
 
-function approvalState(a: PendingAction, blocked: boolean, now: Date): ApprovalCardState {
+export function approvalState(a: PendingAction, blocked: boolean, now: Date): ApprovalCardState {
   const at = a.decided_at ? new Date(a.decided_at) : now;
   switch (a.status) {
     case 'pending':

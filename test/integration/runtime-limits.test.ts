@@ -78,12 +78,12 @@ describe.each(backends)('cumulative limits in the runtime on %s', (backend) => {
         expect(approval).toMatchObject({ toolName: 'delete_record', args: { id: 'r21' }, approvers: ['U0CFO'] });
         expect(await stream.finishReason).toBe('suspended');
         // The limit's approvers decide it, not the entry's: the stored hit is applied when deciding.
-        const refused = await agent.decideToolCall({ actionId: approval!.actionId, actor: { userId: 'U0OPS' } }, 'approve');
+        const refused = await agent.decideToolCall({ actionId: approval!.actionId, actor: { userId: 'U0OPS' }, decision: 'approve' });
         expect(refused.outcome).toBe('not-allowed');
         const audit = await sql<{ detail: unknown }>`
           SELECT detail FROM audit_events WHERE event = 'requested' AND run_id = ${stream.runId}`.execute(database.db);
         expect(audit.rows[0]!.detail).toEqual({ limits: [{ limit: 0, count: true, total: 21, above: 20, overMs: 3_600_000 }] });
-        const approved = await agent.decideToolCall({ actionId: approval!.actionId, actor: { userId: 'U0CFO' } }, 'approve');
+        const approved = await agent.decideToolCall({ actionId: approval!.actionId, actor: { userId: 'U0CFO' }, decision: 'approve' });
         expect(approved.outcome).toBe('approved');
         if (approved.outcome === 'approved') expect(await approved.stream!.text).toBe('deleted r21');
       }
@@ -107,15 +107,15 @@ describe.each(backends)('cumulative limits in the runtime on %s', (backend) => {
       const approval = (await approvalOf(stream))!;
       approvals.push(approval);
       if (approval.quorum === 2) {
-        const one = await agent.decideToolCall({ actionId: approval.actionId, actor: { userId: 'U0FIN1' } }, 'approve');
+        const one = await agent.decideToolCall({ actionId: approval.actionId, actor: { userId: 'U0FIN1' }, decision: 'approve' });
         expect(one.outcome).toBe('approval-recorded');
         const row = await sql<{ status: string; approvals: unknown[]; limit_hits: unknown }>`
           SELECT status, approvals, limit_hits FROM pending_actions WHERE id = ${approval.actionId}`.execute(database.db);
         expect(row.rows[0]).toMatchObject({ status: 'pending', limit_hits: [{ limit: 0, sum: 'amountCents', requester, total: 110000, above: 100000 }] });
-        const decided = await agent.decideToolCall({ actionId: approval.actionId, actor: { userId: 'U0FIN2' } }, 'approve');
+        const decided = await agent.decideToolCall({ actionId: approval.actionId, actor: { userId: 'U0FIN2' }, decision: 'approve' });
         expect(decided.outcome).toBe('approved');
       } else {
-        await agent.decideToolCall({ actionId: approval.actionId, actor: { userId: 'U0FIN1' } }, 'approve');
+        await agent.decideToolCall({ actionId: approval.actionId, actor: { userId: 'U0FIN1' }, decision: 'approve' });
       }
     }
     expect(approvals.map((a) => a.quorum)).toEqual([1, 1, 2]);

@@ -11,7 +11,7 @@ export { resolveModel } from './agent/model.js';
 export { fingerprint, shortFingerprint } from './approvals/fingerprint.js';
 export { definePolicy } from './approvals/define-policy.js';
 export { loadPolicyFile } from './approvals/load-policy-file.js';
-export type { Policy, PolicyInput } from './approvals/policy-schema.js';
+export type { Policy, PolicyInput, CumulativeLimit } from './approvals/policy-schema.js';
 export { cachedGroupResolver, type GroupResolver } from './approvals/group-resolver.js';
 export { listAuditEvents, type AuditEvent } from './db/audit.js';
 export { startExpirySweeper } from './agent/sweeps.js';

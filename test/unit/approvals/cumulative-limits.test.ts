@@ -132,3 +132,11 @@ describe('policy limits: what a call adds and what going over changes', () => {
     expect(limitHitsFromRow([{ limit: 0, total: 1, above: 0, overMs: 1 }, { limit: 'a' }, null])).toEqual([{ limit: 0, total: 1, above: 0, overMs: 1 }]);
   });
 });
+
+describe('policy limits: a quorum nobody can meet', () => {
+  it('is named where the limit sets it', async () => {
+    const { unsatisfiableRules } = await import('../../../src/approvals/unsatisfiable-rules.js');
+    const policy = definePolicy({ tools: { t: { approvers: ['U0A'], limits: [{ count: true, over: '1h', above: 1, then: { quorum: 2 } }] } } });
+    expect(unsatisfiableRules(policy).map((r) => r.field)).toEqual(['tools.t.limits[0]']);
+  });
+});

@@ -140,3 +140,23 @@ describe('policy limits: a quorum nobody can meet', () => {
     expect(unsatisfiableRules(policy).map((r) => r.field)).toEqual(['tools.t.limits[0]']);
   });
 });
+
+describe('policy limits: the README example', () => {
+  it('loads from a YAML file as documented', async () => {
+    const { readFileSync, writeFileSync, mkdtempSync, rmSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const { loadPolicyFile } = await import('../../../src/approvals/load-policy-file.js');
+    const readme = readFileSync(join(import.meta.dirname, '../../../README.md'), 'utf8');
+    const yaml = /## Approval policy\n\n```yaml\n([\s\S]*?)```/.exec(readme)![1]!;
+    const dir = mkdtempSync(join(tmpdir(), 'limits-'));
+    try {
+      writeFileSync(join(dir, 'policy.yaml'), yaml);
+      const policy = loadPolicyFile(join(dir, 'policy.yaml'));
+      expect(policy.tools.issue_refund!.limits).toEqual([{ sum: 'amountCents', by: 'requester', overMs: 24 * HOUR, above: 100000, then: { quorum: 2 } }]);
+      expect(policy.tools.delete_records!.limits).toEqual([{ count: true, overMs: HOUR, above: 20, then: { requireApproval: true } }]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -88,6 +88,16 @@ describe.each(backends)('limit usage counters on %s', (backend) => {
         ]);
         expect([a[0]!.total, b[0]!.total].sort((x, y) => x - y)).toEqual([60000, 120000]);
       }
+      // The same with a counter that already holds a call: both updates serialise on its row.
+      for (let round = 0; round < 10; round++) {
+        const key = tool();
+        await countLimitUsage(database.db, `seed/${round}`, [sumBy(key, 'U0BOB', 10000)]);
+        const [a, b] = await Promise.all([
+          countLimitUsage(database.db, `sa/${round}`, [sumBy(key, 'U0BOB', 60000)]),
+          countLimitUsage(other.db, `sb/${round}`, [sumBy(key, 'U0BOB', 60000)]),
+        ]);
+        expect([a[0]!.total, b[0]!.total].sort((x, y) => x - y)).toEqual([70000, 130000]);
+      }
     } finally {
       await other.close();
     }

@@ -46,9 +46,11 @@ export function limitHitsOf(limits: readonly CumulativeLimit[], totals: readonly
 
 /**
  * Each hit limit's `then` over the settings the rules left, in the entry's order, as a rule's
- * would be. Hits read back from a request name limits by position; one the current entry does
- * not have (the policy changed, and with it the version, so the request is asked again anyway)
- * is skipped.
+ * would be, except that a limit only tightens: a call over a limit always needs approval (a
+ * `then: { quorum: 2 }` on a tool that otherwise runs unasked means "ask two people", not
+ * nothing), its quorum is never lowered and self-approval never turned back on. Hits read back
+ * from a request name limits by position; one the current entry does not have (the policy
+ * changed, and with it the version, so the request is asked again anyway) is skipped.
  */
 export function overlayLimitHits(
   settings: ApprovalSettings,
@@ -59,7 +61,15 @@ export function overlayLimitHits(
   let out = settings;
   for (const index of [...new Set(hits.map((h) => h.limit))].sort((a, b) => a - b)) {
     const limit = limits[index];
-    if (limit !== undefined) out = { ...out, ...limit.then };
+    if (limit === undefined) continue;
+    const before = out;
+    out = {
+      ...out,
+      ...limit.then,
+      requireApproval: true,
+      quorum: Math.max(before.quorum, limit.then.quorum ?? before.quorum),
+      allowSelfApproval: before.allowSelfApproval && (limit.then.allowSelfApproval ?? true),
+    };
   }
   return out;
 }

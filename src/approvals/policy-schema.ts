@@ -293,6 +293,9 @@ const cumulativeLimit = z
     if (limit.sum !== undefined && limit.count !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['count'], input: limit.count, message: 'cannot be set together with "sum": a limit either sums an argument or counts calls' });
     }
+    if (limit.then.requireApproval === false) {
+      ctx.addIssue({ code: 'custom', path: ['then', 'requireApproval'], input: false, message: 'cannot be false in a limit: a limit only tightens (a call over it always needs approval)' });
+    }
     if (limit.sum === undefined && limit.count === undefined) {
       ctx.addIssue({ code: 'custom', path: ['sum'], input: undefined, message: 'or "count: true" is required (what the limit adds up)' });
     }

@@ -44,7 +44,7 @@ describe.each(backends)('cumulative limits over Slack on %s', (backend) => {
       tools: {
         issue_refund: {
           approvers: [ALICE, BOB],
-          limits: [{ sum: 'amountCents', by: 'requester', over: '24h', above: 100000, then: { requireApproval: true, quorum: 2 } }],
+          limits: [{ sum: 'amountCents', by: 'requester', over: '24h', above: 100000, then: { quorum: 2 } }],
         },
       },
     });

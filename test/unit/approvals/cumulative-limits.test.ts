@@ -66,6 +66,7 @@ describe('policy limits: validation', () => {
     [{ sum: 'amountCents', over: '1h', above: 1, then: { quorum: 0 } }, 'tools.t.limits[0].then.quorum', /at least 1/],
     [{ sum: 'amountCents', by: 'user', over: '1h', above: 1, then: { quorum: 2 } }, 'tools.t.limits[0].by', /"requester"/],
     [{ count: false, over: '1h', above: 1, then: { quorum: 2 } }, 'tools.t.limits[0].count', /must be true/],
+    [{ count: true, over: '1h', above: 1, then: { requireApproval: false } }, 'tools.t.limits[0].then.requireApproval', /only tightens/],
     [{ count: true, over: '1h', above: 1, then: { quorum: 2 }, every: 'x' }, 'tools.t.limits[0].every', /not a known field/],
   ])('rejects %j at %s', (limit, field, message) => {
     const problems = problemsFor({ tools: { t: { limits: [limit] } } });
@@ -111,6 +112,23 @@ describe('policy limits: what a call adds and what going over changes', () => {
 
     const counted = requirementFor(policy, 'issue_refund', {}, undefined, limitHitsOf(limits, [{ limit: 1, total: 21, subject: '*' }]));
     expect(counted).toMatchObject({ requireApproval: true, approvers: ['U0CFO'], quorum: 1 });
+  });
+
+  it('a limit only tightens: over it, approval is needed, the quorum never drops and self-approval stays off', () => {
+    const policy = definePolicy({
+      tools: {
+        quiet: { limits: [{ sum: 'n', over: '1h', above: 10, then: { quorum: 2 } }] },
+        strict: { requireApproval: true, quorum: 3, allowSelfApproval: false, limits: [{ count: true, over: '1h', above: 1, then: { quorum: 2, allowSelfApproval: true } }] },
+      },
+    });
+    const hit = [{ limit: 0, total: 99, subject: '*' }];
+    expect(requirementFor(policy, 'quiet', { n: 5 })).toMatchObject({ requireApproval: false, quorum: 1 });
+    expect(requirementFor(policy, 'quiet', { n: 5 }, undefined, limitHitsOf(policy.tools.quiet!.limits!, hit))).toMatchObject({ requireApproval: true, quorum: 2 });
+    expect(requirementFor(policy, 'strict', {}, undefined, limitHitsOf(policy.tools.strict!.limits!, hit))).toMatchObject({
+      requireApproval: true,
+      quorum: 3,
+      allowSelfApproval: false,
+    });
   });
 
   it('a limit overlays what a matching rule set, so it can only be as strict as it says', () => {

@@ -55,7 +55,8 @@ export interface ToolPolicy extends ApprovalSettings {
 
 /**
  * A rule over a window of this tool's calls rather than over one call: when the window's total
- * (this call included) is above `above`, `then` is overlaid after the rules. Exactly one of
+ * (this call included) is above `above`, the call needs approval and `then` is overlaid after the
+ * rules, only ever tightening (overlayLimitHits in apply-limits.ts). Exactly one of
  * `sum` (an argument path; a call without a number there adds 0) and `count` is set.
  */
 export interface CumulativeLimit {

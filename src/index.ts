@@ -12,6 +12,7 @@ export { fingerprint, shortFingerprint } from './approvals/fingerprint.js';
 export { definePolicy } from './approvals/define-policy.js';
 export { loadPolicyFile } from './approvals/load-policy-file.js';
 export type { Policy, PolicyInput, CumulativeLimit } from './approvals/policy-schema.js';
+export type { LimitHit } from './approvals/apply-limits.js';
 export { cachedGroupResolver, type GroupResolver } from './approvals/group-resolver.js';
 export { listAuditEvents, type AuditEvent } from './db/audit.js';
 export { startExpirySweeper } from './agent/sweeps.js';

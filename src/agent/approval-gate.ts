@@ -62,6 +62,7 @@ export function approvalAction(
         ...(requester ? { requester } : {}),
         approvers: requirement.approvers,
         quorum: requirement.quorum,
+        ...(requirement.limitHits ? { limitHits: requirement.limitHits } : {}),
       },
     },
   };

@@ -119,6 +119,7 @@ describe.each(backends)('cumulative limits in the runtime on %s', (backend) => {
       }
     }
     expect(approvals.map((a) => a.quorum)).toEqual([1, 1, 2]);
+    expect(approvals.map((a) => a.limitHits?.[0]?.total)).toEqual([undefined, undefined, 110000]);
   });
 
   it.runIf(backend === 'postgres')('two concurrent 60000 refunds under a 100000/24h limit: exactly one needs quorum 2, never neither', async () => {

@@ -75,6 +75,26 @@ describe.each(backends)('limit usage counters on %s', (backend) => {
     expect(Number(row.rows[0]!.n)).toBeLessThanOrEqual(MAX_COUNTER_ENTRIES + 1);
   });
 
+  it.runIf(backend === 'postgres')('a call made while another is still uncommitted waits for it and counts it', async () => {
+    const other: Database = await database.reopen();
+    try {
+      const key = tool();
+      let second: Promise<Array<{ total: number }>> | undefined;
+      let settledEarly = false;
+      await database.db.transaction().execute(async (trx) => {
+        expect((await countLimitUsage(trx, 'first/1', [sumBy(key, 'U0BOB', 60000)]))[0]!.total).toBe(60000);
+        // The first call is counted but not committed: a second call must not slip past it.
+        second = countLimitUsage(other.db, 'second/1', [sumBy(key, 'U0BOB', 60000)]);
+        void second.then(() => (settledEarly = true));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(settledEarly).toBe(false);
+      });
+      expect((await second!)[0]!.total).toBe(120000);
+    } finally {
+      await other.close();
+    }
+  });
+
   it.runIf(backend === 'postgres')('two calls on two connections at the same moment: the second always sees the first', async () => {
     const other: Database = await database.reopen();
     try {

@@ -89,6 +89,14 @@ describe('policy limits: what a call adds and what going over changes', () => {
     ]);
   });
 
+  it('limits on an MCP server entry (`server.*`) count all of its tools together', () => {
+    const policy = definePolicy({ tools: { 'github.*': { limits: [{ count: true, over: '1h', above: 50, then: { requireApproval: true } }] } } });
+    const a = limitChecksFor(policy, 'github__create_issue', {}, 'U0BOB', { server: 'github', tool: 'create_issue' });
+    const b = limitChecksFor(policy, 'github__close_issue', {}, 'U0BOB', { server: 'github', tool: 'close_issue' });
+    expect(a).toEqual([{ limit: 0, toolKey: 'github.*', measure: `count@${HOUR}`, subject: '*', amount: 1, windowMs: HOUR }]);
+    expect(b).toEqual(a);
+  });
+
   it('a missing, non-numeric or negative amount adds 0; a tool without limits has no checks', () => {
     const policy = refundPolicy();
     for (const args of [{}, { amountCents: '90000' }, { amountCents: -50000 }, null]) {

@@ -56,6 +56,7 @@ export function renderCard(
         notify,
         ...(routedTo !== undefined ? { routedTo } : {}),
         quorum: action.quorum,
+        ...(requirement.limitHits ? { overLimit: requirement.limitHits } : {}),
         approvals: action.approvals.map((a) => a.userId),
         expiresAt: action.expires_at ? new Date(action.expires_at) : new Date(Number.NaN),
         fingerprint: action.fingerprint ?? '',

@@ -20,6 +20,7 @@ import { respondToUrl, webApiMethods } from './web-api-methods.js';
 
 const DEFAULT_SCOPES = [
   'app_mentions:read',
+  'assistant:write',
   'channels:history',
   'chat:write',
   'commands',

@@ -109,6 +109,8 @@ export interface SlackSimulatorOptions {
   extraTokens?: string[];
   /** Usergroup id → member user ids, for usergroups.users.list. */
   usergroups?: Record<string, string[]>;
+  /** Usergroup id → handle (without @), for usergroups.list; default the id in lower case. */
+  usergroupHandles?: Record<string, string>;
   /** Users known to users.info; other ids that look like user ids get a synthesised profile. */
   users?: Record<string, Partial<SimulatedUser>>;
   /** When set, only these channels exist (others → channel_not_found). */

@@ -56,7 +56,10 @@ async function displayName(ctx: SlackContext, id: string): Promise<string> {
       return names.get(id) ?? id;
     }
   } catch (error) {
-    ctx.logger.debug({ err: error, id }, 'could not read a display name for the assistant status');
+    const code = slackErrorCode(error);
+    ctx.logger.debug({ err: error, id, code }, 'could not read a display name for the assistant status');
+    // Errors that a retry would only repeat are remembered: the id stands in for the name.
+    if (code === 'missing_scope' || code === 'user_not_found' || code === 'unknown_method') names.set(id, plain(id));
     return plain(id);
   }
   const shown = name ? `@${plain(name)}` : plain(id);

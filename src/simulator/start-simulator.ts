@@ -116,6 +116,8 @@ export async function startSlackSimulator(options: SlackSimulatorOptions = {}): 
       return v ? clone(v) : undefined;
     },
     homeView: (user) => clone(store.homeView(user)),
+    assistantStatus: (channel, threadTs) => store.assistantStatus(channel, threadTs),
+    isStreaming: (channel, ts) => store.streaming.has(`${channel} ${ts}`),
     seedMessage: (m) => clone(store.seedMessage(m)),
     setUsergroup: (id, users) => {
       store.usergroups.set(id, [...users]);

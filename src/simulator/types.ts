@@ -215,6 +215,10 @@ export interface SlackSimulator {
   view(id: string): StoredView | undefined;
   /** The App Home view published for `user` with views.publish, if any. */
   homeView(user: string): StoredView | undefined;
+  /** The thread's assistant status as last set ('' once cleared; undefined if never set). */
+  assistantStatus(channel: string, threadTs: string): string | undefined;
+  /** Whether chat.startStream began the message and chat.stopStream has not ended it. */
+  isStreaming(channel: string, ts: string): boolean;
   /** Put a message in place as if someone else had posted it (e.g. the thread root a human wrote). */
   seedMessage(message: { channel: string; text: string; user?: string; ts?: string; threadTs?: string; botId?: string; blocks?: unknown[] }): StoredMessage;
   setUsergroup(id: string, users: string[]): void;

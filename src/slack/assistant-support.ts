@@ -1,5 +1,3 @@
-import type { ThreadTarget } from './slack-context.js';
-
 /**
  * SLACK_ASSISTANT: whether the bot uses Slack's AI-app methods (assistant.threads.setStatus,
  * chat.startStream/appendStream/stopStream). `auto`: in threads of direct messages with the
@@ -24,7 +22,7 @@ export class AssistantSupport {
   constructor(readonly mode: AssistantMode) {}
 
   /** Whether to try `feature` in this place: configured, not refused for good, and a thread to do it in. */
-  tries(feature: AssistantFeature, target: ThreadTarget): boolean {
+  tries(feature: AssistantFeature, target: { channel: string; threadTs?: string }): boolean {
     if (this.mode === 'off' || this.refused.has(feature) || target.threadTs === undefined) return false;
     return this.mode === 'on' || target.channel.startsWith('D');
   }

@@ -18,6 +18,8 @@ export class AssistantSupport {
   private readonly refused = new Set<AssistantFeature>();
   /** Display names of approvers for the status line, by user or group id. */
   readonly names = new Map<string, string>();
+  /** Threads this process gave a "waiting for approval" status, so a continuation clears it as it starts. */
+  private readonly waiting = new Set<string>();
 
   constructor(readonly mode: AssistantMode) {}
 
@@ -34,5 +36,14 @@ export class AssistantSupport {
 
   isRefused(feature: AssistantFeature): boolean {
     return this.refused.has(feature);
+  }
+
+  markWaiting(target: { channel: string; threadTs?: string }): void {
+    this.waiting.add(`${target.channel} ${target.threadTs ?? ''}`);
+  }
+
+  /** Whether this process left the thread waiting (and forgets it). */
+  takeWaiting(target: { channel: string; threadTs?: string }): boolean {
+    return this.waiting.delete(`${target.channel} ${target.threadTs ?? ''}`);
   }
 }

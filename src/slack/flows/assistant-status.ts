@@ -18,22 +18,32 @@ export async function showWaitingStatus(ctx: SlackContext, target: ThreadTarget,
   const ids = [...new Set(waitingOn.flatMap((a) => approversAt(ctx.agent.requirementOf(a), new Date(a.created_at), now)))];
   const names = await Promise.all(ids.map((id) => displayName(ctx, id)));
   const who = humanList(names, { conjunction: 'or', maxChars: STATUS_CHARS, noun: 'approvers' });
-  await setStatus(ctx, target, who === '' ? 'waiting for approval' : `waiting for approval from ${who}`);
+  if (await setStatus(ctx, target, who === '' ? 'waiting for approval' : `waiting for approval from ${who}`)) ctx.assistant.markWaiting(target);
 }
 
 /** Clears the status once the run has moved on (continued, answered, ended). */
 export async function clearAssistantStatus(ctx: SlackContext, target: ThreadTarget): Promise<void> {
   if (!ctx.assistant?.tries('status', target)) return;
+  ctx.assistant.takeWaiting(target);
   await setStatus(ctx, target, '');
 }
 
-async function setStatus(ctx: SlackContext, target: ThreadTarget, status: string): Promise<void> {
+/** A run continuing in a thread this process left waiting: the status goes at once, not when the run ends. */
+export async function clearWaitingStatus(ctx: SlackContext, target: ThreadTarget): Promise<boolean> {
+  if (!ctx.assistant?.takeWaiting(target)) return false;
+  await clearAssistantStatus(ctx, target);
+  return true;
+}
+
+async function setStatus(ctx: SlackContext, target: ThreadTarget, status: string): Promise<boolean> {
   try {
     await ctx.client.assistant.threads.setStatus({ channel_id: target.channel, thread_ts: target.threadTs!, status });
+    return true;
   } catch (error) {
     const code = slackErrorCode(error);
     ctx.assistant?.failed('status', code);
     ctx.logger.debug({ err: error, code }, 'could not set the assistant status');
+    return false;
   }
 }
 

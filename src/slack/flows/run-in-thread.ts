@@ -10,7 +10,7 @@ import { workingReaction, type WorkingReaction } from './working-reaction.js';
 import { unreachable } from '../../unreachable.js';
 import type { PendingAction } from '../../db/rows.js';
 import { AnswerStream, type StreamRecipient } from './answer-stream.js';
-import { clearAssistantStatus, showWaitingStatus } from './assistant-status.js';
+import { clearAssistantStatus, clearWaitingStatus, showWaitingStatus } from './assistant-status.js';
 
 export interface RunInThreadOptions {
   /** The message that asked for this work; it carries the working reaction meanwhile. */
@@ -59,6 +59,8 @@ export async function runInThread(
     if (pending.trim() !== '') await postAnswer(ctx, target, pending, answer);
   };
   try {
+    // A status this process set ("waiting for approval") is over once the run moves on.
+    const statusCleared = ctx.assistant ? await clearWaitingStatus(ctx, target) : false;
     for await (const chunk of stream.fullStream) {
       switch (chunk.type) {
         case 'text-delta':
@@ -103,13 +105,14 @@ export async function runInThread(
       await flush();
       await bookkeeping(markCardsDrawn(ctx.slackDb, drawn));
       if (waitingOn.length > 0) await showWaitingStatus(ctx, target, waitingOn);
-      else await clearAssistantStatus(ctx, target);
+      else if (!statusCleared) await clearAssistantStatus(ctx, target);
       return;
     }
     // The run's answer, marked as this run's, so the sweep can tell what of it was posted if this process stops.
     await flush(failure === undefined ? { runId: stream.runId } : undefined);
     if (failure !== undefined) await postError(ctx, target, failure, 'run failed');
-    await clearAssistantStatus(ctx, target);
+    // Cleared here too when another instance (or this one before a restart) set it.
+    if (!statusCleared) await clearAssistantStatus(ctx, target);
     await bookkeeping(markRunShown(ctx.slackDb, stream.runId, drawn));
   } catch (error) {
     await postError(ctx, target, error, 'showing the run in Slack failed');

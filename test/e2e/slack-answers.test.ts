@@ -8,12 +8,13 @@ import { createDemoTables, demoDb } from '../../src/demo/demo-tables.js';
 import { createDeployServiceTool } from '../../src/demo/tools/deploy-service.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
 import { renderCard } from '../../src/slack/flows/render-card.js';
-import { viewSubmissionPayload } from '../../src/simulator/index.js';
+import { messageEnvelope, viewSubmissionPayload } from '../../src/simulator/index.js';
 import { backends } from '../helpers/db.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
   buttonClick,
   clickButton,
+  freshTs,
   mention,
   recordingDeleteTool,
   slackHarness,
@@ -196,6 +197,27 @@ describe.each(backends)('Slack answers, Yes/No confirmations and the assistant o
     expect(h.fake.isStreaming(CHANNEL, ts)).toBe(false);
     // Not posted a second time as an ordinary message.
     expect(h.fake.callsTo('chat.postMessage').filter((c) => textOf(c).includes('summary'))).toEqual([]);
+  });
+
+  it('auto streams in a DM thread with the app (no recipient needed there) and leaves channel threads to posted messages', async () => {
+    const { b } = await boot([{ text: 'In the DM.' }, { text: 'In the channel.' }], { assistant: 'auto' });
+    const DM = 'D0REQUESTER';
+    const root = freshTs();
+    h.fake.seedMessage({ channel: DM, text: 'start', user: REQUESTER, ts: root });
+    const ts = freshTs();
+    h.fake.seedMessage({ channel: DM, text: 'answer me', user: REQUESTER, ts, threadTs: root });
+    expect((await b.send.event(messageEnvelope({ channel: DM, ts, threadTs: root, user: REQUESTER, text: 'answer me' }))).status).toBe(200);
+    const stopped = await h.fake.waitFor('chat.stopStream');
+    await b.slack.idle();
+    const started = h.fake.callsTo('chat.startStream');
+    expect(started.map((c) => [c.args.channel, c.args.thread_ts, c.args.recipient_user_id])).toEqual([[DM, root, undefined]]);
+    expect(h.fake.message(DM, String(stopped.args.ts))!.text).toBe('In the DM.');
+
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'and here?' });
+    await waitForText(h.fake, thread, 'In the channel.');
+    await b.slack.idle();
+    expect(h.fake.callsTo('chat.startStream')).toHaveLength(1);
+    expect(h.fake.callsTo('assistant.threads.setStatus').every((c) => c.args.channel_id === DM)).toBe(true);
   });
 
   it('off (the default) streams nothing and sets no status', async () => {

@@ -53,9 +53,7 @@ export class AnswerStream {
    */
   async finish(answer?: { runId: string }): Promise<boolean> {
     if (this.broken) return false;
-    if (this.raw.trim() === '') {
-      if (this.ts === undefined) return true;
-    }
+    if (this.raw.trim() === '' && this.ts === undefined) return true;
     try {
       await this.send(true);
       if (this.broken || this.ts === undefined) return this.broken ? false : this.raw.trim() === '';

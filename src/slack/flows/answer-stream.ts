@@ -103,6 +103,11 @@ export class AnswerStream {
     }
   }
 
+  /** The run stopped showing here (an error, another instance took it over): a stream still open goes. */
+  async abort(): Promise<void> {
+    if (!this.broken) await this.discard();
+  }
+
   private async abandon(reason: string): Promise<void> {
     this.ctx.logger.info({ channel: this.target.channel, reason }, 'streaming given up; the answer is posted as messages');
     await this.discard();

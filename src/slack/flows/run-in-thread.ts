@@ -75,7 +75,11 @@ export async function runInThread(
           await flush();
           const stored = ctx.agent.storedRequestOf(chunk.payload);
           await postCard(ctx, chunk.payload.actionId, target, (continuation) => runInThread(ctx, continuation, target), stored);
-          if (chunk.type === 'tool-call-approval' && stored && ctx.assistant?.tries('status', target)) waitingOn.push(stored);
+          if (chunk.type === 'tool-call-approval' && ctx.assistant?.tries('status', target)) {
+            // The row is read only when the status is configured and this process did not just store it.
+            const row = stored?.id === chunk.payload.actionId ? stored : await ctx.agent.findRequest(chunk.payload.actionId);
+            if (row) waitingOn.push(row);
+          }
           break;
         }
         case 'tool-call-blocked':
@@ -117,6 +121,7 @@ export async function runInThread(
   } catch (error) {
     await postError(ctx, target, error, 'showing the run in Slack failed');
   } finally {
+    await streamed?.abort();
     await reaction?.done();
     log.debug('stream shown');
   }

@@ -169,7 +169,9 @@ describe.each(backends)('Slack answers, Yes/No confirmations and the assistant o
     expect(waiting.at).toBeGreaterThanOrEqual(card.call.at);
 
     await clickButton(b, card, CAROL, ACTION_IDS.approve);
-    const answer = await waitForText(h.fake, thread, 'Deleted r1.');
+    // The continuation's answer is streamed too, to the requester.
+    const answer = await h.fake.waitFor('chat.startStream');
+    expect(answer.args).toMatchObject({ channel: CHANNEL, thread_ts: thread.threadTs, recipient_user_id: REQUESTER, markdown_text: 'Deleted r1.' });
     await b.slack.idle();
     expect(deleted).toEqual([{ id: 'r1' }]);
     // Cleared as the run goes on, before its answer, and once.

@@ -14,6 +14,11 @@ export interface StreamRecipient {
   teamId?: string;
 }
 
+/** The run's requester as the recipient of its streamed answer (team from the click, when it says). */
+export function recipientOf(requester: string | null | undefined, click: { user: string; teamId?: string }): { recipient?: StreamRecipient } {
+  return requester ? { recipient: { userId: requester, ...(click.teamId ? { teamId: click.teamId } : {}) } } : {};
+}
+
 /**
  * One streamed message (chat.startStream → appendStream → stopStream) carrying the model's text
  * as it arrives. Anything Slack refuses ends the stream: finish() then says the text was not
@@ -33,9 +38,13 @@ export class AnswerStream {
     private readonly recipient: StreamRecipient | undefined,
   ) {}
 
-  /** A stream for this thread, when SLACK_ASSISTANT allows one here and Slack has not refused streaming for good. */
+  /**
+   * A stream for this thread, when SLACK_ASSISTANT allows one here and Slack has not refused
+   * streaming for good; outside a DM only with a recipient, which Slack requires there.
+   */
   static open(ctx: SlackContext, target: ThreadTarget, recipient?: StreamRecipient): AnswerStream | undefined {
     if (!ctx.assistant?.tries('stream', target) || target.threadTs === undefined) return undefined;
+    if (!target.channel.startsWith('D') && recipient === undefined) return undefined;
     return new AnswerStream(ctx, { channel: target.channel, threadTs: target.threadTs }, recipient);
   }
 

@@ -14,6 +14,10 @@ export interface Requirement {
   policyVersion: string;
   /** Who is told about the request, where, and when they are reminded or it escalates. */
   reach: Reach;
+  /** Present only when the policy sets it: `false` means approvers may not edit the arguments. */
+  allowEdit?: boolean;
+  /** Present only when the policy sets it: earlier approvals still count after an edit (quorum > 1). */
+  keepApprovalsOnEdit?: boolean;
 }
 
 /**
@@ -40,6 +44,8 @@ export function requirementFor(policy: Policy, toolName: string, args: unknown, 
     expiresInMs: settings.expiresInMs,
     policyVersion: policy.version,
     reach: reachOf(settings),
+    ...(settings.allowEdit !== undefined ? { allowEdit: settings.allowEdit } : {}),
+    ...(settings.keepApprovalsOnEdit !== undefined ? { keepApprovalsOnEdit: settings.keepApprovalsOnEdit } : {}),
   };
 }
 

@@ -1,8 +1,11 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
-import type { PendingActionsTable, RunSnapshotsTable } from './schema.js';
+import type { PendingActionsTable, RequestEdit, RunSnapshotsTable } from './schema.js';
 
 /** A pending_actions row as every statement returns it. */
-export type PendingAction = Selectable<PendingActionsTable>;
+export type PendingAction = Omit<Selectable<PendingActionsTable>, 'edit'> & {
+  /** Set (never undefined) on rows read back; optional so rows built by hand need not spell it out. */
+  edit?: RequestEdit | null;
+};
 
 /** A run_snapshots row as read back (the claim's time and epoch are bookkeeping, not state). */
 export type SnapshotRow = Omit<Selectable<RunSnapshotsTable>, 'claimed_at' | 'claim_epoch'>;
@@ -13,7 +16,7 @@ export type ClaimedRow = SnapshotRow & { claim_epoch: number };
 const pendingActionColumnNames = [
   'id', 'run_id', 'root_run_id', 'tool_call_id', 'tool_name', 'kind', 'args', 'fingerprint', 'suspend_payload',
   'path', 'status', 'requester', 'policy_version', 'quorum', 'approvals', 'expires_at', 'decided_by', 'decided_at',
-  'reason', 'resume_data', 'created_at',
+  'reason', 'resume_data', 'edit', 'created_at',
 ] as const satisfies ReadonlyArray<keyof PendingAction>;
 
 const claimedColumnNames = [

@@ -15,6 +15,7 @@ import { inboundRequests } from './transport/inbound-requests.js';
 import { registerAppMention } from './listeners/app-mention.js';
 import { registerApprovalActions } from './listeners/approval-actions.js';
 import { registerDeclineModalSubmit } from './listeners/decline-modal-submit.js';
+import { registerEditActions } from './listeners/edit-actions.js';
 import { interactionRoutes } from './listeners/interaction-routes.js';
 import { registerMessage } from './listeners/message.js';
 import { registerQuestionActions } from './listeners/question-actions.js';
@@ -200,6 +201,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const routes = interactionRoutes(app, unknownInteractions(context));
   registerApprovalActions(routes, context);
   registerDeclineModalSubmit(routes, context);
+  registerEditActions(routes, context);
   registerQuestionActions(routes, context);
   registerRespondActions(routes, context);
   registerElicitationActions(routes, context);

@@ -18,6 +18,24 @@ function show(value: unknown): string {
   return value === undefined ? '(none)' : JSON.stringify(value);
 }
 
+const RESULT_SEPARATOR = '\n\nResult: ';
+
+/**
+ * A text result withNote made of a JSON one, taken apart again: the note and the JSON value
+ * (for a model that reads results by their structure, such as the demo's). Undefined for any
+ * other text.
+ */
+export function splitEditNote(text: string): { note: string; value: unknown } | undefined {
+  if (!text.startsWith('An approver (')) return undefined;
+  const at = text.indexOf(RESULT_SEPARATOR);
+  if (at < 0) return undefined;
+  try {
+    return { note: text.slice(0, at), value: JSON.parse(text.slice(at + RESULT_SEPARATOR.length)) };
+  } catch {
+    return undefined;
+  }
+}
+
 /** The tool result with the note in front, in the result's own kind where it has text. */
 export function withNote(output: LanguageModelV3ToolResultOutput, note: string): LanguageModelV3ToolResultOutput {
   switch (output.type) {
@@ -26,7 +44,7 @@ export function withNote(output: LanguageModelV3ToolResultOutput, note: string):
     case 'error-text':
       return { type: 'error-text', value: `${note}\n\n${output.value}` };
     case 'json':
-      return { type: 'text', value: `${note}\n\nResult: ${JSON.stringify(output.value)}` };
+      return { type: 'text', value: `${note}${RESULT_SEPARATOR}${JSON.stringify(output.value)}` };
     case 'error-json':
       return { type: 'error-text', value: `${note}\n\nError: ${JSON.stringify(output.value)}` };
     case 'content':

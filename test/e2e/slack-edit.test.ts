@@ -215,6 +215,45 @@ describe.each(backends)('Slack: edit, then approve, on %s', (backend) => {
     expect(again.made().refunds).toEqual([{ orderId: '1042', amountCents: 150000 }]);
   });
 
+  it('route: dm — an approver the edit newly requires gets a copy of their own, and approves from it', async () => {
+    const { b, made } = await boot(100000, {
+      tools: {
+        issue_refund: {
+          requireApproval: true,
+          approvers: [CAROL, DAVE],
+          route: 'dm',
+          rules: [{ when: { arg: 'amountCents', op: 'gt', value: 120000 }, then: { approvers: [BOB] } }],
+        },
+      },
+    });
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'refund 1042' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    await h.fake.waitFor((c) => c.method === 'chat.postMessage' && c.args.channel === 'D0DAVE');
+    expect(h.fake.callsTo('conversations.open').map((c) => c.args.users)).toEqual([CAROL, DAVE]);
+
+    const carols = copyIn('D0CAROL');
+    const view = await openEditModal(b, carols, CAROL);
+    await submitEdit(b, CAROL, view, '150000');
+    const bobs = await h.fake.waitFor((c) => c.method === 'chat.postMessage' && c.ok && c.args.channel === 'D0BOB' && cardActions(blocksOf(c), 'approval') !== undefined);
+    expect(textOf(bobs)).toContain(`Edited by <@${CAROL}>`);
+    // Carol's and Dave's copies show the edited request too (it is no longer theirs to approve).
+    await waitForUpdate(h.fake, carols, `Edited by <@${CAROL}>`);
+    expect(h.fake.callsTo('conversations.open').map((c) => c.args.users)).toEqual([CAROL, DAVE, BOB]);
+
+    await clickButton(b, copyIn('D0BOB'), BOB, ACTION_IDS.approve);
+    await waitForText(h.fake, thread, 'Refund done.');
+    await waitForUpdate(h.fake, card, `Approved by <@${BOB}>`);
+    expect(made().refunds).toEqual([{ orderId: '1042', amountCents: 150000 }]);
+  });
+
+  /** The card copy the bot posted (last) in a DM, as something to click. */
+  function copyIn(channel: string): PostedCard {
+    const call = h.fake.calls.filter((c) => c.method === 'chat.postMessage' && c.ok && c.args.channel === channel && cardActions(blocksOf(c), 'approval') !== undefined).at(-1)!;
+    const actions = cardActions(blocksOf(call), 'approval')!;
+    const ts = String(call.response?.ts);
+    return { call, actionId: Number(String(actions.block_id).split(':')[1]), ts, channel, threadTs: ts, blocks: blocksOf(call) };
+  }
+
   it('self-approval rules apply to the editor: a requester who may not approve may not edit', async () => {
     const { b } = await boot(100000, {
       tools: { issue_refund: { requireApproval: true, approvers: [REQUESTER, CAROL], allowSelfApproval: false } },

@@ -20,6 +20,7 @@ import { failureText } from './failure-text.js';
 import { handleDecision } from './handle-decision.js';
 import { tellUser } from './tell-user.js';
 import { updateCard } from './update-card.js';
+import { routeEditedCard } from './route-edited-card.js';
 import { unreachable } from '../../unreachable.js';
 
 type EditView = { private_metadata: string; state: { values: Record<string, Record<string, InputState>> } };
@@ -119,12 +120,14 @@ export async function showEditSubmission(ctx: SlackContext, user: string, record
         return handleDecision(ctx, { outcome: 'approved', action: outcome.action, ...(outcome.stream ? { stream: outcome.stream } : {}) }, at, moved);
       }
       if (outcome.outcome === 'approval-recorded') {
-        return handleDecision(ctx, { outcome: 'approval-recorded', action: outcome.action, approvals: outcome.approvals, quorum: outcome.quorum, alreadyCounted: false }, at, moved);
+        await handleDecision(ctx, { outcome: 'approval-recorded', action: outcome.action, approvals: outcome.approvals, quorum: outcome.quorum, alreadyCounted: false }, at, moved);
+        return routeEditedCard(ctx, outcome.action, moved);
       }
       await updateCard(ctx, outcome.action.id);
       refreshHomesFor(ctx, outcome.action);
       await tellUser(ctx, at, `Your edit is saved as request #${outcome.action.id}, but it does not count as your approval: ${escapeMrkdwn(outcome.message)}`);
-      return postStillNeeded(ctx, outcome.action, user, moved ?? card);
+      await postStillNeeded(ctx, outcome.action, user, moved ?? card);
+      return routeEditedCard(ctx, outcome.action, moved);
     }
     default:
       return unreachable(outcome, 'edit outcome');

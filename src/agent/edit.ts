@@ -137,7 +137,8 @@ async function recordEditOf(root: AgentInternals, deps: RuntimeDeps, req: EditRe
   const editorVerdict = await mayDecide(deps, edited, actor, 'approve');
   const now = new Date().toISOString();
   const carried: Approval[] = [];
-  if (requirement.keepApprovalsOnEdit && requirement.quorum > 1) {
+  const keep = requirement.keepApprovalsOnEdit === true && requirement.quorum > 1;
+  if (keep) {
     for (const a of action.approvals) {
       if (a.userId === actor.userId) continue;
       if ((await mayDecide(deps, edited, { userId: a.userId }, 'approve')).allowed) carried.push(a);
@@ -149,7 +150,8 @@ async function recordEditOf(root: AgentInternals, deps: RuntimeDeps, req: EditRe
   const written = await recordEdit(deps.db, {
     fromActionId: action.id,
     fromFingerprint: action.fingerprint ?? '',
-    ...(carried.length > 0 || (requirement.keepApprovalsOnEdit && requirement.quorum > 1) ? { fromApprovals: action.approvals } : {}),
+    // Carried approvals were worked out from this list: the edit lands only if it has not moved.
+    ...(keep ? { fromApprovals: action.approvals } : {}),
     editor: actor.userId,
     args,
     fingerprint: fp,
@@ -161,13 +163,13 @@ async function recordEditOf(root: AgentInternals, deps: RuntimeDeps, req: EditRe
     grantTtlMs: deps.grantTtlMs,
   });
   if (!written) {
-    const now = await refreshed(deps, action);
+    const current = await refreshed(deps, action);
     // Carried approvals were read from a list another approval has since joined: counted again.
-    if (now.outcome === 'approval-recorded' && attempt < 3) {
+    if (current.outcome === 'approval-recorded' && keep && attempt < 3) {
       return recordEditOf(root, deps, req, known.startAfter ? { startAfter: known.startAfter } : {}, attempt + 1);
     }
-    await refused(now.outcome === 'expired' ? 'expired' : 'already-decided');
-    return now.outcome === 'expired' ? now : { outcome: 'already-decided', action: now.outcome === 'not-found' ? action : now.action };
+    await refused(current.outcome === 'expired' ? 'expired' : 'already-decided');
+    return current.outcome === 'expired' ? current : { outcome: 'already-decided', action: current.outcome === 'not-found' ? action : current.action };
   }
   const { row, previous, claimed } = written;
   log.info({ editor: actor.userId, toActionId: row.id, status: row.status }, 'request edited');

@@ -9,6 +9,7 @@ import { fingerprint } from '../../src/approvals/fingerprint.js';
 import { createTool } from '../../src/agent/tool.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import type { Agent } from '../../src/agent/agent.js';
+import { editFormOf } from '../../src/slack/flows/edit-form.js';
 
 const refundArgs = { orderId: 'o-1', amountCents: 150050 };
 
@@ -206,6 +207,23 @@ describe.each(backends)('edit then approve on %s', (backend) => {
     const open = build({ tools: { refund: { requireApproval: true } } });
     const other = await start(open.agent);
     expect(open.agent.editSchemaOf((await open.agent.findRequest(other.actionId))!)).toMatchObject({ type: 'object', properties: { amountCents: { type: 'integer' } } });
+  });
+
+  it('offers a form only for a flat schema the modal can show', async () => {
+    const { agent } = build({ tools: { refund: { requireApproval: true } } });
+    const { actionId } = await start(agent);
+    const row = (await agent.findRequest(actionId))!;
+    const form = editFormOf(agent, row)!;
+    expect(form.fields.map((f) => [f.name, f.field.type, f.required])).toEqual([
+      ['orderId', 'string', true],
+      ['amountCents', 'integer', true],
+      ['note', 'string', false],
+    ]);
+    // zod's ±(2^53 − 1) bounds of an integer are no bound a person needs in the number input.
+    expect(form.fields[1]!.field).not.toHaveProperty('maximum');
+    const nested = createTool({ id: 'nested', description: 'x', inputSchema: z.object({ target: z.object({ id: z.string() }) }), execute: () => null });
+    const other = agentWith({ model: scriptedModel([{ text: 'x' }]), tools: { nested }, storage: database, policy: definePolicy({}) });
+    expect(editFormOf(other, { ...row, tool_name: 'nested', args: { target: { id: 'a' } } })).toBeUndefined();
   });
 
   it('two editors, or an edit and an approve, at once: exactly one wins', async () => {

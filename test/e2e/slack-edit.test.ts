@@ -25,7 +25,7 @@ import {
   type Bot,
   type PostedCard,
 } from '../helpers/slack-bot.js';
-import { BOB, CAROL, CHANNEL, DAVE, REQUESTER } from '../helpers/test-workspace.js';
+import { BOB, CAROL, CHANNEL, DAVE, MALLORY, REQUESTER } from '../helpers/test-workspace.js';
 
 /** BOB is finance: only he approves refunds above 1,200.00; CAROL and DAVE approve smaller ones. */
 const policy = (extra: Record<string, unknown> = {}): PolicyInput => ({
@@ -264,6 +264,32 @@ describe.each(backends)('Slack: edit, then approve, on %s', (backend) => {
     await waitForEphemeral(h.fake, REQUESTER, 'Nothing was changed.');
     await b.slack.idle();
     expect(h.fake.callsTo('views.open')).toHaveLength(0);
+  });
+
+  it('someone who may not approve cannot open Edit, and a forged submission changes nothing', async () => {
+    const { b, made } = await boot(100000);
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'refund 1042' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    await clickButton(b, card, MALLORY, ACTION_IDS.edit);
+    await waitForEphemeral(h.fake, MALLORY, 'Only listed approvers can edit');
+    expect(h.fake.callsTo('views.open')).toHaveLength(0);
+
+    // The modal's metadata copied from a real one (same request, same fingerprint), submitted by someone else.
+    const view = await openEditModal(b, card, CAROL);
+    const forged = await submitEdit(b, MALLORY, view, '1');
+    expect(forged.status).toBe(200);
+    await waitForEphemeral(h.fake, MALLORY, 'Nothing was changed.');
+    expect(await b.agent.findRequest(card.actionId)).toMatchObject({ status: 'pending', args: { orderId: '1042', amountCents: 100000 } });
+    const refused = await sql<{ actor: string; detail: Record<string, unknown> }>`
+      SELECT actor, detail FROM audit_events WHERE event = 'refused' AND detail->>'actionId' = ${String(card.actionId)}`.execute(h.database.db);
+    expect(refused.rows).toEqual([expect.objectContaining({ actor: MALLORY, detail: expect.objectContaining({ decision: 'edit', why: 'not-an-approver' }) })]);
+
+    // A metadata that names the request with another fingerprint is refused as stale.
+    const stale = JSON.stringify({ a: card.actionId, f: '0123456789abcdef' });
+    await submitEdit(b, CAROL, { private_metadata: stale }, '1');
+    await waitForEphemeral(h.fake, CAROL, 'does not match the pending request');
+    await b.slack.idle();
+    expect(made().refunds).toEqual([]);
   });
 
   it('allowEdit: false leaves the card without an Edit button', async () => {

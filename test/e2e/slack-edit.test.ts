@@ -173,7 +173,7 @@ describe.each(backends)('Slack: edit, then approve, on %s', (backend) => {
     expect(made().refunds).toEqual([{ orderId: '1042', amountCents: 90000 }]);
   });
 
-  it('an invalid edit is shown beside its field and changes nothing', async () => {
+  it('an invalid edit is shown beside its field and changes nothing; an unchanged one is a plain approve', async () => {
     const { b, made } = await boot(100000);
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'refund 1042' });
     const card = await waitForCard(h.fake, thread, 'approval');
@@ -186,6 +186,14 @@ describe.each(backends)('Slack: edit, then approve, on %s', (backend) => {
     await b.slack.idle();
     expect((await b.agent.findRequest(card.actionId))?.status).toBe('pending');
     expect(made().refunds).toEqual([]);
+
+    // Submitted as it was: a plain approve of the request as asked, no edit on record.
+    await submitEdit(b, CAROL, view, '100000');
+    const approved = await waitForUpdate(h.fake, card, `Approved by <@${CAROL}>`);
+    expect(textOf(approved)).not.toContain('Edited by');
+    await waitForText(h.fake, thread, 'Refund done.');
+    expect(made().refunds).toEqual([{ orderId: '1042', amountCents: 100000 }]);
+    expect((await b.agent.findRequest(card.actionId))?.status).toBe('approved');
   });
 
   it('an editor who may not approve the new amount leaves it pending for finance, also after a restart', async () => {

@@ -1,6 +1,7 @@
 /** The package's public API: define agents and tools, drive and decide runs from code. */
 export { Agent, type AgentConfig } from './agent/agent.js';
 export type { StreamOptions, UserInput, AgentStream, AgentChunk, ApprovalRequest, SuspensionRequest, GenerateResult, SuspendPayload, FinishReason, Decision, DecisionRequest, Actor, ResumeRequest, RequireToolApproval, RequireToolApprovalContext, BeforeToolCallHook, BeforeToolCallContext, BeforeToolCallVerdict, ContinuationOptions } from './agent/types.js';
+export type { EditOutcome, EditRequest } from './agent/edit.js';
 export type { ModelSettings } from './agent/model-settings.js';
 export type { TelemetrySettings } from './agent/telemetry.js';
 export { createTool, type Tool, type ToolDefinition, type ToolExecutionContext } from './agent/tool.js';

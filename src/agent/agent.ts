@@ -1,12 +1,13 @@
 import type { ContinuationOptions, StreamOptions, UserInput, AgentInternals, GenerateResult, Actor, Decision, DecisionRequest, MemoryOptions, RuntimeDeps, ResumeRequest, BeforeToolCallHook, AgentStream, RequireToolApproval, ApprovalRequest, SuspensionRequest } from './types.js';
 import type { GroupResolver } from '../approvals/group-resolver.js';
-import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Message, SharedV3ProviderOptions } from '@ai-sdk/provider';
+import type { JSONSchema7, LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Message, SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { z } from 'zod';
 import type { Database, Db } from '../db/database.js';
 import type { Policy } from '../approvals/policy-schema.js';
 import type { SuspendedRun, PendingAction } from '../db/rows.js';
 import { StreamSink, storedActionOf } from './stream.js';
 import { decide, type DecisionContext, mayDecide, type DecisionVerdict } from './decide.js';
+import { editSchemaOf, editToolCall, type EditOutcome, type EditRequest } from './edit.js';
 import { mayAnswer, resumeSuspended, tryAutoResume } from './answer.js';
 import type { Authorization } from '../approvals/authorize-actor.js';
 import { subAgentToolName, delegationInput, findAgent } from './run-state.js';
@@ -256,6 +257,20 @@ export class Agent implements AgentInternals {
    */
   async decideToolCall(req: DecisionRequest & { decision: 'approve' | 'decline' }, known?: DecisionContext): Promise<Decision> {
     return decide(this, this.runtime, req, req.decision, known);
+  }
+
+  /**
+   * An approver edits the arguments, then approves: validated against the tool's input schema,
+   * fingerprinted again, and asked of the policy as a new request would be (see EditOutcome).
+   * The run goes on (`stream`) when the editor's approval meets the quorum.
+   */
+  async editToolCall(req: EditRequest, known?: DecisionContext): Promise<EditOutcome> {
+    return editToolCall(this, this.runtime, req, known);
+  }
+
+  /** The input schema an editor of this request fills in; undefined when it cannot be edited (see editSchemaOf). */
+  editSchemaOf(action: Pick<PendingAction, 'tool_name' | 'args' | 'path' | 'kind'>): JSONSchema7 | undefined {
+    return editSchemaOf(this, this.runtime, action);
   }
 
   async approveToolCall(req: DecisionRequest): Promise<AgentStream> {

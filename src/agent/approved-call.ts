@@ -7,6 +7,7 @@ import { appendAudit } from '../db/audit.js';
 import type { PendingAction } from '../db/rows.js';
 import type { Emitter } from './stream.js';
 import { approvalAction, approvalGate } from './approval-gate.js';
+import { editNote, withNote } from './edited-call.js';
 
 export const blockedMessage = (toolName: string) => `Tool call blocked: approval did not match ${toolName} arguments`;
 
@@ -69,7 +70,7 @@ export async function runApproved(
   row: PendingAction,
   args: unknown,
   out: Emitter,
-  { spentGrant, recovered }: ClaimFacts,
+  { spentGrant, recovered, proposedArgs }: ClaimFacts & { proposedArgs?: unknown },
 ): Promise<CallOutcome> {
   const call = { toolCallId: row.tool_call_id, toolName: row.tool_name };
   const hooked = await applyHook(run, { ...call, args });
@@ -128,5 +129,11 @@ export async function runApproved(
     out.blocked({ toolCallId: call.toolCallId, toolName: row.tool_name, path: run.path, runId: run.runId });
     return { kind: 'result', output: { type: 'error-text', value: message } };
   }
-  return runCall(run, target, call, hooked.args, out, { fingerprint: fp, policyVersion: row.policy_version });
+  const note = row.edit ? editNote(row, proposedArgs ?? row.edit.proposedArgs) : undefined;
+  const outcome = await runCall(run, target, call, hooked.args, out, {
+    fingerprint: fp,
+    policyVersion: row.policy_version,
+    ...(row.edit ? { detail: { args: hooked.args, editedBy: row.edit.editor, actionId: row.id } } : {}),
+  });
+  return note && outcome.kind === 'result' ? { ...outcome, output: withNote(outcome.output, note) } : outcome;
 }

@@ -137,7 +137,7 @@ async function recordDecision(
  * self-approval or a click by someone who is not an approver is on record, not only in a log.
  * Only refusals write: the decisions themselves cost what they did.
  */
-async function auditRefusal(deps: RuntimeDeps, action: PendingAction, actor: string, decision: 'approve' | 'decline', why: string): Promise<void> {
+export async function auditRefusal(deps: RuntimeDeps, action: PendingAction, actor: string, decision: 'approve' | 'decline' | 'edit', why: string): Promise<void> {
   try {
     await appendAudit(deps.db, [
       {
@@ -158,7 +158,7 @@ async function auditRefusal(deps: RuntimeDeps, action: PendingAction, actor: str
 }
 
 /** After a conditional update found nothing: say what the row became instead. */
-async function refreshed(deps: RuntimeDeps, action: PendingAction): Promise<Decision> {
+export async function refreshed(deps: RuntimeDeps, action: PendingAction): Promise<Decision> {
   const now = (await findAction(deps.db, action.id)) ?? action;
   if (now.status === 'expired') return { outcome: 'expired', action: now };
   if (now.status === 'pending' && now.expires_at && new Date(now.expires_at).getTime() <= Date.now()) {

@@ -52,8 +52,11 @@ async function settleAction(
   const target = callTarget(run.agent, row.tool_name);
   if (!target) return { kind: 'result', output: { type: 'error-text', value: `Tool ${row.tool_name} not found` } };
   // The snapshot is the run's truth; re-validate what it holds, as it may not be what was approved.
-  const parsed = parseCallInput(target, row.tool_name, rawArgs);
-  const args = parsed.ok ? parsed.args : rawArgs;
+  // An approver's edit: what runs is the request's arguments (approved, and fingerprinted again
+  // before they run), never the model's; a policy change asks again for the model's own.
+  const edited = row.kind === 'approval' && row.edit != null && row.status === 'approved';
+  const parsed = parseCallInput(target, row.tool_name, edited ? row.args : rawArgs);
+  const args = parsed.ok ? parsed.args : edited ? row.args : rawArgs;
 
   if (row.kind === 'suspension') {
     if (row.status !== 'resumed' || target.kind !== 'tool') return denied(row.reason ?? 'The request was cancelled.');
@@ -65,7 +68,7 @@ async function settleAction(
 
   switch (row.status) {
     case 'approved':
-      return runApproved(run, target, row, args, out, facts);
+      return runApproved(run, target, row, args, out, { ...facts, ...(edited ? { proposedArgs: rawArgs } : {}) });
     case 'declined':
       return denied(row.reason ? row.reason : 'The user declined this tool call.');
     case 'expired':
@@ -74,6 +77,8 @@ async function settleAction(
       return askAgain(run, target, row, args, out, facts.recovered);
     case 'cancelled':
     case 'failed':
+    // Closed by an edit: the request that replaced it is the call's latest row, never this one.
+    case 'edited':
     // Not statuses an approval row reaches; should one ever, the call does not run.
     case 'pending':
     case 'resumed':

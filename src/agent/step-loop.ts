@@ -267,7 +267,7 @@ export async function runCall(
   call: { toolCallId: string; toolName: string },
   args: unknown,
   out: Emitter,
-  audit: Pick<AuditInput, 'fingerprint' | 'policyVersion'> = {},
+  audit: Pick<AuditInput, 'fingerprint' | 'policyVersion'> & { detail?: Record<string, unknown> } = {},
 ): Promise<CallOutcome> {
   let outcome: CallOutcome;
   let error: string | undefined;
@@ -281,7 +281,9 @@ export async function runCall(
   }
   // A delegation or tool that paused has not finished: its end is recorded when it does.
   if (outcome.kind === 'result') {
-    run.audit.push({ ...callEvent(run, call, error === undefined ? 'executed' : 'failed', error === undefined ? null : { error }), ...audit });
+    const { detail: extra, ...marks } = audit;
+    const detail = error === undefined ? (extra ?? null) : { ...extra, error };
+    run.audit.push({ ...callEvent(run, call, error === undefined ? 'executed' : 'failed', detail), ...marks });
   }
   return outcome;
 }

@@ -25,6 +25,10 @@ export interface ApprovalSettings {
   readonly escalateAfterMs?: number;
   /** Sorted, de-duplicated Slack ids (users and user groups) added as approvers after escalateAfterMs. */
   readonly escalateTo?: readonly string[];
+  /** `false` takes the Edit button off the card: approvers may only approve or decline as asked. Absent: editing allowed. */
+  readonly allowEdit?: boolean;
+  /** With a quorum above 1, approvals given before an edit still count for the edited arguments (if their givers may approve those). */
+  readonly keepApprovalsOnEdit?: boolean;
 }
 
 /** `mentions`: the card and its notices mention who can decide; `none`: nobody is pinged. */
@@ -212,6 +216,8 @@ const settingsShape = {
     .array(approverId, { error: 'must be a list of Slack user ids (U…, W…) and user-group ids (S…)' })
     .min(1, { error: 'must name at least one user or user group' })
     .optional(),
+  allowEdit: z.boolean({ error: 'must be true or false' }).optional(),
+  keepApprovalsOnEdit: z.boolean({ error: 'must be true or false' }).optional(),
 };
 
 const SETTING_NAMES = Object.keys(settingsShape).join(', ');
@@ -329,6 +335,8 @@ function overridesOf(input: Overrides): Partial<ApprovalSettings> {
   if (input.warnBefore !== undefined) out.warnBeforeMs = input.warnBefore;
   if (input.escalateAfter !== undefined) out.escalateAfterMs = input.escalateAfter;
   if (input.escalateTo !== undefined) out.escalateTo = [...new Set(input.escalateTo)].sort();
+  if (input.allowEdit !== undefined) out.allowEdit = input.allowEdit;
+  if (input.keepApprovalsOnEdit !== undefined) out.keepApprovalsOnEdit = input.keepApprovalsOnEdit;
   return out;
 }
 

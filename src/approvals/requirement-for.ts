@@ -17,6 +17,10 @@ export interface Requirement {
   reach: Reach;
   /** The cumulative limits this call went over (stored with the request); absent when none. */
   limitHits?: LimitHit[];
+  /** Present only when the policy sets it: `false` means approvers may not edit the arguments. */
+  allowEdit?: boolean;
+  /** Present only when the policy sets it: earlier approvals still count after an edit (quorum > 1). */
+  keepApprovalsOnEdit?: boolean;
 }
 
 /**
@@ -47,6 +51,8 @@ export function requirementFor(policy: Policy, toolName: string, args: unknown, 
     policyVersion: policy.version,
     reach: reachOf(settings),
     ...(hits.length > 0 ? { limitHits: [...hits] } : {}),
+    ...(settings.allowEdit !== undefined ? { allowEdit: settings.allowEdit } : {}),
+    ...(settings.keepApprovalsOnEdit !== undefined ? { keepApprovalsOnEdit: settings.keepApprovalsOnEdit } : {}),
   };
 }
 

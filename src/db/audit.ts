@@ -17,6 +17,8 @@ export type AuditEventName =
   | 'interrupted'
   | 'resumed'
   | 'cancelled'
+  /** An approver changed the arguments: the request closed, a new one for the edited arguments opened. */
+  | 'edited'
   /** An approve/decline that changed nothing: not an approver, self-approval, expired, already decided. */
   | 'refused';
 

@@ -30,7 +30,9 @@ export type PendingStatus =
   | 'cancelled'
   | 'superseded'
   /** Delegations only: the sub-agent failed (the reason says how). */
-  | 'failed';
+  | 'failed'
+  /** Approvals only: an approver edited the arguments; a new request for the same call took its place. */
+  | 'edited';
 
 export interface PendingActionsTable {
   id: Generated<number>;
@@ -55,7 +57,16 @@ export interface PendingActionsTable {
   resume_data: Json | null;
   /** The cumulative limits the request went over; null when none did. */
   limit_hits: ColumnType<unknown, string | undefined, string> | null;
+  /** Set on a request an approver's edit created (see RequestEdit); null otherwise. */
+  edit: ColumnType<RequestEdit | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
+}
+
+/** Where an edited request came from: the request it replaced, who edited it, the model's own arguments. */
+export interface RequestEdit {
+  fromActionId: number;
+  editor: string;
+  proposedArgs: unknown;
 }
 
 export interface Approval {

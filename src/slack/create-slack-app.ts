@@ -17,6 +17,7 @@ import { registerAppMention } from './listeners/app-mention.js';
 import { registerApprovalActions } from './listeners/approval-actions.js';
 import { registerBatchActions } from './listeners/batch-actions.js';
 import { registerDeclineModalSubmit } from './listeners/decline-modal-submit.js';
+import { registerEditActions } from './listeners/edit-actions.js';
 import { interactionRoutes } from './listeners/interaction-routes.js';
 import { registerMessage } from './listeners/message.js';
 import { registerQuestionActions } from './listeners/question-actions.js';
@@ -210,6 +211,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   registerApprovalActions(routes, context);
   registerBatchActions(routes, context);
   registerDeclineModalSubmit(routes, context);
+  registerEditActions(routes, context);
   registerQuestionActions(routes, context);
   registerRespondActions(routes, context);
   registerElicitationActions(routes, context);

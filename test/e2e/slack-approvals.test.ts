@@ -118,6 +118,7 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
     const buttons = card.blocks.find((b) => b.type === 'actions')!.elements as Array<Record<string, unknown>>;
     expect(buttons.map((e) => [e.action_id, e.style])).toEqual([
       [ACTION_IDS.approve, 'primary'],
+      [ACTION_IDS.edit, undefined],
       [ACTION_IDS.decline, 'danger'],
     ]);
     // Text the model wrote before the tool call comes first, escaped.

@@ -53,6 +53,24 @@ describe.each(backends)('MCP tools behind approvals (%s)', (backend) => {
     expect(JSON.stringify(lastToolResults(model))).toContain('Printer on fire');
   });
 
+  it('an MCP tool is edited against the server\'s own JSON Schema, and the server gets the edited arguments', async () => {
+    const log = callLog();
+    const { agent } = await setUp(
+      [{ toolCalls: [{ toolName: 'tracker__create_issue', args: { title: 'Printer on fire' } }] }, { text: 'Created.' }],
+      [stdioTracker(log.path)],
+    );
+    const first = await agent.generate('file it', { requester: 'U0REQ' });
+    const actionId = (await agent.latestApprovalId(first.runId, (first.suspendPayload as { toolCallId: string }).toolCallId))!;
+    const row = (await agent.findRequest(actionId))!;
+    expect(agent.editSchemaOf(row)).toMatchObject({ type: 'object', properties: { title: { type: 'string', minLength: 1 } }, required: ['title'] });
+    const invalid = await agent.editToolCall({ actionId, actor: { userId: 'U0ALICE' }, args: { title: '' } });
+    expect(invalid.outcome).toBe('invalid-args');
+    const edited = await agent.editToolCall({ actionId, actor: { userId: 'U0ALICE' }, args: { title: 'Printer smoking' } });
+    expect(edited.outcome).toBe('approved');
+    if (edited.outcome === 'approved') expect((await edited.stream!.result).text).toContain('Created.');
+    expect(log.lines()).toEqual(['create_issue Printer smoking']);
+  });
+
   it('never calls the server for a declined call', async () => {
     const log = callLog();
     const { agent, model } = await setUp(

@@ -2,6 +2,7 @@ import type { LanguageModelV3ToolResultPart } from '@ai-sdk/provider';
 import { code, formatAnswer, quote, sentence, usd } from './format.js';
 import { asRecord } from './json-values.js';
 import { unreachable } from '../../unreachable.js';
+import { splitEditNote } from '../../agent/edited-call.js';
 
 /** One sentence about a tool result, from what the result says, never from what was asked for. */
 export function describeResult(result: LanguageModelV3ToolResultPart, input: Record<string, unknown> | undefined): string {
@@ -14,8 +15,12 @@ export function describeResult(result: LanguageModelV3ToolResultPart, input: Rec
       return `That failed: ${sentence(output.value.replace(/^Tool \S+ failed:\s*/, ''))}`;
     case 'error-json':
       return `That failed: ${sentence(JSON.stringify(output.value))}`;
-    case 'text':
+    case 'text': {
+      // An approver changed the arguments before approving: what ran is in the result, said as such.
+      const edited = splitEditNote(output.value);
+      if (edited) return `An approver changed the arguments before approving. ${describeJson(toolName, edited.value, args)}`;
       return sentence(output.value);
+    }
     case 'content':
       return sentence(output.value.map((p) => (p.type === 'text' ? p.text : '')).join(' ').trim() || `${toolName} returned a file.`);
     case 'json':

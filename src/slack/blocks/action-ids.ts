@@ -7,6 +7,8 @@ import { isActionId } from '../../db/is-action-id.js';
 export const ACTION_IDS = {
   approve: 'approval.approve',
   decline: 'approval.decline',
+  /** Edit the arguments, then approve: opens a modal built from the tool's input schema. */
+  edit: 'approval.edit',
   questionAnswer: 'question.answer',
   questionSubmit: 'question.submit',
   suspensionRespond: 'suspension.respond',
@@ -30,6 +32,7 @@ export const ACTION_IDS = {
 
 export const CALLBACK_IDS = {
   declineModal: 'approval.decline_modal',
+  editModal: 'approval.edit_modal',
   respondModal: 'suspension.respond_modal',
   elicitationModal: 'elicitation.modal',
   /** Decline all's reason modal (a batch card). */

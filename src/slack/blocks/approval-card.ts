@@ -62,6 +62,8 @@ function render(d: ApprovalCardData, scale: number): KnownBlock[] {
     blocks.push(context(`Arguments truncated: showing ${count(args.shown)} of ${count(args.total)} characters`));
   }
 
+  if (d.editedLine !== undefined) blocks.push(section(truncateMrkdwn(d.editedLine, scaled(2000, scale, 200))));
+
   blocks.push(...stateBlocks(d, quorum, scale));
 
   const footer = [`Fingerprint ${inlineCode(d.fingerprint.slice(0, 12))}`];
@@ -97,7 +99,8 @@ function stateBlocks(d: ApprovalCardData, quorum: number, scale: number): KnownB
         style: 'danger',
         value,
       };
-      blocks.push({ type: 'actions', block_id: cardBlockId('approval', d.actionId), elements: [approve, decline] });
+      const edit: Button = { type: 'button', action_id: ACTION_IDS.edit, text: plainText('Edit'), value };
+      blocks.push({ type: 'actions', block_id: cardBlockId('approval', d.actionId), elements: d.editable ? [approve, edit, decline] : [approve, decline] });
       return blocks;
     }
     case 'approved':
@@ -116,6 +119,8 @@ function stateBlocks(d: ApprovalCardData, quorum: number, scale: number): KnownB
       return [section(':warning: Blocked: arguments changed since this card was posted, so the approval does not apply')];
     case 'superseded':
       return [section(':arrows_counterclockwise: Superseded: the approval policy changed, so the request was asked again')];
+    case 'edited':
+      return [section(`:pencil2: Edited by ${mention(d.state.by)}: the edited request replaced this one`)];
     case 'cancelled':
       return [section(`:heavy_multiplication_x: Cancelled${d.state.by !== undefined ? ` by ${mention(d.state.by)}` : ''}`)];
     default:

@@ -140,6 +140,9 @@ function statusLine(m: BatchMember, scale: number): string {
       return ':arrows_counterclockwise: Superseded: the approval policy changed, so it was asked again';
     case 'cancelled':
       return `:heavy_multiplication_x: Cancelled${s.by !== undefined ? ` by ${mention(s.by)}` : ''}`;
+    case 'edited':
+      // Edited through the API (batch cards offer no Edit): the edited request is asked on its own card.
+      return `:pencil2: Edited by ${mention(s.by)}: asked again as a new request`;
     default:
       return unreachable(s, 'approval card state');
   }

@@ -12,7 +12,9 @@ export type ApprovalCardState =
   | { kind: 'blocked' }
   /** The approval policy changed before a decision; the request was asked again under the new one. */
   | { kind: 'superseded' }
-  | { kind: 'cancelled'; by?: string };
+  | { kind: 'cancelled'; by?: string }
+  /** An approver edited the arguments: the request that replaced it is drawn in its place. */
+  | { kind: 'edited'; by: string };
 
 export interface ApprovalCardData {
   actionId: number;
@@ -45,6 +47,10 @@ export interface ApprovalCardData {
   routedTo?: string;
   /** The cumulative limits the request went over: why it asks more than usual (limit-reason.ts). */
   overLimit?: OverLimit[];
+  /** Offer Edit beside Approve and Decline (the tool's input schema fits a modal and the policy allows it). */
+  editable?: boolean;
+  /** Set on a request an approver's edit created: what changed, by whom (already mrkdwn; see editDiffText). */
+  editedLine?: string;
   state: ApprovalCardState;
 }
 

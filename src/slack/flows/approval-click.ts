@@ -13,7 +13,7 @@ import { handleDecision } from './handle-decision.js';
 import { describeOutcome } from './refusal-text.js';
 import { tellUser } from './tell-user.js';
 
-interface GenuineButton {
+export interface GenuineButton {
   value: Required<ButtonValue>;
   /** The request as read while checking the button. */
   row: PendingAction | undefined;
@@ -22,7 +22,7 @@ interface GenuineButton {
 }
 
 /** The request a button is for, or undefined (logged) when the button is not genuine. */
-async function genuineButton(ctx: SlackContext, click: Click, action: ButtonAction): Promise<GenuineButton | undefined> {
+export async function genuineButton(ctx: SlackContext, click: Click, action: ButtonAction): Promise<GenuineButton | undefined> {
   const value = parseButtonValue(action.value);
   const block = parseCardBlockId(action.block_id);
   const checked =

@@ -22,6 +22,8 @@ export function describeOutcome(action: PendingAction): string {
       return `cancelled${by}`;
     case 'resumed':
       return `already answered${by}`;
+    case 'edited':
+      return `edited${by}: its card now shows the edited request`;
     case 'pending':
     case 'resolved':
     case 'failed':

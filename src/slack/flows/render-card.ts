@@ -21,6 +21,7 @@ import { whoDecides } from '../blocks/who-decides.js';
 import { describeRoute } from '../blocks/describe-route.js';
 import { elicitationCard, type ElicitationCardState } from '../blocks/elicitation-card.js';
 import { elicitationAnswerSchema, isElicitationPayload } from '../../mcp/elicitation-payload.js';
+import { editFacts } from './edit-form.js';
 
 export interface RenderedCard {
   kind: CardKind;
@@ -67,6 +68,7 @@ export function renderCard(
         policyVersion: action.policy_version ?? undefined,
         ...mcpOf(agent, action),
         unreachableQuorum: facts.unreachableQuorum,
+        ...editFacts(agent, action),
         state: approvalState(action, facts.blocked, now),
       }),
       text: approvalText(action, approvers, notify),
@@ -144,6 +146,8 @@ export function approvalState(a: PendingAction, blocked: boolean, now: Date): Ap
       return { kind: 'expired' };
     case 'superseded':
       return { kind: 'superseded' };
+    case 'edited':
+      return { kind: 'edited', by: a.decided_by ?? 'unknown' };
     case 'cancelled':
     case 'failed':
     case 'resumed':

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { definePolicy } from '../../../src/approvals/define-policy.js';
 import { PolicyError } from '../../../src/approvals/policy-error.js';
+import { requirementFor } from '../../../src/approvals/requirement-for.js';
 import type { PolicyInput } from '../../../src/approvals/policy-schema.js';
 
 const HOUR = 3_600_000;
@@ -187,5 +188,18 @@ describe('definePolicy: validation', () => {
       expect.arrayContaining(['defaults.quorum', 'tools.t.expiresIn', 'tools.t.extra']),
     );
     expect(error.message.split('\n')).toHaveLength(1 + error.problems.length);
+  });
+});
+
+describe('edit settings', () => {
+  it('allowEdit and keepApprovalsOnEdit are optional, reach the requirement only when set, and keep older policies\' versions', () => {
+    const plain = definePolicy({ tools: { refund: { requireApproval: true } } });
+    const set = definePolicy({ tools: { refund: { requireApproval: true, allowEdit: false, keepApprovalsOnEdit: true } } });
+    expect(requirementFor(plain, 'refund', {})).not.toHaveProperty('allowEdit');
+    expect(requirementFor(plain, 'refund', {})).not.toHaveProperty('keepApprovalsOnEdit');
+    expect(requirementFor(set, 'refund', {})).toMatchObject({ allowEdit: false, keepApprovalsOnEdit: true });
+    expect(set.version).not.toBe(plain.version);
+    expect(definePolicy({ tools: { refund: { requireApproval: true } } }).version).toBe(plain.version);
+    expect(() => definePolicy({ tools: { refund: { allowEdit: 'no' as never } } })).toThrow(/allowEdit must be true or false/);
   });
 });

@@ -72,6 +72,7 @@ describe('button values and block ids', () => {
     expect(ACTION_IDS).toEqual({
       approve: 'approval.approve',
       decline: 'approval.decline',
+      edit: 'approval.edit',
       questionAnswer: 'question.answer',
       questionSubmit: 'question.submit',
       suspensionRespond: 'suspension.respond',
@@ -90,6 +91,7 @@ describe('button values and block ids', () => {
     });
     expect(CALLBACK_IDS).toEqual({
       declineModal: 'approval.decline_modal',
+      editModal: 'approval.edit_modal',
       respondModal: 'suspension.respond_modal',
       elicitationModal: 'elicitation.modal',
       batchDeclineModal: 'batch.decline_modal',

@@ -1,0 +1,181 @@
+import type { JSONSchema7 } from '@ai-sdk/provider';
+import { z } from 'zod';
+import { fingerprint } from '../approvals/fingerprint.js';
+import { requirementFor } from '../approvals/requirement-for.js';
+import { recordEdit } from '../db/edit-action.js';
+import type { PendingAction } from '../db/rows.js';
+import type { Approval } from '../db/schema.js';
+import { observeDecision } from '../metrics/observe-decision.js';
+import { apiActor, auditRefusal, decide, locateAction, mayDecide, refreshed, type DecisionContext } from './decide.js';
+import { startContinuation } from './run-lifecycle.js';
+import { findAgent } from './run-state.js';
+import type { Tool } from './tool.js';
+import type { Actor, AgentInternals, AgentStream, Decision, DecisionRequest, RuntimeDeps } from './types.js';
+
+/** An approver's edit: the request (by id, or run + call), who edits, the arguments as edited. */
+export interface EditRequest extends Pick<DecisionRequest, 'runId' | 'toolCallId' | 'actionId' | 'actor'> {
+  args: unknown;
+  /** The fingerprint (or its prefix) of the arguments the editor saw: the edit is refused if they moved on. */
+  fingerprint?: string;
+}
+
+type Refusal = Extract<Decision, { outcome: 'not-allowed' | 'already-decided' | 'expired' | 'policy-changed' | 'fingerprint-mismatch' | 'not-found' }>;
+
+/**
+ * Every way an edit can end. `action` is the new request (for the edited arguments) when the edit
+ * was recorded, and `previous` the request it closed:
+ * - `approved`: the editor's approval (with any carried over) met the quorum; the run goes on.
+ * - `approval-recorded`: the editor's approval counts, others must still approve.
+ * - `pending`: the editor may not approve the edited arguments (a bigger amount for finance,
+ *   self-approval); the new request waits for those who may (`why`/`message` say why not).
+ * - `unchanged`: the arguments are what was asked: a plain approve, whose decision is given.
+ * - `invalid-args`: the tool's input schema refuses them (`issues` by argument path); nothing changed.
+ * - `not-editable`: the policy turns editing off for this call, or its tool cannot be found.
+ * - the decision refusals (not-allowed, already-decided, expired, fingerprint-mismatch, not-found).
+ */
+export type EditOutcome =
+  | { outcome: 'approved'; action: PendingAction; previous: PendingAction; stream?: AgentStream }
+  | { outcome: 'approval-recorded'; action: PendingAction; previous: PendingAction; approvals: string[]; quorum: number }
+  | { outcome: 'pending'; action: PendingAction; previous: PendingAction; why: string; message: string }
+  | { outcome: 'unchanged'; decision: Decision }
+  | { outcome: 'invalid-args'; action: PendingAction; issues: Array<{ path: string; message: string }> }
+  | { outcome: 'not-editable'; action: PendingAction; why: 'edit-not-allowed' | 'tool-not-found' }
+  | Refusal;
+
+/**
+ * The JSON Schema of the tool's input an editor fills in, or undefined when this request cannot be
+ * edited: its tool is unknown (or a sub-agent), or the policy sets `allowEdit: false` for it.
+ * An MCP tool's own schema as its server gave it; a tool of code's derived from its zod schema.
+ */
+export function editSchemaOf(root: AgentInternals, deps: RuntimeDeps, action: Pick<PendingAction, 'tool_name' | 'args' | 'path' | 'kind'>): JSONSchema7 | undefined {
+  if (action.kind !== 'approval') return undefined;
+  const tool = toolAt(root, action);
+  if (!tool) return undefined;
+  if (requirementFor(deps.policy, action.tool_name, action.args, deps.mcpIdentity?.(action.tool_name, action.path ?? null)).allowEdit === false) return undefined;
+  if (tool.inputJsonSchema) return tool.inputJsonSchema;
+  if (!derivedSchemas.has(tool)) derivedSchemas.set(tool, deriveSchema(tool));
+  return derivedSchemas.get(tool);
+}
+
+/** Cards are drawn often; a tool's schema is derived once. */
+const derivedSchemas = new WeakMap<Tool, JSONSchema7 | undefined>();
+
+function deriveSchema(tool: Tool): JSONSchema7 | undefined {
+  try {
+    return z.toJSONSchema(tool.inputSchema, { unrepresentable: 'throw', io: 'input' }) as JSONSchema7;
+  } catch {
+    return undefined;
+  }
+}
+
+function toolAt(root: AgentInternals, action: Pick<PendingAction, 'tool_name' | 'path'>): Tool | undefined {
+  const agent = findAgent(root, action.path ?? [root.id]);
+  return agent && Object.hasOwn(agent.tools, action.tool_name) ? agent.tools[action.tool_name] : undefined;
+}
+
+export async function editToolCall(root: AgentInternals, deps: RuntimeDeps, req: EditRequest, known: DecisionContext = {}): Promise<EditOutcome> {
+  const edited = await recordEditOf(root, deps, req, known);
+  if (edited.outcome === 'unchanged') return edited;
+  if (edited.outcome === 'approved') observeDecision({ outcome: 'approved', action: edited.previous });
+  else if (edited.outcome === 'approval-recorded') observeDecision({ outcome: 'approval-recorded', action: edited.action, approvals: edited.approvals, quorum: edited.quorum, alreadyCounted: false });
+  else if (edited.outcome !== 'pending' && edited.outcome !== 'invalid-args' && edited.outcome !== 'not-editable') observeDecision(edited);
+  return edited;
+}
+
+async function recordEditOf(root: AgentInternals, deps: RuntimeDeps, req: EditRequest, known: DecisionContext, attempt = 1): Promise<EditOutcome> {
+  const found = await locateAction(root, deps, req, ['approval'], known.action ? { action: known.action } : undefined);
+  if ('outcome' in found) return found;
+  const action = found;
+  const actor: Actor = req.actor ?? apiActor;
+  const log = deps.logger.child({ runId: action.run_id, toolCallId: action.tool_call_id, actionId: action.id });
+  const refused = (why: string) => auditRefusal(deps, action, actor.userId, 'edit', why);
+
+  if (action.status !== 'pending') {
+    await refused(action.status === 'expired' ? 'expired' : 'already-decided');
+    return action.status === 'expired' ? { outcome: 'expired', action } : { outcome: 'already-decided', action };
+  }
+  if (req.fingerprint && !(action.fingerprint ?? '').startsWith(req.fingerprint)) {
+    await refused('fingerprint-mismatch');
+    return { outcome: 'fingerprint-mismatch', action };
+  }
+  // The editor must be someone who may approve the request as it stands.
+  const verdict = await mayDecide(deps, action, actor, 'approve');
+  if (!verdict.allowed) {
+    log.info({ actor: actor.userId, why: verdict.why }, 'edit refused');
+    await refused(verdict.why);
+    return { outcome: 'not-allowed', action, why: verdict.why, message: verdict.message };
+  }
+  const tool = toolAt(root, action);
+  if (!tool) return { outcome: 'not-editable', action, why: 'tool-not-found' };
+  const mcp = deps.mcpIdentity?.(action.tool_name, action.path ?? null);
+  if (requirementFor(deps.policy, action.tool_name, action.args, mcp).allowEdit === false) {
+    await refused('edit-not-allowed');
+    return { outcome: 'not-editable', action, why: 'edit-not-allowed' };
+  }
+  const parsed = tool.inputSchema.safeParse(req.args);
+  if (!parsed.success) {
+    return { outcome: 'invalid-args', action, issues: parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })) };
+  }
+  const args: unknown = parsed.data;
+  const fp = fingerprint(action.tool_name, args);
+  // The arguments as asked (or edited back to them): an ordinary approval, with every rule it has.
+  if (fp === action.fingerprint) {
+    return {
+      outcome: 'unchanged',
+      decision: await decide(root, deps, { actionId: action.id, actor, fingerprint: fp }, 'approve', { action, ...(known.startAfter ? { startAfter: known.startAfter } : {}) }),
+    };
+  }
+  if (action.expires_at && new Date(action.expires_at).getTime() <= Date.now()) {
+    // decide() expires it and lets the run go on as it does for a late approve.
+    const decision = await decide(root, deps, { actionId: action.id, actor }, 'approve', { action, ...(known.startAfter ? { startAfter: known.startAfter } : {}) });
+    return decision.outcome === 'expired' ? decision : { outcome: 'already-decided', action: decision.outcome === 'not-found' ? action : decision.action };
+  }
+
+  // The edited arguments need what a new request for them would: approvers, quorum, expiry of now.
+  const requirement = requirementFor(deps.policy, action.tool_name, args, mcp);
+  const edited = { tool_name: action.tool_name, args, requester: action.requester, policy_version: requirement.policyVersion, path: action.path };
+  const editorVerdict = await mayDecide(deps, edited, actor, 'approve');
+  const now = new Date().toISOString();
+  const carried: Approval[] = [];
+  const keep = requirement.keepApprovalsOnEdit === true && requirement.quorum > 1;
+  if (keep) {
+    for (const a of action.approvals) {
+      if (a.userId === actor.userId) continue;
+      if ((await mayDecide(deps, edited, { userId: a.userId }, 'approve')).allowed) carried.push(a);
+    }
+  }
+  const approvals = editorVerdict.allowed ? [...carried, { userId: actor.userId, at: now }] : carried;
+  const quorum = Math.max(1, requirement.quorum);
+  const proposedArgs = action.edit?.proposedArgs ?? action.args;
+  const written = await recordEdit(deps.db, {
+    fromActionId: action.id,
+    fromFingerprint: action.fingerprint ?? '',
+    // Carried approvals were worked out from this list: the edit lands only if it has not moved.
+    ...(keep ? { fromApprovals: action.approvals } : {}),
+    editor: actor.userId,
+    args,
+    fingerprint: fp,
+    policyVersion: requirement.policyVersion,
+    quorum,
+    expiresInMs: requirement.expiresInMs,
+    approvals,
+    edit: { fromActionId: action.id, editor: actor.userId, proposedArgs },
+    grantTtlMs: deps.grantTtlMs,
+  });
+  if (!written) {
+    const current = await refreshed(deps, action);
+    // Carried approvals were read from a list another approval has since joined: counted again.
+    if (current.outcome === 'approval-recorded' && keep && attempt < 3) {
+      return recordEditOf(root, deps, req, known.startAfter ? { startAfter: known.startAfter } : {}, attempt + 1);
+    }
+    await refused(current.outcome === 'expired' ? 'expired' : 'already-decided');
+    return current.outcome === 'expired' ? current : { outcome: 'already-decided', action: current.outcome === 'not-found' ? action : current.action };
+  }
+  const { row, previous, claimed } = written;
+  log.info({ editor: actor.userId, toActionId: row.id, status: row.status }, 'request edited');
+  if (row.status === 'approved') {
+    return { outcome: 'approved', action: row, previous, stream: startContinuation(root, deps, row.run_id, row.root_run_id, claimed, known.startAfter) };
+  }
+  if (!editorVerdict.allowed) return { outcome: 'pending', action: row, previous, why: editorVerdict.why, message: editorVerdict.message };
+  return { outcome: 'approval-recorded', action: row, previous, approvals: row.approvals.map((a) => a.userId), quorum: row.quorum };
+}

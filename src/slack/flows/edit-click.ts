@@ -1,0 +1,52 @@
+import type { ButtonAction } from '@slack/bolt';
+import type { PendingAction } from '../../db/rows.js';
+import { editModal } from '../blocks/edit-modal.js';
+import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
+import type { Click, SlackContext } from '../slack-context.js';
+import { genuineButton } from './approval-click.js';
+import { tamperedButton } from './clicked-card.js';
+import { editFormOf } from './edit-form.js';
+import { describeOutcome } from './refusal-text.js';
+import { tellUser } from './tell-user.js';
+
+/**
+ * Edit: the clicker must be someone who may approve the request as it stands (asked of the
+ * Agent, as Approve is); then a modal of the tool's input schema opens, prefilled with the
+ * request's arguments as stored (read here by the button's request id, never from the click).
+ */
+export async function openEdit(ctx: SlackContext, click: Click | undefined, action: ButtonAction): Promise<void> {
+  if (!click) return void ctx.logger.warn('edit click without user or channel');
+  const button = await genuineButton(ctx, click, action);
+  if (!button) return tellUser(ctx, click, tamperedButton);
+  const row = button.row;
+  if (!row) return tellUser(ctx, click, 'I could not find that request; its run may have ended. Nothing was changed.');
+  const refusal = await editRefusal(ctx, row, click.user, button.value.fingerprintPrefix);
+  if (refusal) {
+    ctx.logger.info({ actionId: row.id, user: click.user }, 'edit refused before the modal');
+    return tellUser(ctx, click, refusal);
+  }
+  const form = editFormOf(ctx.agent, row);
+  if (!form) return tellUser(ctx, click, 'The arguments of this request cannot be edited here. Nothing was changed.');
+  if (!click.triggerId) return tellUser(ctx, click, 'Slack did not let me open the form; try again. Nothing was changed.');
+  try {
+    await ctx.client.views.open({
+      trigger_id: click.triggerId,
+      view: editModal({ actionId: row.id, fingerprint: row.fingerprint ?? '', toolName: row.tool_name, form, current: row.args }),
+    });
+  } catch (error) {
+    ctx.logger.warn({ err: error, actionId: row.id }, 'edit modal could not open');
+    await tellUser(ctx, click, 'The edit form could not open; try again. Nothing was changed.');
+  }
+}
+
+async function editRefusal(ctx: SlackContext, row: PendingAction, user: string, fingerprintPrefix: string): Promise<string | undefined> {
+  if (row.kind !== 'approval') return 'That button is not for an approval request. Nothing was changed.';
+  if (row.status !== 'pending') return `This request was ${describeOutcome(row)}. Nothing was changed.`;
+  if (!(row.fingerprint ?? '').startsWith(fingerprintPrefix)) {
+    return 'This button does not match the pending request (its arguments differ from what was asked). Nothing was changed.';
+  }
+  if (row.expires_at && new Date(row.expires_at).getTime() <= Date.now()) return 'This request has expired. Nothing was changed.';
+  const verdict = await ctx.agent.mayDecide(row, { userId: user }, 'approve');
+  if (verdict.allowed) return undefined;
+  return `${escapeMrkdwn(verdict.message.replace(/\bapprove\b/, 'edit'))} Nothing was changed.`;
+}

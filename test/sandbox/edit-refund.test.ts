@@ -1,0 +1,45 @@
+/**
+ * Edit, then approve, through the sandbox's UI routes against the real bot (no browser): bob
+ * edits alice's refund down in the modal the Edit button opens, the card says what changed, and
+ * the refund is made once, for the edited amount.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cardBlock, shownText, startStack, type Stack } from './stack.js';
+
+let s: Stack;
+beforeAll(async () => {
+  s = await startStack();
+});
+afterAll(async () => {
+  await s?.stop();
+});
+
+const GENERAL = 'C0GENERAL';
+
+describe('edit then approve in the sandbox', () => {
+  it('bob lowers alice’s refund in the Edit modal; the edited amount is refunded once', async () => {
+    const posted = await s.ui('/ui/message', { user: 'U0ALICE', channel: GENERAL, text: '@approvals refund order 1042 for $25' });
+    const threadTs: string = posted.json.ts;
+    const card = await s.until(() => s.thread(GENERAL, threadTs).find((m) => m.bot_id && cardBlock(m, 'approval')));
+    const block = cardBlock(card, 'approval')!;
+    expect(block.elements.map((e) => e.action_id)).toEqual(['approval.approve', 'approval.edit', 'approval.decline']);
+
+    await s.ui('/ui/action', { user: 'U0BOB', channel: GENERAL, messageTs: card.ts, blockId: block.block_id, actionId: 'approval.edit' });
+    const view = await s.until(() => s.run.sandbox.store.views('U0BOB')[0]);
+    const inputs = (view.blocks as any[]).filter((b) => b.type === 'input');
+    const amount = inputs.find((b) => b.label.text === 'Amount cents');
+    expect(amount.element).toMatchObject({ type: 'number_input', initial_value: '2500' });
+
+    const refused = await s.ui('/ui/view-submission', { user: 'U0BOB', viewId: view.id, values: { [amount.block_id]: { [amount.element.action_id]: '0' } } });
+    expect(refused.json).toMatchObject({ ok: false, outcome: 'kept', errors: { [amount.block_id]: 'amountCents must be more than zero' } });
+
+    const submitted = await s.ui('/ui/view-submission', { user: 'U0BOB', viewId: view.id, values: { [amount.block_id]: { [amount.element.action_id]: '1500' } } });
+    expect(submitted.json).toMatchObject({ ok: true, outcome: 'closed' });
+    const redrawn = await s.until(() => s.thread(GENERAL, threadTs).find((m) => m.ts === card.ts && /Approved by <@U0BOB>/.test(shownText(m))));
+    expect(shownText(redrawn)).toContain('Edited by <@U0BOB>: amountCents `2500` → `1500`');
+    const answer = await s.until(() => s.thread(GENERAL, threadTs).find((m) => m.bot_id && m.ts !== card.ts && /\$15\.00/.test(shownText(m))));
+    expect(shownText(answer)).toContain('An approver changed the arguments before approving');
+    const rows = await s.demo.selectFrom('demo_refunds').selectAll().where('order_id', '=', '1042').execute();
+    expect(rows.map((r) => r.amount_cents)).toEqual([1500]);
+  });
+});

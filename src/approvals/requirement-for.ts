@@ -14,6 +14,10 @@ export interface Requirement {
   policyVersion: string;
   /** Who is told about the request, where, and when they are reminded or it escalates. */
   reach: Reach;
+  /** `high`: never remembered, whatever else says so. */
+  risk: 'low' | 'high';
+  /** Set when an approver may remember the approval for this long (ms); see ApprovalSettings.rememberFor. */
+  rememberFor?: number;
 }
 
 /**
@@ -40,6 +44,8 @@ export function requirementFor(policy: Policy, toolName: string, args: unknown, 
     expiresInMs: settings.expiresInMs,
     policyVersion: policy.version,
     reach: reachOf(settings),
+    risk: settings.risk ?? 'low',
+    ...(settings.rememberFor !== undefined ? { rememberFor: settings.rememberFor } : {}),
   };
 }
 

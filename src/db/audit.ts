@@ -18,7 +18,11 @@ export type AuditEventName =
   | 'resumed'
   | 'cancelled'
   /** An approve/decline that changed nothing: not an approver, self-approval, expired, already decided. */
-  | 'refused';
+  | 'refused'
+  /** Remembered approvals: one created by an approval, used for a later call instead of a card, revoked. */
+  | 'remembered'
+  | 'remembered-grant-used'
+  | 'remembered-revoked';
 
 export interface AuditInput {
   event: AuditEventName;

@@ -59,6 +59,8 @@ export interface PendingActionsTable {
 export interface Approval {
   userId: string;
   at: string;
+  /** The approver also asked to remember the approval ("Approve and allow for …"). */
+  remember?: true;
 }
 
 export interface ApprovalGrantsTable {

@@ -8,7 +8,8 @@ import type { PendingAction } from '../db/rows.js';
 import type { Emitter } from './stream.js';
 import { approvalAction, approvalGate } from './approval-gate.js';
 
-export const blockedMessage = (toolName: string) => `Tool call blocked: approval did not match ${toolName} arguments`;
+import { blockedMessage } from './blocked-message.js';
+export { blockedMessage };
 
 export const interruptedMessage = (toolName: string) =>
   `Tool call interrupted: the process running ${toolName} stopped before it reported a result. ` +

@@ -10,6 +10,7 @@ import { callModel } from './call-model.js';
 import { checkLease, checkpointStep } from './run-lease.js';
 import type { AuditInput } from '../db/audit.js';
 import { applyHook } from './before-tool-call.js';
+import { useRemembered } from './remembered-call.js';
 
 /** The target of `toolName` (the name the model called: a key of `tools`, or `agent-<key>`). */
 export function callTarget(agent: AgentInternals, toolName: string): CallTarget | undefined {
@@ -212,6 +213,10 @@ export async function planToolCall(run: RunState, call: ToolCallInput, out: Emit
 
   const gate = await approvalGate(run, target, call.toolName, args);
   if (gate.required) {
+    // Read only when the policy lets this call's approval be remembered (rememberFor).
+    const remembered = await useRemembered(run, target, call, args, gate.requirement, out);
+    if (remembered?.kind === 'run') return runCall(run, target, call, remembered.args, out, remembered.audit);
+    if (remembered?.kind === 'result') return remembered.outcome;
     return { kind: 'pending', plan: { snapshots: [], actions: [approvalAction(run, call, args, gate.requirement)] } };
   }
   return runUngated(run, target, call, args, out);

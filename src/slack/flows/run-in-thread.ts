@@ -8,6 +8,7 @@ import { postError } from './post-error.js';
 import type { SlackContext, ThreadTarget } from '../slack-context.js';
 import { workingReaction, type WorkingReaction } from './working-reaction.js';
 import { unreachable } from '../../unreachable.js';
+import { postRememberedUse } from './post-remembered-use.js';
 
 export interface RunInThreadOptions {
   /** The message that asked for this work; it carries the working reaction meanwhile. */
@@ -60,6 +61,10 @@ export async function runInThread(
           break;
         case 'tool-call-blocked':
           await redrawBlocked(ctx, chunk.payload.runId, chunk.payload.toolCallId);
+          break;
+        case 'tool-call-remembered':
+          await flush();
+          await postRememberedUse(ctx, target, chunk.payload);
           break;
         case 'finish':
           finishReason = chunk.payload.finishReason;

@@ -1,0 +1,21 @@
+import type { RememberedCall } from '../../agent/types.js';
+import { rememberedUseBlocks, rememberedUseText } from '../blocks/remembered-use-blocks.js';
+import type { SlackContext, ThreadTarget } from '../slack-context.js';
+
+/**
+ * A call that ran under a remembered approval is said in its thread, so people there see that
+ * it ran without a card and who allowed it. A failure to post is logged: the audit log has it.
+ */
+export async function postRememberedUse(ctx: SlackContext, target: ThreadTarget, call: RememberedCall): Promise<void> {
+  const data = { toolName: call.toolName, actionId: call.actionId, allowedBy: call.allowedBy, rememberedGrantId: call.rememberedGrantId, expiresAt: new Date(call.expiresAt) };
+  try {
+    await ctx.client.chat.postMessage({
+      channel: target.channel,
+      ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
+      text: rememberedUseText(data),
+      blocks: rememberedUseBlocks(data),
+    });
+  } catch (error) {
+    ctx.logger.warn({ err: error, actionId: call.actionId }, 'remembered use could not be told in the thread');
+  }
+}

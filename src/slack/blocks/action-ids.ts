@@ -7,6 +7,8 @@ import { isActionId } from '../../db/is-action-id.js';
 export const ACTION_IDS = {
   approve: 'approval.approve',
   decline: 'approval.decline',
+  /** "Approve and allow for …": approve, and remember the approval (policy rememberFor). */
+  approveRemember: 'approval.approve_remember',
   questionAnswer: 'question.answer',
   questionSubmit: 'question.submit',
   suspensionRespond: 'suspension.respond',
@@ -20,6 +22,8 @@ export const ACTION_IDS = {
   /** Approve and Decline in the approvals inbox (Home tab, /approvals): routed to the card's own flow. */
   inboxApprove: 'inbox.approve',
   inboxDecline: 'inbox.decline',
+  /** Revoke a remembered approval listed in the Home tab. */
+  revokeRemembered: 'remembered.revoke',
 } as const;
 
 export const CALLBACK_IDS = {

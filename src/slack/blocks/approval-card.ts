@@ -13,6 +13,7 @@ import { whoDecides } from './who-decides.js';
 import { slackDate } from './slack-date.js';
 import { oneLine, plainText } from './text-objects.js';
 import { unreachable } from '../../unreachable.js';
+import { rememberButton } from './remember-button.js';
 
 const ARGS_TITLE = '*Arguments*\n';
 
@@ -95,7 +96,8 @@ function stateBlocks(d: ApprovalCardData, quorum: number, scale: number): KnownB
         style: 'danger',
         value,
       };
-      blocks.push({ type: 'actions', block_id: cardBlockId('approval', d.actionId), elements: [approve, decline] });
+      const remember = d.rememberFor !== undefined && d.requester !== undefined ? [rememberButton(value, d.rememberFor)] : [];
+      blocks.push({ type: 'actions', block_id: cardBlockId('approval', d.actionId), elements: [approve, ...remember, decline] });
       return blocks;
     }
     case 'approved':

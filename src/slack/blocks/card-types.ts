@@ -43,6 +43,8 @@ export interface ApprovalCardData {
   notify?: 'mentions' | 'none';
   /** Where copies of the card went besides the thread, said on the card (already mrkdwn). */
   routedTo?: string;
+  /** Set when the approval may be remembered for this long (ms): a third button offers it. */
+  rememberFor?: number;
   state: ApprovalCardState;
 }
 

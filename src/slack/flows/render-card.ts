@@ -42,6 +42,7 @@ export function renderCard(
     const approvers = approversAt(requirement, new Date(action.created_at), now);
     const notify = requirement.reach.notify;
     const routedTo = facts.routedTo ?? describeRoute(requirement.reach.route);
+    const rememberFor = action.status === 'pending' ? agent.rememberForOf(action) : undefined;
     return {
       kind,
       blocks: approvalCard({
@@ -62,6 +63,7 @@ export function renderCard(
         policyVersion: action.policy_version ?? undefined,
         ...mcpOf(agent, action),
         unreachableQuorum: facts.unreachableQuorum,
+        ...(rememberFor !== undefined ? { rememberFor } : {}),
         state: approvalState(action, facts.blocked, now),
       }),
       text: approvalText(action, approvers, notify),

@@ -72,6 +72,7 @@ describe('button values and block ids', () => {
     expect(ACTION_IDS).toEqual({
       approve: 'approval.approve',
       decline: 'approval.decline',
+      approveRemember: 'approval.approve_remember',
       questionAnswer: 'question.answer',
       questionSubmit: 'question.submit',
       suspensionRespond: 'suspension.respond',
@@ -83,6 +84,7 @@ describe('button values and block ids', () => {
       elicitationOpenUrl: 'elicitation.open_url',
       inboxApprove: 'inbox.approve',
       inboxDecline: 'inbox.decline',
+      revokeRemembered: 'remembered.revoke',
     });
     expect(CALLBACK_IDS).toEqual({ declineModal: 'approval.decline_modal', respondModal: 'suspension.respond_modal', elicitationModal: 'elicitation.modal' });
   });

@@ -112,6 +112,7 @@ describe.each(backends)('remembered approvals in Slack on %s', (backend) => {
     expect(blockLimitErrors(card.blocks)).toEqual([]);
     await clickButton(bot, card, ALICE, ACTION_IDS.approveRemember);
     await waitForUpdate(h.fake, card, `Approved by <@${ALICE}>`);
+    await waitForText(h.fake, thread, `<@${ALICE}> allowed identical *delete_record* calls by <@${REQUESTER}> until`);
     await waitForText(h.fake, thread, `Deleted ${id}.`);
     const row = await sql<{ id: number }>`SELECT id FROM remembered_grants WHERE requester = ${REQUESTER} AND args = ${JSON.stringify({ id })}::jsonb AND revoked_at IS NULL`.execute(h.database.db);
     expect(row.rows).toHaveLength(1);

@@ -62,8 +62,8 @@ describe.each(backends)('remembered approvals on %s', (backend) => {
     expect(approval).toBeDefined();
     const payload = approval!.payload as { actionId: number };
     const decision = await agent.decideToolCall({ actionId: payload.actionId, actor: { userId: ALICE }, decision: 'approve', remember: true });
-    expect(decision.outcome).toBe('approved');
-    if (decision.outcome === 'approved') await decision.stream?.text;
+    if (decision.outcome !== 'approved') throw new Error(`expected approved, got ${decision.outcome}`);
+    await decision.stream?.text;
     return decision;
   }
 

@@ -13,6 +13,14 @@ export interface RememberedUseData {
   expiresAt: Date;
 }
 
+/** The thread is told an approval was remembered: who allowed what, for whom, until when, and where to revoke it. */
+export function rememberedCreatedText(d: { toolName: string; allowedBy: string; requester: string; rememberedGrantId: number; expiresAt: Date }): string {
+  return (
+    `:repeat: ${mention(d.allowedBy)} allowed identical *${escapeMrkdwn(truncate(d.toolName, 80))}* calls by ${mention(d.requester)} ` +
+    `until ${slackDate(d.expiresAt)} without asking again (remembered approval #${d.rememberedGrantId}; revocable in the Home tab)`
+  );
+}
+
 /** The thread is told a call ran without a card, and whose remembered approval let it. */
 export function rememberedUseBlocks(d: RememberedUseData): KnownBlock[] {
   return [context(rememberedUseText(d))];

@@ -1,5 +1,7 @@
 import type { RememberedCall } from '../../agent/types.js';
-import { rememberedUseBlocks, rememberedUseText } from '../blocks/remembered-use-blocks.js';
+import type { Decision } from '../../agent/types.js';
+import { context } from '../blocks/layout.js';
+import { rememberedCreatedText, rememberedUseBlocks, rememberedUseText } from '../blocks/remembered-use-blocks.js';
 import type { SlackContext, ThreadTarget } from '../slack-context.js';
 
 /**
@@ -17,5 +19,22 @@ export async function postRememberedUse(ctx: SlackContext, target: ThreadTarget,
     });
   } catch (error) {
     ctx.logger.warn({ err: error, actionId: call.actionId }, 'remembered use could not be told in the thread');
+  }
+}
+
+/** An approval that was remembered is said in the thread where the run goes on, once. */
+export async function postRememberedCreated(ctx: SlackContext, target: ThreadTarget, decision: Decision): Promise<void> {
+  if (decision.outcome !== 'approved' || !decision.remembered || !decision.action.requester || !decision.action.decided_by) return;
+  const text = rememberedCreatedText({
+    toolName: decision.action.tool_name,
+    allowedBy: decision.action.decided_by,
+    requester: decision.action.requester,
+    rememberedGrantId: decision.remembered.id,
+    expiresAt: decision.remembered.expiresAt,
+  });
+  try {
+    await ctx.client.chat.postMessage({ channel: target.channel, ...(target.threadTs ? { thread_ts: target.threadTs } : {}), text, blocks: [context(text)] });
+  } catch (error) {
+    ctx.logger.warn({ err: error, actionId: decision.action.id }, 'remembered approval could not be told in the thread');
   }
 }

@@ -5,7 +5,7 @@ import { ACTION_IDS } from '../../../src/slack/blocks/action-ids.js';
 import { homeView, type InboxData } from '../../../src/slack/blocks/inbox-blocks.js';
 import { parseRevokeValue, rememberedBlocks, type RememberedItem } from '../../../src/slack/blocks/remembered-blocks.js';
 import { rememberDuration } from '../../../src/slack/blocks/remember-duration.js';
-import { rememberedUseBlocks } from '../../../src/slack/blocks/remembered-use-blocks.js';
+import { rememberedCreatedText, rememberedUseBlocks } from '../../../src/slack/blocks/remembered-use-blocks.js';
 import { blockLimitErrors } from '../../../src/simulator/index.js';
 import { approvalCardData } from './approval-card-data.js';
 import { allText } from './block-text.js';
@@ -108,5 +108,13 @@ describe('the thread note of a remembered use', () => {
     expect(text).toContain('ran under a remembered approval by <@U0ALICE>');
     expect(text).toContain('request #12');
     expect(text).not.toContain('<!here>');
+  });
+});
+
+describe('the thread note of a remembered approval', () => {
+  it('says who allowed which tool for whom, until when, and where to revoke it, escaped', () => {
+    const text = rememberedCreatedText({ toolName: 'x<!channel>', allowedBy: 'U0ALICE', requester: 'U0REQUESTER', rememberedGrantId: 4, expiresAt: new Date('2030-01-01T13:00:00Z') });
+    expect(text).toContain('<@U0ALICE> allowed identical *x&lt;!channel&gt;* calls by <@U0REQUESTER> until <!date^1893502800^');
+    expect(text).toContain('remembered approval #4; revocable in the Home tab');
   });
 });

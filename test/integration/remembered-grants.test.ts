@@ -31,7 +31,7 @@ function deleteModel() {
   return scriptedModel([step]);
 }
 
-function deleteAgent(database: TestDatabase, policy: Policy = rememberPolicy, describeRisk?: 'high') {
+function deleteAgent(database: TestDatabase, policy: Policy = rememberPolicy, describeRisk?: 'high', rewriteTo?: string) {
   const calls: unknown[] = [];
   const tool = createTool({
     id: 'delete_record',
@@ -43,7 +43,8 @@ function deleteAgent(database: TestDatabase, policy: Policy = rememberPolicy, de
       return { done: input.id };
     },
   });
-  const agent = agentWith({ model: deleteModel(), tools: { delete_record: tool }, storage: database, policy });
+  const hooks = rewriteTo ? { hooks: { beforeToolCall: () => ({ args: { id: rewriteTo } }) } } : {};
+  const agent = agentWith({ model: deleteModel(), tools: { delete_record: tool }, storage: database, policy, ...hooks });
   return { agent, calls };
 }
 
@@ -177,6 +178,21 @@ describe.each(backends)('remembered approvals on %s', (backend) => {
     expect(calls).toEqual([{ id: 'r5' }, { id: 'r6' }]);
     const revokedEvents = await listAuditEvents(database.db, { runId: decision.action.run_id });
     expect(revokedEvents.find((e) => e.event === 'remembered-revoked')).toMatchObject({ actor: BOB, detail: { rememberedGrantId: id } });
+  });
+
+  it('a hook that rewrites the arguments of a remembered call blocks it, as it blocks any approved call', async () => {
+    const { agent } = deleteAgent(database);
+    await askAndRemember(agent, 'r8');
+    const rewriting = deleteAgent(database, rememberPolicy, undefined, 'something-else');
+    const stream = await rewriting.agent.stream('delete r8', { requester: BOB });
+    const chunks = await collect(stream);
+    expect(chunks.some((c) => c.type === 'tool-call-approval')).toBe(false);
+    expect(chunks.some((c) => c.type === 'tool-call-remembered')).toBe(false);
+    expect(chunks.find((c) => c.type === 'tool-result')?.payload).toMatchObject({ isError: true, result: expect.stringContaining('Tool call blocked') });
+    expect(rewriting.calls).toEqual([]);
+    const names = (await listAuditEvents(database.db, { runId: stream.runId })).map((e) => e.event);
+    expect(names).toEqual(expect.arrayContaining(['remembered-grant-used', 'consumed', 'blocked']));
+    expect(names).not.toContain('executed');
   });
 
   it.runIf(backend === 'postgres')('a revoke racing a use: the use comes before the revoke commits, or finds it revoked', async () => {

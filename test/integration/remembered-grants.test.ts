@@ -195,6 +195,41 @@ describe.each(backends)('remembered approvals on %s', (backend) => {
     expect(names).not.toContain('executed');
   });
 
+  it('a call run under a remembered approval by a process that stopped is reported interrupted by the one taking over, not run again', async () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    let executions = 0;
+    let takeover: Promise<unknown> | undefined;
+    const tool = createTool({
+      id: 'delete_record',
+      description: 'delete a record',
+      inputSchema: z.object({ id: z.string() }),
+      execute: async (input: { id: string }) => {
+        executions += 1;
+        if (executions === 2) {
+          // The first process "freezes" while running the remembered call; another instance takes the run over.
+          let recovered: Awaited<ReturnType<typeof taker.recoverStaleRuns>>[number] | undefined;
+          while (!(recovered = (await taker.recoverStaleRuns())[0])) await sleep(5);
+          takeover = recovered.stream.result;
+          await takeover;
+          await sleep(250);
+        }
+        return { done: input.id };
+      },
+    });
+    const stalled = agentWith({ model: deleteModel(), tools: { delete_record: tool }, storage: database, policy: rememberPolicy, runLeaseMs: 200 });
+    const taker = agentWith({ model: deleteModel(), tools: { delete_record: tool }, storage: database, policy: rememberPolicy, runLeaseMs: 1 });
+    await askAndRemember(stalled, 'r9');
+    expect(executions).toBe(1);
+
+    const second = await stalled.generate('delete r9', { requester: BOB });
+    expect(second.error).toBeDefined();
+    expect(await takeover).toMatchObject({ text: 'done' });
+    expect(executions).toBe(2);
+    const events = (await listAuditEvents(database.db, { runId: second.runId })).map((e) => e.event);
+    expect(events.filter((e) => e === 'remembered-grant-used')).toHaveLength(1);
+    expect(events).toContain('interrupted');
+  });
+
   it.runIf(backend === 'postgres')('a revoke racing a use: the use comes before the revoke commits, or finds it revoked', async () => {
     const { agent } = deleteAgent(database);
     const other = await database.reopen();

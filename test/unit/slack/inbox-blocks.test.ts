@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../../src/slack/blocks/action-ids.js';
 import { approvalButtonValue, parseButtonValue } from '../../../src/slack/blocks/button-value.js';
 import { HOME_FIT, homeView, inboxBlocks, MESSAGE_FIT, requestBlocks, type InboxData, type InboxItem } from '../../../src/slack/blocks/inbox-blocks.js';
-import { checkBlocks, LIMITS } from '../../../src/slack/blocks/limits.js';
+import { LIMITS } from '../../../src/slack/blocks/limits.js';
+import { blockLimitErrors } from '../../../src/simulator/index.js';
 import { threadLink } from '../../../src/slack/blocks/thread-link.js';
 import { parseApprovalsCommand } from '../../../src/slack/flows/approvals-command.js';
 import { allText, expectNoInjection, INJECTION } from './block-text.js';
@@ -91,7 +92,7 @@ describe('inboxBlocks', () => {
       const text = allText(blocks);
       expect(text).toContain(`…and ${300 - shown} more waiting for you`);
       expect(text).toContain(`…and ${45 - fit.maxListed} more.`);
-      expect(checkBlocks(blocks, fit === HOME_FIT ? 'modal' : 'message')).toEqual([]);
+      expect(blockLimitErrors(blocks, fit === HOME_FIT ? '/view/blocks' : '/blocks')).toEqual([]);
     }
     expect(JSON.stringify(inboxBlocks(data({ waiting, waitingTotal: 300, requested: many, requestedTotal: 45, decided: many, decidedTotal: 12 }), MESSAGE_FIT)).length).toBeLessThan(LIMITS.messageBlocksJson);
     expect(homeView(data({ waiting, waitingTotal: 300 })).blocks.length).toBeLessThanOrEqual(LIMITS.modalBlocks);

@@ -5,7 +5,7 @@ import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
-import { appHomeOpenedEnvelope, blockLimitErrors, newTriggerId, SLACK_IDS, type StoredView } from '../../src/simulator/index.js';
+import { appHomeOpenedEnvelope, blockLimitErrors, newTriggerId, SLACK_IDS, viewLimitErrors, type StoredView } from '../../src/simulator/index.js';
 import { backends } from '../helpers/db.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
@@ -160,7 +160,7 @@ describe.each(backends)('remembered approvals in Slack on %s', (backend) => {
     await bot.send.event(appHomeOpenedEnvelope({ user: REQUESTER, channel: `D${REQUESTER.slice(1)}` }));
     await h.fake.waitFor((c) => c.method === 'views.publish' && c.args.user_id === REQUESTER && h.fake.callsTo('views.publish').length > before);
     const home = h.fake.homeView(REQUESTER)!;
-    expect(blockLimitErrors(home.blocks as never)).toEqual([]);
+    expect(viewLimitErrors(home, 'home')).toEqual([]);
     expect(viewText(home)).toMatch(/\*Remembered approvals\* \(\d+\)/);
     const row = (home.blocks as Block[]).find((b) => b.block_id === `remembered:${grantId}`)!;
     expect(row.text.text).toContain(`for <@${REQUESTER}> · allowed by <@${ALICE}> · until <!date^`);

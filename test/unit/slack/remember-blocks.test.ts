@@ -6,7 +6,7 @@ import { homeView, type InboxData } from '../../../src/slack/blocks/inbox-blocks
 import { parseRevokeValue, rememberedBlocks, type RememberedItem } from '../../../src/slack/blocks/remembered-blocks.js';
 import { rememberDuration } from '../../../src/slack/blocks/remember-duration.js';
 import { rememberedCreatedText, rememberedUseBlocks } from '../../../src/slack/blocks/remembered-use-blocks.js';
-import { blockLimitErrors } from '../../../src/simulator/index.js';
+import { blockLimitErrors, viewLimitErrors } from '../../../src/simulator/index.js';
 import { approvalCardData } from './approval-card-data.js';
 import { allText } from './block-text.js';
 
@@ -91,7 +91,7 @@ describe('remembered approvals in the Home tab', () => {
     const data: InboxData = { waiting, waitingTotal: 80, requested: waiting.slice(0, 10), requestedTotal: 80, decided: [], decidedTotal: 0, remembered: Array.from({ length: 30 }, (_, i) => item({ id: i + 1 })) };
     const view = homeView(data);
     expect(view.blocks.length).toBeLessThanOrEqual(100);
-    expect(blockLimitErrors(view.blocks)).toEqual([]);
+    expect(viewLimitErrors(view, 'home')).toEqual([]);
     expect(allText(view.blocks)).toContain('*Remembered approvals* (30)');
   });
 

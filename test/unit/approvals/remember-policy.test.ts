@@ -7,6 +7,9 @@ import { loadPolicyFile } from '../../../src/approvals/load-policy-file.js';
 import { PolicyError } from '../../../src/approvals/policy-error.js';
 import type { PolicyInput } from '../../../src/approvals/policy-schema.js';
 import { requirementFor } from '../../../src/approvals/requirement-for.js';
+import { rememberForOf } from '../../../src/agent/remembered-call.js';
+import { createTool } from '../../../src/agent/tool.js';
+import { z } from 'zod';
 
 function errorOf(input: unknown): PolicyError {
   try {
@@ -87,5 +90,38 @@ describe('policy: rememberFor and risk', () => {
     const file = join(dir, 'policy.yaml');
     writeFileSync(file, 'tools:\n  deploy:\n    requireApproval: true\n    risk: high\n    rememberFor: 1h\n');
     expect(() => loadPolicyFile(file)).toThrow(/policy\.yaml: tools\.deploy\.rememberFor cannot be set together with risk: "high"/);
+  });
+});
+
+describe('whether an approval may be remembered', () => {
+  const policy = definePolicy({
+    defaults: { requireApproval: true, rememberFor: '1h' },
+    tools: { wipe: { risk: 'high' }, deploy: { rules: [{ when: { arg: 'env', op: 'eq', value: 'prod' }, then: { risk: 'high' } }] } },
+  });
+  const tool = (risk?: 'low' | 'high', throws = false) =>
+    createTool({
+      id: 'deploy',
+      description: 'deploy',
+      inputSchema: z.object({ env: z.string() }),
+      describe: (args: { env: string }) => {
+        if (throws) throw new Error('cannot describe');
+        return { title: `Deploy to ${args.env}`, fields: [], ...(risk ? { risk } : {}) };
+      },
+      execute: async () => ({}),
+    });
+
+  it('is the policy\'s rememberFor for a requested call nobody marked high-risk', () => {
+    expect(rememberForOf(requirementFor(policy, 'deploy', { env: 'dev' }), tool(), { env: 'dev' }, 'U0BOB')).toBe(3_600_000);
+    expect(rememberForOf(requirementFor(policy, 'deploy', { env: 'dev' }), undefined, { env: 'dev' }, 'U0BOB')).toBe(3_600_000);
+  });
+
+  it('never for a run nobody requested, a high-risk entry or rule (rememberFor inherited from defaults), or a tool that says high or cannot say', () => {
+    expect(rememberForOf(requirementFor(policy, 'deploy', { env: 'dev' }), tool(), { env: 'dev' }, undefined)).toBeUndefined();
+    expect(rememberForOf(requirementFor(policy, 'deploy', { env: 'dev' }), tool(), { env: 'dev' }, null)).toBeUndefined();
+    expect(rememberForOf(requirementFor(policy, 'wipe', {}), undefined, {}, 'U0BOB')).toBeUndefined();
+    expect(rememberForOf(requirementFor(policy, 'deploy', { env: 'prod' }), tool(), { env: 'prod' }, 'U0BOB')).toBeUndefined();
+    expect(rememberForOf(requirementFor(policy, 'deploy', { env: 'dev' }), tool('high'), { env: 'dev' }, 'U0BOB')).toBeUndefined();
+    expect(rememberForOf(requirementFor(policy, 'deploy', { env: 'dev' }), tool(undefined, true), { env: 'dev' }, 'U0BOB')).toBeUndefined();
+    expect(rememberForOf(requirementFor(definePolicy({ defaults: { requireApproval: true } }), 'deploy', {}), tool(), {}, 'U0BOB')).toBeUndefined();
   });
 });

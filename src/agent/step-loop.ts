@@ -69,7 +69,8 @@ export async function runDelegation(
   const child = childRun(run, agent, call.toolCallId, args.prompt);
   let outcome: RunOutcome;
   try {
-    outcome = await runSteps(child, quietEmitter);
+    // Quiet, but a call run under a remembered approval is still told where people look.
+    outcome = await runSteps(child, { ...quietEmitter, remembered: out.remembered });
   } catch (error) {
     // A lost claim or an abort ends the whole tree here; anything else is this call's failure, as a tool's would be.
     if (error instanceof LeaseLostError || hasAgentErrorCode(error, 'RUN_ABORTED')) throw error;

@@ -230,6 +230,35 @@ describe.each(backends)('remembered approvals on %s', (backend) => {
     expect(events).toContain('interrupted');
   });
 
+  it('a sub-agent\'s call is remembered under its delegation path, and its use reaches the top stream', async () => {
+    const { agent: billing, calls } = deleteAgent(database);
+    const billingAgent = agentWith({ id: 'billing', model: deleteModel(), tools: { delete_record: billing.tools.delete_record! }, policy: rememberPolicy });
+    const supervisor = (): ScriptStep[] => [
+      (call) => {
+        const last = call.prompt.at(-1);
+        if (last?.role === 'tool') return { text: 'billing is done' };
+        const text = last?.role === 'user' ? last.content.map((p) => (p.type === 'text' ? p.text : '')).join('') : '';
+        return { toolCalls: [{ toolName: 'agent-billing', args: { prompt: text } }] };
+      },
+    ];
+    const ops = agentWith({ model: scriptedModel(supervisor()), agents: { billing: billingAgent }, storage: database, policy: rememberPolicy });
+    const first = await ops.stream('delete s1', { requester: BOB });
+    const card = (await collect(first)).find((c) => c.type === 'tool-call-approval')!;
+    expect(card.payload).toMatchObject({ path: ['ops', 'billing'] });
+    const decision = await ops.decideToolCall({ actionId: (card.payload as { actionId: number }).actionId, actor: { userId: ALICE }, decision: 'approve', remember: true });
+    expect(decision.outcome === 'approved' && decision.remembered).toBeTruthy();
+    if (decision.outcome === 'approved') expect(await decision.stream?.text).toBe('billing is done');
+    const grant = await findRememberedGrant(database.db, decision.outcome === 'approved' ? decision.remembered!.id : 0);
+    expect(grant).toMatchObject({ path: ['ops', 'billing'], agent_id: 'ops' });
+
+    const second = await ops.stream('delete s1', { requester: BOB });
+    const chunks = await collect(second);
+    expect(chunks.some((c) => c.type === 'tool-call-approval')).toBe(false);
+    expect(chunks.find((c) => c.type === 'tool-call-remembered')?.payload).toMatchObject({ path: ['ops', 'billing'], allowedBy: ALICE });
+    expect(await second.text).toBe('billing is done');
+    expect(calls).toEqual([{ id: 's1' }, { id: 's1' }]);
+  });
+
   it.runIf(backend === 'postgres')('a revoke racing a use: the use comes before the revoke commits, or finds it revoked', async () => {
     const { agent } = deleteAgent(database);
     const other = await database.reopen();

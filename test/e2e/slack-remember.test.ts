@@ -175,10 +175,17 @@ describe.each(backends)('remembered approvals in Slack on %s', (backend) => {
     await h.fake.waitFor((c) => c.method === 'views.publish' && c.args.user_id === MALLORY && viewText(h.fake.homeView(MALLORY)).includes('Nothing was changed'));
     expect((await sql<{ revoked_at: Date | null }>`SELECT revoked_at FROM remembered_grants WHERE id = ${grantId}`.execute(h.database.db)).rows[0]!.revoked_at).toBeNull();
 
+    // Alice, who allowed it, has her Home open too: it lists the approval, and is republished without it after the revoke.
+    await bot.send.event(appHomeOpenedEnvelope({ user: ALICE, channel: `D${ALICE.slice(1)}` }));
+    await h.fake.waitFor((c) => c.method === 'views.publish' && c.args.user_id === ALICE);
+    const listed = (user: string) => (h.fake.homeView(user)!.blocks as Block[]).some((b) => b.block_id === `remembered:${grantId}`);
+    expect(listed(ALICE)).toBe(true);
+
     const click = await bot.send.interaction(homeClickPayload(home, REQUESTER, row.accessory, row.block_id));
     expect(click.status).toBe(200);
     await h.fake.waitFor((c) => c.method === 'views.publish' && c.args.user_id === REQUESTER && viewText(h.fake.homeView(REQUESTER)).includes('Revoked the remembered approval'));
     expect((h.fake.homeView(REQUESTER)!.blocks as Block[]).find((b) => b.block_id === `remembered:${grantId}`)).toBeUndefined();
+    await h.fake.waitFor((c) => c.method === 'views.publish' && c.args.user_id === ALICE && !listed(ALICE));
     const audit = await sql<{ actor: string }>`
       SELECT actor FROM audit_events WHERE event = 'remembered-revoked' AND (detail->>'rememberedGrantId')::int = ${grantId}`.execute(h.database.db);
     expect(audit.rows).toEqual([{ actor: REQUESTER }]);

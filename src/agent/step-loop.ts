@@ -212,7 +212,7 @@ export async function planToolCall(run: RunState, call: ToolCallInput, out: Emit
   const args = parsed.args;
   out.toolCall(call.toolCallId, call.toolName, args);
 
-  const gate = await approvalGate(run, target, call.toolName, args);
+  const gate = await approvalGate(run, target, call.toolName, args, call.toolCallId);
   if (gate.required) {
     // Read only when the policy lets this call's approval be remembered (rememberFor).
     const remembered = await useRemembered(run, target, call, args, gate.requirement, out);

@@ -14,6 +14,7 @@ import { slackDate } from './slack-date.js';
 import { oneLine, plainText } from './text-objects.js';
 import { unreachable } from '../../unreachable.js';
 import { rememberButton } from './remember-button.js';
+import { limitReasonText } from './limit-reason.js';
 
 const ARGS_TITLE = '*Arguments*\n';
 
@@ -50,6 +51,7 @@ function render(d: ApprovalCardData, scale: number): KnownBlock[] {
       : whoDecides(d.approvers, d.notify ?? 'mentions', { maxChars: scaled(1000, scale, 100) });
   facts.push(`*Approvers:* ${approvers}`);
   facts.push(`*Quorum:* ${quorum} ${quorum === 1 ? 'approval' : 'approvals'}`);
+  for (const hit of (d.overLimit ?? []).slice(0, 3)) facts.push(limitReasonText(hit, d.toolName, quorum));
   if (pending) facts.push(`*Expires:* ${slackDate(d.expiresAt)}`);
   if (pending && d.routedTo !== undefined) facts.push(`*Sent to:* ${d.routedTo}`);
   blocks.push(section(facts.join('\n')));

@@ -45,7 +45,20 @@ export interface ApprovalCardData {
   routedTo?: string;
   /** Set when the approval may be remembered for this long (ms): a third button offers it. */
   rememberFor?: number;
+  /** The cumulative limits the request went over: why it asks more than usual (limit-reason.ts). */
+  overLimit?: OverLimit[];
   state: ApprovalCardState;
+}
+
+/** One cumulative limit a request went over, as stored with it. */
+export interface OverLimit {
+  /** The argument summed; absent for a count of calls. */
+  sum?: string;
+  /** Whose total (`by: requester`); absent when everyone's calls count together. */
+  requester?: string;
+  total: number;
+  above: number;
+  overMs: number;
 }
 
 export interface DeclineModalData {

@@ -19,6 +19,8 @@ export interface InboxItem {
   >;
   /** The card's thread in Slack, when the request has a card. */
   link?: string;
+  /** Set when the request is one of a model step's parallel calls shown on one card: which of how many. */
+  batch?: { position: number; size: number };
 }
 
 export interface InboxData {
@@ -105,7 +107,8 @@ function listed(
 }
 
 function title(item: InboxItem): string {
-  const name = `*${escapeMrkdwn(truncate(item.action.tool_name, 80))}* #${item.action.id}`;
+  const of = item.batch ? ` (call ${item.batch.position} of ${item.batch.size} on one card)` : '';
+  const name = `*${escapeMrkdwn(truncate(item.action.tool_name, 80))}* #${item.action.id}${of}`;
   return item.link ? `${name} · <${item.link}|open thread>` : name;
 }
 

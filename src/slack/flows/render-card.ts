@@ -57,6 +57,7 @@ export function renderCard(
         notify,
         ...(routedTo !== undefined ? { routedTo } : {}),
         quorum: action.quorum,
+        ...(requirement.limitHits ? { overLimit: requirement.limitHits } : {}),
         approvals: action.approvals.map((a) => a.userId),
         expiresAt: action.expires_at ? new Date(action.expires_at) : new Date(Number.NaN),
         fingerprint: action.fingerprint ?? '',
@@ -124,7 +125,7 @@ function approvalText(action: PendingAction, approvers: readonly string[], notif
   return `${what} for ${whoDecides(approvers, notify, { maxChars: 2000 })}`;
 }
 
-function approvalState(a: PendingAction, blocked: boolean, now: Date): ApprovalCardState {
+export function approvalState(a: PendingAction, blocked: boolean, now: Date): ApprovalCardState {
   const at = a.decided_at ? new Date(a.decided_at) : now;
   switch (a.status) {
     case 'pending':

@@ -33,7 +33,9 @@ export async function loadInbox(ctx: SlackContext, user: string, fit: InboxFit):
   const item = (action: PendingAction): InboxItem => {
     const card = cards.get(action.id);
     const link = card ? threadLink(ctx.teamUrl, card) : undefined;
-    return { action, ...(link ? { link } : {}) };
+    // Each call of a batch card stays its own request here, decided on its own; the line says which call it is.
+    const position = card?.batch ? card.batch.indexOf(action.id) + 1 : 0;
+    return { action, ...(link ? { link } : {}), ...(position > 0 ? { batch: { position, size: card!.batch!.length } } : {}) };
   };
   return {
     waiting: waiting.map(item),

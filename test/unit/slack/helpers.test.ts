@@ -85,8 +85,15 @@ describe('button values and block ids', () => {
       inboxApprove: 'inbox.approve',
       inboxDecline: 'inbox.decline',
       revokeRemembered: 'remembered.revoke',
+      batchApproveAll: 'batch.approve_all',
+      batchDeclineAll: 'batch.decline_all',
     });
-    expect(CALLBACK_IDS).toEqual({ declineModal: 'approval.decline_modal', respondModal: 'suspension.respond_modal', elicitationModal: 'elicitation.modal' });
+    expect(CALLBACK_IDS).toEqual({
+      declineModal: 'approval.decline_modal',
+      respondModal: 'suspension.respond_modal',
+      elicitationModal: 'elicitation.modal',
+      batchDeclineModal: 'batch.decline_modal',
+    });
   });
 });
 

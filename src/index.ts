@@ -1,10 +1,12 @@
 /** The package's public API: define agents and tools, drive and decide runs from code. */
 export { Agent, type AgentConfig } from './agent/agent.js';
-export type { StreamOptions, UserInput, AgentStream, AgentChunk, ApprovalRequest, SuspensionRequest, GenerateResult, SuspendPayload, FinishReason, Decision, DecisionRequest, Actor, ResumeRequest, RequireToolApproval, RequireToolApprovalContext, BeforeToolCallHook, BeforeToolCallContext, BeforeToolCallVerdict, ContinuationOptions } from './agent/types.js';
+export type { StreamOptions, UserInput, AgentStream, AgentChunk, ApprovalRequest, SuspensionRequest, GenerateResult, SuspendPayload, FinishReason, Decision, DecisionRequest, Actor, ResumeRequest, RequireToolApproval, RequireToolApprovalContext, BeforeToolCallHook, BeforeToolCallContext, BeforeToolCallVerdict, ContinuationOptions, RememberedCall } from './agent/types.js';
+export type { RememberedGrant } from './db/remembered-grants.js';
+export type { RevokeOutcome } from './agent/remembered-approvals.js';
 export type { EditOutcome, EditRequest } from './agent/edit.js';
 export type { ModelSettings } from './agent/model-settings.js';
 export type { TelemetrySettings } from './agent/telemetry.js';
-export { createTool, type Tool, type ToolDefinition, type ToolExecutionContext } from './agent/tool.js';
+export { createTool, type Tool, type ToolDefinition, type ToolExecutionContext, type CallDescription } from './agent/tool.js';
 export { askUserTool, type AskUserPayload } from './agent/ask-user.js';
 export type { SuspendedRun, SuspendedToolCall } from './db/rows.js';
 export { AgentError, type AgentErrorCode, SnapshotNotFoundError, ToolCallNotPendingError, ResumeValidationError, AmbiguousToolCallError, ModelConfigError, ModelSettingsError, ModelCallError, RunAbortedError, LeaseLostError, ClaimLostError } from './agent/errors.js';

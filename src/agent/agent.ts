@@ -25,6 +25,9 @@ import { findAction, latestApprovalId, cancelPendingRuns, closeAction } from '..
 import { requirementFor, type Requirement } from '../approvals/requirement-for.js';
 import { limitHitsFromRow } from '../approvals/apply-limits.js';
 import { mcpServerOf, type McpToolIdentity } from '../approvals/mcp-tool-name.js';
+import { listRemembered, revokeRemembered, type RevokeOutcome } from './remembered-approvals.js';
+import { rememberForOf } from './remembered-call.js';
+import type { RememberedGrant } from '../db/remembered-grants.js';
 import { defaultPolicy, definedOnly, runtimeDeps, runtimeSettingsOf, type RuntimeSettings } from './runtime-deps.js';
 
 /** An agent's definition; the RuntimeSettings part may instead come from its host (see attach). */
@@ -335,6 +338,24 @@ export class Agent implements AgentInternals {
   /** What approving this call takes under the current policy (approvers, quorum, self-approval, expiry). */
   requirementOf(action: Pick<PendingAction, 'tool_name' | 'args' | 'path'> & { limit_hits?: unknown }): Requirement {
     return requirementFor(this.runtime.policy, action.tool_name, action.args, this.mcpIdentityAt(action.tool_name, action.path ?? null), limitHitsFromRow(action.limit_hits));
+  }
+
+  /**
+   * How long approving this request may be remembered ("Approve and allow for …"), or undefined
+   * when it may not be: the policy's rememberFor, never for a high-risk call or one nobody requested.
+   */
+  rememberForOf(action: Pick<PendingAction, 'tool_name' | 'args' | 'path' | 'requester'>): number | undefined {
+    return rememberForOf(this.requirementOf(action), this.toolOf(action), action.args, action.requester);
+  }
+
+  /** Live remembered approvals of this agent; with `viewer`, those they created, requested or may approve. */
+  listRememberedGrants(viewer?: Actor): Promise<RememberedGrant[]> {
+    return listRemembered(this, this.runtime, viewer);
+  }
+
+  /** Revokes a remembered approval, if `actor` created it, requested it or may approve its tool now. */
+  revokeRememberedGrant(id: number, actor: Actor): Promise<RevokeOutcome> {
+    return revokeRemembered(this, this.runtime, id, actor);
   }
 
   /**

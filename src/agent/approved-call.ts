@@ -9,7 +9,8 @@ import type { Emitter } from './stream.js';
 import { approvalAction, approvalGate } from './approval-gate.js';
 import { editNote, withNote } from './edited-call.js';
 
-export const blockedMessage = (toolName: string) => `Tool call blocked: approval did not match ${toolName} arguments`;
+import { blockedMessage } from './blocked-message.js';
+export { blockedMessage };
 
 export const interruptedMessage = (toolName: string) =>
   `Tool call interrupted: the process running ${toolName} stopped before it reported a result. ` +

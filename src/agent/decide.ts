@@ -9,6 +9,8 @@ import { approversAt } from '../approvals/approvers-at.js';
 import { findSnapshot } from '../db/run-snapshots.js';
 import { observeDecision } from '../metrics/observe-decision.js';
 import type { Actor, AgentInternals, Decision, DecisionRequest, RuntimeDeps } from './types.js';
+import { rememberForOf } from './remembered-call.js';
+import { findAgent } from './run-state.js';
 
 export const apiActor = { userId: 'api' } as const;
 
@@ -118,18 +120,22 @@ async function recordDecision(
     return { outcome: 'declined', action: row, stream: startContinuation(root, deps, row.run_id, row.root_run_id, claimed, known.startAfter) };
   }
 
+  // Remembering is offered only where the current policy (and the tool) allow it; elsewhere the click is a plain approve.
+  const rememberForMs = req.remember ? rememberForOf(current, findAgent(root, action.path ?? [root.id])?.tools[action.tool_name], action.args, action.requester) : undefined;
   const written = await recordApprovalVote(deps.db, {
     actionId: action.id,
     actor: actor.userId,
     policyVersion: action.policy_version ?? '',
     grantTtlMs: deps.grantTtlMs,
+    ...(rememberForMs !== undefined ? { rememberForMs } : {}),
   });
   if (!written) return refreshed(deps, action);
   const { row, claimed } = written;
   if (row.status === 'pending') {
     return { outcome: 'approval-recorded', action: row, approvals: row.approvals.map((a) => a.userId), quorum: row.quorum, alreadyCounted: false };
   }
-  return { outcome: 'approved', action: row, stream: startContinuation(root, deps, row.run_id, row.root_run_id, claimed, known.startAfter) };
+  const remembered = written.remembered ? { remembered: { id: written.remembered.id, expiresAt: new Date(written.remembered.expires_at) } } : {};
+  return { outcome: 'approved', action: row, stream: startContinuation(root, deps, row.run_id, row.root_run_id, claimed, known.startAfter), ...remembered };
 }
 
 /**

@@ -10,6 +10,7 @@ import { callModel } from './call-model.js';
 import { checkLease, checkpointStep } from './run-lease.js';
 import type { AuditInput } from '../db/audit.js';
 import { applyHook } from './before-tool-call.js';
+import { useRemembered } from './remembered-call.js';
 
 /** The target of `toolName` (the name the model called: a key of `tools`, or `agent-<key>`). */
 export function callTarget(agent: AgentInternals, toolName: string): CallTarget | undefined {
@@ -68,7 +69,8 @@ export async function runDelegation(
   const child = childRun(run, agent, call.toolCallId, args.prompt);
   let outcome: RunOutcome;
   try {
-    outcome = await runSteps(child, quietEmitter);
+    // Quiet, but a call run under a remembered approval is still told where people look.
+    outcome = await runSteps(child, { ...quietEmitter, remembered: out.remembered });
   } catch (error) {
     // A lost claim or an abort ends the whole tree here; anything else is this call's failure, as a tool's would be.
     if (error instanceof LeaseLostError || hasAgentErrorCode(error, 'RUN_ABORTED')) throw error;
@@ -212,6 +214,10 @@ export async function planToolCall(run: RunState, call: ToolCallInput, out: Emit
 
   const gate = await approvalGate(run, target, call.toolName, args, call.toolCallId);
   if (gate.required) {
+    // Read only when the policy lets this call's approval be remembered (rememberFor).
+    const remembered = await useRemembered(run, target, call, args, gate.requirement, out);
+    if (remembered?.kind === 'run') return runCall(run, target, call, remembered.args, out, remembered.audit);
+    if (remembered?.kind === 'result') return remembered.outcome;
     return { kind: 'pending', plan: { snapshots: [], actions: [approvalAction(run, call, args, gate.requirement)] } };
   }
   return runUngated(run, target, call, args, out);

@@ -1,4 +1,4 @@
-import type { AgentStream, AgentChunk, FinishReason, GenerateResult, SuspendPayload, BlockedCall } from './types.js';
+import type { AgentStream, AgentChunk, FinishReason, GenerateResult, SuspendPayload, BlockedCall, RememberedCall } from './types.js';
 import type { PendingAction } from '../db/rows.js';
 import { unreachable } from '../unreachable.js';
 
@@ -54,6 +54,7 @@ export class StreamSink {
       }
       case 'start':
       case 'tool-call-blocked':
+      case 'tool-call-remembered':
       case 'step-finish':
       case 'finish':
       case 'error':
@@ -144,6 +145,7 @@ export interface Emitter {
   toolResult(toolCallId: string, toolName: string, result: unknown, isError: boolean): void;
   stepFinish(step: number): void;
   blocked(call: BlockedCall): void;
+  remembered(call: RememberedCall): void;
 }
 
 export function sinkEmitter(sink: StreamSink): Emitter {
@@ -155,6 +157,7 @@ export function sinkEmitter(sink: StreamSink): Emitter {
       sink.push({ type: 'tool-result', runId, payload: { toolCallId, toolName, result, isError } }),
     stepFinish: (step) => sink.push({ type: 'step-finish', runId, payload: { step } }),
     blocked: (call) => sink.push({ type: 'tool-call-blocked', runId, payload: call }),
+    remembered: (call) => sink.push({ type: 'tool-call-remembered', runId, payload: call }),
   };
 }
 
@@ -165,14 +168,17 @@ export const quietEmitter: Emitter = {
   toolResult: () => {},
   stepFinish: () => {},
   blocked: () => {},
+  remembered: () => {},
 };
 
 /**
  * A resumed sub-agent: quiet, except that a blocked call still reaches the top
- * stream, because the card people approved must not go on saying "Approved".
+ * stream, because the card people approved must not go on saying "Approved",
+ * and so does a call run under a remembered approval, which its thread is told about.
  */
 export function subAgentEmitter(sink: StreamSink): Emitter {
-  return { ...quietEmitter, blocked: sinkEmitter(sink).blocked };
+  const top = sinkEmitter(sink);
+  return { ...quietEmitter, blocked: top.blocked, remembered: top.remembered };
 }
 
 /** Rows by the payload object of the chunk that announced them; gone with the chunk. */

@@ -23,6 +23,13 @@ export interface ToolExecutionContext {
   abortSignal?: AbortSignal;
 }
 
+/** What a call does, in words people read before approving it; `risk: 'high'` also means it is never remembered. */
+export interface CallDescription {
+  title: string;
+  fields: Array<{ label: string; value: string }>;
+  risk?: 'low' | 'high';
+}
+
 export interface ToolDefinition<In = any, Out = any> {
   id: string;
   description: string;
@@ -39,6 +46,8 @@ export interface ToolDefinition<In = any, Out = any> {
   /** A schema, or a function of the call's input when the answer depends on it (askUser options). */
   resumeSchema?: z.ZodType | ((input: In) => z.ZodType);
   requireApproval?: boolean;
+  /** The call described for people deciding on it. */
+  describe?: (args: In) => CallDescription;
   execute: (input: In, context: ToolExecutionContext) => Promise<Out> | Out;
 }
 

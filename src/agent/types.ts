@@ -75,6 +75,22 @@ export interface BlockedCall {
   runId: string;
 }
 
+/** A call that ran without a card under a remembered approval (see ApprovalSettings.rememberFor). */
+export interface RememberedCall {
+  toolCallId: string;
+  toolName: string;
+  path: string[];
+  /** The run that owns the tool call (differs from the stream's run for sub-agents). */
+  runId: string;
+  /** The approved request written for this call. */
+  actionId: number;
+  rememberedGrantId: number;
+  /** Who approved and chose to remember it. */
+  allowedBy: string;
+  requester: string;
+  expiresAt: string;
+}
+
 export type FinishReason = 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other' | 'suspended';
 
 export type AgentChunk =
@@ -89,6 +105,7 @@ export type AgentChunk =
   | { type: 'tool-call-approval'; runId: string; payload: ApprovalRequest }
   | { type: 'tool-call-suspended'; runId: string; payload: SuspensionRequest }
   | { type: 'tool-call-blocked'; runId: string; payload: BlockedCall }
+  | { type: 'tool-call-remembered'; runId: string; payload: RememberedCall }
   | { type: 'step-finish'; runId: string; payload: { step: number } }
   | { type: 'finish'; runId: string; payload: { finishReason: FinishReason; text: string } }
   | { type: 'error'; runId: string; payload: { error: unknown } };
@@ -129,7 +146,7 @@ export interface Actor {
  * `stream` is present when the decision let the run continue.
  */
 export type Decision =
-  | { outcome: 'approved'; action: PendingAction; stream?: AgentStream }
+  | { outcome: 'approved'; action: PendingAction; stream?: AgentStream; remembered?: { id: number; expiresAt: Date } }
   | { outcome: 'approval-recorded'; action: PendingAction; approvals: string[]; quorum: number; alreadyCounted: boolean }
   | { outcome: 'declined'; action: PendingAction; stream?: AgentStream }
   | { outcome: 'not-allowed'; action: PendingAction; why: string; message: string }
@@ -150,6 +167,12 @@ export interface DecisionRequest {
   fingerprint?: string;
   /** Or address the pending action by its id (Slack buttons do). */
   actionId?: number;
+  /**
+   * Approve and also remember the approval for the policy's `rememberFor` (once the request is
+   * approved): identical later calls by the same requester run without asking. Ignored where the
+   * policy does not offer it.
+   */
+  remember?: boolean;
 }
 
 /** A call that will wait, and the chunk to announce it once it has an id. */

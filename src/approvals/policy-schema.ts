@@ -29,6 +29,13 @@ export interface ApprovalSettings {
   readonly allowEdit?: boolean;
   /** With a quorum above 1, approvals given before an edit still count for the edited arguments (if their givers may approve those). */
   readonly keepApprovalsOnEdit?: boolean;
+  /** `high`: the call is never remembered (see rememberFor). Absent unless set; `low` by default. */
+  readonly risk?: 'low' | 'high';
+  /**
+   * Milliseconds an approver may let identical later calls (same tool, arguments, requester and
+   * policy version) run without asking again ("Approve and allow for 1 hour"). Absent: never offered.
+   */
+  readonly rememberFor?: number;
 }
 
 /** `mentions`: the card and its notices mention who can decide; `none`: nobody is pinged. */
@@ -122,6 +129,9 @@ const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const MAX_EXPIRY_MS = 365 * UNIT_MS.d;
 const DURATION_PATTERN = /^(\d+)(s|m|h|d)$/;
 const DURATION_HINT = 'a number of seconds or a duration like "90s", "15m", "24h" or "7d"';
+// A remembered approval stands in for every identical call until it ends; past a week it is a
+// standing permission, which belongs in the policy (requireApproval: false), not a click.
+const MAX_REMEMBER_MS = 7 * UNIT_MS.d;
 
 const duration = z
   .union([z.number(), z.string()], { error: problem(`must be ${DURATION_HINT}`) })
@@ -218,6 +228,10 @@ const settingsShape = {
     .optional(),
   allowEdit: z.boolean({ error: 'must be true or false' }).optional(),
   keepApprovalsOnEdit: z.boolean({ error: 'must be true or false' }).optional(),
+  risk: z.enum(['low', 'high'], { error: 'must be "low" or "high"' }).optional(),
+  rememberFor: duration
+    .refine((ms) => ms <= MAX_REMEMBER_MS, { error: 'must be at most 7 days' })
+    .optional(),
 };
 
 const SETTING_NAMES = Object.keys(settingsShape).join(', ');
@@ -337,7 +351,16 @@ function overridesOf(input: Overrides): Partial<ApprovalSettings> {
   if (input.escalateTo !== undefined) out.escalateTo = [...new Set(input.escalateTo)].sort();
   if (input.allowEdit !== undefined) out.allowEdit = input.allowEdit;
   if (input.keepApprovalsOnEdit !== undefined) out.keepApprovalsOnEdit = input.keepApprovalsOnEdit;
+  if (input.risk !== undefined) out.risk = input.risk;
+  if (input.rememberFor !== undefined) out.rememberFor = input.rememberFor;
   return out;
+}
+
+/** A high-risk call is never remembered: saying both in one place is a mistake, reported where it is. */
+function checkRemember(set: Overrides, path: (string | number)[], ctx: z.RefinementCtx): void {
+  if (set.rememberFor !== undefined && set.risk === 'high') {
+    ctx.addIssue({ code: 'custom', path: [...path, 'rememberFor'], input: set.rememberFor, message: 'cannot be set together with risk: "high" (a high-risk call is never remembered)' });
+  }
 }
 
 /**
@@ -404,16 +427,19 @@ export const policySchema = z
   .transform((input, ctx): Policy => {
     const defaults: ApprovalSettings = { ...BUILT_IN_DEFAULTS, ...overridesOf(input.defaults ?? {}) };
     checkTimes(defaults, ['defaults'], ctx);
+    checkRemember(input.defaults ?? {}, ['defaults'], ctx);
 
     const tools: Record<string, ToolPolicy> = {};
     for (const [name, entry] of Object.entries(input.tools ?? {})) {
       const { rules = [], limits = [], ...settings } = entry;
       const base: ApprovalSettings = { ...defaults, ...overridesOf(settings) };
       checkTimes(base, ['tools', name], ctx);
+      checkRemember(settings, ['tools', name], ctx);
 
       const normalisedRules = rules.map((r, i): PolicyRule => {
         const then = overridesOf(r.then);
         checkTimes({ ...base, ...then }, ['tools', name, 'rules', i, 'then'], ctx);
+        checkRemember(r.then, ['tools', name, 'rules', i, 'then'], ctx);
         // Cloned so that freezing the policy never freezes objects the caller still owns.
         return { when: structuredClone(r.when) as RuleCondition, then };
       });

@@ -15,6 +15,10 @@ export interface Requirement {
   policyVersion: string;
   /** Who is told about the request, where, and when they are reminded or it escalates. */
   reach: Reach;
+  /** `high`: never remembered, whatever else says so. */
+  risk: 'low' | 'high';
+  /** Set when an approver may remember the approval for this long (ms); see ApprovalSettings.rememberFor. */
+  rememberFor?: number;
   /** The cumulative limits this call went over (stored with the request); absent when none. */
   limitHits?: LimitHit[];
   /** Present only when the policy sets it: `false` means approvers may not edit the arguments. */
@@ -50,6 +54,8 @@ export function requirementFor(policy: Policy, toolName: string, args: unknown, 
     expiresInMs: settings.expiresInMs,
     policyVersion: policy.version,
     reach: reachOf(settings),
+    risk: settings.risk ?? 'low',
+    ...(settings.rememberFor !== undefined ? { rememberFor: settings.rememberFor } : {}),
     ...(hits.length > 0 ? { limitHits: [...hits] } : {}),
     ...(settings.allowEdit !== undefined ? { allowEdit: settings.allowEdit } : {}),
     ...(settings.keepApprovalsOnEdit !== undefined ? { keepApprovalsOnEdit: settings.keepApprovalsOnEdit } : {}),

@@ -20,7 +20,11 @@ export type AuditEventName =
   /** An approver changed the arguments: the request closed, a new one for the edited arguments opened. */
   | 'edited'
   /** An approve/decline that changed nothing: not an approver, self-approval, expired, already decided. */
-  | 'refused';
+  | 'refused'
+  /** Remembered approvals: one created by an approval, used for a later call instead of a card, revoked. */
+  | 'remembered'
+  | 'remembered-grant-used'
+  | 'remembered-revoked';
 
 export interface AuditInput {
   event: AuditEventName;

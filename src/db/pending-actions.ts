@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
 import { claimedColumns, pendingActionColumns, type ClaimedRow, type PendingAction } from './rows.js';
+import { rememberCtes, rememberedSelect } from './remembered-grants.js';
 
 /**
  * Moves approval requests of `rootAgentId` past their time to `expired`, with
@@ -122,6 +123,8 @@ export interface SpentGrant {
 export interface DecisionWrite {
   row: PendingAction;
   claimed?: LeasedRun;
+  /** The remembered grant this vote created (the vote asked to remember and the request was approved). */
+  remembered?: { id: number; expires_at: string };
 }
 
 /**
@@ -155,15 +158,17 @@ type DecisionResultRow = PendingAction & {
   claimed: ClaimedRow | null;
   run_actions: PendingAction[] | null;
   spent_grant?: SpentGrant | null;
+  remembered?: { id: number; expires_at: string } | null;
 };
 
 function toDecisionWrite(result: DecisionResultRow | undefined): DecisionWrite | undefined {
   if (!result) return undefined;
-  const { claimed, run_actions, spent_grant, ...row } = result;
-  if (!claimed) return { row };
+  const { claimed, run_actions, spent_grant, remembered: made, ...row } = result;
+  const remembered = made ? { remembered: made } : {};
+  if (!claimed) return { row, ...remembered };
   // The statement's own snapshot still shows the decided row as pending; use what it wrote.
   const actions = (run_actions ?? []).map((a) => (a.id === row.id ? row : a));
-  return { row, claimed: { snapshot: claimed, actions, ...(spent_grant ? { spentGrant: spent_grant } : {}) } };
+  return { row, claimed: { snapshot: claimed, actions, ...(spent_grant ? { spentGrant: spent_grant } : {}) }, ...remembered };
 }
 
 /**
@@ -174,9 +179,10 @@ function toDecisionWrite(result: DecisionResultRow | undefined): DecisionWrite |
  */
 export async function recordApprovalVote(
   db: Db,
-  vote: { actionId: number; actor: string; policyVersion: string; grantTtlMs: number },
+  vote: { actionId: number; actor: string; policyVersion: string; grantTtlMs: number; rememberForMs?: number },
 ): Promise<DecisionWrite | undefined> {
-  const ballot = JSON.stringify([{ userId: vote.actor, at: new Date().toISOString() }]);
+  const remember = vote.rememberForMs !== undefined;
+  const ballot = JSON.stringify([{ userId: vote.actor, at: new Date().toISOString(), ...(remember ? { remember: true } : {}) }]);
   const voter = JSON.stringify([{ userId: vote.actor }]);
   const result = await sql<DecisionResultRow>`
     WITH upd AS (
@@ -209,9 +215,9 @@ export async function recordApprovalVote(
         (2, 'consumed', NULL, NULL)) AS e(n, event, actor, detail)
       WHERE e.n = 1 OR EXISTS (SELECT 1 FROM claim)
       ORDER BY e.n
-    )
+    )${remember ? sql`, ${rememberCtes(vote.actor, vote.rememberForMs!)}` : sql``}
     ${selectDecision},
-      (SELECT to_jsonb(g.*) - 'consumed_at' FROM grant_row g WHERE g.consumed_at IS NOT NULL) AS spent_grant
+      (SELECT to_jsonb(g.*) - 'consumed_at' FROM grant_row g WHERE g.consumed_at IS NOT NULL) AS spent_grant${remember ? sql`, ${rememberedSelect}` : sql``}
     FROM upd
   `.execute(db);
   return toDecisionWrite(result.rows[0]);

@@ -72,6 +72,8 @@ export interface RequestEdit {
 export interface Approval {
   userId: string;
   at: string;
+  /** The approver also asked to remember the approval ("Approve and allow for …"). */
+  remember?: true;
 }
 
 export interface ApprovalGrantsTable {

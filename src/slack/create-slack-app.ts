@@ -41,6 +41,7 @@ import { botMetrics } from '../metrics/bot-metrics.js';
 import { registerAppHomeOpened } from './listeners/app-home-opened.js';
 import { registerApprovalsCommand } from './listeners/approvals-command.js';
 import { registerInboxActions } from './listeners/inbox-actions.js';
+import { registerRememberedActions } from './listeners/remembered-actions.js';
 import { HomeRefresher } from './home/home-refresher.js';
 import { publishHome } from './home/publish-home.js';
 import { homeViewersAmong, recordHomeViewer } from './store/home-viewers.js';
@@ -216,6 +217,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   registerRespondActions(routes, context);
   registerElicitationActions(routes, context);
   registerInboxActions(routes, context);
+  registerRememberedActions(routes, context);
 
   const sweepExpired = async (): Promise<number> => {
     try {

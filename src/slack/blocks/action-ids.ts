@@ -9,6 +9,8 @@ export const ACTION_IDS = {
   decline: 'approval.decline',
   /** Edit the arguments, then approve: opens a modal built from the tool's input schema. */
   edit: 'approval.edit',
+  /** "Approve and allow for …": approve, and remember the approval (policy rememberFor). */
+  approveRemember: 'approval.approve_remember',
   questionAnswer: 'question.answer',
   questionSubmit: 'question.submit',
   suspensionRespond: 'suspension.respond',
@@ -25,6 +27,8 @@ export const ACTION_IDS = {
   /** Approve and Decline in the approvals inbox (Home tab, /approvals): routed to the card's own flow. */
   inboxApprove: 'inbox.approve',
   inboxDecline: 'inbox.decline',
+  /** Revoke a remembered approval listed in the Home tab. */
+  revokeRemembered: 'remembered.revoke',
   /** Approve all and Decline all on a batch card (the parallel calls of one model step). */
   batchApproveAll: 'batch.approve_all',
   batchDeclineAll: 'batch.decline_all',

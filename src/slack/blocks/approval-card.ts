@@ -13,6 +13,7 @@ import { whoDecides } from './who-decides.js';
 import { slackDate } from './slack-date.js';
 import { oneLine, plainText } from './text-objects.js';
 import { unreachable } from '../../unreachable.js';
+import { rememberButton } from './remember-button.js';
 import { limitReasonText } from './limit-reason.js';
 
 const ARGS_TITLE = '*Arguments*\n';
@@ -100,7 +101,8 @@ function stateBlocks(d: ApprovalCardData, quorum: number, scale: number): KnownB
         value,
       };
       const edit: Button = { type: 'button', action_id: ACTION_IDS.edit, text: plainText('Edit'), value };
-      blocks.push({ type: 'actions', block_id: cardBlockId('approval', d.actionId), elements: d.editable ? [approve, edit, decline] : [approve, decline] });
+      const remember = d.rememberFor !== undefined && d.requester !== undefined ? [rememberButton(value, d.rememberFor)] : [];
+      blocks.push({ type: 'actions', block_id: cardBlockId('approval', d.actionId), elements: [approve, ...remember, ...(d.editable ? [edit] : []), decline] });
       return blocks;
     }
     case 'approved':

@@ -45,6 +45,8 @@ export interface ApprovalCardData {
   notify?: 'mentions' | 'none';
   /** Where copies of the card went besides the thread, said on the card (already mrkdwn). */
   routedTo?: string;
+  /** Set when the approval may be remembered for this long (ms): a third button offers it. */
+  rememberFor?: number;
   /** The cumulative limits the request went over: why it asks more than usual (limit-reason.ts). */
   overLimit?: OverLimit[];
   /** Offer Edit beside Approve and Decline (the tool's input schema fits a modal and the policy allows it). */

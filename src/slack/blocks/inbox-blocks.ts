@@ -9,6 +9,7 @@ import { LIMITS, truncate } from './limits.js';
 import { mention } from './mention.js';
 import { slackDate } from './slack-date.js';
 import { plainText } from './text-objects.js';
+import { rememberedBlocks, type RememberedItem } from './remembered-blocks.js';
 
 /** One request as the inbox shows it. */
 export interface InboxItem {
@@ -30,6 +31,8 @@ export interface InboxData {
   requestedTotal: number;
   decided: InboxItem[];
   decidedTotal: number;
+  /** Live remembered approvals the person may revoke; listed (Home tab) only when given. */
+  remembered?: RememberedItem[];
   /**
    * Shown first, e.g. why a click from the inbox changed nothing: mrkdwn the caller built with
    * every model or user part escaped, like any text told to a clicker (tellUser).
@@ -61,7 +64,8 @@ export function inboxBlocks(data: InboxData, fit: InboxFit): KnownBlock[] {
 
   const requested = listed('Requested by you', data.requested, data.requestedTotal, fit.maxListed, requestedLine, 'You have not asked for anything that needs approval.');
   const decided = listed('Your recent decisions', data.decided, data.decidedTotal, fit.maxListed, decidedLine, 'You have not decided any requests yet.');
-  const tail = [{ type: 'divider' } as KnownBlock, ...requested, { type: 'divider' } as KnownBlock, ...decided];
+  const remembered = data.remembered ? [{ type: 'divider' } as KnownBlock, ...rememberedBlocks(data.remembered, fit.maxListed)] : [];
+  const tail = [...remembered, { type: 'divider' } as KnownBlock, ...requested, { type: 'divider' } as KnownBlock, ...decided];
 
   // The waiting list gets what is left: two blocks a request, one for its "and N more".
   const room = fit.maxBlocks - head.length - tail.length - 2;

@@ -46,7 +46,13 @@ export type RecordedApproval =
  * card's, and the decision is bound to its fingerprint; the run's work waits
  * for `startAfter`. Nothing is posted here (showApproval does it).
  */
-export async function recordApproval(ctx: SlackContext, click: Click | undefined, action: ButtonAction, startAfter: Promise<void>): Promise<RecordedApproval> {
+export async function recordApproval(
+  ctx: SlackContext,
+  click: Click | undefined,
+  action: ButtonAction,
+  startAfter: Promise<void>,
+  options: { remember?: boolean } = {},
+): Promise<RecordedApproval> {
   if (!click) {
     ctx.logger.warn('approve click without user or channel');
     return { kind: 'no-click' };
@@ -55,7 +61,7 @@ export async function recordApproval(ctx: SlackContext, click: Click | undefined
   if (!button) return { kind: 'tampered', click };
   const done = markDecisionInFlight(ctx, button.value.actionId);
   try {
-    const decision = await decideFromButton(ctx, button, click, 'approve', startAfter);
+    const decision = await decideFromButton(ctx, button, click, 'approve', startAfter, options.remember === true);
     ctx.logger.info({ actionId: button.value.actionId, user: click.user, outcome: decision.outcome }, 'approve clicked');
     return { kind: 'decided', click, button, decision, done };
   } catch (error) {
@@ -76,13 +82,14 @@ export async function showApproval(ctx: SlackContext, recorded: RecordedApproval
 }
 
 /** The decision a genuine button asks for, by the signed-in clicker, bound to the card's fingerprint. */
-function decideFromButton(ctx: SlackContext, button: GenuineButton, click: Click, decision: 'approve' | 'decline', startAfter?: Promise<void>) {
+function decideFromButton(ctx: SlackContext, button: GenuineButton, click: Click, decision: 'approve' | 'decline', startAfter?: Promise<void>, remember = false) {
   return ctx.agent.decideToolCall(
     {
       actionId: button.value.actionId,
       fingerprint: button.value.fingerprintPrefix,
       actor: { userId: click.user },
       decision,
+      ...(remember ? { remember: true } : {}),
     },
     { ...(button.row ? { action: button.row } : {}), ...(startAfter ? { startAfter } : {}) },
   );

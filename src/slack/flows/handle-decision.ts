@@ -11,6 +11,7 @@ import { postQuorumProgress } from './post-quorum-progress.js';
 import { tellRequesterExpired } from './handle-expired.js';
 import { refreshHomesFor } from '../home/affected-users.js';
 import { recipientOf } from './answer-stream.js';
+import { postRememberedCreated } from './post-remembered-use.js';
 
 /**
  * Shows the result of an approve/decline: the card redrawn when the request
@@ -46,5 +47,6 @@ export async function handleDecision(ctx: SlackContext, decision: Decision, clic
     await stream.result;
     return;
   }
+  await postRememberedCreated(ctx, target, decision);
   await runInThread(ctx, stream, target, { drawn, ...recipientOf(decision.action.requester, click) });
 }

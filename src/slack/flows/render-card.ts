@@ -47,6 +47,7 @@ export function renderCard(
     const approvers = approversAt(requirement, new Date(action.created_at), now);
     const notify = requirement.reach.notify;
     const routedTo = facts.routedTo ?? describeRoute(requirement.reach.route);
+    const rememberFor = action.status === 'pending' ? agent.rememberForOf(action) : undefined;
     return {
       kind,
       blocks: approvalCard({
@@ -69,6 +70,7 @@ export function renderCard(
         ...mcpOf(agent, action),
         unreachableQuorum: facts.unreachableQuorum,
         ...editFacts(agent, action),
+        ...(rememberFor !== undefined ? { rememberFor } : {}),
         state: approvalState(action, facts.blocked, now),
       }),
       text: approvalText(action, approvers, notify),

@@ -12,6 +12,7 @@ import { unreachable } from '../../unreachable.js';
 import type { PendingAction } from '../../db/rows.js';
 import { AnswerStream, type StreamRecipient } from './answer-stream.js';
 import { clearAssistantStatus, clearWaitingStatus, showWaitingStatus } from './assistant-status.js';
+import { postRememberedUse } from './post-remembered-use.js';
 
 export interface RunInThreadOptions {
   /** The message that asked for this work; it carries the working reaction meanwhile. */
@@ -98,6 +99,10 @@ export async function runInThread(
         }
         case 'tool-call-blocked':
           await redrawBlocked(ctx, chunk.payload.runId, chunk.payload.toolCallId);
+          break;
+        case 'tool-call-remembered':
+          await flush();
+          await postRememberedUse(ctx, target, chunk.payload);
           break;
         case 'finish':
           finishReason = chunk.payload.finishReason;

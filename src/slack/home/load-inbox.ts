@@ -1,6 +1,7 @@
 import { inboxRequests } from '../../db/inbox-requests.js';
 import type { PendingAction } from '../../db/rows.js';
-import type { InboxData, InboxFit, InboxItem } from '../blocks/inbox-blocks.js';
+import { HOME_FIT, type InboxData, type InboxFit, type InboxItem } from '../blocks/inbox-blocks.js';
+import type { RememberedItem } from '../blocks/remembered-blocks.js';
 import { threadLink } from '../blocks/thread-link.js';
 import type { SlackContext } from '../slack-context.js';
 import { findCards } from '../store/cards.js';
@@ -27,6 +28,7 @@ export async function loadInbox(ctx: SlackContext, user: string, fit: InboxFit):
     }),
   );
   const waiting = rows.open.filter((_, i) => verdicts[i]);
+  const remembered = await loadRemembered(ctx, user, fit);
   const cards = await findCards(ctx.slackDb, [...waiting, ...rows.requested, ...rows.decided].map((r) => r.id));
   const item = (action: PendingAction): InboxItem => {
     const card = cards.get(action.id);
@@ -42,7 +44,15 @@ export async function loadInbox(ctx: SlackContext, user: string, fit: InboxFit):
     requestedTotal: rows.requestedTotal,
     decided: rows.decided.map(item),
     decidedTotal: rows.decidedTotal,
+    ...(remembered ? { remembered } : {}),
   };
+}
+
+/** The Home tab lists remembered approvals the person may revoke; the shorter /approvals list does not. */
+async function loadRemembered(ctx: SlackContext, user: string, fit: InboxFit): Promise<RememberedItem[] | undefined> {
+  if (fit !== HOME_FIT) return undefined;
+  const grants = await ctx.agent.listRememberedGrants({ userId: user });
+  return grants.map((g) => ({ id: g.id, toolName: g.tool_name, args: g.args, requester: g.requester, createdBy: g.created_by, expiresAt: new Date(g.expires_at) }));
 }
 
 function votedBy(row: PendingAction, user: string): boolean {

@@ -20,6 +20,15 @@ export function registerApprovalActions(routes: InteractionRoutes, ctx: SlackCon
       onError: tellClicker(ctx, clickOf(body)),
     });
   });
+  // "Approve and allow for …": the same approve, which also asks to remember the approval.
+  routes.action<BlockAction<ButtonAction>>(ACTION_IDS.approveRemember, async ({ ack, body, action }) => {
+    await recordThenAck(ctx, ack, {
+      name: 'approve and remember',
+      record: (startAfter) => recordApproval(ctx, clickOf(body), action, startAfter, { remember: true }),
+      show: (recorded) => showApproval(ctx, recorded),
+      onError: tellClicker(ctx, clickOf(body)),
+    });
+  });
   routes.action<BlockAction<ButtonAction>>(ACTION_IDS.decline, async ({ ack, body, action }) => {
     await ack();
     ctx.tasks.run('decline', () => openDecline(ctx, clickOf(body), action), tellClicker(ctx, clickOf(body)));

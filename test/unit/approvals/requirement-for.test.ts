@@ -39,6 +39,7 @@ describe('requirementFor', () => {
       expiresInMs: 4 * HOUR,
       policyVersion: policy.version,
       reach: { notify: 'mentions', route: 'thread', dmLimit: 10, remindLimit: 3, warnBeforeMs: 15 * 60_000, escalateTo: [] },
+      risk: 'low',
     });
   });
 
@@ -56,6 +57,7 @@ describe('requirementFor', () => {
       expiresInMs: 4 * HOUR,
       policyVersion: 'test@' + policy.version.split('@')[1],
       reach: { notify: 'mentions', route: 'thread', dmLimit: 10, remindLimit: 3, warnBeforeMs: 15 * 60_000, escalateTo: [] },
+      risk: 'low',
     });
   });
 

@@ -73,6 +73,7 @@ describe('button values and block ids', () => {
       approve: 'approval.approve',
       decline: 'approval.decline',
       edit: 'approval.edit',
+      approveRemember: 'approval.approve_remember',
       questionAnswer: 'question.answer',
       questionSubmit: 'question.submit',
       suspensionRespond: 'suspension.respond',
@@ -86,6 +87,7 @@ describe('button values and block ids', () => {
       elicitationOpenUrl: 'elicitation.open_url',
       inboxApprove: 'inbox.approve',
       inboxDecline: 'inbox.decline',
+      revokeRemembered: 'remembered.revoke',
       batchApproveAll: 'batch.approve_all',
       batchDeclineAll: 'batch.decline_all',
     });

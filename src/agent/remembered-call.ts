@@ -1,0 +1,106 @@
+import type { CallOutcome, CallTarget, RunState } from './types.js';
+import type { Requirement } from '../approvals/requirement-for.js';
+import type { Tool } from './tool.js';
+import type { Emitter } from './stream.js';
+import type { AuditInput } from '../db/audit.js';
+import { appendAudit } from '../db/audit.js';
+import { fingerprint } from '../approvals/fingerprint.js';
+import { useRememberedGrant } from '../db/remembered-grants.js';
+import { matchSpentGrant, noMatchingGrant } from '../db/grants.js';
+import { applyHook } from './before-tool-call.js';
+import { checkpointStep } from './run-lease.js';
+import { blockedMessage } from './blocked-message.js';
+
+/**
+ * How long approving this call may be remembered, or undefined when it may not be: the policy
+ * must offer it (rememberFor), nothing may mark the call high-risk (the policy's `risk`, or the
+ * tool's own `describe(args).risk`; a describe that throws counts as high), and a person must
+ * have asked for it (a run without a requester has nobody to remember it for).
+ */
+export function rememberForOf(requirement: Requirement, tool: Tool | undefined, args: unknown, requester: string | null | undefined): number | undefined {
+  if (requirement.rememberFor === undefined || requirement.risk === 'high' || !requester) return undefined;
+  return describedRisk(tool, args) === 'high' ? undefined : requirement.rememberFor;
+}
+
+function describedRisk(tool: Tool | undefined, args: unknown): 'low' | 'high' | undefined {
+  if (!tool?.describe) return undefined;
+  try {
+    return tool.describe(args).risk;
+  } catch {
+    return 'high';
+  }
+}
+
+/** What the step loop does with a call a remembered approval covers. */
+export type RememberedOutcome =
+  /** Run it (its `consumed` is on record), with these arguments and audit facts. */
+  | { kind: 'run'; args: unknown; audit: Pick<AuditInput, 'fingerprint' | 'policyVersion'> }
+  /** Settled without running: the hook blocked it, or what is about to run is not what was remembered. */
+  | { kind: 'result'; outcome: CallOutcome };
+
+/**
+ * A call that would ask for approval, when the policy lets approvals of it be remembered: one
+ * statement looks for a live remembered grant and, finding one, writes an approved request and
+ * its spent single-use grant (audited `remembered-grant-used`, `consumed`). The call then passes
+ * the grant check every approved call passes: the hook, and the fingerprint of what is about to
+ * run matched against the grant. Undefined when nothing is remembered for it (the usual card
+ * follows); nothing is read unless the policy sets rememberFor for the call.
+ */
+export async function useRemembered(
+  run: RunState,
+  target: CallTarget,
+  call: { toolCallId: string; toolName: string },
+  args: unknown,
+  requirement: Requirement,
+  out: Emitter,
+): Promise<RememberedOutcome | undefined> {
+  const requester = run.options.requester;
+  if (rememberForOf(requirement, target.kind === 'tool' ? target.tool : undefined, args, requester) === undefined || !requester) return undefined;
+  const fp = fingerprint(call.toolName, args);
+  const used = await useRememberedGrant(run.deps.db, {
+    runId: run.runId,
+    rootRunId: run.rootRunId,
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    path: run.path,
+    args,
+    fingerprint: fp,
+    requester,
+    policyVersion: requirement.policyVersion,
+    grantTtlMs: run.deps.grantTtlMs,
+  });
+  if (!used) return undefined;
+  run.log.info({ toolCallId: call.toolCallId, rememberedGrantId: used.remembered.id, actionId: used.row.id }, 'call runs under a remembered approval');
+  const facts = { fingerprint: fp, policyVersion: requirement.policyVersion };
+  const hooked = await applyHook(run, { ...call, args });
+  if (!hooked.ok) {
+    run.audit.push({ event: 'blocked', runId: run.runId, toolCallId: call.toolCallId, toolName: call.toolName, ...facts, detail: { reason: hooked.reason } });
+    out.toolResult(call.toolCallId, call.toolName, hooked.value, hooked.isError);
+    return { kind: 'result', outcome: { kind: 'result', output: hooked.output } };
+  }
+  const check = { runId: run.runId, toolCallId: call.toolCallId, toolName: call.toolName, fingerprint: fingerprint(call.toolName, hooked.args), policyVersion: requirement.policyVersion };
+  if (!matchSpentGrant(used.grant, check).ok) {
+    await appendAudit(run.deps.db, [
+      ...run.audit.splice(0),
+      { event: 'blocked', runId: run.runId, toolCallId: call.toolCallId, toolName: call.toolName, fingerprint: check.fingerprint, policyVersion: check.policyVersion, detail: { reason: noMatchingGrant } },
+    ]);
+    const message = blockedMessage(call.toolName);
+    out.toolResult(call.toolCallId, call.toolName, message, true);
+    return { kind: 'result', outcome: { kind: 'result', output: { type: 'error-text', value: message } } };
+  }
+  out.remembered({
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    path: run.path,
+    runId: run.runId,
+    actionId: used.row.id,
+    rememberedGrantId: used.remembered.id,
+    allowedBy: used.remembered.createdBy,
+    requester,
+    expiresAt: used.remembered.expiresAt.toISOString(),
+  });
+  // On record before it runs, as a call nobody had to approve is: a process taking the run over
+  // finds the spent grant and reports the call interrupted instead of asking the model again.
+  await checkpointStep(run);
+  return { kind: 'run', args: hooked.args, audit: { fingerprint: check.fingerprint, policyVersion: check.policyVersion } };
+}

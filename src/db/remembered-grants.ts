@@ -1,0 +1,180 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from './database.js';
+import { pendingActionColumns, type PendingAction } from './rows.js';
+
+/** A remembered approval: later identical calls by the same requester run without a card until it ends. */
+export interface RememberedGrant {
+  id: number;
+  /** The request whose approval created it. */
+  action_id: number;
+  agent_id: string;
+  path: string[];
+  tool_name: string;
+  fingerprint: string;
+  args: unknown;
+  requester: string;
+  policy_version: string;
+  approvers: string[];
+  created_by: string;
+  created_at: Date;
+  expires_at: Date;
+  revoked_at: Date | null;
+  revoked_by: string | null;
+}
+
+const columns = sql.raw(
+  'r.id, r.action_id, r.agent_id, r.path, r.tool_name, r.fingerprint, r.args, r.requester, r.policy_version, r.approvers, ' +
+    'r.created_by, r.created_at, r.expires_at, r.revoked_at, r.revoked_by',
+);
+
+/**
+ * CTEs for recordApprovalVote (after its `upd`), added only when the deciding vote asked to
+ * remember: once the request is approved and every ballot asked to remember (one approver cannot
+ * stretch the others' approval), the remembered grant and its `remembered` audit event are
+ * written in the vote's own statement. A request without a requester is never remembered.
+ */
+export function rememberCtes(actor: string, rememberForMs: number): RawBuilder<unknown> {
+  return sql`
+    remembered AS (
+      INSERT INTO remembered_grants (action_id, agent_id, path, tool_name, fingerprint, args, requester, policy_version,
+                                     approvers, created_by, expires_at)
+      SELECT id, path->>0, path, tool_name, fingerprint, args, requester, policy_version,
+             (SELECT jsonb_agg(a->'userId') FROM jsonb_array_elements(approvals) a), ${actor},
+             now() + make_interval(secs => ${rememberForMs} / 1000.0)
+      FROM upd
+      WHERE status = 'approved' AND requester IS NOT NULL AND fingerprint IS NOT NULL AND path IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(upd.approvals) a WHERE a->>'remember' IS DISTINCT FROM 'true')
+      RETURNING id, expires_at
+    ), remembered_audit AS (
+      INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, actor, fingerprint, policy_version, detail)
+      SELECT 'remembered', upd.run_id, upd.tool_call_id, upd.tool_name, ${actor}, upd.fingerprint, upd.policy_version,
+             jsonb_build_object('rememberedGrantId', r.id, 'expiresAt', r.expires_at, 'requester', upd.requester)
+      FROM remembered r CROSS JOIN upd
+    )
+  `;
+}
+
+/** The select-list entry that reports the remembered grant a vote created (see rememberCtes). */
+export const rememberedSelect = sql`(SELECT to_jsonb(r.*) FROM remembered r) AS remembered`;
+
+/** A single-use grant spent on this process's behalf (the shape of pending-actions.ts's SpentGrant). */
+export interface SpentUseGrant {
+  id: number;
+  action_id: number;
+  fingerprint: string;
+  policy_version: string;
+  approvers: string[];
+}
+
+export interface RememberedUseCall {
+  runId: string;
+  rootRunId: string;
+  toolCallId: string;
+  toolName: string;
+  path: string[];
+  args: unknown;
+  /** Of the arguments about to be asked for. */
+  fingerprint: string;
+  requester: string;
+  policyVersion: string;
+  /** How long the single-use grant written for this call lives. */
+  grantTtlMs: number;
+}
+
+export interface RememberedUse {
+  /** The approved request written for this call. */
+  row: PendingAction;
+  /** Its single-use grant, spent in the same statement on this process's behalf. */
+  grant: SpentUseGrant;
+  remembered: { id: number; createdBy: string; expiresAt: Date };
+}
+
+/**
+ * One statement: a live (unexpired, unrevoked) remembered grant for exactly this tool, path,
+ * fingerprint, requester and policy version is locked FOR SHARE, and for it an approved request
+ * and its single-use grant (already spent, as a deciding vote spends one for a run it claims) are
+ * written with `remembered-grant-used` and `consumed` in the audit log. A revoke committed first
+ * is seen (the lock re-reads the row), so nothing is written; a revoke arriving later waits for
+ * this statement. Undefined: no live grant matches, and the call asks for approval as usual.
+ */
+export async function useRememberedGrant(db: Db, call: RememberedUseCall): Promise<RememberedUse | undefined> {
+  const path = JSON.stringify(call.path);
+  const result = await sql<PendingAction & { spent_grant: SpentUseGrant; remembered_id: number; remembered_by: string; remembered_expires_at: Date }>`
+    WITH r AS (
+      SELECT id, approvers, created_by, expires_at FROM remembered_grants
+      WHERE fingerprint = ${call.fingerprint} AND requester = ${call.requester} AND policy_version = ${call.policyVersion}
+        AND tool_name = ${call.toolName} AND path = ${path}::jsonb
+        AND revoked_at IS NULL AND expires_at > now()
+      ORDER BY expires_at DESC
+      LIMIT 1
+      FOR SHARE
+    ), req AS (
+      INSERT INTO pending_actions (run_id, root_run_id, tool_call_id, tool_name, kind, args, fingerprint, path, status,
+                                   requester, policy_version, quorum, approvals, expires_at, decided_by, decided_at, reason)
+      SELECT ${call.runId}, ${call.rootRunId}, ${call.toolCallId}, ${call.toolName}, 'approval', ${JSON.stringify(call.args ?? null)}::jsonb,
+             ${call.fingerprint}, ${path}::jsonb, 'approved', ${call.requester}, ${call.policyVersion}, 1,
+             COALESCE((SELECT jsonb_agg(jsonb_build_object('userId', u, 'at', now())) FROM jsonb_array_elements_text(r.approvers) u), '[]'::jsonb),
+             now(), r.created_by, now(), 'remembered approval #' || r.id
+      FROM r
+      RETURNING ${pendingActionColumns()}
+    ), g AS (
+      INSERT INTO approval_grants (action_id, run_id, tool_call_id, fingerprint, approvers, requester, policy_version, expires_at, consumed_at)
+      SELECT req.id, req.run_id, req.tool_call_id, req.fingerprint, r.approvers, req.requester, req.policy_version,
+             now() + make_interval(secs => ${call.grantTtlMs} / 1000.0), now()
+      FROM req CROSS JOIN r
+      RETURNING id, action_id, fingerprint, policy_version, approvers
+    ), audit AS (
+      INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, actor, fingerprint, policy_version, detail)
+      SELECT e.event, req.run_id, req.tool_call_id, req.tool_name, e.actor, req.fingerprint, req.policy_version, e.detail
+      FROM req CROSS JOIN r CROSS JOIN LATERAL (VALUES
+        (1, 'remembered-grant-used', r.created_by, jsonb_build_object('rememberedGrantId', r.id, 'actionId', req.id, 'requester', req.requester)),
+        (2, 'consumed', NULL, NULL)) AS e(n, event, actor, detail)
+      ORDER BY e.n
+    )
+    SELECT req.*, (SELECT to_jsonb(g.*) FROM g) AS spent_grant, r.id AS remembered_id, r.created_by AS remembered_by,
+           r.expires_at AS remembered_expires_at
+    FROM req CROSS JOIN r
+  `.execute(db);
+  const found = result.rows[0];
+  if (!found) return undefined;
+  const { spent_grant, remembered_id, remembered_by, remembered_expires_at, ...row } = found;
+  return { row, grant: spent_grant, remembered: { id: remembered_id, createdBy: remembered_by, expiresAt: new Date(remembered_expires_at) } };
+}
+
+/** Live remembered grants of a top-level agent, soonest to end first. */
+export async function liveRememberedGrants(db: Db, agentId: string, limit = 200): Promise<RememberedGrant[]> {
+  const result = await sql<RememberedGrant>`
+    SELECT ${columns} FROM remembered_grants r
+    WHERE r.agent_id = ${agentId} AND r.revoked_at IS NULL AND r.expires_at > now()
+    ORDER BY r.expires_at, r.id
+    LIMIT ${limit}
+  `.execute(db);
+  return result.rows;
+}
+
+export async function findRememberedGrant(db: Db, id: number): Promise<RememberedGrant | undefined> {
+  const result = await sql<RememberedGrant>`SELECT ${columns} FROM remembered_grants r WHERE r.id = ${id}`.execute(db);
+  return result.rows[0];
+}
+
+/**
+ * Revokes a live remembered grant with its `remembered-revoked` audit event, in one conditional
+ * statement. Undefined when it was already revoked or had ended. A use holding the row (FOR
+ * SHARE) finishes first; every use after this commits finds it revoked.
+ */
+export async function revokeRememberedGrant(db: Db, id: number, actor: string): Promise<RememberedGrant | undefined> {
+  const result = await sql<RememberedGrant>`
+    WITH upd AS (
+      UPDATE remembered_grants SET revoked_at = now(), revoked_by = ${actor}
+      WHERE id = ${id} AND revoked_at IS NULL AND expires_at > now()
+      RETURNING *
+    ), audit AS (
+      INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, actor, fingerprint, policy_version, detail)
+      SELECT 'remembered-revoked', p.run_id, p.tool_call_id, upd.tool_name, ${actor}, upd.fingerprint, upd.policy_version,
+             jsonb_build_object('rememberedGrantId', upd.id, 'requester', upd.requester)
+      FROM upd JOIN pending_actions p ON p.id = upd.action_id
+    )
+    SELECT ${columns} FROM upd r
+  `.execute(db);
+  return result.rows[0];
+}

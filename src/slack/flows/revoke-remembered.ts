@@ -1,0 +1,46 @@
+import { parseRevokeValue } from '../blocks/remembered-blocks.js';
+import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
+import { truncate } from '../blocks/limits.js';
+import type { SlackContext } from '../slack-context.js';
+import { affectedUsers } from '../home/affected-users.js';
+import { unreachable } from '../../unreachable.js';
+
+/**
+ * Revoke on a remembered approval in the Home tab: authorised by the Agent (creator, requester,
+ * or anyone who may approve that tool now), recorded, and the Home of everyone who saw it in
+ * their list republished; the clicker's at once, with what happened on top.
+ */
+export async function revokeRemembered(ctx: SlackContext, user: string, value: string | undefined): Promise<void> {
+  const id = parseRevokeValue(value);
+  const tell = (text: string) => (ctx.home ? ctx.home.notice(user, text) : Promise.resolve());
+  if (id === undefined) {
+    ctx.logger.warn({ user, value }, 'revoke refused: the button names no remembered approval');
+    return tell('That button does not name a remembered approval. Nothing was changed.');
+  }
+  const result = await ctx.agent.revokeRememberedGrant(id, { userId: user });
+  switch (result.outcome) {
+    case 'revoked': {
+      const grant = result.grant;
+      ctx.logger.info({ user, rememberedGrantId: id }, 'remembered approval revoked from the Home tab');
+      const users = new Set([grant.created_by, grant.requester]);
+      let everyone = false;
+      const source = await ctx.agent.findRequest(grant.action_id).catch(() => undefined);
+      if (source) {
+        const affected = await affectedUsers(ctx, source).catch(() => ({ users: [], everyone: false }));
+        for (const u of affected.users) users.add(u);
+        everyone = affected.everyone;
+      }
+      users.delete(user);
+      ctx.home?.refresh(users, everyone);
+      return tell(`Revoked the remembered approval #${id} of *${escapeMrkdwn(truncate(grant.tool_name, 80))}*: its next call asks for approval again.`);
+    }
+    case 'not-allowed':
+      return tell(`${escapeMrkdwn(result.message)} Nothing was changed.`);
+    case 'already-ended':
+      return tell(`The remembered approval #${id} was already revoked or has ended. Nothing was changed.`);
+    case 'not-found':
+      return tell(`I could not find the remembered approval #${id}. Nothing was changed.`);
+    default:
+      return unreachable(result, 'revoke outcome');
+  }
+}

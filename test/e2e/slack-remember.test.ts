@@ -1,0 +1,210 @@
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
+import { Agent } from '../../src/agent/agent.js';
+import { definePolicy } from '../../src/approvals/define-policy.js';
+import type { PolicyInput } from '../../src/approvals/policy-schema.js';
+import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
+import { appHomeOpenedEnvelope, blockLimitErrors, newTriggerId, SLACK_IDS, viewLimitErrors, type StoredView } from '../../src/simulator/index.js';
+import { backends } from '../helpers/db.js';
+import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
+import {
+  cardActions,
+  clickButton,
+  mention,
+  recordingDeleteTool,
+  slackHarness,
+  startBot,
+  textOf,
+  waitForCard,
+  waitForText,
+  waitForUpdate,
+  type AgentDeps,
+  type Bot,
+} from '../helpers/slack-bot.js';
+import { CHANNEL, REQUESTER, ALICE, BOB, MALLORY } from '../helpers/test-workspace.js';
+
+type Block = Record<string, any>;
+
+const policy: PolicyInput = {
+  tools: {
+    delete_record: {
+      approvers: [ALICE],
+      allowSelfApproval: false,
+      rememberFor: '1h',
+      rules: [{ when: { arg: 'id', op: 'eq', value: 'prod' }, then: { risk: 'high' } }],
+    },
+  },
+};
+
+/** Each run deletes the record its message names ("delete r1"), then says so. */
+function deleteModel() {
+  const step = (call: LanguageModelV3CallOptions): ScriptStep => {
+    const last = call.prompt.at(-1);
+    const id = call.prompt
+      .flatMap((m) => (m.role === 'user' ? m.content : []))
+      .map((p) => (p.type === 'text' ? /delete (\S+)/.exec(p.text)?.[1] : undefined))
+      .filter(Boolean)
+      .at(-1);
+    return last?.role === 'tool' ? { text: `Deleted ${id}.` } : { toolCalls: [{ toolName: 'delete_record', args: { id } }] };
+  };
+  return scriptedModel([step]);
+}
+
+function viewText(view: { blocks: unknown[] } | undefined): string {
+  return (view?.blocks ?? []).map((b) => textOf({ args: { blocks: [b] } } as never)).join('\n');
+}
+
+function homeClickPayload(view: StoredView, user: string, button: Block, blockId: string) {
+  return {
+    type: 'block_actions',
+    user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: SLACK_IDS.teamId },
+    api_app_id: SLACK_IDS.appId,
+    token: 'verification-token',
+    container: { type: 'view', view_id: view.id },
+    trigger_id: newTriggerId(),
+    team: { id: SLACK_IDS.teamId, domain: SLACK_IDS.teamDomain },
+    enterprise: null,
+    is_enterprise_install: false,
+    view,
+    state: { values: {} },
+    actions: [{ action_id: button.action_id, block_id: blockId, text: button.text, value: button.value, style: button.style, type: 'button', action_ts: '1726133800.000100' }],
+  };
+}
+
+describe.each(backends)('remembered approvals in Slack on %s', (backend) => {
+  const h = slackHarness(backend);
+
+  async function boot(input: PolicyInput = policy) {
+    const { deleteRecord, deleted } = recordingDeleteTool();
+    const bot = await startBot({
+      fake: h.fake,
+      db: h.database.db,
+      homeRefresh: { debounceMs: 20, minIntervalMs: 0 },
+      makeAgent: (deps: AgentDeps) =>
+        new Agent({ id: 'ops', instructions: 'test', model: deleteModel(), tools: { delete_record: deleteRecord }, storage: h.database, policy: definePolicy(input), ...deps }),
+    });
+    h.bot = bot;
+    return { bot, deleted };
+  }
+
+  async function cardFor(bot: Bot, user: string, id: string) {
+    const thread = await mention(bot, { user, channel: CHANNEL, text: `delete ${id}` });
+    return { thread, card: await waitForCard(h.fake, thread, 'approval') };
+  }
+
+  /** Uses of one remembered approval on the audit trail (the database is shared by the file's tests). */
+  async function rememberedUses(grantId: number): Promise<Array<{ detail: { rememberedGrantId: number }; actor: string }>> {
+    const result = await sql<{ detail: { rememberedGrantId: number }; actor: string }>`
+      SELECT detail, actor FROM audit_events WHERE event = 'remembered-grant-used' AND (detail->>'rememberedGrantId')::int = ${grantId}
+      ORDER BY id`.execute(h.database.db);
+    return result.rows;
+  }
+
+  async function rememberOne(bot: Bot, id: string) {
+    const { thread, card } = await cardFor(bot, REQUESTER, id);
+    const buttons = cardActions(card.blocks, 'approval')!.elements as Block[];
+    expect(buttons.map((b) => [b.action_id, b.text.text])).toEqual([
+      [ACTION_IDS.approve, 'Approve'],
+      [ACTION_IDS.approveRemember, 'Approve and allow for 1 hour'],
+      [ACTION_IDS.decline, 'Decline'],
+    ]);
+    expect(blockLimitErrors(card.blocks)).toEqual([]);
+    await clickButton(bot, card, ALICE, ACTION_IDS.approveRemember);
+    await waitForUpdate(h.fake, card, `Approved by <@${ALICE}>`);
+    await waitForText(h.fake, thread, `<@${ALICE}> allowed identical *delete_record* calls by <@${REQUESTER}> until`);
+    await waitForText(h.fake, thread, `Deleted ${id}.`);
+    const row = await sql<{ id: number }>`SELECT id FROM remembered_grants WHERE requester = ${REQUESTER} AND args = ${JSON.stringify({ id })}::jsonb AND revoked_at IS NULL`.execute(h.database.db);
+    expect(row.rows).toHaveLength(1);
+    return row.rows[0]!.id;
+  }
+
+  it('approve and allow for 1 hour: the same request by the same requester then runs without a card, said in its thread and audited', async () => {
+    const { bot, deleted } = await boot();
+    const grantId = await rememberOne(bot, 'r1');
+
+    const second = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete r1' });
+    const told = await waitForText(h.fake, second, 'ran under a remembered approval');
+    expect(textOf(told)).toContain(`by <@${ALICE}>`);
+    await waitForText(h.fake, second, 'Deleted r1.');
+    expect(deleted).toEqual([{ id: 'r1' }, { id: 'r1' }]);
+    // No card in the second thread.
+    expect(h.fake.calls.filter((c) => c.method === 'chat.postMessage' && c.args.thread_ts === second.threadTs && cardActions((c.args.blocks as Block[]) ?? [], 'approval'))).toEqual([]);
+    expect(await rememberedUses(grantId)).toEqual([{ detail: expect.objectContaining({ rememberedGrantId: grantId }), actor: ALICE }]);
+
+    // Another requester, or other arguments, still get a card; nothing else runs.
+    const other = await cardFor(bot, BOB, 'r1');
+    expect(other.card.actionId).toBeGreaterThan(0);
+    const otherArgs = await cardFor(bot, REQUESTER, 'r1b');
+    expect(otherArgs.card.actionId).toBeGreaterThan(0);
+    await bot.slack.idle();
+    expect(deleted).toHaveLength(2);
+    expect(await rememberedUses(grantId)).toHaveLength(1);
+  });
+
+  it('a changed policy version still gets a card', async () => {
+    const first = await boot();
+    await rememberOne(first.bot, 'v1');
+    await first.bot.stop();
+    h.bot = undefined;
+    const { bot, deleted } = await boot({ ...policy, tools: { delete_record: { ...policy.tools!.delete_record!, quorum: 1, expiresIn: '2h' } } });
+    await cardFor(bot, REQUESTER, 'v1');
+    await bot.slack.idle();
+    expect(deleted).toEqual([]);
+  });
+
+  it('revoke in App Home: the requester revokes it, and the next identical request gets a card', async () => {
+    const { bot, deleted } = await boot();
+    const grantId = await rememberOne(bot, 'h1');
+    const before = h.fake.callsTo('views.publish').length;
+    await bot.send.event(appHomeOpenedEnvelope({ user: REQUESTER, channel: `D${REQUESTER.slice(1)}` }));
+    await h.fake.waitFor((c) => c.method === 'views.publish' && c.args.user_id === REQUESTER && h.fake.callsTo('views.publish').length > before);
+    const home = h.fake.homeView(REQUESTER)!;
+    expect(viewLimitErrors(home, 'home')).toEqual([]);
+    expect(viewText(home)).toMatch(/\*Remembered approvals\* \(\d+\)/);
+    const row = (home.blocks as Block[]).find((b) => b.block_id === `remembered:${grantId}`)!;
+    expect(row.text.text).toContain(`for <@${REQUESTER}> · allowed by <@${ALICE}> · until <!date^`);
+    expect(row.text.text).toContain('`{"id":"h1"}`');
+    expect(row.accessory).toMatchObject({ action_id: ACTION_IDS.revokeRemembered, text: { text: 'Revoke' } });
+
+    // Someone who is neither its creator, its requester nor an approver is refused, on their own Home.
+    await bot.send.event(appHomeOpenedEnvelope({ user: MALLORY, channel: `D${MALLORY.slice(1)}` }));
+    await h.fake.waitFor((c) => c.method === 'views.publish' && c.args.user_id === MALLORY);
+    expect(viewText(h.fake.homeView(MALLORY))).toContain('*Remembered approvals* (0)');
+    await bot.send.interaction(homeClickPayload(h.fake.homeView(MALLORY)!, MALLORY, row.accessory, row.block_id));
+    await h.fake.waitFor((c) => c.method === 'views.publish' && c.args.user_id === MALLORY && viewText(h.fake.homeView(MALLORY)).includes('Nothing was changed'));
+    expect((await sql<{ revoked_at: Date | null }>`SELECT revoked_at FROM remembered_grants WHERE id = ${grantId}`.execute(h.database.db)).rows[0]!.revoked_at).toBeNull();
+
+    // Alice, who allowed it, has her Home open too: it lists the approval, and is republished without it after the revoke.
+    await bot.send.event(appHomeOpenedEnvelope({ user: ALICE, channel: `D${ALICE.slice(1)}` }));
+    await h.fake.waitFor((c) => c.method === 'views.publish' && c.args.user_id === ALICE);
+    const listed = (user: string) => (h.fake.homeView(user)!.blocks as Block[]).some((b) => b.block_id === `remembered:${grantId}`);
+    expect(listed(ALICE)).toBe(true);
+
+    const click = await bot.send.interaction(homeClickPayload(home, REQUESTER, row.accessory, row.block_id));
+    expect(click.status).toBe(200);
+    await h.fake.waitFor((c) => c.method === 'views.publish' && c.args.user_id === REQUESTER && viewText(h.fake.homeView(REQUESTER)).includes('Revoked the remembered approval'));
+    expect((h.fake.homeView(REQUESTER)!.blocks as Block[]).find((b) => b.block_id === `remembered:${grantId}`)).toBeUndefined();
+    await h.fake.waitFor((c) => c.method === 'views.publish' && c.args.user_id === ALICE && !listed(ALICE));
+    const audit = await sql<{ actor: string }>`
+      SELECT actor FROM audit_events WHERE event = 'remembered-revoked' AND (detail->>'rememberedGrantId')::int = ${grantId}`.execute(h.database.db);
+    expect(audit.rows).toEqual([{ actor: REQUESTER }]);
+
+    await cardFor(bot, REQUESTER, 'h1');
+    await bot.slack.idle();
+    expect(deleted).toEqual([{ id: 'h1' }]);
+    expect(await rememberedUses(grantId)).toEqual([]);
+  });
+
+  it('the button never appears on a high-risk request', async () => {
+    const { bot } = await boot();
+    const { card } = await cardFor(bot, REQUESTER, 'prod');
+    const ids = (cardActions(card.blocks, 'approval')!.elements as Block[]).map((b) => b.action_id);
+    expect(ids).toEqual([ACTION_IDS.approve, ACTION_IDS.decline]);
+    // A forged "approve and remember" click on it approves, and remembers nothing.
+    await clickButton(bot, card, ALICE, ACTION_IDS.approveRemember, { value: (cardActions(card.blocks, 'approval')!.elements as Block[])[0]!.value });
+    await waitForUpdate(h.fake, card, `Approved by <@${ALICE}>`);
+    expect((await sql`SELECT 1 FROM remembered_grants WHERE action_id = ${card.actionId}`.execute(h.database.db)).rows).toEqual([]);
+    expect(await bot.agent.rememberForOf({ tool_name: 'delete_record', args: { id: 'prod' }, path: ['ops'], requester: REQUESTER })).toBeUndefined();
+  });
+});

@@ -248,6 +248,8 @@ describe.each(backends)('Slack: edit, then approve, on %s', (backend) => {
     await waitForUpdate(h.fake, carols, `Edited by <@${CAROL}>`);
     expect(h.fake.callsTo('conversations.open').map((c) => c.args.users)).toEqual([CAROL, DAVE, BOB]);
 
+    // Bob's copy is kept with the card once it is posted; a click before that is refused as unknown.
+    await b.slack.idle();
     await clickButton(b, copyIn('D0BOB'), BOB, ACTION_IDS.approve);
     await waitForText(h.fake, thread, 'Refund done.');
     await waitForUpdate(h.fake, card, `Approved by <@${BOB}>`);

@@ -88,6 +88,13 @@ async function recordDecision(
     await refused(verdict.why);
     return { outcome: 'not-allowed', action, why: verdict.why, message: verdict.message };
   }
+  // The button is not the guard: every way of approving (API, Slack, inbox) is held to it here.
+  const reason = req.reason?.trim() ? req.reason.trim() : undefined;
+  if (decision === 'approve' && current.requireReason && reason === undefined) {
+    log.info({ actor: actor.userId }, 'approval refused: the policy requires a reason');
+    await refused('reason-required');
+    return { outcome: 'not-allowed', action, why: 'reason-required', message: 'Approving this request needs a reason; give one with the approval.' };
+  }
   if (action.expires_at && new Date(action.expires_at).getTime() <= Date.now()) {
     const expired = await closeAction(deps.db, { actionId: action.id, status: 'expired' });
     await refused('expired');
@@ -109,7 +116,7 @@ async function recordDecision(
     const written = await recordDecline(deps.db, {
       actionId: action.id,
       actor: actor.userId,
-      reason: req.reason?.trim() ? req.reason.trim() : null,
+      reason: reason ?? null,
       policyVersion: action.policy_version ?? '',
     });
     if (!written) return refreshed(deps, action);
@@ -122,6 +129,7 @@ async function recordDecision(
     actor: actor.userId,
     policyVersion: action.policy_version ?? '',
     grantTtlMs: deps.grantTtlMs,
+    ...(reason !== undefined ? { reason } : {}),
   });
   if (!written) return refreshed(deps, action);
   const { row, claimed } = written;

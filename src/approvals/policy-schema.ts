@@ -25,7 +25,13 @@ export interface ApprovalSettings {
   readonly escalateAfterMs?: number;
   /** Sorted, de-duplicated Slack ids (users and user groups) added as approvers after escalateAfterMs. */
   readonly escalateTo?: readonly string[];
+  /** `high`: the card says so and Approve asks to confirm. Absent unless the policy sets it (default `low`). */
+  readonly risk?: Risk;
+  /** Approving needs a written reason, kept on the audit trail. Absent unless set (default false). */
+  readonly requireReason?: boolean;
 }
+
+export type Risk = 'low' | 'high';
 
 /** `mentions`: the card and its notices mention who can decide; `none`: nobody is pinged. */
 export type NotifyMode = 'mentions' | 'none';
@@ -194,6 +200,8 @@ const settingsShape = {
     .array(approverId, { error: 'must be a list of Slack user ids (U…, W…) and user-group ids (S…)' })
     .min(1, { error: 'must name at least one user or user group' })
     .optional(),
+  risk: z.enum(['low', 'high'], { error: 'must be "low" or "high"' }).optional(),
+  requireReason: z.boolean({ error: 'must be true or false' }).optional(),
 };
 
 const SETTING_NAMES = Object.keys(settingsShape).join(', ');
@@ -282,6 +290,8 @@ function overridesOf(input: Overrides): Partial<ApprovalSettings> {
   if (input.warnBefore !== undefined) out.warnBeforeMs = input.warnBefore;
   if (input.escalateAfter !== undefined) out.escalateAfterMs = input.escalateAfter;
   if (input.escalateTo !== undefined) out.escalateTo = [...new Set(input.escalateTo)].sort();
+  if (input.risk !== undefined) out.risk = input.risk;
+  if (input.requireReason !== undefined) out.requireReason = input.requireReason;
   return out;
 }
 

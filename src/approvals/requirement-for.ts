@@ -14,6 +14,10 @@ export interface Requirement {
   policyVersion: string;
   /** Who is told about the request, where, and when they are reminded or it escalates. */
   reach: Reach;
+  /** `high`: approving is confirmed with extra care (default `low`). */
+  risk: 'low' | 'high';
+  /** Approving needs a written reason (default false). */
+  requireReason: boolean;
 }
 
 /**
@@ -40,6 +44,8 @@ export function requirementFor(policy: Policy, toolName: string, args: unknown, 
     expiresInMs: settings.expiresInMs,
     policyVersion: policy.version,
     reach: reachOf(settings),
+    risk: settings.risk ?? 'low',
+    requireReason: settings.requireReason ?? false,
   };
 }
 

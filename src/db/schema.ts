@@ -59,6 +59,8 @@ export interface PendingActionsTable {
 export interface Approval {
   userId: string;
   at: string;
+  /** Why they approved, when they said (required where the policy sets requireReason). */
+  reason?: string;
 }
 
 export interface ApprovalGrantsTable {

@@ -7,6 +7,10 @@ import { isActionId } from '../../db/is-action-id.js';
 export const ACTION_IDS = {
   approve: 'approval.approve',
   decline: 'approval.decline',
+  /** Approve on a card whose policy wants a reason: opens the reason modal. */
+  approveWithReason: 'approval.approve_with_reason',
+  /** Opens a read-only modal with the exact pending arguments. */
+  showArguments: 'approval.show_arguments',
   questionAnswer: 'question.answer',
   questionSubmit: 'question.submit',
   suspensionRespond: 'suspension.respond',
@@ -24,6 +28,8 @@ export const ACTION_IDS = {
 
 export const CALLBACK_IDS = {
   declineModal: 'approval.decline_modal',
+  approveReasonModal: 'approval.approve_reason_modal',
+  argumentsModal: 'approval.arguments_modal',
   respondModal: 'suspension.respond_modal',
   elicitationModal: 'elicitation.modal',
 } as const;

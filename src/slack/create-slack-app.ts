@@ -15,6 +15,7 @@ import { inboundRequests } from './transport/inbound-requests.js';
 import { registerAppMention } from './listeners/app-mention.js';
 import { registerApprovalActions } from './listeners/approval-actions.js';
 import { registerDeclineModalSubmit } from './listeners/decline-modal-submit.js';
+import { registerApproveReasonSubmit } from './listeners/approve-reason-submit.js';
 import { interactionRoutes } from './listeners/interaction-routes.js';
 import { registerMessage } from './listeners/message.js';
 import { registerQuestionActions } from './listeners/question-actions.js';
@@ -200,6 +201,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const routes = interactionRoutes(app, unknownInteractions(context));
   registerApprovalActions(routes, context);
   registerDeclineModalSubmit(routes, context);
+  registerApproveReasonSubmit(routes, context);
   registerQuestionActions(routes, context);
   registerRespondActions(routes, context);
   registerElicitationActions(routes, context);
@@ -247,6 +249,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       if (!botUserId) throw new Error('auth.test did not return the bot user id');
       context.botUserId = botUserId;
       if (typeof auth.url === 'string') context.teamUrl = auth.url;
+      if (typeof auth.team_id === 'string') context.teamId = auth.team_id;
       let port: number | undefined;
       if (receiver && options.listen === false) {
         // The caller's own server hands requests to `handler`.

@@ -28,17 +28,19 @@ function demoPolicyWith(version: string, refundApprovers: string[]): Policy {
       expiresIn: '24h',
     },
     tools: {
-      // A deletion is soft and the requester usually owns the record, so their own click is enough.
+      // A deletion is soft and the requester usually owns the record, so their own click is enough,
+      // but it is confirmed first: it cannot be undone from the chat.
       delete_record: {
         requireApproval: true,
         allowSelfApproval: true,
+        risk: 'high',
       },
       // Money leaves the company: never on the requester's word alone, and two people for large amounts.
       issue_refund: {
         requireApproval: true,
         allowSelfApproval: false,
         ...(refundApprovers.length > 0 ? { approvers: refundApprovers } : {}),
-        rules: [{ when: { arg: 'amountCents', op: 'gt', value: LARGE_REFUND_CENTS }, then: { quorum: 2 } }],
+        rules: [{ when: { arg: 'amountCents', op: 'gt', value: LARGE_REFUND_CENTS }, then: { quorum: 2, risk: 'high' } }],
       },
     },
   });

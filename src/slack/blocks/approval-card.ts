@@ -9,6 +9,7 @@ import { fitMessage, scaled } from './fit-message.js';
 import { approveButton } from './approve-button.js';
 import { callFieldBlocks } from './call-fields.js';
 import { humanizeWords } from './humanize.js';
+import { describeArgs } from './describe-args.js';
 import { context, section } from './layout.js';
 import { humanList, mention } from './mention.js';
 import { whoDecides } from './who-decides.js';
@@ -33,7 +34,8 @@ function render(d: ApprovalCardData, scale: number): KnownBlock[] {
   if (d.risk === 'high') {
     blocks.push(section(':warning: *High-risk action.* Check the details (and *Show arguments*) before approving.'));
   }
-  blocks.push(...callFieldBlocks(d.fields ?? [], scale));
+  // Without a description from the caller, the arguments are described without their schema.
+  blocks.push(...callFieldBlocks(d.fields ?? describeArgs(d.toolName, d.args).fields, scale));
 
   const facts: string[] = [`*Tool:* ${inlineCode(truncate(d.toolName, 150))}`];
   if (d.path.length > 1) {

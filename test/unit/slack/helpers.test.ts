@@ -72,6 +72,8 @@ describe('button values and block ids', () => {
     expect(ACTION_IDS).toEqual({
       approve: 'approval.approve',
       decline: 'approval.decline',
+      approveWithReason: 'approval.approve_with_reason',
+      showArguments: 'approval.show_arguments',
       questionAnswer: 'question.answer',
       questionSubmit: 'question.submit',
       suspensionRespond: 'suspension.respond',
@@ -84,7 +86,11 @@ describe('button values and block ids', () => {
       inboxApprove: 'inbox.approve',
       inboxDecline: 'inbox.decline',
     });
-    expect(CALLBACK_IDS).toEqual({ declineModal: 'approval.decline_modal', respondModal: 'suspension.respond_modal', elicitationModal: 'elicitation.modal' });
+    expect(CALLBACK_IDS).toEqual({
+      declineModal: 'approval.decline_modal',
+      approveReasonModal: 'approval.approve_reason_modal',
+      argumentsModal: 'approval.arguments_modal',
+      respondModal: 'suspension.respond_modal', elicitationModal: 'elicitation.modal' });
   });
 });
 

@@ -39,6 +39,8 @@ describe('requirementFor', () => {
       expiresInMs: 4 * HOUR,
       policyVersion: policy.version,
       reach: { notify: 'mentions', route: 'thread', dmLimit: 10, remindLimit: 3, warnBeforeMs: 15 * 60_000, escalateTo: [] },
+      risk: 'low',
+      requireReason: false,
     });
   });
 
@@ -56,6 +58,8 @@ describe('requirementFor', () => {
       expiresInMs: 4 * HOUR,
       policyVersion: 'test@' + policy.version.split('@')[1],
       reach: { notify: 'mentions', route: 'thread', dmLimit: 10, remindLimit: 3, warnBeforeMs: 15 * 60_000, escalateTo: [] },
+      risk: 'low',
+      requireReason: false,
     });
   });
 

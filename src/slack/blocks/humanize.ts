@@ -11,8 +11,9 @@ export function splitWords(text: string): string[] {
     .map((w) => w.toLowerCase());
 }
 
-/** A name in words, first letter capital: "issue_refund" → "Issue refund". */
+/** A name in words, first letter capital: "issue_refund" → "Issue refund"; codes such as "USD" stay as written. */
 export function humanizeWords(text: string): string {
+  if (/^[A-Z0-9]+(_[A-Z0-9]+)*$/.test(text) && /[A-Z]/.test(text)) return text.replace(/_/g, ' ');
   const words = splitWords(text);
   if (words.length === 0) return text;
   const sentence = words.join(' ');

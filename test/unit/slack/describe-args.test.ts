@@ -16,6 +16,8 @@ describe('humanize', () => {
     expect(humanizeWords('deployService')).toBe('Deploy service');
     expect(humanizeWords('github__create_issue')).toBe('Github create issue');
     expect(humanizeWords('prod_eu')).toBe('Prod eu');
+    expect(humanizeWords('USD')).toBe('USD');
+    expect(humanizeWords('US_EAST')).toBe('US EAST');
   });
 
   it('turns keys into labels: units dropped, acronyms capitalised', () => {

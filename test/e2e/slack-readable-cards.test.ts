@@ -33,7 +33,7 @@ function refundTool(options: { describe?: boolean } = {}) {
           }),
         }
       : {}),
-    execute: async (input: unknown) => {
+    execute: async (input: { orderId: string; amountCents: number; currency: 'USD' | 'EUR'; express: boolean }) => {
       refunds.push(input);
       return { refunded: true };
     },
@@ -126,7 +126,7 @@ describe.each(backends)('readable approval cards end to end on %s', (backend) =>
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'refund order 1042' });
     const card = await waitForCard(h.fake, thread, 'approval');
     expect(textOf(card.call)).toContain('High-risk action');
-    const approve = card.blocks.find((blk) => blk.type === 'actions').elements.find((e: { action_id: string }) => e.action_id === ACTION_IDS.approve);
+    const approve = card.blocks.find((blk) => blk.type === 'actions')!.elements.find((e: { action_id: string }) => e.action_id === ACTION_IDS.approve);
     expect(approve.confirm).toMatchObject({
       title: { type: 'plain_text' },
       text: { type: 'plain_text', text: expect.stringContaining('Issue refund') },
@@ -145,7 +145,7 @@ describe.each(backends)('readable approval cards end to end on %s', (backend) =>
     const { b, refunds, agent } = await boot(refundSteps, { tools: { issue_refund: { requireApproval: true, requireReason: true } } });
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'refund order 1042' });
     const card = await waitForCard(h.fake, thread, 'approval');
-    const buttons = card.blocks.find((blk) => blk.type === 'actions').elements.map((e: { action_id: string }) => e.action_id);
+    const buttons = card.blocks.find((blk) => blk.type === 'actions')!.elements.map((e: { action_id: string }) => e.action_id);
     expect(buttons).toEqual([ACTION_IDS.approveWithReason, ACTION_IDS.decline, ACTION_IDS.showArguments]);
 
     await clickButton(b, card, ALICE, ACTION_IDS.approveWithReason);
@@ -190,7 +190,7 @@ describe.each(backends)('readable approval cards end to end on %s', (backend) =>
     await expect(agent().approveToolCall({ runId: row.run_id, actor: { userId: BOB } })).rejects.toThrow(/reason/);
 
     // A plain Approve click (a card drawn before the policy asked for reasons) gets the reason form, not an approval.
-    const approveValue = card.blocks.find((blk) => blk.type === 'actions').elements[0].value as string;
+    const approveValue = card.blocks.find((blk) => blk.type === 'actions')!.elements[0].value as string;
     await clickButton(b, card, ALICE, ACTION_IDS.approve, { value: approveValue });
     const opened = await h.fake.waitFor('views.open');
     expect((opened.args.view as { callback_id: string }).callback_id).toBe(CALLBACK_IDS.approveReasonModal);

@@ -11,12 +11,11 @@ export interface ArgumentsModalData {
   actionId: number;
   toolName: string;
   args: unknown;
-  fingerprint: string;
 }
 
 /** Characters of one long line per piece: escaping at most quintuples them (`&` → `&amp;`), so a piece always fits. */
 const CHUNK = 550;
-const MAX_CODE_BLOCKS = LIMITS.modalBlocks - 4;
+const MAX_CODE_BLOCKS = LIMITS.modalBlocks - 3;
 
 /**
  * A read-only modal with the exact arguments of a request, pretty-printed: what the card
@@ -34,7 +33,6 @@ export function argumentsModal(data: ArgumentsModalData): ModalView {
     const shown = chunks.slice(0, MAX_CODE_BLOCKS).join('').length;
     blocks.push(context(`Cut: showing ${shown.toLocaleString('en-US')} of ${json.length.toLocaleString('en-US')} characters. The audit log has them all.`));
   }
-  blocks.push(context(`Fingerprint ${inlineCode(data.fingerprint.slice(0, 12))}`));
   return {
     type: 'modal',
     callback_id: CALLBACK_IDS.argumentsModal,

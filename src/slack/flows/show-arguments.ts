@@ -30,7 +30,7 @@ export async function showArguments(ctx: SlackContext, click: Click | undefined,
   try {
     await ctx.client.views.open({
       trigger_id: click.triggerId,
-      view: argumentsModal({ actionId: row.id, toolName: row.tool_name, args: row.args, fingerprint: row.fingerprint ?? '' }),
+      view: argumentsModal({ actionId: row.id, toolName: row.tool_name, args: row.args }),
     });
   } catch (error) {
     ctx.logger.warn({ err: error, actionId: row.id }, 'arguments modal could not open');

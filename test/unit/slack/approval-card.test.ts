@@ -247,7 +247,7 @@ describe('approvalCard: high risk and reasons', () => {
     const blocks = approvalCard(approvalCardData({ title: 'Delete record rec-9', risk: 'high' }));
     expectValid(blocks);
     expect(allText(blocks)).toContain('*High-risk action.*');
-    const approve = (actions(blocks)[0] as { elements: Array<Record<string, unknown>> }).elements[0]!;
+    const approve = (actions(blocks)[0] as unknown as { elements: Array<Record<string, unknown>> }).elements[0]!;
     expect(approve.action_id).toBe('approval.approve');
     expect(approve.confirm).toEqual({
       title: { type: 'plain_text', text: 'Approve a high-risk action?' },
@@ -266,7 +266,7 @@ describe('approvalCard: high risk and reasons', () => {
   it('gives Approve its own action id and says a reason is asked for when the policy requires one', () => {
     const blocks = approvalCard(approvalCardData({ requireReason: true }));
     expectValid(blocks);
-    const approve = (actions(blocks)[0] as { elements: Array<Record<string, unknown>> }).elements[0]!;
+    const approve = (actions(blocks)[0] as unknown as { elements: Array<Record<string, unknown>> }).elements[0]!;
     expect(approve.action_id).toBe('approval.approve_with_reason');
     expect(allText(blocks)).toContain('Approving asks for a reason');
   });

@@ -7,6 +7,11 @@ import { approvalCardData } from './approval-card-data.js';
 
 const FP = '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef';
 
+/** A block's mrkdwn text, when it has one. */
+function textOfBlock(b: unknown): string {
+  return (b as { text?: { text?: string } }).text?.text ?? '';
+}
+
 function texts(view: { blocks: unknown[] }): string {
   return JSON.stringify(view.blocks);
 }
@@ -14,26 +19,27 @@ function texts(view: { blocks: unknown[] }): string {
 describe('argumentsModal', () => {
   it('shows the exact arguments as pretty JSON, read-only', () => {
     const args = { orderId: '1042', amountCents: 150050 };
-    const view = argumentsModal({ actionId: 7, toolName: 'issue_refund', args, fingerprint: FP });
+    const view = argumentsModal({ actionId: 7, toolName: 'issue_refund', args });
     expect(checkedView({ view }, 'modal')).toBe(view);
     expect(view.submit).toBeUndefined();
     expect(view.blocks.some((b) => b.type === 'input')).toBe(false);
-    const code = view.blocks.map((b) => (b.type === 'section' ? b.text?.text ?? '' : '')).join('\n');
+    const code = view.blocks.map(textOfBlock).join('\n');
     expect(code).toContain('```\n' + JSON.stringify(args, null, 2) + '\n```');
-    expect(texts(view)).toContain('Fingerprint `0123456789ab`');
+    // The fingerprint is on the card's context line only.
+    expect(texts(view)).not.toContain('Fingerprint');
   });
 
   it('splits long JSON over code blocks within limits and says when it is cut', () => {
     const args = { items: Array.from({ length: 20_000 }, (_, i) => ({ sku: `<&>${i}`, qty: i })), long: '&'.repeat(9000) };
-    const view = argumentsModal({ actionId: 7, toolName: 'bulk', args, fingerprint: FP });
+    const view = argumentsModal({ actionId: 7, toolName: 'bulk', args });
     expect(checkedView({ view }, 'modal')).toBe(view);
     expect(view.blocks.length).toBeLessThanOrEqual(100);
     expect(texts(view)).toContain('Cut: showing');
-    for (const b of view.blocks) if (b.type === 'section') expect(b.text!.text.split('```').length - 1).toBe(b.text!.text.includes('```') ? 2 : 0);
+    for (const b of view.blocks) expect(textOfBlock(b).split('```').length - 1).toBe(textOfBlock(b).includes('```') ? 2 : 0);
   });
 
   it('escapes what the model wrote', () => {
-    const view = argumentsModal({ actionId: 7, toolName: '<!channel>', args: { note: '<!here> ```' }, fingerprint: FP });
+    const view = argumentsModal({ actionId: 7, toolName: '<!channel>', args: { note: '<!here> ```' } });
     expect(checkedView({ view }, 'modal')).toBe(view);
     expect(texts(view)).not.toContain('<!here>');
     expect(texts(view)).not.toContain('<!channel>');

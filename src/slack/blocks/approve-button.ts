@@ -1,4 +1,4 @@
-import type { Button } from '@slack/types';
+import type { Button, ConfirmationDialog } from '@slack/types';
 import { ACTION_IDS } from './action-ids.js';
 import { LIMITS, truncate } from './limits.js';
 import { oneLine, plainText } from './text-objects.js';
@@ -27,15 +27,18 @@ export function approveButton(options: ApproveButtonOptions): Button {
     style: 'primary',
     value: options.value,
   };
-  if (options.risk === 'high') {
-    const what = truncate(oneLine(options.title), 200);
-    button.confirm = {
-      title: plainText('Approve a high-risk action?', LIMITS.confirmTitle),
-      text: plainText(`You are approving: ${what}. This is marked high-risk; it runs as soon as the approval is complete.`, LIMITS.confirmText),
-      confirm: plainText('Approve', LIMITS.confirmButton),
-      deny: plainText('Cancel', LIMITS.confirmButton),
-      style: 'danger',
-    };
-  }
+  if (options.risk === 'high') button.confirm = highRiskConfirm(options.title);
   return button;
+}
+
+/** Slack's own "are you sure?" before a high-risk approval is sent, naming the action. */
+export function highRiskConfirm(title: string): ConfirmationDialog {
+  const what = truncate(oneLine(title), 200);
+  return {
+    title: plainText('Approve a high-risk action?', LIMITS.confirmTitle),
+    text: plainText(`You are approving: ${what}. This is marked high-risk; it runs as soon as the approval is complete.`, LIMITS.confirmText),
+    confirm: plainText('Approve', LIMITS.confirmButton),
+    deny: plainText('Cancel', LIMITS.confirmButton),
+    style: 'danger',
+  };
 }

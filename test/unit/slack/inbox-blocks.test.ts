@@ -6,6 +6,7 @@ import { checkBlocks, LIMITS } from '../../../src/slack/blocks/limits.js';
 import { threadLink } from '../../../src/slack/blocks/thread-link.js';
 import { parseApprovalsCommand } from '../../../src/slack/flows/approvals-command.js';
 import { allText, expectNoInjection, INJECTION } from './block-text.js';
+import { blockLimitErrors } from '../../../src/simulator/index.js';
 
 const FINGERPRINT = 'ab'.repeat(32);
 const CREATED = new Date('2030-01-01T10:00:00Z');
@@ -60,6 +61,16 @@ describe('inboxBlocks', () => {
     expect(text).toContain('*issue_refund* #7 · <https://t.slack.com/archives/C1/p1|open thread>');
     expect(text).toContain('requested by <@U0REQUESTER>');
     expect(text).toContain('1 of 2 approvals');
+  });
+
+  it('a high-risk request\'s Approve asks to confirm, naming the action, as the card\'s does', () => {
+    const blocks = inboxBlocks(data({ waiting: [{ ...item(7), highRisk: { title: 'Refund $25.00 on order A-7' } }, item(8)], waitingTotal: 2 }), MESSAGE_FIT);
+    expect(checkBlocks(blocks)).toEqual([]);
+    expect(blockLimitErrors(blocks)).toEqual([]);
+    const [risky, plain] = buttonsOf(blocks) as unknown as Array<{ elements: Array<{ action_id: string; confirm?: { text: { text: string }; style: string } }> }>;
+    expect(risky!.elements[0]!.confirm).toMatchObject({ text: { text: expect.stringContaining('Refund $25.00 on order A-7') }, style: 'danger' });
+    expect(risky!.elements[1]!.confirm).toBeUndefined();
+    expect(plain!.elements[0]!.confirm).toBeUndefined();
   });
 
   it('requested and decided requests show where each stands, without buttons', () => {

@@ -22,6 +22,7 @@ import { freshRun, startRun, startContinuation } from './run-lifecycle.js';
 import { unreachable } from '../unreachable.js';
 import { findAction, latestApprovalId, cancelPendingRuns, closeAction } from '../db/pending-actions.js';
 import { requirementFor, type Requirement } from '../approvals/requirement-for.js';
+import { limitHitsFromRow } from '../approvals/apply-limits.js';
 import { mcpServerOf, type McpToolIdentity } from '../approvals/mcp-tool-name.js';
 import { presentCall, type CallPresentation } from './describe-call.js';
 import { defaultPolicy, definedOnly, runtimeDeps, runtimeSettingsOf, type RuntimeSettings } from './runtime-deps.js';
@@ -288,7 +289,7 @@ export class Agent implements AgentInternals {
    * policy, as every decision is checked: a front end asks first to refuse
    * before anyone writes a reason in a form.
    */
-  mayDecide(action: Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'> & { path?: string[] | null; created_at?: PendingAction['created_at'] }, actor: Actor, decision: 'approve' | 'decline'): Promise<DecisionVerdict> {
+  mayDecide(action: Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'> & { path?: string[] | null; created_at?: PendingAction['created_at']; limit_hits?: unknown }, actor: Actor, decision: 'approve' | 'decline'): Promise<DecisionVerdict> {
     return mayDecide(this.runtime, action, actor, decision);
   }
 
@@ -330,8 +331,8 @@ export class Agent implements AgentInternals {
   }
 
   /** What approving this call takes under the current policy (approvers, quorum, self-approval, expiry). */
-  requirementOf(action: Pick<PendingAction, 'tool_name' | 'args' | 'path'>): Requirement {
-    return requirementFor(this.runtime.policy, action.tool_name, action.args, this.mcpIdentityAt(action.tool_name, action.path ?? null));
+  requirementOf(action: Pick<PendingAction, 'tool_name' | 'args' | 'path'> & { limit_hits?: unknown }): Requirement {
+    return requirementFor(this.runtime.policy, action.tool_name, action.args, this.mcpIdentityAt(action.tool_name, action.path ?? null), limitHitsFromRow(action.limit_hits));
   }
 
   /**

@@ -15,6 +15,7 @@ import { ResumeValidationError, SnapshotNotFoundError, ToolCallNotPendingError }
 import { authorizeAnswer } from '../approvals/authorize-answer.js';
 import type { Authorization } from '../approvals/authorize-actor.js';
 import { requirementFor } from '../approvals/requirement-for.js';
+import { limitHitsFromRow } from '../approvals/apply-limits.js';
 
 /**
  * With auto-resume, a new message in a thread whose run waits on a
@@ -212,12 +213,12 @@ export function validateResumeData(
  */
 export function mayAnswer(
   deps: RuntimeDeps,
-  action: Pick<PendingAction, 'tool_name' | 'args' | 'requester'> & { path?: string[] | null },
+  action: Pick<PendingAction, 'tool_name' | 'args' | 'requester'> & { path?: string[] | null; limit_hits?: unknown },
   actor: Actor,
 ): Promise<Authorization> {
   return authorizeAnswer({
     actor,
-    approvers: requirementFor(deps.policy, action.tool_name, action.args, deps.mcpIdentity?.(action.tool_name, action.path ?? null)).approvers,
+    approvers: requirementFor(deps.policy, action.tool_name, action.args, deps.mcpIdentity?.(action.tool_name, action.path ?? null), limitHitsFromRow(action.limit_hits)).approvers,
     toolName: action.tool_name,
     ...(action.requester !== null ? { requester: action.requester } : {}),
     ...(deps.botUserId ? { botUserId: deps.botUserId } : {}),

@@ -1,14 +1,18 @@
 import type { RequireToolApproval, RequireToolApprovalContext, CallTarget, PlannedAction, RunState, AgentInternals } from './types.js';
 import { fingerprint } from '../approvals/fingerprint.js';
 import { requirementFor } from '../approvals/requirement-for.js';
+import { countLimits } from './count-limits.js';
 
 /**
  * The approval gate for one call under the current policy: what it requires,
  * and whether it applies. Every call passes it, a delegation to a sub-agent
  * included, with the rules of every agent above this one.
  */
-export async function approvalGate(run: RunState, target: CallTarget, toolName: string, args: unknown) {
-  const requirement = requirementFor(run.deps.policy, toolName, args, target.kind === 'tool' ? target.tool.mcp : undefined);
+export async function approvalGate(run: RunState, target: CallTarget, toolName: string, args: unknown, toolCallId: string) {
+  const mcp = target.kind === 'tool' ? target.tool.mcp : undefined;
+  // Only a tool whose entry has cumulative limits spends a statement here (count-limits.ts).
+  const limitHits = await countLimits(run, toolName, toolCallId, args, mcp);
+  const requirement = requirementFor(run.deps.policy, toolName, args, mcp, limitHits);
   const required = await requiresApproval(run.approvalRules, {
     toolName,
     args,
@@ -43,6 +47,7 @@ export function approvalAction(
       policy_version: requirement.policyVersion,
       quorum: requirement.quorum,
       expires_in_ms: requirement.expiresInMs,
+      ...(requirement.limitHits ? { limit_hits: requirement.limitHits } : {}),
     },
     announce: {
       kind: 'approval',
@@ -57,6 +62,7 @@ export function approvalAction(
         ...(requester ? { requester } : {}),
         approvers: requirement.approvers,
         quorum: requirement.quorum,
+        ...(requirement.limitHits ? { limitHits: requirement.limitHits } : {}),
       },
     },
   };

@@ -49,7 +49,7 @@ export async function askAgain(
   recovered: boolean,
 ): Promise<CallOutcome> {
   const call = { toolCallId: row.tool_call_id, toolName: row.tool_name };
-  const gate = await approvalGate(run, target, row.tool_name, args);
+  const gate = await approvalGate(run, target, row.tool_name, args, row.tool_call_id);
   if (gate.required) {
     return { kind: 'pending', plan: { snapshots: [], actions: [approvalAction(run, call, args, gate.requirement)] } };
   }

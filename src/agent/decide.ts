@@ -4,6 +4,7 @@ import { closeAction, recordApprovalVote, recordDecline, findAction, findDecisio
 import type { PendingAction } from '../db/rows.js';
 import { appendAudit } from '../db/audit.js';
 import { requirementFor } from '../approvals/requirement-for.js';
+import { limitHitsFromRow } from '../approvals/apply-limits.js';
 import { approversAt } from '../approvals/approvers-at.js';
 import { findSnapshot } from '../db/run-snapshots.js';
 import { observeDecision } from '../metrics/observe-decision.js';
@@ -80,7 +81,7 @@ async function recordDecision(
     await refused('fingerprint-mismatch');
     return { outcome: 'fingerprint-mismatch', action };
   }
-  const current = requirementFor(deps.policy, action.tool_name, action.args, deps.mcpIdentity?.(action.tool_name, action.path ?? null));
+  const current = requirementFor(deps.policy, action.tool_name, action.args, deps.mcpIdentity?.(action.tool_name, action.path ?? null), limitHitsFromRow(action.limit_hits));
   const policyChanged = current.policyVersion !== action.policy_version;
   const verdict = await mayDecide(deps, action, actor, decision);
   if (!verdict.allowed) {
@@ -191,11 +192,12 @@ export type DecisionVerdict = { allowed: true } | { allowed: false; why: Refusal
  */
 export async function mayDecide(
   deps: RuntimeDeps,
-  action: Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'> & { path?: string[] | null; created_at?: PendingAction['created_at'] },
+  action: Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'> & { path?: string[] | null; created_at?: PendingAction['created_at']; limit_hits?: unknown },
   actor: Actor,
   decision: 'approve' | 'decline',
 ): Promise<DecisionVerdict> {
-  const policyRequirement = requirementFor(deps.policy, action.tool_name, action.args, deps.mcpIdentity?.(action.tool_name, action.path ?? null));
+  // The limits the request went over when it was asked still hold for deciding it (their approvers, self-approval).
+  const policyRequirement = requirementFor(deps.policy, action.tool_name, action.args, deps.mcpIdentity?.(action.tool_name, action.path ?? null), limitHitsFromRow(action.limit_hits));
   // Once escalated, the policy's escalateTo decide too. Escalation is part of the policy (and so of
   // its version), and a request's age is fixed, so a grant one of them makes is honoured like any other.
   const current =

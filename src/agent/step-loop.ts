@@ -210,7 +210,7 @@ export async function planToolCall(run: RunState, call: ToolCallInput, out: Emit
   const args = parsed.args;
   out.toolCall(call.toolCallId, call.toolName, args);
 
-  const gate = await approvalGate(run, target, call.toolName, args);
+  const gate = await approvalGate(run, target, call.toolName, args, call.toolCallId);
   if (gate.required) {
     return { kind: 'pending', plan: { snapshots: [], actions: [approvalAction(run, call, args, gate.requirement)] } };
   }

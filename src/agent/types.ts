@@ -5,6 +5,7 @@ import type { AuditInput } from '../db/audit.js';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import type { Policy } from '../approvals/policy-schema.js';
+import type { LimitHit } from '../approvals/apply-limits.js';
 import type { GroupResolver } from '../approvals/group-resolver.js';
 import type { SpentGrant } from '../db/pending-actions.js';
 import type { PendingWrite, SnapshotWrite } from '../db/run-snapshots.js';
@@ -51,6 +52,8 @@ export interface ApprovalRequest {
   approvers: string[];
   quorum: number;
   expiresAt: string;
+  /** The cumulative limits the call went over, when one made it ask (more). */
+  limitHits?: LimitHit[];
 }
 
 export interface SuspensionRequest {

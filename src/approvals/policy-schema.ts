@@ -55,6 +55,24 @@ export interface PolicyRule {
 export interface ToolPolicy extends ApprovalSettings {
   /** Applied in order, each matching rule on top of the previous result. */
   readonly rules: readonly PolicyRule[];
+  /** Present only when the policy sets some, so entries without limits keep their versions (see apply-limits.ts). */
+  readonly limits?: readonly CumulativeLimit[];
+}
+
+/**
+ * A rule over a window of this tool's calls rather than over one call: when the window's total
+ * (this call included) is above `above`, the call needs approval and `then` is overlaid after the
+ * rules, only ever tightening (overlayLimitHits in apply-limits.ts). Exactly one of
+ * `sum` (an argument path; a call without a number there adds 0) and `count` is set.
+ */
+export interface CumulativeLimit {
+  readonly sum?: string;
+  readonly count?: true;
+  /** `requester`: each requester has a total of their own; absent: every call counts together. */
+  readonly by?: 'requester';
+  readonly overMs: number;
+  readonly above: number;
+  readonly then: Readonly<Partial<ApprovalSettings>>;
 }
 
 /** How tools of MCP servers without an entry of their own are treated. */
@@ -264,10 +282,39 @@ const rule = z.strictObject(
   { error: 'must be a map with "when" and "then"' },
 );
 
+const LIMIT_HINT = 'must be a map like { sum: "amountCents", by: "requester", over: "24h", above: 100000, then: { quorum: 2 } } or { count: true, over: "1h", above: 20, then: { … } }';
+const cumulativeLimit = z
+  .strictObject(
+    {
+      sum: argPath.optional(),
+      count: z.literal(true, { error: 'must be true (count the calls), or leave it out and set "sum"' }).optional(),
+      by: z.literal('requester', { error: 'must be "requester" (a total per requester), or left out (one total for everyone)' }).optional(),
+      over: duration,
+      above: z
+        .number({ error: problem('must be a number of at least 0') })
+        .min(0, { error: 'must be a number of at least 0' })
+        .refine(Number.isFinite, { error: 'must be a finite number' }),
+      then: rule.shape.then,
+    },
+    { error: LIMIT_HINT },
+  )
+  .superRefine((limit, ctx) => {
+    if (limit.sum !== undefined && limit.count !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['count'], input: limit.count, message: 'cannot be set together with "sum": a limit either sums an argument or counts calls' });
+    }
+    if (limit.then.requireApproval === false) {
+      ctx.addIssue({ code: 'custom', path: ['then', 'requireApproval'], input: false, message: 'cannot be false in a limit: a limit only tightens (a call over it always needs approval)' });
+    }
+    if (limit.sum === undefined && limit.count === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['sum'], input: undefined, message: 'or "count: true" is required (what the limit adds up)' });
+    }
+  });
+
 const toolEntry = z.strictObject(
   {
     ...settingsShape,
     rules: z.array(rule, { error: 'must be a list of { when, then } rules' }).optional(),
+    limits: z.array(cumulativeLimit, { error: 'must be a list of cumulative limits' }).optional(),
   },
   { error: 'must be a map of settings' },
 );
@@ -362,7 +409,7 @@ export const policySchema = z
 
     const tools: Record<string, ToolPolicy> = {};
     for (const [name, entry] of Object.entries(input.tools ?? {})) {
-      const { rules = [], ...settings } = entry;
+      const { rules = [], limits = [], ...settings } = entry;
       const base: ApprovalSettings = { ...defaults, ...overridesOf(settings) };
       checkTimes(base, ['tools', name], ctx);
 
@@ -372,7 +419,18 @@ export const policySchema = z
         // Cloned so that freezing the policy never freezes objects the caller still owns.
         return { when: structuredClone(r.when) as RuleCondition, then };
       });
-      tools[name] = { ...base, rules: normalisedRules };
+      const normalisedLimits = limits.map((l, i): CumulativeLimit => {
+        const then = overridesOf(l.then);
+        checkTimes({ ...base, ...then }, ['tools', name, 'limits', i, 'then'], ctx);
+        return {
+          ...(l.sum !== undefined ? { sum: l.sum } : { count: true as const }),
+          ...(l.by !== undefined ? { by: l.by } : {}),
+          overMs: l.over,
+          above: l.above,
+          then,
+        };
+      });
+      tools[name] = { ...base, rules: normalisedRules, ...(normalisedLimits.length > 0 ? { limits: normalisedLimits } : {}) };
     }
 
     const trust = input.mcp?.trustReadOnlyHint;

@@ -2,6 +2,7 @@ import type { ApprovalSettings, JsonValue, Policy, RuleCondition, ToolPolicy } f
 import { policyKeysFor, type McpToolIdentity } from './mcp-tool-name.js';
 import { unreachable } from '../unreachable.js';
 import { reachOf, type Reach } from './reach.js';
+import { overlayLimitHits, type LimitHit } from './apply-limits.js';
 
 export interface Requirement {
   requireApproval: boolean;
@@ -18,6 +19,8 @@ export interface Requirement {
   risk: 'low' | 'high';
   /** Approving needs a written reason (default false). */
   requireReason: boolean;
+  /** The cumulative limits this call went over (stored with the request); absent when none. */
+  limitHits?: LimitHit[];
 }
 
 /**
@@ -30,12 +33,15 @@ export interface Requirement {
  * Rules can loosen as well as tighten, so the tool's own settings should be the strict baseline
  * that applies whenever the model leaves an argument out.
  */
-export function requirementFor(policy: Policy, toolName: string, args: unknown, mcp?: McpToolIdentity): Requirement {
-  const tool = mcp ? entryFor(policy, policyKeysFor(mcp)) : entryFor(policy, [toolName]);
+export function requirementFor(policy: Policy, toolName: string, args: unknown, mcp?: McpToolIdentity, limitHits?: readonly LimitHit[] | null): Requirement {
+  const tool = toolEntryFor(policy, toolName, mcp)?.entry;
   let settings: ApprovalSettings = tool ?? (mcp ? mcpDefaults(policy, mcp) : policy.defaults);
   for (const rule of tool?.rules ?? []) {
     if (matches(rule.when, args)) settings = { ...settings, ...rule.then };
   }
+  // Limits come last: a limit the call went over (counted by the gate, see apply-limits.ts) tightens what the rules left.
+  const hits = limitHits ?? [];
+  settings = overlayLimitHits(settings, tool?.limits, hits);
   return {
     requireApproval: settings.requireApproval,
     approvers: [...settings.approvers],
@@ -46,15 +52,18 @@ export function requirementFor(policy: Policy, toolName: string, args: unknown, 
     reach: reachOf(settings),
     risk: settings.risk ?? 'low',
     requireReason: settings.requireReason ?? false,
+    ...(hits.length > 0 ? { limitHits: [...hits] } : {}),
   };
 }
 
-/** The first of `keys` the policy has an entry for. */
-function entryFor(policy: Policy, keys: string[]): ToolPolicy | undefined {
+/** The policy entry a call falls under, and its key (a tool's name, or `server.tool` / `server.*`). */
+export function toolEntryFor(policy: Policy, toolName: string, mcp?: McpToolIdentity): { key: string; entry: ToolPolicy } | undefined {
+  const keys = mcp ? policyKeysFor(mcp) : [toolName];
   // hasOwn, because a tool called e.g. "constructor" must not pick up Object.prototype members.
   const key = keys.find((k) => Object.hasOwn(policy.tools, k));
-  return key === undefined ? undefined : policy.tools[key];
+  return key === undefined ? undefined : { key, entry: policy.tools[key]! };
 }
+
 
 /**
  * An MCP tool no entry names asks for approval: its server, not this bot's code, says what it
@@ -92,7 +101,7 @@ function matches(when: RuleCondition, args: unknown): boolean {
 }
 
 /** Own properties only: a path like `constructor.name` must not reach into prototypes. */
-function lookup(root: unknown, path: string): { present: true; value: unknown } | { present: false } {
+export function lookup(root: unknown, path: string): { present: true; value: unknown } | { present: false } {
   let current = root;
   for (const segment of path.split('.')) {
     if (current === null || typeof current !== 'object') return { present: false };

@@ -41,6 +41,7 @@ export function unsatisfiableRules(policy: Policy): UnsatisfiableRule[] {
     const field = toolField(name);
     check(field, name, tool, policy.defaults);
     tool.rules.forEach((rule, i) => check(`${field}.rules[${i}]`, name, { ...tool, ...rule.then }, tool));
+    tool.limits?.forEach((limit, i) => check(`${field}.limits[${i}]`, name, { ...tool, ...limit.then }, tool));
   }
   return found;
 }

@@ -1,8 +1,11 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { PendingActionsTable, RunSnapshotsTable } from './schema.js';
 
-/** A pending_actions row as every statement returns it. */
-export type PendingAction = Selectable<PendingActionsTable>;
+/**
+ * A pending_actions row as every statement returns it. `limit_hits` (null unless a cumulative
+ * limit tightened the request) is optional so rows built by hand, e.g. in tests, need not name it.
+ */
+export type PendingAction = Omit<Selectable<PendingActionsTable>, 'limit_hits'> & { limit_hits?: unknown };
 
 /** A run_snapshots row as read back (the claim's time and epoch are bookkeeping, not state). */
 export type SnapshotRow = Omit<Selectable<RunSnapshotsTable>, 'claimed_at' | 'claim_epoch'>;
@@ -13,8 +16,8 @@ export type ClaimedRow = SnapshotRow & { claim_epoch: number };
 const pendingActionColumnNames = [
   'id', 'run_id', 'root_run_id', 'tool_call_id', 'tool_name', 'kind', 'args', 'fingerprint', 'suspend_payload',
   'path', 'status', 'requester', 'policy_version', 'quorum', 'approvals', 'expires_at', 'decided_by', 'decided_at',
-  'reason', 'resume_data', 'created_at',
-] as const satisfies ReadonlyArray<keyof PendingAction>;
+  'reason', 'resume_data', 'limit_hits', 'created_at',
+] as const satisfies ReadonlyArray<keyof Selectable<PendingActionsTable>>;
 
 const claimedColumnNames = [
   'run_id', 'root_run_id', 'parent_run_id', 'agent_id', 'thread_id', 'resource_id', 'status', 'snapshot', 'suspended_at', 'claim_epoch',

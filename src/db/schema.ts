@@ -53,6 +53,8 @@ export interface PendingActionsTable {
   decided_at: Timestamp | null;
   reason: string | null;
   resume_data: Json | null;
+  /** The cumulative limits the request went over; null when none did. */
+  limit_hits: ColumnType<unknown, string | undefined, string> | null;
   created_at: Generated<Date>;
 }
 
@@ -108,6 +110,16 @@ export interface RunResultsTable {
   finished_at: Generated<Date>;
 }
 
+export interface LimitUsageTable {
+  tool_key: string;
+  measure: string;
+  subject: string;
+  window_ms: ColumnType<string, number, number>;
+  at: Date[];
+  amounts: number[];
+  calls: string[];
+}
+
 export interface SchemaMigrationsTable {
   version: number;
   name: string;
@@ -121,5 +133,6 @@ export interface DB {
   audit_events: AuditEventsTable;
   thread_messages: ThreadMessagesTable;
   run_results: RunResultsTable;
+  limit_usage: LimitUsageTable;
   schema_migrations: SchemaMigrationsTable;
 }

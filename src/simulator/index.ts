@@ -28,7 +28,7 @@ export type {
 export { FAKE_APP_TOKEN, FAKE_BOT_TOKEN, SLACK_IDS } from './ids.js';
 export type { Json, JsonObject } from './json.js';
 export { SLACK_LIMITS } from './limits.js';
-export { blockLimitErrors, checkedView, invalidBlocks, messageContent, type ContentOptions, type MessageContent, type ViewSurface } from './block-limits.js';
+export { blockLimitErrors, checkedView, invalidBlocks, messageContent, viewLimitErrors, type ContentOptions, type MessageContent, type ViewSurface } from './block-limits.js';
 export { SlackApiError, invalidArguments } from './api-error.js';
 export { optString, parseWireArgs, reqString, tokenOf, truthy, type Args } from './wire-args.js';
 export { TsClock, compareTs, isTs, microsToTs, tsSeconds, tsToMicros } from './slack-ts.js';

@@ -10,6 +10,8 @@ export const SLACK_LIMITS = {
   textChars: 40_000,
   blocksPerView: 100,
   viewTitleChars: 24,
+  /** A modal's submit and close buttons. */
+  viewButtonChars: 24,
   privateMetadataChars: 3_000,
   callbackIdChars: 255,
   blockIdChars: 255,
@@ -20,6 +22,8 @@ export const SLACK_LIMITS = {
   headerTextChars: 150,
   actionsElements: 25,
   contextElements: 10,
+  /** Any text object without a tighter limit of its own (context elements). */
+  textObjectChars: 3_000,
   buttonTextChars: 75,
   buttonValueChars: 2_000,
   buttonUrlChars: 3_000,
@@ -29,10 +33,20 @@ export const SLACK_LIMITS = {
   optionTextChars: 75,
   optionValueChars: 150,
   optionDescriptionChars: 75,
+  placeholderChars: 150,
+  confirmTitleChars: 100,
+  confirmTextChars: 300,
+  /** The confirm and deny buttons of a confirm dialog. */
+  confirmButtonChars: 30,
   inputLabelChars: 2_000,
+  inputHintChars: 2_000,
   plainTextInputChars: 3_000,
+  /** The largest `max_length` a plain_text_input may ask for. */
+  plainTextInputMaxLength: 3_000,
   /** Cumulative over all `markdown` blocks of one message. */
   markdownChars: 12_000,
+  /** All the text in one `rich_text` block. */
+  richTextChars: 12_000,
   /** Modals on one person's stack (views.push refuses a fourth). */
   viewStack: 3,
 } as const;

@@ -14,6 +14,7 @@ import { handleRecovered } from './flows/handle-recovered.js';
 import { inboundRequests } from './transport/inbound-requests.js';
 import { registerAppMention } from './listeners/app-mention.js';
 import { registerApprovalActions } from './listeners/approval-actions.js';
+import { registerBatchActions } from './listeners/batch-actions.js';
 import { registerDeclineModalSubmit } from './listeners/decline-modal-submit.js';
 import { registerApproveReasonSubmit } from './listeners/approve-reason-submit.js';
 import { interactionRoutes } from './listeners/interaction-routes.js';
@@ -200,6 +201,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   registerApprovalsCommand(app, context);
   const routes = interactionRoutes(app, unknownInteractions(context));
   registerApprovalActions(routes, context);
+  registerBatchActions(routes, context);
   registerDeclineModalSubmit(routes, context);
   registerApproveReasonSubmit(routes, context);
   registerQuestionActions(routes, context);

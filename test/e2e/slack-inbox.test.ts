@@ -3,10 +3,10 @@ import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
-import { checkBlocks } from '../../src/slack/blocks/limits.js';
 import {
   appHomeOpenedEnvelope,
   blockActionsPayload,
+  blockLimitErrors,
   newTriggerId,
   SLACK_IDS,
   viewSubmissionPayload,
@@ -252,7 +252,7 @@ describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {
       await h.fake.waitFor(() => h.fake.callsTo('response_url').length > before);
       const answer = h.fake.callsTo('response_url')[before]!;
       expect(answer.args.response_type).toBe('ephemeral');
-      expect(checkBlocks((answer.args.blocks ?? []) as unknown[]), 'the answer is valid Block Kit for a message').toEqual([]);
+      expect(blockLimitErrors((answer.args.blocks ?? []) as unknown[]), 'the answer is valid Block Kit for a message').toEqual([]);
       return { text: String(answer.args.text), blocks: (answer.args.blocks ?? []) as Block[], all: `${String(answer.args.text)}\n${viewText({ blocks: (answer.args.blocks ?? []) as unknown[] })}` };
     };
 

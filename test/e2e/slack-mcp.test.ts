@@ -10,8 +10,7 @@ import { callLog, eventually, stdioTracker } from '../helpers/mcp.js';
 import { mcpHttpServer } from '../helpers/mcp-http-server.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { clickButton, mention, slackHarness, startBot, textOf, waitForCard, waitForText, waitForUpdate, type AgentDeps } from '../helpers/slack-bot.js';
-import { blockActionsPayload, viewSubmissionPayload } from '../../src/simulator/index.js';
-import { checkView } from '../../src/slack/blocks/limits.js';
+import { blockActionsPayload, viewLimitErrors, viewSubmissionPayload } from '../../src/simulator/index.js';
 
 const CHANNEL = 'C0CHANNEL01';
 const REQUESTER = 'U0REQUESTER';
@@ -124,7 +123,7 @@ describe.each(backends)('MCP tools in Slack on %s', (backend) => {
     const opened = await h.fake.waitFor('views.open');
     const view = opened.args.view as { private_metadata: string; callback_id: string; blocks: Array<{ type: string; block_id?: string; element?: { type: string; options?: unknown[] } }> };
     expect(view.callback_id).toBe(CALLBACK_IDS.elicitationModal);
-    expect(checkView(view)).toEqual([]);
+    expect(viewLimitErrors(view, 'modal')).toEqual([]);
     expect(view.blocks.filter((bl) => bl.type === 'input').map((bl) => bl.element!.type)).toEqual(['radio_buttons', 'number_input', 'datepicker', 'radio_buttons']);
 
     const submit = (values: Record<string, Record<string, object>>) =>

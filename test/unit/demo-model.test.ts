@@ -173,6 +173,26 @@ describe('demo model: new requests', () => {
     ]);
   });
 
+  it('several requests joined by "and" become the calls of one step; a part without a verb takes the one before', async () => {
+    expect(only(await say('refund order 1042 for $25 and order 1044 for $10 and delete record abc-123', billingTools.concat(opsTools)))).toEqual([
+      { toolName: 'agent-billing', input: { prompt: 'Refund order 1042 for 2500 cents' } },
+      { toolName: 'agent-billing', input: { prompt: 'Refund order 1044 for 1000 cents' } },
+      { toolName: 'delete_record', input: { id: 'abc-123' } },
+    ]);
+    expect(only(await say('delete record abc-123 and record def-456; delete ghi-789'))).toEqual([
+      { toolName: 'delete_record', input: { id: 'abc-123' } },
+      { toolName: 'delete_record', input: { id: 'def-456' } },
+      { toolName: 'delete_record', input: { id: 'ghi-789' } },
+    ]);
+  });
+
+  it('a compound request with a part it cannot act on is read as one request, as before', async () => {
+    // "wrong size" is not a request of its own: the refund's reason keeps its "and".
+    expect(only(await say('refund order 1042 for $25 because damaged and wrong size', billingTools))).toEqual([
+      { toolName: 'issue_refund', input: { orderId: '1042', amountCents: 2500, reason: expect.stringContaining('damaged') } },
+    ]);
+  });
+
   it.each([
     ['look up record def-456', 'def-456'],
     ['lookup def-456', 'def-456'],

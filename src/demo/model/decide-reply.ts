@@ -12,6 +12,7 @@ import { helpText } from './help-text.js';
 import { asRecord, parseMaybeJson } from './json-values.js';
 import { parseRequest } from './parse-request.js';
 import { planReply, type Reply } from './plan-reply.js';
+import { planRequests } from './plan-requests.js';
 import { textOf } from './words.js';
 
 /**
@@ -28,7 +29,7 @@ export function decideReply(call: LanguageModelV3CallOptions): Reply {
 
   const conversation = call.prompt.filter((m) => m.role !== 'system');
   const last = conversation[conversation.length - 1];
-  if (last?.role === 'user') return planReply(parseRequest(textOf(last)), tools);
+  if (last?.role === 'user') return planRequests(textOf(last), tools);
   if (last?.role === 'tool') return continueAfterTools(call.prompt, last, tools);
   return { text: helpText(tools), calls: [] };
 }

@@ -5,6 +5,7 @@ export function helpText(tools: Set<string>): string {
   if (tools.has('delete_record')) {
     lines.push('- `delete record abc-123`: delete it once someone approves');
     if (tools.has('ask_user')) lines.push('- `clean up records`: pick several records to delete');
+    lines.push('- `delete record abc-123 and record def-456`: several calls at once, decided on one card (parts joined by `and`)');
   }
   if (tools.has('deploy_service')) {
     lines.push('- `deploy api 2.3 to staging` or `deploy api 2.3 to production`: production asks you to confirm first');

@@ -24,6 +24,9 @@ export const ACTION_IDS = {
   /** Approve and Decline in the approvals inbox (Home tab, /approvals): routed to the card's own flow. */
   inboxApprove: 'inbox.approve',
   inboxDecline: 'inbox.decline',
+  /** Approve all and Decline all on a batch card (the parallel calls of one model step). */
+  batchApproveAll: 'batch.approve_all',
+  batchDeclineAll: 'batch.decline_all',
 } as const;
 
 export const CALLBACK_IDS = {
@@ -32,6 +35,8 @@ export const CALLBACK_IDS = {
   argumentsModal: 'approval.arguments_modal',
   respondModal: 'suspension.respond_modal',
   elicitationModal: 'elicitation.modal',
+  /** Decline all's reason modal (a batch card). */
+  batchDeclineModal: 'batch.decline_modal',
 } as const;
 
 export type CardKind = 'approval' | 'question' | 'suspension';
@@ -39,6 +44,11 @@ export type CardKind = 'approval' | 'question' | 'suspension';
 /** The block id of a card's actions block: it tells a listener which pending action a click is for. */
 export function cardBlockId(kind: CardKind, actionId: number): string {
   return `${kind}:${actionId}`;
+}
+
+/** The block id of a batch card part's Approve all / Decline all block, named after the part's first member. */
+export function batchBlockId(firstActionId: number): string {
+  return `batch:${firstActionId}`;
 }
 
 export function parseCardBlockId(blockId: string | undefined): { kind: CardKind; actionId: number } | undefined {

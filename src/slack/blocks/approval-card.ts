@@ -16,6 +16,7 @@ import { whoDecides } from './who-decides.js';
 import { slackDate } from './slack-date.js';
 import { oneLine, plainText } from './text-objects.js';
 import { unreachable } from '../../unreachable.js';
+import { limitReasonText } from './limit-reason.js';
 
 /**
  * The approval card: what is about to run (tool, delegation path, arguments), who asked, who
@@ -54,6 +55,7 @@ function render(d: ApprovalCardData, scale: number): KnownBlock[] {
       : whoDecides(d.approvers, d.notify ?? 'mentions', { maxChars: scaled(1000, scale, 100) });
   facts.push(`*Approvers:* ${approvers}`);
   facts.push(`*Quorum:* ${quorum} ${quorum === 1 ? 'approval' : 'approvals'}`);
+  for (const hit of (d.overLimit ?? []).slice(0, 3)) facts.push(limitReasonText(hit, d.toolName, quorum));
   if (pending) facts.push(`*Expires:* ${slackDate(d.expiresAt)}`);
   if (pending && d.routedTo !== undefined) facts.push(`*Sent to:* ${d.routedTo}`);
   blocks.push(section(facts.join('\n')));

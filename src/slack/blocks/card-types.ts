@@ -52,7 +52,20 @@ export interface ApprovalCardData {
   notify?: 'mentions' | 'none';
   /** Where copies of the card went besides the thread, said on the card (already mrkdwn). */
   routedTo?: string;
+  /** The cumulative limits the request went over: why it asks more than usual (limit-reason.ts). */
+  overLimit?: OverLimit[];
   state: ApprovalCardState;
+}
+
+/** One cumulative limit a request went over, as stored with it. */
+export interface OverLimit {
+  /** The argument summed; absent for a count of calls. */
+  sum?: string;
+  /** Whose total (`by: requester`); absent when everyone's calls count together. */
+  requester?: string;
+  total: number;
+  above: number;
+  overMs: number;
 }
 
 export interface DeclineModalData {

@@ -21,6 +21,8 @@ export interface InboxItem {
   link?: string;
   /** A high-risk call (its title, for the confirm dialog): Approve asks to confirm, as on the card. */
   highRisk?: { title: string };
+  /** Set when the request is one of a model step's parallel calls shown on one card: which of how many. */
+  batch?: { position: number; size: number };
 }
 
 export interface InboxData {
@@ -104,7 +106,8 @@ function listed(
 }
 
 function title(item: InboxItem): string {
-  const name = `*${escapeMrkdwn(truncate(item.action.tool_name, 80))}* #${item.action.id}`;
+  const of = item.batch ? ` (call ${item.batch.position} of ${item.batch.size} on one card)` : '';
+  const name = `*${escapeMrkdwn(truncate(item.action.tool_name, 80))}* #${item.action.id}${of}`;
   return item.link ? `${name} · <${item.link}|open thread>` : name;
 }
 

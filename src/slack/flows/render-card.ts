@@ -62,6 +62,7 @@ export function renderCard(
         notify,
         ...(routedTo !== undefined ? { routedTo } : {}),
         quorum: action.quorum,
+        ...(requirement.limitHits ? { overLimit: requirement.limitHits } : {}),
         approvals: action.approvals.map((a) => a.userId),
         expiresAt: action.expires_at ? new Date(action.expires_at) : new Date(Number.NaN),
         fingerprint: action.fingerprint ?? '',
@@ -128,7 +129,7 @@ function approvalText(action: PendingAction, title: string, approvers: readonly 
   return `${what} for ${whoDecides(approvers, notify, { maxChars: 2000 })}`;
 }
 
-function approvalState(a: PendingAction, blocked: boolean, now: Date): ApprovalCardState {
+export function approvalState(a: PendingAction, blocked: boolean, now: Date): ApprovalCardState {
   const at = a.decided_at ? new Date(a.decided_at) : now;
   switch (a.status) {
     case 'pending':

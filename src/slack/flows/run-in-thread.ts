@@ -1,6 +1,7 @@
-import type { AgentStream, FinishReason } from '../../agent/types.js';
+import type { AgentStream, ApprovalRequest, FinishReason } from '../../agent/types.js';
 import { hasAgentErrorCode } from '../../agent/errors.js';
 import { postCard } from './post-card.js';
+import { postApprovalCards } from './post-approval-cards.js';
 import { updateCard, type DrawnMark } from './update-card.js';
 import { markCardsDrawn, markRunShown } from '../store/mark-run-shown.js';
 import { postAnswer } from './post-answer.js';
@@ -47,13 +48,24 @@ export async function runInThread(
     text = '';
     if (pending.trim() !== '') await postAnswer(ctx, target, pending, answer);
   };
+  // The approvals a pause announces arrive together; the calls of one step share a card (postApprovalCards).
+  let approvals: ApprovalRequest[] = [];
+  const postApprovals = async () => {
+    const requests = approvals;
+    approvals = [];
+    if (requests.length > 0) await postApprovalCards(ctx, requests, target, (continuation) => runInThread(ctx, continuation, target));
+  };
   try {
     for await (const chunk of stream.fullStream) {
+      if (chunk.type !== 'tool-call-approval') await postApprovals();
       switch (chunk.type) {
         case 'text-delta':
           text += chunk.payload.text;
           break;
         case 'tool-call-approval':
+          await flush();
+          approvals.push(chunk.payload);
+          break;
         case 'tool-call-suspended':
           await flush();
           await postCard(ctx, chunk.payload.actionId, target, (continuation) => runInThread(ctx, continuation, target), ctx.agent.storedRequestOf(chunk.payload));
@@ -76,6 +88,7 @@ export async function runInThread(
           unreachable(chunk, 'agent chunk');
       }
     }
+    await postApprovals();
     if (hasAgentErrorCode(failure, 'LEASE_LOST')) {
       // Another instance took the run over and shows it in this thread; anything more from here would be a duplicate.
       log.warn('run taken over by another instance; nothing more is posted from here');

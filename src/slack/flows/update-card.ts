@@ -8,6 +8,7 @@ import { renderCard } from './render-card.js';
 import { unreachableQuorumOf } from './unreachable-quorum-of.js';
 import { cardStateKey } from '../store/card-state-key.js';
 import { blocksAsJson } from '../transport/blocks-as-json.js';
+import { redrawBatch } from './redraw-batch.js';
 
 /** A card drawn whose `drawn` mark is left to ride on a later statement (markRunShown) instead of one of its own. */
 export interface DrawnMark {
@@ -70,6 +71,8 @@ async function redraw(ctx: SlackContext, actionId: number, decided: DecidedCard 
     return undefined;
   }
   const card = state.card;
+  // A card shared by the parallel calls of one step is drawn from all of them.
+  if (card.batch?.length) return redrawBatch(ctx, card.batch).then(() => card);
   for (let draws = 1; state?.card; draws++) {
     const key = cardStateKey(state.action, state.blocked);
     const rendered = renderCard(ctx.agent, state.action, { blocked: state.blocked, unreachableQuorum: await unreachableQuorumOf(ctx, state.action) });

@@ -32,7 +32,9 @@ export async function loadInbox(ctx: SlackContext, user: string, fit: InboxFit):
   const item = (action: PendingAction): InboxItem => {
     const card = cards.get(action.id);
     const link = card ? threadLink(ctx.teamUrl, card) : undefined;
-    return { action, ...(link ? { link } : {}) };
+    // Each call of a batch card stays its own request here, decided on its own; the line says which call it is.
+    const position = card?.batch ? card.batch.indexOf(action.id) + 1 : 0;
+    return { action, ...(link ? { link } : {}), ...(position > 0 ? { batch: { position, size: card!.batch!.length } } : {}) };
   };
   // What the card says of risk, the inbox's Approve says too (no statement: the tool and policy are in memory).
   const waitingItem = (action: PendingAction): InboxItem => {

@@ -26,7 +26,7 @@ export interface CardState {
 export async function loadCardState(db: SlackDb, actionId: number): Promise<CardState | undefined> {
   const result = await sql<PendingAction & { card: CardRow | null; blocked: boolean }>`
     SELECT ${pendingActionColumns('p')},
-      (SELECT jsonb_build_object('action_id', c.action_id, 'channel', c.channel, 'ts', c.ts, 'thread_ts', c.thread_ts, 'kind', c.kind, 'drawn', c.drawn, 'copies', c.copies)
+      (SELECT jsonb_build_object('action_id', c.action_id, 'channel', c.channel, 'ts', c.ts, 'thread_ts', c.thread_ts, 'kind', c.kind, 'drawn', c.drawn, 'copies', c.copies, 'batch', c.batch)
        FROM slack_cards c WHERE c.action_id = p.id) AS card,
       ${blockedSql('p')} AS blocked
     FROM pending_actions p

@@ -12,6 +12,8 @@ export interface CardRow {
   drawn: string | null;
   /** Copies routed to approvers (DMs, an approvals channel), redrawn with the card. */
   copies?: CardCopy[];
+  /** The members of the batch card this request is on (see postBatchCard); absent or null for a card of its own. */
+  batch?: number[] | null;
 }
 
 export interface CardCopy {
@@ -48,7 +50,7 @@ export async function saveCard(db: SlackDb, card: CardRow): Promise<{ decidedMea
 export async function findCard(db: SlackDb, actionId: number): Promise<CardRow | undefined> {
   return db
     .selectFrom('slack_cards')
-    .select(['action_id', 'channel', 'ts', 'thread_ts', 'kind', 'drawn', 'copies'])
+    .select(['action_id', 'channel', 'ts', 'thread_ts', 'kind', 'drawn', 'copies', 'batch'])
     .where('action_id', '=', actionId)
     .executeTakeFirst();
 }
@@ -67,7 +69,7 @@ export async function findCards(db: SlackDb, actionIds: readonly number[]): Prom
   if (actionIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('slack_cards')
-    .select(['action_id', 'channel', 'ts', 'thread_ts', 'kind', 'drawn', 'copies'])
+    .select(['action_id', 'channel', 'ts', 'thread_ts', 'kind', 'drawn', 'copies', 'batch'])
     .where('action_id', 'in', [...new Set(actionIds)])
     .execute();
   return new Map(rows.map((r) => [r.action_id, r]));

@@ -17,6 +17,8 @@ export interface WaitingApproval {
   card_ts: string | null;
   card_copies: CardCopy[];
   sent: string[];
+  /** The cumulative limits the request went over: their settings (approvers, reach) hold for its notices too. */
+  limit_hits: unknown;
 }
 
 /**
@@ -26,7 +28,7 @@ export interface WaitingApproval {
  */
 export async function loadWaitingApprovals(db: SlackDb, agentId: string, staleAfterMs: number, limit = 200): Promise<WaitingApproval[]> {
   const result = await sql<WaitingApproval>`
-    SELECT p.id, p.tool_name, p.args, p.path, p.requester, p.approvals, p.created_at, p.expires_at,
+    SELECT p.id, p.tool_name, p.args, p.path, p.requester, p.approvals, p.created_at, p.expires_at, p.limit_hits,
            c.channel AS card_channel, c.thread_ts AS card_thread_ts, c.ts AS card_ts, c.copies AS card_copies,
            COALESCE((SELECT array_agg(n.notice) FROM slack_notices n
                      WHERE n.action_id = p.id

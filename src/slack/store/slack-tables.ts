@@ -4,7 +4,7 @@ import type { DB } from '../../db/schema.js';
 import type { CardKind } from '../blocks/action-ids.js';
 
 /**
- * Kysely's view of the Slack tables (migrations 003, 007, 009, 011, 012 and 013), kept beside the code that uses it.
+ * Kysely's view of the Slack tables (migrations 003, 007, 009, 011, 012, 013 and 018), kept beside the code that uses it.
  * A type alias, not an interface: withTables() wants a string index, which interfaces lack.
  */
 export type SlackTables = {
@@ -22,6 +22,8 @@ export type SlackTables = {
     settled: Generated<boolean>;
     repair_claimed_at: Date | null;
     copies: Generated<{ channel: string; ts: string; user?: string }[]>;
+    /** Every member of the batch card this request is on, in order (migration 018); null for a card of its own. */
+    batch: number[] | null;
   };
   slack_threads: {
     run_id: string;

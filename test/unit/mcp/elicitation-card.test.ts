@@ -4,7 +4,7 @@ import type { ElicitationForm, McpElicitationPayload } from '../../../src/mcp/el
 import { elicitationCard } from '../../../src/slack/blocks/elicitation-card.js';
 import { fieldElement, parseFieldValue } from '../../../src/slack/blocks/elicitation-inputs.js';
 import { elicitationModal, parseElicitationModal } from '../../../src/slack/blocks/elicitation-modal.js';
-import { checkBlocks, checkView } from '../../../src/slack/blocks/limits.js';
+import { blockLimitErrors, viewLimitErrors } from '../../../src/simulator/index.js';
 
 const form = (fields: ElicitationForm['fields']): McpElicitationPayload => ({ kind: 'mcp-elicitation', server: 'tracker', tool: 'triage', message: 'Details?', mode: 'form', form: { fields }, waitsInCallUntil: '2026-12-01T15:00:00.000Z' });
 const options = (n: number) => Array.from({ length: n }, (_, i) => ({ value: `v${i}`, label: `Option ${i}` }));
@@ -67,22 +67,22 @@ describe('elicitation inputs', () => {
 describe('elicitationCard', () => {
   it('puts one field on the card and several behind Answer, within Block Kit limits, escaping the server\'s text', () => {
     const one = elicitationCard({ actionId: 4, toolName: 'tracker__triage', payload: { ...form([{ name: 'n', required: true, field: { type: 'integer' } }]), message: 'Hi <!channel> *x*' }, askedOf: 'U0REQ', state: { kind: 'pending' } });
-    expect(checkBlocks(one)).toEqual([]);
+    expect(blockLimitErrors(one)).toEqual([]);
     expect(JSON.stringify(one)).not.toContain('<!channel>');
     expect(one.find((b) => b.block_id === 'elicitation-field:4')).toMatchObject({ type: 'input', dispatch_action: true, element: { type: 'number_input' } });
 
     const many = elicitationCard({ actionId: 5, toolName: 't', payload: form(options(30).map((o) => ({ name: o.value, required: false, field: { type: 'string' as const, title: o.label.repeat(20) } }))), state: { kind: 'pending' } });
-    expect(checkBlocks(many)).toEqual([]);
+    expect(blockLimitErrors(many)).toEqual([]);
     expect(JSON.stringify(many)).toContain('elicitation.answer');
 
     const huge = elicitationCard({ actionId: 6, toolName: 't', payload: form([{ name: 'pick', required: true, field: { type: 'multi-enum', options: options(300).map((o) => ({ ...o, label: o.label.repeat(10) })) } }]), state: { kind: 'pending' } });
-    expect(checkBlocks(huge)).toEqual([]);
+    expect(blockLimitErrors(huge)).toEqual([]);
   });
 
   it('shows a URL request\'s full URL and domain, and says when the call is made again instead of waiting', () => {
     const url = 'https://evil.example.net/login?next=https://tracker.example.com';
     const card = elicitationCard({ actionId: 7, toolName: 't', payload: { kind: 'mcp-elicitation', server: 's', tool: 't', message: 'Sign in', mode: 'url', url, elicitationId: 'e' }, state: { kind: 'pending' } });
-    expect(checkBlocks(card)).toEqual([]);
+    expect(blockLimitErrors(card)).toEqual([]);
     const text = JSON.stringify(card);
     expect(text).toContain('evil.example.net');
     expect(text).toContain('Open evil.example.net');
@@ -104,7 +104,7 @@ describe('elicitationModal', () => {
     ]);
     if (payload.mode !== 'form') throw new Error('form');
     const view = elicitationModal({ actionId: 3, message: payload.message, form: payload.form });
-    expect(checkView(view)).toEqual([]);
+    expect(viewLimitErrors(view, 'modal')).toEqual([]);
     expect(parseElicitationModal(payload.form, { f0: { value: { value: '0' } } })).toEqual({ ok: false, errors: { f0: 'Enter at least 1.' } });
     expect(parseElicitationModal(payload.form, { f0: { value: { value: '2' } }, f1: { value: { selected_date: '2026-12-31' } } })).toEqual({ ok: true, content: { count: 2, when: '2026-12-31' } });
   });

@@ -214,6 +214,19 @@ describe('fake Slack Web API through the real WebClient', () => {
     const err = await platformError(web.chat.postMessage({ channel: CHANNEL, text: 't', blocks: longSection }));
     expect(err.data.error).toBe('invalid_blocks');
     expect(err.data.response_metadata?.messages?.[0]).toContain('/blocks/0/text/text');
+
+    // Text objects anywhere below a block: a blank context line, a confirm dialog's long title.
+    const confirm = { title: { type: 'plain_text', text: 'x'.repeat(101) }, text: { type: 'mrkdwn', text: 'Sure?' }, confirm: { type: 'plain_text', text: 'Yes' }, deny: { type: 'plain_text', text: 'No' } };
+    const deep = [
+      { type: 'context', elements: [{ type: 'mrkdwn', text: ' ' }] },
+      { type: 'actions', elements: [{ type: 'button', action_id: 'go', text: { type: 'plain_text', text: 'Go' }, confirm }] },
+    ];
+    const deepErr = await platformError(web.chat.postMessage({ channel: CHANNEL, text: 't', blocks: deep }));
+    expect(deepErr.data.error).toBe('invalid_blocks');
+    expect(deepErr.data.response_metadata?.messages).toEqual([
+      '[ERROR] must be more than 0 characters [json-pointer:/blocks/0/elements/0/text]',
+      '[ERROR] must be less than 101 characters [json-pointer:/blocks/1/elements/0/confirm/title/text]',
+    ]);
     expect(fake.messages(CHANNEL)).toEqual([]);
   });
 

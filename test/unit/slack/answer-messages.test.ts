@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkBlocks, LIMITS } from '../../../src/slack/blocks/limits.js';
+import { LIMITS } from '../../../src/slack/blocks/limits.js';
+import { blockLimitErrors } from '../../../src/simulator/index.js';
 import { answerMessages } from '../../../src/slack/flows/post-answer.js';
 
 describe('answerMessages', () => {
@@ -15,7 +16,7 @@ describe('answerMessages', () => {
     const messages = answerMessages(markdown);
     expect(messages.length).toBeGreaterThan(1);
     for (const m of messages) {
-      expect(checkBlocks(m.blocks)).toEqual([]);
+      expect(blockLimitErrors(m.blocks)).toEqual([]);
       expect(m.text.length).toBeLessThanOrEqual(400);
       expect(m.text).not.toMatch(/<escaped>/);
     }

@@ -2,7 +2,7 @@ import type { KnownBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import { approvalCard } from '../../../src/slack/blocks/approval-card.js';
 import type { ApprovalCardData } from '../../../src/slack/blocks/card-types.js';
-import { checkBlocks } from '../../../src/slack/blocks/limits.js';
+import { blockLimitErrors } from '../../../src/simulator/index.js';
 import { approvalCardData, CARD_EXPIRES } from './approval-card-data.js';
 import { allText, expectNoInjection, expectWellFormed, INJECTION } from './block-text.js';
 
@@ -15,7 +15,7 @@ function actions(blocks: KnownBlock[]) {
 }
 
 function expectValid(blocks: KnownBlock[], ids: readonly string[] = IDS): void {
-  expect(checkBlocks(blocks)).toEqual([]);
+  expect(blockLimitErrors(blocks)).toEqual([]);
   expectNoInjection(blocks, ids);
   expectWellFormed(blocks);
 }

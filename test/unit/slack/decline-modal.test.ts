@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { declineModal, parseDeclineModal } from '../../../src/slack/blocks/decline-modal.js';
-import { checkView } from '../../../src/slack/blocks/limits.js';
+import { viewLimitErrors } from '../../../src/simulator/index.js';
 import { allText, expectNoInjection, INJECTION } from './block-text.js';
 
 const FINGERPRINT = 'fedcba9876543210fedcba9876543210';
@@ -9,7 +9,7 @@ describe('declineModal', () => {
   const view = declineModal({ actionId: 42, fingerprint: FINGERPRINT, toolName: 'issue_refund' });
 
   it('is a valid modal', () => {
-    expect(checkView(view)).toEqual([]);
+    expect(viewLimitErrors(view, 'modal')).toEqual([]);
     expectNoInjection(view);
   });
 
@@ -33,7 +33,7 @@ describe('declineModal', () => {
 
   it('stays valid and escaped with a hostile tool name', () => {
     const hostile = declineModal({ actionId: 1, fingerprint: INJECTION.repeat(100), toolName: INJECTION.repeat(100) });
-    expect(checkView(hostile)).toEqual([]);
+    expect(viewLimitErrors(hostile, 'modal')).toEqual([]);
     expectNoInjection(hostile);
   });
 });

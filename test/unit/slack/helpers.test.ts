@@ -85,12 +85,17 @@ describe('button values and block ids', () => {
       elicitationOpenUrl: 'elicitation.open_url',
       inboxApprove: 'inbox.approve',
       inboxDecline: 'inbox.decline',
+      batchApproveAll: 'batch.approve_all',
+      batchDeclineAll: 'batch.decline_all',
     });
     expect(CALLBACK_IDS).toEqual({
       declineModal: 'approval.decline_modal',
       approveReasonModal: 'approval.approve_reason_modal',
       argumentsModal: 'approval.arguments_modal',
-      respondModal: 'suspension.respond_modal', elicitationModal: 'elicitation.modal' });
+      respondModal: 'suspension.respond_modal',
+      elicitationModal: 'elicitation.modal',
+      batchDeclineModal: 'batch.decline_modal',
+    });
   });
 });
 

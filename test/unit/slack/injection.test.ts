@@ -5,7 +5,7 @@ import { declineModal } from '../../../src/slack/blocks/decline-modal.js';
 import { questionCard } from '../../../src/slack/blocks/question-card.js';
 import { respondModal } from '../../../src/slack/blocks/respond-modal.js';
 import { suspensionCard } from '../../../src/slack/blocks/suspension-card.js';
-import { checkBlocks, checkView } from '../../../src/slack/blocks/limits.js';
+import { blockLimitErrors, viewLimitErrors } from '../../../src/simulator/index.js';
 import { markdownToMrkdwn } from '../../../src/slack/mrkdwn/markdown-to-mrkdwn.js';
 import { splitMessage } from '../../../src/slack/mrkdwn/split-message.js';
 import { expectNoInjection, expectWellFormed, INJECTION, INJECTIONS, textsIn } from './block-text.js';
@@ -97,7 +97,7 @@ describe('no model- or user-controlled string reaches mrkdwn unescaped', () => {
   for (const size of SIZES) {
     for (const [name, output, surface] of outputs(size)) {
       it(`${name} (×${size})`, () => {
-        expect(surface === 'modal' ? checkView(output) : checkBlocks(output as unknown[])).toEqual([]);
+        expect(surface === 'modal' ? viewLimitErrors(output, 'modal') : blockLimitErrors(output as unknown[])).toEqual([]);
         expectNoInjection(output, ['U0OK000001']);
         expectWellFormed(output);
         // The escaped form is what readers see in mrkdwn.
@@ -123,7 +123,7 @@ describe('no model- or user-controlled string reaches mrkdwn unescaped', () => {
     expect(chunks.length).toBeGreaterThan(1);
     const blocks = chunks.map((text) => ({ type: 'section', text: { type: 'mrkdwn', text, verbatim: true } }));
     expectNoInjection(blocks.slice(0, 4));
-    expect(checkBlocks(blocks.slice(0, 4))).toEqual([]);
+    expect(blockLimitErrors(blocks.slice(0, 4))).toEqual([]);
   });
 });
 

@@ -2,7 +2,7 @@ import type { KnownBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import type { QuestionCardData, QuestionOption } from '../../../src/slack/blocks/card-types.js';
 import { questionCard } from '../../../src/slack/blocks/question-card.js';
-import { checkBlocks } from '../../../src/slack/blocks/limits.js';
+import { blockLimitErrors } from '../../../src/simulator/index.js';
 import { allText, expectNoInjection, expectWellFormed, INJECTION } from './block-text.js';
 
 const IDS = ['U0ASKED0001', 'U0ANSWER001'];
@@ -28,7 +28,7 @@ function actionElements(blocks: KnownBlock[]): Element[] {
 }
 
 function expectValid(blocks: KnownBlock[]): void {
-  expect(checkBlocks(blocks)).toEqual([]);
+  expect(blockLimitErrors(blocks)).toEqual([]);
   expectNoInjection(blocks, IDS);
   expectWellFormed(blocks);
 }

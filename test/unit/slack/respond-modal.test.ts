@@ -4,7 +4,7 @@ import type { AnyBlock, InputBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import type { RespondField, ViewStateValues } from '../../../src/slack/blocks/card-types.js';
 import { parseRespondModal, respondFieldBlockId, respondModal } from '../../../src/slack/blocks/respond-modal.js';
-import { checkView } from '../../../src/slack/blocks/limits.js';
+import { viewLimitErrors } from '../../../src/simulator/index.js';
 import { expectNoInjection, INJECTION } from './block-text.js';
 
 const fixture = JSON.parse(
@@ -27,7 +27,7 @@ describe('respondModal', () => {
   const view = respondModal({ actionId: 314, toolName: 'deploy_service', fields: FIELDS });
 
   it('is a valid modal identified by its callback id and action id', () => {
-    expect(checkView(view)).toEqual([]);
+    expect(viewLimitErrors(view, 'modal')).toEqual([]);
     expectNoInjection(view);
     expect(view.callback_id).toBe('suspension.respond_modal');
     expect(JSON.parse(view.private_metadata ?? '')).toEqual({ a: 314 });
@@ -62,7 +62,7 @@ describe('respondModal', () => {
   it('renders an enum too long for a menu as text, listing the values in the hint', () => {
     const values = Array.from({ length: 150 }, (_, i) => `v${i}`);
     const v = respondModal({ actionId: 1, toolName: 't', fields: [{ name: 'pick', kind: 'enum', options: values, optional: false }] });
-    expect(checkView(v)).toEqual([]);
+    expect(viewLimitErrors(v, 'modal')).toEqual([]);
     const input = v.blocks.find(isInput);
     expect(input?.element.type).toBe('plain_text_input');
     expect(input?.hint?.text).toMatch(/^One of: v0, v1, /);
@@ -77,7 +77,7 @@ describe('respondModal', () => {
       description: `${INJECTION}${'d'.repeat(5000)}`,
     }));
     const v = respondModal({ actionId: 1, toolName: INJECTION.repeat(50), fields });
-    expect(checkView(v)).toEqual([]);
+    expect(viewLimitErrors(v, 'modal')).toEqual([]);
     expectNoInjection(v);
     expect(v.blocks).toHaveLength(100);
     expect(JSON.stringify(v.blocks.at(-1))).toContain('52 more fields do not fit');

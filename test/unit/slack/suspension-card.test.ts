@@ -2,7 +2,7 @@ import type { KnownBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import type { SuspensionCardData } from '../../../src/slack/blocks/card-types.js';
 import { suspensionCard } from '../../../src/slack/blocks/suspension-card.js';
-import { checkBlocks } from '../../../src/slack/blocks/limits.js';
+import { blockLimitErrors } from '../../../src/simulator/index.js';
 import { allText, expectNoInjection, expectWellFormed, INJECTION } from './block-text.js';
 
 function data(over: Partial<SuspensionCardData> = {}): SuspensionCardData {
@@ -19,7 +19,7 @@ function data(over: Partial<SuspensionCardData> = {}): SuspensionCardData {
 }
 
 function expectValid(blocks: KnownBlock[]): void {
-  expect(checkBlocks(blocks)).toEqual([]);
+  expect(blockLimitErrors(blocks)).toEqual([]);
   expectNoInjection(blocks, ['U0RESUMER01']);
   expectWellFormed(blocks);
 }

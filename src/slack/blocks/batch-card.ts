@@ -106,13 +106,22 @@ function render(d: BatchCardData, scale: number): KnownBlock[] {
   });
 
   const first = d.members[0];
+  const riskyTitles = pending.filter((m) => m.described?.risk === 'high').map((m) => m.described!.title);
   if (pending.length > 0 && first !== undefined) {
     const value = batchButtonValue(pending);
     blocks.push({
       type: 'actions',
       block_id: batchBlockId(first.actionId),
       elements: [
-        { type: 'button', action_id: ACTION_IDS.batchApproveAll, text: plainText('Approve all'), style: 'primary', value },
+        {
+          type: 'button',
+          action_id: ACTION_IDS.batchApproveAll,
+          text: plainText('Approve all'),
+          style: 'primary',
+          value,
+          // Approving all approves the high-risk ones too: confirmed as each one's own Approve is.
+          ...(riskyTitles.length > 0 ? { confirm: highRiskConfirm(riskyTitles.join('; ')) } : {}),
+        },
         // Opens the reason modal, which is where it can still be cancelled.
         { type: 'button', action_id: ACTION_IDS.batchDeclineAll, text: plainText('Decline all'), style: 'danger', value },
       ],

@@ -30,10 +30,14 @@ describe('batchCard with described calls', () => {
     const [first, second] = approveButtons(blocks);
     expect(first!.confirm).toBeUndefined();
     expect(second!.confirm).toMatchObject({ style: 'danger', text: { text: expect.stringContaining('Refund $1,500.50 on order A-2') } });
+    const all = blocks.filter((b): b is ActionsBlock => b.type === 'actions').flatMap((b) => b.elements as Button[]).find((b) => b.action_id === ACTION_IDS.batchApproveAll);
+    expect(all!.confirm).toMatchObject({ style: 'danger', text: { text: expect.stringContaining('Refund $1,500.50 on order A-2') } });
   });
 
   it('falls back to the arguments as JSON for a call without a description', () => {
-    const text = allText(batchCard({ total: 1, part: 1, parts: 1, offset: 0, members: [member(3)], waiting: 1, approvers: [] }));
+    const blocks = batchCard({ total: 1, part: 1, parts: 1, offset: 0, members: [member(3)], waiting: 1, approvers: [] });
+    const text = allText(blocks);
+    expect(JSON.stringify(blocks)).not.toContain('confirm');
     expect(text).toContain('`issue_refund` `{"orderId":"A-3","amountCents":150050}`');
   });
 });

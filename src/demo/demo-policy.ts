@@ -28,12 +28,13 @@ function demoPolicyWith(version: string, refundApprovers: string[]): Policy {
       expiresIn: '24h',
     },
     tools: {
-      // A deletion is soft and the requester usually owns the record, so their own click is enough,
-      // but it is confirmed first: it cannot be undone from the chat.
+      // A deletion is soft and the requester usually owns the record, so their own click is enough.
+      // The tool itself calls each deletion high-risk (its describe()), so Approve asks to confirm;
+      // not the policy, whose high risk would give each deletion a card of its own instead of the
+      // batch card parallel deletions share.
       delete_record: {
         requireApproval: true,
         allowSelfApproval: true,
-        risk: 'high',
       },
       // Money leaves the company: never on the requester's word alone, and two people for large amounts.
       issue_refund: {

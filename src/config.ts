@@ -39,6 +39,10 @@ const envSchema = z.object({
     message: 'SLACK_APP_TOKEN must be an app-level token starting with xapp-',
   }),
   SLACK_API_URL: url('SLACK_API_URL'),
+  SLACK_ASSISTANT: z
+    .enum(['auto', 'on', 'off'], { message: 'SLACK_ASSISTANT must be auto, on or off' })
+    .optional()
+    .transform((v) => v ?? 'off'),
   PORT: z
     .string()
     .optional()
@@ -96,6 +100,11 @@ export interface Config {
      * that, so the Web API then uses the global fetch rather than the bot's own transport.
      */
     readonly useEnvProxy?: boolean;
+    /**
+     * Slack's AI-app methods: a status while a run waits for approval, the answer streamed.
+     * `auto` in threads of DMs with the app, `on` in every thread, `off` (default) never.
+     */
+    readonly assistant?: 'auto' | 'on' | 'off';
   };
   readonly port: number;
   readonly databaseUrl?: string;
@@ -190,6 +199,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       appToken: e.SLACK_APP_TOKEN,
       apiUrl: e.SLACK_API_URL,
       useEnvProxy: e.NODE_USE_ENV_PROXY === '1' || /(^|\s)--use-env-proxy(\s|$)/.test(e.NODE_OPTIONS ?? ''),
+      assistant: e.SLACK_ASSISTANT,
     },
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,

@@ -28,6 +28,8 @@ export interface SlackBotOptions {
     appToken?: string;
     /** Another Web API base URL (a test's fake Slack). */
     apiUrl?: string;
+    /** Slack's AI-app conventions (status while waiting for approval, streamed answers); see SLACK_ASSISTANT. Default off. */
+    assistant?: 'auto' | 'on' | 'off';
   };
   logger?: Logger;
   /** HTTP mode: listen on this port; without it, mount `handler` in a server of your own. */
@@ -96,6 +98,7 @@ export function createSlackBot(options: SlackBotOptions): SlackBot {
         logger,
         botUserId: auth.user_id,
         listen: options.port !== undefined,
+        ...(options.slack.assistant ? { assistant: options.slack.assistant } : {}),
         ...(options.timings?.sweepIntervalMs !== undefined ? { sweepIntervalMs: options.timings.sweepIntervalMs } : {}),
         ...(options.timings?.cardRepairAfterMs !== undefined ? { cardRepairAfterMs: options.timings.cardRepairAfterMs } : {}),
       });

@@ -20,6 +20,7 @@ import { respondToUrl, webApiMethods } from './web-api-methods.js';
 
 const DEFAULT_SCOPES = [
   'app_mentions:read',
+  'assistant:write',
   'channels:history',
   'chat:write',
   'commands',
@@ -115,6 +116,8 @@ export async function startSlackSimulator(options: SlackSimulatorOptions = {}): 
       return v ? clone(v) : undefined;
     },
     homeView: (user) => clone(store.homeView(user)),
+    assistantStatus: (channel, threadTs) => store.assistantStatus(channel, threadTs),
+    isStreaming: (channel, ts) => store.streaming.has(`${channel} ${ts}`),
     seedMessage: (m) => clone(store.seedMessage(m)),
     setUsergroup: (id, users) => {
       store.usergroups.set(id, [...users]);

@@ -39,6 +39,10 @@ export class SimulatorStore {
   /** user id → the view id of their published Home tab. */
   homeViews = new Map<string, string>();
   usedTriggers = new Set<string>();
+  /** Every assistant.threads.setStatus, in order ('' clears a thread's status). */
+  assistantStatuses: Array<{ channel: string; threadTs: string; status: string }> = [];
+  /** `channel ts` of messages chat.startStream began and chat.stopStream has not ended. */
+  streaming = new Set<string>();
   usergroups: Map<string, string[]>;
   expiredTriggers: 'all' | Set<string>;
   private clock: StepClock;
@@ -67,6 +71,8 @@ export class SimulatorStore {
     this.views = new Map();
     this.homeViews = new Map();
     this.usedTriggers = new Set();
+    this.assistantStatuses = [];
+    this.streaming = new Set();
     this.usergroups = this.initialUsergroups();
     this.expiredTriggers = this.initialExpired();
     this.viewCounter = 0;
@@ -98,6 +104,11 @@ export class SimulatorStore {
       ...(m.blocks !== undefined ? { blocks: clone(m.blocks) } : {}),
       ...(m.threadTs !== undefined ? { thread_ts: m.threadTs } : {}),
     });
+  }
+
+  /** The status assistant.threads.setStatus last gave a thread ('' when cleared, undefined when never set). */
+  assistantStatus(channel: string, threadTs: string): string | undefined {
+    return this.assistantStatuses.findLast((s) => s.channel === channel && s.threadTs === threadTs)?.status;
   }
 
   homeView(user: string): StoredView | undefined {

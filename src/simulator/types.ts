@@ -109,6 +109,8 @@ export interface SlackSimulatorOptions {
   extraTokens?: string[];
   /** Usergroup id → member user ids, for usergroups.users.list. */
   usergroups?: Record<string, string[]>;
+  /** Usergroup id → handle (without @), for usergroups.list; default the id in lower case. */
+  usergroupHandles?: Record<string, string>;
   /** Users known to users.info; other ids that look like user ids get a synthesised profile. */
   users?: Record<string, Partial<SimulatedUser>>;
   /** When set, only these channels exist (others → channel_not_found). */
@@ -213,6 +215,10 @@ export interface SlackSimulator {
   view(id: string): StoredView | undefined;
   /** The App Home view published for `user` with views.publish, if any. */
   homeView(user: string): StoredView | undefined;
+  /** The thread's assistant status as last set ('' once cleared; undefined if never set). */
+  assistantStatus(channel: string, threadTs: string): string | undefined;
+  /** Whether chat.startStream began the message and chat.stopStream has not ended it. */
+  isStreaming(channel: string, ts: string): boolean;
   /** Put a message in place as if someone else had posted it (e.g. the thread root a human wrote). */
   seedMessage(message: { channel: string; text: string; user?: string; ts?: string; threadTs?: string; botId?: string; blocks?: unknown[] }): StoredMessage;
   setUsergroup(id: string, users: string[]): void;

@@ -7,7 +7,9 @@
 import { SlackApiError } from './api-error.js';
 import { messageContent } from './block-limits.js';
 import { clone } from './json.js';
+import { assistantMethods } from './methods/assistant.js';
 import { chatMethods } from './methods/chat.js';
+import { chatStreamMethods } from './methods/chat-stream.js';
 import { conversationMethods } from './methods/conversations.js';
 import { methodContext } from './methods/method-context.js';
 import { reactionMethods } from './methods/reactions.js';
@@ -22,7 +24,15 @@ export { wireMessage } from './wire-message.js';
 
 export function webApiMethods(store: SimulatorStore, options: SlackSimulatorOptions): Record<string, Handler> {
   const ctx = methodContext(store, options);
-  return { ...workspaceMethods(ctx), ...chatMethods(ctx), ...reactionMethods(ctx), ...viewMethods(ctx), ...conversationMethods(ctx) };
+  return {
+    ...workspaceMethods(ctx),
+    ...chatMethods(ctx),
+    ...chatStreamMethods(ctx),
+    ...assistantMethods(ctx),
+    ...reactionMethods(ctx),
+    ...viewMethods(ctx),
+    ...conversationMethods(ctx),
+  };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { AssistantSupport, type AssistantMode } from './assistant-support.js';
 import type { RequestListener, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, HTTPReceiver, type CustomRoute, type webApi } from '@slack/bolt';
@@ -88,6 +89,12 @@ export interface SlackAppOptions {
    * person, spaced at least `minIntervalMs` apart (default 650 ms, under Tier 4's ~100 a minute).
    */
   homeRefresh?: { debounceMs?: number; minIntervalMs?: number };
+  /**
+   * Slack's AI-app conventions (SLACK_ASSISTANT): `auto` in threads of DMs with the app, `on` in
+   * every thread, `off` (the default) never. A status while a run waits for approval, and the
+   * answer streamed; any refusal falls back to the reaction and posted messages.
+   */
+  assistant?: AssistantMode;
 }
 
 export interface SlackApp {
@@ -189,6 +196,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     publicChannels: new Map(),
     decisionsInFlight: new Map(),
     workingReactionDelayMs: options.workingReactionDelayMs ?? DEFAULT_WORKING_REACTION_DELAY_MS,
+    ...assistantOf(options.assistant ?? config.assistant),
     ...(options.botUserId ? { botUserId: options.botUserId } : {}),
   };
 
@@ -321,4 +329,8 @@ function hostedHandler(receiver: HTTPReceiver, log: Logger): RequestListener {
       res.end();
     }
   };
+}
+
+function assistantOf(mode: AssistantMode | undefined): { assistant?: AssistantSupport } {
+  return mode && mode !== 'off' ? { assistant: new AssistantSupport(mode) } : {};
 }

@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import type { BackgroundTasks } from './transport/background-tasks.js';
 import type { SlackDb } from './store/slack-tables.js';
 import type { HomeRefresher } from './home/home-refresher.js';
+import type { AssistantSupport } from './assistant-support.js';
 
 /** What every listener and helper of the Slack front end works with. */
 export interface SlackContext {
@@ -41,6 +42,8 @@ export interface SlackContext {
   readonly publicChannels?: Map<string, number>;
   /** Republishes people's Home tabs when requests they see change (absent where no Home is kept). */
   readonly home?: HomeRefresher;
+  /** Slack's AI-app methods (status, streaming), when SLACK_ASSISTANT allows them; absent: never used. */
+  readonly assistant?: AssistantSupport;
 }
 
 /** A card this process is posting. */

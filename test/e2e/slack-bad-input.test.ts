@@ -184,7 +184,7 @@ describe.each(backends)('Slack requests the bot refuses on %s', (backend) => {
     expect(b.logs.filter((line) => /"level":50/.test(line))).toEqual([]);
 
     expect((await answer(String(cardActions(card.blocks, 'question')!.block_id))).status).toBe(200);
-    await waitForUpdate(h.fake, card, `Answered by <@${REQUESTER}>: us`);
+    await waitForUpdate(h.fake, card, `Answered *us* by <@${REQUESTER}>`);
     await waitForText(h.fake, thread, 'Using us.');
   });
 });

@@ -4,11 +4,11 @@ import { askUserTool } from '../../src/agent/ask-user.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { createDemoTables, demoDb } from '../../src/demo/demo-tables.js';
 import { createDeployServiceTool } from '../../src/demo/tools/deploy-service.js';
-import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
 import { backends } from '../helpers/db.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { cardActions, clickButton, freshTs, mention, startBot, textOf, waitForCard, waitForEphemeral, waitForText, waitForUpdate, type AgentDeps, type Bot, slackHarness, type PostedCard } from '../helpers/slack-bot.js';
-import { blockActionsPayload, messageEnvelope, viewSubmissionPayload } from '../../src/simulator/index.js';
+import { blockActionsPayload, messageEnvelope } from '../../src/simulator/index.js';
 
 const CHANNEL = 'C0CHANNEL01';
 const REQUESTER = 'U0REQUESTER';
@@ -91,7 +91,7 @@ describe.each(backends)('Slack questions and suspended tools on %s', (backend) =
     await select(b, card, ALICE, 'radio_buttons', ['1']);
     await waitForEphemeral(h.fake, ALICE, `Only <@${REQUESTER}> can answer`);
     await select(b, card, REQUESTER, 'radio_buttons', ['1']);
-    await waitForUpdate(h.fake, card, `Answered by <@${REQUESTER}>: production`);
+    await waitForUpdate(h.fake, card, `Answered *production* by <@${REQUESTER}>`);
     await waitForText(h.fake, thread, 'Going with production.');
     expect(lastToolResults(model)).toEqual([
       expect.objectContaining({ output: { type: 'json', value: { question: 'Which environment?', answer: 'production' } } }),
@@ -141,7 +141,7 @@ describe.each(backends)('Slack questions and suspended tools on %s', (backend) =
     await reply(b, thread, ALICE, 'not me');
     await waitForEphemeral(h.fake, ALICE, `Only <@${REQUESTER}> can answer`);
     await reply(b, thread, REQUESTER, 'Blue Falcon & <friends>');
-    await waitForUpdate(h.fake, card, `Answered by <@${REQUESTER}>: Blue Falcon &amp; &lt;friends&gt;`);
+    await waitForUpdate(h.fake, card, `Answered *Blue Falcon &amp; &lt;friends&gt;* by <@${REQUESTER}>`);
     await waitForText(h.fake, thread, 'Named it.');
     expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { answer: 'Blue Falcon & <friends>' } } });
   });
@@ -157,7 +157,7 @@ describe.each(backends)('Slack questions and suspended tools on %s', (backend) =
     expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { answer: 'opt-117' } } });
   });
 
-  it('deploy to production confirmed through the Respond modal (a form built from the resume schema)', async () => {
+  it('deploy to production confirmed with the Yes button (a one-boolean resume schema needs no form)', async () => {
     const { b } = await boot([
       { toolCalls: [{ toolName: 'deploy_service', args: { service: 'api', environment: 'production', version: 'v1.2.3' } }] },
       { text: 'Deployed api v1.2.3 to production.' },
@@ -165,29 +165,12 @@ describe.each(backends)('Slack questions and suspended tools on %s', (backend) =
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'deploy api v1.2.3 to prod' });
     const card = await waitForCard(h.fake, thread, 'suspension');
     expect(textOf(card.call)).toContain('Deploy api v1.2.3 to production?');
+    expect(textOf(card.call)).not.toContain('Respond');
 
-    await clickButton(b, card, REQUESTER, ACTION_IDS.suspensionRespond);
-    const opened = await h.fake.waitFor('views.open');
-    const view = opened.args.view as { private_metadata: string; callback_id: string; blocks: Array<{ block_id?: string }> };
-    expect(view.callback_id).toBe(CALLBACK_IDS.respondModal);
-    expect(view.blocks.map((x) => x.block_id)).toContain('confirmed');
-
-    const empty = await b.send.interaction(
-      viewSubmissionPayload({ user: REQUESTER, callbackId: CALLBACK_IDS.respondModal, privateMetadata: view.private_metadata, stateValues: {} }),
-    );
-    expect(empty.json).toEqual({ response_action: 'errors', errors: { confirmed: 'This field is required.' } });
-
-    const submitted = await b.send.interaction(
-      viewSubmissionPayload({
-        user: REQUESTER,
-        callbackId: CALLBACK_IDS.respondModal,
-        privateMetadata: view.private_metadata,
-        stateValues: { confirmed: { value: { type: 'radio_buttons', selected_option: { text: { type: 'plain_text', text: 'Yes' }, value: 'true' } } } },
-      }),
-    );
-    expect(submitted.status).toBe(200);
-    await waitForUpdate(h.fake, card, `Resumed by <@${REQUESTER}>`);
+    await clickButton(b, card, REQUESTER, ACTION_IDS.suspensionYes);
+    await waitForUpdate(h.fake, card, `Answered *Yes* by <@${REQUESTER}>`);
     await waitForText(h.fake, thread, 'Deployed api v1.2.3 to production.');
+    expect(h.fake.callsTo('views.open')).toEqual([]);
     const rows = await demoDb(h.database.db).selectFrom('demo_deployments').selectAll().where('version', '=', 'v1.2.3').execute();
     expect(rows).toHaveLength(1);
   });
@@ -210,7 +193,7 @@ describe.each(backends)('Slack questions and suspended tools on %s', (backend) =
     expect(model.doStreamCalls).toHaveLength(1);
     expect(h.fake.callsTo('chat.postMessage')).toHaveLength(1);
     await reply(b, thread, REQUESTER, 'yes');
-    await waitForUpdate(h.fake, card, `Resumed by <@${REQUESTER}>`);
+    await waitForUpdate(h.fake, card, `Answered *Yes* by <@${REQUESTER}>`);
     await waitForText(h.fake, thread, 'Deployed web v9.9.9.');
     const rows = await demoDb(h.database.db).selectFrom('demo_deployments').selectAll().where('version', '=', 'v9.9.9').execute();
     expect(rows).toHaveLength(1);

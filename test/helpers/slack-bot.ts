@@ -59,6 +59,8 @@ export async function startBot(options: {
   cardRepairAfterMs?: number;
   /** See SlackAppOptions.homeRefresh. */
   homeRefresh?: { debounceMs?: number; minIntervalMs?: number };
+  /** SLACK_ASSISTANT (default off). */
+  assistant?: 'auto' | 'on' | 'off';
 }): Promise<Bot> {
   const { logger, logs } = captureLogger();
   const resolveGroupMembers = slackGroupResolver(slackWebClient({ botToken: FAKE_BOT_TOKEN, apiUrl: options.fake.apiUrl }, logger));
@@ -75,6 +77,7 @@ export async function startBot(options: {
     ...(options.customRoutes ? { customRoutes: options.customRoutes } : {}),
     ...(options.cardRepairAfterMs !== undefined ? { cardRepairAfterMs: options.cardRepairAfterMs } : {}),
     ...(options.homeRefresh ? { homeRefresh: options.homeRefresh } : {}),
+    ...(options.assistant ? { assistant: options.assistant } : {}),
   });
   const { port } = await slack.start();
   const url = `http://127.0.0.1:${port}/slack/events`;
@@ -291,6 +294,9 @@ export function expectCleanSlackOutput(fake: SlackSimulator): void {
       expect(textOf(call), `${call.method} text`).not.toMatch(NOTIFYING);
       expect(call.args.link_names, 'link_names').toBeUndefined();
       expect(call.args.parse, 'parse').toBeUndefined();
+    }
+    if (['chat.startStream', 'chat.appendStream', 'chat.stopStream'].includes(call.method)) {
+      expect(String(call.args.markdown_text ?? ''), `${call.method} markdown_text`).not.toMatch(NOTIFYING);
     }
     if (call.method === 'views.publish') {
       expect(viewLimitErrors(call.args.view, 'home'), 'views.publish view').toEqual([]);

@@ -91,24 +91,19 @@ describe.skipIf(chromiumMissing)('the sandbox in Chromium', { timeout: 120_000 }
     await card.locator('input[type=checkbox][value="1"]').check();
     await card.locator('input[type=checkbox][value="2"]').check();
     await card.locator('button', { hasText: 'Submit' }).click();
-    await expect.poll(() => card.textContent()).toContain('Answered by @alice: def-456, ghi-789');
+    await expect.poll(() => card.textContent()).toContain('Answered def-456, ghi-789 by @alice');
     // The two deletions are parallel calls of one step: one card for both.
     await expect.poll(() => thread.locator('.msg-bot', { hasText: '2 actions need approval' }).count()).toBe(1);
     expect(await thread.locator('.msg-bot .bk-header', { hasText: /^Delete record / }).count()).toBe(0);
   });
 
-  it('confirms a production deploy in the Respond modal', async () => {
+  it('confirms a production deploy with the Yes button, no form', async () => {
     const thread = await request('@approvals deploy api 2.3 to production');
     const card = botCard(thread, 'Input needed: deploy_service');
-    await card.locator('button', { hasText: 'Respond' }).click();
-    const modal = page.locator('.modal');
-    await modal.waitFor();
-    expect(await modal.locator('.modal-title').textContent()).toBe('Provide input');
-    await modal.locator('label', { hasText: 'Yes' }).locator('input').check();
-    await modal.locator('.modal-submit').click();
-    await modal.waitFor({ state: 'detached' });
+    await card.locator('button', { hasText: 'Yes' }).click();
     await thread.locator('.msg-bot', { hasText: 'Deployed api 2.3 to production' }).waitFor();
-    expect(await card.textContent()).toContain('Resumed by @alice');
+    expect(await card.textContent()).toContain('Answered Yes by @alice');
+    expect(await page.locator('.modal').count()).toBe(0);
   });
 
   it('shows no script errors along the way', () => {

@@ -57,7 +57,7 @@ describe('the real bot, unchanged, behind the sandbox', () => {
     expect(boxes).toBeDefined();
     await s.ui('/ui/action', { user: 'U0BOB', channel: GENERAL, messageTs: card.ts, blockId: block.block_id, actionId: 'question.answer', selectedOptions: ['1', '2'] });
     await s.ui('/ui/action', { user: 'U0BOB', channel: GENERAL, messageTs: card.ts, blockId: block.block_id, actionId: 'question.submit' });
-    await s.until(() => s.thread(GENERAL, threadTs).find((m) => m.ts === card.ts && /Answered by/.test(shownText(m))));
+    await s.until(() => s.thread(GENERAL, threadTs).find((m) => m.ts === card.ts && /Answered .+ by/.test(shownText(m))));
     // The two deletions are parallel calls of one step: one batch card for both.
     const approvals = await s.until(() => {
       const cards = s.thread(GENERAL, threadTs).filter((m) => cardBlock(m, 'approval'));
@@ -67,14 +67,12 @@ describe('the real bot, unchanged, behind the sandbox', () => {
     expect(shownText(approvals[0]!)).toMatch(/2 actions need approval[\s\S]*def-456[\s\S]*ghi-789/);
   });
 
-  it('confirms a production deploy through the Respond modal', async () => {
+  it('confirms a production deploy with the Yes button, without a form', async () => {
     const { threadTs, card, block } = await ask('U0CAROL', '@approvals deploy api 2.3 to production', 'suspension');
-    await s.ui('/ui/action', { user: 'U0CAROL', channel: GENERAL, messageTs: card.ts, blockId: block.block_id, actionId: 'suspension.respond' });
-    const view = await s.until(() => s.run.sandbox.store.views('U0CAROL')[0]);
-    const input = (view.blocks as any[]).find((b) => b.type === 'input');
-    expect(input.element.type).toBe('radio_buttons');
-    const submitted = await s.ui('/ui/view-submission', { user: 'U0CAROL', viewId: view.id, values: { [input.block_id]: { [input.element.action_id]: 'true' } } });
-    expect(submitted.json).toMatchObject({ ok: true, outcome: 'closed' });
+    expect(block.elements.map((e) => e.action_id)).toEqual(['suspension.yes', 'suspension.no']);
+    await s.ui('/ui/action', { user: 'U0CAROL', channel: GENERAL, messageTs: card.ts, blockId: block.block_id, actionId: 'suspension.yes' });
+    expect(s.run.sandbox.store.views('U0CAROL')).toEqual([]);
+    await s.until(() => s.thread(GENERAL, threadTs).find((m) => m.ts === card.ts && /Answered \*Yes\* by/.test(shownText(m))));
     await s.until(() => s.thread(GENERAL, threadTs).find((m) => m.bot_id && /deploy|Deployed|production/i.test(shownText(m)) && m.ts !== card.ts && !cardBlock(m, 'suspension')));
     const deployments = await s.demo.selectFrom('demo_deployments').selectAll().where('environment', '=', 'production').execute();
     expect(deployments.map((d) => [d.service, d.version])).toContainEqual(['api', '2.3']);

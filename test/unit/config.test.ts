@@ -37,6 +37,7 @@ describe('parseConfig', () => {
     [{ SWEEP_INTERVAL_MS: '1.5' }, 'SWEEP_INTERVAL_MS'],
     [{ CARD_REPAIR_AFTER_MS: '-1' }, 'CARD_REPAIR_AFTER_MS'],
     [{ CARD_REPAIR_AFTER_MS: '100000000' }, 'CARD_REPAIR_AFTER_MS'],
+    [{ SLACK_ASSISTANT: 'yes' }, 'SLACK_ASSISTANT'],
   ])('rejects %j naming %s', (env, variable) => {
     let error: unknown;
     try {
@@ -47,6 +48,12 @@ describe('parseConfig', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).variable).toBe(variable);
     expect((error as ConfigError).message).toContain(variable);
+  });
+
+  it('SLACK_ASSISTANT is off unless set to auto or on', () => {
+    expect(parseConfig({}).slack.assistant).toBe('off');
+    expect(parseConfig({ SLACK_ASSISTANT: 'auto' }).slack.assistant).toBe('auto');
+    expect(parseConfig({ SLACK_ASSISTANT: 'on' }).slack.assistant).toBe('on');
   });
 
   it('production settings: log format, shutdown timeout, metrics token', () => {

@@ -26,6 +26,7 @@ const loadManifest = (): Manifest => parse(readFileSync(root('manifest.yml'), 'u
 /** Every scope the bot's code needs, and no other: adding one must be a deliberate change here. */
 const EXPECTED_BOT_SCOPES = [
   'app_mentions:read',
+  'assistant:write',
   'channels:history',
   'chat:write',
   'commands',
@@ -35,6 +36,7 @@ const EXPECTED_BOT_SCOPES = [
   'im:write',
   'reactions:write',
   'usergroups:read',
+  'users:read',
 ];
 const EXPECTED_BOT_EVENTS = ['app_home_opened', 'app_mention', 'message.channels', 'message.groups', 'message.im'];
 

@@ -1,4 +1,4 @@
-/** api.test, auth.test, users.info and usergroups.users.list: who is who in the simulated workspace. */
+/** api.test, auth.test, users.info, usergroups.list and usergroups.users.list: who is who in the simulated workspace. */
 import { SlackApiError } from '../api-error.js';
 import { SLACK_IDS } from '../ids.js';
 import { clone } from '../json.js';
@@ -43,6 +43,13 @@ export function workspaceMethods(ctx: MethodContext): Record<string, Handler> {
       return { ok: true, users: [...users] };
     },
 
+    'usergroups.list': () => ({
+      ok: true,
+      usergroups: [...store.usergroups.entries()].map(([id, users]) => {
+        const handle = options.usergroupHandles?.[id] ?? id.toLowerCase();
+        return { id, team_id: SLACK_IDS.teamId, is_usergroup: true, name: handle, handle, date_delete: 0, user_count: users.length };
+      }),
+    }),
     'users.info': (args) => {
       const id = reqString(args, 'user');
       if (!options.users?.[id] && !/^[UW][A-Z0-9]{2,}$/.test(id)) throw new SlackApiError('user_not_found');

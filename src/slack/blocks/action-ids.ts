@@ -14,6 +14,9 @@ export const ACTION_IDS = {
   questionAnswer: 'question.answer',
   questionSubmit: 'question.submit',
   suspensionRespond: 'suspension.respond',
+  /** Yes / No on a suspension whose resume schema is one boolean: answers without a form. */
+  suspensionYes: 'suspension.yes',
+  suspensionNo: 'suspension.no',
   /** An MCP server's question (elicitation): the one inline field, the form behind a button, decline, done, the link. */
   elicitationValue: 'elicitation.value',
   elicitationSubmit: 'elicitation.submit',

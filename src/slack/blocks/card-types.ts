@@ -95,7 +95,16 @@ export interface QuestionCardData {
   state: QuestionCardState;
 }
 
-export type SuspensionCardState = { kind: 'pending' } | { kind: 'resumed'; by: string } | { kind: 'cancelled' };
+/**
+ * What an answer said, ready to show: one value (a bare answer, or a yes/no confirmation),
+ * label/value pairs for structured answers, or nothing readable. Plain text: the builder escapes.
+ */
+export type AnswerSummary =
+  | { kind: 'value'; text: string }
+  | { kind: 'pairs'; pairs: Array<{ label: string; value: string }> }
+  | { kind: 'none' };
+
+export type SuspensionCardState = { kind: 'pending' } | { kind: 'answered'; by: string; answer: AnswerSummary } | { kind: 'cancelled' };
 
 export interface SuspensionCardData {
   actionId: number;
@@ -104,6 +113,8 @@ export interface SuspensionCardData {
   payload: unknown;
   /** Whether a Respond modal can be built from the tool's resume schema. */
   respondable: boolean;
+  /** A yes/no resume schema: Yes / No buttons answer at once, no form. */
+  confirmation?: boolean;
   /** Whether the next thread reply resumes the tool. */
   autoResume: boolean;
   state: SuspensionCardState;
@@ -111,16 +122,21 @@ export interface SuspensionCardData {
 
 export interface RespondField {
   name: string;
+  /** What the form shows for the field (schema title or description, else the key humanised); default the name. */
+  label?: string;
   kind: 'string' | 'number' | 'boolean' | 'enum';
   /** The allowed values when kind is 'enum'. */
   options?: string[];
   optional: boolean;
+  /** The field's hint under its input. */
   description?: string;
 }
 
 export interface RespondModalData {
   actionId: number;
   toolName: string;
+  /** What the tool asked (its suspend payload's message/question/prompt), shown at the top. */
+  question?: string;
   fields: RespondField[];
 }
 

@@ -152,6 +152,8 @@ export function statusText(a: InboxItem['action']): string {
       return `:no_entry_sign: cancelled${by}${at}`;
     case 'superseded':
       return ':arrows_counterclockwise: replaced by a new request';
+    case 'resumed':
+      return `:speech_balloon: answered${by}${at}`;
     default:
       return escapeMrkdwn(a.status);
   }

@@ -1,6 +1,5 @@
 import type { ActionsBlockElement, Checkboxes, KnownBlock, MultiStaticSelect, PlainTextOption, RadioButtons, StaticSelect } from '@slack/types';
-import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
-import { LIMITS, truncate, truncateMrkdwn } from './limits.js';
+import { LIMITS, truncateMrkdwn } from './limits.js';
 import { markdownToMrkdwn } from '../mrkdwn/markdown-to-mrkdwn.js';
 import { ACTION_IDS, cardBlockId } from './action-ids.js';
 import { actionButtonValue } from './button-value.js';
@@ -8,6 +7,7 @@ import type { QuestionCardData, QuestionOption } from './card-types.js';
 import { fitMessage, scaled } from './fit-message.js';
 import { context, section } from './layout.js';
 import { mention } from './mention.js';
+import { answeredText } from './answered-text.js';
 import { oneLine, plainText } from './text-objects.js';
 import { unreachable } from '../../unreachable.js';
 
@@ -33,8 +33,7 @@ function render(d: QuestionCardData, converted: string, scale: number): KnownBlo
   switch (d.state.kind) {
     case 'answered': {
       const answer = Array.isArray(d.state.answer) ? d.state.answer.join(', ') : d.state.answer;
-      const text = answer.trim() === '' ? '(no answer)' : escapeMrkdwn(truncate(answer, scaled(2000, scale, 200)));
-      blocks.push(section(`:speech_balloon: Answered by ${mention(d.state.by)}: ${text}`));
+      blocks.push(section(`:speech_balloon: ${answeredText({ kind: 'value', text: answer }, d.state.by, scaled(2000, scale, 200))}`));
       return blocks;
     }
     case 'cancelled':

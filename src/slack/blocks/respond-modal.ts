@@ -1,6 +1,7 @@
 import type { InputBlock, InputBlockElement, KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import { inlineCode } from '../mrkdwn/inline-code.js';
-import { LIMITS, truncate } from './limits.js';
+import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
+import { LIMITS, truncate, truncateMrkdwn } from './limits.js';
 import { CALLBACK_IDS } from './action-ids.js';
 import { actionButtonValue } from './button-value.js';
 import type { RespondField, RespondModalData, ViewStateValues } from './card-types.js';
@@ -69,14 +70,18 @@ function hint(field: RespondField): string | undefined {
 
 /** The form a suspended tool's resume data is entered in, one input per field. */
 export function respondModal(data: RespondModalData): ModalView {
-  const blocks: KnownBlock[] = [section(`Input for ${inlineCode(truncate(data.toolName, 200))}`)];
+  const tool = `Input for ${inlineCode(truncate(data.toolName, 200))}`;
+  const question = data.question?.trim();
+  // The question the tool asked, above the fields it is answered in; escaped, as a model may have written it.
+  const intro = question ? `${truncateMrkdwn(escapeMrkdwn(truncate(question, LIMITS.sectionText)), LIMITS.sectionText - 400)}\n\n${tool}` : tool;
+  const blocks: KnownBlock[] = [section(intro)];
   const visible = data.fields.slice(0, MAX_FIELDS);
   visible.forEach((field, i) => {
     const input: InputBlock = {
       type: 'input',
       block_id: respondFieldBlockId(field, i),
       optional: field.optional,
-      label: plainText(oneLine(field.name), LIMITS.inputLabel),
+      label: plainText(oneLine(field.label ?? field.name) || field.name, LIMITS.inputLabel),
       element: element(field),
     };
     const text = hint(field);

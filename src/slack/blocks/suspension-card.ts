@@ -7,7 +7,7 @@ import type { SuspensionCardData } from './card-types.js';
 import { fitMessage, scaled } from './fit-message.js';
 import { jsonCodeBlock } from './json-code-block.js';
 import { context, section } from './layout.js';
-import { mention } from './mention.js';
+import { answeredText } from './answered-text.js';
 import { oneLine, plainText } from './text-objects.js';
 import { unreachable } from '../../unreachable.js';
 
@@ -19,13 +19,20 @@ export function suspensionCard(data: SuspensionCardData): KnownBlock[] {
   return fitMessage((scale) => render(data, scale));
 }
 
-/** A string `message` in the payload is what the tool wants a human to read; the rest is detail. */
-function splitPayload(payload: unknown): { message?: string; rest: unknown; hasRest: boolean } {
+/** The payload keys a tool puts what it asks a human in, in the order they are looked for. */
+export const QUESTION_KEYS = ['message', 'question', 'prompt'] as const;
+
+/** A string `message` (or `question`, `prompt`) in the payload is what the tool wants a human to read; the rest is detail. */
+export function splitPayload(payload: unknown): { message?: string; rest: unknown; hasRest: boolean } {
   if (typeof payload === 'string') return { message: payload, rest: undefined, hasRest: false };
   if (payload === undefined || payload === null) return { rest: undefined, hasRest: false };
   if (typeof payload === 'object' && !Array.isArray(payload)) {
-    const { message, ...rest } = payload as Record<string, unknown>;
-    if (typeof message === 'string') return { message, rest, hasRest: Object.keys(rest).length > 0 };
+    const record = payload as Record<string, unknown>;
+    const key = QUESTION_KEYS.find((k) => typeof record[k] === 'string');
+    if (key !== undefined) {
+      const { [key]: message, ...rest } = record;
+      return { message: message as string, rest, hasRest: Object.keys(rest).length > 0 };
+    }
   }
   return { rest: payload, hasRest: true };
 }
@@ -54,7 +61,17 @@ function render(d: SuspensionCardData, scale: number): KnownBlock[] {
 
   switch (d.state.kind) {
     case 'pending':
-      if (d.respondable) {
+      if (d.confirmation) {
+        blocks.push({
+          type: 'actions',
+          block_id: cardBlockId('suspension', d.actionId),
+          elements: [
+            { type: 'button', action_id: ACTION_IDS.suspensionYes, text: plainText('Yes'), style: 'primary', value: actionButtonValue(d.actionId) },
+            { type: 'button', action_id: ACTION_IDS.suspensionNo, text: plainText('No'), value: actionButtonValue(d.actionId) },
+          ],
+        });
+        if (d.autoResume) blocks.push(context('…or reply in this thread'));
+      } else if (d.respondable) {
         blocks.push({
           type: 'actions',
           block_id: cardBlockId('suspension', d.actionId),
@@ -73,8 +90,8 @@ function render(d: SuspensionCardData, scale: number): KnownBlock[] {
         blocks.push(context('Reply in this thread to continue.'));
       }
       break;
-    case 'resumed':
-      blocks.push(section(`:arrow_forward: Resumed by ${mention(d.state.by)}`));
+    case 'answered':
+      blocks.push(section(`:speech_balloon: ${answeredText(d.state.answer, d.state.by, scaled(2000, scale, 200))}`));
       break;
     case 'cancelled':
       blocks.push(context(':heavy_multiplication_x: Cancelled'));

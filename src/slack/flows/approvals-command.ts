@@ -64,7 +64,7 @@ async function showOne(ctx: SlackContext, user: string, actionId: number): Promi
   }
   const card = await findCard(ctx.slackDb, actionId);
   const link = card ? threadLink(ctx.teamUrl, card) : undefined;
-  return { text: `Request #${actionId}: ${row.tool_name} (${row.status})`, blocks: requestBlocks({ action: row, ...(link ? { link } : {}) }, canDecide) };
+  return { text: `Request #${actionId}: ${row.tool_name} (${row.status === 'resumed' ? 'answered' : row.status})`, blocks: requestBlocks({ action: row, ...(link ? { link } : {}) }, canDecide) };
 }
 
 /**

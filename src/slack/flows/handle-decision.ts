@@ -10,6 +10,7 @@ import { tellUser } from './tell-user.js';
 import { postQuorumProgress } from './post-quorum-progress.js';
 import { tellRequesterExpired } from './handle-expired.js';
 import { refreshHomesFor } from '../home/affected-users.js';
+import { recipientOf } from './answer-stream.js';
 
 /**
  * Shows the result of an approve/decline: the card redrawn when the request
@@ -45,5 +46,5 @@ export async function handleDecision(ctx: SlackContext, decision: Decision, clic
     await stream.result;
     return;
   }
-  await runInThread(ctx, stream, target, { drawn });
+  await runInThread(ctx, stream, target, { drawn, ...recipientOf(decision.action.requester, click) });
 }

@@ -102,7 +102,7 @@ export async function handleMessage(ctx: SlackContext, m: IncomingMessage): Prom
     return;
   }
   log.info({ runId: stream.runId }, 'run started from Slack');
-  await runInThread(ctx, stream, target, { working });
+  await runInThread(ctx, stream, target, { working, recipient: { userId: m.user, ...(m.teamId ? { teamId: m.teamId } : {}) } });
 }
 
 /**

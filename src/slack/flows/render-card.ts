@@ -10,6 +10,10 @@ import { suspensionCard } from '../blocks/suspension-card.js';
 import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
 import { truncate } from '../blocks/limits.js';
 import { respondFieldsFor } from './respond-fields.js';
+import { confirmationOf } from './confirmation-of.js';
+import { humaniseKey } from './schema-labels.js';
+import { summariseAnswer } from '../blocks/answer-summary.js';
+import type { RespondField } from '../blocks/card-types.js';
 import { cardKindOf, questionOf, toolOf } from './card-subject.js';
 import { unreachable } from '../../unreachable.js';
 import { approversAt } from '../../approvals/approvers-at.js';
@@ -103,7 +107,8 @@ export function renderCard(
     };
   }
   const tool = toolOf(agent, action);
-  const fields = tool ? respondFieldsFor(resumeSchemaFor(tool, action.args)) : undefined;
+  const schema = tool ? resumeSchemaFor(tool, action.args) : undefined;
+  const fields = respondFieldsFor(schema);
   return {
     kind,
     blocks: suspensionCard({
@@ -112,8 +117,9 @@ export function renderCard(
       path: action.path ?? [],
       payload: action.suspend_payload,
       respondable: fields !== undefined,
+      confirmation: confirmationOf(schema) !== undefined,
       autoResume: agent.defaultOptions.autoResumeSuspendedTools ?? false,
-      state: suspensionState(action),
+      state: suspensionState(action, fields),
     }),
     text: escapeMrkdwn(truncate(`Input needed: ${action.tool_name} (request #${action.id})`, 300)),
   };
@@ -177,8 +183,12 @@ function elicitationState(a: PendingAction): ElicitationCardState {
   return { kind: 'cancelled', ...(a.reason ? { reason: a.reason } : {}) };
 }
 
-function suspensionState(a: PendingAction): SuspensionCardState {
+/** The answer is read from the row (resume_data), so a card redrawn after a restart says the same. */
+function suspensionState(a: PendingAction, fields: RespondField[] | undefined): SuspensionCardState {
   if (a.status === 'pending') return { kind: 'pending' };
-  if (a.status === 'resumed') return { kind: 'resumed', by: a.decided_by ?? 'unknown' };
+  if (a.status === 'resumed') {
+    const labelOf = (key: string) => fields?.find((f) => f.name === key)?.label ?? humaniseKey(key);
+    return { kind: 'answered', by: a.decided_by ?? 'unknown', answer: summariseAnswer(a.resume_data, labelOf) };
+  }
   return { kind: 'cancelled' };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RespondField } from '../blocks/card-types.js';
+import { fieldLabel } from './schema-labels.js';
 
 /**
  * The form fields for a resume schema, when it is a flat object of strings,
@@ -12,9 +13,9 @@ export function respondFieldsFor(schema: z.ZodType | undefined): RespondField[] 
   const shape = schema.shape as Record<string, z.ZodType>;
   const fields: RespondField[] = [];
   for (const [name, raw] of Object.entries(shape)) {
-    const { inner, optional } = unwrap(raw);
-    const description = raw.description ?? inner.description;
-    const base = { name, optional, ...(description ? { description } : {}) };
+    const { inner, optional, layers } = unwrap(raw);
+    const { label, hint } = fieldLabel(name, layers);
+    const base = { name, label, optional, ...(hint ? { description: hint } : {}) };
     if (inner instanceof z.ZodString) fields.push({ ...base, kind: 'string' });
     else if (inner instanceof z.ZodNumber) fields.push({ ...base, kind: 'number' });
     else if (inner instanceof z.ZodBoolean) fields.push({ ...base, kind: 'boolean' });
@@ -27,14 +28,17 @@ export function respondFieldsFor(schema: z.ZodType | undefined): RespondField[] 
   return fields.length > 0 ? fields : undefined;
 }
 
-function unwrap(schema: z.ZodType): { inner: z.ZodType; optional: boolean } {
+/** The schema inside optional/default/nullable wrappers, and every layer met on the way (titles may sit on any). */
+function unwrap(schema: z.ZodType): { inner: z.ZodType; optional: boolean; layers: z.ZodType[] } {
   let inner = schema;
   let optional = false;
+  const layers = [schema];
   for (let depth = 0; depth < 8; depth++) {
     if (inner instanceof z.ZodOptional || inner instanceof z.ZodDefault || inner instanceof z.ZodNullable) {
       optional = true;
       inner = inner.unwrap() as z.ZodType;
+      layers.push(inner);
     } else break;
   }
-  return { inner, optional };
+  return { inner, optional, layers };
 }

@@ -6,6 +6,7 @@ import { parseCardBlockId } from '../blocks/action-ids.js';
 import { parseButtonValue } from '../blocks/button-value.js';
 import type { RespondField } from '../blocks/card-types.js';
 import { parseRespondModal, respondFieldBlockId, respondModal } from '../blocks/respond-modal.js';
+import { splitPayload } from '../blocks/suspension-card.js';
 import type { Click } from '../slack-context.js';
 import type { SlackContext } from '../slack-context.js';
 import { findCard } from '../store/cards.js';
@@ -24,6 +25,12 @@ function formFor(ctx: SlackContext, action: PendingAction): { schema: z.ZodType;
   const schema = tool ? resumeSchemaFor(tool, action.args) : undefined;
   const fields = respondFieldsFor(schema);
   return schema && fields ? { schema, fields } : undefined;
+}
+
+/** What the tool asked, for the top of its form (the card shows the same). */
+function questionOfPayload(payload: unknown): { question?: string } {
+  const { message } = splitPayload(payload);
+  return message !== undefined && message.trim() !== '' ? { question: message } : {};
 }
 
 /**
@@ -47,7 +54,7 @@ export async function openRespondForm(ctx: SlackContext, click: Click, action: P
   if (!form) return tellUser(ctx, click, 'This input cannot be given in a form; reply in this thread instead.');
   try {
     if (!click.triggerId) throw new Error('no trigger_id');
-    await ctx.client.views.open({ trigger_id: click.triggerId, view: respondModal({ actionId: row.id, toolName: row.tool_name, fields: form.fields }) });
+    await ctx.client.views.open({ trigger_id: click.triggerId, view: respondModal({ actionId: row.id, toolName: row.tool_name, ...questionOfPayload(row.suspend_payload), fields: form.fields }) });
   } catch (error) {
     ctx.logger.warn({ err: error, actionId: row.id }, 'respond modal could not open');
     await tellUser(ctx, click, 'I could not open the form. Press Respond again, or reply in this thread.');

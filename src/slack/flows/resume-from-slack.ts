@@ -10,6 +10,7 @@ import { runInThread } from './run-in-thread.js';
 import type { SlackContext, ThreadTarget } from '../slack-context.js';
 import { targetForAction } from './target-for-action.js';
 import { tellUser } from './tell-user.js';
+import { recipientOf } from './answer-stream.js';
 
 export type ResumeOutcome = { ok: true } | { ok: false; message: string };
 
@@ -66,7 +67,7 @@ export async function showAnswer(ctx: SlackContext, recorded: RecordedAnswer, op
   }
   const card = await updateCard(ctx, recorded.action.id);
   const target = (await targetForAction(ctx, recorded.action, recorded.who, { card })) ?? recorded.who;
-  await runInThread(ctx, recorded.stream, target, options);
+  await runInThread(ctx, recorded.stream, target, { ...options, ...recipientOf(recorded.action.requester, recorded.who) });
   return { ok: true };
 }
 

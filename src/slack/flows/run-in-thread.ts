@@ -9,6 +9,9 @@ import { postError } from './post-error.js';
 import type { SlackContext, ThreadTarget } from '../slack-context.js';
 import { workingReaction, type WorkingReaction } from './working-reaction.js';
 import { unreachable } from '../../unreachable.js';
+import type { PendingAction } from '../../db/rows.js';
+import { AnswerStream, type StreamRecipient } from './answer-stream.js';
+import { clearAssistantStatus, clearWaitingStatus, showWaitingStatus } from './assistant-status.js';
 
 export interface RunInThreadOptions {
   /** The message that asked for this work; it carries the working reaction meanwhile. */
@@ -17,6 +20,8 @@ export interface RunInThreadOptions {
   working?: WorkingReaction;
   /** Cards the caller drew whose marks ride on this stream's last statement (see DrawnMark). */
   drawn?: DrawnMark[];
+  /** Who the run answers, for a streamed answer outside a DM (SLACK_ASSISTANT). */
+  recipient?: StreamRecipient;
 }
 
 /**
@@ -43,9 +48,15 @@ export async function runInThread(
   let text = '';
   let failure: unknown;
   let finishReason: FinishReason | undefined;
+  // With SLACK_ASSISTANT: the text streamed as it comes; a stream Slack refuses leaves it to postAnswer.
+  let streamed: AnswerStream | undefined;
+  const waitingOn: PendingAction[] = [];
   const flush = async (answer?: { runId: string }) => {
     const pending = text;
     text = '';
+    const stream = streamed;
+    streamed = undefined;
+    if (stream && (await stream.finish(answer))) return;
     if (pending.trim() !== '') await postAnswer(ctx, target, pending, answer);
   };
   // The approvals a pause announces arrive together; the calls of one step share a card (postApprovalCards).
@@ -56,20 +67,35 @@ export async function runInThread(
     if (requests.length > 0) await postApprovalCards(ctx, requests, target, (continuation) => runInThread(ctx, continuation, target));
   };
   try {
+    // A status this process set ("waiting for approval") is over once the run moves on.
+    const statusCleared = ctx.assistant ? await clearWaitingStatus(ctx, target) : false;
     for await (const chunk of stream.fullStream) {
       if (chunk.type !== 'tool-call-approval') await postApprovals();
       switch (chunk.type) {
         case 'text-delta':
           text += chunk.payload.text;
+          if (ctx.assistant) {
+            streamed ??= AnswerStream.open(ctx, target, options.recipient);
+            await streamed?.push(chunk.payload.text);
+          }
           break;
-        case 'tool-call-approval':
+        case 'tool-call-approval': {
           await flush();
           approvals.push(chunk.payload);
+          if (ctx.assistant?.tries('status', target)) {
+            // The row is read only when the status is configured and this process did not just store it.
+            const stored = ctx.agent.storedRequestOf(chunk.payload);
+            const row = stored?.id === chunk.payload.actionId ? stored : await ctx.agent.findRequest(chunk.payload.actionId);
+            if (row) waitingOn.push(row);
+          }
           break;
-        case 'tool-call-suspended':
+        }
+        case 'tool-call-suspended': {
           await flush();
-          await postCard(ctx, chunk.payload.actionId, target, (continuation) => runInThread(ctx, continuation, target), ctx.agent.storedRequestOf(chunk.payload));
+          const stored = ctx.agent.storedRequestOf(chunk.payload);
+          await postCard(ctx, chunk.payload.actionId, target, (continuation) => runInThread(ctx, continuation, target), stored);
           break;
+        }
         case 'tool-call-blocked':
           await redrawBlocked(ctx, chunk.payload.runId, chunk.payload.toolCallId);
           break;
@@ -97,15 +123,20 @@ export async function runInThread(
     if (failure === undefined && finishReason === 'suspended') {
       await flush();
       await bookkeeping(markCardsDrawn(ctx.slackDb, drawn));
+      if (waitingOn.length > 0) await showWaitingStatus(ctx, target, waitingOn);
+      else if (!statusCleared) await clearAssistantStatus(ctx, target);
       return;
     }
     // The run's answer, marked as this run's, so the sweep can tell what of it was posted if this process stops.
     await flush(failure === undefined ? { runId: stream.runId } : undefined);
     if (failure !== undefined) await postError(ctx, target, failure, 'run failed');
+    // Cleared here too when another instance (or this one before a restart) set it.
+    if (!statusCleared) await clearAssistantStatus(ctx, target);
     await bookkeeping(markRunShown(ctx.slackDb, stream.runId, drawn));
   } catch (error) {
     await postError(ctx, target, error, 'showing the run in Slack failed');
   } finally {
+    await streamed?.abort();
     await reaction?.done();
     log.debug('stream shown');
   }

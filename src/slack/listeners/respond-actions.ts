@@ -3,6 +3,8 @@ import { ACTION_IDS, CALLBACK_IDS } from '../blocks/action-ids.js';
 import { tellClicker } from '../flows/clicked-card.js';
 import { checkRespondSubmission, openRespondForm, recordRespondAnswer, tellRespondFailure } from '../flows/respond-form.js';
 import { showAnswer } from '../flows/resume-from-slack.js';
+import { recordConfirmation } from '../flows/confirmation-click.js';
+import { showChoice } from '../flows/answer-choice.js';
 import type { SlackContext } from '../slack-context.js';
 import { clickOf } from './click-of.js';
 import type { InteractionRoutes } from './interaction-routes.js';
@@ -11,7 +13,7 @@ import { recordThenAck } from './record-then-ack.js';
 /**
  * Respond opens a modal built from the tool's resume schema; its submission is
  * checked before the modal closes (errors beside their fields) and recorded
- * before the ack.
+ * before the ack. Yes / No buttons answer a yes/no schema without a form.
  */
 export function registerRespondActions(routes: InteractionRoutes, ctx: SlackContext): void {
   routes.action<BlockAction<ButtonAction>>(ACTION_IDS.suspensionRespond, async ({ ack, body, action }) => {
@@ -19,6 +21,18 @@ export function registerRespondActions(routes: InteractionRoutes, ctx: SlackCont
     const click = clickOf(body);
     if (click) ctx.tasks.run('respond-open', () => openRespondForm(ctx, click, action), tellClicker(ctx, click));
   });
+
+  // Yes / No answer a one-boolean resume schema at once: recorded before the ack, like every answer.
+  for (const [actionId, yes] of [[ACTION_IDS.suspensionYes, true], [ACTION_IDS.suspensionNo, false]] as const) {
+    routes.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action }) => {
+      await recordThenAck(ctx, ack, {
+        name: yes ? 'suspension-yes' : 'suspension-no',
+        record: (startAfter) => recordConfirmation(ctx, clickOf(body), action, yes, startAfter),
+        show: (recorded) => showChoice(ctx, recorded),
+        onError: tellClicker(ctx, clickOf(body)),
+      });
+    });
+  }
 
   routes.view(CALLBACK_IDS.respondModal, async ({ ack, body, view }) => {
     const user = body.user.id;

@@ -77,6 +77,8 @@ describe('button values and block ids', () => {
       questionAnswer: 'question.answer',
       questionSubmit: 'question.submit',
       suspensionRespond: 'suspension.respond',
+      suspensionYes: 'suspension.yes',
+      suspensionNo: 'suspension.no',
       elicitationValue: 'elicitation.value',
       elicitationSubmit: 'elicitation.submit',
       elicitationAnswer: 'elicitation.answer',

@@ -63,14 +63,22 @@ function outputs(size: number): Array<[string, unknown, 'message' | 'modal']> {
       }
     }
   }
-  const suspensionStates: SuspensionCardState[] = [{ kind: 'pending' }, { kind: 'resumed', by: s }, { kind: 'cancelled' }];
+  const suspensionStates: SuspensionCardState[] = [
+    { kind: 'pending' },
+    { kind: 'answered', by: s, answer: { kind: 'value', text: s } },
+    { kind: 'answered', by: s, answer: { kind: 'value', text: 'x' } },
+    { kind: 'answered', by: s, answer: { kind: 'pairs', pairs: [{ label: s, value: s }, { label: 'Amount', value: s }] } },
+    { kind: 'cancelled' },
+  ];
   for (const state of suspensionStates) {
-    for (const payload of [{ message: s, extra: s }, s, { other: s }]) {
-      out.push([
-        `suspension ${state.kind}`,
-        suspensionCard({ actionId: 3, toolName: s, path: [s, s], payload, respondable: true, autoResume: true, state }),
-        'message',
-      ]);
+    for (const payload of [{ message: s, extra: s }, s, { other: s }, { question: s }]) {
+      for (const confirmation of [false, true]) {
+        out.push([
+          `suspension ${state.kind} ${confirmation ? 'yes/no' : 'respond'}`,
+          suspensionCard({ actionId: 3, toolName: s, path: [s, s], payload, respondable: true, confirmation, autoResume: true, state }),
+          'message',
+        ]);
+      }
     }
   }
   out.push(['decline modal', declineModal({ actionId: 4, fingerprint: s, toolName: s }), 'modal']);

@@ -134,7 +134,7 @@ describe('questionCard: answered and cancelled', () => {
     const blocks = questionCard(data({ options: opts(3), state: { kind: 'answered', by: 'U0ANSWER001', answer: 'Option 1' } }));
     expectValid(blocks);
     expect(actionElements(blocks)).toEqual([]);
-    expect(allText(blocks)).toContain('Answered by <@U0ANSWER001>: Option 1');
+    expect(allText(blocks)).toContain('Answered *Option 1* by <@U0ANSWER001>');
   });
 
   it('joins multiple answers and escapes them', () => {
@@ -142,12 +142,12 @@ describe('questionCard: answered and cancelled', () => {
       data({ state: { kind: 'answered', by: 'U0ANSWER001', answer: ['a & b', '<!here>', 'c'] } }),
     );
     expectValid(blocks);
-    expect(allText(blocks)).toContain('Answered by <@U0ANSWER001>: a &amp; b, &lt;!here&gt;, c');
+    expect(allText(blocks)).toContain('Answered *a &amp; b, &lt;!here&gt;, c* by <@U0ANSWER001>');
   });
 
   it('says so when the answer is empty', () => {
     expect(allText(questionCard(data({ state: { kind: 'answered', by: 'U0ANSWER001', answer: [] } })))).toContain(
-      'Answered by <@U0ANSWER001>: (no answer)',
+      'Answered by <@U0ANSWER001> (no answer)',
     );
   });
 

@@ -11,10 +11,11 @@ describe('respondFieldsFor', () => {
       region: z.enum(['eu', 'us']),
     });
     expect(respondFieldsFor(schema)).toEqual([
-      { name: 'confirmed', kind: 'boolean', optional: false, description: 'Go ahead?' },
-      { name: 'replicas', kind: 'number', optional: true },
-      { name: 'note', kind: 'string', optional: true },
-      { name: 'region', kind: 'enum', optional: false, options: ['eu', 'us'] },
+      // A description without a title is the label, not repeated as a hint; a bare key is humanised.
+      { name: 'confirmed', label: 'Go ahead?', kind: 'boolean', optional: false },
+      { name: 'replicas', label: 'Replicas', kind: 'number', optional: true },
+      { name: 'note', label: 'Note', kind: 'string', optional: true },
+      { name: 'region', label: 'Region', kind: 'enum', optional: false, options: ['eu', 'us'] },
     ]);
   });
 

@@ -4,6 +4,7 @@ import type { SuspensionCardData } from '../../../src/slack/blocks/card-types.js
 import { suspensionCard } from '../../../src/slack/blocks/suspension-card.js';
 import { blockLimitErrors } from '../../../src/simulator/index.js';
 import { allText, expectNoInjection, expectWellFormed, INJECTION } from './block-text.js';
+import { ACTION_IDS } from '../../../src/slack/blocks/action-ids.js';
 
 function data(over: Partial<SuspensionCardData> = {}): SuspensionCardData {
   return {
@@ -89,11 +90,12 @@ describe('suspensionCard', () => {
     }
   });
 
-  it('has no buttons once resumed or cancelled', () => {
-    const resumed = suspensionCard(data({ state: { kind: 'resumed', by: 'U0RESUMER01' } }));
+  it('has no buttons once answered or cancelled, and says what was answered', () => {
+    const resumed = suspensionCard(data({ state: { kind: 'answered', by: 'U0RESUMER01', answer: { kind: 'value', text: 'No' } } }));
     expectValid(resumed);
     expect(actions(resumed)).toEqual([]);
-    expect(allText(resumed)).toContain('Resumed by <@U0RESUMER01>');
+    expect(allText(resumed)).toContain('Answered *No* by <@U0RESUMER01>');
+    expect(allText(resumed)).not.toMatch(/Resumed/);
     expect(allText(resumed)).not.toMatch(/reply in this thread/i);
     const cancelled = suspensionCard(data({ state: { kind: 'cancelled' } }));
     expect(actions(cancelled)).toEqual([]);
@@ -108,7 +110,8 @@ describe('suspensionCard', () => {
     });
     for (const state of [
       { kind: 'pending' as const },
-      { kind: 'resumed' as const, by: INJECTION },
+      { kind: 'answered' as const, by: INJECTION, answer: { kind: 'value' as const, text: INJECTION } },
+      { kind: 'answered' as const, by: INJECTION, answer: { kind: 'pairs' as const, pairs: Array(300).fill({ label: INJECTION, value: `${INJECTION}&`.repeat(50) }) } },
       { kind: 'cancelled' as const },
     ]) {
       const blocks = suspensionCard({ ...huge, state });
@@ -116,4 +119,41 @@ describe('suspensionCard', () => {
       expect(allText(blocks)).toMatch(/Details truncated: showing [\d,]+ of [\d,]+ characters/);
     }
   });
+
+  it('offers Yes (primary) and No buttons instead of Respond for a yes/no confirmation', () => {
+    const blocks = suspensionCard(data({ confirmation: true, autoResume: false, payload: { question: 'Deploy api v1.2.3 to production?' } }));
+    expect(blockLimitErrors(blocks)).toEqual([]);
+    expectValid(blocks);
+    expect(allText(blocks)).toContain('Deploy api v1.2.3 to production?');
+    const [row] = actions(blocks) as Array<{ block_id: string; elements: Array<{ action_id: string; text: { text: string }; style?: string; value: string }> }>;
+    expect(row!.block_id).toBe('suspension:9');
+    expect(row!.elements.map((e) => [e.action_id, e.text.text, e.style])).toEqual([
+      [ACTION_IDS.suspensionYes, 'Yes', 'primary'],
+      [ACTION_IDS.suspensionNo, 'No', undefined],
+    ]);
+    expect(new Set(row!.elements.map((e) => e.value)).size).toBe(1);
+    expect(allText(blocks)).not.toMatch(/Respond|reply in this thread/i);
+  });
+
+  it('says a structured answer as label: value lines, escaped', () => {
+    const blocks = suspensionCard(
+      data({
+        state: {
+          kind: 'answered',
+          by: 'U0RESUMER01',
+          answer: { kind: 'pairs', pairs: [{ label: 'Deploy now', value: 'Yes' }, { label: 'Reason', value: '<!channel> & co' }] },
+        },
+      }),
+    );
+    expect(blockLimitErrors(blocks)).toEqual([]);
+    expectValid(blocks);
+    const t = allText(blocks);
+    expect(t).toContain('Answered by <@U0RESUMER01>:\nDeploy now: Yes\nReason: &lt;!channel&gt; &amp; co');
+  });
+
+  it('repeats a question or prompt from the payload like a message', () => {
+    expect(allText(suspensionCard(data({ payload: { question: 'Ship it?' } })))).toContain('Ship it?');
+    expect(allText(suspensionCard(data({ payload: { prompt: 'Which one?', n: 1 } })))).toContain('Which one?');
+  });
 });
+

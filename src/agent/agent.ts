@@ -28,6 +28,7 @@ import { mcpServerOf, type McpToolIdentity } from '../approvals/mcp-tool-name.js
 import { listRemembered, revokeRemembered, type RevokeOutcome } from './remembered-approvals.js';
 import { rememberForOf } from './remembered-call.js';
 import type { RememberedGrant } from '../db/remembered-grants.js';
+import { presentCall, type CallPresentation } from './describe-call.js';
 import { defaultPolicy, definedOnly, runtimeDeps, runtimeSettingsOf, type RuntimeSettings } from './runtime-deps.js';
 
 /** An agent's definition; the RuntimeSettings part may instead come from its host (see attach). */
@@ -328,6 +329,18 @@ export class Agent implements AgentInternals {
   /** The tool a request is about, found through its delegation path (undefined for a delegation or a tool the code no longer has). */
   toolOf(action: Pick<PendingAction, 'path' | 'tool_name'>): Tool | undefined {
     return findAgent(this, action.path ?? [this.id])?.tools[action.tool_name];
+  }
+
+  /**
+   * How a call reads to the people deciding it: the tool's own describe() (sub-agents' and MCP
+   * tools included), else its input schema to describe the arguments from, and whether the
+   * policy or the tool calls it high-risk or wants a reason with each approval.
+   */
+  describeCall(toolName: string, args: unknown, path?: readonly string[] | null): CallPresentation {
+    const agent = findAgent(this, [...(path ?? [this.id])]);
+    const tool = agent && Object.hasOwn(agent.tools, toolName) ? agent.tools[toolName] : undefined;
+    const requirement = requirementFor(this.runtime.policy, toolName, args, this.mcpIdentityAt(toolName, path ?? null));
+    return presentCall(tool, toolName, args, requirement, this.runtime.logger);
   }
 
   /** The user-group lookup the approver rules use (cached per workspace), for a front end that lists who may decide. */

@@ -91,6 +91,13 @@ async function recordDecision(
     await refused(verdict.why);
     return { outcome: 'not-allowed', action, why: verdict.why, message: verdict.message };
   }
+  // The button is not the guard: every way of approving (API, Slack, inbox) is held to it here.
+  const reason = req.reason?.trim() ? req.reason.trim() : undefined;
+  if (decision === 'approve' && current.requireReason && reason === undefined) {
+    log.info({ actor: actor.userId }, 'approval refused: the policy requires a reason');
+    await refused('reason-required');
+    return { outcome: 'not-allowed', action, why: 'reason-required', message: 'Approving this request needs a reason; give one with the approval.' };
+  }
   if (action.expires_at && new Date(action.expires_at).getTime() <= Date.now()) {
     const expired = await closeAction(deps.db, { actionId: action.id, status: 'expired' });
     await refused('expired');
@@ -112,7 +119,7 @@ async function recordDecision(
     const written = await recordDecline(deps.db, {
       actionId: action.id,
       actor: actor.userId,
-      reason: req.reason?.trim() ? req.reason.trim() : null,
+      reason: reason ?? null,
       policyVersion: action.policy_version ?? '',
     });
     if (!written) return refreshed(deps, action);
@@ -128,6 +135,7 @@ async function recordDecision(
     policyVersion: action.policy_version ?? '',
     grantTtlMs: deps.grantTtlMs,
     ...(rememberForMs !== undefined ? { rememberForMs } : {}),
+    ...(reason !== undefined ? { reason } : {}),
   });
   if (!written) return refreshed(deps, action);
   const { row, claimed } = written;

@@ -23,7 +23,11 @@ export interface ToolExecutionContext {
   abortSignal?: AbortSignal;
 }
 
-/** What a call does, in words people read before approving it; `risk: 'high'` also means it is never remembered. */
+/**
+ * How a call reads to the person deciding it: a title and label/value pairs in plain text
+ * (front ends escape them), and `risk: 'high'` to have it confirmed with extra care; a high-risk
+ * call is never remembered (rememberFor).
+ */
 export interface CallDescription {
   title: string;
   fields: Array<{ label: string; value: string }>;
@@ -46,7 +50,11 @@ export interface ToolDefinition<In = any, Out = any> {
   /** A schema, or a function of the call's input when the answer depends on it (askUser options). */
   resumeSchema?: z.ZodType | ((input: In) => z.ZodType);
   requireApproval?: boolean;
-  /** The call described for people deciding on it. */
+  /**
+   * The call in words for its approval card, e.g. "Refund $12.50 on order 1042". Without it (or
+   * when it throws or returns something malformed) the card describes the arguments from the
+   * input schema.
+   */
   describe?: (args: In) => CallDescription;
   execute: (input: In, context: ToolExecutionContext) => Promise<Out> | Out;
 }
@@ -62,6 +70,9 @@ export function createTool<In, Out>(definition: ToolDefinition<In, Out>): Tool<I
   }
   if (typeof definition.execute !== 'function') {
     throw new TypeError(`Tool "${definition.id}" needs an execute function`);
+  }
+  if (definition.describe !== undefined && typeof definition.describe !== 'function') {
+    throw new TypeError(`Tool "${definition.id}": describe must be a function of the call's arguments`);
   }
   return Object.freeze({ ...definition, kind: 'tool' as const });
 }

@@ -29,14 +29,18 @@ export interface ApprovalSettings {
   readonly allowEdit?: boolean;
   /** With a quorum above 1, approvals given before an edit still count for the edited arguments (if their givers may approve those). */
   readonly keepApprovalsOnEdit?: boolean;
-  /** `high`: the call is never remembered (see rememberFor). Absent unless set; `low` by default. */
-  readonly risk?: 'low' | 'high';
+  /** `high`: the card says so, Approve asks to confirm, and the call is never remembered. Absent unless set (default `low`). */
+  readonly risk?: Risk;
+  /** Approving needs a written reason, kept on the audit trail. Absent unless set (default false). */
+  readonly requireReason?: boolean;
   /**
    * Milliseconds an approver may let identical later calls (same tool, arguments, requester and
    * policy version) run without asking again ("Approve and allow for 1 hour"). Absent: never offered.
    */
   readonly rememberFor?: number;
 }
+
+export type Risk = 'low' | 'high';
 
 /** `mentions`: the card and its notices mention who can decide; `none`: nobody is pinged. */
 export type NotifyMode = 'mentions' | 'none';
@@ -232,6 +236,7 @@ const settingsShape = {
   rememberFor: duration
     .refine((ms) => ms <= MAX_REMEMBER_MS, { error: 'must be at most 7 days' })
     .optional(),
+  requireReason: z.boolean({ error: 'must be true or false' }).optional(),
 };
 
 const SETTING_NAMES = Object.keys(settingsShape).join(', ');
@@ -353,6 +358,7 @@ function overridesOf(input: Overrides): Partial<ApprovalSettings> {
   if (input.keepApprovalsOnEdit !== undefined) out.keepApprovalsOnEdit = input.keepApprovalsOnEdit;
   if (input.risk !== undefined) out.risk = input.risk;
   if (input.rememberFor !== undefined) out.rememberFor = input.rememberFor;
+  if (input.requireReason !== undefined) out.requireReason = input.requireReason;
   return out;
 }
 

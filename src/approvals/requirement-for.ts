@@ -15,8 +15,10 @@ export interface Requirement {
   policyVersion: string;
   /** Who is told about the request, where, and when they are reminded or it escalates. */
   reach: Reach;
-  /** `high`: never remembered, whatever else says so. */
+  /** `high`: approving is confirmed with extra care, and never remembered (default `low`). */
   risk: 'low' | 'high';
+  /** Approving needs a written reason (default false). */
+  requireReason: boolean;
   /** Set when an approver may remember the approval for this long (ms); see ApprovalSettings.rememberFor. */
   rememberFor?: number;
   /** The cumulative limits this call went over (stored with the request); absent when none. */
@@ -56,6 +58,7 @@ export function requirementFor(policy: Policy, toolName: string, args: unknown, 
     reach: reachOf(settings),
     risk: settings.risk ?? 'low',
     ...(settings.rememberFor !== undefined ? { rememberFor: settings.rememberFor } : {}),
+    requireReason: settings.requireReason ?? false,
     ...(hits.length > 0 ? { limitHits: [...hits] } : {}),
     ...(settings.allowEdit !== undefined ? { allowEdit: settings.allowEdit } : {}),
     ...(settings.keepApprovalsOnEdit !== undefined ? { keepApprovalsOnEdit: settings.keepApprovalsOnEdit } : {}),

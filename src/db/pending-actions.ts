@@ -179,10 +179,13 @@ function toDecisionWrite(result: DecisionResultRow | undefined): DecisionWrite |
  */
 export async function recordApprovalVote(
   db: Db,
-  vote: { actionId: number; actor: string; policyVersion: string; grantTtlMs: number; rememberForMs?: number },
+  vote: { actionId: number; actor: string; policyVersion: string; grantTtlMs: number; rememberForMs?: number; reason?: string },
 ): Promise<DecisionWrite | undefined> {
   const remember = vote.rememberForMs !== undefined;
-  const ballot = JSON.stringify([{ userId: vote.actor, at: new Date().toISOString(), ...(remember ? { remember: true } : {}) }]);
+  // A reason (required by some policies) rides on the vote itself and on its audit event.
+  const ballot = JSON.stringify([
+    { userId: vote.actor, at: new Date().toISOString(), ...(remember ? { remember: true } : {}), ...(vote.reason !== undefined ? { reason: vote.reason } : {}) },
+  ]);
   const voter = JSON.stringify([{ userId: vote.actor }]);
   const result = await sql<DecisionResultRow>`
     WITH upd AS (
@@ -211,7 +214,8 @@ export async function recordApprovalVote(
       SELECT e.event, upd.run_id, upd.tool_call_id, upd.tool_name, e.actor, upd.fingerprint, upd.policy_version, e.detail
       FROM upd CROSS JOIN LATERAL (VALUES
         (1, CASE WHEN upd.status = 'approved' THEN 'approved' ELSE 'approval-recorded' END, ${vote.actor}::text,
-            jsonb_build_object('approvals', jsonb_array_length(upd.approvals), 'quorum', upd.quorum)),
+            jsonb_build_object('approvals', jsonb_array_length(upd.approvals), 'quorum', upd.quorum)
+              || CASE WHEN ${vote.reason ?? null}::text IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('reason', ${vote.reason ?? null}::text) END),
         (2, 'consumed', NULL, NULL)) AS e(n, event, actor, detail)
       WHERE e.n = 1 OR EXISTS (SELECT 1 FROM claim)
       ORDER BY e.n

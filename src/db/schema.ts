@@ -74,6 +74,8 @@ export interface Approval {
   at: string;
   /** The approver also asked to remember the approval ("Approve and allow for …"). */
   remember?: true;
+  /** Why they approved, when they said (required where the policy sets requireReason). */
+  reason?: string;
 }
 
 export interface ApprovalGrantsTable {

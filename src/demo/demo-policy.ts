@@ -29,6 +29,9 @@ function demoPolicyWith(version: string, refundApprovers: string[]): Policy {
     },
     tools: {
       // A deletion is soft and the requester usually owns the record, so their own click is enough.
+      // The tool itself calls each deletion high-risk (its describe()), so Approve asks to confirm;
+      // not the policy, whose high risk would give each deletion a card of its own instead of the
+      // batch card parallel deletions share.
       delete_record: {
         requireApproval: true,
         allowSelfApproval: true,
@@ -38,7 +41,7 @@ function demoPolicyWith(version: string, refundApprovers: string[]): Policy {
         requireApproval: true,
         allowSelfApproval: false,
         ...(refundApprovers.length > 0 ? { approvers: refundApprovers } : {}),
-        rules: [{ when: { arg: 'amountCents', op: 'gt', value: LARGE_REFUND_CENTS }, then: { quorum: 2 } }],
+        rules: [{ when: { arg: 'amountCents', op: 'gt', value: LARGE_REFUND_CENTS }, then: { quorum: 2, risk: 'high' } }],
       },
     },
   });

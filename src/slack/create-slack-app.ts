@@ -18,6 +18,7 @@ import { registerApprovalActions } from './listeners/approval-actions.js';
 import { registerBatchActions } from './listeners/batch-actions.js';
 import { registerDeclineModalSubmit } from './listeners/decline-modal-submit.js';
 import { registerEditActions } from './listeners/edit-actions.js';
+import { registerApproveReasonSubmit } from './listeners/approve-reason-submit.js';
 import { interactionRoutes } from './listeners/interaction-routes.js';
 import { registerMessage } from './listeners/message.js';
 import { registerQuestionActions } from './listeners/question-actions.js';
@@ -213,6 +214,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   registerBatchActions(routes, context);
   registerDeclineModalSubmit(routes, context);
   registerEditActions(routes, context);
+  registerApproveReasonSubmit(routes, context);
   registerQuestionActions(routes, context);
   registerRespondActions(routes, context);
   registerElicitationActions(routes, context);
@@ -261,6 +263,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       if (!botUserId) throw new Error('auth.test did not return the bot user id');
       context.botUserId = botUserId;
       if (typeof auth.url === 'string') context.teamUrl = auth.url;
+      if (typeof auth.team_id === 'string') context.teamId = auth.team_id;
       let port: number | undefined;
       if (receiver && options.listen === false) {
         // The caller's own server hands requests to `handler`.

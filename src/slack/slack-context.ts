@@ -31,6 +31,8 @@ export interface SlackContext {
   readonly workingReactionDelayMs: number;
   /** Known once auth.test has answered at start. */
   botUserId?: string;
+  /** The workspace's id (auth.test's `team_id`): read-only views are for its members. */
+  teamId?: string;
   /** The workspace's web address (auth.test's `url`), for links to threads. */
   teamUrl?: string;
   /**

@@ -111,7 +111,9 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
 
     const card = await waitForCard(h.fake, thread, 'approval');
     const text = textOf(card.call);
-    expect(text).toContain('Approval needed: delete_record');
+    expect(text).toContain('Approval needed: Delete record');
+    expect(card.blocks[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: 'Delete record' } });
+    expect(text).toContain('*Tool:* `delete_record`');
     expect(text).toContain(`<@${REQUESTER}>`);
     expect(text).toContain('&lt;!here&gt;');
     expect(text).toMatch(/Fingerprint `[0-9a-f]{12}`/);
@@ -120,6 +122,7 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
       [ACTION_IDS.approve, 'primary'],
       [ACTION_IDS.edit, undefined],
       [ACTION_IDS.decline, 'danger'],
+      [ACTION_IDS.showArguments, undefined],
     ]);
     // Text the model wrote before the tool call comes first, escaped.
     const intro = await waitForText(h.fake, thread, 'Deleting abc');

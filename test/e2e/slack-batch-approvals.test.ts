@@ -346,10 +346,10 @@ describe.each(backends)('batch cards for parallel approval calls on %s', (backen
     const thread = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete a, b and c' });
     await h.fake.waitFor(() => cardsIn(thread).length >= 3);
     await bot.slack.idle();
-    expect(cardsIn(thread).map((c) => textOf(c)).every((t) => t.includes('Approval needed: delete_record'))).toBe(true);
+    expect(cardsIn(thread).map((c) => textOf(c)).every((t) => t.includes('Approval needed: Delete record'))).toBe(true);
     expect(h.fake.calls.filter((c) => c.method === 'chat.postMessage' && textOf(c).includes('actions need approval'))).toEqual([]);
     // Each card's copy went to the approver's DM.
-    expect(h.fake.calls.filter((c) => c.method === 'chat.postMessage' && c.ok && c.args.channel !== CHANNEL && textOf(c).includes('Approval needed: delete_record'))).toHaveLength(3);
+    expect(h.fake.calls.filter((c) => c.method === 'chat.postMessage' && c.ok && c.args.channel !== CHANNEL && textOf(c).includes('Approval needed: Delete record'))).toHaveLength(3);
   });
 
   it('a batch redraw that fails every retry is made good by the sweep: the card converges on every call decided', async () => {

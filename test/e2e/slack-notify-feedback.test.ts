@@ -29,18 +29,18 @@ describe.each(backends)('notify and feedback, on %s', (backend) => {
   it('the notification text mentions the approvers, users and groups, and the card says cancel is a reply', async () => {
     h.fake.setUsergroup('S0FINANCE', [ALICE]);
     const { card } = await requestUnder({ tools: { delete_record: { requireApproval: true, approvers: [BOB, 'S0FINANCE'] } } });
-    expect(card.call.args.text).toBe(`Approval needed: delete_record (request #${card.actionId}) for <!subteam^S0FINANCE> or <@${BOB}>`);
+    expect(card.call.args.text).toBe(`Approval needed: Delete record (request #${card.actionId}) for <!subteam^S0FINANCE> or <@${BOB}>`);
     const context = JSON.stringify(card.blocks.filter((b) => b.type === 'context'));
     expect(context).toContain(`<@${REQUESTER}> can reply \`cancel\` in the thread to withdraw it`);
     // Once decided, the redrawn card pings nobody again.
     await clickButton(h.bot!, card, BOB, ACTION_IDS.approve);
     const approved = await waitForUpdate(h.fake, card, 'Approved by');
-    expect(approved.args.text).toBe(`Approval needed: delete_record (request #${card.actionId})`);
+    expect(approved.args.text).toBe(`Approval needed: Delete record (request #${card.actionId})`);
   });
 
   it('notify: none mentions nobody, in the text or on the card', async () => {
     const { card } = await requestUnder({ tools: { delete_record: { requireApproval: true, approvers: [BOB, 'S0FINANCE'], notify: 'none' } } });
-    expect(card.call.args.text).toBe(`Approval needed: delete_record (request #${card.actionId})`);
+    expect(card.call.args.text).toBe(`Approval needed: Delete record (request #${card.actionId})`);
     const shown = JSON.stringify(card.blocks);
     expect(shown).not.toContain('<!subteam^');
     expect(shown).not.toContain(`<@${BOB}>`);

@@ -123,7 +123,7 @@ describe.each(backends)('Slack Socket Mode end to end on %s', (backend) => {
     // Bolt acks before any listener runs, so the ack cannot wait on the run's Slack calls.
     expect(ack.at).toBeLessThanOrEqual(eyes.at);
     const card = await waitForCard(fake, m.thread, 'approval');
-    expect(textOf(card.call)).toContain('Approval needed: delete_record');
+    expect(textOf(card.call)).toContain('Approval needed: Delete record');
     expect(b.deleted).toEqual([]);
 
     const retryLate = fake.socket.event(m.body, { retryAttempt: 2, retryReason: 'timeout' });

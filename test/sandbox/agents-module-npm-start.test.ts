@@ -85,7 +85,7 @@ describe('AGENTS_MODULE=examples/agents.ts npm start', { timeout: 180_000 }, () 
     // A tool that does: its card, Approve over the sandbox API, and the ticket closed.
     const asked = await ui('/ui/message', { user: 'U0ALICE', channel: 'C0GENERAL', text: '@approvals close ticket 102' });
     const card = await until(async () => (await thread(asked.json.ts)).find((m) => m.blocks?.some((b) => b.block_id?.startsWith('approval:'))), 'the card');
-    expect(card.text).toContain('Approval needed: close_ticket');
+    expect(card.text).toContain('Approval needed: Close ticket');
     const block = card.blocks!.find((b) => b.type === 'actions')!;
     const clicked = await ui('/ui/action', { user: 'U0BOB', channel: 'C0GENERAL', messageTs: card.ts, blockId: block.block_id, actionId: 'approval.approve' });
     expect(clicked.status).toBe(200);

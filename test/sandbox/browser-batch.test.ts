@@ -26,12 +26,17 @@ describe.skipIf(chromiumMissing)('a batch card in the sandbox in Chromium', { ti
     expect(await card.textContent()).toContain('Waiting for 3 of 3 decisions');
     for (const n of [1, 2, 3]) expect(await card.locator('button', { hasText: `Approve #${n}` }).count()).toBe(1);
 
-    await card.locator('button', { hasText: 'Approve all' }).click();
+    // Deletions are high-risk in the demo: Approve all asks to confirm first, naming them.
+    const dialog = page.waitForEvent('dialog');
+    const clicked = card.locator('button', { hasText: 'Approve all' }).click();
+    const confirm = await dialog;
+    expect(confirm.message()).toContain('Delete record abc-123');
+    await confirm.accept();
+    await clicked;
     await expect.poll(() => card.textContent(), { timeout: 20_000 }).toContain('All decided: the run continues');
     expect((await card.textContent())!.match(/Approved by @alice/g)).toHaveLength(3);
     expect(await card.locator('button').count()).toBe(0);
     await thread.locator('.msg-bot', { hasText: 'ghi-789' }).filter({ hasNotText: 'actions need approval' }).last().waitFor({ timeout: 20_000 });
-    void page;
   });
 
   it('shows no script errors along the way', () => {

@@ -24,7 +24,7 @@ describe.skipIf(chromiumMissing)('the approvals inbox in the sandbox, in Chromiu
 
     await actAs('U0ALICE');
     await page.locator('.sidebar-item[data-channel=C0GENERAL]').click();
-    const card = browser.sandbox.botCard(await browser.sandbox.request('@approvals refund order 1042 for $30'), 'Approval needed: issue_refund');
+    const card = browser.sandbox.botCard(await browser.sandbox.request('@approvals refund order 1042 for $30'), 'Refund $30.00 on order 1042');
     await card.waitFor();
 
     // Alice may not approve her own refund: her Home shows it as hers, waiting, with no buttons.

@@ -45,15 +45,22 @@ describe.skipIf(chromiumMissing)('the sandbox in Chromium', { timeout: 120_000 }
 
   it('approves a deletion: card, Approve, the answer, the record gone', async () => {
     const thread = await request('@approvals delete record abc-123');
-    const card = botCard(thread, 'Approval needed: delete_record');
+    const card = botCard(thread, 'Delete record abc-123');
     await expect.poll(() => card.locator('button', { hasText: 'Approve' }).count()).toBe(1);
-    expect(await card.locator('.bk-header').textContent()).toBe('Approval needed: delete_record');
+    expect(await card.locator('.bk-header').textContent()).toBe('Delete record abc-123');
     expect(await card.locator('.mention-user').first().textContent()).toBe('@alice');
-    expect(await card.locator('pre').textContent()).toContain('"id": "abc-123"');
+    expect(await card.textContent()).toContain('High-risk action');
+    expect(await card.textContent()).not.toContain('"id"');
     await page.mouse.move(1, 1);
     await page.screenshot({ path: join(SHOTS, 'sandbox-approval-card.png') });
 
-    await card.locator('button', { hasText: 'Approve' }).click();
+    // Deleting is high-risk in the demo policy: Approve asks to confirm first, naming the action.
+    const dialog = page.waitForEvent('dialog');
+    const clicked = card.locator('button', { hasText: 'Approve' }).click();
+    const confirm = await dialog;
+    expect(confirm.message()).toContain('Delete record abc-123');
+    await confirm.accept();
+    await clicked;
     await thread.locator('.msg-bot', { hasText: 'Deleted record abc-123' }).waitFor();
     await expect.poll(() => card.textContent()).toContain('Approved by @alice');
     expect(await card.locator('button').count()).toBe(0);
@@ -63,7 +70,7 @@ describe.skipIf(chromiumMissing)('the sandbox in Chromium', { timeout: 120_000 }
 
   it('refuses alice’s approval of her own refund with a message only she sees, then takes bob’s', async () => {
     const thread = await request('@approvals refund order 1042 for $25');
-    const card = botCard(thread, 'Approval needed: issue_refund');
+    const card = botCard(thread, 'Refund $25.00 on order 1042');
     await card.locator('button', { hasText: 'Approve' }).click();
     const ephemeral = thread.locator('.msg-ephemeral').last();
     await ephemeral.waitFor();
@@ -87,7 +94,7 @@ describe.skipIf(chromiumMissing)('the sandbox in Chromium', { timeout: 120_000 }
     await expect.poll(() => card.textContent()).toContain('Answered def-456, ghi-789 by @alice');
     // The two deletions are parallel calls of one step: one card for both.
     await expect.poll(() => thread.locator('.msg-bot', { hasText: '2 actions need approval' }).count()).toBe(1);
-    expect(await thread.locator('.msg-bot', { hasText: 'Approval needed: delete_record' }).count()).toBe(0);
+    expect(await thread.locator('.msg-bot .bk-header', { hasText: /^Delete record / }).count()).toBe(0);
   });
 
   it('confirms a production deploy with the Yes button, no form', async () => {

@@ -27,7 +27,7 @@ async function ask(user: string, text: string, kind: 'approval' | 'question' | '
 describe('the real bot, unchanged, behind the sandbox', () => {
   it('deletes a record once the approval card is approved', async () => {
     const { threadTs, card, block } = await ask('U0ALICE', '@approvals delete record abc-123', 'approval');
-    expect(shownText(card)).toContain('Approval needed: delete_record');
+    expect(shownText(card)).toContain('Delete record abc-123');
     const clicked = await s.ui('/ui/action', { user: 'U0ALICE', channel: GENERAL, messageTs: card.ts, blockId: block.block_id, actionId: 'approval.approve' });
     expect(clicked.json).toMatchObject({ ok: true, status: 200 });
     await s.until(() => s.thread(GENERAL, threadTs).find((m) => m.ts === card.ts && /Approved by/.test(shownText(m))));

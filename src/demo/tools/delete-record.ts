@@ -22,6 +22,8 @@ export function createDeleteRecordTool({ db }: { db: AnyKysely }) {
     description: 'Delete a record by id. A person must approve each deletion before it happens.',
     inputSchema: deleteRecordInput,
     requireApproval: true,
+    // A deletion cannot be undone from the chat: high-risk, so Approve asks to confirm.
+    describe: ({ id }) => ({ title: `Delete record ${id}`, fields: [{ label: 'Record', value: id }], risk: 'high' }),
     execute: async ({ id }): Promise<DeleteRecordResult> => {
       // The condition on deleted_at makes the update itself the check, so two runs
       // deleting the same record cannot both report success.

@@ -56,6 +56,15 @@ export function createDeployServiceTool({ db }: { db: AnyKysely }) {
     inputSchema: deployServiceInput,
     suspendSchema: deployConfirmationPayload,
     resumeSchema: deployConfirmationAnswer,
+    describe: ({ service, environment, version }) => ({
+      title: `Deploy ${service} ${version} to ${environment}`,
+      fields: [
+        { label: 'Service', value: service },
+        { label: 'Environment', value: environment === 'production' ? 'Production' : 'Staging' },
+        { label: 'Version', value: version },
+      ],
+      risk: environment === 'production' ? 'high' : 'low',
+    }),
     execute: async (input, context): Promise<DeployServiceResult | undefined> => {
       if (input.environment === 'staging') return deploy(input);
 

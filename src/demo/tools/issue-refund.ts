@@ -15,6 +15,13 @@ export const issueRefundInput = z.object({
 
 export type IssueRefundInput = z.infer<typeof issueRefundInput>;
 
+const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
+
+/** `150050` → `$1,500.50`. */
+export function formatUsdCents(cents: number): string {
+  return usd.format(cents / 100);
+}
+
 export interface IssueRefundResult {
   refundId: number;
   orderId: string;
@@ -36,6 +43,17 @@ export function createIssueRefundTool({ db }: { db: AnyKysely }) {
       'Refund an amount (in cents) on a customer order. A person must approve each refund; large refunds need two approvers.',
     inputSchema: issueRefundInput,
     requireApproval: true,
+    describe: ({ orderId, amountCents, reason }) => {
+      const amount = formatUsdCents(amountCents);
+      return {
+        title: `Refund ${amount} on order ${orderId}`,
+        fields: [
+          { label: 'Amount', value: amount },
+          { label: 'Order', value: orderId },
+          ...(reason ? [{ label: 'Reason', value: reason }] : []),
+        ],
+      };
+    },
     execute: async ({ orderId, amountCents, reason }): Promise<IssueRefundResult> =>
       demo.transaction().execute(async (trx) => {
         // Checking the limit inside the UPDATE (not with a SELECT first) means two

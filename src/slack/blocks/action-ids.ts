@@ -11,6 +11,10 @@ export const ACTION_IDS = {
   edit: 'approval.edit',
   /** "Approve and allow for …": approve, and remember the approval (policy rememberFor). */
   approveRemember: 'approval.approve_remember',
+  /** Approve on a card whose policy wants a reason: opens the reason modal. */
+  approveWithReason: 'approval.approve_with_reason',
+  /** Opens a read-only modal with the exact pending arguments. */
+  showArguments: 'approval.show_arguments',
   questionAnswer: 'question.answer',
   questionSubmit: 'question.submit',
   suspensionRespond: 'suspension.respond',
@@ -37,6 +41,8 @@ export const ACTION_IDS = {
 export const CALLBACK_IDS = {
   declineModal: 'approval.decline_modal',
   editModal: 'approval.edit_modal',
+  approveReasonModal: 'approval.approve_reason_modal',
+  argumentsModal: 'approval.arguments_modal',
   respondModal: 'suspension.respond_modal',
   elicitationModal: 'elicitation.modal',
   /** Decline all's reason modal (a batch card). */

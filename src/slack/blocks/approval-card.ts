@@ -3,10 +3,13 @@ import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
 import { inlineCode } from '../mrkdwn/inline-code.js';
 import { LIMITS, truncate, truncateMrkdwn } from './limits.js';
 import { ACTION_IDS, cardBlockId } from './action-ids.js';
-import { approvalButtonValue } from './button-value.js';
+import { actionButtonValue, approvalButtonValue } from './button-value.js';
 import type { ApprovalCardData } from './card-types.js';
 import { fitMessage, scaled } from './fit-message.js';
-import { jsonCodeBlock } from './json-code-block.js';
+import { approveButton } from './approve-button.js';
+import { callFieldBlocks } from './call-fields.js';
+import { humanizeWords } from './humanize.js';
+import { describeArgs } from './describe-args.js';
 import { context, section } from './layout.js';
 import { humanList, mention } from './mention.js';
 import { whoDecides } from './who-decides.js';
@@ -15,8 +18,6 @@ import { oneLine, plainText } from './text-objects.js';
 import { unreachable } from '../../unreachable.js';
 import { rememberButton } from './remember-button.js';
 import { limitReasonText } from './limit-reason.js';
-
-const ARGS_TITLE = '*Arguments*\n';
 
 /**
  * The approval card: what is about to run (tool, delegation path, arguments), who asked, who
@@ -30,11 +31,15 @@ export function approvalCard(data: ApprovalCardData): KnownBlock[] {
 function render(d: ApprovalCardData, scale: number): KnownBlock[] {
   const pending = d.state.kind === 'pending';
   const quorum = Number.isFinite(d.quorum) ? Math.max(1, Math.floor(d.quorum)) : 1;
-  const blocks: KnownBlock[] = [
-    { type: 'header', text: plainText(oneLine(`Approval needed: ${d.toolName}`), LIMITS.headerText) },
-  ];
+  const title = titleOf(d);
+  const blocks: KnownBlock[] = [{ type: 'header', text: plainText(oneLine(title), LIMITS.headerText) }];
+  if (d.risk === 'high') {
+    blocks.push(section(':warning: *High-risk action.* Check the details (and *Show arguments*) before approving.'));
+  }
+  // Without a description from the caller, the arguments are described without their schema.
+  blocks.push(...callFieldBlocks(d.fields ?? describeArgs(d.toolName, d.args).fields, scale));
 
-  const facts: string[] = [];
+  const facts: string[] = [`*Tool:* ${inlineCode(truncate(d.toolName, 150))}`];
   if (d.path.length > 1) {
     const path = [...d.path, d.toolName].map((step) => escapeMrkdwn(truncate(step, 80))).join(' → ');
     facts.push(`*Path:* ${truncateMrkdwn(path, scaled(600, scale, 120))}`);
@@ -56,12 +61,6 @@ function render(d: ApprovalCardData, scale: number): KnownBlock[] {
   if (pending && d.routedTo !== undefined) facts.push(`*Sent to:* ${d.routedTo}`);
   blocks.push(section(facts.join('\n')));
   if (pending && d.unreachableQuorum !== undefined) blocks.push(section(unreachableWarning(quorum, d.unreachableQuorum.eligible)));
-
-  const args = jsonCodeBlock(d.args, scaled(LIMITS.sectionText - 200, scale, 300) - ARGS_TITLE.length);
-  blocks.push(section(ARGS_TITLE + args.text));
-  if (args.truncated) {
-    blocks.push(context(`Arguments truncated: showing ${count(args.shown)} of ${count(args.total)} characters`));
-  }
 
   if (d.editedLine !== undefined) blocks.push(section(truncateMrkdwn(d.editedLine, scaled(2000, scale, 200))));
 
@@ -86,13 +85,7 @@ function stateBlocks(d: ApprovalCardData, quorum: number, scale: number): KnownB
         blocks.push(section(`${d.approvals.length} of ${quorum} approvals: ${who}`));
       }
       const value = approvalButtonValue(d.actionId, d.fingerprint);
-      const approve: Button = {
-        type: 'button',
-        action_id: ACTION_IDS.approve,
-        text: plainText('Approve'),
-        style: 'primary',
-        value,
-      };
+      const approve = approveButton({ value, title: titleOf(d), ...(d.risk ? { risk: d.risk } : {}), ...(d.requireReason ? { requireReason: true } : {}) });
       const decline: Button = {
         type: 'button',
         action_id: ACTION_IDS.decline,
@@ -101,15 +94,20 @@ function stateBlocks(d: ApprovalCardData, quorum: number, scale: number): KnownB
         value,
       };
       const edit: Button = { type: 'button', action_id: ACTION_IDS.edit, text: plainText('Edit'), value };
-      const remember = d.rememberFor !== undefined && d.requester !== undefined ? [rememberButton(value, d.rememberFor)] : [];
-      blocks.push({ type: 'actions', block_id: cardBlockId('approval', d.actionId), elements: [approve, ...remember, ...(d.editable ? [edit] : []), decline] });
+      // Remembering approves with one click, so it is not offered where approving needs a reason.
+      const remember = d.rememberFor !== undefined && d.requester !== undefined && !d.requireReason ? [rememberButton(value, d.rememberFor)] : [];
+      // Read-only and checked on the server: the arguments exactly as they will run.
+      const showArguments: Button = { type: 'button', action_id: ACTION_IDS.showArguments, text: plainText('Show arguments'), value: actionButtonValue(d.actionId) };
+      if (d.requireReason) blocks.push(context('Approving asks for a reason, which is kept with the approval.'));
+      blocks.push({
+        type: 'actions',
+        block_id: cardBlockId('approval', d.actionId),
+        elements: [approve, ...remember, ...(d.editable ? [edit] : []), decline, showArguments],
+      });
       return blocks;
     }
     case 'approved':
-      return [
-        section(`:white_check_mark: Approved by ${humanList(d.state.by.map(mention), { maxChars: listBudget })}`),
-        context(`Decided ${slackDate(d.state.at)}`),
-      ];
+      return [section(approvedText(d.state.by, d.state.reasons ?? {}, listBudget, scale)), context(`Decided ${slackDate(d.state.at)}`)];
     case 'declined': {
       const reason = d.state.reason?.trim();
       const because = reason ? `: ${escapeMrkdwn(truncate(reason, scaled(2000, scale, 200)))}` : '';
@@ -139,6 +137,18 @@ function unreachableWarning(quorum: number, eligible: number): string {
   );
 }
 
-function count(n: number): string {
-  return n.toLocaleString('en-US');
+/** The header: the call in words (the tool's describe(), else its name in words). */
+function titleOf(d: ApprovalCardData): string {
+  return d.title?.trim() ? d.title : humanizeWords(d.toolName);
+}
+
+/** "Approved by @bob: reason" for each approver who gave one; the rest listed together. */
+function approvedText(by: readonly string[], reasons: Readonly<Record<string, string>>, listBudget: number, scale: number): string {
+  const withReason = by.filter((u) => reasons[u]?.trim());
+  const without = by.filter((u) => !reasons[u]?.trim());
+  const lines: string[] = [];
+  if (without.length > 0 || withReason.length === 0) lines.push(`Approved by ${humanList(without.map(mention), { maxChars: listBudget })}`);
+  const reasonBudget = Math.floor(scaled(2000, scale, 200) / Math.max(1, withReason.length));
+  for (const u of withReason) lines.push(`Approved by ${mention(u)}: ${escapeMrkdwn(truncate(reasons[u]!.trim(), Math.max(50, reasonBudget)))}`);
+  return `:white_check_mark: ${lines.join('\n')}`;
 }

@@ -1,7 +1,8 @@
 import type { Button, KnownBlock } from '@slack/types';
 import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
 import { inlineCode } from '../mrkdwn/inline-code.js';
-import { LIMITS, truncate } from './limits.js';
+import { LIMITS, truncate, truncateMrkdwn } from './limits.js';
+import { highRiskConfirm } from './approve-button.js';
 import { ACTION_IDS, batchBlockId, cardBlockId } from './action-ids.js';
 import { approvalButtonValue, FINGERPRINT_PREFIX_LENGTH } from './button-value.js';
 import type { ApprovalCardState } from './card-types.js';
@@ -29,6 +30,8 @@ export interface BatchMember {
   /** User ids who have approved so far. */
   approvals: string[];
   state: ApprovalCardState;
+  /** The call described (as on a single card): its title and fields (values already mrkdwn), and its risk. */
+  described?: { title: string; fields: ReadonlyArray<{ label: string; value: string }>; risk: 'low' | 'high' };
 }
 
 export interface BatchCardData {
@@ -86,24 +89,39 @@ function render(d: BatchCardData, scale: number): KnownBlock[] {
   const pending: BatchMember[] = [];
   d.members.forEach((m, i) => {
     const n = d.offset + i + 1;
-    const args = truncate(oneLine(safeJson(m.args)), scaled(300, scale, 40));
-    blocks.push(section(`*${n}.* ${inlineCode(truncate(m.toolName, 100))} ${inlineCode(args)}\n${statusLine(m, scale)}`));
+    blocks.push(section(`*${n}.* ${memberLine(m, scale)}\n${statusLine(m, scale)}`));
     if (m.state.kind !== 'pending') return;
     pending.push(m);
     const value = approvalButtonValue(m.actionId, m.fingerprint);
-    const approve: Button = { type: 'button', action_id: ACTION_IDS.approve, text: plainText(`Approve #${n}`), style: 'primary', value };
+    const approve: Button = {
+      type: 'button',
+      action_id: ACTION_IDS.approve,
+      text: plainText(`Approve #${n}`),
+      style: 'primary',
+      value,
+      ...(m.described?.risk === 'high' ? { confirm: highRiskConfirm(m.described.title) } : {}),
+    };
     const decline: Button = { type: 'button', action_id: ACTION_IDS.decline, text: plainText(`Decline #${n}`), style: 'danger', value };
     blocks.push({ type: 'actions', block_id: cardBlockId('approval', m.actionId), elements: [approve, decline] });
   });
 
   const first = d.members[0];
+  const riskyTitles = pending.filter((m) => m.described?.risk === 'high').map((m) => m.described!.title);
   if (pending.length > 0 && first !== undefined) {
     const value = batchButtonValue(pending);
     blocks.push({
       type: 'actions',
       block_id: batchBlockId(first.actionId),
       elements: [
-        { type: 'button', action_id: ACTION_IDS.batchApproveAll, text: plainText('Approve all'), style: 'primary', value },
+        {
+          type: 'button',
+          action_id: ACTION_IDS.batchApproveAll,
+          text: plainText('Approve all'),
+          style: 'primary',
+          value,
+          // Approving all approves the high-risk ones too: confirmed as each one's own Approve is.
+          ...(riskyTitles.length > 0 ? { confirm: highRiskConfirm(riskyTitles.join('; ')) } : {}),
+        },
         // Opens the reason modal, which is where it can still be cancelled.
         { type: 'button', action_id: ACTION_IDS.batchDeclineAll, text: plainText('Decline all'), style: 'danger', value },
       ],
@@ -154,4 +172,14 @@ function safeJson(value: unknown): string {
   } catch {
     return String(value);
   }
+}
+
+/** A call in words when it is described (title, fields), else its tool and arguments as JSON. */
+function memberLine(m: BatchMember, scale: number): string {
+  const tool = inlineCode(truncate(m.toolName, 100));
+  if (!m.described) return `${tool} ${inlineCode(truncate(oneLine(safeJson(m.args)), scaled(300, scale, 40)))}`;
+  const risk = m.described.risk === 'high' ? ' :warning: high-risk' : '';
+  const fields = m.described.fields.map((f) => `${escapeMrkdwn(f.label)}: ${f.value.replace(/\n+/g, ' ')}`).join(' · ');
+  const line = `*${escapeMrkdwn(truncate(oneLine(m.described.title), 150))}* (${tool})${risk}${fields ? `\n${fields}` : ''}`;
+  return truncateMrkdwn(line, scaled(700, scale, 120));
 }

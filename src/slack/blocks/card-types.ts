@@ -5,7 +5,8 @@
 
 export type ApprovalCardState =
   | { kind: 'pending' }
-  | { kind: 'approved'; by: string[]; at: Date }
+  /** `reasons`: what approvers said, by user id (a policy may require one). */
+  | { kind: 'approved'; by: string[]; at: Date; reasons?: Record<string, string> }
   | { kind: 'declined'; by: string; reason?: string; at: Date }
   | { kind: 'expired' }
   /** The arguments no longer match the approved fingerprint. */
@@ -22,6 +23,14 @@ export interface ApprovalCardData {
   toolCallId: string;
   toolName: string;
   args: unknown;
+  /** The call in words (plain text); the tool's name in words when absent. */
+  title?: string;
+  /** Label (plain) and value (mrkdwn, already escaped) pairs describing the arguments. */
+  fields?: Array<{ label: string; value: string }>;
+  /** `high`: the card says so and Approve asks to confirm. */
+  risk?: 'low' | 'high';
+  /** Approve opens a modal asking for a reason. */
+  requireReason?: boolean;
   /** Delegation path of agents, outermost first, e.g. ['ops', 'billing']. */
   path: string[];
   /** Slack user id of whoever started the run. */

@@ -1,3 +1,4 @@
+import { highRiskConfirm } from './approve-button.js';
 import type { Button, HomeView, KnownBlock } from '@slack/types';
 import type { PendingAction } from '../../db/rows.js';
 import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
@@ -19,6 +20,8 @@ export interface InboxItem {
   >;
   /** The card's thread in Slack, when the request has a card. */
   link?: string;
+  /** A high-risk call (its title, for the confirm dialog): Approve asks to confirm, as on the card. */
+  highRisk?: { title: string };
   /** Set when the request is one of a model step's parallel calls shown on one card: which of how many. */
   batch?: { position: number; size: number };
 }
@@ -187,6 +190,9 @@ function decisionButtons(item: InboxItem): KnownBlock {
   return {
     type: 'actions',
     block_id: cardBlockId('approval', item.action.id),
-    elements: [button('Approve', ACTION_IDS.inboxApprove, 'primary'), button('Decline', ACTION_IDS.inboxDecline, 'danger')],
+    elements: [
+      { ...button('Approve', ACTION_IDS.inboxApprove, 'primary'), ...(item.highRisk ? { confirm: highRiskConfirm(item.highRisk.title) } : {}) },
+      button('Decline', ACTION_IDS.inboxDecline, 'danger'),
+    ],
   };
 }

@@ -1,40 +1,17 @@
 import type { ButtonAction } from '@slack/bolt';
 import type { Decision } from '../../agent/types.js';
 import type { PendingAction } from '../../db/rows.js';
-import { parseCardBlockId } from '../blocks/action-ids.js';
-import { parseButtonValue, type ButtonValue } from '../blocks/button-value.js';
 import { declineModal } from '../blocks/decline-modal.js';
 import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
 import type { Click, SlackContext } from '../slack-context.js';
 import type { CardRow } from '../store/cards.js';
-import { clickedCard, tamperedButton } from './clicked-card.js';
+import { tamperedButton } from './clicked-card.js';
+import { genuineButton, type GenuineButton } from './genuine-button.js';
+import { openReasonModal } from './approve-with-reason.js';
 import { markDecisionInFlight } from './decisions-in-flight.js';
 import { handleDecision } from './handle-decision.js';
 import { describeOutcome } from './refusal-text.js';
 import { tellUser } from './tell-user.js';
-
-export interface GenuineButton {
-  value: Required<ButtonValue>;
-  /** The request as read while checking the button. */
-  row: PendingAction | undefined;
-  /** Where its card is, as read with it. */
-  card: CardRow | undefined;
-}
-
-/** The request a button is for, or undefined (logged) when the button is not genuine. */
-export async function genuineButton(ctx: SlackContext, click: Click, action: ButtonAction): Promise<GenuineButton | undefined> {
-  const value = parseButtonValue(action.value);
-  const block = parseCardBlockId(action.block_id);
-  const checked =
-    value?.fingerprintPrefix !== undefined && block?.kind === 'approval' && block.actionId === value.actionId
-      ? await clickedCard(ctx, click, value.actionId)
-      : false;
-  if (!checked) {
-    ctx.logger.warn({ user: click.user, actionId: action.action_id, value: action.value, blockId: action.block_id }, 'approval button refused: value does not match a card');
-    return undefined;
-  }
-  return { value: value as Required<ButtonValue>, row: checked.state?.action, card: checked.state?.card };
-}
 
 export type RecordedApproval =
   | { kind: 'no-click' }
@@ -74,6 +51,13 @@ export async function recordApproval(
 export async function showApproval(ctx: SlackContext, recorded: RecordedApproval): Promise<void> {
   if (recorded.kind === 'no-click') return;
   if (recorded.kind === 'tampered') return tellUser(ctx, recorded.click, tamperedButton);
+  const { decision, click } = recorded;
+  // The policy wants a reason (it may have started to after the card was drawn, or the click came
+  // from the inbox): the refusal is on record, and the clicker gets the form instead of an error.
+  if (decision.outcome === 'not-allowed' && decision.why === 'reason-required' && click.triggerId) {
+    recorded.done();
+    return openReasonModal(ctx, click, decision.action);
+  }
   try {
     await handleDecision(ctx, recorded.decision, recorded.click, recorded.button.card);
   } finally {

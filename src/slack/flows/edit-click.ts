@@ -3,7 +3,7 @@ import type { PendingAction } from '../../db/rows.js';
 import { editModal } from '../blocks/edit-modal.js';
 import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
 import type { Click, SlackContext } from '../slack-context.js';
-import { genuineButton } from './approval-click.js';
+import { genuineButton } from './genuine-button.js';
 import { tamperedButton } from './clicked-card.js';
 import { editFormOf } from './edit-form.js';
 import { describeOutcome } from './refusal-text.js';

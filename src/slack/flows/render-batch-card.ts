@@ -6,6 +6,7 @@ import { truncate } from '../blocks/limits.js';
 import { whoDecides } from '../blocks/who-decides.js';
 import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
 import { approvalState, type RenderedCard } from './render-card.js';
+import { callOnCard } from './card-description.js';
 
 /** A member of a batch as drawn: its request row, and whether its approved call was blocked at the gate. */
 export interface BatchMemberRow {
@@ -63,6 +64,7 @@ export function renderBatchCard(agent: Agent, parts: ReadonlyArray<readonly Batc
           quorum: s.row.quorum,
           approvals: s.row.approvals.map((a) => a.userId),
           state: s.state,
+          described: callOnCard(agent, s.row),
         })),
       }),
     };

@@ -20,6 +20,7 @@ import { approversAt } from '../../approvals/approvers-at.js';
 import { whoDecides } from '../blocks/who-decides.js';
 import { describeRoute } from '../blocks/describe-route.js';
 import { elicitationCard, type ElicitationCardState } from '../blocks/elicitation-card.js';
+import { approvalReasons, callOnCard } from './card-description.js';
 import { elicitationAnswerSchema, isElicitationPayload } from '../../mcp/elicitation-payload.js';
 import { editFacts } from './edit-form.js';
 
@@ -48,6 +49,7 @@ export function renderCard(
     const notify = requirement.reach.notify;
     const routedTo = facts.routedTo ?? describeRoute(requirement.reach.route);
     const rememberFor = action.status === 'pending' ? agent.rememberForOf(action) : undefined;
+    const call = callOnCard(agent, action);
     return {
       kind,
       blocks: approvalCard({
@@ -56,6 +58,10 @@ export function renderCard(
         toolCallId: action.tool_call_id,
         toolName: action.tool_name,
         args: action.args,
+        title: call.title,
+        fields: call.fields,
+        risk: call.risk,
+        requireReason: call.requireReason,
         path: action.path ?? [],
         requester: action.requester ?? undefined,
         approvers,
@@ -73,7 +79,7 @@ export function renderCard(
         ...(rememberFor !== undefined ? { rememberFor } : {}),
         state: approvalState(action, facts.blocked, now),
       }),
-      text: approvalText(action, approvers, notify),
+      text: approvalText(action, call.title, approvers, notify),
     };
   }
   if (kind === 'question') {
@@ -127,8 +133,8 @@ export function renderCard(
  * The notification text: while the request waits, it mentions who can decide (unless the policy
  * says `notify: none`), the one place the bot pings people on purpose; the tool name is escaped.
  */
-function approvalText(action: PendingAction, approvers: readonly string[], notify: 'mentions' | 'none'): string {
-  const what = escapeMrkdwn(truncate(`Approval needed: ${action.tool_name} (request #${action.id})`, 300));
+function approvalText(action: PendingAction, title: string, approvers: readonly string[], notify: 'mentions' | 'none'): string {
+  const what = escapeMrkdwn(truncate(`Approval needed: ${title} (request #${action.id})`, 300));
   if (action.status !== 'pending' || notify === 'none' || approvers.length === 0) return what;
   return `${what} for ${whoDecides(approvers, notify, { maxChars: 2000 })}`;
 }
@@ -141,7 +147,7 @@ export function approvalState(a: PendingAction, blocked: boolean, now: Date): Ap
       return a.expires_at && new Date(a.expires_at).getTime() <= now.getTime() ? { kind: 'expired' } : { kind: 'pending' };
     case 'approved':
       if (blocked) return { kind: 'blocked' };
-      return { kind: 'approved', by: a.approvals.length > 0 ? a.approvals.map((v) => v.userId) : [a.decided_by ?? 'unknown'], at };
+      return { kind: 'approved', by: a.approvals.length > 0 ? a.approvals.map((v) => v.userId) : [a.decided_by ?? 'unknown'], at, reasons: approvalReasons(a) };
     case 'declined':
       return { kind: 'declined', by: a.decided_by ?? 'unknown', ...(a.reason ? { reason: a.reason } : {}), at };
     case 'expired':

@@ -5,6 +5,7 @@ import type { RememberedItem } from '../blocks/remembered-blocks.js';
 import { threadLink } from '../blocks/thread-link.js';
 import type { SlackContext } from '../slack-context.js';
 import { findCards } from '../store/cards.js';
+import { callOnCard } from '../flows/card-description.js';
 
 /**
  * Open requests read per inbox (the oldest) before keeping those the person may decide; more
@@ -37,8 +38,13 @@ export async function loadInbox(ctx: SlackContext, user: string, fit: InboxFit):
     const position = card?.batch ? card.batch.indexOf(action.id) + 1 : 0;
     return { action, ...(link ? { link } : {}), ...(position > 0 ? { batch: { position, size: card!.batch!.length } } : {}) };
   };
+  // What the card says of risk, the inbox's Approve says too (no statement: the tool and policy are in memory).
+  const waitingItem = (action: PendingAction): InboxItem => {
+    const call = callOnCard(ctx.agent, action);
+    return { ...item(action), ...(call.risk === 'high' ? { highRisk: { title: call.title } } : {}) };
+  };
   return {
-    waiting: waiting.map(item),
+    waiting: waiting.map(waitingItem),
     waitingTotal: waiting.length,
     requested: rows.requested.map(item),
     requestedTotal: rows.requestedTotal,

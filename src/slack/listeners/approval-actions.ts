@@ -2,6 +2,8 @@ import type { BlockAction, ButtonAction } from '@slack/bolt';
 import { ACTION_IDS } from '../blocks/action-ids.js';
 import { openDecline, recordApproval, showApproval } from '../flows/approval-click.js';
 import { tellClicker } from '../flows/clicked-card.js';
+import { openApproveReason } from '../flows/approve-with-reason.js';
+import { showArguments } from '../flows/show-arguments.js';
 import type { SlackContext } from '../slack-context.js';
 import { clickOf } from './click-of.js';
 import type { InteractionRoutes } from './interaction-routes.js';
@@ -9,7 +11,8 @@ import { recordThenAck } from './record-then-ack.js';
 
 /**
  * Approve decides at once, recorded before the click is acknowledged (see
- * recordThenAck); Decline first asks for an optional reason in a modal.
+ * recordThenAck); Decline first asks for an optional reason in a modal, and so does Approve
+ * (a required one) where the policy says requireReason. Show arguments opens a read-only modal.
  */
 export function registerApprovalActions(routes: InteractionRoutes, ctx: SlackContext): void {
   routes.action<BlockAction<ButtonAction>>(ACTION_IDS.approve, async ({ ack, body, action }) => {
@@ -32,5 +35,15 @@ export function registerApprovalActions(routes: InteractionRoutes, ctx: SlackCon
   routes.action<BlockAction<ButtonAction>>(ACTION_IDS.decline, async ({ ack, body, action }) => {
     await ack();
     ctx.tasks.run('decline', () => openDecline(ctx, clickOf(body), action), tellClicker(ctx, clickOf(body)));
+  });
+  // Where the policy wants a reason, Approve opens a form for it; the approval comes with its submission.
+  routes.action<BlockAction<ButtonAction>>(ACTION_IDS.approveWithReason, async ({ ack, body, action }) => {
+    await ack();
+    ctx.tasks.run('approve-with-reason', () => openApproveReason(ctx, clickOf(body), action), tellClicker(ctx, clickOf(body)));
+  });
+  routes.action<BlockAction<ButtonAction>>(ACTION_IDS.showArguments, async ({ ack, body, action }) => {
+    await ack();
+    const clickerTeam = body.user.team_id ?? body.team?.id;
+    ctx.tasks.run('show-arguments', () => showArguments(ctx, clickOf(body), action, clickerTeam), tellClicker(ctx, clickOf(body)));
   });
 }

@@ -12,6 +12,7 @@ function requirement(overrides: Partial<Requirement> = {}): Requirement {
     policyVersion: 'v@0123456789abcdef',
     reach: { notify: 'mentions', route: 'thread', dmLimit: 10, remindLimit: 3, warnBeforeMs: 6000, escalateTo: [] },
     risk: 'low',
+    requireReason: false,
     ...overrides,
   };
 }

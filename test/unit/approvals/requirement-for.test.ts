@@ -40,6 +40,7 @@ describe('requirementFor', () => {
       policyVersion: policy.version,
       reach: { notify: 'mentions', route: 'thread', dmLimit: 10, remindLimit: 3, warnBeforeMs: 15 * 60_000, escalateTo: [] },
       risk: 'low',
+      requireReason: false,
     });
   });
 
@@ -58,6 +59,7 @@ describe('requirementFor', () => {
       policyVersion: 'test@' + policy.version.split('@')[1],
       reach: { notify: 'mentions', route: 'thread', dmLimit: 10, remindLimit: 3, warnBeforeMs: 15 * 60_000, escalateTo: [] },
       risk: 'low',
+      requireReason: false,
     });
   });
 

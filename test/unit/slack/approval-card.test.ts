@@ -28,8 +28,11 @@ describe('approvalCard: pending', () => {
     expectValid(blocks);
   });
 
-  it('has a plain_text header naming the tool', () => {
-    expect(blocks[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: 'Approval needed: issue_refund' } });
+  it('has a plain_text header with the call in words (the tool name when no title is given), and names the tool', () => {
+    expect(blocks[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: 'Issue refund' } });
+    expect(text).toContain('*Tool:* `issue_refund`');
+    const titled = approvalCard(approvalCardData({ title: 'Refund €25.00 on order A-1001' }));
+    expect(titled[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: 'Refund €25.00 on order A-1001' } });
   });
 
   it('shows the delegation path, requester, approvers, quorum and expiry', () => {
@@ -40,9 +43,18 @@ describe('approvalCard: pending', () => {
     expect(text).toContain(`*Expires:* <!date^${CARD_EXPIRES.getTime() / 1000}^{date_short_pretty} {time}|2030-01-02T03:04:05.000Z>`);
   });
 
-  it('shows the arguments as pretty JSON in a code block', () => {
-    expect(text).toContain('*Arguments*\n```\n' + JSON.stringify(approvalCardData().args, null, 2) + '\n```');
-    expect(text).not.toContain('truncated');
+  it('shows the arguments as label/value fields, not raw JSON', () => {
+    const fields = blocks.find((b) => b.type === 'section' && 'fields' in b && b.fields !== undefined) as { fields: Array<{ text: string }> } | undefined;
+    expect(fields?.fields.map((f) => f.text)).toEqual(['*Order ID*\nA-1001', '*Amount*\n25', '*Currency*\nEUR']);
+    expect(text).not.toContain('*Arguments*');
+    expect(text).not.toContain('"orderId"');
+  });
+
+  it('shows the fields the caller described, in that order', () => {
+    const described = approvalCard(approvalCardData({ fields: [{ label: 'Amount', value: '$1,500.50' }, { label: 'Order', value: '1042' }] }));
+    expectValid(described);
+    expect(allText(described)).toContain('*Amount*\n$1,500.50');
+    expect(allText(described)).toContain('*Order*\n1042');
   });
 
   it('shows a 12-character fingerprint, the policy version and the request number', () => {
@@ -52,7 +64,7 @@ describe('approvalCard: pending', () => {
     expect(text).toContain('Request #42');
   });
 
-  it('has Approve and Decline buttons bound to the request and fingerprint', () => {
+  it('has Approve, Decline and Show arguments buttons bound to the request (and fingerprint)', () => {
     const [block] = actions(blocks);
     expect(block).toEqual({
       type: 'actions',
@@ -72,8 +84,17 @@ describe('approvalCard: pending', () => {
           style: 'danger',
           value: '{"a":42,"f":"0123456789abcdef"}',
         },
+        {
+          type: 'button',
+          action_id: 'approval.show_arguments',
+          text: { type: 'plain_text', text: 'Show arguments' },
+          value: '{"a":42}',
+        },
       ],
     });
+    // Low risk: no confirm dialog, and nothing says high-risk.
+    expect(JSON.stringify(block)).not.toContain('confirm');
+    expect(text).not.toMatch(/high-risk/i);
   });
 
   it('hides the path when there was no delegation', () => {
@@ -172,26 +193,21 @@ describe('approvalCard: ids are validated before they become mentions', () => {
   });
 });
 
-describe('approvalCard: arguments are truncated visibly', () => {
-  it('notes how much of a large argument is shown', () => {
+describe('approvalCard: large and odd arguments stay within limits', () => {
+  it('summarises a large argument as compact JSON in inline code, cut visibly', () => {
     const args = { items: Array.from({ length: 600 }, (_, i) => ({ sku: `SKU-${i}`, qty: i })) };
-    const total = JSON.stringify(args, null, 2).length;
     const blocks = approvalCard(approvalCardData({ args }));
     expectValid(blocks);
     const t = allText(blocks);
-    const note = /Arguments truncated: showing ([\d,]+) of ([\d,]+) characters/.exec(t);
-    expect(note).not.toBeNull();
-    expect(note?.[2]).toBe(total.toLocaleString('en-US'));
-    expect(Number(note?.[1]?.replace(/,/g, ''))).toBeGreaterThan(2000);
-    expect(t).toContain('\n…\n```');
+    expect(t).toContain('*Items*\n`[{"sku":"SKU-0","qty":0}');
+    expect(t).toMatch(/…`/);
   });
 
   it('stays within limits when escaping multiplies the size', () => {
     const args = { s: '&<>'.repeat(20_000) };
     const blocks = approvalCard(approvalCardData({ args }));
     expectValid(blocks);
-    const total = JSON.stringify(args, null, 2).length.toLocaleString('en-US');
-    expect(allText(blocks)).toMatch(new RegExp(`showing [\\d,]+ of ${total} characters`));
+    expect(allText(blocks)).toContain('&amp;&lt;&gt;');
   });
 
   it('renders arguments JSON cannot', () => {
@@ -201,14 +217,68 @@ describe('approvalCard: arguments are truncated visibly', () => {
       const blocks = approvalCard(approvalCardData({ args }));
       expectValid(blocks);
     }
-    expect(allText(approvalCard(approvalCardData({ args: circular })))).toContain('[Circular]');
-    expect(allText(approvalCard(approvalCardData({ args: { n: 10n } })))).toContain('"10n"');
+    expect(allText(approvalCard(approvalCardData({ args: { n: 10n } })))).toContain('10');
   });
 
-  it('keeps ``` inside arguments from ending the code block', () => {
-    const t = allText(approvalCard(approvalCardData({ args: { md: '```\n<!channel>\n```' } })));
-    const argsSection = t.slice(t.indexOf('*Arguments*'));
-    expect(argsSection.split('```').length - 1).toBe(2);
+  it('keeps backticks inside an argument from ending its code span', () => {
+    const t = allText(approvalCard(approvalCardData({ args: { md: { x: '```\n<!channel>\n```' } } })));
+    expect(t).not.toContain('<!channel>');
+    const field = t.slice(t.indexOf('*Md*'));
+    expect(field.slice(0, field.indexOf('\n', 6)).split('`').length - 1).toBe(2);
+  });
+
+  it('falls back to a text list past 10 fields', () => {
+    const args = Object.fromEntries(Array.from({ length: 14 }, (_, i) => [`field_${i}`, `value ${i}`]));
+    const blocks = approvalCard(approvalCardData({ args }));
+    expectValid(blocks);
+    expect(blocks.some((b) => b.type === 'section' && 'fields' in b && b.fields !== undefined)).toBe(false);
+    expect(allText(blocks)).toContain('*Field 13:* value 13');
+  });
+
+  it('falls back to a text list when one value is longer than a field may be', () => {
+    const blocks = approvalCard(approvalCardData({ fields: [{ label: 'Note', value: 'n'.repeat(2500) }, { label: 'Order', value: '1' }] }));
+    expectValid(blocks);
+    expect(allText(blocks)).toContain('*Order:* 1');
+  });
+});
+
+describe('approvalCard: high risk and reasons', () => {
+  it('says a high-risk call is high-risk and confirms Approve in a danger dialog naming the action', () => {
+    const blocks = approvalCard(approvalCardData({ title: 'Delete record rec-9', risk: 'high' }));
+    expectValid(blocks);
+    expect(allText(blocks)).toContain('*High-risk action.*');
+    const approve = (actions(blocks)[0] as unknown as { elements: Array<Record<string, unknown>> }).elements[0]!;
+    expect(approve.action_id).toBe('approval.approve');
+    expect(approve.confirm).toEqual({
+      title: { type: 'plain_text', text: 'Approve a high-risk action?' },
+      text: { type: 'plain_text', text: expect.stringContaining('Delete record rec-9') },
+      confirm: { type: 'plain_text', text: 'Approve' },
+      deny: { type: 'plain_text', text: 'Cancel' },
+      style: 'danger',
+    });
+  });
+
+  it('keeps the confirm dialog within its limits for a huge title', () => {
+    const blocks = approvalCard(approvalCardData({ title: `Delete ${'x'.repeat(5000)}`, risk: 'high' }));
+    expectValid(blocks);
+  });
+
+  it('gives Approve its own action id and says a reason is asked for when the policy requires one', () => {
+    const blocks = approvalCard(approvalCardData({ requireReason: true }));
+    expectValid(blocks);
+    const approve = (actions(blocks)[0] as unknown as { elements: Array<Record<string, unknown>> }).elements[0]!;
+    expect(approve.action_id).toBe('approval.approve_with_reason');
+    expect(allText(blocks)).toContain('Approving asks for a reason');
+  });
+
+  it('shows each approver\'s reason, escaped', () => {
+    const blocks = approvalCard(
+      approvalCardData({ state: { kind: 'approved', by: ['U0APPROVER1', 'U0APPROVER2'], at: DECIDED, reasons: { U0APPROVER1: 'Customer <!channel> verified & refunded' } } }),
+    );
+    expectValid(blocks);
+    const t = allText(blocks);
+    expect(t).toContain('Approved by <@U0APPROVER1>: Customer &lt;!channel&gt; verified &amp; refunded');
+    expect(t).toContain('Approved by <@U0APPROVER2>');
   });
 });
 
@@ -259,7 +329,9 @@ describe('approvalCard: extreme inputs', () => {
 describe('approvalCard: header', () => {
   it('keeps a multi-line tool name on one header line', () => {
     const blocks = approvalCard(approvalCardData({ toolName: 'issue\nrefund' }));
-    expect(blocks[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: 'Approval needed: issue refund' } });
+    expect(blocks[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: 'Issue refund' } });
+    const titled = approvalCard(approvalCardData({ title: 'Refund\n$5 on order 1' }));
+    expect(titled[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: 'Refund $5 on order 1' } });
   });
 });
 
@@ -279,7 +351,8 @@ describe('approvalCard: a quorum that can never be met', () => {
         verbatim: true,
       },
     });
-    expect(blocks.indexOf(warning(blocks)!)).toBe(2);
+    const facts = blocks.findIndex((b) => JSON.stringify(b).includes('*Quorum:*'));
+    expect(blocks.indexOf(warning(blocks)!)).toBe(facts + 1);
     expect(actions(blocks)).toHaveLength(1);
   });
 

@@ -74,6 +74,8 @@ describe('button values and block ids', () => {
       decline: 'approval.decline',
       edit: 'approval.edit',
       approveRemember: 'approval.approve_remember',
+      approveWithReason: 'approval.approve_with_reason',
+      showArguments: 'approval.show_arguments',
       questionAnswer: 'question.answer',
       questionSubmit: 'question.submit',
       suspensionRespond: 'suspension.respond',
@@ -94,6 +96,8 @@ describe('button values and block ids', () => {
     expect(CALLBACK_IDS).toEqual({
       declineModal: 'approval.decline_modal',
       editModal: 'approval.edit_modal',
+      approveReasonModal: 'approval.approve_reason_modal',
+      argumentsModal: 'approval.arguments_modal',
       respondModal: 'suspension.respond_modal',
       elicitationModal: 'elicitation.modal',
       batchDeclineModal: 'batch.decline_modal',

@@ -63,6 +63,15 @@ describe('inboxBlocks', () => {
     expect(text).toContain('1 of 2 approvals');
   });
 
+  it('a high-risk request\'s Approve asks to confirm, naming the action, as the card\'s does', () => {
+    const blocks = inboxBlocks(data({ waiting: [{ ...item(7), highRisk: { title: 'Refund $25.00 on order A-7' } }, item(8)], waitingTotal: 2 }), MESSAGE_FIT);
+    expect(blockLimitErrors(blocks)).toEqual([]);
+    const [risky, plain] = buttonsOf(blocks) as unknown as Array<{ elements: Array<{ action_id: string; confirm?: { text: { text: string }; style: string } }> }>;
+    expect(risky!.elements[0]!.confirm).toMatchObject({ text: { text: expect.stringContaining('Refund $25.00 on order A-7') }, style: 'danger' });
+    expect(risky!.elements[1]!.confirm).toBeUndefined();
+    expect(plain!.elements[0]!.confirm).toBeUndefined();
+  });
+
   it('requested and decided requests show where each stands, without buttons', () => {
     const blocks = inboxBlocks(
       data({

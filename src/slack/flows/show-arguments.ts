@@ -1,0 +1,39 @@
+import type { ButtonAction } from '@slack/bolt';
+import { parseCardBlockId } from '../blocks/action-ids.js';
+import { argumentsModal } from '../blocks/arguments-modal.js';
+import { parseButtonValue } from '../blocks/button-value.js';
+import type { Click, SlackContext } from '../slack-context.js';
+import { clickedCard, tamperedButton } from './clicked-card.js';
+import { tellUser } from './tell-user.js';
+
+/**
+ * "Show arguments": a read-only modal with the request's exact arguments, read from the request
+ * itself (the button only names which one, and must sit on that request's card). Anyone in the
+ * workspace who sees the card may look; a click from another workspace (a shared channel) may not.
+ */
+export async function showArguments(ctx: SlackContext, click: Click | undefined, action: ButtonAction, clickerTeam: string | undefined): Promise<void> {
+  if (!click) return void ctx.logger.warn('show-arguments click without user or channel');
+  const value = parseButtonValue(action.value);
+  const block = parseCardBlockId(action.block_id);
+  const checked = value && block?.kind === 'approval' && block.actionId === value.actionId ? await clickedCard(ctx, click, value.actionId) : false;
+  if (!value || !checked) {
+    ctx.logger.warn({ user: click.user, value: action.value, blockId: action.block_id }, 'show-arguments refused: button does not match a card');
+    return tellUser(ctx, click, tamperedButton);
+  }
+  if (ctx.teamId === undefined || clickerTeam !== ctx.teamId) {
+    ctx.logger.warn({ user: click.user, clickerTeam, teamId: ctx.teamId, actionId: value.actionId }, 'show-arguments refused: clicker is not in this workspace');
+    return tellUser(ctx, click, 'Only members of this workspace can see the arguments of a request.');
+  }
+  const row = checked.state?.action ?? (await ctx.agent.findRequest(value.actionId));
+  if (!row || row.kind !== 'approval') return tellUser(ctx, click, 'I could not find that request. Nothing to show.');
+  if (!click.triggerId) return tellUser(ctx, click, 'Slack did not let me open a window for that click; please try again.');
+  try {
+    await ctx.client.views.open({
+      trigger_id: click.triggerId,
+      view: argumentsModal({ actionId: row.id, toolName: row.tool_name, args: row.args }),
+    });
+  } catch (error) {
+    ctx.logger.warn({ err: error, actionId: row.id }, 'arguments modal could not open');
+    await tellUser(ctx, click, 'I could not open the arguments just now (the click may have expired); please try again.');
+  }
+}

@@ -1,0 +1,20 @@
+import { CALLBACK_IDS } from '../blocks/action-ids.js';
+import { approveReasonErrors, recordApproveReason, showApproveReason, tellApproveReasonFailure } from '../flows/approve-with-reason.js';
+import type { SlackContext } from '../slack-context.js';
+import type { InteractionRoutes } from './interaction-routes.js';
+import { recordThenAck } from './record-then-ack.js';
+
+/** The approve-reason modal's submission: a blank reason goes back to the form; else recorded, then acked, then shown. */
+export function registerApproveReasonSubmit(routes: InteractionRoutes, ctx: SlackContext): void {
+  routes.view(CALLBACK_IDS.approveReasonModal, async ({ ack, body, view }) => {
+    const user = body.user.id;
+    const errors = approveReasonErrors(view);
+    if (errors) return void (await ack({ response_action: 'errors', errors }));
+    await recordThenAck(ctx, () => ack(), {
+      name: 'approve-reason-submit',
+      record: (startAfter) => recordApproveReason(ctx, view, user, startAfter),
+      show: (recorded) => showApproveReason(ctx, user, recorded),
+      onError: tellApproveReasonFailure(ctx, view, user),
+    });
+  });
+}

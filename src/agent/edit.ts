@@ -2,6 +2,7 @@ import type { JSONSchema7 } from '@ai-sdk/provider';
 import { z } from 'zod';
 import { fingerprint } from '../approvals/fingerprint.js';
 import { requirementFor } from '../approvals/requirement-for.js';
+import { limitHitsFromRow } from '../approvals/apply-limits.js';
 import { recordEdit } from '../db/edit-action.js';
 import type { PendingAction } from '../db/rows.js';
 import type { Approval } from '../db/schema.js';
@@ -132,9 +133,24 @@ async function recordEditOf(root: AgentInternals, deps: RuntimeDeps, req: EditRe
   }
 
   // The edited arguments need what a new request for them would: approvers, quorum, expiry of now.
-  const requirement = requirementFor(deps.policy, action.tool_name, args, mcp);
-  const edited = { tool_name: action.tool_name, args, requester: action.requester, policy_version: requirement.policyVersion, path: action.path };
-  const editorVerdict = await mayDecide(deps, edited, actor, 'approve');
+  // The cumulative limits the call went over when it was asked hold for its edited arguments too:
+  // an edit must not drop the quorum a limit raised.
+  const requirement = requirementFor(deps.policy, action.tool_name, args, mcp, limitHitsFromRow(action.limit_hits));
+  const edited = {
+    tool_name: action.tool_name,
+    args,
+    requester: action.requester,
+    policy_version: requirement.policyVersion,
+    path: action.path,
+    limit_hits: action.limit_hits ?? null,
+  };
+  const mayApprove = await mayDecide(deps, edited, actor, 'approve');
+  // Where approving needs a reason, an edit (which gives none) does not count as the editor's
+  // approval: they approve the edited request with a reason, like anyone else.
+  const editorVerdict: { allowed: true } | { allowed: false; why: string; message: string } =
+    mayApprove.allowed && requirement.requireReason
+      ? { allowed: false, why: 'reason-required', message: 'Approving this request needs a reason: approve the edited request and say why.' }
+      : mayApprove;
   const now = new Date().toISOString();
   const carried: Approval[] = [];
   const keep = requirement.keepApprovalsOnEdit === true && requirement.quorum > 1;

@@ -119,7 +119,7 @@ describe.each(backends)('Slack: edit, then approve, on %s', (backend) => {
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'refund 1042' });
     const card = await waitForCard(h.fake, thread, 'approval');
     const buttons = cardActions(card.blocks, 'approval')!.elements as Array<Record<string, unknown>>;
-    expect(buttons.map((e) => e.action_id)).toEqual([ACTION_IDS.approve, ACTION_IDS.edit, ACTION_IDS.decline]);
+    expect(buttons.map((e) => e.action_id)).toEqual([ACTION_IDS.approve, ACTION_IDS.edit, ACTION_IDS.decline, ACTION_IDS.showArguments]);
 
     const view = await openEditModal(b, card, CAROL);
     expect(view.callback_id).toBe(CALLBACK_IDS.editModal);
@@ -137,7 +137,7 @@ describe.each(backends)('Slack: edit, then approve, on %s', (backend) => {
     expect(submitted.status).toBe(200);
     expect(submitted.body).toBe('');
     const approved = await waitForUpdate(h.fake, card, `Approved by <@${CAROL}>`);
-    expect(textOf(approved)).toContain(`Edited by <@${CAROL}>: amountCents \`100000\` → \`80000\``);
+    expect(textOf(approved)).toContain(`Edited by <@${CAROL}>: Amount $1,000.00 → $800.00`);
     await waitForText(h.fake, thread, 'Refund done.');
     expect(made().refunds).toEqual([{ orderId: '1042', amountCents: 80000 }]);
     const note = (lastToolResults(made().model)[0] as { output: { value: string } }).output.value;
@@ -204,7 +204,7 @@ describe.each(backends)('Slack: edit, then approve, on %s', (backend) => {
     await submitEdit(b, CAROL, view, '150000');
     await waitForEphemeral(h.fake, CAROL, 'does not count as your approval');
     await waitForText(h.fake, thread, `it now waits for <@${BOB}>`);
-    const redrawn = await waitForUpdate(h.fake, card, `Edited by <@${CAROL}>: amountCents \`100000\` → \`150000\``);
+    const redrawn = await waitForUpdate(h.fake, card, `Edited by <@${CAROL}>: Amount $1,000.00 → $1,500.00`);
     const edited = asCard(card, redrawn);
     expect(made().refunds).toEqual([]);
 
@@ -307,6 +307,6 @@ describe.each(backends)('Slack: edit, then approve, on %s', (backend) => {
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'refund 1042' });
     const card = await waitForCard(h.fake, thread, 'approval');
     const buttons = cardActions(card.blocks, 'approval')!.elements as Array<Record<string, unknown>>;
-    expect(buttons.map((e) => e.action_id)).toEqual([ACTION_IDS.approve, ACTION_IDS.decline]);
+    expect(buttons.map((e) => e.action_id)).toEqual([ACTION_IDS.approve, ACTION_IDS.decline, ACTION_IDS.showArguments]);
   });
 });

@@ -146,7 +146,7 @@ describe.each(backends)('readable approval cards end to end on %s', (backend) =>
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'refund order 1042' });
     const card = await waitForCard(h.fake, thread, 'approval');
     const buttons = card.blocks.find((blk) => blk.type === 'actions')!.elements.map((e: { action_id: string }) => e.action_id);
-    expect(buttons).toEqual([ACTION_IDS.approveWithReason, ACTION_IDS.decline, ACTION_IDS.showArguments]);
+    expect(buttons).toEqual([ACTION_IDS.approveWithReason, ACTION_IDS.edit, ACTION_IDS.decline, ACTION_IDS.showArguments]);
 
     await clickButton(b, card, ALICE, ACTION_IDS.approveWithReason);
     const opened = await h.fake.waitFor('views.open');

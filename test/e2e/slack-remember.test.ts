@@ -107,7 +107,9 @@ describe.each(backends)('remembered approvals in Slack on %s', (backend) => {
     expect(buttons.map((b) => [b.action_id, b.text.text])).toEqual([
       [ACTION_IDS.approve, 'Approve'],
       [ACTION_IDS.approveRemember, 'Approve and allow for 1 hour'],
+      [ACTION_IDS.edit, 'Edit'],
       [ACTION_IDS.decline, 'Decline'],
+      [ACTION_IDS.showArguments, 'Show arguments'],
     ]);
     expect(blockLimitErrors(card.blocks)).toEqual([]);
     await clickButton(bot, card, ALICE, ACTION_IDS.approveRemember);
@@ -200,7 +202,7 @@ describe.each(backends)('remembered approvals in Slack on %s', (backend) => {
     const { bot } = await boot();
     const { card } = await cardFor(bot, REQUESTER, 'prod');
     const ids = (cardActions(card.blocks, 'approval')!.elements as Block[]).map((b) => b.action_id);
-    expect(ids).toEqual([ACTION_IDS.approve, ACTION_IDS.decline]);
+    expect(ids).toEqual([ACTION_IDS.approve, ACTION_IDS.edit, ACTION_IDS.decline, ACTION_IDS.showArguments]);
     // A forged "approve and remember" click on it approves, and remembers nothing.
     await clickButton(bot, card, ALICE, ACTION_IDS.approveRemember, { value: (cardActions(card.blocks, 'approval')!.elements as Block[])[0]!.value });
     await waitForUpdate(h.fake, card, `Approved by <@${ALICE}>`);

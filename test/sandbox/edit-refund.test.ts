@@ -22,7 +22,7 @@ describe('edit then approve in the sandbox', () => {
     const threadTs: string = posted.json.ts;
     const card = await s.until(() => s.thread(GENERAL, threadTs).find((m) => m.bot_id && cardBlock(m, 'approval')));
     const block = cardBlock(card, 'approval')!;
-    expect(block.elements.map((e) => e.action_id)).toEqual(['approval.approve', 'approval.edit', 'approval.decline']);
+    expect(block.elements.map((e) => e.action_id)).toEqual(['approval.approve', 'approval.edit', 'approval.decline', 'approval.show_arguments']);
 
     await s.ui('/ui/action', { user: 'U0BOB', channel: GENERAL, messageTs: card.ts, blockId: block.block_id, actionId: 'approval.edit' });
     const view = await s.until(() => s.run.sandbox.store.views('U0BOB')[0]);
@@ -36,7 +36,7 @@ describe('edit then approve in the sandbox', () => {
     const submitted = await s.ui('/ui/view-submission', { user: 'U0BOB', viewId: view.id, values: { [amount.block_id]: { [amount.element.action_id]: '1500' } } });
     expect(submitted.json).toMatchObject({ ok: true, outcome: 'closed' });
     const redrawn = await s.until(() => s.thread(GENERAL, threadTs).find((m) => m.ts === card.ts && /Approved by <@U0BOB>/.test(shownText(m))));
-    expect(shownText(redrawn)).toContain('Edited by <@U0BOB>: amountCents `2500` → `1500`');
+    expect(shownText(redrawn)).toContain('Edited by <@U0BOB>: Amount to refund $25.00 → $15.00');
     const answer = await s.until(() => s.thread(GENERAL, threadTs).find((m) => m.bot_id && m.ts !== card.ts && /\$15\.00/.test(shownText(m))));
     expect(shownText(answer)).toContain('An approver changed the arguments before approving');
     const rows = await s.demo.selectFrom('demo_refunds').selectAll().where('order_id', '=', '1042').execute();

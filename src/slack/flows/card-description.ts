@@ -1,6 +1,9 @@
 import type { Agent } from '../../agent/agent.js';
 import type { PendingAction } from '../../db/rows.js';
-import { describeArgs, escapeOwnDescription, type CardDescription } from '../blocks/describe-args.js';
+import type { JSONSchema7 } from '@ai-sdk/provider';
+import { describeArgs, escapeOwnDescription, labelOf, type CardDescription } from '../blocks/describe-args.js';
+import type { EditKeyLabel, EditValueFormatter } from '../blocks/edit-diff-text.js';
+import { formatArgValue } from '../blocks/format-arg-value.js';
 
 export interface CallOnCard extends CardDescription {
   risk: 'low' | 'high';
@@ -23,4 +26,22 @@ export function approvalReasons(action: Pick<PendingAction, 'approvals'>): Recor
   const reasons: Record<string, string> = {};
   for (const vote of action.approvals) if (typeof vote.reason === 'string' && vote.reason.trim()) reasons[vote.userId] = vote.reason;
   return reasons;
+}
+
+/**
+ * How an edit's changes read on the card: each argument named and its values shown as the card's
+ * fields show them ("Amount $1,500.50 → $1,000.00"), from the tool's input schema.
+ */
+export function editShownOnCard(agent: Agent, action: Pick<PendingAction, 'tool_name' | 'args' | 'path'>): { format: EditValueFormatter; label: EditKeyLabel } {
+  const schema = agent.describeCall(action.tool_name, action.args, action.path).inputSchema;
+  const properties = schema?.properties ?? {};
+  const propOf = (key: string): JSONSchema7 | undefined => {
+    const prop = Object.hasOwn(properties, key) ? properties[key] : undefined;
+    return typeof prop === 'object' && prop !== null ? prop : undefined;
+  };
+  const currency = action.args !== null && typeof action.args === 'object' ? (action.args as Record<string, unknown>).currency : undefined;
+  return {
+    format: (value, key) => formatArgValue(value, { key, schema: propOf(key), currency, maxChars: 200 }),
+    label: (key) => labelOf(key, propOf(key)),
+  };
 }

@@ -3,7 +3,7 @@ import { argsDiff } from '../../approvals/args-diff.js';
 import type { PendingAction } from '../../db/rows.js';
 import { elicitationForm } from '../../mcp/elicitation-form.js';
 import type { ElicitationForm } from '../../mcp/elicitation-payload.js';
-import { editDiffText, jsonValue, type EditValueFormatter } from '../blocks/edit-diff-text.js';
+import { editDiffText, jsonValue, type EditKeyLabel, type EditValueFormatter } from '../blocks/edit-diff-text.js';
 import { EDIT_MAX_FIELDS } from '../blocks/edit-modal.js';
 
 /**
@@ -34,11 +34,15 @@ function withoutSafeIntegerBounds(p: Record<string, unknown>): Record<string, un
 }
 
 /** What an approval card shows about editing: the Edit button while pending, and the "edited by" line. */
-export function editFacts(agent: Agent, action: PendingAction, format: EditValueFormatter = jsonValue): { editable?: true; editedLine?: string } {
+export function editFacts(
+  agent: Agent,
+  action: PendingAction,
+  shown: { format: EditValueFormatter; label?: EditKeyLabel } = { format: jsonValue },
+): { editable?: true; editedLine?: string } {
   const editable = action.status === 'pending' && editFormOf(agent, action) !== undefined;
   const edit = action.edit;
   return {
     ...(editable ? { editable: true as const } : {}),
-    ...(edit ? { editedLine: editDiffText(edit.editor, argsDiff(edit.proposedArgs, action.args), format) } : {}),
+    ...(edit ? { editedLine: editDiffText(edit.editor, argsDiff(edit.proposedArgs, action.args), shown.format, 2000, shown.label) } : {}),
   };
 }

@@ -20,7 +20,7 @@ import { approversAt } from '../../approvals/approvers-at.js';
 import { whoDecides } from '../blocks/who-decides.js';
 import { describeRoute } from '../blocks/describe-route.js';
 import { elicitationCard, type ElicitationCardState } from '../blocks/elicitation-card.js';
-import { approvalReasons, callOnCard } from './card-description.js';
+import { approvalReasons, callOnCard, editShownOnCard } from './card-description.js';
 import { elicitationAnswerSchema, isElicitationPayload } from '../../mcp/elicitation-payload.js';
 import { editFacts } from './edit-form.js';
 
@@ -75,7 +75,7 @@ export function renderCard(
         policyVersion: action.policy_version ?? undefined,
         ...mcpOf(agent, action),
         unreachableQuorum: facts.unreachableQuorum,
-        ...editFacts(agent, action),
+        ...editFacts(agent, action, editShownOnCard(agent, action)),
         ...(rememberFor !== undefined ? { rememberFor } : {}),
         state: approvalState(action, facts.blocked, now),
       }),

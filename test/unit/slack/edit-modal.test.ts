@@ -121,10 +121,10 @@ describe('the approval card with Edit', () => {
     const blocks = approvalCard(approvalCardData({ editable: true }));
     expect(blockLimitErrors(blocks)).toEqual([]);
     const actions = blocks.find((b) => b.type === 'actions') as Block;
-    expect(actions.elements.map((e: Block) => e.action_id)).toEqual([ACTION_IDS.approve, ACTION_IDS.edit, ACTION_IDS.decline]);
+    expect(actions.elements.map((e: Block) => e.action_id)).toEqual([ACTION_IDS.approve, ACTION_IDS.edit, ACTION_IDS.decline, ACTION_IDS.showArguments]);
     expect(actions.elements[1].value).toBe(actions.elements[0].value);
     const plain = approvalCard(approvalCardData()).find((b) => b.type === 'actions') as Block;
-    expect(plain.elements.map((e: Block) => e.action_id)).toEqual([ACTION_IDS.approve, ACTION_IDS.decline]);
+    expect(plain.elements.map((e: Block) => e.action_id)).toEqual([ACTION_IDS.approve, ACTION_IDS.decline, ACTION_IDS.showArguments]);
     const decided = approvalCard(approvalCardData({ editable: true, state: { kind: 'approved', by: ['U0A'], at: new Date() } }));
     expect(decided.some((b) => b.type === 'actions')).toBe(false);
   });

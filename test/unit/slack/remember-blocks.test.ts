@@ -35,13 +35,14 @@ describe('the approval card with rememberFor', () => {
       [ACTION_IDS.approve, 'Approve'],
       [ACTION_IDS.approveRemember, 'Approve and allow for 1 hour'],
       [ACTION_IDS.decline, 'Decline'],
+      [ACTION_IDS.showArguments, 'Show arguments'],
     ]);
     expect(buttons[1]!.value).toBe(buttons[0]!.value);
   });
 
   it('has no such button without rememberFor, without a requester, or once decided', () => {
-    expect(buttonsOf(approvalCard(approvalCardData())).map((b) => b.action_id)).toEqual([ACTION_IDS.approve, ACTION_IDS.decline]);
-    expect(buttonsOf(approvalCard(approvalCardData({ rememberFor: 3_600_000, requester: undefined }))).map((b) => b.action_id)).toEqual([ACTION_IDS.approve, ACTION_IDS.decline]);
+    expect(buttonsOf(approvalCard(approvalCardData())).map((b) => b.action_id)).toEqual([ACTION_IDS.approve, ACTION_IDS.decline, ACTION_IDS.showArguments]);
+    expect(buttonsOf(approvalCard(approvalCardData({ rememberFor: 3_600_000, requester: undefined }))).map((b) => b.action_id)).toEqual([ACTION_IDS.approve, ACTION_IDS.decline, ACTION_IDS.showArguments]);
     const decided = approvalCard(approvalCardData({ rememberFor: 3_600_000, state: { kind: 'approved', by: ['U0ALICE'], at: new Date() } }));
     expect(buttonsOf(decided)).toEqual([]);
   });

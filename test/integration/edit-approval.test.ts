@@ -114,6 +114,46 @@ describe.each(backends)('edit then approve on %s', (backend) => {
     expect(calls).toEqual([{ orderId: 'o-1', amountCents: 90000 }]);
   });
 
+  it('where approving needs a reason, an edit is not the editor\'s approval: the edited request waits for one with a reason', async () => {
+    const { agent, calls } = build({ tools: { refund: { requireApproval: true, approvers: ['UCAROL', 'UDAVE'], requireReason: true } } });
+    const { actionId } = await start(agent);
+    const outcome = await agent.editToolCall({ actionId, actor: { userId: 'UCAROL' }, args: { orderId: 'o-1', amountCents: 90000 } });
+    expect(outcome).toMatchObject({ outcome: 'pending', why: 'reason-required', action: { status: 'pending', approvals: [] } });
+    if (outcome.outcome !== 'pending') return;
+    expect(calls).toHaveLength(0);
+    const bare = await agent.decideToolCall({ actionId: outcome.action.id, actor: { userId: 'UCAROL' }, decision: 'approve' });
+    expect(bare).toMatchObject({ outcome: 'not-allowed', why: 'reason-required' });
+    const given = await agent.decideToolCall({ actionId: outcome.action.id, actor: { userId: 'UCAROL' }, reason: 'Partial refund agreed', decision: 'approve' });
+    expect(given.outcome).toBe('approved');
+    if (given.outcome !== 'approved') return;
+    await given.stream!.result;
+    expect(calls).toEqual([{ orderId: 'o-1', amountCents: 90000 }]);
+  });
+
+  it('an edit keeps the cumulative limit the call went over: the quorum it raised still holds for the edited arguments', async () => {
+    const { agent, calls } = build({
+      tools: {
+        refund: {
+          requireApproval: true,
+          approvers: ['UCAROL', 'UDAVE'],
+          limits: [{ sum: 'amountCents', over: '24h', above: 100000, then: { quorum: 2 } }],
+        },
+      },
+    });
+    const { actionId } = await start(agent);
+    // Edited below the limit on its own: without the stored hit, one approval would run it.
+    const outcome = await agent.editToolCall({ actionId, actor: { userId: 'UCAROL' }, args: { orderId: 'o-1', amountCents: 50000 } });
+    expect(outcome).toMatchObject({ outcome: 'approval-recorded', approvals: ['UCAROL'], quorum: 2 });
+    if (outcome.outcome !== 'approval-recorded') return;
+    expect(outcome.action.limit_hits).toEqual((await agent.findRequest(actionId))?.limit_hits);
+    expect(calls).toHaveLength(0);
+    const second = await agent.decideToolCall({ actionId: outcome.action.id, actor: { userId: 'UDAVE' }, decision: 'approve' });
+    expect(second.outcome).toBe('approved');
+    if (second.outcome !== 'approved') return;
+    await second.stream!.result;
+    expect(calls).toEqual([{ orderId: 'o-1', amountCents: 50000 }]);
+  });
+
   it('an earlier approval is carried over only with keepApprovalsOnEdit', async () => {
     const { agent, calls } = build({ tools: { refund: { requireApproval: true, approvers: ['UCAROL', 'UDAVE', 'UEVE'], quorum: 2, keepApprovalsOnEdit: true } } });
     const { actionId } = await start(agent);

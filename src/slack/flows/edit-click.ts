@@ -1,12 +1,10 @@
 import type { ButtonAction } from '@slack/bolt';
-import type { PendingAction } from '../../db/rows.js';
 import { editModal } from '../blocks/edit-modal.js';
-import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
 import type { Click, SlackContext } from '../slack-context.js';
 import { genuineButton } from './genuine-button.js';
 import { tamperedButton } from './clicked-card.js';
 import { editFormOf } from './edit-form.js';
-import { describeOutcome } from './refusal-text.js';
+import { approveRefusal } from './approve-refusal.js';
 import { tellUser } from './tell-user.js';
 
 /**
@@ -20,7 +18,7 @@ export async function openEdit(ctx: SlackContext, click: Click | undefined, acti
   if (!button) return tellUser(ctx, click, tamperedButton);
   const row = button.row;
   if (!row) return tellUser(ctx, click, 'I could not find that request; its run may have ended. Nothing was changed.');
-  const refusal = await editRefusal(ctx, row, click.user, button.value.fingerprintPrefix);
+  const refusal = await approveRefusal(ctx, row, click.user, button.value.fingerprintPrefix, { as: 'edit' });
   if (refusal) {
     ctx.logger.info({ actionId: row.id, user: click.user }, 'edit refused before the modal');
     return tellUser(ctx, click, refusal);
@@ -37,16 +35,4 @@ export async function openEdit(ctx: SlackContext, click: Click | undefined, acti
     ctx.logger.warn({ err: error, actionId: row.id }, 'edit modal could not open');
     await tellUser(ctx, click, 'The edit form could not open; try again. Nothing was changed.');
   }
-}
-
-async function editRefusal(ctx: SlackContext, row: PendingAction, user: string, fingerprintPrefix: string): Promise<string | undefined> {
-  if (row.kind !== 'approval') return 'That button is not for an approval request. Nothing was changed.';
-  if (row.status !== 'pending') return `This request was ${describeOutcome(row)}. Nothing was changed.`;
-  if (!(row.fingerprint ?? '').startsWith(fingerprintPrefix)) {
-    return 'This button does not match the pending request (its arguments differ from what was asked). Nothing was changed.';
-  }
-  if (row.expires_at && new Date(row.expires_at).getTime() <= Date.now()) return 'This request has expired. Nothing was changed.';
-  const verdict = await ctx.agent.mayDecide(row, { userId: user }, 'approve');
-  if (verdict.allowed) return undefined;
-  return `${escapeMrkdwn(verdict.message.replace(/\bapprove\b/, 'edit'))} Nothing was changed.`;
 }

@@ -5,7 +5,7 @@ import { LIMITS, truncate } from './limits.js';
 import { CALLBACK_IDS } from './action-ids.js';
 import { batchButtonValue } from './batch-card.js';
 import type { ViewStateValues } from './card-types.js';
-import { DECLINE_REASON_ACTION_ID, DECLINE_REASON_BLOCK_ID } from './decline-modal.js';
+import { DECLINE_REASON_ACTION_ID, DECLINE_REASON_BLOCK_ID, declineReasonInput } from './decline-modal.js';
 import { section } from './layout.js';
 import { plainText } from './text-objects.js';
 
@@ -41,19 +41,7 @@ export function batchDeclineModal(data: BatchDeclineModalData): ModalView {
         `Decline the ${n} pending ${n === 1 ? 'call' : 'calls'} (${tools})? ` +
           'None of them runs; the agent is told each was declined, with your reason if you give one.',
       ),
-      {
-        type: 'input',
-        block_id: DECLINE_REASON_BLOCK_ID,
-        optional: true,
-        label: plainText('Reason'),
-        element: {
-          type: 'plain_text_input',
-          action_id: DECLINE_REASON_ACTION_ID,
-          multiline: true,
-          max_length: LIMITS.plainTextInputMaxLength,
-          placeholder: plainText('Why not? (optional)', LIMITS.placeholder),
-        },
-      },
+      declineReasonInput(),
     ],
   };
 }

@@ -1,4 +1,4 @@
-import type { ModalView } from '@slack/types';
+import type { InputBlock, ModalView } from '@slack/types';
 import { inlineCode } from '../mrkdwn/inline-code.js';
 import { LIMITS, truncate } from './limits.js';
 import { CALLBACK_IDS } from './action-ids.js';
@@ -9,6 +9,23 @@ import { plainText } from './text-objects.js';
 
 export const DECLINE_REASON_BLOCK_ID = 'reason';
 export const DECLINE_REASON_ACTION_ID = 'reason';
+
+/** The optional reason field of a decline modal (Decline and Decline all): it goes to the model. */
+export function declineReasonInput(): InputBlock {
+  return {
+    type: 'input',
+    block_id: DECLINE_REASON_BLOCK_ID,
+    optional: true,
+    label: plainText('Reason'),
+    element: {
+      type: 'plain_text_input',
+      action_id: DECLINE_REASON_ACTION_ID,
+      multiline: true,
+      max_length: LIMITS.plainTextInputMaxLength,
+      placeholder: plainText('Why not? (optional)', LIMITS.placeholder),
+    },
+  };
+}
 
 /**
  * The modal Decline opens. private_metadata carries the same `{a, f}` as the button, so the
@@ -27,19 +44,7 @@ export function declineModal(data: DeclineModalData): ModalView {
         `Decline the call to ${inlineCode(truncate(data.toolName, 200))}? ` +
           'The agent is told it was declined, with your reason if you give one.',
       ),
-      {
-        type: 'input',
-        block_id: DECLINE_REASON_BLOCK_ID,
-        optional: true,
-        label: plainText('Reason'),
-        element: {
-          type: 'plain_text_input',
-          action_id: DECLINE_REASON_ACTION_ID,
-          multiline: true,
-          max_length: LIMITS.plainTextInputMaxLength,
-          placeholder: plainText('Why not? (optional)', LIMITS.placeholder),
-        },
-      },
+      declineReasonInput(),
     ],
   };
 }

@@ -1,8 +1,6 @@
 import type { ButtonAction } from '@slack/bolt';
 import type { Decision } from '../../agent/types.js';
-import type { PendingAction } from '../../db/rows.js';
 import { declineModal } from '../blocks/decline-modal.js';
-import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
 import type { Click, SlackContext } from '../slack-context.js';
 import type { CardRow } from '../store/cards.js';
 import { tamperedButton } from './clicked-card.js';
@@ -10,7 +8,7 @@ import { genuineButton, type GenuineButton } from './genuine-button.js';
 import { openReasonModal } from './approve-with-reason.js';
 import { markDecisionInFlight } from './decisions-in-flight.js';
 import { handleDecision } from './handle-decision.js';
-import { describeOutcome } from './refusal-text.js';
+import { decisionRefusal } from './decision-refusal.js';
 import { tellUser } from './tell-user.js';
 
 export type RecordedApproval =
@@ -90,7 +88,7 @@ export async function openDecline(ctx: SlackContext, click: Click | undefined, a
   const button = await genuineButton(ctx, click, action);
   if (!button) return tellUser(ctx, click, tamperedButton);
   const row = button.row;
-  const refusal = row ? await declineRefusal(ctx, row, click.user, button.value.fingerprintPrefix) : 'I could not find that request; its run may have ended. Nothing was changed.';
+  const refusal = row ? await decisionRefusal(ctx, row, click.user, button.value.fingerprintPrefix, { as: 'decline', groupLookupMayRetry: true }) : 'I could not find that request; its run may have ended. Nothing was changed.';
   if (refusal) {
     ctx.logger.info({ actionId: button.value.actionId, user: click.user }, 'decline refused before the modal');
     return tellUser(ctx, click, refusal);
@@ -110,22 +108,4 @@ export async function openDecline(ctx: SlackContext, click: Click | undefined, a
       done();
     }
   }
-}
-
-async function declineRefusal(
-  ctx: SlackContext,
-  row: PendingAction,
-  user: string,
-  fingerprintPrefix: string,
-): Promise<string | undefined> {
-  if (row.kind !== 'approval') return 'That button is not for an approval request. Nothing was changed.';
-  if (row.status !== 'pending') return `This request was ${describeOutcome(row)}. Nothing was changed.`;
-  if (!(row.fingerprint ?? '').startsWith(fingerprintPrefix)) {
-    return 'This button does not match the pending request (its arguments differ from what was asked). Nothing was changed.';
-  }
-  if (row.expires_at && new Date(row.expires_at).getTime() <= Date.now()) return 'This request has expired. Nothing was changed.';
-  const verdict = await ctx.agent.mayDecide(row, { userId: user }, 'decline');
-  // A group that could not be checked now may be on submit, which checks again and refuses (or not) with the real answer.
-  if (verdict.allowed || verdict.why === 'group-lookup-failed') return undefined;
-  return `${escapeMrkdwn(verdict.message.replace(/\bapprove\b/, 'decline'))} Nothing was changed.`;
 }

@@ -7,7 +7,7 @@ import { genuineButton } from './genuine-button.js';
 import { callOnCard } from './card-description.js';
 import { tamperedButton } from './clicked-card.js';
 import { recordDecisionSubmission, showDecisionSubmission, tellDecisionSubmissionFailure, type RecordedDecision } from './decision-submission.js';
-import { approveRefusal } from './approve-refusal.js';
+import { decisionRefusal } from './decision-refusal.js';
 import { tellUser } from './tell-user.js';
 
 type ReasonView = { private_metadata: string; state: { values: ViewStateValues } };
@@ -22,7 +22,7 @@ export async function openApproveReason(ctx: SlackContext, click: Click | undefi
   const button = await genuineButton(ctx, click, action);
   if (!button) return tellUser(ctx, click, tamperedButton);
   const row = button.row;
-  const refusal = row ? await approveRefusal(ctx, row, click.user, button.value.fingerprintPrefix, { groupLookupMayRetry: true }) : 'I could not find that request; its run may have ended. Nothing was changed.';
+  const refusal = row ? await decisionRefusal(ctx, row, click.user, button.value.fingerprintPrefix, { as: 'approve', groupLookupMayRetry: true }) : 'I could not find that request; its run may have ended. Nothing was changed.';
   if (refusal) {
     ctx.logger.info({ actionId: button.value.actionId, user: click.user }, 'approval refused before the reason modal');
     return tellUser(ctx, click, refusal);

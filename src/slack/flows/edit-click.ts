@@ -4,7 +4,7 @@ import type { Click, SlackContext } from '../slack-context.js';
 import { genuineButton } from './genuine-button.js';
 import { tamperedButton } from './clicked-card.js';
 import { editFormOf } from './edit-form.js';
-import { approveRefusal } from './approve-refusal.js';
+import { decisionRefusal } from './decision-refusal.js';
 import { tellUser } from './tell-user.js';
 
 /**
@@ -18,7 +18,7 @@ export async function openEdit(ctx: SlackContext, click: Click | undefined, acti
   if (!button) return tellUser(ctx, click, tamperedButton);
   const row = button.row;
   if (!row) return tellUser(ctx, click, 'I could not find that request; its run may have ended. Nothing was changed.');
-  const refusal = await approveRefusal(ctx, row, click.user, button.value.fingerprintPrefix, { as: 'edit' });
+  const refusal = await decisionRefusal(ctx, row, click.user, button.value.fingerprintPrefix, { as: 'edit' });
   if (refusal) {
     ctx.logger.info({ actionId: row.id, user: click.user }, 'edit refused before the modal');
     return tellUser(ctx, click, refusal);

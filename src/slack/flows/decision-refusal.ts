@@ -4,17 +4,18 @@ import type { SlackContext } from '../slack-context.js';
 import { describeOutcome } from './refusal-text.js';
 
 /**
- * Why `user` may not approve this request as it stands, said before a form opens (so nobody fills
- * one in for a request they cannot approve), or undefined. The runtime checks again on submit.
- * `as: 'edit'` words the refusal for Edit; `groupLookupMayRetry` lets a group that could not be
- * checked now through to the submission, which checks it again.
+ * Why `user` may not decide this request as it stands, said before a form opens (so nobody fills
+ * one in for a request they cannot decide), or undefined. The runtime checks again on submit.
+ * `as` is what the form is for: Decline asks the decline rule, Approve and Edit the approve rule
+ * (the refusal worded for Edit). `groupLookupMayRetry` lets a group that could not be checked now
+ * through to the submission, which checks it again.
  */
-export async function approveRefusal(
+export async function decisionRefusal(
   ctx: SlackContext,
   row: PendingAction,
   user: string,
   fingerprintPrefix: string,
-  options: { as?: 'approve' | 'edit'; groupLookupMayRetry?: boolean } = {},
+  options: { as: 'approve' | 'decline' | 'edit'; groupLookupMayRetry?: boolean },
 ): Promise<string | undefined> {
   if (row.kind !== 'approval') return 'That button is not for an approval request. Nothing was changed.';
   if (row.status !== 'pending') return `This request was ${describeOutcome(row)}. Nothing was changed.`;
@@ -22,8 +23,8 @@ export async function approveRefusal(
     return 'This button does not match the pending request (its arguments differ from what was asked). Nothing was changed.';
   }
   if (row.expires_at && new Date(row.expires_at).getTime() <= Date.now()) return 'This request has expired. Nothing was changed.';
-  const verdict = await ctx.agent.mayDecide(row, { userId: user }, 'approve');
+  const verdict = await ctx.agent.mayDecide(row, { userId: user }, options.as === 'decline' ? 'decline' : 'approve');
   if (verdict.allowed || (options.groupLookupMayRetry === true && verdict.why === 'group-lookup-failed')) return undefined;
-  const message = options.as === 'edit' ? verdict.message.replace(/\bapprove\b/, 'edit') : verdict.message;
+  const message = options.as === 'approve' ? verdict.message : verdict.message.replace(/\bapprove\b/, options.as);
   return `${escapeMrkdwn(message)} Nothing was changed.`;
 }

@@ -6,7 +6,7 @@ import { FINGERPRINT_PREFIX_LENGTH } from '../blocks/button-value.js';
 import { inlineCode } from '../mrkdwn/inline-code.js';
 import { truncate, truncateMrkdwn } from '../blocks/limits.js';
 import type { Click, SlackContext } from '../slack-context.js';
-import { loadBatchStates } from '../store/batch-cards.js';
+import { loadCardStates } from '../store/card-state.js';
 import type { CardState } from '../store/card-state.js';
 import { tamperedButton } from './clicked-card.js';
 import { markDecisionInFlight } from './decisions-in-flight.js';
@@ -56,7 +56,7 @@ export interface BatchPress {
 /** The calls a batch button names, each on the very batch message clicked; undefined (logged) when not. */
 async function namedMembers(ctx: SlackContext, click: Click, press: BatchPress): Promise<Array<{ state: CardState; fingerprintPrefix: string }> | undefined> {
   const named = parseBatchButtonValue(press.value);
-  const members = named ? await loadBatchStates(ctx.slackDb, named.map((m) => m.actionId)) : [];
+  const members = named ? await loadCardStates(ctx.slackDb, named.map((m) => m.actionId)) : [];
   const genuine =
     named !== undefined &&
     (press.blockId === undefined || /^batch:[1-9]\d{0,9}$/.test(press.blockId)) &&

@@ -1,5 +1,6 @@
 import type { SlackContext } from '../slack-context.js';
-import { loadBatchStates, markBatchDrawn } from '../store/batch-cards.js';
+import { markBatchDrawn } from '../store/batch-cards.js';
+import { loadCardStates } from '../store/card-state.js';
 import { cardStateKey } from '../store/card-state-key.js';
 import type { CardState } from '../store/card-state.js';
 import { blocksAsJson } from '../transport/blocks-as-json.js';
@@ -40,7 +41,7 @@ export async function redrawBatch(ctx: SlackContext, members: readonly number[])
 
 async function redraw(ctx: SlackContext, batch: readonly number[]): Promise<void> {
   for (let draws = 1; ; draws++) {
-    const states = await loadBatchStates(ctx.slackDb, batch);
+    const states = await loadCardStates(ctx.slackDb, batch);
     // Members whose card is elsewhere (posted on its own after the batch's post failed) are not on it.
     const parts = messagesOf(states.filter((s) => s.card?.batch));
     if (parts.length === 0) return;

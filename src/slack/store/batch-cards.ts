@@ -1,9 +1,7 @@
 import { sql } from 'kysely';
-import { pendingActionColumns, type PendingAction } from '../../db/rows.js';
 import type { SlackDb } from './slack-tables.js';
 import type { CardRow } from './cards.js';
-import type { CardState } from './card-state.js';
-import { blockedSql, cardStateKeySql } from './card-state-key.js';
+import { cardStateKeySql } from './card-state-key.js';
 
 /**
  * Stores where the members of one part of a batch card went, in one statement, and says whether
@@ -33,26 +31,6 @@ export async function saveBatchCards(db: SlackDb, cards: ReadonlyArray<CardRow &
     FOR SHARE OF p
   `.execute(db);
   return { decidedMeanwhile: result.rows.some((r) => r.status !== 'pending') };
-}
-
-/** Each member's request, card and blocked flag (as loadCardState reads one), in one read, in the order asked. */
-export async function loadBatchStates(db: SlackDb, actionIds: readonly number[]): Promise<CardState[]> {
-  if (actionIds.length === 0) return [];
-  const result = await sql<PendingAction & { card: CardRow | null; blocked: boolean }>`
-    SELECT ${pendingActionColumns('p')},
-      (SELECT jsonb_build_object('action_id', c.action_id, 'channel', c.channel, 'ts', c.ts, 'thread_ts', c.thread_ts, 'kind', c.kind, 'drawn', c.drawn, 'copies', c.copies, 'batch', c.batch)
-       FROM slack_cards c WHERE c.action_id = p.id) AS card,
-      ${blockedSql('p')} AS blocked
-    FROM pending_actions p
-    WHERE p.id = ANY(${sql.val([...actionIds])}::integer[])
-  `.execute(db);
-  const byId = new Map(
-    result.rows.map((row) => {
-      const { card, blocked, ...action } = row;
-      return [action.id, { action, ...(card ? { card } : {}), blocked } satisfies CardState];
-    }),
-  );
-  return actionIds.flatMap((id) => byId.get(id) ?? []);
 }
 
 /**

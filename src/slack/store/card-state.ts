@@ -24,16 +24,25 @@ export interface CardState {
  * costs more than the join.
  */
 export async function loadCardState(db: SlackDb, actionId: number): Promise<CardState | undefined> {
+  return (await loadCardStates(db, [actionId]))[0];
+}
+
+/** The same for several requests (a batch card's members) in one read, in the order asked; unknown ids are left out. */
+export async function loadCardStates(db: SlackDb, actionIds: readonly number[]): Promise<CardState[]> {
+  if (actionIds.length === 0) return [];
   const result = await sql<PendingAction & { card: CardRow | null; blocked: boolean }>`
     SELECT ${pendingActionColumns('p')},
       (SELECT jsonb_build_object('action_id', c.action_id, 'channel', c.channel, 'ts', c.ts, 'thread_ts', c.thread_ts, 'kind', c.kind, 'drawn', c.drawn, 'copies', c.copies, 'batch', c.batch)
        FROM slack_cards c WHERE c.action_id = p.id) AS card,
       ${blockedSql('p')} AS blocked
     FROM pending_actions p
-    WHERE p.id = ${actionId}
+    WHERE p.id = ANY(${sql.val([...actionIds])}::integer[])
   `.execute(db);
-  const row = result.rows[0];
-  if (!row) return undefined;
-  const { card, blocked, ...action } = row;
-  return { action, ...(card ? { card } : {}), blocked };
+  const byId = new Map(
+    result.rows.map((row) => {
+      const { card, blocked, ...action } = row;
+      return [action.id, { action, ...(card ? { card } : {}), blocked } satisfies CardState];
+    }),
+  );
+  return actionIds.flatMap((id) => byId.get(id) ?? []);
 }

@@ -11,7 +11,11 @@ import { editSchemaOf, editToolCall, type EditOutcome, type EditRequest } from '
 import { mayAnswer, resumeSuspended, tryAutoResume } from './answer.js';
 import type { Authorization } from '../approvals/authorize-actor.js';
 import { subAgentToolName, delegationInput, findAgent } from './run-state.js';
-import { AgentError, AmbiguousToolCallError, SnapshotNotFoundError, ToolCallNotPendingError, hasAgentErrorCode } from './errors.js';
+import { AgentError, AmbiguousToolCallError, OutsideWorkspaceError, SnapshotNotFoundError, ToolCallNotPendingError, hasAgentErrorCode } from './errors.js';
+import type { Workspace } from '../approvals/workspace.js';
+import { workspaceRefusal } from './decide.js';
+import { appendAudit } from '../db/audit.js';
+import { randomUUID } from 'node:crypto';
 import { checkCallSettings, type CallSettings, type ModelSettings } from './model-settings.js';
 import type { TelemetrySettings } from './telemetry.js';
 import { checkTelemetry, liveOptions } from './live-options.js';
@@ -203,6 +207,24 @@ export class Agent implements AgentInternals {
     if (this.deps) this.deps.keepResults = true;
   }
 
+  /**
+   * The workspace the front end serving this agent is installed in (the Slack app calls this
+   * once auth.test has answered): from now on an actor or requester whose team is given must be
+   * one of its members, or of a team the policy's `allowExternalTeams` trusts.
+   */
+  serveWorkspace(workspace: Workspace): void {
+    this.runtime.workspace = Object.freeze({ ...workspace });
+  }
+
+  /**
+   * Whether this actor is outside the workspace the agent serves (and not of a team the policy
+   * trusts): such a person decides, answers, edits, revokes and sees nothing. Every decision and
+   * answer is checked with it; a front end asks it for what it shows (an inbox, a request's arguments).
+   */
+  isOutsider(actor: Actor): boolean {
+    return workspaceRefusal(this.runtime, actor) !== undefined;
+  }
+
   /** The policy the agent's calls are decided under (its runtime's, or what it was given, or the default). */
   get policy(): Policy {
     return this.deps?.policy ?? this.settings.policy ?? defaultPolicy;
@@ -227,9 +249,10 @@ export class Agent implements AgentInternals {
     const resourceId = options.resourceId ?? options.memory?.resource ?? null;
     const messages = toMessages(input);
     const live = liveOptions('stream options', options);
+    if (options.requesterTeamId !== undefined) await refuseOutsider(deps, options.requester ?? '', options.requesterTeamId, threadId);
     const autoResume = options.autoResumeSuspendedTools ?? this.defaultOptions.autoResumeSuspendedTools ?? false;
     if (autoResume && threadId && resourceId) {
-      const resumed = await tryAutoResume(this, deps, { threadId, resourceId, messages, requester: options.requester, live });
+      const resumed = await tryAutoResume(this, deps, { threadId, resourceId, messages, requester: options.requester, requesterTeamId: options.requesterTeamId, live });
       if (resumed) return resumed;
     }
     return startRun(this, await freshRun(this, deps, messages, options, { threadId, resourceId }, live));
@@ -513,6 +536,22 @@ export class Agent implements AgentInternals {
   }
 }
 
+
+/**
+ * A run asked for from outside the workspace starts nothing: the refusal is audited under a run
+ * id that never runs (the audit trail is keyed by run), then OutsideWorkspaceError is thrown.
+ */
+async function refuseOutsider(deps: RuntimeDeps, userId: string, teamId: string, threadId: string | null): Promise<void> {
+  if (!workspaceRefusal(deps, { userId, teamId })) return;
+  const runId = randomUUID();
+  deps.logger.warn({ runId, requester: userId, teamId }, 'run refused: requester is not a member of this workspace');
+  try {
+    await appendAudit(deps.db, [{ event: 'refused', runId, actor: userId, detail: { decision: 'run', why: 'outside-workspace', teamId, ...(threadId ? { threadId } : {}) } }]);
+  } catch (error) {
+    deps.logger.warn({ err: error, runId }, 'refused run could not be audited');
+  }
+  throw new OutsideWorkspaceError(runId, userId, teamId);
+}
 
 function jsonSchemaOf(schema: z.ZodType): LanguageModelV3FunctionTool['inputSchema'] {
   return z.toJSONSchema(schema, { unrepresentable: 'any', io: 'input' }) as LanguageModelV3FunctionTool['inputSchema'];

@@ -5,7 +5,7 @@ import { recordResume } from '../db/pending-actions.js';
 import type { PendingAction } from '../db/rows.js';
 import { StreamSink } from './stream.js';
 import { callModel } from './call-model.js';
-import { apiActor, locateAction } from './decide.js';
+import { apiActor, locateAction, workspaceRefusal } from './decide.js';
 import { startContinuation } from './run-lifecycle.js';
 import { findAgent } from './run-state.js';
 import { listSuspendedRuns } from '../db/run-snapshots.js';
@@ -25,7 +25,7 @@ import { limitHitsFromRow } from '../approvals/apply-limits.js';
 export async function tryAutoResume(
   root: AgentInternals,
   deps: RuntimeDeps,
-  req: { threadId: string; resourceId: string; messages: LanguageModelV3Message[]; requester?: string | undefined; live?: LiveOptions | undefined },
+  req: { threadId: string; resourceId: string; messages: LanguageModelV3Message[]; requester?: string | undefined; requesterTeamId?: string | undefined; live?: LiveOptions | undefined },
 ): Promise<AgentStream | undefined> {
   const runs = await listSuspendedRuns(deps.db, root.id, { threadId: req.threadId, resourceId: req.resourceId });
   const waiting = runs
@@ -45,7 +45,7 @@ export async function tryAutoResume(
     },
   ];
   // A message from someone who may not answer the tool is not its answer, whatever it says.
-  const actor = req.requester ? { userId: req.requester } : apiActor;
+  const actor = req.requester ? { userId: req.requester, ...(req.requesterTeamId !== undefined ? { teamId: req.requesterTeamId } : {}) } : apiActor;
   const action = { tool_name: waiting.call.toolName, args: waiting.call.args, requester: waiting.call.requester };
   const verdict = await mayAnswer(deps, action, actor).catch(() => ({ allowed: false as const, message: 'Could not check who may answer right now; try again in a moment.' }));
   if (!verdict.allowed) {
@@ -211,11 +211,13 @@ export function validateResumeData(
  * way of answering goes through this (resumeStream, auto-resume, the Slack
  * forms), as every decision goes through authorizeActor.
  */
-export function mayAnswer(
+export async function mayAnswer(
   deps: RuntimeDeps,
   action: Pick<PendingAction, 'tool_name' | 'args' | 'requester'> & { path?: string[] | null; limit_hits?: unknown },
   actor: Actor,
 ): Promise<Authorization> {
+  const outside = workspaceRefusal(deps, actor);
+  if (outside) return outside;
   return authorizeAnswer({
     actor,
     approvers: requirementFor(deps.policy, action.tool_name, action.args, deps.mcpIdentity?.(action.tool_name, action.path ?? null), limitHitsFromRow(action.limit_hits)).approvers,

@@ -11,6 +11,7 @@ import { observeDecision } from '../metrics/observe-decision.js';
 import type { Actor, AgentInternals, Decision, DecisionRequest, RuntimeDeps } from './types.js';
 import { rememberForOf } from './remembered-call.js';
 import { findAgent } from './run-state.js';
+import { outsideWorkspace, outsideWorkspaceMessage } from '../approvals/workspace.js';
 
 export const apiActor = { userId: 'api' } as const;
 
@@ -185,6 +186,17 @@ export async function refreshed(deps: RuntimeDeps, action: PendingAction): Promi
   return { outcome: 'already-decided', action: now };
 }
 
+/**
+ * The rule every authorisation starts with, before any other (the requester's own withdrawal
+ * included): a person whose team is given must be a member of the workspace the runtime serves,
+ * or of a team the policy trusts (approvals/workspace.ts). Undefined when the actor may go on.
+ */
+export function workspaceRefusal(deps: Pick<RuntimeDeps, 'workspace' | 'policy'>, actor: Actor): { allowed: false; why: 'outside-workspace'; message: string } | undefined {
+  return outsideWorkspace(actor, deps.workspace, deps.policy.allowExternalTeams)
+    ? { allowed: false, why: 'outside-workspace', message: outsideWorkspaceMessage }
+    : undefined;
+}
+
 /** Why a decision was refused: authorizeActor's reasons, or a group lookup that failed (try again). */
 export type DecisionVerdict = { allowed: true } | { allowed: false; why: RefusalReason | 'group-lookup-failed'; message: string };
 
@@ -202,6 +214,8 @@ export async function mayDecide(
   actor: Actor,
   decision: 'approve' | 'decline',
 ): Promise<DecisionVerdict> {
+  const outside = workspaceRefusal(deps, actor);
+  if (outside) return outside;
   // The limits the request went over when it was asked still hold for deciding it (their approvers, self-approval).
   const policyRequirement = requirementFor(deps.policy, action.tool_name, action.args, deps.mcpIdentity?.(action.tool_name, action.path ?? null), limitHitsFromRow(action.limit_hits));
   // Once escalated, the policy's escalateTo decide too. Escalation is part of the policy (and so of

@@ -10,7 +10,8 @@ export type AgentErrorCode =
   | 'MODEL_SETTINGS_INVALID'
   | 'MODEL_CALL_FAILED'
   | 'RUN_ABORTED'
-  | 'LEASE_LOST';
+  | 'LEASE_LOST'
+  | 'OUTSIDE_WORKSPACE';
 
 /**
  * Typed errors for the truly exceptional; each carries a stable `code` and the
@@ -158,6 +159,18 @@ export class LeaseLostError extends AgentError {
   constructor(runId: string) {
     super('LEASE_LOST', `run ${runId} was taken over by another process after this one stopped renewing its claim; it continues there`, { runId });
     this.name = 'LeaseLostError';
+  }
+}
+
+/**
+ * A run asked for by someone who is not a member of the workspace the runtime serves (a Slack
+ * Connect partner mentioning the bot, say) and not of a team the policy trusts: no run starts.
+ * The refusal is on the audit trail (`refused`, why `outside-workspace`).
+ */
+export class OutsideWorkspaceError extends AgentError {
+  constructor(runId: string, userId: string, teamId: string) {
+    super('OUTSIDE_WORKSPACE', `${userId || 'someone'} of team ${teamId || '(unknown)'} is not a member of this workspace: no run was started`, { runId, userId, teamId });
+    this.name = 'OutsideWorkspaceError';
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Actor, AgentInternals, RuntimeDeps } from './types.js';
 import { findRememberedGrant, liveRememberedGrants, revokeRememberedGrant, type RememberedGrant } from '../db/remembered-grants.js';
-import { mayDecide } from './decide.js';
+import { mayDecide, workspaceRefusal } from './decide.js';
 
 /** Every way a revoke can end; a refused one changes nothing. */
 export type RevokeOutcome =
@@ -11,10 +11,13 @@ export type RevokeOutcome =
   | { outcome: 'not-found'; id: number };
 
 /**
- * Who may see and revoke a remembered approval: whoever created it, its requester, and anyone
- * who may approve that call under the current policy (the rule every decision is checked with).
+ * Who may see and revoke a remembered approval: members of the workspace only (workspaceRefusal),
+ * then whoever created it, its requester, and anyone who may approve that call under the current
+ * policy (the rule every decision is checked with).
  */
 export async function mayRevoke(deps: RuntimeDeps, grant: RememberedGrant, actor: Actor): Promise<{ allowed: true } | { allowed: false; message: string }> {
+  const outside = workspaceRefusal(deps, actor);
+  if (outside) return outside;
   if (actor.userId === grant.created_by || actor.userId === grant.requester) return { allowed: true };
   const verdict = await mayDecide(deps, { tool_name: grant.tool_name, args: grant.args, requester: grant.requester, policy_version: grant.policy_version, path: grant.path }, actor, 'approve');
   return verdict.allowed ? { allowed: true } : { allowed: false, message: 'Only whoever allowed it, its requester, or someone who may approve this tool can revoke it.' };

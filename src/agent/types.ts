@@ -10,6 +10,8 @@ import type { GroupResolver } from '../approvals/group-resolver.js';
 import type { SpentGrant } from '../db/pending-actions.js';
 import type { PendingWrite, SnapshotWrite } from '../db/run-snapshots.js';
 import type { McpToolIdentity } from '../approvals/mcp-tool-name.js';
+import type { Actor } from '../approvals/authorize-actor.js';
+import type { Workspace } from '../approvals/workspace.js';
 import type { SharedV3ProviderOptions } from '@ai-sdk/provider';
 import type { CallSettings, ModelSettings } from './model-settings.js';
 import type { RunTelemetry, TelemetrySettings } from './telemetry.js';
@@ -134,11 +136,8 @@ export interface GenerateResult {
   error?: unknown;
 }
 
-export interface Actor {
-  userId: string;
-  /** Group ids the actor is known to belong to; otherwise the resolver is asked. */
-  groups?: string[];
-}
+/** Who acts: a person (their team carried for the workspace rule) or code. See approvals/authorize-actor.ts. */
+export type { Actor } from '../approvals/authorize-actor.js';
 
 /**
  * Every way a decision can end. Callers (the Slack listener, the code API)
@@ -200,6 +199,11 @@ export interface RuntimeDeps {
   policy: Policy;
   resolveGroupMembers?: GroupResolver;
   botUserId?: string;
+  /**
+   * The workspace the front end serves (Agent.serveWorkspace): an actor whose team is given
+   * must be one of its members, or of a team the policy's allowExternalTeams names.
+   */
+  workspace?: Workspace;
   /** How long an approval grant stays usable after the decision. */
   grantTtlMs: number;
   /**
@@ -360,6 +364,12 @@ export interface StreamOptions {
   memory?: { thread: string; resource: string };
   /** The user on whose behalf the run acts (may not approve their own request unless the policy allows). */
   requester?: string;
+  /**
+   * The requester's team as the front end received it. When the agent serves a workspace
+   * (serveWorkspace), a requester from another team (not trusted by allowExternalTeams) starts
+   * no run: stream() throws OutsideWorkspaceError and the refusal is audited.
+   */
+  requesterTeamId?: string;
   requireToolApproval?: RequireToolApproval;
   autoResumeSuspendedTools?: boolean;
   maxSteps?: number;

@@ -1,8 +1,13 @@
 import type { GroupResolver } from './group-resolver.js';
 import type { Requirement } from './requirement-for.js';
 import { inApproverGroup } from './in-approver-group.js';
+import type { TeamOfActor } from './workspace.js';
 
-export interface Actor {
+/**
+ * Who acts. `teamId` is the person's team as the front end received it (see TeamOfActor): when
+ * given, they must belong to the workspace the runtime serves (or a team the policy trusts).
+ */
+export interface Actor extends TeamOfActor {
   userId: string;
   /** User-group ids (S…) the actor is known to be in; when given, no resolver is consulted. */
   groups?: string[];
@@ -19,7 +24,7 @@ export interface AuthorizeActorInput {
   toolName?: string;
 }
 
-export type RefusalReason = 'bot' | 'self-approval' | 'not-an-approver' | 'not-the-requester' | 'unknown-actor';
+export type RefusalReason = 'bot' | 'self-approval' | 'not-an-approver' | 'not-the-requester' | 'unknown-actor' | 'outside-workspace';
 
 export type Authorization =
   | { allowed: true }

@@ -105,6 +105,12 @@ export interface PolicyContent {
   readonly tools: Readonly<Record<string, ToolPolicy>>;
   /** Present only when the policy sets it, so policies without it keep their versions. */
   readonly mcp?: McpPolicy;
+  /**
+   * Teams (T…) or organisations (E…) other than the installing workspace whose members are
+   * treated as members (a partner in a Slack Connect channel the team trusts). Sorted,
+   * de-duplicated; present only when the policy sets it. Default: none.
+   */
+  readonly allowExternalTeams?: readonly string[];
 }
 
 /** A validated, normalised, deeply frozen policy. Build one with `definePolicy` or `loadPolicyFile`. */
@@ -427,8 +433,13 @@ export const policySchema = z
           { error: 'must be a map with "trustReadOnlyHint"' },
         )
         .optional(),
+      allowExternalTeams: z
+        .array(z.string().regex(/^[TE][A-Z0-9]{2,}$/, { error: 'must be a Slack team id (T…) or organisation id (E…)' }), {
+          error: 'must be a list of Slack team ids (T…) or organisation ids (E…)',
+        })
+        .optional(),
     },
-    { error: 'must be a map with optional "version", "defaults", "tools" and "mcp"' },
+    { error: 'must be a map with optional "version", "defaults", "tools", "mcp" and "allowExternalTeams"' },
   )
   .transform((input, ctx): Policy => {
     const defaults: ApprovalSettings = { ...BUILT_IN_DEFAULTS, ...overridesOf(input.defaults ?? {}) };
@@ -468,6 +479,7 @@ export const policySchema = z
       defaults,
       tools,
       ...(trust === undefined ? {} : { mcp: { trustReadOnlyHint: typeof trust === 'boolean' ? trust : [...new Set(trust)].sort() } }),
+      ...(input.allowExternalTeams === undefined ? {} : { allowExternalTeams: [...new Set(input.allowExternalTeams)].sort() }),
     };
     const policy: Policy =
       input.version === undefined

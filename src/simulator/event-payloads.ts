@@ -40,6 +40,12 @@ export interface EnvelopeOptions {
   eventId?: string;
   eventTime?: number;
   teamId?: string;
+  /**
+   * The writer's own team when it is not the workspace's: a Slack Connect partner writing in a
+   * shared channel. The event then carries it as `user_team` (and `team`), and the envelope says
+   * the channel is externally shared.
+   */
+  userTeam?: string;
 }
 
 /** Whose envelope it is, for a workspace other than SLACK_IDS (the sandbox's). */
@@ -77,7 +83,7 @@ export function eventEnvelope<E extends JsonObject>(
         is_enterprise_install: false,
       },
     ],
-    is_ext_shared_channel: false,
+    is_ext_shared_channel: options.userTeam !== undefined,
     event_context: workspace?.eventContext ?? EVENT_CONTEXT,
   };
 }
@@ -110,7 +116,8 @@ export function appMentionEnvelope(o: AppMentionOptions): EventEnvelope {
     event.parent_user_id = o.parentUserId ?? o.user;
   }
   event.blocks = richTextBlocks(o.text, o.blockId);
-  event.team = o.teamId ?? SLACK_IDS.teamId;
+  event.team = o.userTeam ?? o.teamId ?? SLACK_IDS.teamId;
+  if (o.userTeam !== undefined) event.user_team = o.userTeam;
   if (o.edited) event.edited = { user: o.edited.user, ts: o.edited.ts };
   event.channel = o.channel;
   event.event_ts = o.edited?.ts ?? o.ts;
@@ -213,7 +220,8 @@ export function messageEnvelope(o: MessageEnvelopeOptions): EventEnvelope {
     event.bot_profile = botProfile(o.botId, appId);
   }
   event.blocks = o.blocks ?? richTextBlocks(o.text ?? '', o.blockId);
-  event.team = o.teamId ?? SLACK_IDS.teamId;
+  event.team = o.userTeam ?? o.teamId ?? SLACK_IDS.teamId;
+  if (o.userTeam !== undefined) event.user_team = o.userTeam;
   event.channel = o.channel;
   event.event_ts = o.ts;
   event.channel_type = channelType;

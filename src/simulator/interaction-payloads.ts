@@ -28,12 +28,17 @@ export interface SlackUserRef {
   id: string;
   /** Defaults to a name derived from the id. */
   name?: string;
+  /**
+   * The person's own team, `user.team_id` (default: the simulated workspace's). Another team's id
+   * is a Slack Connect partner clicking in a shared channel: `team` stays the app's workspace.
+   */
+  teamId?: string;
 }
 
 function userObject(user: string | SlackUserRef): JsonObject {
   const id = typeof user === 'string' ? user : user.id;
   const name = (typeof user === 'string' ? undefined : user.name) ?? id.toLowerCase();
-  return { id, username: name, name, team_id: SLACK_IDS.teamId };
+  return { id, username: name, name, team_id: (typeof user === 'string' ? undefined : user.teamId) ?? SLACK_IDS.teamId };
 }
 
 const TEAM: JsonObject = { id: SLACK_IDS.teamId, domain: SLACK_IDS.teamDomain };

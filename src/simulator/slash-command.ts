@@ -15,13 +15,18 @@ export interface SlashCommandOptions {
   /** Pass `simulator.responseUrl(…)` when the code under test calls `respond()`, so nothing leaves loopback. */
   responseUrl?: string;
   triggerId?: string;
+  /** The workspace the command was typed in (default: the simulated workspace); another is a Slack Connect partner. */
+  teamId?: string;
+  /** Set on Enterprise Grid: the organisation it was typed in. */
+  enterpriseId?: string;
 }
 
 /** The fields of a slash command, in Slack's order. */
 export function slashCommandFields(o: SlashCommandOptions): Record<string, string> {
   return {
     token: VERIFICATION_TOKEN,
-    team_id: SLACK_IDS.teamId,
+    team_id: o.teamId ?? SLACK_IDS.teamId,
+    ...(o.enterpriseId ? { enterprise_id: o.enterpriseId } : {}),
     team_domain: SLACK_IDS.teamDomain,
     channel_id: o.channel,
     channel_name: o.channelName ?? (o.channel.startsWith('D') ? 'directmessage' : o.channel.toLowerCase()),

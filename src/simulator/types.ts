@@ -92,6 +92,8 @@ export interface SimulatedUser {
   is_bot: boolean;
   deleted: boolean;
   tz: string;
+  /** The person's team (default: the simulated workspace's): another is a Slack Connect partner. */
+  team_id?: string;
 }
 
 export type Fault =

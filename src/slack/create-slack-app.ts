@@ -45,6 +45,7 @@ import { registerInboxActions } from './listeners/inbox-actions.js';
 import { registerRememberedActions } from './listeners/remembered-actions.js';
 import { HomeRefresher } from './home/home-refresher.js';
 import { publishHome } from './home/publish-home.js';
+import { slackUserTeams } from './transport/user-teams.js';
 import { homeViewersAmong, recordHomeViewer } from './store/home-viewers.js';
 
 export interface SlackAppOptions {
@@ -197,6 +198,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     cardRedraws: new Map(),
     publicChannels: new Map(),
     decisionsInFlight: new Map(),
+    userTeams: slackUserTeams(app.client, log),
     workingReactionDelayMs: options.workingReactionDelayMs ?? DEFAULT_WORKING_REACTION_DELAY_MS,
     ...assistantOf(options.assistant ?? config.assistant),
     ...(options.botUserId ? { botUserId: options.botUserId } : {}),
@@ -263,7 +265,10 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       if (!botUserId) throw new Error('auth.test did not return the bot user id');
       context.botUserId = botUserId;
       if (typeof auth.url === 'string') context.teamUrl = auth.url;
-      if (typeof auth.team_id === 'string') context.teamId = auth.team_id;
+      if (typeof auth.team_id !== 'string' || auth.team_id === '') throw new Error('auth.test did not return the workspace\'s team id');
+      context.teamId = auth.team_id;
+      // From here on the runtime refuses people of other workspaces (Slack Connect) in every decision and answer.
+      agent.serveWorkspace({ teamId: auth.team_id, ...(typeof auth.enterprise_id === 'string' && auth.enterprise_id !== '' ? { enterpriseId: auth.enterprise_id } : {}) });
       let port: number | undefined;
       if (receiver && options.listen === false) {
         // The caller's own server hands requests to `handler`.

@@ -1,10 +1,12 @@
 import type { webApi } from '@slack/bolt';
 import type { Agent } from '../agent/agent.js';
+import type { Actor } from '../agent/types.js';
 import type { Logger } from '../logger.js';
 import type { BackgroundTasks } from './transport/background-tasks.js';
 import type { SlackDb } from './store/slack-tables.js';
 import type { HomeRefresher } from './home/home-refresher.js';
 import type { AssistantSupport } from './assistant-support.js';
+import type { UserTeams } from './transport/user-teams.js';
 
 /** What every listener and helper of the Slack front end works with. */
 export interface SlackContext {
@@ -42,6 +44,8 @@ export interface SlackContext {
   readonly publicChannels?: Map<string, number>;
   /** Republishes people's Home tabs when requests they see change (absent where no Home is kept). */
   readonly home?: HomeRefresher;
+  /** A person's team from users.info, cached (for the Home tab, whose event does not name it). */
+  readonly userTeams: UserTeams;
   /** Slack's AI-app methods (status, streaming), when SLACK_ASSISTANT allows them; absent: never used. */
   readonly assistant?: AssistantSupport;
 }
@@ -60,9 +64,38 @@ export interface ThreadTarget {
   threadTs?: string;
 }
 
-/** Who clicked where. Only `user` is vouched for by Slack's signature; the rest locates the reply. */
-export interface Click extends ThreadTarget {
+/**
+ * A person acting in Slack, as the signed payload names them: their id and their own team
+ * (`user.team_id` of a click or submission, the message's `user_team`/`team`, a command's
+ * `team_id`), `''` when Slack said none. The runtime refuses a team outside the workspace.
+ */
+export interface Person {
   user: string;
+  teamId: string;
+  /** Only where the payload says it reliably (see TeamOfActor.enterpriseId). */
+  enterpriseId?: string;
+}
+
+/** The runtime's actor for a person acting in Slack: always with their team (see Person). */
+export function actorOf(person: Person): Actor {
+  return { userId: person.user, teamId: person.teamId, ...(person.enterpriseId ? { enterpriseId: person.enterpriseId } : {}) };
+}
+
+/**
+ * The clicker's own team: `user.team_id`. In a Slack Connect channel `team` is the app's
+ * workspace whoever clicks, so it is only a fallback for payloads without the user's team.
+ */
+export function teamOfClicker(body: { user?: { team_id?: string }; team?: { id?: string } | null }): string {
+  return body.user?.team_id ?? body.team?.id ?? '';
+}
+
+/** The person a signed interaction payload (a click, a modal submission) comes from. */
+export function personOf(body: { user: { id: string; team_id?: string }; team?: { id?: string } | null }): Person {
+  return { user: body.user.id, teamId: teamOfClicker(body) };
+}
+
+/** Who clicked where. Only `user` and `teamId` are vouched for by Slack's signature; the rest locates the reply. */
+export interface Click extends ThreadTarget, Person {
   /**
    * Where to tell the clicker something, when not beside the card: a click from the inbox is
    * answered on their Home tab, or in the conversation where they typed /approvals.
@@ -70,5 +103,4 @@ export interface Click extends ThreadTarget {
   answerAt?: 'home' | ThreadTarget;
   messageTs?: string;
   triggerId?: string;
-  teamId?: string;
 }

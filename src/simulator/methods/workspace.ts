@@ -21,6 +21,7 @@ export function workspaceMethods(ctx: MethodContext): Record<string, Handler> {
         is_bot: known?.is_bot ?? id === SLACK_IDS.botUserId,
         deleted: known?.deleted ?? false,
         tz: known?.tz ?? 'Europe/Berlin',
+        team_id: known?.team_id ?? SLACK_IDS.teamId,
       };
     }
 
@@ -58,14 +59,14 @@ export function workspaceMethods(ctx: MethodContext): Record<string, Handler> {
         ok: true,
         user: {
           id: u.id,
-          team_id: SLACK_IDS.teamId,
+          team_id: u.team_id,
           name: u.name,
           deleted: u.deleted,
           real_name: u.real_name,
           tz: u.tz,
           is_bot: u.is_bot,
           is_app_user: false,
-          profile: { real_name: u.real_name, display_name: u.name, team: SLACK_IDS.teamId },
+          profile: { real_name: u.real_name, display_name: u.name, team: u.team_id },
         },
       };
     },

@@ -1,7 +1,7 @@
 import type { ButtonAction } from '@slack/bolt';
 import type { Decision } from '../../agent/types.js';
 import { declineModal } from '../blocks/decline-modal.js';
-import type { Click, SlackContext } from '../slack-context.js';
+import { actorOf, type Click, type SlackContext } from '../slack-context.js';
 import type { CardRow } from '../store/cards.js';
 import { tamperedButton } from './clicked-card.js';
 import { genuineButton, type GenuineButton } from './genuine-button.js';
@@ -69,7 +69,7 @@ function decideFromButton(ctx: SlackContext, button: GenuineButton, click: Click
     {
       actionId: button.value.actionId,
       fingerprint: button.value.fingerprintPrefix,
-      actor: { userId: click.user },
+      actor: actorOf(click),
       decision,
       ...(remember ? { remember: true } : {}),
     },
@@ -88,7 +88,7 @@ export async function openDecline(ctx: SlackContext, click: Click | undefined, a
   const button = await genuineButton(ctx, click, action);
   if (!button) return tellUser(ctx, click, tamperedButton);
   const row = button.row;
-  const refusal = row ? await decisionRefusal(ctx, row, click.user, button.value.fingerprintPrefix, { as: 'decline', groupLookupMayRetry: true }) : 'I could not find that request; its run may have ended. Nothing was changed.';
+  const refusal = row ? await decisionRefusal(ctx, row, click, button.value.fingerprintPrefix, { as: 'decline', groupLookupMayRetry: true }) : 'I could not find that request; its run may have ended. Nothing was changed.';
   if (refusal) {
     ctx.logger.info({ actionId: button.value.actionId, user: click.user }, 'decline refused before the modal');
     return tellUser(ctx, click, refusal);

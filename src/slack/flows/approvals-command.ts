@@ -4,7 +4,8 @@ import type { PendingAction } from '../../db/rows.js';
 import { inboxBlocks, MESSAGE_FIT, requestBlocks } from '../blocks/inbox-blocks.js';
 import { threadLink } from '../blocks/thread-link.js';
 import { loadInbox } from '../home/load-inbox.js';
-import type { SlackContext } from '../slack-context.js';
+import { actorOf, type Person, type SlackContext } from '../slack-context.js';
+import { outsideWorkspaceMessage } from '../../approvals/workspace.js';
 import { findCard } from '../store/cards.js';
 import { unreachable } from '../../unreachable.js';
 
@@ -33,31 +34,38 @@ export interface CommandAnswer {
  * The answer to `/approvals` for `user`, shown to them alone: their inbox, one request (only to
  * its requester, someone who decided or voted on it, or someone who may decide it), or the usage.
  */
-export async function answerApprovalsCommand(ctx: SlackContext, user: string, text: string | undefined): Promise<CommandAnswer> {
+export async function answerApprovalsCommand(ctx: SlackContext, who: Person, text: string | undefined): Promise<CommandAnswer> {
   const command = parseApprovalsCommand(text);
+  // Someone outside the workspace sees no request, no count and not whether an id exists.
+  if (command.kind !== 'help' && ctx.agent.isOutsider(actorOf(who))) {
+    ctx.logger.info({ user: who.user, teamId: who.teamId }, '/approvals refused: not a member of this workspace');
+    return { text: outsideWorkspaceMessage };
+  }
+  const user = who.user;
   switch (command.kind) {
     case 'help':
       return { text: APPROVALS_USAGE };
     case 'bad':
       return { text: `I did not understand that. ${APPROVALS_USAGE}` };
     case 'list': {
-      const inbox = await loadInbox(ctx, user, MESSAGE_FIT);
+      const inbox = await loadInbox(ctx, who, MESSAGE_FIT);
       return { text: `${inbox.waitingTotal} ${inbox.waitingTotal === 1 ? 'request is' : 'requests are'} waiting for you.`, blocks: inboxBlocks(inbox, MESSAGE_FIT) };
     }
     case 'one':
-      return showOne(ctx, user, command.actionId);
+      return showOne(ctx, who, command.actionId);
     default:
       return unreachable(command, 'approvals command');
   }
 }
 
-async function showOne(ctx: SlackContext, user: string, actionId: number): Promise<CommandAnswer> {
+async function showOne(ctx: SlackContext, who: Person, actionId: number): Promise<CommandAnswer> {
+  const user = who.user;
   const row = await ctx.agent.findRequest(actionId);
   // A request of another agent sharing the database, or not an approval, is not this inbox's to show.
   if (!row || row.kind !== 'approval' || (Array.isArray(row.path) && row.path[0] !== ctx.agent.id)) {
     return { text: `There is no approval request #${actionId}. ${APPROVALS_USAGE}` };
   }
-  const canDecide = row.status === 'pending' && (await ctx.agent.mayDecide(row, { userId: user }, 'approve')).allowed;
+  const canDecide = row.status === 'pending' && (await ctx.agent.mayDecide(row, actorOf(who), 'approve')).allowed;
   if (!canDecide && !involved(row, user)) {
     ctx.logger.info({ actionId, user }, '/approvals refused: not the requester or an approver');
     return { text: `You can only see request #${actionId} if you asked for it or may decide it.` };
@@ -73,14 +81,14 @@ async function showOne(ctx: SlackContext, user: string, actionId: number): Promi
  */
 export async function redrawCommandAnswer(
   ctx: SlackContext,
-  user: string,
+  who: Person,
   respond: (message: { replace_original: true; response_type: 'ephemeral'; text: string; blocks?: KnownBlock[] }) => Promise<unknown>,
 ): Promise<void> {
   try {
-    const answer = await answerApprovalsCommand(ctx, user, '');
+    const answer = await answerApprovalsCommand(ctx, who, '');
     await respond({ replace_original: true, response_type: 'ephemeral', text: answer.text, ...(answer.blocks ? { blocks: answer.blocks } : {}) });
   } catch (error) {
-    ctx.logger.warn({ err: error, user }, '/approvals answer could not be redrawn');
+    ctx.logger.warn({ err: error, user: who.user }, '/approvals answer could not be redrawn');
   }
 }
 

@@ -2,7 +2,7 @@ import type { ButtonAction } from '@slack/bolt';
 import type { PendingAction } from '../../db/rows.js';
 import { approveReasonModal, parseApproveReasonModal } from '../blocks/approve-reason-modal.js';
 import type { ViewStateValues } from '../blocks/card-types.js';
-import type { Click, SlackContext } from '../slack-context.js';
+import type { Click, Person, SlackContext } from '../slack-context.js';
 import { genuineButton } from './genuine-button.js';
 import { callOnCard } from './card-description.js';
 import { tamperedButton } from './clicked-card.js';
@@ -22,7 +22,7 @@ export async function openApproveReason(ctx: SlackContext, click: Click | undefi
   const button = await genuineButton(ctx, click, action);
   if (!button) return tellUser(ctx, click, tamperedButton);
   const row = button.row;
-  const refusal = row ? await decisionRefusal(ctx, row, click.user, button.value.fingerprintPrefix, { as: 'approve', groupLookupMayRetry: true }) : 'I could not find that request; its run may have ended. Nothing was changed.';
+  const refusal = row ? await decisionRefusal(ctx, row, click, button.value.fingerprintPrefix, { as: 'approve', groupLookupMayRetry: true }) : 'I could not find that request; its run may have ended. Nothing was changed.';
   if (refusal) {
     ctx.logger.info({ actionId: button.value.actionId, user: click.user }, 'approval refused before the reason modal');
     return tellUser(ctx, click, refusal);
@@ -53,8 +53,8 @@ export function approveReasonErrors(view: ReasonView): Record<string, string> | 
 }
 
 /** The reason modal's submission, up to its recorded approval (bound to the arguments seen). */
-export function recordApproveReason(ctx: SlackContext, view: ReasonView, user: string, startAfter: Promise<void>): Promise<RecordedDecision | undefined> {
-  return recordDecisionSubmission(ctx, parseApproveReasonModal(view.private_metadata, view.state.values), user, 'approve', startAfter);
+export function recordApproveReason(ctx: SlackContext, view: ReasonView, who: Person, startAfter: Promise<void>): Promise<RecordedDecision | undefined> {
+  return recordDecisionSubmission(ctx, parseApproveReasonModal(view.private_metadata, view.state.values), who, 'approve', startAfter);
 }
 
 /** Shows a recorded approval beside its card (the redraw, a refusal, the run's continuation). */

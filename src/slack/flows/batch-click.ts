@@ -5,7 +5,7 @@ import { batchDeclineModal } from '../blocks/batch-decline-modal.js';
 import { FINGERPRINT_PREFIX_LENGTH } from '../blocks/button-value.js';
 import { inlineCode } from '../mrkdwn/inline-code.js';
 import { truncate, truncateMrkdwn } from '../blocks/limits.js';
-import type { Click, SlackContext } from '../slack-context.js';
+import { actorOf, type Click, type SlackContext } from '../slack-context.js';
 import { loadCardStates } from '../store/card-state.js';
 import type { CardState } from '../store/card-state.js';
 import { tamperedButton } from './clicked-card.js';
@@ -106,7 +106,7 @@ export async function recordBatchDecision(
       if (state.action.status !== 'pending') continue;
       decisions.push(
         await ctx.agent.decideToolCall(
-          { actionId: state.action.id, fingerprint: fingerprintPrefix, actor: { userId: click.user }, decision, ...(reason ? { reason } : {}) },
+          { actionId: state.action.id, fingerprint: fingerprintPrefix, actor: actorOf(click), decision, ...(reason ? { reason } : {}) },
           { action: state.action, startAfter },
         ),
       );

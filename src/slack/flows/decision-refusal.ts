@@ -1,10 +1,10 @@
 import type { PendingAction } from '../../db/rows.js';
 import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
-import type { SlackContext } from '../slack-context.js';
+import { actorOf, type Person, type SlackContext } from '../slack-context.js';
 import { describeOutcome } from './refusal-text.js';
 
 /**
- * Why `user` may not decide this request as it stands, said before a form opens (so nobody fills
+ * Why this person may not decide this request as it stands, said before a form opens (so nobody fills
  * one in for a request they cannot decide), or undefined. The runtime checks again on submit.
  * `as` is what the form is for: Decline asks the decline rule, Approve and Edit the approve rule
  * (the refusal worded for Edit). `groupLookupMayRetry` lets a group that could not be checked now
@@ -13,7 +13,7 @@ import { describeOutcome } from './refusal-text.js';
 export async function decisionRefusal(
   ctx: SlackContext,
   row: PendingAction,
-  user: string,
+  who: Person,
   fingerprintPrefix: string,
   options: { as: 'approve' | 'decline' | 'edit'; groupLookupMayRetry?: boolean },
 ): Promise<string | undefined> {
@@ -23,7 +23,7 @@ export async function decisionRefusal(
     return 'This button does not match the pending request (its arguments differ from what was asked). Nothing was changed.';
   }
   if (row.expires_at && new Date(row.expires_at).getTime() <= Date.now()) return 'This request has expired. Nothing was changed.';
-  const verdict = await ctx.agent.mayDecide(row, { userId: user }, options.as === 'decline' ? 'decline' : 'approve');
+  const verdict = await ctx.agent.mayDecide(row, actorOf(who), options.as === 'decline' ? 'decline' : 'approve');
   if (verdict.allowed || (options.groupLookupMayRetry === true && verdict.why === 'group-lookup-failed')) return undefined;
   const message = options.as === 'approve' ? verdict.message : verdict.message.replace(/\bapprove\b/, options.as);
   return `${escapeMrkdwn(message)} Nothing was changed.`;

@@ -1,5 +1,5 @@
 import type { Decision } from '../../agent/types.js';
-import type { SlackContext } from '../slack-context.js';
+import { actorOf, type Person, type SlackContext } from '../slack-context.js';
 import { findCard } from '../store/cards.js';
 import { failureText } from './failure-text.js';
 import { handleDecision } from './handle-decision.js';
@@ -25,25 +25,25 @@ export interface RecordedDecision {
 export async function recordDecisionSubmission(
   ctx: SlackContext,
   submission: DecisionSubmission | undefined,
-  user: string,
+  who: Person,
   decision: 'approve' | 'decline',
   startAfter: Promise<void>,
 ): Promise<RecordedDecision | undefined> {
   if (!submission) {
-    ctx.logger.warn({ user, decision }, 'decision modal submitted with metadata that is not ours');
+    ctx.logger.warn({ user: who.user, decision }, 'decision modal submitted with metadata that is not ours');
     return undefined;
   }
   const decided = await ctx.agent.decideToolCall(
     {
       actionId: submission.actionId,
       fingerprint: submission.fingerprintPrefix,
-      actor: { userId: user },
+      actor: actorOf(who),
       ...(submission.reason ? { reason: submission.reason } : {}),
       decision,
     },
     { startAfter },
   );
-  ctx.logger.info({ actionId: submission.actionId, user, decision, outcome: decided.outcome }, 'decision modal submitted');
+  ctx.logger.info({ actionId: submission.actionId, user: who.user, decision, outcome: decided.outcome }, 'decision modal submitted');
   return { actionId: submission.actionId, decision: decided };
 }
 

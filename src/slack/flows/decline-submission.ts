@@ -1,5 +1,5 @@
 import { parseDeclineModal } from '../blocks/decline-modal.js';
-import type { SlackContext } from '../slack-context.js';
+import type { Person, SlackContext } from '../slack-context.js';
 import {
   recordDecisionSubmission,
   showDecisionSubmission,
@@ -13,8 +13,8 @@ type DeclineView = { private_metadata: string; state: { values: Parameters<typeo
  * The decline modal's submission, up to its recorded decision: the reason goes to the model, and
  * the metadata binds the decline to the request and the arguments the decliner saw.
  */
-export function recordDeclineSubmission(ctx: SlackContext, view: DeclineView, user: string, startAfter: Promise<void>): Promise<RecordedDecision | undefined> {
-  return recordDecisionSubmission(ctx, parseDeclineModal(view.private_metadata, view.state.values), user, 'decline', startAfter);
+export function recordDeclineSubmission(ctx: SlackContext, view: DeclineView, who: Person, startAfter: Promise<void>): Promise<RecordedDecision | undefined> {
+  return recordDecisionSubmission(ctx, parseDeclineModal(view.private_metadata, view.state.values), who, 'decline', startAfter);
 }
 
 /** Shows a recorded decline beside its card (the redraw, a refusal, the run's continuation). */

@@ -18,7 +18,7 @@ export async function openEdit(ctx: SlackContext, click: Click | undefined, acti
   if (!button) return tellUser(ctx, click, tamperedButton);
   const row = button.row;
   if (!row) return tellUser(ctx, click, 'I could not find that request; its run may have ended. Nothing was changed.');
-  const refusal = await decisionRefusal(ctx, row, click.user, button.value.fingerprintPrefix, { as: 'edit' });
+  const refusal = await decisionRefusal(ctx, row, click, button.value.fingerprintPrefix, { as: 'edit' });
   if (refusal) {
     ctx.logger.info({ actionId: row.id, user: click.user }, 'edit refused before the modal');
     return tellUser(ctx, click, refusal);

@@ -9,7 +9,7 @@ import { elicitationFieldId } from '../blocks/elicitation-modal.js';
 import { mention } from '../blocks/mention.js';
 import { whoDecides } from '../blocks/who-decides.js';
 import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
-import type { SlackContext, ThreadTarget } from '../slack-context.js';
+import { actorOf, type Person, type SlackContext, type ThreadTarget } from '../slack-context.js';
 import { carryCard } from '../store/carry-card.js';
 import { cardStateKey } from '../store/card-state-key.js';
 import { findCard, type CardRow } from '../store/cards.js';
@@ -77,14 +77,14 @@ export interface RecordedEdit {
 export async function recordEditSubmission(
   ctx: SlackContext,
   submission: Extract<EditSubmission, { kind: 'edit' }>,
-  user: string,
+  who: Person,
   startAfter: Promise<void>,
 ): Promise<RecordedEdit> {
   const outcome = await ctx.agent.editToolCall(
-    { actionId: submission.row.id, fingerprint: submission.fingerprintPrefix, actor: { userId: user }, args: submission.args },
+    { actionId: submission.row.id, fingerprint: submission.fingerprintPrefix, actor: actorOf(who), args: submission.args },
     { action: submission.row, startAfter },
   );
-  ctx.logger.info({ actionId: submission.row.id, user, outcome: outcome.outcome, ...('action' in outcome && outcome.action ? { toActionId: outcome.action.id } : {}) }, 'edit submitted');
+  ctx.logger.info({ actionId: submission.row.id, user: who.user, outcome: outcome.outcome, ...('action' in outcome && outcome.action ? { toActionId: outcome.action.id } : {}) }, 'edit submitted');
   return { outcome, row: submission.row };
 }
 

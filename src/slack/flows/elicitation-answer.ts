@@ -4,7 +4,7 @@ import { parseElicitationFieldBlockId } from '../blocks/action-ids.js';
 import { parseButtonValue } from '../blocks/button-value.js';
 import { parseFieldValue, type InputState } from '../blocks/elicitation-inputs.js';
 import { elicitationModal, parseElicitationModal } from '../blocks/elicitation-modal.js';
-import type { Click, SlackContext } from '../slack-context.js';
+import type { Click, Person, SlackContext } from '../slack-context.js';
 import { findCard } from '../store/cards.js';
 import { clickedCard, tamperedButton } from './clicked-card.js';
 import { errorReference } from './error-reference.js';
@@ -75,7 +75,7 @@ export async function openElicitationForm(ctx: SlackContext, click: Click, actio
   const row = checked ? checked.state?.action : undefined;
   if (!row || !isElicitationPayload(row.suspend_payload) || row.suspend_payload.mode !== 'form') return tellUser(ctx, click, tamperedButton);
   if (row.status !== 'pending') return tellUser(ctx, click, `This request was ${describeOutcome(row)}. Nothing was changed.`);
-  if (!(await mayAnswer(ctx, row, click.user))) return tellUser(ctx, click, 'Only the person who started this run can answer this. Nothing was changed.');
+  if (!(await mayAnswer(ctx, row, click))) return tellUser(ctx, click, 'Only the person who started this run can answer this. Nothing was changed.');
   try {
     if (!click.triggerId) throw new Error('no trigger_id');
     const payload = row.suspend_payload;
@@ -115,10 +115,10 @@ export async function checkElicitationSubmission(
 export async function recordElicitationSubmission(
   ctx: SlackContext,
   submission: { row: PendingAction; answer: ElicitationAnswer },
-  user: string,
+  who: Person,
   startAfter: Promise<void>,
 ): Promise<RecordedAnswer | undefined> {
   const card = await findCard(ctx.slackDb, submission.row.id);
   if (!card) return undefined;
-  return recordAnswer(ctx, submission.row, submission.answer, { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}), user }, startAfter);
+  return recordAnswer(ctx, submission.row, submission.answer, { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}), ...who }, startAfter);
 }

@@ -13,7 +13,8 @@ import { postError } from './post-error.js';
 import { respondFieldsFor } from './respond-fields.js';
 import { resumeFromSlack } from './resume-from-slack.js';
 import { runInThread } from './run-in-thread.js';
-import type { SlackContext, ThreadTarget } from '../slack-context.js';
+import { actorOf, type Person, type SlackContext, type ThreadTarget } from '../slack-context.js';
+import { hasAgentErrorCode } from '../../agent/errors.js';
 import { claimEvent, claimEventStartingRun, lockThread } from '../store/claim-event.js';
 import { tellUser } from './tell-user.js';
 import { workingReaction } from './working-reaction.js';
@@ -32,7 +33,10 @@ export interface IncomingMessage {
   /** Who wrote the thread's first message (Slack's `parent_user_id` on thread replies). */
   parentUserId?: string;
   user: string;
+  /** The workspace the event was delivered for (memory and thread locks are kept per workspace). */
   teamId: string;
+  /** The writer's own team (see Person): a member of another workspace starts nothing here. */
+  userTeamId: string;
   /** As Slack sent it (mentions as `<@U…>`, `&<>` escaped). */
   text: string;
 }
@@ -45,7 +49,8 @@ export interface IncomingMessage {
 export async function handleMessage(ctx: SlackContext, m: IncomingMessage): Promise<void> {
   const text = messageText(m.text, ctx.botUserId);
   const target: ThreadTarget = { channel: m.channel, ...(m.threadTs ? { threadTs: m.threadTs } : {}) };
-  const who = { ...target, user: m.user };
+  const who = { ...target, user: m.user, teamId: m.userTeamId };
+  if (ctx.agent.isOutsider(actorOf(who))) return refuseOutsider(ctx, m, who);
   const threadId = threadIdOf(m.channel, conversationTs(ctx, m));
   const listRuns = async () => (await ctx.agent.listSuspendedRuns({ threadId, resourceId: m.teamId })).runs;
   const newThread = (runId: string) => ({ run_id: runId, channel: m.channel, thread_ts: m.threadTs ?? null, team_id: m.teamId, requester: m.user, message_ts: m.ts });
@@ -95,14 +100,35 @@ export async function handleMessage(ctx: SlackContext, m: IncomingMessage): Prom
   const working = workingReaction(ctx, { channel: m.channel, ts: m.ts });
   let stream;
   try {
-    stream = await ctx.agent.stream(text, { ...(runId ? { runId } : {}), threadId, resourceId: m.teamId, requester: m.user });
+    stream = await ctx.agent.stream(text, { ...(runId ? { runId } : {}), threadId, resourceId: m.teamId, requester: m.user, requesterTeamId: m.userTeamId });
   } catch (error) {
     await working.done();
     await postError(ctx, target, error, 'could not start a run');
     return;
   }
   log.info({ runId: stream.runId }, 'run started from Slack');
-  await runInThread(ctx, stream, target, { working, recipient: { userId: m.user, ...(m.teamId ? { teamId: m.teamId } : {}) } });
+  await runInThread(ctx, stream, target, { working, recipient: { userId: m.user, ...(m.userTeamId ? { teamId: m.userTeamId } : {}) } });
+}
+
+/**
+ * A message from someone outside the workspace (a Slack Connect partner) starts, answers and
+ * cancels nothing. A mention or DM is told why, once per event, and the runtime audits the refusal
+ * (`refused`, why `outside-workspace`); a thread reply is people talking, left alone.
+ */
+async function refuseOutsider(ctx: SlackContext, m: IncomingMessage, who: ThreadTarget & Person): Promise<void> {
+  const log = ctx.logger.child({ eventId: m.eventId, user: m.user, teamId: m.userTeamId });
+  if (m.kind === 'reply') return void log.debug('reply from outside the workspace ignored');
+  if (!(await claimEvent(ctx.slackDb, m.eventId))) return;
+  try {
+    // The runtime refuses it (and puts it on the audit trail); nothing runs.
+    const stream = await ctx.agent.stream(messageText(m.text, ctx.botUserId), { requester: m.user, requesterTeamId: m.userTeamId });
+    log.error({ runId: stream.runId }, 'a run started for someone the front end found outside the workspace');
+    return;
+  } catch (error) {
+    if (!hasAgentErrorCode(error, 'OUTSIDE_WORKSPACE')) throw error;
+  }
+  log.info('request from outside the workspace refused');
+  await tellUser(ctx, who, 'I only take requests from members of this workspace, so nothing was started.');
 }
 
 /**
@@ -127,25 +153,25 @@ async function answerByText(ctx: SlackContext, m: IncomingMessage, action: Pendi
   if (text === '') return false;
   const question = questionOf(ctx.agent, action);
   if (question) {
-    await resumeFromSlack(ctx, action, answerFromText(question, text), { ...target, user: m.user }, { reactTo: { channel: m.channel, ts: m.ts } });
+    await resumeFromSlack(ctx, action, answerFromText(question, text), { ...target, user: m.user, teamId: m.userTeamId }, { reactTo: { channel: m.channel, ts: m.ts } });
     return true;
   }
   const tool = toolOf(ctx.agent, action);
   const form = tool ? respondFieldsFor(resumeSchemaFor(tool, action.args)) : undefined;
   if (form && !ctx.agent.defaultOptions.autoResumeSuspendedTools) return false;
-  if (!(await mayAnswer(ctx, action, m.user))) {
+  if (!(await mayAnswer(ctx, action, { user: m.user, teamId: m.userTeamId }))) {
     await tellUser(ctx, { ...target, user: m.user }, `Only ${action.requester ? mention(action.requester) : 'the person who started this run'} can answer this.`);
     return true;
   }
   // The runtime reads the reply into the tool's resume schema (text, JSON, yes/no, the model as a last resort).
-  const stream = await ctx.agent.stream(text, { threadId, resourceId: m.teamId, requester: m.user, autoResumeSuspendedTools: true });
+  const stream = await ctx.agent.stream(text, { threadId, resourceId: m.teamId, requester: m.user, requesterTeamId: m.userTeamId, autoResumeSuspendedTools: true });
   const after = await ctx.agent.findRequest(action.id);
   if (after && after.status !== 'pending') await updateCard(ctx, action.id);
   await runInThread(ctx, stream, target, { reactTo: { channel: m.channel, ts: m.ts } });
   return true;
 }
 
-async function cancel(ctx: SlackContext, m: IncomingMessage, all: SuspendedRun[], who: ThreadTarget & { user: string }): Promise<void> {
+async function cancel(ctx: SlackContext, m: IncomingMessage, all: SuspendedRun[], who: ThreadTarget & Person): Promise<void> {
   // A run at work waits on nobody: "cancel" only stops what waits on someone.
   const runs = all.filter((r) => r.toolCalls.length > 0);
   if (runs.length === 0) {
@@ -155,7 +181,7 @@ async function cancel(ctx: SlackContext, m: IncomingMessage, all: SuspendedRun[]
     return;
   }
   const actions = await Promise.all(runs.flatMap((r) => r.toolCalls).map((c) => ctx.agent.findRequest(c.actionId)));
-  const allowed = (await Promise.all(actions.map((a) => !a || mayAnswer(ctx, a, m.user)))).every(Boolean);
+  const allowed = (await Promise.all(actions.map((a) => !a || mayAnswer(ctx, a, who)))).every(Boolean);
   if (!allowed) {
     await tellUser(ctx, who, 'Only the person who started this run can cancel it. Nothing was changed.');
     return;

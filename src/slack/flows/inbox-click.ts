@@ -1,6 +1,6 @@
 import type { BlockAction, ButtonAction } from '@slack/bolt';
 import { parseButtonValue } from '../blocks/button-value.js';
-import type { Click, SlackContext } from '../slack-context.js';
+import { teamOfClicker, type Click, type SlackContext } from '../slack-context.js';
 import { findCard } from '../store/cards.js';
 import { tellUser } from './tell-user.js';
 
@@ -31,7 +31,7 @@ export async function inboxClick(ctx: SlackContext, body: BlockAction<ButtonActi
     messageTs: card.ts,
     ...(card.thread_ts ? { threadTs: card.thread_ts } : {}),
     ...(body.trigger_id ? { triggerId: body.trigger_id } : {}),
-    ...(body.team?.id ? { teamId: body.team.id } : {}),
+    teamId: teamOfClicker(body),
     answerAt,
   };
 }

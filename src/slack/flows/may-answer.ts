@@ -1,4 +1,4 @@
-import type { SlackContext } from '../slack-context.js';
+import { actorOf, type Person, type SlackContext } from '../slack-context.js';
 import type { PendingAction } from '../../db/rows.js';
 
 /**
@@ -6,11 +6,11 @@ import type { PendingAction } from '../../db/rows.js';
  * its run): the runtime's rule (Agent.mayAnswer), asked before anything is
  * shown, so a refusal can be explained. A group lookup that fails refuses.
  */
-export async function mayAnswer(ctx: Pick<SlackContext, 'agent' | 'logger'>, action: PendingAction, userId: string): Promise<boolean> {
+export async function mayAnswer(ctx: Pick<SlackContext, 'agent' | 'logger'>, action: PendingAction, who: Person): Promise<boolean> {
   try {
-    return (await ctx.agent.mayAnswer(action, { userId })).allowed;
+    return (await ctx.agent.mayAnswer(action, actorOf(who))).allowed;
   } catch (error) {
-    ctx.logger.warn({ err: error, actionId: action.id, user: userId }, 'could not check who may answer; refused');
+    ctx.logger.warn({ err: error, actionId: action.id, user: who.user }, 'could not check who may answer; refused');
     return false;
   }
 }

@@ -7,7 +7,7 @@ import { parseButtonValue } from '../blocks/button-value.js';
 import type { RespondField } from '../blocks/card-types.js';
 import { parseRespondModal, respondFieldBlockId, respondModal } from '../blocks/respond-modal.js';
 import { splitPayload } from '../blocks/suspension-card.js';
-import type { Click } from '../slack-context.js';
+import type { Click, Person } from '../slack-context.js';
 import type { SlackContext } from '../slack-context.js';
 import { findCard } from '../store/cards.js';
 import { clickedCard, tamperedButton } from './clicked-card.js';
@@ -47,7 +47,7 @@ export async function openRespondForm(ctx: SlackContext, click: Click, action: P
     return tellUser(ctx, click, tamperedButton);
   }
   if (row.status !== 'pending') return tellUser(ctx, click, `This request was ${describeOutcome(row)}. Nothing was changed.`);
-  if (!(await mayAnswer(ctx, row, click.user))) {
+  if (!(await mayAnswer(ctx, row, click))) {
     return tellUser(ctx, click, 'Only the person who started this run can answer this. Nothing was changed.');
   }
   const form = formFor(ctx, row);
@@ -110,7 +110,7 @@ export async function checkRespondSubmission(
 export async function recordRespondAnswer(
   ctx: SlackContext,
   answer: { row: PendingAction; data: unknown },
-  user: string,
+  who: Person,
   startAfter: Promise<void>,
 ): Promise<RecordedAnswer | undefined> {
   const card = await findCard(ctx.slackDb, answer.row.id);
@@ -119,7 +119,7 @@ export async function recordRespondAnswer(
     return undefined;
   }
   const where = { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) };
-  return recordAnswer(ctx, answer.row, answer.data, { ...where, user }, startAfter);
+  return recordAnswer(ctx, answer.row, answer.data, { ...where, ...who }, startAfter);
 }
 
 /** Tells the submitter, beside the card, that recording or showing their answer failed (with the log reference). */

@@ -7,7 +7,7 @@ import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
 import { mayAnswer } from './may-answer.js';
 import { describeOutcome } from './refusal-text.js';
 import { runInThread } from './run-in-thread.js';
-import type { SlackContext, ThreadTarget } from '../slack-context.js';
+import { actorOf, type Person, type SlackContext, type ThreadTarget } from '../slack-context.js';
 import { targetForAction } from './target-for-action.js';
 import { tellUser } from './tell-user.js';
 import { recipientOf } from './answer-stream.js';
@@ -16,8 +16,8 @@ export type ResumeOutcome = { ok: true } | { ok: false; message: string };
 
 /** An answer recorded (its run's continuation ready to show), or why it was refused. */
 export type RecordedAnswer =
-  | { ok: true; stream: AgentStream; action: PendingAction; who: ThreadTarget & { user: string } }
-  | { ok: false; message: string; who: ThreadTarget & { user: string } };
+  | { ok: true; stream: AgentStream; action: PendingAction; who: ThreadTarget & Person }
+  | { ok: false; message: string; who: ThreadTarget & Person };
 
 /**
  * Gives a suspended tool (or askUser) its answer from Slack: checks who is
@@ -29,20 +29,20 @@ export async function recordAnswer(
   ctx: SlackContext,
   action: PendingAction,
   data: unknown,
-  who: ThreadTarget & { user: string },
+  who: ThreadTarget & Person,
   startAfter?: PromiseLike<unknown>,
 ): Promise<RecordedAnswer> {
   const refuse = (message: string): RecordedAnswer => ({ ok: false, message, who });
   if (action.kind !== 'suspension') return refuse('That is not a question or input request. Nothing was changed.');
   if (action.status !== 'pending') return refuse(`This request was ${describeOutcome(action)}. Nothing was changed.`);
-  if (!(await mayAnswer(ctx, action, who.user))) {
+  if (!(await mayAnswer(ctx, action, who))) {
     ctx.logger.info({ actionId: action.id, user: who.user }, 'answer refused: not the requester');
     const owner = action.requester ? mention(action.requester) : 'the person who started this run';
     return refuse(`Only ${owner} can answer this. Nothing was changed.`);
   }
   let stream;
   try {
-    stream = await ctx.agent.resumeStream(data, { runId: action.root_run_id, actionId: action.id, actor: { userId: who.user } }, startAfter ? { startAfter } : {});
+    stream = await ctx.agent.resumeStream(data, { runId: action.root_run_id, actionId: action.id, actor: actorOf(who) }, startAfter ? { startAfter } : {});
   } catch (error) {
     if (hasAgentErrorCode(error, 'RESUME_DATA_INVALID')) {
       return refuse(`That answer does not fit: ${escapeMrkdwn((error as ResumeValidationError).issues.join('; '))}`);
@@ -76,7 +76,7 @@ export async function resumeFromSlack(
   ctx: SlackContext,
   action: PendingAction,
   data: unknown,
-  who: ThreadTarget & { user: string },
+  who: ThreadTarget & Person,
   options: { reactTo?: { channel: string; ts: string } } = {},
 ): Promise<ResumeOutcome> {
   return showAnswer(ctx, await recordAnswer(ctx, action, data, who), options);

@@ -1,7 +1,7 @@
 import { parseRevokeValue } from '../blocks/remembered-blocks.js';
 import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
 import { truncate } from '../blocks/limits.js';
-import type { SlackContext } from '../slack-context.js';
+import { actorOf, type Person, type SlackContext } from '../slack-context.js';
 import { affectedUsers } from '../home/affected-users.js';
 import { unreachable } from '../../unreachable.js';
 
@@ -10,14 +10,15 @@ import { unreachable } from '../../unreachable.js';
  * or anyone who may approve that tool now), recorded, and the Home of everyone who saw it in
  * their list republished; the clicker's at once, with what happened on top.
  */
-export async function revokeRemembered(ctx: SlackContext, user: string, value: string | undefined): Promise<void> {
+export async function revokeRemembered(ctx: SlackContext, who: Person, value: string | undefined): Promise<void> {
+  const user = who.user;
   const id = parseRevokeValue(value);
   const tell = (text: string) => (ctx.home ? ctx.home.notice(user, text) : Promise.resolve());
   if (id === undefined) {
     ctx.logger.warn({ user, value }, 'revoke refused: the button names no remembered approval');
     return tell('That button does not name a remembered approval. Nothing was changed.');
   }
-  const result = await ctx.agent.revokeRememberedGrant(id, { userId: user });
+  const result = await ctx.agent.revokeRememberedGrant(id, actorOf(who));
   switch (result.outcome) {
     case 'revoked': {
       const grant = result.grant;

@@ -2,7 +2,7 @@ import type { ButtonAction } from '@slack/bolt';
 import { parseCardBlockId } from '../blocks/action-ids.js';
 import { argumentsModal } from '../blocks/arguments-modal.js';
 import { parseButtonValue } from '../blocks/button-value.js';
-import type { Click, SlackContext } from '../slack-context.js';
+import { actorOf, type Click, type SlackContext } from '../slack-context.js';
 import { clickedCard, tamperedButton } from './clicked-card.js';
 import { tellUser } from './tell-user.js';
 
@@ -11,7 +11,7 @@ import { tellUser } from './tell-user.js';
  * itself (the button only names which one, and must sit on that request's card). Anyone in the
  * workspace who sees the card may look; a click from another workspace (a shared channel) may not.
  */
-export async function showArguments(ctx: SlackContext, click: Click | undefined, action: ButtonAction, clickerTeam: string | undefined): Promise<void> {
+export async function showArguments(ctx: SlackContext, click: Click | undefined, action: ButtonAction): Promise<void> {
   if (!click) return void ctx.logger.warn('show-arguments click without user or channel');
   const value = parseButtonValue(action.value);
   const block = parseCardBlockId(action.block_id);
@@ -20,8 +20,8 @@ export async function showArguments(ctx: SlackContext, click: Click | undefined,
     ctx.logger.warn({ user: click.user, value: action.value, blockId: action.block_id }, 'show-arguments refused: button does not match a card');
     return tellUser(ctx, click, tamperedButton);
   }
-  if (ctx.teamId === undefined || clickerTeam !== ctx.teamId) {
-    ctx.logger.warn({ user: click.user, clickerTeam, teamId: ctx.teamId, actionId: value.actionId }, 'show-arguments refused: clicker is not in this workspace');
+  if (ctx.agent.isOutsider(actorOf(click))) {
+    ctx.logger.warn({ user: click.user, clickerTeam: click.teamId, actionId: value.actionId }, 'show-arguments refused: clicker is not in this workspace');
     return tellUser(ctx, click, 'Only members of this workspace can see the arguments of a request.');
   }
   const row = checked.state?.action ?? (await ctx.agent.findRequest(value.actionId));

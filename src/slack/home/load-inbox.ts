@@ -3,7 +3,7 @@ import type { PendingAction } from '../../db/rows.js';
 import { HOME_FIT, type InboxData, type InboxFit, type InboxItem } from '../blocks/inbox-blocks.js';
 import type { RememberedItem } from '../blocks/remembered-blocks.js';
 import { threadLink } from '../blocks/thread-link.js';
-import type { SlackContext } from '../slack-context.js';
+import { actorOf, type Person, type SlackContext } from '../slack-context.js';
 import { findCards } from '../store/cards.js';
 import { callOnCard } from '../flows/card-description.js';
 
@@ -18,18 +18,21 @@ const OPEN_READ = 300;
  * Agent.mayDecide, groups included), minus those they already voted on; their own requests; and
  * their decisions; each with the link to its card.
  */
-export async function loadInbox(ctx: SlackContext, user: string, fit: InboxFit): Promise<Omit<InboxData, 'notice'>> {
+export async function loadInbox(ctx: SlackContext, who: Person, fit: InboxFit): Promise<Omit<InboxData, 'notice'>> {
+  // Someone outside the workspace has no inbox here: nothing of any request is read for them.
+  if (ctx.agent.isOutsider(actorOf(who))) return emptyInbox;
+  const user = who.user;
   const rows = await inboxRequests(ctx.slackDb, ctx.agent.id, user, { open: OPEN_READ, requested: fit.maxListed, decided: fit.maxListed });
   const now = Date.now();
   const verdicts = await Promise.all(
     rows.open.map(async (row) => {
       if (row.expires_at && new Date(row.expires_at).getTime() <= now) return false;
       if (votedBy(row, user)) return false;
-      return (await ctx.agent.mayDecide(row, { userId: user }, 'approve')).allowed;
+      return (await ctx.agent.mayDecide(row, actorOf(who), 'approve')).allowed;
     }),
   );
   const waiting = rows.open.filter((_, i) => verdicts[i]);
-  const remembered = await loadRemembered(ctx, user, fit);
+  const remembered = await loadRemembered(ctx, who, fit);
   const cards = await findCards(ctx.slackDb, [...waiting, ...rows.requested, ...rows.decided].map((r) => r.id));
   const item = (action: PendingAction): InboxItem => {
     const card = cards.get(action.id);
@@ -55,12 +58,22 @@ export async function loadInbox(ctx: SlackContext, user: string, fit: InboxFit):
 }
 
 /** The Home tab lists remembered approvals the person may revoke; the shorter /approvals list does not. */
-async function loadRemembered(ctx: SlackContext, user: string, fit: InboxFit): Promise<RememberedItem[] | undefined> {
+async function loadRemembered(ctx: SlackContext, who: Person, fit: InboxFit): Promise<RememberedItem[] | undefined> {
   if (fit !== HOME_FIT) return undefined;
-  const grants = await ctx.agent.listRememberedGrants({ userId: user });
+  const grants = await ctx.agent.listRememberedGrants(actorOf(who));
   return grants.map((g) => ({ id: g.id, toolName: g.tool_name, args: g.args, requester: g.requester, createdBy: g.created_by, expiresAt: new Date(g.expires_at) }));
 }
 
 function votedBy(row: PendingAction, user: string): boolean {
   return Array.isArray(row.approvals) && row.approvals.some((v) => (v as { userId?: unknown } | null)?.userId === user);
 }
+
+/** An inbox with nothing in it: what someone outside the workspace is shown. */
+export const emptyInbox: Omit<InboxData, 'notice'> = Object.freeze({
+  waiting: [],
+  waitingTotal: 0,
+  requested: [],
+  requestedTotal: 0,
+  decided: [],
+  decidedTotal: 0,
+});

@@ -1,9 +1,20 @@
 import { homeView, HOME_FIT } from '../blocks/inbox-blocks.js';
-import type { SlackContext } from '../slack-context.js';
-import { loadInbox } from './load-inbox.js';
+import { actorOf, type SlackContext } from '../slack-context.js';
+import { outsideWorkspaceMessage } from '../../approvals/workspace.js';
+import { emptyInbox, loadInbox } from './load-inbox.js';
 
-/** Draws `user`'s inbox and publishes it as their Home tab, with `notice` on top when given. */
+/**
+ * Draws `user`'s inbox and publishes it as their Home tab, with `notice` on top when given. The
+ * event that opens a Home does not say whose team the viewer is in: users.info does (cached), and
+ * someone outside the workspace gets a Home that lists nothing and says why.
+ */
 export async function publishHome(ctx: SlackContext, user: string, notice?: string): Promise<void> {
-  const inbox = await loadInbox(ctx, user, HOME_FIT);
+  const who = { user, teamId: await ctx.userTeams(user) };
+  if (ctx.agent.isOutsider(actorOf(who))) {
+    ctx.logger.info({ user, teamId: who.teamId }, 'Home of someone outside the workspace: nothing listed');
+    await ctx.client.views.publish({ user_id: user, view: homeView({ ...emptyInbox, notice: outsideWorkspaceMessage }) });
+    return;
+  }
+  const inbox = await loadInbox(ctx, who, HOME_FIT);
   await ctx.client.views.publish({ user_id: user, view: homeView({ ...inbox, ...(notice ? { notice } : {}) }) });
 }

@@ -21,6 +21,7 @@ export function registerAppMention(app: App, ctx: SlackContext): void {
       threadTs: event.thread_ts ?? event.ts,
       user: event.user,
       teamId: body.team_id ?? event.team ?? '',
+      userTeamId: event.user_team ?? event.team ?? '',
       text: event.text ?? '',
     };
     ctx.tasks.run('app_mention', () => handleMessage(ctx, message), reportMessageFailure(ctx, message));

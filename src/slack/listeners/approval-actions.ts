@@ -43,7 +43,6 @@ export function registerApprovalActions(routes: InteractionRoutes, ctx: SlackCon
   });
   routes.action<BlockAction<ButtonAction>>(ACTION_IDS.showArguments, async ({ ack, body, action }) => {
     await ack();
-    const clickerTeam = body.user.team_id ?? body.team?.id;
-    ctx.tasks.run('show-arguments', () => showArguments(ctx, clickOf(body), action, clickerTeam), tellClicker(ctx, clickOf(body)));
+    ctx.tasks.run('show-arguments', () => showArguments(ctx, clickOf(body), action), tellClicker(ctx, clickOf(body)));
   });
 }

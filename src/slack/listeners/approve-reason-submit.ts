@@ -1,6 +1,6 @@
 import { CALLBACK_IDS } from '../blocks/action-ids.js';
 import { approveReasonErrors, recordApproveReason, showApproveReason, tellApproveReasonFailure } from '../flows/approve-with-reason.js';
-import type { SlackContext } from '../slack-context.js';
+import { personOf, type SlackContext } from '../slack-context.js';
 import type { InteractionRoutes } from './interaction-routes.js';
 import { recordThenAck } from './record-then-ack.js';
 
@@ -12,7 +12,7 @@ export function registerApproveReasonSubmit(routes: InteractionRoutes, ctx: Slac
     if (errors) return void (await ack({ response_action: 'errors', errors }));
     await recordThenAck(ctx, () => ack(), {
       name: 'approve-reason-submit',
-      record: (startAfter) => recordApproveReason(ctx, view, user, startAfter),
+      record: (startAfter) => recordApproveReason(ctx, view, personOf(body), startAfter),
       show: (recorded) => showApproveReason(ctx, user, recorded),
       onError: tellApproveReasonFailure(ctx, view, user),
     });

@@ -3,7 +3,7 @@ import { ACTION_IDS, CALLBACK_IDS } from '../blocks/action-ids.js';
 import { batchDeclineMessage, batchDeclineReason } from '../blocks/batch-decline-modal.js';
 import { openDeclineAll, recordBatchDecision, showBatchDecision } from '../flows/batch-click.js';
 import { tellClicker } from '../flows/clicked-card.js';
-import type { Click, SlackContext } from '../slack-context.js';
+import { teamOfClicker, type Click, type SlackContext } from '../slack-context.js';
 import { clickOf } from './click-of.js';
 import type { InteractionRoutes } from './interaction-routes.js';
 import { recordThenAck } from './record-then-ack.js';
@@ -29,7 +29,7 @@ export function registerBatchActions(routes: InteractionRoutes, ctx: SlackContex
   routes.view(CALLBACK_IDS.batchDeclineModal, async ({ ack, body, view }) => {
     // The submission stands for the click on the batch message its metadata names (checked again there).
     const message = batchDeclineMessage(view.private_metadata);
-    const click: Click | undefined = message ? { user: body.user.id, channel: message.channel, messageTs: message.ts } : undefined;
+    const click: Click | undefined = message ? { user: body.user.id, teamId: teamOfClicker(body), channel: message.channel, messageTs: message.ts } : undefined;
     await recordThenAck(ctx, () => ack(), {
       name: 'decline all submit',
       record: (startAfter) => recordBatchDecision(ctx, click, { value: view.private_metadata }, 'decline', startAfter, batchDeclineReason(view.state.values)),

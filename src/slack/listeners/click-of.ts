@@ -1,5 +1,5 @@
 import type { BlockAction } from '@slack/bolt';
-import type { Click } from '../slack-context.js';
+import { teamOfClicker, type Click } from '../slack-context.js';
 
 export function clickOf(body: BlockAction): Click | undefined {
   const container = body.container as { channel_id?: unknown; message_ts?: unknown; thread_ts?: unknown };
@@ -18,6 +18,7 @@ export function clickOf(body: BlockAction): Click | undefined {
     ...(threadTs ? { threadTs } : {}),
     ...(messageTs ? { messageTs } : {}),
     ...(body.trigger_id ? { triggerId: body.trigger_id } : {}),
-    ...(body.team?.id ? { teamId: body.team.id } : {}),
+    teamId: teamOfClicker(body),
   };
 }
+

@@ -1,6 +1,6 @@
 import { CALLBACK_IDS } from '../blocks/action-ids.js';
 import { recordDeclineSubmission, showDeclineSubmission, tellDeclineFailure } from '../flows/decline-submission.js';
-import type { SlackContext } from '../slack-context.js';
+import { personOf, type SlackContext } from '../slack-context.js';
 import type { InteractionRoutes } from './interaction-routes.js';
 import { recordThenAck } from './record-then-ack.js';
 
@@ -10,7 +10,7 @@ export function registerDeclineModalSubmit(routes: InteractionRoutes, ctx: Slack
     const user = body.user.id;
     await recordThenAck(ctx, () => ack(), {
       name: 'decline-submit',
-      record: (startAfter) => recordDeclineSubmission(ctx, view, user, startAfter),
+      record: (startAfter) => recordDeclineSubmission(ctx, view, personOf(body), startAfter),
       show: (recorded) => showDeclineSubmission(ctx, user, recorded),
       onError: tellDeclineFailure(ctx, view, user),
     });

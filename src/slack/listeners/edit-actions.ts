@@ -3,7 +3,7 @@ import { ACTION_IDS, CALLBACK_IDS } from '../blocks/action-ids.js';
 import { tellClicker } from '../flows/clicked-card.js';
 import { openEdit } from '../flows/edit-click.js';
 import { checkEditSubmission, recordEditSubmission, showEditSubmission, tellEditFailure } from '../flows/edit-submission.js';
-import type { SlackContext } from '../slack-context.js';
+import { personOf, type SlackContext } from '../slack-context.js';
 import { clickOf } from './click-of.js';
 import type { InteractionRoutes } from './interaction-routes.js';
 import { recordThenAck } from './record-then-ack.js';
@@ -25,7 +25,7 @@ export function registerEditActions(routes: InteractionRoutes, ctx: SlackContext
     if (submission.kind === 'close') return void (await ack());
     await recordThenAck(ctx, () => ack(), {
       name: 'edit-submit',
-      record: (startAfter) => recordEditSubmission(ctx, submission, user, startAfter),
+      record: (startAfter) => recordEditSubmission(ctx, submission, personOf(body), startAfter),
       show: (recorded) => showEditSubmission(ctx, user, recorded),
       onError: tellEditFailure(ctx, submission.row.id, user),
     });

@@ -15,7 +15,7 @@ import {
 } from '../flows/elicitation-answer.js';
 import { showAnswer } from '../flows/resume-from-slack.js';
 import { tellRespondFailure } from '../flows/respond-form.js';
-import type { SlackContext } from '../slack-context.js';
+import { personOf, type SlackContext } from '../slack-context.js';
 import { clickOf } from './click-of.js';
 import type { InteractionRoutes } from './interaction-routes.js';
 import { recordThenAck } from './record-then-ack.js';
@@ -70,7 +70,7 @@ export function registerElicitationActions(routes: InteractionRoutes, ctx: Slack
     if (submission.kind === 'close') return void (await ack());
     await recordThenAck(ctx, () => ack(), {
       name: 'elicitation-submit-form',
-      record: (startAfter) => recordElicitationSubmission(ctx, submission, user, startAfter),
+      record: (startAfter) => recordElicitationSubmission(ctx, submission, personOf(body), startAfter),
       show: async (recorded) => recorded && showAnswer(ctx, recorded),
       onError: tellRespondFailure(ctx, submission.row.id, user),
     });

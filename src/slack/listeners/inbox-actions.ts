@@ -25,7 +25,7 @@ export function registerInboxActions(routes: InteractionRoutes, ctx: SlackContex
       show: async (recorded) => {
         await showApproval(ctx, recorded);
         // The /approvals answer clicked on is redrawn as the list is now (a Home is republished on its own).
-        if (recorded.kind === 'decided' && click && click.answerAt !== 'home') await redrawCommandAnswer(ctx, click.user, respond);
+        if (recorded.kind === 'decided' && click && click.answerAt !== 'home') await redrawCommandAnswer(ctx, click, respond);
       },
       onError: (ref) => tellClicker(ctx, click)(ref),
     });

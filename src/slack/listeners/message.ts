@@ -16,6 +16,7 @@ interface MessageFields {
   channel: string;
   channel_type?: string;
   team?: string;
+  user_team?: string;
 }
 
 /**
@@ -40,6 +41,7 @@ export function registerMessage(app: App, ctx: SlackContext): void {
       ...(m.parent_user_id ? { parentUserId: m.parent_user_id } : {}),
       user: m.user,
       teamId: body.team_id ?? m.team ?? '',
+      userTeamId: m.user_team ?? m.team ?? '',
       text: m.text ?? '',
     };
     ctx.tasks.run(dm ? 'dm' : 'thread_reply', () => handleMessage(ctx, message), reportMessageFailure(ctx, message));

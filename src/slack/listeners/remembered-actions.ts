@@ -1,7 +1,7 @@
 import type { BlockAction, ButtonAction } from '@slack/bolt';
 import { ACTION_IDS } from '../blocks/action-ids.js';
 import { revokeRemembered } from '../flows/revoke-remembered.js';
-import type { SlackContext } from '../slack-context.js';
+import { personOf, type SlackContext } from '../slack-context.js';
 import type { InteractionRoutes } from './interaction-routes.js';
 
 /** Revoke in the Home tab's remembered approvals: acked first, then revoked (see revokeRemembered). */
@@ -10,7 +10,7 @@ export function registerRememberedActions(routes: InteractionRoutes, ctx: SlackC
     await ack();
     const user = body.user?.id;
     if (!user) return void ctx.logger.warn('revoke click without a user');
-    ctx.tasks.run('revoke remembered', () => revokeRemembered(ctx, user, action.value), async (ref) => {
+    ctx.tasks.run('revoke remembered', () => revokeRemembered(ctx, personOf(body), action.value), async (ref) => {
       await ctx.home?.notice(user, `Revoking failed (reference ${ref}); nothing may have changed. Try again in a moment.`);
     });
   });

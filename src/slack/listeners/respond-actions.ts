@@ -5,7 +5,7 @@ import { checkRespondSubmission, openRespondForm, recordRespondAnswer, tellRespo
 import { showAnswer } from '../flows/resume-from-slack.js';
 import { recordConfirmation } from '../flows/confirmation-click.js';
 import { showChoice } from '../flows/answer-choice.js';
-import type { SlackContext } from '../slack-context.js';
+import { personOf, type SlackContext } from '../slack-context.js';
 import { clickOf } from './click-of.js';
 import type { InteractionRoutes } from './interaction-routes.js';
 import { recordThenAck } from './record-then-ack.js';
@@ -41,7 +41,7 @@ export function registerRespondActions(routes: InteractionRoutes, ctx: SlackCont
     if (submission.kind === 'close') return void (await ack());
     await recordThenAck(ctx, () => ack(), {
       name: 'respond-submit',
-      record: (startAfter) => recordRespondAnswer(ctx, submission, user, startAfter),
+      record: (startAfter) => recordRespondAnswer(ctx, submission, personOf(body), startAfter),
       show: async (recorded) => recorded && showAnswer(ctx, recorded),
       onError: tellRespondFailure(ctx, submission.row.id, user),
     });

@@ -10,7 +10,9 @@ export type AgentErrorCode =
   | 'MODEL_SETTINGS_INVALID'
   | 'MODEL_CALL_FAILED'
   | 'RUN_ABORTED'
-  | 'LEASE_LOST';
+  | 'LEASE_LOST'
+  /** An edit could not be recorded: the cumulative limits it is counted against kept moving (see editToolCall). */
+  | 'EDIT_CONTENDED';
 
 /**
  * Typed errors for the truly exceptional; each carries a stable `code` and the

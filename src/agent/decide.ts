@@ -133,7 +133,8 @@ async function recordDecision(
     actor: actor.userId,
     policyVersion: action.policy_version ?? '',
     grantTtlMs: deps.grantTtlMs,
-    ...(rememberForMs !== undefined ? { rememberForMs } : {}),
+    // What the approval satisfied (the request's requirement, limits included) is kept with it: a later call uses it only if it asks no more.
+    ...(rememberForMs !== undefined ? { remember: { forMs: rememberForMs, satisfied: current } } : {}),
     ...(reason !== undefined ? { reason } : {}),
   });
   if (!written) return refreshed(deps, action);

@@ -26,8 +26,7 @@ import { sweepExpired, recoverStaleRuns } from './sweeps.js';
 import { freshRun, startRun, startContinuation } from './run-lifecycle.js';
 import { unreachable } from '../unreachable.js';
 import { findAction, latestApprovalId, cancelPendingRuns, closeAction } from '../db/pending-actions.js';
-import { requirementFor, type Requirement } from '../approvals/requirement-for.js';
-import { limitHitsFromRow } from '../approvals/apply-limits.js';
+import { requirementOfRequest, type RequestFacts, type Requirement } from '../approvals/requirement-for.js';
 import { mcpServerOf, type McpToolIdentity } from '../approvals/mcp-tool-name.js';
 import { listRemembered, revokeRemembered, type RevokeOutcome } from './remembered-approvals.js';
 import { rememberForOf } from './remembered-call.js';
@@ -296,7 +295,7 @@ export class Agent implements AgentInternals {
   }
 
   /** The input schema an editor of this request fills in; undefined when it cannot be edited (see editSchemaOf). */
-  editSchemaOf(action: Pick<PendingAction, 'tool_name' | 'args' | 'path' | 'kind'>): JSONSchema7 | undefined {
+  editSchemaOf(action: RequestFacts & Pick<PendingAction, 'kind'>): JSONSchema7 | undefined {
     return editSchemaOf(this, this.runtime, action);
   }
 
@@ -321,7 +320,7 @@ export class Agent implements AgentInternals {
    * requester, or an approver of its tool under the current policy); every
    * way of answering is held to it. Throws when a group lookup fails.
    */
-  mayAnswer(action: Pick<PendingAction, 'tool_name' | 'args' | 'requester'> & { path?: string[] | null }, actor: Actor): Promise<Authorization> {
+  mayAnswer(action: Pick<PendingAction, 'tool_name' | 'args' | 'requester'> & { path?: string[] | null; limit_hits?: unknown }, actor: Actor): Promise<Authorization> {
     return mayAnswer(this.runtime, action, actor);
   }
 
@@ -350,20 +349,20 @@ export class Agent implements AgentInternals {
   }
 
   /** The tool a request is about, found through its delegation path (undefined for a delegation or a tool the code no longer has). */
-  toolOf(action: Pick<PendingAction, 'path' | 'tool_name'>): Tool | undefined {
-    return findAgent(this, action.path ?? [this.id])?.tools[action.tool_name];
+  toolOf(action: Pick<RequestFacts, 'path' | 'tool_name'>): Tool | undefined {
+    return findAgent(this, [...(action.path ?? [this.id])])?.tools[action.tool_name];
   }
 
   /**
-   * How a call reads to the people deciding it: the tool's own describe() (sub-agents' and MCP
-   * tools included), else its input schema to describe the arguments from, and whether the
-   * policy or the tool calls it high-risk or wants a reason with each approval.
+   * How a request reads to the people deciding it: the tool's own describe() (sub-agents' and MCP
+   * tools included), else its input schema to describe the arguments from, and whether its
+   * requirement (rules and the limits it went over) or the tool calls it high-risk or wants a
+   * reason with each approval.
    */
-  describeCall(toolName: string, args: unknown, path?: readonly string[] | null): CallPresentation {
-    const agent = findAgent(this, [...(path ?? [this.id])]);
-    const tool = agent && Object.hasOwn(agent.tools, toolName) ? agent.tools[toolName] : undefined;
-    const requirement = requirementFor(this.runtime.policy, toolName, args, this.mcpIdentityAt(toolName, path ?? null));
-    return presentCall(tool, toolName, args, requirement, this.runtime.logger);
+  describeCall(request: RequestFacts): CallPresentation {
+    const agent = findAgent(this, [...(request.path ?? [this.id])]);
+    const tool = agent && Object.hasOwn(agent.tools, request.tool_name) ? agent.tools[request.tool_name] : undefined;
+    return presentCall(tool, request.tool_name, request.args, this.requirementOf(request), this.runtime.logger);
   }
 
   /** The user-group lookup the approver rules use (cached per workspace), for a front end that lists who may decide. */
@@ -371,16 +370,16 @@ export class Agent implements AgentInternals {
     return this.runtime.resolveGroupMembers;
   }
 
-  /** What approving this call takes under the current policy (approvers, quorum, self-approval, expiry). */
-  requirementOf(action: Pick<PendingAction, 'tool_name' | 'args' | 'path'> & { limit_hits?: unknown }): Requirement {
-    return requirementFor(this.runtime.policy, action.tool_name, action.args, this.mcpIdentityAt(action.tool_name, action.path ?? null), limitHitsFromRow(action.limit_hits));
+  /** What approving this request takes under the current policy, the limits it went over included (approvers, quorum, risk, …). */
+  requirementOf(request: RequestFacts): Requirement {
+    return requirementOfRequest(this.runtime.policy, request, this.runtime.mcpIdentity);
   }
 
   /**
    * How long approving this request may be remembered ("Approve and allow for …"), or undefined
    * when it may not be: the policy's rememberFor, never for a high-risk call or one nobody requested.
    */
-  rememberForOf(action: Pick<PendingAction, 'tool_name' | 'args' | 'path' | 'requester'>): number | undefined {
+  rememberForOf(action: RequestFacts & Pick<PendingAction, 'requester'>): number | undefined {
     return rememberForOf(this.requirementOf(action), this.toolOf(action), action.args, action.requester);
   }
 

@@ -14,8 +14,7 @@ import { resumeSchemaFor } from './tool.js';
 import { ResumeValidationError, SnapshotNotFoundError, ToolCallNotPendingError } from './errors.js';
 import { authorizeAnswer } from '../approvals/authorize-answer.js';
 import type { Authorization } from '../approvals/authorize-actor.js';
-import { requirementFor } from '../approvals/requirement-for.js';
-import { limitHitsFromRow } from '../approvals/apply-limits.js';
+import { requirementOfRequest } from '../approvals/requirement-for.js';
 
 /**
  * With auto-resume, a new message in a thread whose run waits on a
@@ -220,7 +219,7 @@ export async function mayAnswer(
   if (outside) return outside;
   return authorizeAnswer({
     actor,
-    approvers: requirementFor(deps.policy, action.tool_name, action.args, deps.mcpIdentity?.(action.tool_name, action.path ?? null), limitHitsFromRow(action.limit_hits)).approvers,
+    approvers: requirementOfRequest(deps.policy, action, deps.mcpIdentity).approvers,
     toolName: action.tool_name,
     ...(action.requester !== null ? { requester: action.requester } : {}),
     ...(deps.botUserId ? { botUserId: deps.botUserId } : {}),

@@ -2,6 +2,7 @@ import type { RequireToolApproval, RequireToolApprovalContext, CallTarget, Plann
 import { fingerprint } from '../approvals/fingerprint.js';
 import { requirementFor } from '../approvals/requirement-for.js';
 import { countLimits } from './count-limits.js';
+import type { RememberedUnused } from '../db/remembered-grants.js';
 
 /**
  * The approval gate for one call under the current policy: what it requires,
@@ -29,6 +30,8 @@ export function approvalAction(
   call: { toolCallId: string; toolName: string },
   args: unknown,
   requirement: ReturnType<typeof requirementFor>,
+  /** A remembered approval matched the call but does not cover it now: kept with the request, for its card. */
+  rememberedUnused?: RememberedUnused,
 ): PlannedAction {
   const fp = fingerprint(call.toolName, args);
   const requester = run.options.requester ?? null;
@@ -48,6 +51,7 @@ export function approvalAction(
       quorum: requirement.quorum,
       expires_in_ms: requirement.expiresInMs,
       ...(requirement.limitHits ? { limit_hits: requirement.limitHits } : {}),
+      ...(rememberedUnused ? { remembered_unused: rememberedUnused } : {}),
     },
     announce: {
       kind: 'approval',
@@ -63,6 +67,7 @@ export function approvalAction(
         approvers: requirement.approvers,
         quorum: requirement.quorum,
         ...(requirement.limitHits ? { limitHits: requirement.limitHits } : {}),
+        ...(rememberedUnused ? { rememberedUnused } : {}),
       },
     },
   };

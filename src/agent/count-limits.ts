@@ -1,8 +1,40 @@
-import type { RunState } from './types.js';
+import type { Policy } from '../approvals/policy-schema.js';
 import type { McpToolIdentity } from '../approvals/mcp-tool-name.js';
-import { limitChecksFor } from '../approvals/limit-checks.js';
+import { limitChecksFor, type LimitCheck } from '../approvals/limit-checks.js';
 import { limitHitsOf, type LimitHit } from '../approvals/apply-limits.js';
-import { countLimitUsage } from '../db/limit-usage.js';
+import { countLimitUsage, previewRecount, type CounterKey, type Recount, type UsageCount, type UsageTotal } from '../db/limit-usage.js';
+import type { Db } from '../db/database.js';
+import type { RunState } from './types.js';
+
+/** The counters one call of a tool with cumulative limits adds to, and how their totals become hits. */
+interface LimitCount {
+  /** Each counter once: limits adding up the same thing over the same window share one. */
+  counters: UsageCount[];
+  checks: LimitCheck[];
+  hitsOf(totals: readonly UsageTotal[]): LimitHit[];
+  above(check: LimitCheck): number;
+}
+
+const keyOf = (c: CounterKey) => JSON.stringify([c.toolKey, c.measure, c.subject]);
+
+/** Undefined for a tool without limits (the common case: nothing is counted, no statement spent). */
+function limitCountOf(policy: Policy, toolName: string, args: unknown, requester: string | null, mcp: McpToolIdentity | undefined): LimitCount | undefined {
+  const checks = limitChecksFor(policy, toolName, args, requester, mcp);
+  if (checks.length === 0) return undefined;
+  const counters = new Map<string, LimitCheck>();
+  for (const check of checks) counters.set(keyOf(check), check);
+  const key = checks[0]!.toolKey;
+  const entryLimits = Object.hasOwn(policy.tools, key) ? (policy.tools[key]!.limits ?? []) : [];
+  return {
+    counters: [...counters.values()],
+    checks,
+    hitsOf: (totals) => {
+      const byCounter = new Map(totals.map((t) => [keyOf(t), t.total]));
+      return limitHitsOf(entryLimits, checks.map((c) => ({ limit: c.limit, subject: c.subject, total: byCounter.get(keyOf(c)) ?? 0 })));
+    },
+    above: (check) => entryLimits[check.limit]?.above ?? Number.POSITIVE_INFINITY,
+  };
+}
 
 /**
  * Counts this call against its tool's cumulative limits and returns those it goes over. Every
@@ -20,21 +52,53 @@ export async function countLimits(
   args: unknown,
   mcp: McpToolIdentity | undefined,
 ): Promise<LimitHit[] | undefined> {
-  const policy = run.deps.policy;
-  const checks = limitChecksFor(policy, toolName, args, run.options.requester ?? null, mcp);
-  if (checks.length === 0) return undefined;
-  // Limits adding up the same thing over the same window share one counter: counted once.
-  const counters = new Map<string, (typeof checks)[number]>();
-  for (const check of checks) counters.set(JSON.stringify([check.toolKey, check.measure, check.subject]), check);
-  const totals = await countLimitUsage(run.deps.db, `${run.runId}/${toolCallId}`, [...counters.values()]);
-  const byCounter = new Map(totals.map((t) => [JSON.stringify([t.toolKey, t.measure, t.subject]), t.total]));
-  const limits = checks.map((c) => ({ limit: c.limit, subject: c.subject, total: byCounter.get(JSON.stringify([c.toolKey, c.measure, c.subject])) ?? 0 }));
-  const entryLimits = limitsOf(policy, checks[0]!.toolKey);
-  const hits = limitHitsOf(entryLimits, limits);
+  const count = limitCountOf(run.deps.policy, toolName, args, run.options.requester ?? null, mcp);
+  if (!count) return undefined;
+  const hits = count.hitsOf(await countLimitUsage(run.deps.db, callKeyOf(run.runId, toolCallId), count.counters));
   if (hits.length > 0) run.log.info({ tool: toolName, hits }, 'call is over a cumulative limit');
   return hits.length > 0 ? hits : undefined;
 }
 
-function limitsOf(policy: RunState['deps']['policy'], key: string) {
-  return Object.hasOwn(policy.tools, key) ? (policy.tools[key]!.limits ?? []) : [];
+/** The key a call is counted under: one element per call in each counter, whatever its arguments. */
+function callKeyOf(runId: string, toolCallId: string): string {
+  return `${runId}/${toolCallId}`;
+}
+
+/** An edited call's limits: the hits its requirement is worked out from, and the re-count that must agree (see recordEdit). */
+export interface EditedLimits {
+  hits: LimitHit[];
+  recount: Recount;
+}
+
+/**
+ * The limits an edited call goes over, counted with its edited arguments in place of those it
+ * was asked with (one read; none for a tool without limits, which gets undefined). The edit's
+ * own statement counts it again under the counters' locks and lands only if every limit is
+ * still over or under as here (recountCtes), so the requirement always includes every limit
+ * the edited call goes over.
+ */
+export async function previewEditedLimits(
+  db: Db,
+  policy: Policy,
+  call: { runId: string; toolCallId: string; toolName: string; args: unknown; requester: string | null },
+  mcp: McpToolIdentity | undefined,
+): Promise<EditedLimits | undefined> {
+  const count = limitCountOf(policy, call.toolName, call.args, call.requester, mcp);
+  if (!count) return undefined;
+  const callKey = callKeyOf(call.runId, call.toolCallId);
+  const hits = count.hitsOf(await previewRecount(db, callKey, count.counters));
+  const over = new Set(hits.map((h) => h.limit));
+  const checkOf = (limit: number) => count.checks.find((c) => c.limit === limit)!;
+  return {
+    hits,
+    recount: {
+      callKey,
+      counts: count.counters,
+      expected: count.checks.map((c) => ({ toolKey: c.toolKey, measure: c.measure, subject: c.subject, above: count.above(c), over: over.has(c.limit) })),
+      hits: hits.map((hit) => {
+        const c = checkOf(hit.limit);
+        return { counter: { toolKey: c.toolKey, measure: c.measure, subject: c.subject }, hit: { ...hit } };
+      }),
+    },
+  };
 }

@@ -3,8 +3,7 @@ import { authorizeActor, type RefusalReason } from '../approvals/authorize-actor
 import { closeAction, recordApprovalVote, recordDecline, findAction, findDecisionTarget } from '../db/pending-actions.js';
 import type { PendingAction } from '../db/rows.js';
 import { appendAudit } from '../db/audit.js';
-import { requirementFor } from '../approvals/requirement-for.js';
-import { limitHitsFromRow } from '../approvals/apply-limits.js';
+import { requirementOfRequest } from '../approvals/requirement-for.js';
 import { approversAt } from '../approvals/approvers-at.js';
 import { findSnapshot } from '../db/run-snapshots.js';
 import { observeDecision } from '../metrics/observe-decision.js';
@@ -84,7 +83,7 @@ async function recordDecision(
     await refused('fingerprint-mismatch');
     return { outcome: 'fingerprint-mismatch', action };
   }
-  const current = requirementFor(deps.policy, action.tool_name, action.args, deps.mcpIdentity?.(action.tool_name, action.path ?? null), limitHitsFromRow(action.limit_hits));
+  const current = requirementOfRequest(deps.policy, action, deps.mcpIdentity);
   const policyChanged = current.policyVersion !== action.policy_version;
   const verdict = await mayDecide(deps, action, actor, decision);
   if (!verdict.allowed) {
@@ -135,7 +134,8 @@ async function recordDecision(
     actor: actor.userId,
     policyVersion: action.policy_version ?? '',
     grantTtlMs: deps.grantTtlMs,
-    ...(rememberForMs !== undefined ? { rememberForMs } : {}),
+    // What the approval satisfied (the request's requirement, limits included) is kept with it: a later call uses it only if it asks no more.
+    ...(rememberForMs !== undefined ? { remember: { forMs: rememberForMs, satisfied: current } } : {}),
     ...(reason !== undefined ? { reason } : {}),
   });
   if (!written) return refreshed(deps, action);
@@ -217,7 +217,7 @@ export async function mayDecide(
   const outside = workspaceRefusal(deps, actor);
   if (outside) return outside;
   // The limits the request went over when it was asked still hold for deciding it (their approvers, self-approval).
-  const policyRequirement = requirementFor(deps.policy, action.tool_name, action.args, deps.mcpIdentity?.(action.tool_name, action.path ?? null), limitHitsFromRow(action.limit_hits));
+  const policyRequirement = requirementOfRequest(deps.policy, action, deps.mcpIdentity);
   // Once escalated, the policy's escalateTo decide too. Escalation is part of the policy (and so of
   // its version), and a request's age is fixed, so a grant one of them makes is honoured like any other.
   const current =

@@ -1,14 +1,15 @@
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import { z } from 'zod';
 import { fingerprint } from '../approvals/fingerprint.js';
-import { requirementFor } from '../approvals/requirement-for.js';
-import { limitHitsFromRow } from '../approvals/apply-limits.js';
+import { requirementOfRequest, type RequestFacts } from '../approvals/requirement-for.js';
 import { recordEdit } from '../db/edit-action.js';
 import type { PendingAction } from '../db/rows.js';
 import type { Approval } from '../db/schema.js';
 import { observeDecision } from '../metrics/observe-decision.js';
 import { apiActor, auditRefusal, decide, locateAction, mayDecide, refreshed, type DecisionContext } from './decide.js';
 import { startContinuation } from './run-lifecycle.js';
+import { previewEditedLimits } from './count-limits.js';
+import { AgentError } from './errors.js';
 import { findAgent } from './run-state.js';
 import type { Tool } from './tool.js';
 import type { Actor, AgentInternals, AgentStream, Decision, DecisionRequest, RuntimeDeps } from './types.js';
@@ -48,15 +49,19 @@ export type EditOutcome =
  * edited: its tool is unknown (or a sub-agent), or the policy sets `allowEdit: false` for it.
  * An MCP tool's own schema as its server gave it; a tool of code's derived from its zod schema.
  */
-export function editSchemaOf(root: AgentInternals, deps: RuntimeDeps, action: Pick<PendingAction, 'tool_name' | 'args' | 'path' | 'kind'>): JSONSchema7 | undefined {
+export function editSchemaOf(root: AgentInternals, deps: RuntimeDeps, action: RequestFacts & Pick<PendingAction, 'kind'>): JSONSchema7 | undefined {
   if (action.kind !== 'approval') return undefined;
   const tool = toolAt(root, action);
   if (!tool) return undefined;
-  if (requirementFor(deps.policy, action.tool_name, action.args, deps.mcpIdentity?.(action.tool_name, action.path ?? null)).allowEdit === false) return undefined;
+  // The request's own requirement, the limits it went over included: a limit may turn editing off.
+  if (requirementOfRequest(deps.policy, action, deps.mcpIdentity).allowEdit === false) return undefined;
   if (tool.inputJsonSchema) return tool.inputJsonSchema;
   if (!derivedSchemas.has(tool)) derivedSchemas.set(tool, deriveSchema(tool));
   return derivedSchemas.get(tool);
 }
+
+/** An edit worked out again because what it was worked out from moved (carried approvals, limits) gives up after this many tries. */
+const MAX_EDIT_ATTEMPTS = 5;
 
 /** Cards are drawn often; a tool's schema is derived once. */
 const derivedSchemas = new WeakMap<Tool, JSONSchema7 | undefined>();
@@ -69,8 +74,8 @@ function deriveSchema(tool: Tool): JSONSchema7 | undefined {
   }
 }
 
-function toolAt(root: AgentInternals, action: Pick<PendingAction, 'tool_name' | 'path'>): Tool | undefined {
-  const agent = findAgent(root, action.path ?? [root.id]);
+function toolAt(root: AgentInternals, action: Pick<RequestFacts, 'tool_name' | 'path'>): Tool | undefined {
+  const agent = findAgent(root, [...(action.path ?? [root.id])]);
   return agent && Object.hasOwn(agent.tools, action.tool_name) ? agent.tools[action.tool_name] : undefined;
 }
 
@@ -108,8 +113,8 @@ async function recordEditOf(root: AgentInternals, deps: RuntimeDeps, req: EditRe
   }
   const tool = toolAt(root, action);
   if (!tool) return { outcome: 'not-editable', action, why: 'tool-not-found' };
-  const mcp = deps.mcpIdentity?.(action.tool_name, action.path ?? null);
-  if (requirementFor(deps.policy, action.tool_name, action.args, mcp).allowEdit === false) {
+  // The request as it stands, the limits it went over included: a limit may turn editing off.
+  if (requirementOfRequest(deps.policy, action, deps.mcpIdentity).allowEdit === false) {
     await refused('edit-not-allowed');
     return { outcome: 'not-editable', action, why: 'edit-not-allowed' };
   }
@@ -132,19 +137,26 @@ async function recordEditOf(root: AgentInternals, deps: RuntimeDeps, req: EditRe
     return decision.outcome === 'expired' ? decision : { outcome: 'already-decided', action: decision.outcome === 'not-found' ? action : decision.action };
   }
 
-  // The edited arguments need what a new request for them would: approvers, quorum, expiry of now.
-  // The cumulative limits the call went over when it was asked hold for its edited arguments too:
-  // an edit must not drop the quorum a limit raised.
-  const requirement = requirementFor(deps.policy, action.tool_name, args, mcp, limitHitsFromRow(action.limit_hits));
+  // The edited arguments need what a new request for them would: approvers, quorum, expiry of now,
+  // and every cumulative limit the call goes over once counted with them instead of the arguments
+  // it was asked with (recordEdit counts it so, and lands only if the limits still agree). A tool
+  // without limits keeps the hits it was asked with and spends no statement on them.
+  const limits = await previewEditedLimits(
+    deps.db,
+    deps.policy,
+    { runId: action.run_id, toolCallId: action.tool_call_id, toolName: action.tool_name, args, requester: action.requester },
+    deps.mcpIdentity?.(action.tool_name, action.path ?? null),
+  );
   const edited = {
     tool_name: action.tool_name,
     args,
     requester: action.requester,
-    policy_version: requirement.policyVersion,
     path: action.path,
-    limit_hits: action.limit_hits ?? null,
+    limit_hits: limits ? (limits.hits.length > 0 ? limits.hits : null) : (action.limit_hits ?? null),
   };
-  const mayApprove = await mayDecide(deps, edited, actor, 'approve');
+  const requirement = requirementOfRequest(deps.policy, edited, deps.mcpIdentity);
+  const editedRequest = { ...edited, policy_version: requirement.policyVersion };
+  const mayApprove = await mayDecide(deps, editedRequest, actor, 'approve');
   // Where approving needs a reason, an edit (which gives none) does not count as the editor's
   // approval: they approve the edited request with a reason, like anyone else.
   const editorVerdict: { allowed: true } | { allowed: false; why: string; message: string } =
@@ -157,7 +169,7 @@ async function recordEditOf(root: AgentInternals, deps: RuntimeDeps, req: EditRe
   if (keep) {
     for (const a of action.approvals) {
       if (a.userId === actor.userId) continue;
-      if ((await mayDecide(deps, edited, { userId: a.userId }, 'approve')).allowed) carried.push(a);
+      if ((await mayDecide(deps, editedRequest, { userId: a.userId }, 'approve')).allowed) carried.push(a);
     }
   }
   const approvals = editorVerdict.allowed ? [...carried, { userId: actor.userId, at: now }] : carried;
@@ -177,11 +189,23 @@ async function recordEditOf(root: AgentInternals, deps: RuntimeDeps, req: EditRe
     approvals,
     edit: { fromActionId: action.id, editor: actor.userId, proposedArgs },
     grantTtlMs: deps.grantTtlMs,
+    ...(limits ? { recount: limits.recount } : {}),
   });
+  if (written && 'limitsMoved' in written) {
+    // Another call or edit took a limit over (or back under) between the preview and the write:
+    // worked out again from the counters as they are now.
+    log.info({ attempt }, 'cumulative limits moved while the edit was recorded; worked out again');
+    if (attempt < MAX_EDIT_ATTEMPTS) return recordEditOf(root, deps, req, known.startAfter ? { startAfter: known.startAfter } : {}, attempt + 1);
+    throw new AgentError('EDIT_CONTENDED', `the cumulative limits of ${action.tool_name} kept moving while request #${action.id} was edited; nothing was changed`, {
+      runId: action.run_id,
+      toolCallId: action.tool_call_id,
+      actionId: action.id,
+    });
+  }
   if (!written) {
     const current = await refreshed(deps, action);
     // Carried approvals were read from a list another approval has since joined: counted again.
-    if (current.outcome === 'approval-recorded' && keep && attempt < 3) {
+    if (current.outcome === 'approval-recorded' && keep && attempt < MAX_EDIT_ATTEMPTS) {
       return recordEditOf(root, deps, req, known.startAfter ? { startAfter: known.startAfter } : {}, attempt + 1);
     }
     await refused(current.outcome === 'expired' ? 'expired' : 'already-decided');

@@ -11,7 +11,9 @@ export type AgentErrorCode =
   | 'MODEL_CALL_FAILED'
   | 'RUN_ABORTED'
   | 'LEASE_LOST'
-  | 'OUTSIDE_WORKSPACE';
+  | 'OUTSIDE_WORKSPACE'
+  /** An edit could not be recorded: the cumulative limits it is counted against kept moving (see editToolCall). */
+  | 'EDIT_CONTENDED';
 
 /**
  * Typed errors for the truly exceptional; each carries a stable `code` and the

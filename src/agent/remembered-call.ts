@@ -1,11 +1,11 @@
 import type { CallOutcome, CallTarget, RunState } from './types.js';
-import type { Requirement } from '../approvals/requirement-for.js';
+import { requirementFor, type Requirement } from '../approvals/requirement-for.js';
 import type { Tool } from './tool.js';
 import type { Emitter } from './stream.js';
 import type { AuditInput } from '../db/audit.js';
 import { appendAudit } from '../db/audit.js';
 import { fingerprint } from '../approvals/fingerprint.js';
-import { useRememberedGrant } from '../db/remembered-grants.js';
+import { useRememberedGrant, type RememberedUnused } from '../db/remembered-grants.js';
 import { matchSpentGrant, noMatchingGrant } from '../db/grants.js';
 import { applyHook } from './before-tool-call.js';
 import { checkpointStep } from './run-lease.js';
@@ -22,6 +22,17 @@ export function rememberForOf(requirement: Requirement, tool: Tool | undefined, 
   return describedRisk(tool, args) === 'high' ? undefined : requirement.rememberFor;
 }
 
+/**
+ * Whether an approval of this call may have been remembered under this policy: it may be now, or
+ * could be were it not for the limits it goes over now (a limit's `then` can make it high-risk;
+ * the remembered approval is then found, and the card says why it was not used).
+ */
+function mayBeRemembered(run: RunState, tool: Tool | undefined, toolName: string, args: unknown, requirement: Requirement, requester: string): boolean {
+  if (rememberForOf(requirement, tool, args, requester) !== undefined) return true;
+  if (!requirement.limitHits?.length) return false;
+  return rememberForOf(requirementFor(run.deps.policy, toolName, args, tool?.mcp), tool, args, requester) !== undefined;
+}
+
 function describedRisk(tool: Tool | undefined, args: unknown): 'low' | 'high' | undefined {
   if (!tool?.describe) return undefined;
   try {
@@ -36,15 +47,20 @@ export type RememberedOutcome =
   /** Run it (its `consumed` is on record), with these arguments and audit facts. */
   | { kind: 'run'; args: unknown; audit: Pick<AuditInput, 'fingerprint' | 'policyVersion'> }
   /** Settled without running: the hook blocked it, or what is about to run is not what was remembered. */
-  | { kind: 'result'; outcome: CallOutcome };
+  | { kind: 'result'; outcome: CallOutcome }
+  /** A remembered approval matched but does not cover what the call asks now: the usual card, saying why. */
+  | { kind: 'not-used'; unused: RememberedUnused };
 
 /**
  * A call that would ask for approval, when the policy lets approvals of it be remembered: one
- * statement looks for a live remembered grant and, finding one, writes an approved request and
- * its spent single-use grant (audited `remembered-grant-used`, `consumed`). The call then passes
- * the grant check every approved call passes: the hook, and the fingerprint of what is about to
- * run matched against the grant. Undefined when nothing is remembered for it (the usual card
- * follows); nothing is read unless the policy sets rememberFor for the call.
+ * statement looks for a live remembered grant and, finding one whose approval covers the call's
+ * whole requirement now (`requirement`: its rules and the cumulative limits it goes over; see
+ * useRememberedGrant), writes an approved request and its spent single-use grant (audited
+ * `remembered-grant-used`, `consumed`). The call then passes the grant check every approved call
+ * passes: the hook, and the fingerprint of what is about to run matched against the grant.
+ * `not-used`: one matched but the call now asks more (a limit raised the quorum, say). Undefined
+ * when nothing is remembered for it (the usual card follows); nothing is read unless the policy
+ * could have let an approval of this call be remembered (rememberFor).
  */
 export async function useRemembered(
   run: RunState,
@@ -55,9 +71,10 @@ export async function useRemembered(
   out: Emitter,
 ): Promise<RememberedOutcome | undefined> {
   const requester = run.options.requester;
-  if (rememberForOf(requirement, target.kind === 'tool' ? target.tool : undefined, args, requester) === undefined || !requester) return undefined;
+  const tool = target.kind === 'tool' ? target.tool : undefined;
+  if (!requester || !mayBeRemembered(run, tool, call.toolName, args, requirement, requester)) return undefined;
   const fp = fingerprint(call.toolName, args);
-  const used = await useRememberedGrant(run.deps.db, {
+  const found = await useRememberedGrant(run.deps.db, {
     runId: run.runId,
     rootRunId: run.rootRunId,
     toolCallId: call.toolCallId,
@@ -68,8 +85,14 @@ export async function useRemembered(
     requester,
     policyVersion: requirement.policyVersion,
     grantTtlMs: run.deps.grantTtlMs,
+    now: { ...requirement, overLimits: (requirement.limitHits?.length ?? 0) > 0 },
   });
-  if (!used) return undefined;
+  if (!found) return undefined;
+  if ('unused' in found) {
+    run.log.info({ toolCallId: call.toolCallId, rememberedGrantId: found.unused.rememberedGrantId, why: found.unused.why }, 'remembered approval does not cover the call now; asked as usual');
+    return { kind: 'not-used', unused: found.unused };
+  }
+  const used = found.used;
   run.log.info({ toolCallId: call.toolCallId, rememberedGrantId: used.remembered.id, actionId: used.row.id }, 'call runs under a remembered approval');
   const facts = { fingerprint: fp, policyVersion: requirement.policyVersion };
   const hooked = await applyHook(run, { ...call, args });

@@ -218,7 +218,8 @@ export async function planToolCall(run: RunState, call: ToolCallInput, out: Emit
     const remembered = await useRemembered(run, target, call, args, gate.requirement, out);
     if (remembered?.kind === 'run') return runCall(run, target, call, remembered.args, out, remembered.audit);
     if (remembered?.kind === 'result') return remembered.outcome;
-    return { kind: 'pending', plan: { snapshots: [], actions: [approvalAction(run, call, args, gate.requirement)] } };
+    const unused = remembered?.kind === 'not-used' ? remembered.unused : undefined;
+    return { kind: 'pending', plan: { snapshots: [], actions: [approvalAction(run, call, args, gate.requirement, unused)] } };
   }
   return runUngated(run, target, call, args, out);
 }

@@ -8,6 +8,7 @@ import type { Policy } from '../approvals/policy-schema.js';
 import type { LimitHit } from '../approvals/apply-limits.js';
 import type { GroupResolver } from '../approvals/group-resolver.js';
 import type { SpentGrant } from '../db/pending-actions.js';
+import type { RememberedUnused } from '../db/remembered-grants.js';
 import type { PendingWrite, SnapshotWrite } from '../db/run-snapshots.js';
 import type { McpToolIdentity } from '../approvals/mcp-tool-name.js';
 import type { Actor } from '../approvals/authorize-actor.js';
@@ -56,6 +57,8 @@ export interface ApprovalRequest {
   expiresAt: string;
   /** The cumulative limits the call went over, when one made it ask (more). */
   limitHits?: LimitHit[];
+  /** A remembered approval matched the call but did not cover what it asks now, and why. */
+  rememberedUnused?: RememberedUnused;
 }
 
 export interface SuspensionRequest {

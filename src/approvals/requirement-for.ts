@@ -2,7 +2,7 @@ import type { ApprovalSettings, JsonValue, Policy, RuleCondition, ToolPolicy } f
 import { policyKeysFor, type McpToolIdentity } from './mcp-tool-name.js';
 import { unreachable } from '../unreachable.js';
 import { reachOf, type Reach } from './reach.js';
-import { overlayLimitHits, type LimitHit } from './apply-limits.js';
+import { limitHitsFromRow, overlayLimitHits, type LimitHit } from './apply-limits.js';
 
 export interface Requirement {
   requireApproval: boolean;
@@ -63,6 +63,30 @@ export function requirementFor(policy: Policy, toolName: string, args: unknown, 
     ...(settings.allowEdit !== undefined ? { allowEdit: settings.allowEdit } : {}),
     ...(settings.keepApprovalsOnEdit !== undefined ? { keepApprovalsOnEdit: settings.keepApprovalsOnEdit } : {}),
   };
+}
+
+/** What the requirement of a stored request is worked out from: its call, where it was made, the limits it went over. */
+export interface RequestFacts {
+  tool_name: string;
+  args: unknown;
+  path?: readonly string[] | null;
+  /** As stored (pending_actions.limit_hits): read with limitHitsFromRow, never trusted. */
+  limit_hits?: unknown;
+}
+
+/**
+ * What approving a request takes under `policy`, limits included: THE way every view of a
+ * request works it out (its card, its confirm dialog, Edit, deciding, answering), so a limit's
+ * `then` (`risk`, `allowEdit`, `approvers`, …) holds wherever the request is shown or decided.
+ * `mcpIdentity` names the MCP server and tool behind the call's name at its path.
+ */
+export function requirementOfRequest(
+  policy: Policy,
+  request: RequestFacts,
+  mcpIdentity?: (toolName: string, path: readonly string[] | null) => McpToolIdentity | undefined,
+): Requirement {
+  const mcp = mcpIdentity?.(request.tool_name, request.path ?? null);
+  return requirementFor(policy, request.tool_name, request.args, mcp, limitHitsFromRow(request.limit_hits));
 }
 
 /** The policy entry a call falls under, and its key (a tool's name, or `server.tool` / `server.*`). */

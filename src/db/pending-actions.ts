@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
 import { claimedColumns, pendingActionColumns, type ClaimedRow, type PendingAction } from './rows.js';
-import { rememberCtes, rememberedSelect } from './remembered-grants.js';
+import { rememberCtes, rememberedSelect, type RememberedRequirement } from './remembered-grants.js';
 
 /**
  * Moves approval requests of `rootAgentId` past their time to `expired`, with
@@ -179,9 +179,9 @@ function toDecisionWrite(result: DecisionResultRow | undefined): DecisionWrite |
  */
 export async function recordApprovalVote(
   db: Db,
-  vote: { actionId: number; actor: string; policyVersion: string; grantTtlMs: number; rememberForMs?: number; reason?: string },
+  vote: { actionId: number; actor: string; policyVersion: string; grantTtlMs: number; remember?: { forMs: number; satisfied: RememberedRequirement }; reason?: string },
 ): Promise<DecisionWrite | undefined> {
-  const remember = vote.rememberForMs !== undefined;
+  const remember = vote.remember !== undefined;
   // A reason (required by some policies) rides on the vote itself and on its audit event.
   const ballot = JSON.stringify([
     { userId: vote.actor, at: new Date().toISOString(), ...(remember ? { remember: true } : {}), ...(vote.reason !== undefined ? { reason: vote.reason } : {}) },
@@ -219,7 +219,7 @@ export async function recordApprovalVote(
         (2, 'consumed', NULL, NULL)) AS e(n, event, actor, detail)
       WHERE e.n = 1 OR EXISTS (SELECT 1 FROM claim)
       ORDER BY e.n
-    )${remember ? sql`, ${rememberCtes(vote.actor, vote.rememberForMs!)}` : sql``}
+    )${vote.remember ? sql`, ${rememberCtes(vote.actor, vote.remember.forMs, vote.remember.satisfied)}` : sql``}
     ${selectDecision},
       (SELECT to_jsonb(g.*) - 'consumed_at' FROM grant_row g WHERE g.consumed_at IS NOT NULL) AS spent_grant${remember ? sql`, ${rememberedSelect}` : sql``}
     FROM upd

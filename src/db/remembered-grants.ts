@@ -28,19 +28,34 @@ const columns = sql.raw(
 );
 
 /**
+ * What the approvals a remembered approval stands for satisfied: the requirement of the request
+ * they approved (its limits included). A later call may use it only if its own requirement asks
+ * nothing more (see useRememberedGrant).
+ */
+export interface RememberedRequirement {
+  quorum: number;
+  /** User ids and user-group ids; empty: anyone but the bot. */
+  approvers: readonly string[];
+  allowSelfApproval: boolean;
+  requireReason: boolean;
+}
+
+/**
  * CTEs for recordApprovalVote (after its `upd`), added only when the deciding vote asked to
  * remember: once the request is approved and every ballot asked to remember (one approver cannot
- * stretch the others' approval), the remembered grant and its `remembered` audit event are
- * written in the vote's own statement. A request without a requester is never remembered.
+ * stretch the others' approval), the remembered grant (with the requirement it satisfied) and
+ * its `remembered` audit event are written in the vote's own statement. A request without a
+ * requester is never remembered.
  */
-export function rememberCtes(actor: string, rememberForMs: number): RawBuilder<unknown> {
+export function rememberCtes(actor: string, rememberForMs: number, satisfied: RememberedRequirement): RawBuilder<unknown> {
+  const requirement = JSON.stringify(requirementJson(satisfied));
   return sql`
     remembered AS (
       INSERT INTO remembered_grants (action_id, agent_id, path, tool_name, fingerprint, args, requester, policy_version,
-                                     approvers, created_by, expires_at)
+                                     approvers, created_by, expires_at, requirement)
       SELECT id, path->>0, path, tool_name, fingerprint, args, requester, policy_version,
              (SELECT jsonb_agg(a->'userId') FROM jsonb_array_elements(approvals) a), ${actor},
-             now() + make_interval(secs => ${rememberForMs} / 1000.0)
+             now() + make_interval(secs => ${rememberForMs} / 1000.0), ${requirement}::jsonb
       FROM upd
       WHERE status = 'approved' AND requester IS NOT NULL AND fingerprint IS NOT NULL AND path IS NOT NULL
         AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(upd.approvals) a WHERE a->>'remember' IS DISTINCT FROM 'true')
@@ -54,6 +69,10 @@ export function rememberCtes(actor: string, rememberForMs: number): RawBuilder<u
   `;
 }
 
+function requirementJson(r: RememberedRequirement) {
+  return { quorum: r.quorum, approvers: [...r.approvers], allowSelfApproval: r.allowSelfApproval, requireReason: r.requireReason };
+}
+
 /** The select-list entry that reports the remembered grant a vote created (see rememberCtes). */
 export const rememberedSelect = sql`(SELECT to_jsonb(r.*) FROM remembered r) AS remembered`;
 
@@ -64,6 +83,13 @@ export interface SpentUseGrant {
   fingerprint: string;
   policy_version: string;
   approvers: string[];
+}
+
+/** What the call about to use a remembered approval asks for now: its whole requirement, limits included. */
+export interface RequirementNow extends RememberedRequirement {
+  risk: 'low' | 'high';
+  /** The call goes over at least one cumulative limit now. */
+  overLimits: boolean;
 }
 
 export interface RememberedUseCall {
@@ -79,6 +105,36 @@ export interface RememberedUseCall {
   policyVersion: string;
   /** How long the single-use grant written for this call lives. */
   grantTtlMs: number;
+  now: RequirementNow;
+}
+
+/**
+ * Why a live remembered approval matching a call did not cover it: what the call's requirement
+ * now asks beyond what the approval satisfied. `limits`: it was remembered before its
+ * requirement was kept, and a limit is involved now or then.
+ */
+export type UnusedWhy = 'risk' | 'quorum' | 'approvers' | 'self-approval' | 'reason' | 'limits';
+
+/** Stored with the request the call asks instead (pending_actions.remembered_unused), for its card. */
+export interface RememberedUnused {
+  rememberedGrantId: number;
+  allowedBy: string;
+  /** How many approvals it stands for. */
+  approvals: number;
+  expiresAt: string;
+  why: UnusedWhy[];
+}
+
+const unusedWhys: readonly UnusedWhy[] = ['risk', 'quorum', 'approvers', 'self-approval', 'reason', 'limits'];
+
+/** A stored RememberedUnused, checked: anything not shaped like one is ignored, never trusted. */
+export function rememberedUnusedFromRow(value: unknown): RememberedUnused | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const v = value as Partial<RememberedUnused>;
+  if (!Number.isInteger(v.rememberedGrantId) || typeof v.allowedBy !== 'string' || !Number.isInteger(v.approvals) || typeof v.expiresAt !== 'string') return undefined;
+  if (!Array.isArray(v.why)) return undefined;
+  const why = v.why.filter((w): w is UnusedWhy => unusedWhys.includes(w));
+  return { rememberedGrantId: v.rememberedGrantId!, allowedBy: v.allowedBy, approvals: v.approvals!, expiresAt: v.expiresAt, why };
 }
 
 export interface RememberedUse {
@@ -90,32 +146,54 @@ export interface RememberedUse {
 }
 
 /**
- * One statement: a live (unexpired, unrevoked) remembered grant for exactly this tool, path,
- * fingerprint, requester and policy version is locked FOR SHARE, and for it an approved request
- * and its single-use grant (already spent, as a deciding vote spends one for a run it claims) are
- * written with `remembered-grant-used` and `consumed` in the audit log. A revoke committed first
- * is seen (the lock re-reads the row), so nothing is written; a revoke arriving later waits for
- * this statement. Undefined: no live grant matches, and the call asks for approval as usual.
+ * One statement: live (unexpired, unrevoked) remembered grants for exactly this tool, path,
+ * fingerprint, requester and policy version are locked FOR SHARE and held against what the call
+ * asks for now (`call.now`, its limits included): as many approvals as its quorum, approvers it
+ * accepts (no more than the approval was given under, or listed by id now), no self-approval it
+ * forbids, a reason where it needs one, never a high-risk call. One that covers it is used: an
+ * approved request and its single-use grant (already spent, as a deciding vote spends one for a
+ * run it claims) are written with `remembered-grant-used` and `consumed` in the audit log. A
+ * revoke committed first is seen (the lock re-reads the row), so nothing is written; a revoke
+ * arriving later waits for this statement.
+ * `unused`: grants matched but none covers the call (why, of the best one); nothing written, the
+ * call asks for approval as usual. Undefined: no live grant matches.
  */
-export async function useRememberedGrant(db: Db, call: RememberedUseCall): Promise<RememberedUse | undefined> {
+export async function useRememberedGrant(db: Db, call: RememberedUseCall): Promise<{ used: RememberedUse } | { unused: RememberedUnused } | undefined> {
   const path = JSON.stringify(call.path);
-  const result = await sql<PendingAction & { spent_grant: SpentUseGrant; remembered_id: number; remembered_by: string; remembered_expires_at: Date }>`
-    WITH r AS (
-      SELECT id, approvers, created_by, expires_at FROM remembered_grants
-      WHERE fingerprint = ${call.fingerprint} AND requester = ${call.requester} AND policy_version = ${call.policyVersion}
-        AND tool_name = ${call.toolName} AND path = ${path}::jsonb
-        AND revoked_at IS NULL AND expires_at > now()
-      ORDER BY expires_at DESC
-      LIMIT 1
-      FOR SHARE
+  const now = call.now;
+  const approversNow = JSON.stringify([...now.approvers]);
+  const result = await sql<PendingAction & { spent_grant: SpentUseGrant | null; remembered_id: number; remembered_by: string; remembered_expires_at: Date; why: UnusedWhy[]; approval_count: number }>`
+    WITH cand AS (
+      SELECT g.id, g.approvers, g.created_by, g.expires_at, g.requirement AS satisfied, g.requester, p.limit_hits IS NULL AS asked_under_no_limit
+      FROM remembered_grants g LEFT JOIN pending_actions p ON p.id = g.action_id
+      WHERE g.fingerprint = ${call.fingerprint} AND g.requester = ${call.requester} AND g.policy_version = ${call.policyVersion}
+        AND g.tool_name = ${call.toolName} AND g.path = ${path}::jsonb
+        AND g.revoked_at IS NULL AND g.expires_at > now()
+      FOR SHARE OF g
+    ), checked AS (
+      SELECT c.*, array_remove(ARRAY[
+          CASE WHEN ${now.risk === 'high'}::boolean THEN 'risk' END,
+          CASE WHEN c.satisfied IS NOT NULL AND jsonb_array_length(c.approvers) < ${now.quorum}::int THEN 'quorum' END,
+          CASE WHEN c.satisfied IS NOT NULL AND NOT (
+                 ${approversNow}::jsonb = '[]'::jsonb
+              OR ${approversNow}::jsonb @> c.approvers
+              OR (jsonb_array_length(c.satisfied->'approvers') > 0 AND ${approversNow}::jsonb @> (c.satisfied->'approvers'))) THEN 'approvers' END,
+          CASE WHEN NOT ${now.allowSelfApproval}::boolean AND c.approvers @> jsonb_build_array(c.requester) THEN 'self-approval' END,
+          CASE WHEN c.satisfied IS NOT NULL AND ${now.requireReason}::boolean AND (c.satisfied->>'requireReason') IS DISTINCT FROM 'true' THEN 'reason' END,
+          -- Remembered before its requirement was kept: only where it and the call are both under every limit.
+          CASE WHEN c.satisfied IS NULL AND (${now.overLimits}::boolean OR NOT c.asked_under_no_limit) THEN 'limits' END
+        ]::text[], NULL) AS why
+      FROM cand c
+    ), r AS (
+      SELECT * FROM checked ORDER BY cardinality(why) = 0 DESC, expires_at DESC, id DESC LIMIT 1
     ), req AS (
       INSERT INTO pending_actions (run_id, root_run_id, tool_call_id, tool_name, kind, args, fingerprint, path, status,
                                    requester, policy_version, quorum, approvals, expires_at, decided_by, decided_at, reason)
       SELECT ${call.runId}, ${call.rootRunId}, ${call.toolCallId}, ${call.toolName}, 'approval', ${JSON.stringify(call.args ?? null)}::jsonb,
-             ${call.fingerprint}, ${path}::jsonb, 'approved', ${call.requester}, ${call.policyVersion}, 1,
+             ${call.fingerprint}, ${path}::jsonb, 'approved', ${call.requester}, ${call.policyVersion}, ${now.quorum}::int,
              COALESCE((SELECT jsonb_agg(jsonb_build_object('userId', u, 'at', now())) FROM jsonb_array_elements_text(r.approvers) u), '[]'::jsonb),
              now(), r.created_by, now(), 'remembered approval #' || r.id
-      FROM r
+      FROM r WHERE cardinality(r.why) = 0
       RETURNING ${pendingActionColumns()}
     ), g AS (
       INSERT INTO approval_grants (action_id, run_id, tool_call_id, fingerprint, approvers, requester, policy_version, expires_at, consumed_at)
@@ -132,13 +210,17 @@ export async function useRememberedGrant(db: Db, call: RememberedUseCall): Promi
       ORDER BY e.n
     )
     SELECT req.*, (SELECT to_jsonb(g.*) FROM g) AS spent_grant, r.id AS remembered_id, r.created_by AS remembered_by,
-           r.expires_at AS remembered_expires_at
-    FROM req CROSS JOIN r
+           r.expires_at AS remembered_expires_at, r.why, jsonb_array_length(r.approvers) AS approval_count
+    FROM r LEFT JOIN req ON true
   `.execute(db);
   const found = result.rows[0];
   if (!found) return undefined;
-  const { spent_grant, remembered_id, remembered_by, remembered_expires_at, ...row } = found;
-  return { row, grant: spent_grant, remembered: { id: remembered_id, createdBy: remembered_by, expiresAt: new Date(remembered_expires_at) } };
+  const { spent_grant, remembered_id, remembered_by, remembered_expires_at, why, approval_count, ...row } = found;
+  const expiresAt = new Date(remembered_expires_at);
+  if (row.id === null || !spent_grant) {
+    return { unused: { rememberedGrantId: remembered_id, allowedBy: remembered_by, approvals: Number(approval_count), expiresAt: expiresAt.toISOString(), why } };
+  }
+  return { used: { row, grant: spent_grant, remembered: { id: remembered_id, createdBy: remembered_by, expiresAt } } };
 }
 
 /** Live remembered grants of a top-level agent, soonest to end first. */

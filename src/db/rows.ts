@@ -3,11 +3,13 @@ import type { PendingActionsTable, RequestEdit, RunSnapshotsTable } from './sche
 
 /**
  * A pending_actions row as every statement returns it. `limit_hits` (null unless a cumulative limit
- * tightened the request) and `edit` (set on a request an approver's edit created) are optional so
+ * tightened the request), `remembered_unused` (null unless a remembered approval matched the call
+ * but did not cover it) and `edit` (set on a request an approver's edit created) are optional so
  * rows built by hand, e.g. in tests, need not name them.
  */
-export type PendingAction = Omit<Selectable<PendingActionsTable>, 'limit_hits' | 'edit'> & {
+export type PendingAction = Omit<Selectable<PendingActionsTable>, 'limit_hits' | 'remembered_unused' | 'edit'> & {
   limit_hits?: unknown;
+  remembered_unused?: unknown;
   edit?: RequestEdit | null;
 };
 
@@ -20,7 +22,7 @@ export type ClaimedRow = SnapshotRow & { claim_epoch: number };
 const pendingActionColumnNames = [
   'id', 'run_id', 'root_run_id', 'tool_call_id', 'tool_name', 'kind', 'args', 'fingerprint', 'suspend_payload',
   'path', 'status', 'requester', 'policy_version', 'quorum', 'approvals', 'expires_at', 'decided_by', 'decided_at',
-  'reason', 'resume_data', 'limit_hits', 'edit', 'created_at',
+  'reason', 'resume_data', 'limit_hits', 'remembered_unused', 'edit', 'created_at',
 ] as const satisfies ReadonlyArray<keyof Selectable<PendingActionsTable>>;
 
 const claimedColumnNames = [

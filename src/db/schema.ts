@@ -57,6 +57,8 @@ export interface PendingActionsTable {
   resume_data: Json | null;
   /** The cumulative limits the request went over; null when none did. */
   limit_hits: ColumnType<unknown, string | undefined, string> | null;
+  /** Why a remembered approval matching the call was not used (see db/remembered-grants.ts); null otherwise. */
+  remembered_unused: ColumnType<unknown, string | undefined, string> | null;
   /** Set on a request an approver's edit created (see RequestEdit); null otherwise. */
   edit: ColumnType<RequestEdit | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;

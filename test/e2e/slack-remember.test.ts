@@ -191,4 +191,50 @@ describe.each(backends)('remembered approvals in Slack on %s', (backend) => {
     expect((await sql`SELECT 1 FROM remembered_grants WHERE action_id = ${card.actionId}`.execute(h.database.db)).rows).toEqual([]);
     expect(await bot.agent.rememberForOf({ tool_name: 'delete_record', args: { id: 'prod' }, path: ['ops'], requester: REQUESTER })).toBeUndefined();
   });
+
+  it('a remembered approval is not used once the requester is over a limit that asks for 2: the card says why, after a restart too', async () => {
+    const limited: PolicyInput = {
+      tools: {
+        delete_record: {
+          approvers: [ALICE, BOB],
+          allowSelfApproval: false,
+          rememberFor: '1h',
+          limits: [{ count: true, by: 'requester', over: '1h', above: 2, then: { quorum: 2 } }],
+        },
+      },
+    };
+    const { bot, deleted } = await boot(limited);
+    const grantId = await rememberOne(bot, 'lim1');
+
+    // The second call is still under the limit: it runs under the remembered approval.
+    const second = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete lim1' });
+    await waitForText(h.fake, second, 'ran under a remembered approval');
+    await waitForText(h.fake, second, 'Deleted lim1.');
+    expect(deleted).toEqual([{ id: 'lim1' }, { id: 'lim1' }]);
+
+    // The third is over it (3 calls in the hour): two approvals, and the remembered one is one.
+    const { thread, card } = await cardFor(bot, REQUESTER, 'lim1');
+    const text = textOf(card.call);
+    expect(text).toContain('*Quorum:* 2 approvals');
+    expect(text).toContain('*Over the limit:* 3 calls of `delete_record`');
+    expect(text).toContain(`*Remembered approval not used:* <@${ALICE}>'s remembered approval #${grantId}`);
+    expect(text).toContain('which now needs 2 approvals (it stands for 1)');
+    await bot.slack.idle();
+    expect(deleted).toHaveLength(2);
+    expect(await rememberedUses(grantId)).toHaveLength(1);
+    const requested = await sql<{ detail: Record<string, unknown> }>`
+      SELECT detail FROM audit_events WHERE event = 'requested' AND run_id = (SELECT run_id FROM pending_actions WHERE id = ${card.actionId})`.execute(h.database.db);
+    expect(requested.rows[0]!.detail).toMatchObject({ limits: [{ count: true, total: 3 }], rememberedUnused: { rememberedGrantId: grantId, allowedBy: ALICE, approvals: 1, why: ['quorum'] } });
+
+    // A new process draws the card from the row: the reason stays on it.
+    await bot.stop();
+    h.bot = undefined;
+    const again = await boot(limited);
+    await clickButton(again.bot, card, ALICE, ACTION_IDS.approve);
+    const vote = await waitForUpdate(h.fake, card, '1 of 2 approvals');
+    expect(textOf(vote)).toContain('*Remembered approval not used:*');
+    await clickButton(again.bot, card, BOB, ACTION_IDS.approve);
+    await waitForText(h.fake, thread, 'Deleted lim1.');
+    expect(again.deleted).toEqual([{ id: 'lim1' }]);
+  });
 });

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -9,6 +10,9 @@ import { fingerprint } from '../../src/approvals/fingerprint.js';
 import { createTool } from '../../src/agent/tool.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import type { Agent } from '../../src/agent/agent.js';
+import type { EditOutcome } from '../../src/agent/edit.js';
+import type { Database } from '../../src/db/database.js';
+import { countLimitUsage } from '../../src/db/limit-usage.js';
 import { editFormOf } from '../../src/slack/flows/edit-form.js';
 
 const refundArgs = { orderId: 'o-1', amountCents: 150050 };
@@ -130,28 +134,90 @@ describe.each(backends)('edit then approve on %s', (backend) => {
     expect(calls).toEqual([{ orderId: 'o-1', amountCents: 90000 }]);
   });
 
-  it('an edit keeps the cumulative limit the call went over: the quorum it raised still holds for the edited arguments', async () => {
-    const { agent, calls } = build({
-      tools: {
-        refund: {
-          requireApproval: true,
-          approvers: ['UCAROL', 'UDAVE'],
-          limits: [{ sum: 'amountCents', over: '24h', above: 100000, then: { quorum: 2 } }],
-        },
+  const limited = (): PolicyInput => ({
+    tools: {
+      refund: {
+        requireApproval: true,
+        approvers: ['UCAROL', 'UDAVE'],
+        limits: [{ sum: 'amountCents', over: '24h', above: 100000, then: { quorum: 2 } }],
       },
-    });
-    const { actionId } = await start(agent);
-    // Edited below the limit on its own: without the stored hit, one approval would run it.
-    const outcome = await agent.editToolCall({ actionId, actor: { userId: 'UCAROL' }, args: { orderId: 'o-1', amountCents: 50000 } });
+    },
+  });
+  /** The refund counter's window total and how many calls it holds (the file's tests share the database). */
+  const refundCounter = async () => {
+    const row = await sql<{ total: number; n: number }>`
+      SELECT (SELECT COALESCE(sum(a), 0) FROM unnest(amounts) a) AS total, cardinality(calls) AS n FROM limit_usage WHERE tool_key = 'refund'`.execute(database.db);
+    return { total: Number(row.rows[0]?.total ?? 0), n: Number(row.rows[0]?.n ?? 0) };
+  };
+
+  it('an edit re-counts the cumulative limit with the edited arguments: edited up over it, the edited request needs what the limit asks', async () => {
+    await sql`DELETE FROM limit_usage WHERE tool_key = 'refund'`.execute(database.db);
+    const { agent, calls } = build(limited(), { orderId: 'o-1', amountCents: 50000 });
+    const { runId, actionId } = await start(agent);
+    expect((await agent.findRequest(actionId))).toMatchObject({ quorum: 1, limit_hits: null });
+    // Edited to 1,500.00: the window holds 1,500.00 (the call's 500.00 replaced, not added to), over 1,000.00.
+    const outcome = await agent.editToolCall({ actionId, actor: { userId: 'UCAROL' }, args: { orderId: 'o-1', amountCents: 150000 } });
     expect(outcome).toMatchObject({ outcome: 'approval-recorded', approvals: ['UCAROL'], quorum: 2 });
     if (outcome.outcome !== 'approval-recorded') return;
-    expect(outcome.action.limit_hits).toEqual((await agent.findRequest(actionId))?.limit_hits);
+    expect(outcome.action.limit_hits).toEqual([{ limit: 0, sum: 'amountCents', total: 150000, above: 100000, overMs: 86_400_000 }]);
+    expect(agent.requirementOf(outcome.action)).toMatchObject({ quorum: 2, limitHits: [{ total: 150000 }] });
+    expect(await refundCounter()).toEqual({ total: 150000, n: 1 });
+    const events = await listAuditEvents(database.db, { runId });
+    expect(events.find((e) => e.event === 'edited')?.detail).toMatchObject({ limits: [{ limit: 0, total: 150000, above: 100000 }] });
     expect(calls).toHaveLength(0);
     const second = await agent.decideToolCall({ actionId: outcome.action.id, actor: { userId: 'UDAVE' }, decision: 'approve' });
     expect(second.outcome).toBe('approved');
     if (second.outcome !== 'approved') return;
     await second.stream!.result;
+    expect(calls).toEqual([{ orderId: 'o-1', amountCents: 150000 }]);
+    // Running it did not count it again.
+    expect(await refundCounter()).toEqual({ total: 150000, n: 1 });
+  });
+
+  it('an edit re-counts the cumulative limit: edited down under it, the request needs what one for the smaller amount would', async () => {
+    await sql`DELETE FROM limit_usage WHERE tool_key = 'refund'`.execute(database.db);
+    const { agent, calls } = build(limited());
+    const { actionId } = await start(agent);
+    expect(await agent.findRequest(actionId)).toMatchObject({ quorum: 2, limit_hits: [{ total: 150050 }] });
+    const outcome = await agent.editToolCall({ actionId, actor: { userId: 'UCAROL' }, args: { orderId: 'o-1', amountCents: 50000 } });
+    expect(outcome.outcome).toBe('approved');
+    if (outcome.outcome !== 'approved') return;
+    expect(outcome.action).toMatchObject({ quorum: 1, limit_hits: null });
+    await outcome.stream!.result;
     expect(calls).toEqual([{ orderId: 'o-1', amountCents: 50000 }]);
+    expect(await refundCounter()).toEqual({ total: 50000, n: 1 });
+  });
+
+  it('an edit costs the statements it did for a tool without limits, and one read more for a tool with them', async () => {
+    let statements = 0;
+    const counting = database.db.withPlugin({
+      transformQuery: (args) => ((statements += 1), args.node),
+      transformResult: async (args) => args.result,
+    });
+    const editsCost = async (policy: PolicyInput, amountCents: number) => {
+      const { agent } = build(policy, { orderId: 'o-1', amountCents: 50000 });
+      const { actionId } = await start(agent);
+      const editor = agentWith({ model: scriptedModel([]), tools: { refund: agent.tools.refund! }, storage: counting, policy: definePolicy(policy) });
+      statements = 0;
+      const outcome = await editor.editToolCall({ actionId, actor: { userId: 'UCAROL' }, args: { orderId: 'o-1', amountCents } });
+      expect(outcome.outcome).toBe('approval-recorded');
+      return statements;
+    };
+    // Quorum 2, so the edit records a vote and starts nothing: its read of the request, its one statement.
+    const plain = await editsCost({ tools: { refund: { requireApproval: true, approvers: ['UCAROL', 'UDAVE'], quorum: 2 } } }, 40000);
+    expect(plain).toBe(2);
+    await sql`DELETE FROM limit_usage WHERE tool_key = 'refund'`.execute(database.db);
+    expect(await editsCost(limited(), 150000)).toBe(plain + 1);
+  });
+
+  it('a tool without limits spends nothing on them when edited: its counters are not touched', async () => {
+    await sql`DELETE FROM limit_usage WHERE tool_key = 'refund'`.execute(database.db);
+    const { agent } = build(finance());
+    const { actionId } = await start(agent);
+    const outcome = await agent.editToolCall({ actionId, actor: { userId: 'UFIN' }, args: { orderId: 'o-1', amountCents: 100 } });
+    expect(outcome.outcome).toBe('approved');
+    if (outcome.outcome === 'approved') await outcome.stream!.result;
+    expect((await sql`SELECT 1 FROM limit_usage WHERE tool_key = 'refund'`.execute(database.db)).rows).toEqual([]);
   });
 
   it('an earlier approval is carried over only with keepApprovalsOnEdit', async () => {
@@ -289,5 +355,73 @@ describe.each(backends)('edit then approve on %s', (backend) => {
     for (const o of [edit, approve]) if (o.outcome === 'approved' && o.stream) await o.stream.result;
     expect(race.calls).toHaveLength(1);
     expect(race.calls[0]).toEqual(edit.outcome === 'approved' ? { orderId: 'o-1', amountCents: 100 } : refundArgs);
+  });
+
+  it('an edit racing an approve under a limit: the counter holds the amount of whichever runs, never the loser\'s', async () => {
+    for (let round = 0; round < 4; round++) {
+      await sql`DELETE FROM limit_usage WHERE tool_key = 'refund'`.execute(database.db);
+      const { agent, calls } = build(limited(), { orderId: 'o-1', amountCents: 50000 });
+      const { actionId } = await start(agent);
+      const [edit, approve] = await Promise.all([
+        agent.editToolCall({ actionId, actor: { userId: 'UCAROL' }, args: { orderId: 'o-1', amountCents: 10 } }),
+        agent.decideToolCall({ actionId, actor: { userId: 'UDAVE' }, decision: 'approve' }),
+      ]);
+      expect([edit.outcome, approve.outcome].sort()).toEqual(['already-decided', 'approved']);
+      for (const o of [edit, approve]) if (o.outcome === 'approved' && o.stream) await o.stream.result;
+      const ran = edit.outcome === 'approved' ? 10 : 50000;
+      expect(calls).toEqual([{ orderId: 'o-1', amountCents: ran }]);
+      expect(await refundCounter()).toEqual({ total: ran, n: 1 });
+    }
+  });
+
+  it.runIf(backend === 'postgres')('an edit while another call is being counted waits for it, and its requirement counts that call', async () => {
+    await sql`DELETE FROM limit_usage WHERE tool_key = 'refund'`.execute(database.db);
+    const { agent, calls } = build(limited(), { orderId: 'o-1', amountCents: 10000 });
+    const { actionId } = await start(agent);
+    const other: Database = await database.reopen();
+    try {
+      let edit: Promise<EditOutcome> | undefined;
+      let settledEarly = false;
+      await other.db.transaction().execute(async (trx) => {
+        // Another refund of 600.00 is counted (uncommitted): the edit's own read does not see it yet.
+        await countLimitUsage(trx, 'other-run/call-1', [{ toolKey: 'refund', measure: 'sum:amountCents@86400000', subject: '*', windowMs: 86_400_000, amount: 60000 }]);
+        edit = agent.editToolCall({ actionId, actor: { userId: 'UCAROL' }, args: { orderId: 'o-1', amountCents: 50000 } });
+        void edit.then(() => (settledEarly = true));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(settledEarly).toBe(false);
+      });
+      // 600.00 + 500.00 is over 1,000.00: the edit needs two approvals, though on its own it needs one.
+      const outcome = await edit!;
+      expect(outcome).toMatchObject({ outcome: 'approval-recorded', approvals: ['UCAROL'], quorum: 2 });
+      if (outcome.outcome !== 'approval-recorded') return;
+      expect(outcome.action.limit_hits).toEqual([{ limit: 0, sum: 'amountCents', total: 110000, above: 100000, overMs: 86_400_000 }]);
+      expect(await refundCounter()).toEqual({ total: 110000, n: 2 });
+      expect(calls).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it.runIf(backend === 'postgres')('two edits of two requests on one counter at once: counted one after the other, so exactly one goes over', async () => {
+    const other: Database = await database.reopen();
+    try {
+      for (let round = 0; round < 5; round++) {
+        await sql`DELETE FROM limit_usage WHERE tool_key = 'refund'`.execute(database.db);
+        const one = build(limited(), { orderId: 'o-1', amountCents: 100 });
+        const two = build(limited(), { orderId: 'o-2', amountCents: 100 });
+        const twoOnOther = agentWith({ model: scriptedModel([{ text: 'finished' }]), tools: { refund: one.agent.tools.refund! }, storage: other, policy: definePolicy(limited()) });
+        const a = await start(one.agent);
+        const b = await start(two.agent);
+        const [x, y] = await Promise.all([
+          one.agent.editToolCall({ actionId: a.actionId, actor: { userId: 'UCAROL' }, args: { orderId: 'o-1', amountCents: 60000 } }),
+          twoOnOther.editToolCall({ actionId: b.actionId, actor: { userId: 'UDAVE' }, args: { orderId: 'o-2', amountCents: 60000 } }),
+        ]);
+        expect([x.outcome, y.outcome].sort()).toEqual(['approval-recorded', 'approved']);
+        for (const o of [x, y]) if (o.outcome === 'approved') await o.stream!.result;
+        expect(await refundCounter()).toEqual({ total: 120000, n: 2 });
+      }
+    } finally {
+      await other.close();
+    }
   });
 });

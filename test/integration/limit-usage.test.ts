@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { countLimitUsage, MAX_COUNTER_ENTRIES, type UsageCount } from '../../src/db/limit-usage.js';
+import { countLimitUsage, MAX_COUNTER_ENTRIES, previewRecount, type UsageCount } from '../../src/db/limit-usage.js';
 import type { Database } from '../../src/db/database.js';
 
 const HOUR = 3_600_000;
@@ -37,6 +37,21 @@ describe.each(backends)('limit usage counters on %s', (backend) => {
     expect((await countLimitUsage(database.db, 'run1/c2', [sumBy(key, 'U0BOB', 35000)]))[0]!.total).toBe(75000);
     // The gate asked again for the same call (the policy changed after approval): still 75000.
     expect((await countLimitUsage(database.db, 'run1/c2', [sumBy(key, 'U0BOB', 35000)]))[0]!.total).toBe(75000);
+  });
+
+  it('previewing a call counted again gives the total with its element replaced, and changes nothing', async () => {
+    const key = tool();
+    await countLimitUsage(database.db, 'r/a', [sumBy(key, 'U0BOB', 40000)]);
+    await countLimitUsage(database.db, 'r/b', [sumBy(key, 'U0BOB', 10000)]);
+    // r/b edited from 100.00 to 900.00: 400.00 + 900.00, not 400.00 + 100.00 + 900.00.
+    expect((await previewRecount(database.db, 'r/b', [sumBy(key, 'U0BOB', 90000)]))[0]!.total).toBe(130000);
+    expect((await countLimitUsage(database.db, 'r/c', [sumBy(key, 'U0BOB', 0)]))[0]!.total).toBe(50000);
+    // A counter the call has no row in yet (a limit added since) is created empty, ready to be locked.
+    const fresh = tool();
+    expect((await previewRecount(database.db, 'r/b', [sumBy(fresh, 'U0BOB', 5000)]))[0]!.total).toBe(5000);
+    const row = await sql<{ n: number }>`SELECT cardinality(at) AS n FROM limit_usage WHERE tool_key = ${fresh}`.execute(database.db);
+    expect(row.rows.map((r) => Number(r.n ?? 0))).toEqual([0]);
+    expect((await countLimitUsage(database.db, 'r/d', [sumBy(fresh, 'U0BOB', 7000)]))[0]!.total).toBe(7000);
   });
 
   it('by requester keeps a total per requester; everyone together is one total', async () => {

@@ -16,6 +16,9 @@ const ALICE = 'U0ALICE';
 const BOB = 'U0BOB';
 const CAROL = 'U0CAROL';
 
+/** What delete_record asks under rememberPolicy: one approval by ALICE. */
+const asked = { quorum: 1, approvers: [ALICE], allowSelfApproval: true, requireReason: false, risk: 'low', overLimits: false } as const;
+
 const rememberPolicy = definePolicy({
   tools: { delete_record: { requireApproval: true, approvers: [ALICE], rememberFor: '1h' } },
 });
@@ -259,6 +262,96 @@ describe.each(backends)('remembered approvals on %s', (backend) => {
     expect(calls).toEqual([{ id: 's1' }, { id: 's1' }]);
   });
 
+  describe('held against the requirement of the call now, limits included', () => {
+    let n = 0;
+    /** A requester of their own, so each case's counter starts empty (the file shares the database). */
+    const requester = () => `U0LIM${backend === 'postgres' ? 'P' : 'L'}${++n}`;
+    /** delete_record: a remembered approval by ALICE, then a second identical call over a count limit whose `then` asks more. */
+    const limited = (then: Record<string, unknown>, base: Record<string, unknown> = {}) =>
+      definePolicy({
+        tools: { delete_record: { requireApproval: true, approvers: [ALICE, BOB], rememberFor: '1h', ...base, limits: [{ count: true, by: 'requester', over: '1h', above: 1, then }] } },
+      });
+    async function secondCall(agent: ReturnType<typeof deleteAgent>['agent'], id: string, who: string) {
+      const stream = await agent.stream(`delete ${id}`, { requester: who });
+      const chunks = await collect(stream);
+      const approval = chunks.find((c) => c.type === 'tool-call-approval');
+      return { stream, chunks, approval: approval?.type === 'tool-call-approval' ? approval.payload : undefined, remembered: chunks.some((c) => c.type === 'tool-call-remembered') };
+    }
+
+    it.each([
+      ['quorum', { quorum: 2 }],
+      ['approvers', { approvers: [CAROL] }],
+      ['reason', { requireReason: true }],
+      ['risk', { risk: 'high' }],
+    ] as const)('a limit now asking for more (%s) gets the card, saying why, and nothing runs', async (why, then) => {
+      const { agent, calls } = deleteAgent(database, limited(then));
+      const who = requester();
+      const made = await askAndRemember(agent, 'lim', who);
+      const grantId = made.outcome === 'approved' ? made.remembered!.id : 0;
+      const second = await secondCall(agent, 'lim', who);
+      expect(second.remembered).toBe(false);
+      expect(second.approval?.rememberedUnused).toMatchObject({ rememberedGrantId: grantId, allowedBy: ALICE, approvals: 1, why: [why] });
+      expect(await second.stream.finishReason).toBe('suspended');
+      const row = await agent.findRequest(second.approval!.actionId);
+      expect(row).toMatchObject({ status: 'pending', remembered_unused: { rememberedGrantId: grantId, why: [why] } });
+      expect(calls).toHaveLength(1);
+      const uses = await sql`SELECT 1 FROM audit_events WHERE event = 'remembered-grant-used' AND (detail->>'rememberedGrantId')::int = ${grantId}`.execute(database.db);
+      expect(uses.rows).toEqual([]);
+    });
+
+    it('self-approval: the requester\'s own remembered approval is not used once a limit forbids self-approval', async () => {
+      const { agent, calls } = deleteAgent(database, limited({ allowSelfApproval: false }, { allowSelfApproval: true }));
+      const stream = await agent.stream('delete self', { requester: ALICE });
+      const approval = (await collect(stream)).find((c) => c.type === 'tool-call-approval')!.payload as { actionId: number };
+      const made = await agent.decideToolCall({ actionId: approval.actionId, actor: { userId: ALICE }, decision: 'approve', remember: true });
+      expect(made.outcome === 'approved' && made.remembered).toBeTruthy();
+      if (made.outcome === 'approved') await made.stream!.text;
+      // Her second call in the hour is over the limit, which forbids self-approval.
+      const second = await secondCall(agent, 'self', ALICE);
+      expect(second.approval?.rememberedUnused?.why).toEqual(['self-approval']);
+      expect(calls).toHaveLength(1);
+    });
+
+    it('a remembered approval that satisfies what the limit asks is still used: over a limit whose approvers include its approver', async () => {
+      const { agent, calls } = deleteAgent(database, limited({ approvers: [ALICE] }));
+      const who = requester();
+      await askAndRemember(agent, 'ok', who);
+      const second = await secondCall(agent, 'ok', who);
+      expect(second.approval).toBeUndefined();
+      expect(second.remembered).toBe(true);
+      expect(calls).toEqual([{ id: 'ok' }, { id: 'ok' }]);
+    });
+
+    it('two approvals remembered under quorum 2 cover a limit asking for 2', async () => {
+      const { agent, calls } = deleteAgent(database, limited({ quorum: 2 }, { quorum: 2 }));
+      const who = requester();
+      const stream = await agent.stream('delete two', { requester: who });
+      const approval = (await collect(stream)).find((c) => c.type === 'tool-call-approval')!.payload as { actionId: number };
+      expect((await agent.decideToolCall({ actionId: approval.actionId, actor: { userId: ALICE }, decision: 'approve', remember: true })).outcome).toBe('approval-recorded');
+      const made = await agent.decideToolCall({ actionId: approval.actionId, actor: { userId: BOB }, decision: 'approve', remember: true });
+      expect(made.outcome === 'approved' && made.remembered).toBeTruthy();
+      if (made.outcome === 'approved') await made.stream!.text;
+      const second = await secondCall(agent, 'two', who);
+      expect(second.remembered).toBe(true);
+      expect(calls).toHaveLength(2);
+    });
+
+    it('an approval remembered before its requirement was kept is used only where no limit is involved', async () => {
+      const policy = definePolicy({
+        tools: { delete_record: { requireApproval: true, approvers: [ALICE, BOB], rememberFor: '1h', limits: [{ count: true, by: 'requester', over: '1h', above: 2, then: { quorum: 2 } }] } },
+      });
+      const { agent, calls } = deleteAgent(database, policy);
+      const who = requester();
+      const made = await askAndRemember(agent, 'old', who);
+      const grantId = made.outcome === 'approved' ? made.remembered!.id : 0;
+      await sql`UPDATE remembered_grants SET requirement = NULL WHERE id = ${grantId}`.execute(database.db);
+      expect((await secondCall(agent, 'old', who)).remembered).toBe(true);
+      const third = await secondCall(agent, 'old', who);
+      expect(third.approval?.rememberedUnused?.why).toEqual(['limits']);
+      expect(calls).toHaveLength(2);
+    });
+  });
+
   it.runIf(backend === 'postgres')('a revoke racing a use: the use comes before the revoke commits, or finds it revoked', async () => {
     const { agent } = deleteAgent(database);
     const other = await database.reopen();
@@ -266,7 +359,7 @@ describe.each(backends)('remembered approvals on %s', (backend) => {
       const useOf = (toolCallId: string) =>
         useRememberedGrant(database.db, {
           runId: `race-${toolCallId}`, rootRunId: `race-${toolCallId}`, toolCallId, toolName: 'delete_record', path: ['ops'], args: { id: 'r7' },
-          fingerprint: fingerprint('delete_record', { id: 'r7' }), requester: BOB, policyVersion: rememberPolicy.version, grantTtlMs: 60_000,
+          fingerprint: fingerprint('delete_record', { id: 'r7' }), requester: BOB, policyVersion: rememberPolicy.version, grantTtlMs: 60_000, now: asked,
         });
       // Revoke first, not yet committed: the use waits for it, then finds the grant revoked.
       const first = await askAndRemember(agent, 'r7');
@@ -300,13 +393,13 @@ describe.each(backends)('remembered approvals on %s', (backend) => {
       const using = database.db.transaction().execute(async (trx) => {
         usedInTrx = await useRememberedGrant(trx, {
           runId: 'race-c2', rootRunId: 'race-c2', toolCallId: 'c2', toolName: 'delete_record', path: ['ops'], args: { id: 'r7' },
-          fingerprint: fingerprint('delete_record', { id: 'r7' }), requester: BOB, policyVersion: rememberPolicy.version, grantTtlMs: 60_000,
+          fingerprint: fingerprint('delete_record', { id: 'r7' }), requester: BOB, policyVersion: rememberPolicy.version, grantTtlMs: 60_000, now: asked,
         });
         useDone();
         await useHeld;
       });
       await usedSignal;
-      expect(usedInTrx).toMatchObject({ remembered: { id: secondId } });
+      expect(usedInTrx).toMatchObject({ used: { remembered: { id: secondId } } });
       let revokeSettled = false;
       const revoke = revokeRememberedGrant(other.db, secondId, ALICE).then((r) => ((revokeSettled = true), r));
       await new Promise((r) => setTimeout(r, 300));

@@ -108,14 +108,14 @@ describe('Agent.describeCall', () => {
   it('gives the tool\'s own description, and the risk from the policy or the tool', () => {
     const tool = refund(({ orderId, amountCents }: { orderId: string; amountCents: number }) => ({ title: `Refund ${amountCents} on ${orderId}`, fields: [{ label: 'Order', value: orderId }] }));
     const agent = agentWith({ model: scriptedModel([]), tools: { issue_refund: tool }, storage: database, policy: definePolicy({ tools: { issue_refund: { requireApproval: true, risk: 'high', requireReason: true } } }) });
-    const presented = agent.describeCall('issue_refund', { orderId: '1042', amountCents: 5 }, ['ops']);
+    const presented = agent.describeCall({ tool_name: 'issue_refund', args: { orderId: '1042', amountCents: 5 }, path: ['ops'] });
     expect(presented.description).toEqual({ title: 'Refund 5 on 1042', fields: [{ label: 'Order', value: '1042' }] });
     expect(presented).toMatchObject({ risk: 'high', requireReason: true });
     expect(presented.inputSchema?.properties).toHaveProperty('orderId');
 
     const byTool = refund(() => ({ title: 'Refund', fields: [], risk: 'high' }));
     const lowPolicy = agentWith({ model: scriptedModel([]), tools: { issue_refund: byTool }, storage: database });
-    expect(lowPolicy.describeCall('issue_refund', {}, ['ops'])).toMatchObject({ risk: 'high', requireReason: false });
+    expect(lowPolicy.describeCall({ tool_name: 'issue_refund', args: {}, path: ['ops'] })).toMatchObject({ risk: 'high', requireReason: false });
   });
 
   it('falls back to the schema (and logs a warning) when describe throws or returns something malformed', () => {
@@ -130,7 +130,7 @@ describe('Agent.describeCall', () => {
     ]) {
       const agent = agentWith({ model: scriptedModel([]), tools: { issue_refund: refund(describe) }, storage: database });
       const warn = vi.spyOn(agent.runtime.logger, 'warn');
-      const presented = agent.describeCall('issue_refund', { orderId: '1', amountCents: 5 }, ['ops']);
+      const presented = agent.describeCall({ tool_name: 'issue_refund', args: { orderId: '1', amountCents: 5 }, path: ['ops'] });
       expect(presented.description).toBeUndefined();
       expect(presented.inputSchema?.properties).toHaveProperty('amountCents');
       expect(presented.risk).toBe('low');
@@ -141,9 +141,9 @@ describe('Agent.describeCall', () => {
   it('finds tools of sub-agents along the path, and says nothing of a tool the code no longer has', () => {
     const billing = new Agent({ id: 'billing', model: scriptedModel([]), tools: { issue_refund: refund(() => ({ title: 'Billing refund', fields: [] })) } });
     const agent = agentWith({ model: scriptedModel([]), agents: { billing }, storage: database });
-    expect(agent.describeCall('issue_refund', {}, ['ops', 'billing']).description?.title).toBe('Billing refund');
-    expect(agent.describeCall('issue_refund', {}, ['ops'])).toEqual({ risk: 'low', requireReason: false });
-    expect(agent.describeCall('constructor', {}, ['ops'])).toEqual({ risk: 'low', requireReason: false });
+    expect(agent.describeCall({ tool_name: 'issue_refund', args: {}, path: ['ops', 'billing'] }).description?.title).toBe('Billing refund');
+    expect(agent.describeCall({ tool_name: 'issue_refund', args: {}, path: ['ops'] })).toEqual({ risk: 'low', requireReason: false });
+    expect(agent.describeCall({ tool_name: 'constructor', args: {}, path: ['ops'] })).toEqual({ risk: 'low', requireReason: false });
   });
 
   it('createTool refuses a describe that is not a function', () => {

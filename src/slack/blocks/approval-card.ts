@@ -18,6 +18,7 @@ import { oneLine, plainText } from './text-objects.js';
 import { unreachable } from '../../unreachable.js';
 import { rememberButton } from './remember-button.js';
 import { limitReasonText } from './limit-reason.js';
+import { rememberedUnusedText } from './remembered-use-blocks.js';
 
 /**
  * The approval card: what is about to run (tool, delegation path, arguments), who asked, who
@@ -61,6 +62,7 @@ function render(d: ApprovalCardData, scale: number): KnownBlock[] {
   if (pending && d.routedTo !== undefined) facts.push(`*Sent to:* ${d.routedTo}`);
   blocks.push(section(facts.join('\n')));
   if (pending && d.unreachableQuorum !== undefined) blocks.push(section(unreachableWarning(quorum, d.unreachableQuorum.eligible)));
+  if (d.rememberedUnused !== undefined) blocks.push(section(rememberedUnusedText(d.rememberedUnused, quorum)));
 
   if (d.editedLine !== undefined) blocks.push(section(truncateMrkdwn(d.editedLine, scaled(2000, scale, 200))));
 

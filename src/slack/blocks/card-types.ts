@@ -58,11 +58,24 @@ export interface ApprovalCardData {
   rememberFor?: number;
   /** The cumulative limits the request went over: why it asks more than usual (limit-reason.ts). */
   overLimit?: OverLimit[];
+  /** A remembered approval matched the call but did not cover it: the card says why (remembered-use-blocks.ts). */
+  rememberedUnused?: RememberedUnusedNote;
   /** Offer Edit beside Approve and Decline (the tool's input schema fits a modal and the policy allows it). */
   editable?: boolean;
   /** Set on a request an approver's edit created: what changed, by whom (already mrkdwn; see editDiffText). */
   editedLine?: string;
   state: ApprovalCardState;
+}
+
+/** A remembered approval that matched a call but does not cover what it asks now. */
+export interface RememberedUnusedNote {
+  rememberedGrantId: number;
+  allowedBy: string;
+  /** How many approvals it stands for. */
+  approvals: number;
+  expiresAt: Date;
+  /** What the call asks beyond it (see db/remembered-grants.ts UnusedWhy). */
+  why: ReadonlyArray<'risk' | 'quorum' | 'approvers' | 'self-approval' | 'reason' | 'limits'>;
 }
 
 /** One cumulative limit a request went over, as stored with it. */

@@ -15,8 +15,8 @@ export interface CallOnCard extends CardDescription {
  * (its strings escaped, since they carry what the model wrote), else the arguments described
  * from the tool's input schema. Asked of the Agent, which finds the tool along the request's path.
  */
-export function callOnCard(agent: Agent, action: Pick<PendingAction, 'tool_name' | 'args' | 'path'>): CallOnCard {
-  const presented = agent.describeCall(action.tool_name, action.args, action.path);
+export function callOnCard(agent: Agent, action: Pick<PendingAction, 'tool_name' | 'args' | 'path' | 'limit_hits'>): CallOnCard {
+  const presented = agent.describeCall(action);
   const description = presented.description ? escapeOwnDescription(presented.description) : describeArgs(action.tool_name, action.args, presented.inputSchema);
   return { ...description, risk: presented.risk, requireReason: presented.requireReason };
 }
@@ -33,7 +33,7 @@ export function approvalReasons(action: Pick<PendingAction, 'approvals'>): Recor
  * fields show them ("Amount $1,500.50 → $1,000.00"), from the tool's input schema.
  */
 export function editShownOnCard(agent: Agent, action: Pick<PendingAction, 'tool_name' | 'args' | 'path'>): { format: EditValueFormatter; label: EditKeyLabel } {
-  const schema = agent.describeCall(action.tool_name, action.args, action.path).inputSchema;
+  const schema = agent.describeCall(action).inputSchema;
   const properties = schema?.properties ?? {};
   const propOf = (key: string): JSONSchema7 | undefined => {
     const prop = Object.hasOwn(properties, key) ? properties[key] : undefined;

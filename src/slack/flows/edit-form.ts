@@ -12,7 +12,7 @@ import { EDIT_MAX_FIELDS } from '../blocks/edit-modal.js';
  * one modal; undefined when the request cannot be edited (policy `allowEdit: false`, a tool of
  * another shape, or one the code no longer has).
  */
-export function editFormOf(agent: Agent, action: Pick<PendingAction, 'tool_name' | 'args' | 'path' | 'kind'>): ElicitationForm | undefined {
+export function editFormOf(agent: Agent, action: Pick<PendingAction, 'tool_name' | 'args' | 'path' | 'kind' | 'limit_hits'>): ElicitationForm | undefined {
   const schema = agent.editSchemaOf(action) as Record<string, unknown> | undefined;
   if (!schema || schema.type !== 'object' || typeof schema.properties !== 'object' || schema.properties === null) return undefined;
   const properties = Object.fromEntries(Object.entries(schema.properties as Record<string, Record<string, unknown>>).map(([k, p]) => [k, withoutSafeIntegerBounds(p)]));

@@ -23,6 +23,7 @@ import { elicitationCard, type ElicitationCardState } from '../blocks/elicitatio
 import { approvalReasons, callOnCard, editShownOnCard } from './card-description.js';
 import { elicitationAnswerSchema, isElicitationPayload } from '../../mcp/elicitation-payload.js';
 import { editFacts } from './edit-form.js';
+import { rememberedUnusedFromRow } from '../../db/remembered-grants.js';
 
 export interface RenderedCard {
   kind: CardKind;
@@ -50,6 +51,7 @@ export function renderCard(
     const routedTo = facts.routedTo ?? describeRoute(requirement.reach.route);
     const rememberFor = action.status === 'pending' ? agent.rememberForOf(action) : undefined;
     const call = callOnCard(agent, action);
+    const unused = rememberedUnusedFromRow(action.remembered_unused);
     return {
       kind,
       blocks: approvalCard({
@@ -69,6 +71,7 @@ export function renderCard(
         ...(routedTo !== undefined ? { routedTo } : {}),
         quorum: action.quorum,
         ...(requirement.limitHits ? { overLimit: requirement.limitHits } : {}),
+        ...(unused ? { rememberedUnused: { ...unused, expiresAt: new Date(unused.expiresAt) } } : {}),
         approvals: action.approvals.map((a) => a.userId),
         expiresAt: action.expires_at ? new Date(action.expires_at) : new Date(Number.NaN),
         fingerprint: action.fingerprint ?? '',

@@ -4,7 +4,7 @@ import { PolicyError } from '../../../src/approvals/policy-error.js';
 import type { PolicyInput } from '../../../src/approvals/policy-schema.js';
 import { limitChecksFor } from '../../../src/approvals/limit-checks.js';
 import { limitHitsFromRow, limitHitsOf } from '../../../src/approvals/apply-limits.js';
-import { requirementFor } from '../../../src/approvals/requirement-for.js';
+import { requirementFor, requirementOfRequest } from '../../../src/approvals/requirement-for.js';
 
 const HOUR = 3_600_000;
 
@@ -184,5 +184,34 @@ describe('policy limits: the README example', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('requirementOfRequest: a stored request\'s requirement, the limits it went over included', () => {
+  const policy = definePolicy({
+    tools: {
+      issue_refund: {
+        requireApproval: true,
+        approvers: ['U0A', 'U0B'],
+        limits: [
+          { sum: 'amountCents', over: '24h', above: 100000, then: { risk: 'high', allowEdit: false } },
+          { count: true, over: '1h', above: 5, then: { requireReason: true } },
+        ],
+      },
+    },
+  });
+  const hit = (limit: number) => ({ limit, total: 1, above: 0, overMs: 1 });
+
+  it('lays the `then` of each stored hit over the rules, as deciding and every view of the request do', () => {
+    expect(requirementOfRequest(policy, { tool_name: 'issue_refund', args: {} })).toMatchObject({ risk: 'low', requireReason: false });
+    expect(requirementOfRequest(policy, { tool_name: 'issue_refund', args: {}, limit_hits: [hit(0)] })).toMatchObject({ risk: 'high', allowEdit: false, requireReason: false });
+    expect(requirementOfRequest(policy, { tool_name: 'issue_refund', args: {}, limit_hits: [hit(1)] })).toMatchObject({ risk: 'low', requireReason: true });
+  });
+
+  it('ignores stored hits not shaped like hits, and asks the MCP identity of the call at its path', () => {
+    expect(requirementOfRequest(policy, { tool_name: 'issue_refund', args: {}, limit_hits: [{ limit: 0 }, 'x', null] })).toMatchObject({ risk: 'low' });
+    const asked: unknown[] = [];
+    requirementOfRequest(policy, { tool_name: 'gh__create_issue', args: {}, path: ['ops'] }, (name, path) => (asked.push([name, path]), undefined));
+    expect(asked).toEqual([['gh__create_issue', ['ops']]]);
   });
 });

@@ -119,3 +119,28 @@ describe('the thread note of a remembered approval', () => {
     expect(text).toContain('remembered approval #4; revocable in the Home tab');
   });
 });
+
+describe('the approval card of a call a remembered approval did not cover', () => {
+  const unused = (why: Array<'risk' | 'quorum' | 'approvers' | 'self-approval' | 'reason' | 'limits'>) => ({
+    rememberedGrantId: 3,
+    allowedBy: 'U0ALICE',
+    approvals: 1,
+    expiresAt: new Date('2030-01-01T13:00:00Z'),
+    why,
+  });
+
+  it('says whose remembered approval it was and what the call needs beyond it', () => {
+    const blocks = approvalCard(approvalCardData({ quorum: 2, rememberedUnused: unused(['quorum']) }));
+    expect(allText(blocks)).toContain("*Remembered approval not used:* <@U0ALICE>'s remembered approval #3 (until <!date^1893502800^");
+    expect(allText(blocks)).toContain('does not cover this call, which now needs 2 approvals (it stands for 1).');
+    expect(blockLimitErrors(blocks)).toEqual([]);
+    const all = allText(approvalCard(approvalCardData({ rememberedUnused: unused(['risk', 'approvers', 'self-approval', 'reason', 'limits']) })));
+    expect(all).toContain(
+      'which now needs the care of a high-risk action, approval by the approvers listed above, approval by someone other than the requester, a reason with each approval, approval under the cumulative limits it goes over.',
+    );
+  });
+
+  it('has no such line otherwise', () => {
+    expect(allText(approvalCard(approvalCardData()))).not.toContain('Remembered approval not used');
+  });
+});

@@ -1,5 +1,6 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool, LanguageModelV3Message, LanguageModelV3StreamPart, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatQuestionAnswer } from '../../src/agent/ask-user.js';
 import { collect } from '../helpers/agents.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import type { AgentChunk, ApprovalRequest, SuspensionRequest } from '../../src/agent/types.js';
@@ -52,8 +53,9 @@ const step = (toolName: string, input: unknown, output: LanguageModelV3ToolResul
   calls: [{ toolName, input }],
   outputs: [output],
 });
+/** askUserTool's result for an answer (Mastra's shape): the question is in the call's input. */
 const answered = (input: { question: string }, answer: unknown): Step =>
-  step('ask_user', input, json({ question: input.question, answer }));
+  step('ask_user', input, json({ content: `User answered: ${formatQuestionAnswer(answer)}`, isError: false }));
 
 interface Streamed {
   parts: LanguageModelV3StreamPart[];
@@ -368,7 +370,7 @@ describe('demo model: clarification', () => {
   });
 
   it('region answers are read back', async () => {
-    const asked = { question: 'Which regions should this apply to?' };
+    const asked = { question: 'Which regions should this apply to?', selectionMode: 'multi_select' };
     const s = await stream(conversation('which regions', answered(asked, ['us-east-1', 'eu-west-1'])));
     expect(s.calls).toEqual([]);
     expect(s.text).toMatch(/^You chose `us-east-1` and `eu-west-1`\./);

@@ -5,13 +5,13 @@ import { z } from 'zod';
 import type { Database, Db } from '../db/database.js';
 import type { Policy } from '../approvals/policy-schema.js';
 import type { SuspendedRun, PendingAction } from '../db/rows.js';
-import { StreamSink, storedActionOf } from './stream.js';
-import { decide, type DecisionContext, mayDecide, type DecisionVerdict } from './decide.js';
+import { StreamSink, storedActionOf, requestsOfPause, type AnnouncedRequest } from './stream.js';
+import { decide, type DecisionContext, locateAction, mayDecide, type DecisionVerdict } from './decide.js';
 import { editSchemaOf, editToolCall, type EditOutcome, type EditRequest } from './edit.js';
 import { mayAnswer, resumeSuspended, tryAutoResume } from './answer.js';
 import type { Authorization } from '../approvals/authorize-actor.js';
 import { subAgentToolName, delegationInput, findAgent } from './run-state.js';
-import { AgentError, AmbiguousToolCallError, OutsideWorkspaceError, SnapshotNotFoundError, ToolCallNotPendingError, hasAgentErrorCode } from './errors.js';
+import { AgentError, AmbiguousToolCallError, OutsideWorkspaceError, ResumeValidationError, SnapshotNotFoundError, ToolCallNotPendingError, hasAgentErrorCode } from './errors.js';
 import type { Workspace } from '../approvals/workspace.js';
 import { workspaceRefusal } from './decide.js';
 import { appendAudit } from '../db/audit.js';
@@ -66,6 +66,9 @@ export interface AgentConfig extends RuntimeSettings {
 }
 
 const toolKey = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** What resuming a call that waits for approval takes (Mastra's approval resumeSchema). */
+const approvalResumeData = z.object({ approved: z.boolean(), reason: z.string().optional() });
 
 export class Agent implements AgentInternals {
   readonly id: string;
@@ -343,6 +346,15 @@ export class Agent implements AgentInternals {
     return latestApprovalId(this.runtime.db, runId, toolCallId);
   }
 
+  /**
+   * Every request stored by the pause a `tool-call-approval` or `tool-call-suspended` chunk
+   * announced (a stream announces one call, as Mastra's does); undefined for a chunk reminding of
+   * a call announced before. See requestsOfPause.
+   */
+  requestsOfPause(payload: ApprovalRequest | SuspensionRequest): readonly AnnouncedRequest[] | undefined {
+    return requestsOfPause(payload);
+  }
+
   /** The stored request behind a `tool-call-approval` or `tool-call-suspended` chunk this process announced. */
   storedRequestOf(payload: ApprovalRequest | SuspensionRequest): PendingAction | undefined {
     return storedActionOf(payload);
@@ -414,12 +426,24 @@ export class Agent implements AgentInternals {
   }
 
   /**
-   * `startAfter`: as for decideToolCall, the continuation waits for it. The
-   * call settings, abort signal and telemetry given here hold for the
-   * continued top-level run, over what its stream() call stored (all but headers).
+   * Continues a paused call with `resumeData`, as Mastra's resumeStream does: a suspended tool
+   * gets it as its answer (checked against its resumeSchema); a call waiting for approval takes
+   * `{ approved: true | false, reason? }` as the decision (approveToolCall and declineToolCall
+   * are this with `approved` set). `startAfter`: as for decideToolCall, the continuation waits
+   * for it. The call settings, abort signal and telemetry given here hold for the continued
+   * top-level run, over what its stream() call stored (all but headers).
    */
   async resumeStream(resumeData: unknown, req: ResumeRequest, options: ContinuationOptions & { startAfter?: PromiseLike<unknown> } = {}): Promise<AgentStream> {
-    return resumeSuspended(this, this.runtime, resumeData, req, options.startAfter, liveOptions('resumeStream options', options));
+    const live = liveOptions('resumeStream options', options);
+    const deps = this.runtime;
+    const found = await locateAction(this, deps, req, ['approval', 'suspension']);
+    if ('outcome' in found || found.kind !== 'approval') return resumeSuspended(this, deps, resumeData, req, options.startAfter, live, found);
+    const verdict = approvalResumeData.safeParse(resumeData);
+    if (!verdict.success) {
+      throw new ResumeValidationError(found.run_id, found.tool_call_id, ['this call waits for approval: resume it with { approved: true | false, reason? }']);
+    }
+    const decision: DecisionRequest = { ...req, ...(verdict.data.reason !== undefined ? { reason: verdict.data.reason } : {}) };
+    return this.streamFor(await decide(this, deps, decision, verdict.data.approved ? 'approve' : 'decline', { action: found, ...(options.startAfter ? { startAfter: options.startAfter } : {}) }), decision);
   }
 
   async resumeGenerate(resumeData: unknown, req: ResumeRequest, options: ContinuationOptions = {}): Promise<GenerateResult> {

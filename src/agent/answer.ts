@@ -156,8 +156,9 @@ export async function resumeSuspended(
   req: ResumeRequest,
   startAfter?: PromiseLike<unknown>,
   live?: LiveOptions,
+  located?: Awaited<ReturnType<typeof locateAction>>,
 ): Promise<AgentStream> {
-  const found = await locateAction(root, deps, req, ['suspension']);
+  const found = located ?? (await locateAction(root, deps, req, ['suspension']));
   if ('outcome' in found) {
     if (!found.runExists) throw new SnapshotNotFoundError(req.runId);
     throw new ToolCallNotPendingError('not-found', req.runId, req.toolCallId);

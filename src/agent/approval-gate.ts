@@ -3,6 +3,8 @@ import { fingerprint } from '../approvals/fingerprint.js';
 import { requirementFor } from '../approvals/requirement-for.js';
 import { countLimits } from './count-limits.js';
 import type { RememberedUnused } from '../db/remembered-grants.js';
+import type { Tool } from './tool.js';
+import { announcedAs } from './run-state.js';
 
 /**
  * The approval gate for one call under the current policy: what it requires,
@@ -56,9 +58,7 @@ export function approvalAction(
     announce: {
       kind: 'approval',
       payload: {
-        toolCallId: call.toolCallId,
-        toolName: call.toolName,
-        args,
+        ...announcedAs(run.top, { ...call, args }, 'approval'),
         path: run.path,
         runId: run.runId,
         fingerprint: fp,
@@ -97,34 +97,43 @@ export interface ApprovalQuestion {
   path: string[];
   requestContext: Map<string, unknown>;
   /** The tool's own `requireApproval`, when it has one (a sub-agent has none). */
-  toolSetting: boolean | undefined;
+  toolSetting: Tool['requireApproval'];
   /** What the approval policy says for this call. */
   policyRequires: boolean;
 }
 
 /**
- * The approval gate's precedence, in one place:
- * 1. any rule that is `true` (request, supervisor or agent default) pauses the call;
- * 2. the policy can only add approval (ops can tighten, never loosen, what code asks);
- * 3. a tool's own `requireApproval` beats the function form;
- * 4. every function rule is asked; one that says anything but `false`, or throws, pauses (fail safe).
+ * The approval gate's precedence, Mastra's, with the policy on top:
+ * 1. the policy can only add approval (ops can tighten, never loosen, what code asks);
+ * 2. a tool's own `requireApproval` function is asked for each call and decides alone (it
+ *    overrides every request or agent rule, as in Mastra);
+ * 3. otherwise the call pauses when a rule (request, supervisor or agent default) is `true` or
+ *    a function rule asks, or the tool's own `requireApproval` is `true`.
+ * A function asks with anything but `false`, or by throwing (fail closed; Mastra asks only on a truthy answer).
  */
 export async function requiresApproval(rules: readonly RequireToolApproval[], question: ApprovalQuestion): Promise<boolean> {
-  if (question.policyRequires || rules.some((rule) => rule === true)) return true;
-  if (question.toolSetting !== undefined) return question.toolSetting;
+  if (question.policyRequires) return true;
+  const requestContext = Object.fromEntries(question.requestContext);
+  const own = question.toolSetting;
+  if (typeof own === 'function') return asks(() => own(question.args, { args: question.args, requestContext }));
+  if (rules.some((rule) => rule === true)) return true;
   const context: RequireToolApprovalContext = {
     toolName: question.toolName,
     args: question.args,
-    requestContext: question.requestContext,
+    requestContext,
     path: question.path,
   };
   for (const rule of rules) {
-    if (typeof rule !== 'function') continue;
-    try {
-      if ((await rule(context)) !== false) return true;
-    } catch {
-      return true;
-    }
+    if (typeof rule === 'function' && (await asks(() => rule(context)))) return true;
   }
-  return false;
+  return own === true;
+}
+
+/** A rule's verdict: anything but `false` asks for approval, and so does a rule that throws (fail closed). */
+async function asks(rule: () => unknown): Promise<boolean> {
+  try {
+    return (await rule()) !== false;
+  } catch {
+    return true;
+  }
 }

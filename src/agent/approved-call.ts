@@ -37,10 +37,6 @@ export function interrupted(
   return { kind: 'result', output: { type: 'error-text', value: message } };
 }
 
-export function denied(reason: string): CallOutcome {
-  return { kind: 'result', output: { type: 'execution-denied', reason } };
-}
-
 /** The policy changed under the request: ask again under the current one, or run if it no longer needs approval. */
 export async function askAgain(
   run: RunState,

@@ -6,17 +6,12 @@ const option = z.object({
   description: z.string().optional(),
 });
 
-export const askUserInput = z
-  .object({
-    question: z.string().trim().min(1, 'question must not be empty'),
-    options: z.array(option).min(1, 'options must not be empty when given').optional(),
-    selectionMode: z.enum(['single_select', 'multi_select']).optional(),
-  })
-  .superRefine((input, ctx) => {
-    if (input.selectionMode && !input.options) {
-      ctx.addIssue({ code: 'custom', path: ['selectionMode'], message: 'selectionMode needs options' });
-    }
-  });
+export const askUserInput = z.object({
+  question: z.string().trim().min(1, 'question must not be empty'),
+  /** No options (or none at all) asks for free text. */
+  options: z.array(option).optional(),
+  selectionMode: z.enum(['single_select', 'multi_select']).optional(),
+});
 
 export type AskUserInput = z.infer<typeof askUserInput>;
 
@@ -26,9 +21,15 @@ export interface AskUserPayload {
   selectionMode?: 'single_select' | 'multi_select';
 }
 
+/** What the tool returns, Mastra's shape: the model reads `content`. */
+export interface AskUserResult {
+  content: string;
+  isError: boolean;
+}
+
 /** The answer the tool expects depends on how it asked: free text, one label, or several. */
 function answerSchema(input: AskUserInput): z.ZodType {
-  if (!input.options) return z.string().trim().min(1, 'answer must not be empty');
+  if (!input.options?.length) return z.string().trim().min(1, 'answer must not be empty');
   const labels = input.options.map((o) => o.label);
   const oneOf = z.string().refine((v) => labels.includes(v), { message: `answer must be one of: ${labels.join(', ')}` });
   if ((input.selectionMode ?? 'single_select') === 'multi_select') {
@@ -37,22 +38,17 @@ function answerSchema(input: AskUserInput): z.ZodType {
   return oneOf;
 }
 
-function fallback(input: AskUserInput): string {
-  const lines = [`Question for the user: ${input.question}`];
-  if (input.options) {
-    const mode = input.selectionMode === 'multi_select' ? 'choose any' : 'choose one';
-    lines.push(`Options (${mode}):`);
-    input.options.forEach((o, i) => lines.push(`${i + 1}. ${o.label}${o.description ? ` (${o.description})` : ''}`));
-  }
-  lines.push('No one can answer outside a run; ask the user directly.');
-  return lines.join('\n');
+/** Several answers (multi_select) are joined with ", ", as Mastra's formatQuestionAnswer does. */
+export function formatQuestionAnswer(answer: unknown): string {
+  return Array.isArray(answer) ? answer.map(String).join(', ') : String(answer);
 }
 
 /**
- * Asks the person a question and waits for the answer. Inside a run it
- * suspends with the question (the Slack front end renders it as radio buttons,
- * menus, checkboxes or "reply in this thread"); outside one it returns a
- * readable fallback so the caller can ask by other means.
+ * Asks the person a question and waits for the answer, as Mastra's `askUserTool` does. Inside a
+ * run it suspends with the question (the Slack front end renders it as radio buttons, menus,
+ * checkboxes or "reply in this thread") and, once answered, returns `User answered: …`;
+ * outside one it returns the question as text, so the caller can ask by other means. A
+ * `selectionMode` without options is an error result, not a question.
  */
 export const askUserTool = createTool({
   id: 'ask_user',
@@ -65,18 +61,19 @@ export const askUserTool = createTool({
     selectionMode: z.enum(['single_select', 'multi_select']).optional(),
   }),
   resumeSchema: (input: AskUserInput) => answerSchema(input),
-  execute: async (input, context) => {
+  execute: async (input, context): Promise<AskUserResult | undefined> => {
+    const options = input.options?.length ? input.options : undefined;
+    if (input.selectionMode && !options) return { content: 'Failed to ask user: selectionMode requires options.', isError: true };
+    const selectionMode = options ? (input.selectionMode ?? 'single_select') : undefined;
     const agent = context?.agent;
-    if (!agent) return fallback(input);
-    if (agent.resumeData !== undefined) {
-      return { question: input.question, answer: agent.resumeData };
+    if (agent?.resumeData !== undefined) return { content: `User answered: ${formatQuestionAnswer(agent.resumeData)}`, isError: false };
+    if (!agent) {
+      const lines = [`[Question for user]: ${input.question}`];
+      if (options) lines.push(`Options: ${options.map((o) => o.label).join(', ')}`);
+      if (selectionMode) lines.push(`Selection mode: ${selectionMode}`);
+      return { content: lines.join('\n'), isError: false };
     }
-    const payload: AskUserPayload = {
-      question: input.question,
-      ...(input.options
-        ? { options: input.options, selectionMode: input.selectionMode ?? 'single_select' }
-        : {}),
-    };
+    const payload: AskUserPayload = { question: input.question, ...(options ? { options, selectionMode } : {}) };
     await agent.suspend(payload);
     return undefined;
   },

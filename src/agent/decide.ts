@@ -1,6 +1,7 @@
 import { startContinuation } from './run-lifecycle.js';
 import { authorizeActor, type RefusalReason } from '../approvals/authorize-actor.js';
-import { closeAction, recordApprovalVote, recordDecline, findAction, findDecisionTarget } from '../db/pending-actions.js';
+import { closeAction, recordApprovalVote, recordDecline, findAction, findDecisionTarget, pendingActionsOfRoot } from '../db/pending-actions.js';
+import { callUnderDelegation } from './waiting-calls.js';
 import type { PendingAction } from '../db/rows.js';
 import { appendAudit } from '../db/audit.js';
 import { requirementOfRequest } from '../approvals/requirement-for.js';
@@ -36,7 +37,7 @@ export async function locateAction(
         ? known.action
         : await findAction(deps.db, req.actionId)
       : req.runId !== undefined
-        ? await findDecisionTarget(deps.db, req.runId, req.toolCallId, kinds)
+        ? await decisionTarget(deps, req.runId, req.toolCallId, kinds)
         : undefined;
   const belongs =
     action &&
@@ -48,6 +49,17 @@ export async function locateAction(
     return { outcome: 'not-found', runId, ...(req.toolCallId ? { toolCallId: req.toolCallId } : {}), runExists };
   }
   return action;
+}
+
+/**
+ * The request a run + call id names: the run's own call, or else a sub-agent's call announced
+ * under the top-level delegation's id, as Mastra announces it (the tree is read only when the id
+ * names no pending call of the run: a delegation that was itself approved keeps its id).
+ */
+async function decisionTarget(deps: RuntimeDeps, runId: string, toolCallId: string | undefined, kinds: Array<'approval' | 'suspension'>): Promise<PendingAction | undefined> {
+  const own = await findDecisionTarget(deps.db, runId, toolCallId, kinds);
+  if (own?.status === 'pending' || toolCallId === undefined) return own;
+  return callUnderDelegation(await pendingActionsOfRoot(deps.db, runId), runId, toolCallId, kinds) ?? own;
 }
 
 /**

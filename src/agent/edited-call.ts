@@ -1,17 +1,38 @@
-import type { LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
+import type { LanguageModelV3Message, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import { argsDiff } from '../approvals/args-diff.js';
 import type { PendingAction } from '../db/rows.js';
 
 /**
- * What the model is told when an approver changed its arguments before approving: its own call
- * stays in the history as it made it, and this note on the result says what ran instead.
+ * What the model is told when an approver changed its arguments before approving: its call in
+ * the history shows the arguments that ran (see showEditedCall), and this note on the result says
+ * what changed from the ones it asked for.
  */
 export function editNote(row: Pick<PendingAction, 'edit' | 'args'>, proposedArgs: unknown): string | undefined {
   if (!row.edit) return undefined;
-  const changes = argsDiff(proposedArgs, row.args)
-    .map((c) => `${c.key} ${show(c.before)} → ${show(c.after)}`)
-    .join(', ');
-  return `An approver (${row.edit.editor}) changed the arguments before approving: ${changes || 'no visible change'}. The tool ran with the changed arguments.`;
+  return `An approver (${row.edit.editor}) changed the arguments before approving: ${editChanges(proposedArgs, row.args)}. The tool ran with the changed arguments: ${JSON.stringify(row.args)}.`;
+}
+
+/** An edit's changes in words, `key before → after`, for the model. */
+export function editChanges(before: unknown, after: unknown): string {
+  return argsDiff(before, after).map((c) => `${c.key} ${show(c.before)} → ${show(c.after)}`).join(', ') || 'no visible change';
+}
+
+/**
+ * The call as the model sees it in the history from now on: with the arguments an approver's
+ * edit gave it, which are what ran (or were declined), so what the model says about the call
+ * afterwards is about those and not the ones it first asked for.
+ */
+export function showEditedCall(messages: LanguageModelV3Message[], toolCallId: string, args: unknown): void {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role !== 'assistant') continue;
+    for (const [j, part] of m.content.entries()) {
+      if (part.type === 'tool-call' && part.toolCallId === toolCallId) {
+        m.content[j] = { ...part, input: args };
+        return;
+      }
+    }
+  }
 }
 
 function show(value: unknown): string {

@@ -6,6 +6,7 @@ import { checkLease } from './run-lease.js';
 import type { Emitter } from './stream.js';
 import { RunAbortedError } from './errors.js';
 import { inSpan, recordError } from './telemetry.js';
+import { announcedAs } from './run-state.js';
 
 export type ExecutionOutcome =
   | { kind: 'result'; output: LanguageModelV3ToolResultOutput; value: unknown; isError: boolean }
@@ -141,9 +142,7 @@ export function settle(
           announce: {
             kind: 'suspension',
             payload: {
-              toolCallId: call.toolCallId,
-              toolName: call.toolName,
-              args,
+              ...announcedAs(run.top, { ...call, args }, 'suspension'),
               suspendPayload: outcome.payload,
               path: run.path,
               runId: run.runId,

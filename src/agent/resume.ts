@@ -1,11 +1,13 @@
-import type { ClaimFacts, RunOutcome, CallOutcome, RunState } from './types.js';
-import { askAgain, denied, interrupted, runApproved } from './approved-call.js';
+import type { ClaimFacts, RunOutcome, CallOutcome, RunState, ResumedCall } from './types.js';
+import { askAgain, interrupted, runApproved } from './approved-call.js';
+import { denialMessage, denialOf, denied } from './denied-call.js';
+import { showEditedCall } from './edited-call.js';
 import { callTarget, parseCallInput, delegationFailure, runSteps, settleStep } from './step-loop.js';
 import { type LeasedRun, latestActionsOfRun } from '../db/pending-actions.js';
 import type { PendingAction } from '../db/rows.js';
 import type { Emitter } from './stream.js';
 import { executeTool, settle } from './execute-tool.js';
-import { lastToolCalls } from './run-state.js';
+import { announcedAs, lastToolCalls } from './run-state.js';
 import { unreachable } from '../unreachable.js';
 
 /**
@@ -47,7 +49,7 @@ async function settleAction(
       out.toolResult(call.toolCallId, call.toolName, message, true);
       return { kind: 'result', output: { type: 'error-text', value: message } };
     }
-    return denied('The delegated task was cancelled.');
+    return deny(run, row, rawArgs, out, 'finish');
   }
   const target = callTarget(run.agent, row.tool_name);
   if (!target) return { kind: 'result', output: { type: 'error-text', value: `Tool ${row.tool_name} not found` } };
@@ -59,22 +61,24 @@ async function settleAction(
   const args = parsed.ok ? parsed.args : edited ? row.args : rawArgs;
 
   if (row.kind === 'suspension') {
-    if (row.status !== 'resumed' || target.kind !== 'tool') return denied(row.reason ?? 'The request was cancelled.');
+    if (row.status !== 'resumed' || target.kind !== 'tool') return deny(run, row, args, out, 'finish');
     // The stopped process may have run it with this answer already; running it again could do it twice.
     if (facts.recovered) return interrupted(run, row, out);
+    out.resumed(resumedCall(run, row, args, 'suspension'));
     const outcome = await executeTool(run, target.tool, { ...call, args }, { value: row.resume_data, by: row.decided_by, payload: row.suspend_payload });
     return settle(run, call, args, outcome, out);
   }
 
   switch (row.status) {
     case 'approved':
+      // The model's history shows the call as it runs, edited arguments included.
+      if (edited) showEditedCall(run.messages, row.tool_call_id, args);
+      out.resumed(resumedCall(run, row, args, 'approval'));
       return runApproved(run, target, row, args, out, { ...facts, ...(edited ? { proposedArgs: rawArgs } : {}) });
-    case 'declined':
-      return denied(row.reason ? row.reason : 'The user declined this tool call.');
-    case 'expired':
-      return denied('The approval request expired before anyone approved it.');
     case 'superseded':
       return askAgain(run, target, row, args, out, facts.recovered);
+    case 'declined':
+    case 'expired':
     case 'cancelled':
     case 'failed':
     // Closed by an edit: the request that replaced it is the call's latest row, never this one.
@@ -83,8 +87,46 @@ async function settleAction(
     case 'pending':
     case 'resumed':
     case 'resolved':
-      return denied(row.reason ?? 'The request was cancelled.');
+      return deny(run, row, args, out, 'run');
     default:
       return unreachable(row.status, 'request status');
   }
+}
+
+/**
+ * A call that does not go on (declined, expired, cancelled): the model is told so, by whom and
+ * why (denialMessage), and the stream says so with `tool-output-denied`. A declined edit shows
+ * in the history with the arguments that were declined.
+ */
+function deny(run: RunState, row: PendingAction, args: unknown, out: Emitter, verb: 'run' | 'finish'): CallOutcome {
+  const denial = denialOf(row);
+  if (row.kind === 'approval' && row.edit) showEditedCall(run.messages, row.tool_call_id, row.args);
+  const shown = row.kind === 'approval' && row.edit ? row.args : args;
+  const message = denialMessage(row.tool_name, denial, verb);
+  out.denied({
+    toolCallId: row.tool_call_id,
+    toolName: row.tool_name,
+    args: shown,
+    approval: { id: row.tool_call_id, approved: false, ...(denial.kind === 'declined' && denial.reason ? { reason: denial.reason } : {}) },
+    status: row.status,
+    ...(row.decided_by ? { by: row.decided_by } : {}),
+    message,
+    path: run.path,
+    runId: run.runId,
+  });
+  return denied(message);
+}
+
+function resumedCall(run: RunState, row: PendingAction, args: unknown, kind: 'approval' | 'suspension'): ResumedCall {
+  const shown = announcedAs(run.top, { toolCallId: row.tool_call_id, toolName: row.tool_name, args }, kind);
+  return {
+    toolCallId: shown.toolCallId,
+    ...('innerToolCallId' in shown ? { innerToolCallId: shown.innerToolCallId } : {}),
+    toolName: shown.toolName,
+    args: shown.args,
+    kind,
+    path: run.path,
+    runId: run.runId,
+    ...(row.decided_by ? { by: row.decided_by } : {}),
+  };
 }

@@ -3,8 +3,9 @@ import { endRun, takeRunLease, failDelegation, persistSuspension, dropFailedRun 
 import type { SnapshotRow } from '../db/rows.js';
 import { errorMessage } from '../error-message.js';
 import { cancelPendingRuns, pendingActionsOfRoot, type LeasedRun } from '../db/pending-actions.js';
-import type { AgentInternals, SuspendPayload, RunOutcome, RunState, RuntimeDeps, Snapshot, AgentStream, StreamOptions, LiveOptions } from './types.js';
-import { sinkEmitter, subAgentEmitter, type Emitter, rememberStoredAction, StreamSink } from './stream.js';
+import type { AgentInternals, RunOutcome, RunState, RuntimeDeps, Snapshot, AgentStream, StreamOptions, LiveOptions } from './types.js';
+import { sinkEmitter, subAgentEmitter, type Emitter, rememberStoredAction, StreamSink, type AnnouncedRequest, announcementChunk, pendingOfAnnounced, rememberPause } from './stream.js';
+import { waitingCalls } from './waiting-calls.js';
 import { loadThreadHistory } from '../db/thread-messages.js';
 import { resumeClaimed } from './resume.js';
 import { holdLease, checkLease, recordFreshRunIfSlow } from './run-lease.js';
@@ -16,6 +17,7 @@ import { approvalRulesFor } from './approval-gate.js';
 import { randomUUID } from 'node:crypto';
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
 import { runSteps } from './step-loop.js';
+import { priorOf } from './prior-run.js';
 
 export function emitterFor(run: RunState, sink: StreamSink): Emitter {
   return run.parentRunId ? subAgentEmitter(sink) : sinkEmitter(sink);
@@ -43,18 +45,23 @@ export async function settleOutcome(
     const persisted = await persistSuspension(db, outcome.plan.snapshots, outcome.plan.actions.map((a) => a.write), run.audit.splice(0));
     run.hadSnapshot = true;
     const ids = new Map(persisted.map((p) => [`${p.run_id}\u0000${p.tool_call_id}`, p]));
+    const announced: AnnouncedRequest[] = [];
     for (const action of outcome.plan.actions) {
       if (!action.announce) continue;
       const row = ids.get(`${action.write.run_id}\u0000${action.write.tool_call_id}`)!;
-      if (action.announce.kind === 'approval') {
-        const payload = { ...action.announce.payload, actionId: row.id, expiresAt: new Date(row.expires_at!).toISOString() };
-        rememberStoredAction(payload, row);
-        sink.push({ type: 'tool-call-approval', runId: sink.runId, payload });
-      } else {
-        const payload = { ...action.announce.payload, actionId: row.id };
-        rememberStoredAction(payload, row);
-        sink.push({ type: 'tool-call-suspended', runId: sink.runId, payload });
-      }
+      const request: AnnouncedRequest =
+        action.announce.kind === 'approval'
+          ? { kind: 'approval', payload: { ...action.announce.payload, actionId: row.id, expiresAt: new Date(row.expires_at!).toISOString() } }
+          : { kind: 'suspension', payload: { ...action.announce.payload, actionId: row.id } };
+      rememberStoredAction(request.payload, row);
+      announced.push(request);
+    }
+    // One paused call per stream, as Mastra announces them; the others follow, one per continuation.
+    const [first, ...rest] = announced;
+    if (first) {
+      rememberPause(first.payload, announced);
+      sink.push(announcementChunk(sink.runId, first));
+      sink.alsoPending(rest.map(pendingOfAnnounced));
     }
     sink.finish('suspended');
     return;
@@ -96,21 +103,12 @@ export async function continueRun(
 ): Promise<void> {
   const row = claimed?.snapshot ?? (await takeRunLease(deps.db, runId));
   if (!row) {
+    // The run still waits on other calls: this stream announces the first of them, as Mastra's
+    // continuation announces the next call of the step (a reminder: its request is shown already).
     const rootRunId = sink.runId;
-    const waiting = await pendingActionsOfRoot(deps.db, rootRunId);
-    sink.finishWaiting(
-      waiting.map(
-        (w): SuspendPayload => ({
-          kind: w.kind === 'approval' ? 'approval' : 'suspension',
-          toolCallId: w.tool_call_id,
-          toolName: w.tool_name,
-          args: w.args,
-          path: w.path ?? [],
-          runId: w.run_id,
-          ...(w.kind === 'suspension' ? { suspendPayload: w.suspend_payload } : {}),
-        }),
-      ),
-    );
+    const [next, ...rest] = waitingCalls(deps, await pendingActionsOfRoot(deps.db, rootRunId), rootRunId);
+    if (next) sink.push(announcementChunk(rootRunId, next));
+    sink.finishWaiting(rest.map(pendingOfAnnounced));
     return;
   }
   const claim = holdLease(deps, row.run_id, row.claim_epoch);
@@ -119,6 +117,8 @@ export async function continueRun(
     throw error;
   });
   run.lease = claim;
+  // The top-level run's stream reports the whole run, what it did before the pause included.
+  if (!run.parentRunId) sink.seed(priorOf(run));
   let failedSubAgent = false;
   try {
     let outcome: RunOutcome;
@@ -187,6 +187,9 @@ export async function restoreRun(root: AgentInternals, row: SnapshotRow, deps: R
     rootRunId: row.root_run_id,
     parentRunId: row.parent_run_id,
     parentToolCallId: snapshot.parentToolCallId ?? null,
+    ...(snapshot.top ? { top: snapshot.top } : {}),
+    ...(snapshot.outputFrom !== undefined ? { outputFrom: snapshot.outputFrom } : {}),
+    ...(snapshot.usage ? { usage: snapshot.usage } : {}),
     agent,
     path: snapshot.path,
     threadId: row.thread_id,
@@ -281,6 +284,8 @@ export async function freshRun(
     history: history.messages,
     historyUpTo: history.upTo,
     messages,
+    // Input with assistant messages of its own: the run's answer starts after it (see priorOf).
+    ...(messages.some((m) => m.role === 'assistant') ? { outputFrom: messages.length } : {}),
     results: {},
     step: 0,
     options: {

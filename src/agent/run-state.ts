@@ -1,5 +1,5 @@
 import type { SnapshotWrite } from '../db/run-snapshots.js';
-import type { RunState, AgentInternals, Snapshot } from './types.js';
+import type { RunState, AgentInternals, Snapshot, TopCall } from './types.js';
 import type { LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -22,6 +22,9 @@ export function toSnapshot(run: RunState): Snapshot {
     v: 1,
     path: run.path,
     ...(run.parentToolCallId ? { parentToolCallId: run.parentToolCallId } : {}),
+    ...(run.top ? { top: run.top } : {}),
+    ...(run.outputFrom !== undefined ? { outputFrom: run.outputFrom } : {}),
+    ...(run.usage ? { usage: run.usage } : {}),
     messages: run.messages,
     ...(run.options.memory ? { history: { upTo: run.historyUpTo, count: run.history.length } } : {}),
     results: run.results,
@@ -34,8 +37,22 @@ export function subAgentToolName(key: string): string {
   return `agent-${key}`;
 }
 
+/**
+ * How a call of `run` is announced, as Mastra's supervisor stream shows it: a sub-agent's call
+ * under the top-level delegation's id (an approval with the inner tool's name and arguments, a
+ * suspension as the delegation itself), with the inner call's own id (and, for a suspension, name
+ * and arguments) beside it.
+ */
+export function announcedAs(top: TopCall | undefined, call: { toolCallId: string; toolName: string; args: unknown }, kind: 'approval' | 'suspension') {
+  if (!top) return { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args };
+  if (kind === 'approval') return { toolCallId: top.toolCallId, toolName: call.toolName, args: call.args, innerToolCallId: call.toolCallId };
+  return { toolCallId: top.toolCallId, toolName: top.toolName, args: top.args, innerToolCallId: call.toolCallId, innerToolName: call.toolName, innerArgs: call.args };
+}
+
 /** A sub-agent run created for one delegating tool call of its parent. */
-export function childRun(parent: RunState, agent: AgentInternals, toolCallId: string, prompt: string): RunState {
+export function childRun(parent: RunState, agent: AgentInternals, call: { toolCallId: string; toolName: string }, args: { prompt: string }): RunState {
+  const { toolCallId } = call;
+  const prompt = args.prompt;
   const runId = randomUUID();
   const own = agent.defaultOptions.requireToolApproval;
   const telemetry = parent.live?.telemetry ? parent.telemetry : (runTelemetry(agent.defaultOptions.telemetry, undefined) ?? parent.telemetry);
@@ -44,6 +61,7 @@ export function childRun(parent: RunState, agent: AgentInternals, toolCallId: st
     rootRunId: parent.rootRunId,
     parentRunId: parent.runId,
     parentToolCallId: toolCallId,
+    top: parent.top ?? { toolCallId, toolName: call.toolName, args },
     agent,
     path: [...parent.path, agent.id],
     threadId: parent.threadId,
@@ -75,8 +93,12 @@ export function childRun(parent: RunState, agent: AgentInternals, toolCallId: st
   };
 }
 
-/** What a supervisor's model passes when it delegates to a sub-agent (the tool `agent-<key>`). */
-export const delegationInput = z.object({ prompt: z.string().min(1) }).strict();
+/**
+ * What a supervisor's model passes when it delegates to a sub-agent (the tool `agent-<key>`):
+ * the prompt. Other keys (Mastra's delegation tool also offers threadId, resourceId,
+ * instructions, maxSteps) are kept with the call's arguments but do not change the sub-agent's run.
+ */
+export const delegationInput = z.looseObject({ prompt: z.string().min(1) });
 
 export function findAgent(root: AgentInternals, path: string[]): AgentInternals | undefined {
   return agentsAlong(root, path)?.at(-1);

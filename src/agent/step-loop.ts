@@ -1,8 +1,8 @@
-import type { CallTarget, ToolCallInput, AgentInternals, CallOutcome, RunOutcome, RunState, SuspensionPlan } from './types.js';
+import type { CallTarget, ToolCallInput, AgentInternals, CallOutcome, RunOutcome, RunState, SuspensionPlan, Usage } from './types.js';
 import { approvalAction, approvalGate } from './approval-gate.js';
 import { childRun, pushToolResults, delegationInput, snapshotWrite } from './run-state.js';
 import { settle, executeTool } from './execute-tool.js';
-import { quietEmitter, type Emitter } from './stream.js';
+import { addUsage, quietEmitter, type Emitter } from './stream.js';
 import { LeaseLostError, hasAgentErrorCode } from './errors.js';
 import { errorMessage } from '../error-message.js';
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
@@ -66,7 +66,7 @@ export async function runDelegation(
   args: { prompt: string },
   out: Emitter,
 ): Promise<CallOutcome> {
-  const child = childRun(run, agent, call.toolCallId, args.prompt);
+  const child = childRun(run, agent, call, args);
   let outcome: RunOutcome;
   try {
     // Quiet, but a call run under a remembered approval is still told where people look.
@@ -131,13 +131,15 @@ export async function runSteps(run: RunState, out: Emitter): Promise<RunOutcome>
       { runId: run.runId, agentId: run.agent.id, step: run.step + 1, settings: run.settings, abortSignal: run.live?.abortSignal, telemetry: run.telemetry },
     );
     run.step += 1;
+    const usage = step.usage ? addUsage(undefined, step.usage) : undefined;
+    if (usage) run.usage = storedTokens(addUsage(run.usage, usage));
     const content: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];
     if (step.text) content.push({ type: 'text', text: step.text });
     for (const c of step.toolCalls) {
       content.push({ type: 'tool-call', toolCallId: c.toolCallId, toolName: c.toolName, input: safeJson(c.input) });
     }
     if (content.length) run.messages.push({ role: 'assistant', content });
-    out.stepFinish(run.step);
+    out.stepFinish(run.step, usage);
     if (step.toolCalls.length === 0) {
       return { kind: 'finished', text, finishReason: normaliseReason(step.finishReason) };
     }
@@ -174,6 +176,11 @@ export async function settleStep<C extends { toolCallId: string }>(
   }
   pushToolResults(run);
   return undefined;
+}
+
+/** What a snapshot keeps of the run's tokens: the known counts only. */
+function storedTokens(u: Usage): NonNullable<RunState['usage']> {
+  return { ...(u.inputTokens !== undefined ? { inputTokens: u.inputTokens } : {}), ...(u.outputTokens !== undefined ? { outputTokens: u.outputTokens } : {}) };
 }
 
 function safeJson(raw: string): unknown {

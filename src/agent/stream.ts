@@ -1,11 +1,54 @@
-import type { AgentStream, AgentChunk, FinishReason, GenerateResult, SuspendPayload, BlockedCall, RememberedCall } from './types.js';
+import type { AgentStream, AgentChunk, FinishReason, GenerateResult, SuspendPayload, BlockedCall, RememberedCall, ApprovalRequest, SuspensionRequest, StepResult, ToolCallEntry, ToolResultEntry, Usage, DeniedCall, ResumedCall } from './types.js';
 import type { PendingAction } from '../db/rows.js';
 import { unreachable } from '../unreachable.js';
+
+/** What a continuation's stream knows of its run before it (see StreamSink.seed). */
+export interface PriorRun {
+  text: string;
+  /** The finished steps. */
+  steps: StepResult[];
+  /** The step the run paused in: its text, calls and the results known before the pause. */
+  paused?: StepResult;
+  usage: Usage;
+}
+
+const noUsage = (): Usage => ({ inputTokens: undefined, outputTokens: undefined, totalTokens: undefined });
+
+/** Tokens added up, unknown counts staying unknown; `totalTokens` is theirs summed. */
+export function addUsage(a: Partial<Usage> | undefined, b: Partial<Usage> | undefined): Usage {
+  const add = (x: number | undefined, y: number | undefined) => (x === undefined ? y : y === undefined ? x : x + y);
+  const inputTokens = add(a?.inputTokens, b?.inputTokens);
+  const outputTokens = add(a?.outputTokens, b?.outputTokens);
+  return { inputTokens, outputTokens, totalTokens: inputTokens === undefined && outputTokens === undefined ? undefined : (inputTokens ?? 0) + (outputTokens ?? 0) };
+}
+
+/** Each step's text is its own paragraph, across a pause too (as runSteps writes them). */
+export function joinText(before: string, after: string): string {
+  return before !== '' && after !== '' && !/\s$/.test(before) ? `${before}\n\n${after}` : before + after;
+}
+
+export function toolCallEntry(runId: string, call: { toolCallId: string; toolName: string; args: unknown }): ToolCallEntry {
+  const payload = { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args };
+  return { type: 'tool-call', runId, from: 'AGENT', payload, ...payload };
+}
+
+export function toolResultEntry(
+  runId: string,
+  result: { toolCallId: string; toolName: string; args: unknown; result: unknown; isError: boolean },
+): ToolResultEntry {
+  const payload = { toolCallId: result.toolCallId, toolName: result.toolName, args: result.args, result: result.result, isError: result.isError };
+  return { type: 'tool-result', runId, from: 'AGENT', payload, ...payload };
+}
+
+function emptyStep(): StepResult {
+  return { text: '', toolCalls: [], toolResults: [], finishReason: 'tool-calls', usage: noUsage() };
+}
 
 /**
  * The writing side of a stream. The run starts at once and pushes chunks here;
  * any number of readers can replay them from the start, so `fullStream` and
- * `textStream` can both be read, late or never.
+ * `textStream` can both be read, late or never. What the run did before a pause
+ * (seed) is part of what a continuation's stream reports, as Mastra's is.
  */
 export class StreamSink {
   private readonly chunks: AgentChunk[] = [];
@@ -13,13 +56,28 @@ export class StreamSink {
   private done = false;
   private resolveResult!: (r: GenerateResult) => void;
   readonly result: Promise<GenerateResult>;
+  private prior: PriorRun | undefined;
   private text = '';
-  private readonly toolCalls: GenerateResult['toolCalls'] = [];
-  private readonly toolResults: GenerateResult['toolResults'] = [];
+  private readonly toolCalls: ToolCallEntry[] = [];
+  private readonly argsOf = new Map<string, unknown>();
+  /** The step whose model output is streaming, and the one whose calls are being settled. */
+  private modelStep = emptyStep();
+  private settling: StepResult | undefined;
+  private readonly finished: StepResult[] = [];
   private readonly pending: SuspendPayload[] = [];
 
   constructor(readonly runId: string) {
     this.result = new Promise((resolve) => (this.resolveResult = resolve));
+  }
+
+  /** What the run did before this stream: its text, steps, calls and usage (once; later calls are ignored). */
+  seed(prior: PriorRun): void {
+    if (this.prior || this.done) return;
+    this.prior = prior;
+    for (const step of [...prior.steps, ...(prior.paused ? [prior.paused] : [])]) {
+      for (const c of step.toolCalls) this.argsOf.set(c.toolCallId, c.args);
+    }
+    if (prior.paused && !this.settling) this.settling = { ...prior.paused, toolResults: [...prior.paused.toolResults] };
   }
 
   push(chunk: AgentChunk): void {
@@ -27,35 +85,41 @@ export class StreamSink {
     switch (chunk.type) {
       case 'text-delta':
         this.text += chunk.payload.text;
+        this.modelStep.text += chunk.payload.text;
         break;
-      case 'tool-call':
-        this.toolCalls.push(chunk.payload);
+      case 'tool-call': {
+        const entry = toolCallEntry(this.runId, chunk.payload);
+        this.toolCalls.push(entry);
+        this.modelStep.toolCalls.push(entry);
+        this.argsOf.set(chunk.payload.toolCallId, chunk.payload.args);
         break;
-      case 'tool-result':
-        this.toolResults.push(chunk.payload);
+      }
+      case 'tool-result': {
+        const p = chunk.payload;
+        (this.settling ?? this.modelStep).toolResults.push(toolResultEntry(this.runId, { ...p, args: this.argsOf.get(p.toolCallId) }));
         break;
+      }
+      case 'step-finish': {
+        if (this.settling) this.finished.push(this.settling);
+        this.settling = { ...this.modelStep, usage: addUsage(undefined, chunk.payload.usage), finishReason: this.modelStep.toolCalls.length ? 'tool-calls' : 'stop' };
+        this.modelStep = emptyStep();
+        break;
+      }
       case 'tool-call-approval': {
         const p = chunk.payload;
-        this.pending.push({ kind: 'approval', toolCallId: p.toolCallId, toolName: p.toolName, args: p.args, path: p.path, runId: p.runId });
+        this.pending.push(pendingOf('approval', p));
         break;
       }
       case 'tool-call-suspended': {
         const p = chunk.payload;
-        this.pending.push({
-          kind: 'suspension',
-          toolCallId: p.toolCallId,
-          toolName: p.toolName,
-          args: p.args,
-          path: p.path,
-          runId: p.runId,
-          suspendPayload: p.suspendPayload,
-        });
+        this.pending.push({ ...pendingOf('suspension', p), suspendPayload: p.suspendPayload });
         break;
       }
       case 'start':
       case 'tool-call-blocked':
       case 'tool-call-remembered':
-      case 'step-finish':
+      case 'tool-output-denied':
+      case 'tool-call-resumed':
       case 'finish':
       case 'error':
         break;
@@ -64,6 +128,11 @@ export class StreamSink {
     }
     this.chunks.push(chunk);
     this.wake();
+  }
+
+  /** Calls the run waits on that no chunk of this stream announces (Mastra announces one per stream). */
+  alsoPending(stillPending: SuspendPayload[]): void {
+    if (!this.done) this.pending.push(...stillPending);
   }
 
   /**
@@ -82,23 +151,32 @@ export class StreamSink {
     if (this.done) return;
     if (error !== undefined) this.push({ type: 'error', runId: this.runId, payload: { error } });
     const reason = finishReason === 'suspended' && this.pending.length === 0 ? 'stop' : finishReason;
-    this.push({ type: 'finish', runId: this.runId, payload: { finishReason: reason, text: this.text } });
+    const prior = this.prior;
+    const text = joinText(prior?.text ?? '', this.text);
+    // A paused step is not finished: its results are reported once it is (Mastra's generate() does the same).
+    const last = this.settling && reason !== 'suspended' ? [this.settling] : [];
+    const steps = [...(prior?.steps ?? []), ...this.finished, ...last];
+    if (last.length && reason !== 'tool-calls') last[0]!.finishReason = reason;
+    const usage = [...this.finished, ...(this.settling ? [this.settling] : [])].reduce((u, s) => addUsage(u, s.usage), prior?.usage ?? noUsage());
+    this.push({ type: 'finish', runId: this.runId, payload: { finishReason: reason, text } });
     this.done = true;
     this.wake();
     const pending = reason === 'suspended' ? this.pending : [];
     this.resolveResult({
       runId: this.runId,
-      text: this.text,
+      text,
       finishReason: reason,
-      suspendPayload: pending[pending.length - 1],
+      suspendPayload: pending[0],
       pending,
-      toolCalls: this.toolCalls,
-      toolResults: this.toolResults,
+      toolCalls: [...[...(prior?.steps ?? []), ...(prior?.paused ? [prior.paused] : [])].flatMap((s) => s.toolCalls), ...this.toolCalls],
+      toolResults: steps.flatMap((s) => s.toolResults),
+      steps,
+      usage,
       ...(error !== undefined ? { error } : {}),
     });
   }
 
-  get finished(): boolean {
+  get isFinished(): boolean {
     return this.done;
   }
 
@@ -132,10 +210,41 @@ export class StreamSink {
       text: result.then((r) => r.text),
       finishReason: result.then((r) => r.finishReason),
       suspendPayload: result.then((r) => r.suspendPayload),
+      toolCalls: result.then((r) => r.toolCalls),
+      toolResults: result.then((r) => r.toolResults),
+      steps: result.then((r) => r.steps),
+      usage: result.then((r) => r.usage),
       result,
       consumeStream: () => result,
     };
   }
+}
+
+/** A request a pause stored, as its chunk shows it. */
+export type AnnouncedRequest = { kind: 'approval'; payload: ApprovalRequest } | { kind: 'suspension'; payload: SuspensionRequest };
+
+/** The result's view of an announced request. */
+export function pendingOfAnnounced(a: AnnouncedRequest): SuspendPayload {
+  return a.kind === 'approval' ? pendingOf('approval', a.payload) : { ...pendingOf('suspension', a.payload), suspendPayload: a.payload.suspendPayload };
+}
+
+/** The chunk announcing a request. */
+export function announcementChunk(runId: string, a: AnnouncedRequest): AgentChunk {
+  return a.kind === 'approval' ? { type: 'tool-call-approval', runId, payload: a.payload } : { type: 'tool-call-suspended', runId, payload: a.payload };
+}
+
+function pendingOf(kind: 'approval' | 'suspension', p: ApprovalRequest | SuspensionRequest): SuspendPayload {
+  const inner = 'innerToolName' in p ? p : undefined;
+  return {
+    kind,
+    toolCallId: p.toolCallId,
+    toolName: p.toolName,
+    args: p.args,
+    path: p.path,
+    runId: p.runId,
+    ...(p.innerToolCallId ? { innerToolCallId: p.innerToolCallId } : {}),
+    ...(inner?.innerToolName ? { innerToolName: inner.innerToolName, innerArgs: inner.innerArgs } : {}),
+  };
 }
 
 /** Where a run's live chunks go: the caller's stream, or nowhere for a sub-agent. */
@@ -143,9 +252,11 @@ export interface Emitter {
   text(delta: string): void;
   toolCall(toolCallId: string, toolName: string, args: unknown): void;
   toolResult(toolCallId: string, toolName: string, result: unknown, isError: boolean): void;
-  stepFinish(step: number): void;
+  stepFinish(step: number, usage?: Usage): void;
   blocked(call: BlockedCall): void;
   remembered(call: RememberedCall): void;
+  denied(call: DeniedCall): void;
+  resumed(call: ResumedCall): void;
 }
 
 export function sinkEmitter(sink: StreamSink): Emitter {
@@ -155,9 +266,11 @@ export function sinkEmitter(sink: StreamSink): Emitter {
     toolCall: (toolCallId, toolName, args) => sink.push({ type: 'tool-call', runId, payload: { toolCallId, toolName, args } }),
     toolResult: (toolCallId, toolName, result, isError) =>
       sink.push({ type: 'tool-result', runId, payload: { toolCallId, toolName, result, isError } }),
-    stepFinish: (step) => sink.push({ type: 'step-finish', runId, payload: { step } }),
+    stepFinish: (step, usage) => sink.push({ type: 'step-finish', runId, payload: { step, ...(usage ? { usage } : {}) } }),
     blocked: (call) => sink.push({ type: 'tool-call-blocked', runId, payload: call }),
     remembered: (call) => sink.push({ type: 'tool-call-remembered', runId, payload: call }),
+    denied: (call) => sink.push({ type: 'tool-output-denied', runId, payload: call }),
+    resumed: (call) => sink.push({ type: 'tool-call-resumed', runId, payload: call }),
   };
 }
 
@@ -169,16 +282,40 @@ export const quietEmitter: Emitter = {
   stepFinish: () => {},
   blocked: () => {},
   remembered: () => {},
+  denied: () => {},
+  resumed: () => {},
 };
 
 /**
  * A resumed sub-agent: quiet, except that a blocked call still reaches the top
  * stream, because the card people approved must not go on saying "Approved",
- * and so does a call run under a remembered approval, which its thread is told about.
+ * and so does a call run under a remembered approval, which its thread is told
+ * about, and a paused call going on (`tool-call-resumed`, under the top-level
+ * delegation's id the pause was announced by).
  */
 export function subAgentEmitter(sink: StreamSink): Emitter {
   const top = sinkEmitter(sink);
-  return { ...quietEmitter, blocked: top.blocked, remembered: top.remembered };
+  return { ...quietEmitter, blocked: top.blocked, remembered: top.remembered, resumed: top.resumed };
+}
+
+/** Every request one pause stored, by the payload object of the one chunk that announced the pause. */
+const pauses = new WeakMap<object, readonly AnnouncedRequest[]>();
+
+/** Called by the runtime as it announces a pause it has just stored (`all` in the order asked, the announced one first). */
+export function rememberPause(payload: object, all: readonly AnnouncedRequest[]): void {
+  pauses.set(payload, all);
+}
+
+/**
+ * Every request stored by the pause a `tool-call-approval` or `tool-call-suspended` chunk
+ * announced, in the order they were asked (the announced one first), when the chunk announced a
+ * pause this process just stored. A stream announces one paused call, as Mastra's does; a front
+ * end that shows all the calls of a pause at once (the Slack batch card) reads them here.
+ * Undefined for a chunk that reminds of a call announced before (a continuation's, while the run
+ * still waits on it): its request is already shown.
+ */
+export function requestsOfPause(payload: object): readonly AnnouncedRequest[] | undefined {
+  return pauses.get(payload);
 }
 
 /** Rows by the payload object of the chunk that announced them; gone with the chunk. */

@@ -34,6 +34,14 @@ export interface CallDescription {
   risk?: 'low' | 'high';
 }
 
+/** What a tool's `requireApproval` function is given besides the call's input (Mastra's shape). */
+export interface ToolApprovalContext<In = unknown> {
+  args: In;
+  /** The request's requestContext as a plain object. */
+  requestContext: Record<string, unknown>;
+  workspace?: unknown;
+}
+
 export interface ToolDefinition<In = any, Out = any> {
   id: string;
   description: string;
@@ -49,7 +57,12 @@ export interface ToolDefinition<In = any, Out = any> {
   suspendSchema?: z.ZodType;
   /** A schema, or a function of the call's input when the answer depends on it (askUser options). */
   resumeSchema?: z.ZodType | ((input: In) => z.ZodType);
-  requireApproval?: boolean;
+  /**
+   * `true` asks for approval of every call; a function is asked for each call with its input
+   * (Mastra's form; anything but `false`, or a throw, asks) and then decides alone, over the request's
+   * and agents' `requireToolApproval`. The policy can still add approval either way.
+   */
+  requireApproval?: boolean | ((input: In, context: ToolApprovalContext<In>) => boolean | Promise<boolean>);
   /**
    * The call in words for its approval card, e.g. "Refund $12.50 on order 1042". Without it (or
    * when it throws or returns something malformed) the card describes the arguments from the
@@ -70,6 +83,9 @@ export function createTool<In, Out>(definition: ToolDefinition<In, Out>): Tool<I
   }
   if (typeof definition.execute !== 'function') {
     throw new TypeError(`Tool "${definition.id}" needs an execute function`);
+  }
+  if (definition.requireApproval !== undefined && typeof definition.requireApproval !== 'boolean' && typeof definition.requireApproval !== 'function') {
+    throw new TypeError(`Tool "${definition.id}": requireApproval must be a boolean or a function of the call's input`);
   }
   if (definition.describe !== undefined && typeof definition.describe !== 'function') {
     throw new TypeError(`Tool "${definition.id}": describe must be a function of the call's arguments`);

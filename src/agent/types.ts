@@ -41,7 +41,14 @@ export interface AgentInternals {
 /** The chunk vocabulary of `agent.stream()`; every chunk names its run. */
 
 export interface ApprovalRequest {
+  /**
+   * The call to decide by. For a sub-agent's call it is the top-level delegation's, as in
+   * Mastra (the supervisor's stream shows the inner call under it); `innerToolCallId` is the
+   * inner call's own. Decisions address the call by either.
+   */
   toolCallId: string;
+  /** The call's own id, when it is a sub-agent's (toolCallId is then the top-level delegation's). */
+  innerToolCallId?: string;
   toolName: string;
   args: unknown;
   /** Agent ids from the top-level agent down to the one that owns the tool. */
@@ -62,10 +69,16 @@ export interface ApprovalRequest {
 }
 
 export interface SuspensionRequest {
+  /** As in ApprovalRequest: for a sub-agent's tool, the top-level delegation's call. */
   toolCallId: string;
+  /** For a sub-agent's tool, the top-level delegation (`agent-<key>`), as in Mastra; `innerToolName` is the tool. */
   toolName: string;
+  /** For a sub-agent's tool, the top-level delegation's arguments; `innerArgs` are the tool's. */
   args: unknown;
   suspendPayload: unknown;
+  innerToolCallId?: string;
+  innerToolName?: string;
+  innerArgs?: unknown;
   path: string[];
   runId: string;
   actionId: number;
@@ -96,6 +109,43 @@ export interface RememberedCall {
   expiresAt: string;
 }
 
+/** A call that did not go on (declined, expired, cancelled): Mastra's `tool-output-denied`, with what the model was told. */
+export interface DeniedCall {
+  toolCallId: string;
+  toolName: string;
+  /** The arguments that were declined (an approver's edit included). */
+  args: unknown;
+  approval: { id: string; approved: false; reason?: string };
+  status: PendingAction['status'];
+  /** Who declined or cancelled it, when someone did. */
+  by?: string;
+  /** What the model was told. */
+  message: string;
+  path: string[];
+  runId: string;
+}
+
+/** A paused call that goes on: approved, or a suspended tool given its answer. */
+export interface ResumedCall {
+  /** As announced: for a sub-agent's call, the top-level delegation's (innerToolCallId is its own). */
+  toolCallId: string;
+  innerToolCallId?: string;
+  toolName: string;
+  args: unknown;
+  kind: 'approval' | 'suspension';
+  /** Who approved or answered it, when known. */
+  by?: string;
+  path: string[];
+  runId: string;
+}
+
+/** Tokens of a model call or a run (undefined where the provider did not say). */
+export interface Usage {
+  inputTokens: number | undefined;
+  outputTokens: number | undefined;
+  totalTokens: number | undefined;
+}
+
 export type FinishReason = 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other' | 'suspended';
 
 export type AgentChunk =
@@ -111,12 +161,15 @@ export type AgentChunk =
   | { type: 'tool-call-suspended'; runId: string; payload: SuspensionRequest }
   | { type: 'tool-call-blocked'; runId: string; payload: BlockedCall }
   | { type: 'tool-call-remembered'; runId: string; payload: RememberedCall }
-  | { type: 'step-finish'; runId: string; payload: { step: number } }
+  | { type: 'tool-output-denied'; runId: string; payload: DeniedCall }
+  | { type: 'tool-call-resumed'; runId: string; payload: ResumedCall }
+  | { type: 'step-finish'; runId: string; payload: { step: number; usage?: Usage } }
   | { type: 'finish'; runId: string; payload: { finishReason: FinishReason; text: string } }
   | { type: 'error'; runId: string; payload: { error: unknown } };
 
 /** What `generate()` and `result` report; `suspendPayload` is set when the run paused. */
 export interface SuspendPayload {
+  /** As the chunk that announced it (for a sub-agent's call, the top-level delegation's). */
   toolCallId: string;
   toolName: string;
   args: unknown;
@@ -125,6 +178,42 @@ export interface SuspendPayload {
   kind: 'approval' | 'suspension';
   /** For suspensions: what the tool passed to `suspend()`. */
   suspendPayload?: unknown;
+  innerToolCallId?: string;
+  innerToolName?: string;
+  innerArgs?: unknown;
+}
+
+/** A tool call as results list it: flat, and in Mastra's chunk shape (`payload`) too. */
+export interface ToolCallEntry {
+  type: 'tool-call';
+  runId: string;
+  from: 'AGENT';
+  payload: { toolCallId: string; toolName: string; args: unknown };
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+}
+
+/** A tool result as results list it: flat, and in Mastra's chunk shape (`payload`) too. */
+export interface ToolResultEntry {
+  type: 'tool-result';
+  runId: string;
+  from: 'AGENT';
+  payload: { toolCallId: string; toolName: string; args: unknown; result: unknown; isError: boolean };
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+  result: unknown;
+  isError: boolean;
+}
+
+/** One step of a run: what the model said and called, and the results of those calls. */
+export interface StepResult {
+  text: string;
+  toolCalls: ToolCallEntry[];
+  toolResults: ToolResultEntry[];
+  finishReason: string;
+  usage: Usage;
 }
 
 export interface GenerateResult {
@@ -134,8 +223,14 @@ export interface GenerateResult {
   suspendPayload?: SuspendPayload;
   /** Every call still waiting, in order, when the run paused. */
   pending: SuspendPayload[];
-  toolCalls: Array<{ toolCallId: string; toolName: string; args: unknown }>;
-  toolResults: Array<{ toolCallId: string; toolName: string; result: unknown; isError: boolean }>;
+  /** Every call of the run so far, continuations included (Mastra's): the paused step's too. */
+  toolCalls: ToolCallEntry[];
+  /** Every result of the run so far; while it is paused, not those of the step it paused in (Mastra's). */
+  toolResults: ToolResultEntry[];
+  /** The run's finished steps, continuations included; not the step it paused in. */
+  steps: StepResult[];
+  /** Tokens of every model call of the run so far (a sub-agent's not included). */
+  usage: Usage;
   error?: unknown;
 }
 
@@ -267,6 +362,12 @@ export interface Snapshot {
   v: 1;
   path: string[];
   parentToolCallId?: string;
+  /** A sub-agent run's top-level delegation call (see RunState.top). */
+  top?: TopCall;
+  /** Where the run's own messages start, when its input had assistant messages (else at the first one). */
+  outputFrom?: number;
+  /** Tokens of the run's model calls so far. */
+  usage?: { inputTokens?: number; outputTokens?: number };
   messages: LanguageModelV3Message[];
   history?: { upTo: string | null; count: number };
   /** Results already known for the calls of the last step. */
@@ -275,11 +376,24 @@ export interface Snapshot {
   options: DurableOptions;
 }
 
+/** The top-level run's delegation call a sub-agent run works under (at any depth). */
+export interface TopCall {
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+}
+
 export interface RunState {
   runId: string;
   rootRunId: string;
   parentRunId: string | null;
   parentToolCallId: string | null;
+  /** For a sub-agent run: the top-level delegation it works under, by which its pauses are announced. */
+  top?: TopCall;
+  /** See Snapshot.outputFrom. */
+  outputFrom?: number;
+  /** Tokens of the run's model calls so far (restored from its snapshot). */
+  usage?: { inputTokens?: number; outputTokens?: number };
   agent: AgentInternals;
   path: string[];
   threadId: string | null;
@@ -397,7 +511,8 @@ export interface RequireToolApprovalContext {
   /** The name the model called: the tool's key in `tools` (or `agent-<key>` for a sub-agent). */
   toolName: string;
   args: unknown;
-  requestContext: Map<string, unknown>;
+  /** The request's requestContext as a plain object, as Mastra gives it. */
+  requestContext: Record<string, unknown>;
   /** Agent ids from the top-level agent down to the one making the call. */
   path: string[];
   workspace?: unknown;
@@ -464,9 +579,14 @@ export interface AgentStream {
   runId: string;
   fullStream: AsyncIterable<AgentChunk>;
   textStream: AsyncIterable<string>;
+  /** The run's whole answer so far: after an approval or a resume, the text before the pause too. */
   text: Promise<string>;
   finishReason: Promise<FinishReason>;
   suspendPayload: Promise<SuspendPayload | undefined>;
+  toolCalls: Promise<ToolCallEntry[]>;
+  toolResults: Promise<ToolResultEntry[]>;
+  steps: Promise<StepResult[]>;
+  usage: Promise<Usage>;
   result: Promise<GenerateResult>;
   /** Waits for the run to end (or pause) without reading the chunks. */
   consumeStream(): Promise<GenerateResult>;

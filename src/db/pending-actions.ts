@@ -62,10 +62,11 @@ export async function findAction(db: Db, id: number): Promise<PendingAction | un
   return result.rows[0];
 }
 
+/** Every pending row of a top-level run's tree, in the order they were asked: its delegations' too (see waiting-calls.ts). */
 export async function pendingActionsOfRoot(db: Db, rootRunId: string): Promise<PendingAction[]> {
   const result = await sql<PendingAction>`
     SELECT ${columns} FROM pending_actions
-    WHERE root_run_id = ${rootRunId} AND status = 'pending' AND kind <> 'delegation'
+    WHERE root_run_id = ${rootRunId} AND status = 'pending'
     ORDER BY id
   `.execute(db);
   return result.rows;

@@ -168,7 +168,9 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
     await waitForText(h.fake, thread, 'Understood, not deleting x1.');
     expect(made.tools.deleted).toEqual([]);
     expect(lastToolResults(made.model)).toEqual([
-      expect.objectContaining({ output: { type: 'execution-denied', reason: 'wrong record <!everyone>' } }),
+      expect.objectContaining({
+        output: { type: 'execution-denied', reason: `Tool call declined by ${ALICE}; delete_record did not run. Their reason, in their own words: "wrong record <!everyone>".` },
+      }),
     ]);
   });
 

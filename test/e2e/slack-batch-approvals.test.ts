@@ -218,7 +218,9 @@ describe.each(backends)('batch cards for parallel approval calls on %s', (backen
     expect(deleted).toEqual([]);
     expect(model.doStreamCalls).toHaveLength(2);
     const results = model.doStreamCalls[1]!.prompt.flatMap((m) => (m.role === 'tool' ? m.content : []));
-    expect(results.map((r) => (r as { output: unknown }).output)).toEqual(Array(3).fill({ type: 'execution-denied', reason: 'not today <!here>' }));
+    expect(results.map((r) => (r as { output: unknown }).output)).toEqual(
+      Array(3).fill({ type: 'execution-denied', reason: `Tool call declined by ${ALICE}; delete_record did not run. Their reason, in their own words: "not today <!here>".` }),
+    );
   });
 
   it('Decline all still declines, without a reason, when its modal cannot open (expired trigger)', async () => {

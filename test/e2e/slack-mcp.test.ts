@@ -74,7 +74,9 @@ describe.each(backends)('MCP tools in Slack on %s', (backend) => {
       await waitForUpdate(h.fake, card, `Declined by <@${ALICE}>: duplicate`);
       await waitForText(h.fake, thread, 'Not filed.');
       expect(log.lines()).toEqual([]);
-      expect(lastToolResults(model)).toEqual([expect.objectContaining({ output: { type: 'execution-denied', reason: 'duplicate' } })]);
+      expect(lastToolResults(model)).toEqual([
+        expect.objectContaining({ output: { type: 'execution-denied', reason: expect.stringMatching(new RegExp(`^Tool call declined by ${ALICE}; \\S+ did not run\\. Their reason, in their own words: "duplicate"\\.$`)) } }),
+      ]);
     } finally {
       await http.stop();
     }

@@ -94,7 +94,7 @@ describe.each(backends)('Slack questions and suspended tools on %s', (backend) =
     await waitForUpdate(h.fake, card, `Answered *production* by <@${REQUESTER}>`);
     await waitForText(h.fake, thread, 'Going with production.');
     expect(lastToolResults(model)).toEqual([
-      expect.objectContaining({ output: { type: 'json', value: { question: 'Which environment?', answer: 'production' } } }),
+      expect.objectContaining({ output: { type: 'json', value: { content: 'User answered: production', isError: false } } }),
     ]);
   });
 
@@ -106,7 +106,7 @@ describe.each(backends)('Slack questions and suspended tools on %s', (backend) =
     await select(b, card, REQUESTER, 'static_select', ['12']);
     await waitForUpdate(h.fake, card, 'region-13');
     await waitForText(h.fake, thread, 'Region chosen.');
-    expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { answer: 'region-13' } } });
+    expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { content: 'User answered: region-13', isError: false } } });
   });
 
   it('multi select as checkboxes: ticking changes nothing, Submit answers with every ticked label', async () => {
@@ -118,7 +118,7 @@ describe.each(backends)('Slack questions and suspended tools on %s', (backend) =
     await submitChoices(b, card, REQUESTER, 'checkboxes', ['0', '2']);
     await waitForUpdate(h.fake, card, 'api, worker');
     await waitForText(h.fake, thread, 'Will do api and worker.');
-    expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { answer: ['api', 'worker'] } } });
+    expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { content: 'User answered: api, worker', isError: false } } });
     expect(h.fake.callsTo('chat.update')).toHaveLength(1);
   });
 
@@ -130,7 +130,7 @@ describe.each(backends)('Slack questions and suspended tools on %s', (backend) =
     expect(cardActions(card.blocks, 'question')!.elements[0].type).toBe('multi_static_select');
     await submitChoices(b, card, REQUESTER, 'multi_static_select', ['11']);
     await waitForText(h.fake, thread, 'OK.');
-    expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { answer: ['svc-11'] } } });
+    expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { content: 'User answered: svc-11', isError: false } } });
   });
 
   it('free text: the requester answers by replying in the thread; others are told they cannot', async () => {
@@ -143,7 +143,7 @@ describe.each(backends)('Slack questions and suspended tools on %s', (backend) =
     await reply(b, thread, REQUESTER, 'Blue Falcon & <friends>');
     await waitForUpdate(h.fake, card, `Answered *Blue Falcon &amp; &lt;friends&gt;* by <@${REQUESTER}>`);
     await waitForText(h.fake, thread, 'Named it.');
-    expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { answer: 'Blue Falcon & <friends>' } } });
+    expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { content: 'User answered: Blue Falcon & <friends>', isError: false } } });
   });
 
   it('more options than a menu holds are not dropped: the card says so and a thread reply can pick a hidden one', async () => {
@@ -154,7 +154,7 @@ describe.each(backends)('Slack questions and suspended tools on %s', (backend) =
     expect(textOf(card.call)).toContain('20 more options are not shown');
     await reply(b, thread, REQUESTER, 'opt-117');
     await waitForText(h.fake, thread, 'Picked.');
-    expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { answer: 'opt-117' } } });
+    expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { content: 'User answered: opt-117', isError: false } } });
   });
 
   it('deploy to production confirmed with the Yes button (a one-boolean resume schema needs no form)', async () => {

@@ -4,7 +4,7 @@ import { createTool } from '../../src/agent/tool.js';
 import type { AgentChunk, AgentStream } from '../../src/agent/types.js';
 
 /** A tool whose executions are counted, for "ran exactly once" assertions. */
-export function countingTool(id: string, options: { requireApproval?: boolean } = {}) {
+export function countingTool(id: string, options: { requireApproval?: boolean | ((input: { id: string }) => boolean | Promise<boolean>) } = {}) {
   const calls: unknown[] = [];
   const tool = createTool({
     id,

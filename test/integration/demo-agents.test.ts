@@ -151,7 +151,9 @@ describe.each(backends)('demo agents on %s', (backend) => {
     const declined = await ops.declineToolCallGenerate({ runId: first.runId, actor: { userId: ALICE }, reason: 'still in use' });
     expect(declined).toMatchObject({ finishReason: 'stop', text: 'OK, I left ghi-789 alone.' });
     expect((await record('ghi-789')).deleted_at).toBeNull();
-    expect(lastToolResults(model)[0]).toMatchObject({ output: { type: 'execution-denied', reason: 'still in use' } });
+    expect(lastToolResults(model)[0]).toMatchObject({
+      output: { type: 'execution-denied', reason: `Tool call declined by ${ALICE}; delete_record did not run. Their reason, in their own words: "still in use".` },
+    });
   });
 
   it('the record tools report not-found and already-deleted as results', async () => {

@@ -177,7 +177,7 @@ describe.each(backends)('aborting a run on %s', (backend) => {
     const topModel = scriptedModel([{ toolCalls: [{ toolName: 'agent-billing', args: { prompt: 'refund' } }] }, { text: 'never' }]);
     const top = new Agent({ id: 'ops', model: topModel, agents: { billing }, storage: database });
     const paused = await top.generate('refund');
-    expect(paused.suspendPayload).toMatchObject({ toolName: 'confirm', path: ['ops', 'billing'] });
+    expect(paused.suspendPayload).toMatchObject({ toolName: 'agent-billing', innerToolName: 'confirm', path: ['ops', 'billing'] });
     expect(await runRecordCount(database, paused.runId)).toBe(2);
 
     const controller = new AbortController();

@@ -28,7 +28,8 @@ describe.each(backends)('runtime approvals on %s', (backend) => {
     expect(calls).toHaveLength(0);
 
     const resumed = await agent.approveToolCall({ runId: stream.runId });
-    expect(await resumed.text).toBe('Deleted abc.');
+    // The whole answer, before and after the pause (Mastra's); each step its own paragraph.
+    expect(await resumed.text).toBe('Deleting.\n\nDeleted abc.');
     expect(await resumed.finishReason).toBe('stop');
     expect(calls).toEqual([{ id: 'abc' }]);
     expect(lastToolResults(model)[0]).toMatchObject({ type: 'tool-result', output: { type: 'json', value: { done: 'abc' } } });
@@ -49,7 +50,10 @@ describe.each(backends)('runtime approvals on %s', (backend) => {
     expect(await declined.text).toBe('OK, I will not delete it.');
     expect(calls).toHaveLength(0);
     expect(lastToolResults(model)).toEqual([
-      expect.objectContaining({ toolCallId: suspend!.toolCallId, output: { type: 'execution-denied', reason: 'wrong record' } }),
+      expect.objectContaining({
+        toolCallId: suspend!.toolCallId,
+        output: { type: 'execution-denied', reason: 'Tool call declined by api; delete_record did not run. Their reason, in their own words: "wrong record".' },
+      }),
     ]);
   });
 
@@ -101,17 +105,30 @@ describe.each(backends)('runtime approvals on %s', (backend) => {
     expect(r3.pending.map((p) => p.toolName)).toEqual(['lookup', 'remove']);
   });
 
-  it("a tool's own requireApproval wins over the function form", async () => {
+  it("a tool's own requireApproval function decides over the request's rule; its false does not (Mastra's precedence)", async () => {
     const { tool: safe, calls: safeCalls } = countingTool('safe', { requireApproval: false });
     const { tool: risky } = countingTool('risky', { requireApproval: true });
+    const { tool: judged, calls: judgedCalls } = countingTool('judged', { requireApproval: (input) => input.id === 'big' });
     const model = scriptedModel([
-      { toolCalls: [{ toolName: 'safe', args: { id: '1' } }, { toolName: 'risky', args: { id: '2' } }] },
+      {
+        toolCalls: [
+          { toolName: 'safe', args: { id: '1' } },
+          { toolName: 'risky', args: { id: '2' } },
+          { toolName: 'judged', args: { id: 'small' } },
+          { toolName: 'judged', args: { id: 'big' } },
+        ],
+      },
       { text: 'ok' },
     ]);
-    const agent = agentWith({ model, tools: { safe, risky }, storage: database });
-    const result = await agent.generate('go', { requireToolApproval: ({ toolName }) => toolName === 'safe' });
-    expect(result.pending.map((p) => p.toolName)).toEqual(['risky']);
-    expect(safeCalls).toHaveLength(1);
+    const agent = agentWith({ model, tools: { safe, risky, judged }, storage: database });
+    const result = await agent.generate('go', { requireToolApproval: ({ toolName }) => toolName !== 'risky' });
+    expect(result.pending.map((p) => [p.toolName, p.args])).toEqual([
+      ['safe', { id: '1' }],
+      ['risky', { id: '2' }],
+      ['judged', { id: 'big' }],
+    ]);
+    expect(safeCalls).toHaveLength(0);
+    expect(judgedCalls).toEqual([{ id: 'small' }]);
   });
 
   it('two pending calls in one step: each decided by id in any order; the run continues after both', async () => {

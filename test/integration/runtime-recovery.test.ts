@@ -283,7 +283,7 @@ describe.each(backends)('runs whose process stopped mid-way, on %s', (backend) =
     const [taken] = await two.recoverStaleRuns();
     expect((await taken!.stream.result).text).toBe('refunded');
     expect(approvals.calls).toHaveLength(1);
-    expect(lastToolResults(script).find((r) => 'toolName' in r && r.toolName === 'ask_user')).toMatchObject({ output: { value: { answer: 'customer asked' } } });
+    expect(lastToolResults(script).find((r) => 'toolName' in r && r.toolName === 'ask_user')).toMatchObject({ output: { value: { content: 'User answered: customer asked', isError: false } } });
     expect(await two.recoverStaleRuns()).toEqual([]);
     const left = await sql<{ n: number }>`SELECT count(*)::int AS n FROM run_snapshots WHERE run_id IN (${first.runId}, ${second.runId})`.execute(database.db);
     expect(left.rows[0]!.n).toBe(0);

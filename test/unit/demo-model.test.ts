@@ -1,5 +1,7 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool, LanguageModelV3Message, LanguageModelV3StreamPart, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatQuestionAnswer } from '../../src/agent/ask-user.js';
+import { denialMessage } from '../../src/agent/denied-call.js';
 import { collect } from '../helpers/agents.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import type { AgentChunk, ApprovalRequest, SuspensionRequest } from '../../src/agent/types.js';
@@ -52,8 +54,9 @@ const step = (toolName: string, input: unknown, output: LanguageModelV3ToolResul
   calls: [{ toolName, input }],
   outputs: [output],
 });
+/** askUserTool's result for an answer (Mastra's shape): the question is in the call's input. */
 const answered = (input: { question: string }, answer: unknown): Step =>
-  step('ask_user', input, json({ question: input.question, answer }));
+  step('ask_user', input, json({ content: `User answered: ${formatQuestionAnswer(answer)}`, isError: false }));
 
 interface Streamed {
   parts: LanguageModelV3StreamPart[];
@@ -368,7 +371,7 @@ describe('demo model: clarification', () => {
   });
 
   it('region answers are read back', async () => {
-    const asked = { question: 'Which regions should this apply to?' };
+    const asked = { question: 'Which regions should this apply to?', selectionMode: 'multi_select' };
     const s = await stream(conversation('which regions', answered(asked, ['us-east-1', 'eu-west-1'])));
     expect(s.calls).toEqual([]);
     expect(s.text).toMatch(/^You chose `us-east-1` and `eu-west-1`\./);
@@ -410,6 +413,24 @@ describe('demo model: after tool results', () => {
     const s = await del(output);
     expect(s.text).toBe(text);
     expect(s.calls).toEqual([]);
+  });
+
+  it.each([
+    [denialMessage('delete_record', { kind: 'declined', by: 'U0ALICE', reason: 'done' }), 'I did not delete record abc-123: <@U0ALICE> declined it, saying "done".'],
+    [denialMessage('delete_record', { kind: 'declined', by: 'U0ALICE' }), 'I did not delete record abc-123: <@U0ALICE> declined it.'],
+    [denialMessage('delete_record', { kind: 'expired' }), 'I did not delete record abc-123: the request expired before anyone approved it.'],
+    [denialMessage('delete_record', { kind: 'cancelled', by: 'U0BOB', reason: 'Cancelled in Slack.' }), 'I did not delete record abc-123: <@U0BOB> cancelled the request (Cancelled in Slack).'],
+  ])("the runtime's denial %j says who and why", async (reason, text) => {
+    expect((await del({ type: 'execution-denied', reason })).text).toBe(text);
+  });
+
+  it('a declined edit is reported with the edited arguments the call shows, not the ones first asked for', async () => {
+    const reason = denialMessage('issue_refund', { kind: 'declined', by: 'U0FIN', reason: 'too much', edit: { editor: 'U0CAROL', changes: 'amountCents 2500 → 150000' } });
+    const s = await stream(
+      conversation('Refund order 1042 for 2500 cents', step('issue_refund', { orderId: '1042', amountCents: 150000 }, { type: 'execution-denied', reason })),
+      billingTools,
+    );
+    expect(s.text).toBe('I did not refund $1,500.00 on order 1042: <@U0FIN> declined it after <@U0CAROL> changed it (amountCents 2500 → 150000), saying "too much".');
   });
 
   it('reports a tool error', async () => {

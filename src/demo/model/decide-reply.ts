@@ -54,7 +54,7 @@ function continueAfterTools(
   // Only answers came back: the request is not done yet, so re-read it with the
   // answers filled in. Any other result means the step acted, and acting again
   // on the same request would repeat it.
-  if (results.length && results.every((r) => r.toolName === 'ask_user' && answerOf(r.output) !== undefined)) {
+  if (results.length && results.every((r) => r.toolName === 'ask_user' && answerOf(r.output, calls.get(r.toolCallId)) !== undefined)) {
     let userIndex = -1;
     prompt.forEach((m, i) => {
       if (m.role === 'user') userIndex = i;
@@ -65,7 +65,7 @@ function continueAfterTools(
       if (message.role !== 'tool') continue;
       for (const part of message.content) {
         if (part.type !== 'tool-result' || part.toolName !== 'ask_user') continue;
-        const answered = answerOf(part.output);
+        const answered = answerOf(part.output, calls.get(part.toolCallId));
         if (answered) intent = applyAnswer(intent, answered.question, answered.answer);
       }
     }
@@ -87,9 +87,18 @@ function toolCallsOf(prompt: LanguageModelV3Prompt): Map<string, Record<string, 
   return calls;
 }
 
-function answerOf(output: LanguageModelV3ToolResultOutput): { question: string; answer: unknown } | undefined {
-  if (output.type !== 'json') return undefined;
+/**
+ * The question an ask_user call asked (its input) and the answer its result reports, Mastra's
+ * `{ content: 'User answered: …' }`: a multi_select question's answers come back joined with
+ * ", " and are split there again.
+ */
+function answerOf(output: LanguageModelV3ToolResultOutput, input: Record<string, unknown> | undefined): { question: string; answer: unknown } | undefined {
+  if (output.type !== 'json' || !input || typeof input.question !== 'string') return undefined;
   const value = asRecord(output.value);
-  if (!value || typeof value.question !== 'string' || !('answer' in value)) return undefined;
-  return { question: value.question, answer: value.answer };
+  const content = value && value.isError === false && typeof value.content === 'string' ? value.content : undefined;
+  if (!content?.startsWith(answeredPrefix)) return undefined;
+  const text = content.slice(answeredPrefix.length);
+  return { question: input.question, answer: input.selectionMode === 'multi_select' ? text.split(', ') : text };
 }
+
+const answeredPrefix = 'User answered: ';

@@ -3,6 +3,7 @@ import { code, formatAnswer, quote, sentence, usd } from './format.js';
 import { asRecord } from './json-values.js';
 import { unreachable } from '../../unreachable.js';
 import { splitEditNote } from '../../agent/edited-call.js';
+import { readDenial } from '../../agent/denied-call.js';
 
 /** One sentence about a tool result, from what the result says, never from what was asked for. */
 export function describeResult(result: LanguageModelV3ToolResultPart, input: Record<string, unknown> | undefined): string {
@@ -93,8 +94,31 @@ function actionPhrase(toolName: string, args: Record<string, unknown>): string {
  * not …:" they read better as a clause. A person's own reason is kept word for word.
  */
 function reasonPhrase(reason: string | undefined): string {
+  const denial = reason ? readDenial(reason) : undefined;
+  if (denial) return denialPhrase(denial);
   const trimmed = reason?.trim().replace(/[.!\s]+$/, '') ?? '';
   if (!trimmed || /^the user declined this tool call$/i.test(trimmed)) return 'the request was declined';
   if (/^the approval request expired/i.test(trimmed)) return 'the request expired before anyone approved it';
   return /^(?:The|A|An|This|That|It) /.test(trimmed) ? trimmed[0]!.toLowerCase() + trimmed.slice(1) : trimmed;
+}
+
+/** The runtime's denial sentence (see denialMessage) in the demo's words: who did it, their reason quoted. */
+function denialPhrase(denial: NonNullable<ReturnType<typeof readDenial>>): string {
+  const who = (by: string | undefined) => (by && by !== 'api' ? `<@${by}>` : undefined);
+  switch (denial.kind) {
+    case 'declined': {
+      const by = who(denial.by);
+      const edited = denial.edit ? ` after <@${denial.edit.editor}> changed it (${denial.edit.changes})` : '';
+      const said = denial.reason ? `, saying ${quote(denial.reason)}` : '';
+      return `${by ? `${by} declined it` : 'the request was declined'}${edited}${said}`;
+    }
+    case 'expired':
+      return 'the request expired before anyone approved it';
+    case 'cancelled': {
+      const by = who(denial.by);
+      return `${by ? `${by} cancelled the request` : 'the request was cancelled'}${denial.reason ? ` (${denial.reason.replace(/[.!\s]+$/, '')})` : ''}`;
+    }
+    default:
+      return unreachable(denial, 'denial');
+  }
 }

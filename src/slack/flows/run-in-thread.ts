@@ -1,4 +1,5 @@
 import type { AgentStream, ApprovalRequest, FinishReason } from '../../agent/types.js';
+import type { AnnouncedRequest } from '../../agent/stream.js';
 import { hasAgentErrorCode } from '../../agent/errors.js';
 import { postCard } from './post-card.js';
 import { postApprovalCards } from './post-approval-cards.js';
@@ -70,8 +71,25 @@ export async function runInThread(
   try {
     // A status this process set ("waiting for approval") is over once the run moves on.
     const statusCleared = ctx.assistant ? await clearWaitingStatus(ctx, target) : false;
+    // One request of a pause as it always showed: approvals gather for postApprovals, a question gets its card.
+    const show = async (request: AnnouncedRequest) => {
+      await flush();
+      if (request.kind === 'suspension') {
+        await postApprovals();
+        const stored = ctx.agent.storedRequestOf(request.payload);
+        await postCard(ctx, request.payload.actionId, target, (continuation) => runInThread(ctx, continuation, target), stored);
+        return;
+      }
+      approvals.push(request.payload);
+      if (ctx.assistant?.tries('status', target)) {
+        // The row is read only when the status is configured and this process did not just store it.
+        const stored = ctx.agent.storedRequestOf(request.payload);
+        const row = stored?.id === request.payload.actionId ? stored : await ctx.agent.findRequest(request.payload.actionId);
+        if (row) waitingOn.push(row);
+      }
+    };
     for await (const chunk of stream.fullStream) {
-      if (chunk.type !== 'tool-call-approval') await postApprovals();
+      if (chunk.type !== 'tool-call-approval' && chunk.type !== 'tool-call-suspended') await postApprovals();
       switch (chunk.type) {
         case 'text-delta':
           text += chunk.payload.text;
@@ -80,21 +98,12 @@ export async function runInThread(
             await streamed?.push(chunk.payload.text);
           }
           break;
-        case 'tool-call-approval': {
-          await flush();
-          approvals.push(chunk.payload);
-          if (ctx.assistant?.tries('status', target)) {
-            // The row is read only when the status is configured and this process did not just store it.
-            const stored = ctx.agent.storedRequestOf(chunk.payload);
-            const row = stored?.id === chunk.payload.actionId ? stored : await ctx.agent.findRequest(chunk.payload.actionId);
-            if (row) waitingOn.push(row);
-          }
-          break;
-        }
+        case 'tool-call-approval':
         case 'tool-call-suspended': {
-          await flush();
-          const stored = ctx.agent.storedRequestOf(chunk.payload);
-          await postCard(ctx, chunk.payload.actionId, target, (continuation) => runInThread(ctx, continuation, target), stored);
+          // A stream announces one call of a pause; every request the pause stored is shown at once
+          // (the calls of one step share a batch card). A reminder of a call shown before shows nothing.
+          const pause = ctx.agent.requestsOfPause(chunk.payload);
+          for (const request of pause ?? []) await show(request);
           break;
         }
         case 'tool-call-blocked':
@@ -113,6 +122,8 @@ export async function runInThread(
         case 'start':
         case 'tool-call':
         case 'tool-result':
+        case 'tool-output-denied':
+        case 'tool-call-resumed':
         case 'step-finish':
           break;
         default:

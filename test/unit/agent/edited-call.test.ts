@@ -6,7 +6,7 @@ describe('what the model is told about an edit', () => {
 
   it('names the editor and each changed argument, old → new', () => {
     expect(editNote(row, row.edit.proposedArgs)).toBe(
-      'An approver (U0CAROL) changed the arguments before approving: amountCents 150050 → 100000. The tool ran with the changed arguments.',
+      'An approver (U0CAROL) changed the arguments before approving: amountCents 150050 → 100000. The tool ran with the changed arguments: {"orderId":"o-1","amountCents":100000}.',
     );
     expect(editNote({ args: {}, edit: null }, {})).toBeUndefined();
   });

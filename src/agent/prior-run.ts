@@ -1,0 +1,67 @@
+import type { LanguageModelV3Message, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
+import type { RunState, StepResult, ToolResultEntry } from './types.js';
+import { addUsage, joinText, toolCallEntry, toolResultEntry, type PriorRun } from './stream.js';
+
+/**
+ * What a restored run did before its pause, from its snapshot's messages: the text of its
+ * answer so far, its finished steps, the step it paused in (with the results known then) and its
+ * tokens. A continuation's stream starts from this, so it reports the whole run as Mastra's does.
+ * Denied calls have no result, as in Mastra.
+ */
+export function priorOf(run: RunState): PriorRun {
+  const from = run.outputFrom ?? firstAssistant(run.messages);
+  const steps: StepResult[] = [];
+  let paused: StepResult | undefined;
+  let text = '';
+  const messages = run.messages.slice(from);
+  for (const [i, m] of messages.entries()) {
+    if (m.role !== 'assistant') continue;
+    const step: StepResult = {
+      text: m.content.map((p) => (p.type === 'text' ? p.text : '')).join(''),
+      toolCalls: m.content.flatMap((p) => (p.type === 'tool-call' ? [toolCallEntry(run.runId, { toolCallId: p.toolCallId, toolName: p.toolName, args: p.input })] : [])),
+      toolResults: [],
+      finishReason: 'tool-calls',
+      usage: addUsage(undefined, undefined),
+    };
+    text = joinText(text, step.text);
+    const next = messages[i + 1];
+    const args = new Map(step.toolCalls.map((c) => [c.toolCallId, c.args]));
+    const entry = (toolCallId: string, toolName: string, output: LanguageModelV3ToolResultOutput) => resultEntry(run.runId, toolCallId, toolName, args.get(toolCallId), output);
+    if (next?.role === 'tool') {
+      for (const p of next.content) if (p.type === 'tool-result') pushDefined(step.toolResults, entry(p.toolCallId, p.toolName, p.output));
+      steps.push(step);
+    } else if (step.toolCalls.length) {
+      for (const c of step.toolCalls) {
+        const output = run.results[c.toolCallId];
+        if (output) pushDefined(step.toolResults, entry(c.toolCallId, c.toolName, output));
+      }
+      paused = step;
+    } else steps.push({ ...step, finishReason: 'stop' });
+  }
+  return { text, steps, ...(paused ? { paused } : {}), usage: addUsage(run.usage, undefined) };
+}
+
+function firstAssistant(messages: LanguageModelV3Message[]): number {
+  const i = messages.findIndex((m) => m.role === 'assistant');
+  return i < 0 ? messages.length : i;
+}
+
+function pushDefined<T>(list: T[], item: T | undefined): void {
+  if (item !== undefined) list.push(item);
+}
+
+function resultEntry(runId: string, toolCallId: string, toolName: string, args: unknown, output: LanguageModelV3ToolResultOutput): ToolResultEntry | undefined {
+  switch (output.type) {
+    case 'execution-denied':
+      return undefined;
+    case 'json':
+    case 'text':
+    case 'content':
+      return toolResultEntry(runId, { toolCallId, toolName, args, result: output.value, isError: false });
+    case 'error-text':
+    case 'error-json':
+      return toolResultEntry(runId, { toolCallId, toolName, args, result: output.value, isError: true });
+    default:
+      return undefined;
+  }
+}

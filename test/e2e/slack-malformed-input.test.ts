@@ -16,6 +16,7 @@ import { attachMcpServers, type AttachedMcpServers } from '../../src/mcp/attach-
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
 import { blockActionsPayload, messageEnvelope, viewSubmissionPayload, type SlackSimulator } from '../../src/simulator/index.js';
 import { backends } from '../helpers/db.js';
+import { recordingRefundTool } from '../helpers/recording-refund-tool.js';
 import { callLog, stdioTracker } from '../helpers/mcp.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
@@ -48,17 +49,6 @@ const WRONG_TYPES: Array<[string, unknown]> = [
   ['an array', ['a', 'b']],
 ];
 
-const refundTool = (refunds: unknown[]) =>
-  createTool({
-    id: 'issue_refund',
-    description: 'Refund an order',
-    inputSchema: z.object({ orderId: z.string(), amountCents: z.number().int().positive(), note: z.string().optional() }),
-    execute: async (input: { orderId: string; amountCents: number }) => {
-      refunds.push(input);
-      return { refunded: input.amountCents };
-    },
-  });
-
 /** A tool whose details come from the Respond form: a number, a yes/no and an optional text. */
 const refundDetails = createTool({
   id: 'refund_details',
@@ -87,7 +77,7 @@ describe.each(backends)('malformed and out-of-bounds submissions on %s', (backen
   });
 
   async function boot(steps: ScriptStep[]) {
-    const refunds: unknown[] = [];
+    const { issueRefund, refunds } = recordingRefundTool();
     const { deleteRecord, deleted } = recordingDeleteTool();
     const model = scriptedModel(steps);
     let agent!: Agent;
@@ -99,7 +89,7 @@ describe.each(backends)('malformed and out-of-bounds submissions on %s', (backen
           id: 'ops',
           instructions: 'test',
           model,
-          tools: { issue_refund: refundTool(refunds), delete_record: deleteRecord, ask_user: askUserTool, refund_details: refundDetails },
+          tools: { issue_refund: issueRefund, delete_record: deleteRecord, ask_user: askUserTool, refund_details: refundDetails },
           storage: h.database,
           policy: definePolicy(POLICY),
           ...deps,

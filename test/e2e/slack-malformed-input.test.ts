@@ -389,7 +389,7 @@ describe.each(backends)('malformed and out-of-bounds submissions on %s', (backen
     expect(log.lines()[1]).toBe('set_priority 1 accept {"priority":"p1"}');
   });
 
-  it('a click whose button value is not text is refused the same way, on the card and for Approve', async () => {
+  it('a click whose button value, action id or a modal whose callback id is not text is refused the same way, before any listener is chosen', async () => {
     const { b, refunds } = await boot([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'rec-z' } }] }, { text: 'Deleted.' }]);
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete z' });
     const card = await waitForCard(h.fake, thread, 'approval');
@@ -397,8 +397,15 @@ describe.each(backends)('malformed and out-of-bounds submissions on %s', (backen
       const response = await clickButton(b, card, CAROL, ACTION_IDS.approve, { value: bad as never });
       expect(response.body).toBe('');
     }
+    // Bolt matches listeners by calling string methods on these ids: they are parsed before it does.
+    const click = blockActionsPayload({ user: CAROL, channel: CHANNEL, messageTs: card.ts, threadTs: card.threadTs, actionId: ACTION_IDS.approve, value: buttonValue(card) });
+    (click.actions as Array<Record<string, unknown>>)[0]!.action_id = 5;
+    expect(await b.send.interaction(click)).toMatchObject({ status: 200, body: '' });
+    const view = viewSubmissionPayload({ user: CAROL, callbackId: CALLBACK_IDS.declineModal, privateMetadata: buttonValue(card), stateValues: {} });
+    (view.view as Record<string, unknown>).callback_id = { id: CALLBACK_IDS.declineModal };
+    expect(await b.send.interaction(view)).toMatchObject({ status: 200, body: '' });
     await b.slack.idle();
-    expect(refusedTo(h.fake, CAROL)).toHaveLength(WRONG_TYPES.length);
+    expect(refusedTo(h.fake, CAROL)).toHaveLength(WRONG_TYPES.length + 2);
     expect(errorLines(b)).toEqual([]);
     expect((await b.agent.findRequest(card.actionId))?.status).toBe('pending');
     await clickButton(b, card, CAROL, ACTION_IDS.approve);

@@ -83,6 +83,8 @@ export const blockActionsSchema = z.looseObject({
   actions: z.array(submittedActionSchema).min(1).max(1),
 });
 
+export type BlockActionsBody = z.output<typeof blockActionsSchema>;
+
 /** A submitted modal as the listeners read it: which modal, what it was opened for, what was entered. */
 export const submittedViewSchema = z.looseObject({
   callback_id: z.string().max(LIMITS.callbackId),

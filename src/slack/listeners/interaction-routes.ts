@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, App, BlockAction, Middleware, SlackAction, SlackActionMiddlewareArgs, SlackViewMiddlewareArgs } from '@slack/bolt';
 import type { ACTION_IDS, CALLBACK_IDS } from '../blocks/action-ids.js';
-import { blockActionsSchema, issuesOf, viewSubmissionSchema, type SubmittedView, type ViewSubmission } from '../blocks/submitted-payloads.js';
+import { blockActionsSchema, issuesOf, viewSubmissionSchema, type BlockActionsBody, type SubmittedView, type ViewSubmission } from '../blocks/submitted-payloads.js';
 
 type ActionListener = Middleware<SlackActionMiddlewareArgs>;
 type ActionId = (typeof ACTION_IDS)[keyof typeof ACTION_IDS];
@@ -32,30 +32,45 @@ export interface InteractionFallbacks {
  * route goes to `unknown`, which must still ack.
  *
  * This is also the one place every click and submission is parsed
- * (submitted-payloads.ts): a listener only ever sees a payload whose values
- * have the types and bounds it reads, and one that does not parse is
- * acknowledged and answered by `malformed`, before anything could throw.
+ * (submitted-payloads.ts), in a global middleware, before Bolt matches it to a
+ * listener: a listener only ever sees a payload whose values have the types
+ * and bounds it reads, and one that does not parse is acknowledged and
+ * answered by `malformed`, before anything could throw.
  */
 export function interactionRoutes(app: App, fallbacks: InteractionFallbacks): InteractionRoutes {
   const actions = new Map<string, ActionListener>();
   const views = new Map<string, ViewListener>();
+  // Parsed before Bolt matches listeners to the payload (its matchers call string methods on the
+  // ids), so even an id of the wrong type is answered here; the listeners get what was parsed.
+  const parsedBodies = new WeakMap<object, BlockActionsBody | ViewSubmission>();
+  app.use(async (args) => {
+    const body = args.body as { type?: unknown };
+    const schema = body.type === 'block_actions' ? blockActionsSchema : body.type === 'view_submission' ? viewSubmissionSchema : undefined;
+    if (!schema) return args.next();
+    const parsed = schema.safeParse(body);
+    if (!parsed.success) {
+      const issues = issuesOf(parsed.error);
+      return body.type === 'block_actions'
+        ? fallbacks.malformedAction(args as unknown as SlackActionMiddlewareArgs & AllMiddlewareArgs, issues)
+        : fallbacks.malformedView(args as unknown as SlackViewMiddlewareArgs & AllMiddlewareArgs, issues);
+    }
+    parsedBodies.set(body, parsed.data);
+    await args.next();
+  });
   app.action(/.*/, async (args) => {
-    if (args.body.type !== 'block_actions') return fallbacks.unknownAction(args);
-    const parsed = blockActionsSchema.safeParse(args.body);
-    if (!parsed.success) return fallbacks.malformedAction(args, issuesOf(parsed.error));
-    const action = parsed.data.actions[0]!;
+    const parsed = parsedBodies.get(args.body);
+    if (!parsed || parsed.type !== 'block_actions') return fallbacks.unknownAction(args);
+    const action = parsed.actions[0]!;
     // The parsed payload has every field the listeners read, with the types Bolt declares for them.
-    const checked = { ...args, body: parsed.data, action, payload: action } as unknown as typeof args;
+    const checked = { ...args, body: parsed, action, payload: action } as unknown as typeof args;
     await (actions.get(action.action_id) ?? fallbacks.unknownAction)(checked);
   });
   app.view(/.*/, async (args) => {
-    if (args.body.type !== 'view_submission') return fallbacks.unknownView(args);
-    const parsed = viewSubmissionSchema.safeParse(args.body);
-    if (!parsed.success) return fallbacks.malformedView(args, issuesOf(parsed.error));
-    const listener = views.get(parsed.data.view.callback_id);
-    if (!listener) return fallbacks.unknownView(args);
+    const parsed = parsedBodies.get(args.body);
+    const listener = parsed?.type === 'view_submission' ? views.get(parsed.view.callback_id) : undefined;
+    if (!parsed || parsed.type !== 'view_submission' || !listener) return fallbacks.unknownView(args);
     const { payload: _raw, view: _view, body: _body, ...rest } = args;
-    await listener({ ...rest, body: parsed.data, view: parsed.data.view });
+    await listener({ ...rest, body: parsed, view: parsed.view });
   });
   const claim = (routes: Map<string, unknown>, id: string) => {
     if (routes.has(id)) throw new Error(`two listeners for the Slack interaction ${id}`);

@@ -120,6 +120,7 @@ describe.each(backends)('malformed and out-of-bounds submissions on %s', (backen
     const { b, refunds } = await boot([{ toolCalls: [{ toolName: 'issue_refund', args: { orderId: '1042', amountCents: 2500 } }] }, { text: 'Refund done.' }]);
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'refund 1042' });
     const card = await waitForCard(h.fake, thread, 'approval');
+    await b.slack.idle();
     const meta = buttonValue(card);
 
     let sent = 0;
@@ -164,6 +165,7 @@ describe.each(backends)('malformed and out-of-bounds submissions on %s', (backen
     const { b, refunds } = await boot([{ toolCalls: [{ toolName: 'issue_refund', args: { orderId: '1042', amountCents: 2500 } }] }, { text: 'Refund done.' }]);
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'refund 1042' });
     const card = await waitForCard(h.fake, thread, 'approval');
+    await b.slack.idle();
     const meta = buttonValue(card);
     const text = (value: string) => ({ type: 'plain_text_input', value });
 
@@ -197,6 +199,7 @@ describe.each(backends)('malformed and out-of-bounds submissions on %s', (backen
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete a and b' });
     const call = await h.fake.waitFor((c) => c.method === 'chat.postMessage' && c.ok && inThread(c, CHANNEL, thread.threadTs) && textOf(c).includes('actions need approval'));
     const ts = String(call.response?.ts);
+    await b.slack.idle();
     const all = blocksOf(call).find((x) => String(x.block_id).startsWith('batch:'))!;
     const declineAll = (all.elements as Array<{ action_id: string; value: string }>).find((e) => e.action_id === ACTION_IDS.batchDeclineAll)!;
     // The modal's metadata is the button's value and the message it was on (batch-decline-modal.ts).
@@ -223,6 +226,7 @@ describe.each(backends)('malformed and out-of-bounds submissions on %s', (backen
     const { b, model } = await boot([{ toolCalls: [{ toolName: 'refund_details', args: { orderId: '77' } }] }, { text: 'Details noted.' }]);
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'refund 77' });
     const card = await waitForCard(h.fake, thread, 'suspension');
+    await b.slack.idle();
     const meta = JSON.stringify({ a: card.actionId });
     const good = {
       refundAmount: { value: { type: 'number_input', value: '12.5' } },
@@ -254,6 +258,7 @@ describe.each(backends)('malformed and out-of-bounds submissions on %s', (backen
     ]);
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'restart services' });
     const card = await waitForCard(h.fake, thread, 'question');
+    await b.slack.idle();
     const actions = cardActions(card.blocks, 'question')!;
     const submitButton = (actions.elements as Array<{ action_id: string; value?: string }>).find((e) => e.action_id === ACTION_IDS.questionSubmit)!;
     const submitChoices = (selected: unknown) =>
@@ -337,6 +342,7 @@ describe.each(backends)('malformed and out-of-bounds submissions on %s', (backen
 
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'triage 7' });
     const card = await waitForCard(h.fake, thread, 'suspension');
+    await b.slack.idle();
     const meta = JSON.stringify({ a: card.actionId });
     const good = {
       f0: { value: { type: 'radio_buttons', selected_option: { value: '1' } } },
@@ -365,6 +371,7 @@ describe.each(backends)('malformed and out-of-bounds submissions on %s', (backen
     // The one inline field of a card: its element's value of the wrong type.
     const second = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'prioritise 1' });
     const inline = await waitForCard(h.fake, second, 'suspension');
+    await b.slack.idle();
     const field = inline.blocks.find((x) => x.block_id === `elicitation-field:${inline.actionId}`)!;
     const pick = (value: unknown) => {
       const payload = blockActionsPayload({
@@ -393,6 +400,7 @@ describe.each(backends)('malformed and out-of-bounds submissions on %s', (backen
     const { b, refunds } = await boot([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'rec-z' } }] }, { text: 'Deleted.' }]);
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete z' });
     const card = await waitForCard(h.fake, thread, 'approval');
+    await b.slack.idle();
     for (const [, bad] of WRONG_TYPES) {
       const response = await clickButton(b, card, CAROL, ACTION_IDS.approve, { value: bad as never });
       expect(response.body).toBe('');

@@ -27,13 +27,27 @@ export interface AskUserResult {
   isError: boolean;
 }
 
-/** The answer the tool expects depends on how it asked: free text, one label, or several. */
+/**
+ * Longest free-text answer (characters, after trimming): what Slack's text inputs hold. A longer
+ * one is refused, from a thread reply, a form or code, never cut.
+ */
+export const MAX_ANSWER_LENGTH = 3000;
+
+/**
+ * The answer the tool expects depends on how it asked: free text (bounded), one label, or
+ * several: each one of the labels, none twice, so never more than there are options.
+ */
 function answerSchema(input: AskUserInput): z.ZodType {
-  if (!input.options?.length) return z.string().trim().min(1, 'answer must not be empty');
+  if (!input.options?.length) return z.string().trim().min(1, 'answer must not be empty').max(MAX_ANSWER_LENGTH, `answer must be at most ${MAX_ANSWER_LENGTH} characters`);
   const labels = input.options.map((o) => o.label);
   const oneOf = z.string().refine((v) => labels.includes(v), { message: `answer must be one of: ${labels.join(', ')}` });
   if ((input.selectionMode ?? 'single_select') === 'multi_select') {
-    return z.array(oneOf).min(1, 'choose at least one option');
+    return z
+      .array(z.unknown())
+      .min(1, 'choose at least one option')
+      .max(labels.length, `choose at most ${labels.length} options`)
+      .refine((chosen) => new Set(chosen).size === chosen.length, 'choose each option at most once')
+      .pipe(z.array(oneOf));
   }
   return oneOf;
 }

@@ -15,6 +15,12 @@ import { outsideWorkspace, outsideWorkspaceMessage } from '../approvals/workspac
 
 export const apiActor = { userId: 'api' } as const;
 
+/**
+ * Longest reason a decision may carry (characters, after trimming): what Slack's reason fields
+ * declare, and what every caller is held to. A longer one is refused, never cut.
+ */
+export const MAX_REASON_LENGTH = 3000;
+
 /** What a front end may add to a decision: see Agent.decideToolCall. */
 export interface DecisionContext {
   /** The request's row as the caller read it moments ago; saves a read. */
@@ -94,6 +100,19 @@ async function recordDecision(
     log.warn({ presented: req.fingerprint }, 'decision refused: fingerprint does not match the pending call');
     await refused('fingerprint-mismatch');
     return { outcome: 'fingerprint-mismatch', action };
+  }
+  // Typed callers cannot pass anything but a string; plain JavaScript and forged requests can.
+  const given: unknown = req.reason;
+  if (given !== undefined && (typeof given !== 'string' || given.trim().length > MAX_REASON_LENGTH)) {
+    const why = typeof given === 'string' ? 'reason-too-long' : 'reason-invalid';
+    log.info({ actor: actor.userId, why, length: typeof given === 'string' ? given.length : undefined }, 'decision refused: the reason is out of bounds');
+    await refused(why);
+    return {
+      outcome: 'not-allowed',
+      action,
+      why,
+      message: typeof given === 'string' ? `A reason may be at most ${MAX_REASON_LENGTH.toLocaleString('en-US')} characters; this one has ${given.trim().length.toLocaleString('en-US')}.` : 'A reason must be text.',
+    };
   }
   const current = requirementOfRequest(deps.policy, action, deps.mcpIdentity);
   const policyChanged = current.policyVersion !== action.policy_version;

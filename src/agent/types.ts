@@ -259,6 +259,7 @@ export interface DecisionRequest {
   toolCallId?: string;
   /** Acting user; code that omits it acts as `api` and is held to the same policy. */
   actor?: Actor;
+  /** At most 3,000 characters once trimmed (MAX_REASON_LENGTH); a longer one is refused as `not-allowed`, why `reason-too-long`. */
   reason?: string;
   /** When given (a Slack button carries one), the pending call must still have this fingerprint (prefix). */
   fingerprint?: string;

@@ -1,13 +1,12 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
-import { createTool } from '../../src/agent/tool.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
 import { viewSubmissionPayload, type RecordedCall } from '../../src/simulator/index.js';
 import { backends } from '../helpers/db.js';
+import { recordingRefundTool } from '../helpers/recording-refund-tool.js';
 import { lastToolResults, scriptedModel } from '../helpers/scripted-model.js';
 import {
   blocksOf,
@@ -43,20 +42,7 @@ describe.each(backends)('Slack: edit, then approve, on %s', (backend) => {
   const h = slackHarness(backend);
 
   function refundAgent(deps: AgentDeps, amountCents: number, p: PolicyInput) {
-    const refunds: unknown[] = [];
-    const issueRefund = createTool({
-      id: 'issue_refund',
-      description: 'Refund an order',
-      inputSchema: z.object({
-        orderId: z.string().describe('The order to refund'),
-        amountCents: z.number().int().positive(),
-        note: z.string().optional(),
-      }),
-      execute: async (input: { orderId: string; amountCents: number }) => {
-        refunds.push(input);
-        return { refunded: input.amountCents };
-      },
-    });
+    const { issueRefund, refunds } = recordingRefundTool();
     // By the prompt, not by turn: a restarted process's model must pick up where the run is.
     const model = scriptedModel([
       (call) =>

@@ -75,6 +75,29 @@ describe.each(backends)('approvals that require a reason on %s', (backend) => {
     expect(audit.find((e) => e.event === 'approved')).toMatchObject({ actor: 'U0CAROL', detail: { approvals: 2, quorum: 2, reason: 'Checked the record' } });
   });
 
+  it('a reason over 3,000 characters, or one that is not text, is refused with a clear outcome (never cut), audited, and runs nothing', async () => {
+    const { agent, calls, runId, toolCallId } = await pausedDelete();
+    const actionId = (await agent.latestApprovalId(runId, toolCallId))!;
+    const long = await agent.decideToolCall({ actionId, actor: { userId: 'U0BOB' }, reason: 'r'.repeat(3001), decision: 'approve' });
+    expect(long).toMatchObject({ outcome: 'not-allowed', why: 'reason-too-long', message: 'A reason may be at most 3,000 characters; this one has 3,001.' });
+    const declined = await agent.decideToolCall({ actionId, actor: { userId: 'U0BOB' }, reason: 'd'.repeat(1_000_000), decision: 'decline' });
+    expect(declined).toMatchObject({ outcome: 'not-allowed', why: 'reason-too-long' });
+    // Plain JavaScript can pass anything: refused as an outcome, not a TypeError.
+    const notText = await agent.decideToolCall({ actionId, actor: { userId: 'U0BOB' }, reason: { why: 'x' } as never, decision: 'approve' });
+    expect(notText).toMatchObject({ outcome: 'not-allowed', why: 'reason-invalid' });
+    await expect(agent.approveToolCall({ runId, actor: { userId: 'U0BOB' }, reason: 'r'.repeat(3001) })).rejects.toThrow(/at most 3,000 characters/);
+    await expect(agent.declineToolCall({ runId, actor: { userId: 'U0BOB' }, reason: 'r'.repeat(5000) })).rejects.toThrow(ToolCallNotPendingError);
+    expect(await agent.findRequest(actionId)).toMatchObject({ status: 'pending', approvals: [] });
+    const refused = (await auditOf(database, runId)).filter((e) => e.event === 'refused').map((e) => (e.detail as { why: string }).why);
+    expect(refused).toEqual(['reason-too-long', 'reason-too-long', 'reason-invalid', 'reason-too-long', 'reason-too-long']);
+
+    // Exactly the bound (after trimming) is kept whole.
+    const whole = `  ${'k'.repeat(2999)}!  `;
+    expect((await agent.decideToolCall({ actionId, actor: { userId: 'U0BOB' }, reason: whole, decision: 'approve' })).outcome).toBe('approval-recorded');
+    expect((await agent.findRequest(actionId))!.approvals.map((a) => a.reason)).toEqual([whole.trim()]);
+    expect(calls).toEqual([]);
+  });
+
   it('keeps the approval audit detail as it was when no reason is given and none is required', async () => {
     const { tool } = countingTool('issue_refund', { requireApproval: true });
     const model = scriptedModel([{ toolCalls: [{ toolName: 'issue_refund', args: { id: 'o1' } }] }, { text: 'ok' }]);

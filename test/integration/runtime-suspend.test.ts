@@ -198,6 +198,33 @@ describe.each(backends)('suspension, ask_user and supervisors on %s', (backend) 
     expect(outside).toEqual({ content: '[Question for user]: Pick one\nOptions: a, b\nSelection mode: single_select', isError: false });
   });
 
+  it('askUserTool holds code callers to the bounds: a free-text answer over 3,000 characters, a repeated option or more options than asked are refused, never cut', async () => {
+    const model = scriptedModel([
+      { toolCalls: [{ toolName: 'ask_user', args: { question: 'Which regions?', options: [{ label: 'eu' }, { label: 'us' }], selectionMode: 'multi_select' } }] },
+      { text: 'multi done' },
+      { toolCalls: [{ toolName: 'ask_user', args: { question: 'Why?' } }] },
+      { text: 'free done' },
+    ]);
+    const agent = agentWith({ model, tools: { ask_user: askUserTool }, storage: database });
+
+    const multi = await agent.generate('ask');
+    for (const answer of [['eu', 'eu'], Array.from({ length: 10_000 }, () => 'us'), ['eu', 'us', 'eu']]) {
+      const refused = await agent.resumeStream(answer, { runId: multi.runId }).then(() => undefined, (error: unknown) => error);
+      expect(refused).toBeInstanceOf(ResumeValidationError);
+      expect((refused as ResumeValidationError).issues.join(' ')).toMatch(/at most once|at most 2 options/);
+    }
+    expect((await agent.resumeGenerate(['us', 'eu'], { runId: multi.runId })).text).toBe('multi done');
+    expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { answer: ['us', 'eu'] } } });
+
+    const free = await agent.generate('ask');
+    const long = await agent.resumeStream('w'.repeat(3001), { runId: free.runId }).then(() => undefined, (error: unknown) => error);
+    expect(long).toBeInstanceOf(ResumeValidationError);
+    expect((long as ResumeValidationError).issues).toEqual(['(value): answer must be at most 3000 characters']);
+    const exactly = `${'w'.repeat(2999)}!`;
+    expect((await agent.resumeGenerate(exactly, { runId: free.runId })).text).toBe('free done');
+    expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { answer: exactly } } });
+  });
+
   it('supervisor → sub-agent → sub-agent: approval surfaces at the top with the inner tool and path', async () => {
     const { tool: refund, calls } = countingTool('refund', { requireApproval: true });
     const leafModel = () => scriptedModel([{ toolCalls: [{ toolName: 'refund', args: { id: 'o-1' } }] }, { text: 'leaf: refunded' }]);

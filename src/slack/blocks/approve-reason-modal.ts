@@ -1,17 +1,16 @@
 import type { ModalView } from '@slack/types';
+import { MAX_REASON_LENGTH } from '../../agent/decide.js';
 import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
 import { inlineCode } from '../mrkdwn/inline-code.js';
 import { LIMITS, truncate } from './limits.js';
 import { CALLBACK_IDS } from './action-ids.js';
 import { approvalButtonValue, parseButtonValue } from './button-value.js';
-import type { ViewStateValues } from './card-types.js';
+import type { ViewStateValues } from './submitted-payloads.js';
 import { section } from './layout.js';
 import { plainText } from './text-objects.js';
 
 export const APPROVE_REASON_BLOCK_ID = 'reason';
 export const APPROVE_REASON_ACTION_ID = 'reason';
-/** A reason longer than this is refused by the input itself. */
-export const MAX_APPROVE_REASON = 3000;
 
 export interface ApproveReasonModalData {
   actionId: number;
@@ -50,7 +49,8 @@ export function approveReasonModal(data: ApproveReasonModalData): ModalView {
           action_id: APPROVE_REASON_ACTION_ID,
           multiline: true,
           min_length: 1,
-          max_length: MAX_APPROVE_REASON,
+          // The runtime refuses a longer reason too (decideToolCall), whoever sends it.
+          max_length: MAX_REASON_LENGTH,
           placeholder: plainText('Why is this call all right to run?', LIMITS.placeholder),
         },
       },
@@ -61,7 +61,7 @@ export function approveReasonModal(data: ApproveReasonModalData): ModalView {
 export interface ApproveReasonSubmission {
   actionId: number;
   fingerprintPrefix: string;
-  /** Trimmed; empty when only blanks were written (the submission is then sent back with an error). */
+  /** Trimmed; empty when only blanks were written (the submission is then sent back with an error). Never cut: a long one is refused where it is decided. */
   reason: string;
 }
 
@@ -70,5 +70,5 @@ export function parseApproveReasonModal(privateMetadata: string | undefined, sta
   const meta = parseButtonValue(privateMetadata);
   if (meta?.fingerprintPrefix === undefined) return undefined;
   const reason = stateValues[APPROVE_REASON_BLOCK_ID]?.[APPROVE_REASON_ACTION_ID]?.value?.trim() ?? '';
-  return { actionId: meta.actionId, fingerprintPrefix: meta.fingerprintPrefix, reason: reason.slice(0, MAX_APPROVE_REASON) };
+  return { actionId: meta.actionId, fingerprintPrefix: meta.fingerprintPrefix, reason };
 }

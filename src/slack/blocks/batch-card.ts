@@ -32,6 +32,10 @@ export interface BatchMember {
   state: ApprovalCardState;
   /** The call described (as on a single card): its title and fields (values already mrkdwn), and its risk. */
   described?: { title: string; fields: ReadonlyArray<{ label: string; value: string }>; risk: 'low' | 'high' };
+  /** Offer Edit beside its Approve and Decline, as a single card does (see ApprovalCardData.editable). */
+  editable?: boolean;
+  /** Set on a request an approver's edit created: what changed, by whom (already mrkdwn; see editDiffText). */
+  editedLine?: string;
 }
 
 export interface BatchCardData {
@@ -68,8 +72,9 @@ export function batchButtonValue(members: ReadonlyArray<{ actionId: number; fing
 
 /**
  * The card of a model step's parallel calls that need approval: one section per call with its
- * state and, while it is pending, its own Approve and Decline (the same buttons, ids and values
- * as a single card's, so each call is decided as its own request); Approve all / Decline all for
+ * state (and what an edit changed) and, while it is pending, its own Approve, Edit where it may
+ * be edited, and Decline (the same buttons, ids and values as a single card's, so each call is
+ * decided, or edited, as its own request); Approve all / Decline all for
  * the part's pending calls; and what the run still waits for.
  */
 export function batchCard(data: BatchCardData): KnownBlock[] {
@@ -89,7 +94,8 @@ function render(d: BatchCardData, scale: number): KnownBlock[] {
   const pending: BatchMember[] = [];
   d.members.forEach((m, i) => {
     const n = d.offset + i + 1;
-    blocks.push(section(`*${n}.* ${memberLine(m, scale)}\n${statusLine(m, scale)}`));
+    const edited = m.editedLine !== undefined ? `\n${truncateMrkdwn(m.editedLine, scaled(500, scale, 80))}` : '';
+    blocks.push(section(`*${n}.* ${memberLine(m, scale)}${edited}\n${statusLine(m, scale)}`));
     if (m.state.kind !== 'pending') return;
     pending.push(m);
     const value = approvalButtonValue(m.actionId, m.fingerprint);
@@ -102,7 +108,8 @@ function render(d: BatchCardData, scale: number): KnownBlock[] {
       ...(m.described?.risk === 'high' ? { confirm: highRiskConfirm(m.described.title) } : {}),
     };
     const decline: Button = { type: 'button', action_id: ACTION_IDS.decline, text: plainText(`Decline #${n}`), style: 'danger', value };
-    blocks.push({ type: 'actions', block_id: cardBlockId('approval', m.actionId), elements: [approve, decline] });
+    const edit: Button = { type: 'button', action_id: ACTION_IDS.edit, text: plainText(`Edit #${n}`), value };
+    blocks.push({ type: 'actions', block_id: cardBlockId('approval', m.actionId), elements: [approve, ...(m.editable ? [edit] : []), decline] });
   });
 
   const first = d.members[0];
@@ -159,7 +166,8 @@ function statusLine(m: BatchMember, scale: number): string {
     case 'cancelled':
       return `:heavy_multiplication_x: Cancelled${s.by !== undefined ? ` by ${mention(s.by)}` : ''}`;
     case 'edited':
-      // Edited through the API (batch cards offer no Edit): the edited request is asked on its own card.
+      // An edit from Slack puts the new request in this one's place; this shows only where it could
+      // not (an edit through the API, whose new request gets a card of its own).
       return `:pencil2: Edited by ${mention(s.by)}: asked again as a new request`;
     default:
       return unreachable(s, 'approval card state');

@@ -4,7 +4,7 @@ import { humanList } from './mention.js';
 import { LIMITS, truncate } from './limits.js';
 import { CALLBACK_IDS } from './action-ids.js';
 import { batchButtonValue } from './batch-card.js';
-import type { ViewStateValues } from './card-types.js';
+import type { ViewStateValues } from './submitted-payloads.js';
 import { DECLINE_REASON_ACTION_ID, DECLINE_REASON_BLOCK_ID, declineReasonInput } from './decline-modal.js';
 import { section } from './layout.js';
 import { plainText } from './text-objects.js';

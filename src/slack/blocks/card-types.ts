@@ -160,20 +160,3 @@ export interface RespondModalData {
   question?: string;
   fields: RespondField[];
 }
-
-/**
- * The part of a view_submission's `view.state.values` the parsers read, keyed by block id and
- * then action id. Bolt's `ViewOutput['state']['values']` is assignable to it.
- */
-export type ViewStateValues = Record<
-  string,
-  Record<
-    string,
-    {
-      type?: string;
-      value?: string | null;
-      selected_option?: { value?: string } | null;
-      selected_options?: { value?: string }[];
-    }
-  >
->;

@@ -1,9 +1,11 @@
 import type { InputBlock, ModalView } from '@slack/types';
+import { MAX_REASON_LENGTH } from '../../agent/decide.js';
 import { inlineCode } from '../mrkdwn/inline-code.js';
 import { LIMITS, truncate } from './limits.js';
 import { CALLBACK_IDS } from './action-ids.js';
 import { approvalButtonValue, parseButtonValue } from './button-value.js';
-import type { DeclineModalData, ViewStateValues } from './card-types.js';
+import type { DeclineModalData } from './card-types.js';
+import type { ViewStateValues } from './submitted-payloads.js';
 import { section } from './layout.js';
 import { plainText } from './text-objects.js';
 
@@ -21,7 +23,7 @@ export function declineReasonInput(): InputBlock {
       type: 'plain_text_input',
       action_id: DECLINE_REASON_ACTION_ID,
       multiline: true,
-      max_length: LIMITS.plainTextInputMaxLength,
+      max_length: MAX_REASON_LENGTH,
       placeholder: plainText('Why not? (optional)', LIMITS.placeholder),
     },
   };

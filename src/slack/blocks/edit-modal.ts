@@ -3,7 +3,8 @@ import type { ElicitationField, ElicitationForm } from '../../mcp/elicitation-pa
 import { inlineCode } from '../mrkdwn/inline-code.js';
 import { CALLBACK_IDS } from './action-ids.js';
 import { approvalButtonValue } from './button-value.js';
-import { fieldElement, type InputState } from './elicitation-inputs.js';
+import { fieldElement } from './elicitation-inputs.js';
+import type { ViewStateValues } from './submitted-payloads.js';
 import { ELICITATION_INPUT_ACTION_ID, elicitationFieldId, parseElicitationModal, type ElicitationModalResult } from './elicitation-modal.js';
 import { section } from './layout.js';
 import { LIMITS, truncate } from './limits.js';
@@ -57,7 +58,7 @@ export function editModal(d: EditModalData): ModalView {
 }
 
 /** The submitted arguments, typed as the form describes them; errors by block id. */
-export function parseEditModal(form: ElicitationForm, values: Record<string, Record<string, InputState>>): ElicitationModalResult {
+export function parseEditModal(form: ElicitationForm, values: ViewStateValues): ElicitationModalResult {
   return parseElicitationModal({ fields: form.fields.slice(0, EDIT_MAX_FIELDS) }, values);
 }
 

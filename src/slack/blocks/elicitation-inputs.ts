@@ -2,16 +2,8 @@ import type { PlainTextOption } from '@slack/types';
 import type { ElicitationField } from '../../mcp/elicitation-payload.js';
 import { LIMITS, truncate } from './limits.js';
 import { oneLine, plainText } from './text-objects.js';
+import type { InputState } from './submitted-payloads.js';
 
-/** What Slack reports for one input, in a block action or a view's state. */
-export interface InputState {
-  type?: string;
-  value?: string | null;
-  selected_option?: { value?: string } | null;
-  selected_options?: Array<{ value?: string }> | null;
-  selected_date?: string | null;
-  selected_date_time?: number | null;
-}
 
 /** Radio buttons up to this many options, a menu beyond (checkboxes likewise for multi-enums). */
 const RADIO_MAX = 5;
@@ -83,7 +75,7 @@ export function fieldElement(field: ElicitationField, actionId: string, labelMax
           return {
             type: 'plain_text_input',
             action_id: actionId,
-            max_length: Math.min(field.maxLength ?? LIMITS.plainTextInputMaxLength, LIMITS.plainTextInputMaxLength),
+            max_length: textMaxLength(field),
             ...(field.minLength !== undefined ? { min_length: Math.min(field.minLength, LIMITS.plainTextInputMaxLength) } : {}),
             ...(field.default ? { initial_value: truncate(field.default, LIMITS.plainTextInputInitial) } : {}),
           };
@@ -129,6 +121,8 @@ export function parseFieldValue(field: ElicitationField, required: boolean, stat
       if (raw.length === 0) return required || (field.minItems ?? 0) > 0 ? { ok: false, error: 'Choose at least one option.' } : { ok: true, value: undefined };
       const values = raw.map((v) => (/^\d{1,3}$/.test(v) ? field.options[Number(v)]?.value : undefined));
       if (values.some((v) => v === undefined)) return { ok: false, error: 'Choose among the options.' };
+      // Each option once, so never more than the field has: a repeated one is not a choice anyone made.
+      if (new Set(values).size !== values.length) return { ok: false, error: 'Choose each option at most once.' };
       if (field.minItems !== undefined && values.length < field.minItems) return { ok: false, error: `Choose at least ${field.minItems}.` };
       if (field.maxItems !== undefined && values.length > field.maxItems) return { ok: false, error: `Choose at most ${field.maxItems}.` };
       return { ok: true, value: values as string[] };
@@ -144,10 +138,17 @@ export function parseFieldValue(field: ElicitationField, required: boolean, stat
       if (field.format === 'email' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(raw.trim())) return { ok: false, error: 'Enter an email address.' };
       if (field.format === 'uri' && !URL.canParse(raw.trim())) return { ok: false, error: 'Enter a full URL (https://…).' };
       if (field.minLength !== undefined && raw.length < field.minLength) return { ok: false, error: `Enter at least ${field.minLength} characters.` };
-      if (field.maxLength !== undefined && raw.length > field.maxLength) return { ok: false, error: `Enter at most ${field.maxLength} characters.` };
+      // The input's own bound (the field's, within Slack's): Slack's UI keeps to it, a forged submission may not.
+      const max = textMaxLength(field);
+      if (raw.length > max) return { ok: false, error: `Enter at most ${max} characters.` };
       return { ok: true, value: field.format ? raw.trim() : raw };
     }
   }
+}
+
+/** The `max_length` a text field's input declares: the field's own, within what a Slack input holds. */
+function textMaxLength(field: Extract<ElicitationField, { type: 'string' }>): number {
+  return Math.min(field.maxLength ?? LIMITS.plainTextInputMaxLength, LIMITS.plainTextInputMaxLength);
 }
 
 /** The label people see for a field: its title, else its name. */

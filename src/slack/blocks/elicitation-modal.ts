@@ -3,7 +3,8 @@ import type { ElicitationForm } from '../../mcp/elicitation-payload.js';
 import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
 import { CALLBACK_IDS } from './action-ids.js';
 import { actionButtonValue } from './button-value.js';
-import { fieldElement, fieldLabel, parseFieldValue, type InputState } from './elicitation-inputs.js';
+import { fieldElement, fieldLabel, parseFieldValue } from './elicitation-inputs.js';
+import type { ViewStateValues } from './submitted-payloads.js';
 import { section } from './layout.js';
 import { LIMITS, truncate } from './limits.js';
 import { plainText } from './text-objects.js';
@@ -44,7 +45,7 @@ export function elicitationModal(data: { actionId: number; message: string; form
 export type ElicitationModalResult = { ok: true; content: Record<string, string | number | boolean | string[]> } | { ok: false; errors: Record<string, string> };
 
 /** The form's answers from a submission, typed and checked; errors by block id, for `response_action: 'errors'`. */
-export function parseElicitationModal(form: ElicitationForm, values: Record<string, Record<string, InputState>>): ElicitationModalResult {
+export function parseElicitationModal(form: ElicitationForm, values: ViewStateValues): ElicitationModalResult {
   const content: Record<string, string | number | boolean | string[]> = {};
   const errors: Record<string, string> = {};
   form.fields.slice(0, MAX_FIELDS).forEach(({ name, required, field }, i) => {

@@ -3,7 +3,7 @@ import type { AskUserQuestion } from './card-subject.js';
 /**
  * Reads a thread reply as an answer to an askUser question: free text as is;
  * for options, a label (any case) or its number, several separated by commas
- * for multi-select. What matches nothing is passed on unchanged, so the
+ * for multi-select (each option once). What matches nothing is passed on unchanged, so the
  * runtime's validation can say what would have fitted.
  */
 export function answerFromText(question: AskUserQuestion, text: string): string | string[] {
@@ -19,7 +19,8 @@ export function answerFromText(question: AskUserQuestion, text: string): string 
   if (question.selectionMode === 'multi_select') {
     const whole = options.find((o) => o.label.trim().toLowerCase() === text.trim().toLowerCase());
     if (whole) return [whole.label];
-    return text.split(/[,\n]/).map((p) => p.trim()).filter((p) => p !== '').map(pick);
+    // "1, 1" names one option once: the answer lists each option at most once.
+    return [...new Set(text.split(/[,\n]/).map((p) => p.trim()).filter((p) => p !== '').map(pick))];
   }
   return pick(text);
 }

@@ -1,7 +1,7 @@
 import type { ButtonAction } from '@slack/bolt';
 import type { PendingAction } from '../../db/rows.js';
 import { approveReasonModal, parseApproveReasonModal } from '../blocks/approve-reason-modal.js';
-import type { ViewStateValues } from '../blocks/card-types.js';
+import type { SubmittedView } from '../blocks/submitted-payloads.js';
 import type { Click, Person, SlackContext } from '../slack-context.js';
 import { genuineButton } from './genuine-button.js';
 import { callOnCard } from './card-description.js';
@@ -9,8 +9,6 @@ import { tamperedButton } from './clicked-card.js';
 import { recordDecisionSubmission, showDecisionSubmission, tellDecisionSubmissionFailure, type RecordedDecision } from './decision-submission.js';
 import { decisionRefusal } from './decision-refusal.js';
 import { tellUser } from './tell-user.js';
-
-type ReasonView = { private_metadata: string; state: { values: ViewStateValues } };
 
 /**
  * Approve on a card whose policy wants a reason: checked as far as it can be (so nobody writes a
@@ -47,13 +45,13 @@ export async function openReasonModal(ctx: SlackContext, click: Click, row: Pend
 }
 
 /** A blank reason is sent back to the form (Slack only checks that something was typed). */
-export function approveReasonErrors(view: ReasonView): Record<string, string> | undefined {
+export function approveReasonErrors(view: SubmittedView): Record<string, string> | undefined {
   const submission = parseApproveReasonModal(view.private_metadata, view.state.values);
   return submission && submission.reason === '' ? { reason: 'Please say why you approve this call.' } : undefined;
 }
 
 /** The reason modal's submission, up to its recorded approval (bound to the arguments seen). */
-export function recordApproveReason(ctx: SlackContext, view: ReasonView, who: Person, startAfter: Promise<void>): Promise<RecordedDecision | undefined> {
+export function recordApproveReason(ctx: SlackContext, view: SubmittedView, who: Person, startAfter: Promise<void>): Promise<RecordedDecision | undefined> {
   return recordDecisionSubmission(ctx, parseApproveReasonModal(view.private_metadata, view.state.values), who, 'approve', startAfter);
 }
 
@@ -61,6 +59,6 @@ export function recordApproveReason(ctx: SlackContext, view: ReasonView, who: Pe
 export const showApproveReason = showDecisionSubmission;
 
 /** Tells the approver, beside the card, that recording or showing the approval failed (with the log reference). */
-export function tellApproveReasonFailure(ctx: SlackContext, view: ReasonView, user: string): (ref: string) => Promise<void> {
+export function tellApproveReasonFailure(ctx: SlackContext, view: SubmittedView, user: string): (ref: string) => Promise<void> {
   return tellDecisionSubmissionFailure(ctx, parseApproveReasonModal(view.private_metadata, view.state.values)?.actionId, user);
 }

@@ -1,4 +1,5 @@
 import { parseDeclineModal } from '../blocks/decline-modal.js';
+import type { SubmittedView } from '../blocks/submitted-payloads.js';
 import type { Person, SlackContext } from '../slack-context.js';
 import {
   recordDecisionSubmission,
@@ -7,13 +8,11 @@ import {
   type RecordedDecision,
 } from './decision-submission.js';
 
-type DeclineView = { private_metadata: string; state: { values: Parameters<typeof parseDeclineModal>[1] } };
-
 /**
  * The decline modal's submission, up to its recorded decision: the reason goes to the model, and
  * the metadata binds the decline to the request and the arguments the decliner saw.
  */
-export function recordDeclineSubmission(ctx: SlackContext, view: DeclineView, who: Person, startAfter: Promise<void>): Promise<RecordedDecision | undefined> {
+export function recordDeclineSubmission(ctx: SlackContext, view: SubmittedView, who: Person, startAfter: Promise<void>): Promise<RecordedDecision | undefined> {
   return recordDecisionSubmission(ctx, parseDeclineModal(view.private_metadata, view.state.values), who, 'decline', startAfter);
 }
 
@@ -21,6 +20,6 @@ export function recordDeclineSubmission(ctx: SlackContext, view: DeclineView, wh
 export const showDeclineSubmission = showDecisionSubmission;
 
 /** Tells the decliner, beside the card, that recording or showing the decline failed (with the log reference). */
-export function tellDeclineFailure(ctx: SlackContext, view: DeclineView, user: string): (ref: string) => Promise<void> {
+export function tellDeclineFailure(ctx: SlackContext, view: SubmittedView, user: string): (ref: string) => Promise<void> {
   return tellDecisionSubmissionFailure(ctx, parseDeclineModal(view.private_metadata, view.state.values)?.actionId, user);
 }

@@ -3,7 +3,7 @@ import type { Decision } from '../../agent/types.js';
 import type { PendingAction } from '../../db/rows.js';
 import { approversAt } from '../../approvals/approvers-at.js';
 import { parseButtonValue } from '../blocks/button-value.js';
-import type { InputState } from '../blocks/elicitation-inputs.js';
+import type { SubmittedView } from '../blocks/submitted-payloads.js';
 import { editFieldBlockId, parseEditModal } from '../blocks/edit-modal.js';
 import { elicitationFieldId } from '../blocks/elicitation-modal.js';
 import { mention } from '../blocks/mention.js';
@@ -23,8 +23,6 @@ import { updateCard } from './update-card.js';
 import { routeEditedCard } from './route-edited-card.js';
 import { unreachable } from '../../unreachable.js';
 
-type EditView = { private_metadata: string; state: { values: Record<string, Record<string, InputState>> } };
-
 export type EditSubmission =
   | { kind: 'close' }
   | { kind: 'errors'; errors: Record<string, string> }
@@ -35,7 +33,7 @@ export type EditSubmission =
  * input schema; a wrong value is shown beside its field before the modal closes. Who may edit,
  * and whether the request is still as the editor saw it, is decided when the edit is recorded.
  */
-export async function checkEditSubmission(ctx: SlackContext, view: EditView, user: string): Promise<EditSubmission> {
+export async function checkEditSubmission(ctx: SlackContext, view: SubmittedView, user: string): Promise<EditSubmission> {
   const meta = parseButtonValue(view.private_metadata);
   if (!meta?.fingerprintPrefix) {
     ctx.logger.warn({ user }, 'edit modal submitted with metadata that is not ours');

@@ -2,7 +2,8 @@ import { isElicitationPayload, type ElicitationAnswer, type McpElicitationPayloa
 import type { PendingAction } from '../../db/rows.js';
 import { parseElicitationFieldBlockId } from '../blocks/action-ids.js';
 import { parseButtonValue } from '../blocks/button-value.js';
-import { parseFieldValue, type InputState } from '../blocks/elicitation-inputs.js';
+import { parseFieldValue } from '../blocks/elicitation-inputs.js';
+import type { InputState, SubmittedView } from '../blocks/submitted-payloads.js';
 import { elicitationModal, parseElicitationModal } from '../blocks/elicitation-modal.js';
 import type { Click, Person, SlackContext } from '../slack-context.js';
 import { findCard } from '../store/cards.js';
@@ -91,7 +92,7 @@ export type ElicitationSubmission = { kind: 'close' } | { kind: 'errors'; errors
 /** Reads the modal's submission; a wrong value is shown beside its field before the modal closes. */
 export async function checkElicitationSubmission(
   ctx: SlackContext,
-  view: { private_metadata: string; state: { values: Record<string, Record<string, InputState>> } },
+  view: SubmittedView,
   user: string,
 ): Promise<ElicitationSubmission> {
   const meta = parseButtonValue(view.private_metadata);

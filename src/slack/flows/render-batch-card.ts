@@ -6,7 +6,8 @@ import { truncate } from '../blocks/limits.js';
 import { whoDecides } from '../blocks/who-decides.js';
 import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
 import { approvalState, type RenderedCard } from './render-card.js';
-import { callOnCard } from './card-description.js';
+import { callOnCard, editShownOnCard } from './card-description.js';
+import { editFacts } from './edit-form.js';
 
 /** A member of a batch as drawn: its request row, and whether its approved call was blocked at the gate. */
 export interface BatchMemberRow {
@@ -65,6 +66,7 @@ export function renderBatchCard(agent: Agent, parts: ReadonlyArray<readonly Batc
           approvals: s.row.approvals.map((a) => a.userId),
           state: s.state,
           described: callOnCard(agent, s.row),
+          ...editFacts(agent, s.row, editShownOnCard(agent, s.row)),
         })),
       }),
     };

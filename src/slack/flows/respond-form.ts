@@ -6,6 +6,7 @@ import { parseCardBlockId } from '../blocks/action-ids.js';
 import { parseButtonValue } from '../blocks/button-value.js';
 import type { RespondField } from '../blocks/card-types.js';
 import { parseRespondModal, respondFieldBlockId, respondModal } from '../blocks/respond-modal.js';
+import type { SubmittedView } from '../blocks/submitted-payloads.js';
 import { splitPayload } from '../blocks/suspension-card.js';
 import type { Click, Person } from '../slack-context.js';
 import type { SlackContext } from '../slack-context.js';
@@ -74,7 +75,7 @@ export type RespondSubmission =
  */
 export async function checkRespondSubmission(
   ctx: SlackContext,
-  view: { private_metadata: string; state: { values: Parameters<typeof parseRespondModal>[1] } },
+  view: SubmittedView,
   user: string,
 ): Promise<RespondSubmission> {
   const meta = parseButtonValue(view.private_metadata);

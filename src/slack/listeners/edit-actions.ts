@@ -20,7 +20,7 @@ export function registerEditActions(routes: InteractionRoutes, ctx: SlackContext
   });
   routes.view(CALLBACK_IDS.editModal, async ({ ack, body, view }) => {
     const user = body.user.id;
-    const submission = await checkEditSubmission(ctx, view as never, user);
+    const submission = await checkEditSubmission(ctx, view, user);
     if (submission.kind === 'errors') return void (await ack({ response_action: 'errors', errors: submission.errors }));
     if (submission.kind === 'close') return void (await ack());
     await recordThenAck(ctx, () => ack(), {

@@ -1,6 +1,6 @@
 import type { BlockAction, ButtonAction } from '@slack/bolt';
 import { ACTION_IDS, CALLBACK_IDS, elicitationFieldBlockId } from '../blocks/action-ids.js';
-import type { InputState } from '../blocks/elicitation-inputs.js';
+import type { InputState } from '../blocks/submitted-payloads.js';
 import { tellClicker } from '../flows/clicked-card.js';
 import {
   checkElicitationSubmission,
@@ -65,7 +65,7 @@ export function registerElicitationActions(routes: InteractionRoutes, ctx: Slack
 
   routes.view(CALLBACK_IDS.elicitationModal, async ({ ack, body, view }) => {
     const user = body.user.id;
-    const submission = await checkElicitationSubmission(ctx, view as never, user);
+    const submission = await checkElicitationSubmission(ctx, view, user);
     if (submission.kind === 'errors') return void (await ack({ response_action: 'errors', errors: submission.errors }));
     if (submission.kind === 'close') return void (await ack());
     await recordThenAck(ctx, () => ack(), {

@@ -62,6 +62,17 @@ describe('elicitation inputs', () => {
     expect(parseFieldValue({ type: 'multi-enum', options: options(3) }, true, { selected_options: [{ value: '0' }, { value: '2' }] })).toEqual({ ok: true, value: ['v0', 'v2'] });
     expect(parseFieldValue({ type: 'string', format: 'date-time' }, true, { selected_date_time: 1_767_225_600 })).toEqual({ ok: true, value: '2026-01-01T00:00:00.000Z' });
   });
+
+  it('holds an answer to the bounds its input declares: a text past its max_length, an option chosen twice', () => {
+    // No maxLength of its own: the input holds 3,000 characters, and so does the answer.
+    expect(parseFieldValue({ type: 'string' }, true, { value: 'x'.repeat(3000) })).toEqual({ ok: true, value: 'x'.repeat(3000) });
+    expect(parseFieldValue({ type: 'string' }, true, { value: 'x'.repeat(3001) })).toEqual({ ok: false, error: 'Enter at most 3000 characters.' });
+    expect(parseFieldValue({ type: 'string', maxLength: 10_000 }, true, { value: 'x'.repeat(3001) })).toEqual({ ok: false, error: 'Enter at most 3000 characters.' });
+    expect(parseFieldValue({ type: 'string', maxLength: 4 }, true, { value: 'abcde' })).toEqual({ ok: false, error: 'Enter at most 4 characters.' });
+    expect(fieldElement({ type: 'string', maxLength: 10_000 }, 'value')).toMatchObject({ max_length: 3000 });
+    expect(parseFieldValue({ type: 'multi-enum', options: options(3) }, true, { selected_options: [{ value: '1' }, { value: '1' }] })).toEqual({ ok: false, error: 'Choose each option at most once.' });
+    expect(parseFieldValue({ type: 'multi-enum', options: options(3), maxItems: 2 }, true, { selected_options: [{ value: '0' }, { value: '0' }] })).toMatchObject({ ok: false });
+  });
 });
 
 describe('elicitationCard', () => {

@@ -17,6 +17,9 @@ describe('answerFromText', () => {
     expect(answerFromText({ question: 'Envs?', options, selectionMode: 'multi_select' }, 'staging, 2')).toEqual(['Staging', 'Production']);
     expect(answerFromText({ question: 'Envs?', options, selectionMode: 'multi_select' }, 'dev, local')).toEqual(['Dev, local']);
   });
+  it('names each option once for multi select, however often it is typed', () => {
+    expect(answerFromText({ question: 'Envs?', options, selectionMode: 'multi_select' }, '1, staging, 1, Production, 2')).toEqual(['Staging', 'Production']);
+  });
 });
 
 describe('messageText', () => {

@@ -65,6 +65,28 @@ describe('batchCard', () => {
     expect(parseBatchButtonValue(approveAll.value)!.map((m) => m.actionId)).toEqual([13]);
   });
 
+  it('offers Edit for a call that may be edited, and shows what an edit changed on its line, within the limits even for ten long edits', () => {
+    const edited = ':pencil2: Edited by <@U0CAROL>: Amount $25.00 → $20.00';
+    const blocks = batchCard(data([member(21, { editable: true, editedLine: edited }), member(22)]));
+    expect(blockLimitErrors(blocks)).toEqual([]);
+    const [first, second] = actionsBlocks(blocks);
+    expect((first!.elements as Button[]).map((e) => [e.action_id, e.text.text])).toEqual([
+      [ACTION_IDS.approve, 'Approve #1'],
+      [ACTION_IDS.edit, 'Edit #1'],
+      [ACTION_IDS.decline, 'Decline #1'],
+    ]);
+    expect((first!.elements as Button[])[1]!.value).toBe((first!.elements as Button[])[0]!.value);
+    expect((second!.elements as Button[]).map((e) => e.action_id)).toEqual([ACTION_IDS.approve, ACTION_IDS.decline]);
+    expect(allText(blocks)).toContain(`*1.* `);
+    expect(allText(blocks)).toContain(edited);
+    // A decided edited call keeps its line, without buttons.
+    const decided = batchCard(data([member(21, { editable: true, editedLine: edited, state: { kind: 'approved', by: ['U0CAROL'], at: DECIDED } }), member(22)]));
+    expect(allText(decided)).toContain(edited);
+    expect(actionsBlocks(decided).map((b) => b.block_id)).toEqual(['approval:22', 'batch:21']);
+    const long = batchCard(data(Array.from({ length: BATCH_PART_SIZE }, (_, i) => member(30 + i, { editable: true, editedLine: `:pencil2: Edited by <@U0CAROL>: ${'Note `x` → `y`, '.repeat(200)}` }))));
+    expect(blockLimitErrors(long)).toEqual([]);
+  });
+
   it('once all are decided: no buttons, and "All decided: the run continues"', () => {
     const blocks = batchCard(data([member(1, { state: { kind: 'approved', by: ['U0A'], at: DECIDED } }), member(2, { state: { kind: 'expired' } })], { waiting: 0 }));
     expect(blockLimitErrors(blocks)).toEqual([]);

@@ -4,7 +4,7 @@ import { ACTION_IDS, CALLBACK_IDS } from '../../../src/slack/blocks/action-ids.j
 import { interactionRoutes } from '../../../src/slack/listeners/interaction-routes.js';
 
 const app = () => new App({ token: 'xoxb-1', signingSecret: 's', deferInitialization: true, tokenVerificationEnabled: false });
-const unknown = { action: async () => {}, view: async () => {} };
+const unknown = { unknownAction: async () => {}, unknownView: async () => {}, malformedAction: async () => {}, malformedView: async () => {} };
 
 describe('interactionRoutes', () => {
   it('registers one Bolt listener for all buttons and one for all modals', () => {

@@ -310,7 +310,7 @@ describe.each(backends)('malformed and out-of-bounds submissions on %s', (backen
     expect((await submitChoices([opt('0'), opt('2')])).status).toBe(200);
     await waitForUpdate(h.fake, card, 'api, worker');
     await waitForCard(h.fake, thread, 'question', 1);
-    expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { answer: ['api', 'worker'] } } });
+    expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { content: 'User answered: api, worker', isError: false } } });
 
     // A free-text answer is held to the same bound as any text input.
     const reply = (text: string) => b.send.event(messageEnvelope({ channel: CHANNEL, ts: freshTs(), threadTs: thread.threadTs, user: REQUESTER, text }));
@@ -320,7 +320,7 @@ describe.each(backends)('malformed and out-of-bounds submissions on %s', (backen
     expect(model.doStreamCalls).toHaveLength(2);
     await reply('Blue Falcon');
     await waitForText(h.fake, thread, 'Named it.');
-    expect(lastToolResults(model).at(-1)).toMatchObject({ output: { value: { answer: 'Blue Falcon' } } });
+    expect(lastToolResults(model).at(-1)).toMatchObject({ output: { value: { content: 'User answered: Blue Falcon', isError: false } } });
   });
 
   it('an MCP server’s form: a number, a date or a choice of the wrong type (modal or card) is refused; the server gets only the genuine answer', async () => {

@@ -75,13 +75,13 @@ function homeClickPayload(view: StoredView, user: string, button: Block, blockId
 describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {
   const h = slackHarness(backend);
 
-  async function boot(steps: ScriptStep[], policy: PolicyInput) {
+  async function boot(steps: ScriptStep[], policy: PolicyInput, homeRefresh = { debounceMs: 20, minIntervalMs: 0 }) {
     const { deleteRecord, deleted } = recordingDeleteTool();
     h.fake.setUsergroup(GROUP, [CAROL, DAVE]);
     const bot = await startBot({
       fake: h.fake,
       db: h.database.db,
-      homeRefresh: { debounceMs: 20, minIntervalMs: 0 },
+      homeRefresh,
       makeAgent: (deps: AgentDeps) =>
         new Agent({
           id: 'ops',
@@ -169,6 +169,30 @@ describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {
     await homeWhere(ALICE, (t) => t.includes(`already approved by <@${ALICE}>`));
     await bot.slack.idle();
     expect(deleted).toHaveLength(1);
+  });
+
+  it('a flood of Home opens by one person does not hold up another person’s Home: his opens wait as one publish, and hers comes next', async () => {
+    // Spaced as views.publish is in production (a few a second), so the flood outlasts several publishes.
+    const { bot } = await boot([], policy, { debounceMs: 20, minIntervalMs: 150 });
+    const publishes = () => h.fake.callsTo('views.publish');
+    const before = publishes().length;
+    const flood = await Promise.all(Array.from({ length: 150 }, () => bot.send.event(appHomeOpenedEnvelope({ user: MALLORY, channel: `D${MALLORY.slice(1)}` }))));
+    expect(flood.every((res) => res.status === 200)).toBe(true);
+    const atAlice = publishes().length;
+    expect((await bot.send.event(appHomeOpenedEnvelope({ user: ALICE, channel: `D${ALICE.slice(1)}` }))).status).toBe(200);
+    await h.fake.waitFor((c) => c.method === 'views.publish' && c.args.user_id === ALICE, { timeoutMs: 5000 });
+    // Before hers: at most the publish under way when she opened and the one of Mallory's already waiting.
+    const beforeAlice = publishes().slice(atAlice).findIndex((c) => c.args.user_id === ALICE);
+    expect(beforeAlice).toBeGreaterThanOrEqual(0);
+    expect(beforeAlice).toBeLessThanOrEqual(2);
+    await bot.slack.idle();
+    // 150 opens were a handful of publishes (one under way and one waiting at any time), never one each:
+    // after Alice opened, at most the two of his that were under way or waiting went out.
+    const mallory = publishes().slice(before).filter((c) => c.args.user_id === MALLORY).length;
+    expect(mallory).toBeGreaterThanOrEqual(1);
+    expect(mallory).toBeLessThanOrEqual(atAlice - before + 2);
+    expect(mallory).toBeLessThan(150 / 5);
+    expect(publishes().slice(before).filter((c) => c.args.user_id === ALICE)).toHaveLength(1);
   });
 
   it('an escalation puts the request in the added approver’s Home, and the decision republishes it there too', async () => {

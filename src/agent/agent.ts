@@ -9,6 +9,7 @@ import { StreamSink, storedActionOf } from './stream.js';
 import { decide, type DecisionContext, mayDecide, type DecisionVerdict } from './decide.js';
 import { editSchemaOf, editToolCall, type EditOutcome, type EditRequest } from './edit.js';
 import { mayAnswer, resumeSuspended, tryAutoResume } from './answer.js';
+import { maySee, type SeenRequest } from './may-see.js';
 import type { Authorization } from '../approvals/authorize-actor.js';
 import { subAgentToolName, delegationInput, findAgent } from './run-state.js';
 import { AgentError, AmbiguousToolCallError, SnapshotNotFoundError, ToolCallNotPendingError, hasAgentErrorCode } from './errors.js';
@@ -309,6 +310,16 @@ export class Agent implements AgentInternals {
    */
   mayDecide(action: Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'> & { path?: string[] | null; created_at?: PendingAction['created_at']; limit_hits?: unknown }, actor: Actor, decision: 'approve' | 'decline'): Promise<DecisionVerdict> {
     return mayDecide(this.runtime, action, actor, decision);
+  }
+
+  /**
+   * Whether `actor` may see this request at all: its requester, whoever decided or voted on it,
+   * or someone who may decide it under the current policy. A front end that shows a request, or
+   * names one in a refusal, asks this first, and tells anyone else what it tells about an id
+   * that does not exist.
+   */
+  maySee(action: SeenRequest, actor: Actor): Promise<boolean> {
+    return maySee(this, this.runtime, action, actor);
   }
 
   /** The request (a pending action, in any status) with this id; undefined when there is none. */

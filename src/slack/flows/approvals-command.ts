@@ -1,6 +1,5 @@
 import type { KnownBlock } from '@slack/types';
 import { isActionId } from '../../db/is-action-id.js';
-import type { PendingAction } from '../../db/rows.js';
 import { inboxBlocks, MESSAGE_FIT, requestBlocks } from '../blocks/inbox-blocks.js';
 import { threadLink } from '../blocks/thread-link.js';
 import { loadInbox } from '../home/load-inbox.js';
@@ -31,7 +30,7 @@ export interface CommandAnswer {
 
 /**
  * The answer to `/approvals` for `user`, shown to them alone: their inbox, one request (only to
- * its requester, someone who decided or voted on it, or someone who may decide it), or the usage.
+ * someone who may see it, Agent.maySee), or the usage.
  */
 export async function answerApprovalsCommand(ctx: SlackContext, user: string, text: string | undefined): Promise<CommandAnswer> {
   const command = parseApprovalsCommand(text);
@@ -53,15 +52,13 @@ export async function answerApprovalsCommand(ctx: SlackContext, user: string, te
 
 async function showOne(ctx: SlackContext, user: string, actionId: number): Promise<CommandAnswer> {
   const row = await ctx.agent.findRequest(actionId);
-  // A request of another agent sharing the database, or not an approval, is not this inbox's to show.
-  if (!row || row.kind !== 'approval' || (Array.isArray(row.path) && row.path[0] !== ctx.agent.id)) {
-    return { text: `There is no approval request #${actionId}. ${APPROVALS_USAGE}` };
+  // An id that names nothing, another agent's request, something other than an approval and a
+  // request this person may not see all get the same answer: none tells that the id exists.
+  if (!row || row.kind !== 'approval' || !(await ctx.agent.maySee(row, { userId: user }))) {
+    ctx.logger.info({ actionId, user, exists: row !== undefined }, '/approvals <id>: nothing this person may see');
+    return { text: `There is no approval request #${actionId} that you may see. ${APPROVALS_USAGE}` };
   }
   const canDecide = row.status === 'pending' && (await ctx.agent.mayDecide(row, { userId: user }, 'approve')).allowed;
-  if (!canDecide && !involved(row, user)) {
-    ctx.logger.info({ actionId, user }, '/approvals refused: not the requester or an approver');
-    return { text: `You can only see request #${actionId} if you asked for it or may decide it.` };
-  }
   const card = await findCard(ctx.slackDb, actionId);
   const link = card ? threadLink(ctx.teamUrl, card) : undefined;
   return { text: `Request #${actionId}: ${row.tool_name} (${row.status === 'resumed' ? 'answered' : row.status})`, blocks: requestBlocks({ action: row, ...(link ? { link } : {}) }, canDecide) };
@@ -82,9 +79,4 @@ export async function redrawCommandAnswer(
   } catch (error) {
     ctx.logger.warn({ err: error, user }, '/approvals answer could not be redrawn');
   }
-}
-
-function involved(row: PendingAction, user: string): boolean {
-  if (row.requester === user || row.decided_by === user) return true;
-  return Array.isArray(row.approvals) && row.approvals.some((v) => (v as { userId?: unknown } | null)?.userId === user);
 }

@@ -10,6 +10,7 @@ import { decide, type DecisionContext, mayDecide, type DecisionVerdict } from '.
 import { editSchemaOf, editToolCall, type EditOutcome, type EditRequest } from './edit.js';
 import { mayAnswer, resumeSuspended, tryAutoResume } from './answer.js';
 import { maySee, type SeenRequest } from './may-see.js';
+import { waitingFor, type WaitingPage } from './waiting-for.js';
 import type { Authorization } from '../approvals/authorize-actor.js';
 import { subAgentToolName, delegationInput, findAgent } from './run-state.js';
 import { AgentError, AmbiguousToolCallError, SnapshotNotFoundError, ToolCallNotPendingError, hasAgentErrorCode } from './errors.js';
@@ -320,6 +321,15 @@ export class Agent implements AgentInternals {
    */
   maySee(action: SeenRequest, actor: Actor): Promise<boolean> {
     return maySee(this, this.runtime, action, actor);
+  }
+
+  /**
+   * The open approval requests `actor` may approve and has not voted on, oldest first, `limit`
+   * (1 to 500) at a time after request id `after`, with exact counts: what an inbox lists. Who may
+   * approve is mayDecide's rule, evaluated in the database for the count (see waitingFor).
+   */
+  waitingFor(actor: Actor, page: { after?: number; limit: number }): Promise<WaitingPage> {
+    return waitingFor(this, this.runtime, actor, page);
   }
 
   /** The request (a pending action, in any status) with this id; undefined when there is none. */

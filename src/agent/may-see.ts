@@ -19,6 +19,7 @@ export type SeenRequest = Pick<PendingAction, 'kind' | 'tool_name' | 'args' | 'r
  */
 export async function maySee(root: Pick<AgentInternals, 'id'>, deps: RuntimeDeps, action: SeenRequest, actor: Actor): Promise<boolean> {
   const user = typeof actor.userId === 'string' ? actor.userId : '';
+  // Rules about the actor alone (who may act here at all) belong first, before anyone is let in by their part in the request.
   if (user === '' || user === deps.botUserId) return false;
   // Another agent's request (sharing the database) is not this agent's to show, as decide's locateAction finds none.
   if ((action.path ?? [])[0] !== root.id) return false;

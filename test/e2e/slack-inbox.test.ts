@@ -10,8 +10,6 @@ import {
   appHomeOpenedEnvelope,
   blockActionsPayload,
   blockLimitErrors,
-  newTriggerId,
-  SLACK_IDS,
   viewSubmissionPayload,
   type StoredView,
 } from '../../src/simulator/index.js';
@@ -20,6 +18,7 @@ import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
   clickButton,
   mention,
+  homeClickPayload,
   recordingDeleteTool,
   slackHarness,
   startBot,
@@ -53,26 +52,6 @@ function viewText(view: { blocks: unknown[] } | undefined): string {
 /** The Approve/Decline block of request `actionId` in a list of blocks. */
 function inboxButtons(blocks: unknown[], actionId: number): Block | undefined {
   return (blocks as Block[]).find((b) => b.type === 'actions' && b.block_id === `approval:${actionId}`);
-}
-
-/** The block_actions payload Slack sends for a button on a person's Home tab: a view container, no channel, no message. */
-function homeClickPayload(view: StoredView, user: string, button: Block, blockId: string) {
-  return {
-    type: 'block_actions',
-    user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: SLACK_IDS.teamId },
-    api_app_id: SLACK_IDS.appId,
-    token: 'verification-token',
-    container: { type: 'view', view_id: view.id },
-    trigger_id: newTriggerId(),
-    team: { id: SLACK_IDS.teamId, domain: SLACK_IDS.teamDomain },
-    enterprise: null,
-    is_enterprise_install: false,
-    view,
-    state: { values: {} },
-    actions: [
-      { action_id: button.action_id, block_id: blockId, text: button.text, value: button.value, style: button.style, type: 'button', action_ts: '1726133800.000100' },
-    ],
-  };
 }
 
 describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {

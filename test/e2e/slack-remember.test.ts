@@ -5,12 +5,13 @@ import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
-import { appHomeOpenedEnvelope, blockLimitErrors, newTriggerId, SLACK_IDS, viewLimitErrors, type StoredView } from '../../src/simulator/index.js';
+import { appHomeOpenedEnvelope, blockLimitErrors, viewLimitErrors } from '../../src/simulator/index.js';
 import { backends } from '../helpers/db.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
   cardActions,
   clickButton,
+  homeClickPayload,
   mention,
   recordingDeleteTool,
   slackHarness,
@@ -53,23 +54,6 @@ function deleteModel() {
 
 function viewText(view: { blocks: unknown[] } | undefined): string {
   return (view?.blocks ?? []).map((b) => textOf({ args: { blocks: [b] } } as never)).join('\n');
-}
-
-function homeClickPayload(view: StoredView, user: string, button: Block, blockId: string) {
-  return {
-    type: 'block_actions',
-    user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: SLACK_IDS.teamId },
-    api_app_id: SLACK_IDS.appId,
-    token: 'verification-token',
-    container: { type: 'view', view_id: view.id },
-    trigger_id: newTriggerId(),
-    team: { id: SLACK_IDS.teamId, domain: SLACK_IDS.teamDomain },
-    enterprise: null,
-    is_enterprise_install: false,
-    view,
-    state: { values: {} },
-    actions: [{ action_id: button.action_id, block_id: blockId, text: button.text, value: button.value, style: button.style, type: 'button', action_ts: '1726133800.000100' }],
-  };
 }
 
 describe.each(backends)('remembered approvals in Slack on %s', (backend) => {

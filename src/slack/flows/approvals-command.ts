@@ -39,15 +39,19 @@ export async function answerApprovalsCommand(ctx: SlackContext, user: string, te
       return { text: APPROVALS_USAGE };
     case 'bad':
       return { text: `I did not understand that. ${APPROVALS_USAGE}` };
-    case 'list': {
-      const inbox = await loadInbox(ctx, user, MESSAGE_FIT);
-      return { text: `${inbox.waitingTotal} ${inbox.waitingTotal === 1 ? 'request is' : 'requests are'} waiting for you.`, blocks: inboxBlocks(inbox, MESSAGE_FIT) };
-    }
+    case 'list':
+      return approvalsList(ctx, user);
     case 'one':
       return showOne(ctx, user, command.actionId);
     default:
       return unreachable(command, 'approvals command');
   }
+}
+
+/** The /approvals list: `user`'s inbox with the page of waiting requests after request `after` (undefined: the oldest). */
+export async function approvalsList(ctx: SlackContext, user: string, after?: number): Promise<CommandAnswer> {
+  const inbox = await loadInbox(ctx, user, MESSAGE_FIT, after);
+  return { text: `${inbox.waitingTotal} ${inbox.waitingTotal === 1 ? 'request is' : 'requests are'} waiting for you.`, blocks: inboxBlocks(inbox, MESSAGE_FIT) };
 }
 
 async function showOne(ctx: SlackContext, user: string, actionId: number): Promise<CommandAnswer> {

@@ -93,6 +93,11 @@ export class HomeRefresher {
     this.timer.unref();
   }
 
+  /** Publishes `user`'s Home in their turn, as they asked (the next page, say); resolves once it is published. */
+  async republish(user: string): Promise<void> {
+    await this.enqueue(user, { explicit: true });
+  }
+
   /** Answers a click from the Home tab on the Home tab itself (a refusal, say), in the person's turn. */
   async notice(user: string, text: string): Promise<void> {
     await this.enqueue(user, { explicit: true, notice: text });

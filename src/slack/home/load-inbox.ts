@@ -8,27 +8,17 @@ import { findCards } from '../store/cards.js';
 import { callOnCard } from '../flows/card-description.js';
 
 /**
- * Open requests read per inbox (the oldest) before keeping those the person may decide; more
- * open requests than this at once is a backlog no inbox would show in full anyway.
+ * A person's inbox: one page of the open requests they may approve and have not voted on
+ * (Agent.waitingFor: mayDecide's rule, groups, escalation and limits included, counted exactly,
+ * oldest first, starting after request `after`); their own requests; and their decisions; each
+ * with the link to its card.
  */
-const OPEN_READ = 300;
-
-/**
- * A person's inbox: the open requests they may approve (by the rule a click is checked with,
- * Agent.mayDecide, groups included), minus those they already voted on; their own requests; and
- * their decisions; each with the link to its card.
- */
-export async function loadInbox(ctx: SlackContext, user: string, fit: InboxFit): Promise<Omit<InboxData, 'notice'>> {
-  const rows = await inboxRequests(ctx.slackDb, ctx.agent.id, user, { open: OPEN_READ, requested: fit.maxListed, decided: fit.maxListed });
-  const now = Date.now();
-  const verdicts = await Promise.all(
-    rows.open.map(async (row) => {
-      if (row.expires_at && new Date(row.expires_at).getTime() <= now) return false;
-      if (votedBy(row, user)) return false;
-      return (await ctx.agent.mayDecide(row, { userId: user }, 'approve')).allowed;
-    }),
-  );
-  const waiting = rows.open.filter((_, i) => verdicts[i]);
+export async function loadInbox(ctx: SlackContext, user: string, fit: InboxFit, after?: number): Promise<Omit<InboxData, 'notice'>> {
+  const [page, rows] = await Promise.all([
+    ctx.agent.waitingFor({ userId: user }, { ...(after !== undefined ? { after } : {}), limit: fit.waitingPage }),
+    inboxRequests(ctx.slackDb, ctx.agent.id, user, { requested: fit.maxListed, decided: fit.maxListed }),
+  ]);
+  const waiting = page.requests;
   const remembered = await loadRemembered(ctx, user, fit);
   const cards = await findCards(ctx.slackDb, [...waiting, ...rows.requested, ...rows.decided].map((r) => r.id));
   const item = (action: PendingAction): InboxItem => {
@@ -45,7 +35,8 @@ export async function loadInbox(ctx: SlackContext, user: string, fit: InboxFit):
   };
   return {
     waiting: waiting.map(waitingItem),
-    waitingTotal: waiting.length,
+    waitingTotal: page.total,
+    waitingBefore: page.before,
     requested: rows.requested.map(item),
     requestedTotal: rows.requestedTotal,
     decided: rows.decided.map(item),
@@ -59,8 +50,4 @@ async function loadRemembered(ctx: SlackContext, user: string, fit: InboxFit): P
   if (fit !== HOME_FIT) return undefined;
   const grants = await ctx.agent.listRememberedGrants({ userId: user });
   return grants.map((g) => ({ id: g.id, toolName: g.tool_name, args: g.args, requester: g.requester, createdBy: g.created_by, expiresAt: new Date(g.expires_at) }));
-}
-
-function votedBy(row: PendingAction, user: string): boolean {
-  return Array.isArray(row.approvals) && row.approvals.some((v) => (v as { userId?: unknown } | null)?.userId === user);
 }

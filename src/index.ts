@@ -3,6 +3,7 @@ export { Agent, type AgentConfig } from './agent/agent.js';
 export type { StreamOptions, UserInput, AgentStream, AgentChunk, ApprovalRequest, SuspensionRequest, GenerateResult, SuspendPayload, FinishReason, Decision, DecisionRequest, Actor, ResumeRequest, RequireToolApproval, RequireToolApprovalContext, BeforeToolCallHook, BeforeToolCallContext, BeforeToolCallVerdict, ContinuationOptions, RememberedCall } from './agent/types.js';
 export type { RememberedGrant } from './db/remembered-grants.js';
 export type { RevokeOutcome } from './agent/remembered-approvals.js';
+export type { WaitingPage } from './agent/waiting-for.js';
 export type { EditOutcome, EditRequest } from './agent/edit.js';
 export type { ModelSettings } from './agent/model-settings.js';
 export type { TelemetrySettings } from './agent/telemetry.js';

@@ -9,6 +9,8 @@ import { StreamSink, storedActionOf, requestsOfPause, type AnnouncedRequest } fr
 import { decide, type DecisionContext, locateAction, mayDecide, type DecisionVerdict } from './decide.js';
 import { editSchemaOf, editToolCall, type EditOutcome, type EditRequest } from './edit.js';
 import { mayAnswer, resumeSuspended, tryAutoResume } from './answer.js';
+import { maySee, type SeenRequest } from './may-see.js';
+import { waitingFor, type WaitingPage } from './waiting-for.js';
 import type { Authorization } from '../approvals/authorize-actor.js';
 import { subAgentToolName, delegationInput, findAgent } from './run-state.js';
 import { AgentError, AmbiguousToolCallError, OutsideWorkspaceError, ResumeValidationError, SnapshotNotFoundError, ToolCallNotPendingError, hasAgentErrorCode } from './errors.js';
@@ -334,6 +336,25 @@ export class Agent implements AgentInternals {
    */
   mayDecide(action: Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'> & { path?: string[] | null; created_at?: PendingAction['created_at']; limit_hits?: unknown }, actor: Actor, decision: 'approve' | 'decline'): Promise<DecisionVerdict> {
     return mayDecide(this.runtime, action, actor, decision);
+  }
+
+  /**
+   * Whether `actor` may see this request at all: its requester, whoever decided or voted on it,
+   * or someone who may decide it under the current policy. A front end that shows a request, or
+   * names one in a refusal, asks this first, and tells anyone else what it tells about an id
+   * that does not exist.
+   */
+  maySee(action: SeenRequest, actor: Actor): Promise<boolean> {
+    return maySee(this, this.runtime, action, actor);
+  }
+
+  /**
+   * The open approval requests `actor` may approve and has not voted on, oldest first, `limit`
+   * (1 to 500) at a time after request id `after`, with exact counts: what an inbox lists. Who may
+   * approve is mayDecide's rule, evaluated in the database for the count (see waitingFor).
+   */
+  waitingFor(actor: Actor, page: { after?: number; limit: number }): Promise<WaitingPage> {
+    return waitingFor(this, this.runtime, actor, page);
   }
 
   /** The request (a pending action, in any status) with this id; undefined when there is none. */

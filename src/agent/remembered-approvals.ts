@@ -35,7 +35,6 @@ export async function listRemembered(root: AgentInternals, deps: RuntimeDeps, vi
 export async function revokeRemembered(root: AgentInternals, deps: RuntimeDeps, id: number, actor: Actor): Promise<RevokeOutcome> {
   const grant = await findRememberedGrant(deps.db, id);
   if (!grant || grant.agent_id !== root.id) return { outcome: 'not-found', id };
-  if (grant.revoked_at !== null || new Date(grant.expires_at).getTime() <= Date.now()) return { outcome: 'already-ended', grant };
   let verdict: Awaited<ReturnType<typeof mayRevoke>>;
   try {
     verdict = await mayRevoke(deps, grant, actor);
@@ -44,6 +43,8 @@ export async function revokeRemembered(root: AgentInternals, deps: RuntimeDeps, 
     verdict = { allowed: false, message: 'Could not check approver group membership right now; try again in a moment.' };
   }
   if (!verdict.allowed) return { outcome: 'not-allowed', grant, message: verdict.message };
+  // Only after the check: whether it has ended is for those who may see it.
+  if (grant.revoked_at !== null || new Date(grant.expires_at).getTime() <= Date.now()) return { outcome: 'already-ended', grant };
   const revoked = await revokeRememberedGrant(deps.db, id, actor.userId);
   if (!revoked) return { outcome: 'already-ended', grant: (await findRememberedGrant(deps.db, id)) ?? grant };
   deps.logger.info({ rememberedGrantId: id, actor: actor.userId }, 'remembered approval revoked');

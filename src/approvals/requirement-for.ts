@@ -1,4 +1,4 @@
-import type { ApprovalSettings, JsonValue, Policy, RuleCondition, ToolPolicy } from './policy-schema.js';
+import type { ApprovalSettings, CumulativeLimit, JsonValue, Policy, PolicyRule, RuleCondition, ToolPolicy } from './policy-schema.js';
 import { policyKeysFor, type McpToolIdentity } from './mcp-tool-name.js';
 import { unreachable } from '../unreachable.js';
 import { reachOf, type Reach } from './reach.js';
@@ -40,14 +40,14 @@ export interface Requirement {
  * that applies whenever the model leaves an argument out.
  */
 export function requirementFor(policy: Policy, toolName: string, args: unknown, mcp?: McpToolIdentity, limitHits?: readonly LimitHit[] | null): Requirement {
-  const tool = toolEntryFor(policy, toolName, mcp)?.entry;
-  let settings: ApprovalSettings = tool ?? (mcp ? mcpDefaults(policy, mcp) : policy.defaults);
-  for (const rule of tool?.rules ?? []) {
+  const { base, rules, limits } = policyEntryFor(policy, toolName, mcp);
+  let settings: ApprovalSettings = base;
+  for (const rule of rules) {
     if (matches(rule.when, args)) settings = { ...settings, ...rule.then };
   }
   // Limits come last: a limit the call went over (counted by the gate, see apply-limits.ts) tightens what the rules left.
   const hits = limitHits ?? [];
-  settings = overlayLimitHits(settings, tool?.limits, hits);
+  settings = overlayLimitHits(settings, limits, hits);
   return {
     requireApproval: settings.requireApproval,
     approvers: [...settings.approvers],
@@ -87,6 +87,18 @@ export function requirementOfRequest(
 ): Requirement {
   const mcp = mcpIdentity?.(request.tool_name, request.path ?? null);
   return requirementFor(policy, request.tool_name, request.args, mcp, limitHitsFromRow(request.limit_hits));
+}
+
+/**
+ * What a call of `toolName` is judged by, before its arguments and limits are: the settings its
+ * rules start from (its entry's, else the defaults, else for an MCP tool mcpDefaults), the rules
+ * and the cumulative limits. requirementFor applies them to one call; the inbox turns them into
+ * a filter over every open request of the tool.
+ */
+export function policyEntryFor(policy: Policy, toolName: string, mcp?: McpToolIdentity): { base: ApprovalSettings; rules: readonly PolicyRule[]; limits?: readonly CumulativeLimit[] } {
+  const tool = toolEntryFor(policy, toolName, mcp)?.entry;
+  if (!tool) return { base: mcp ? mcpDefaults(policy, mcp) : policy.defaults, rules: [] };
+  return { base: tool, rules: tool.rules, ...(tool.limits ? { limits: tool.limits } : {}) };
 }
 
 /** The policy entry a call falls under, and its key (a tool's name, or `server.tool` / `server.*`). */

@@ -10,12 +10,13 @@ import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
-import { appHomeOpenedEnvelope, newTriggerId, SLACK_IDS, viewSubmissionPayload, type StoredView } from '../../src/simulator/index.js';
+import { appHomeOpenedEnvelope, viewSubmissionPayload } from '../../src/simulator/index.js';
 import { backends } from '../helpers/db.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
   blocksOf,
   buttonClick,
+  homeClickPayload,
   inThread,
   mention,
   recordingDeleteTool,
@@ -295,20 +296,7 @@ describe.each(backends)('batch cards for parallel approval calls on %s', (backen
     }
     const buttons = (home.blocks as Block[]).find((x) => x.block_id === `approval:${b}`)!;
     const approve = (buttons.elements as Block[]).find((e) => e.action_id === ACTION_IDS.inboxApprove)!;
-    const res = await bot.send.interaction({
-      type: 'block_actions',
-      user: { id: ALICE, username: 'alice', name: 'alice', team_id: SLACK_IDS.teamId },
-      api_app_id: SLACK_IDS.appId,
-      token: 'verification-token',
-      container: { type: 'view', view_id: home.id },
-      trigger_id: newTriggerId(),
-      team: { id: SLACK_IDS.teamId, domain: SLACK_IDS.teamDomain },
-      enterprise: null,
-      is_enterprise_install: false,
-      view: home as StoredView,
-      state: { values: {} },
-      actions: [{ action_id: approve.action_id, block_id: buttons.block_id, text: approve.text, value: approve.value, style: approve.style, type: 'button', action_ts: '1726133800.000100' }],
-    });
+    const res = await bot.send.interaction(homeClickPayload(home, ALICE, approve, buttons.block_id));
     expect(res.status).toBe(200);
     await waitForUpdate(h.fake, card, 'Waiting for 2 of 3 decisions');
     expect(textOf(updatesOf(h.fake, card).at(-1)!)).toContain(`Approved by <@${ALICE}>`);

@@ -3,21 +3,23 @@ import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
+import { actionButtonValue, approvalButtonValue } from '../../src/slack/blocks/button-value.js';
+import { APPROVALS_USAGE } from '../../src/slack/flows/approvals-command.js';
+import { UNSEEN_REQUEST } from '../../src/slack/flows/unseen-request.js';
 import {
   appHomeOpenedEnvelope,
   blockActionsPayload,
   blockLimitErrors,
-  newTriggerId,
-  SLACK_IDS,
   viewSubmissionPayload,
   type StoredView,
 } from '../../src/simulator/index.js';
 import { backends } from '../helpers/db.js';
-import { homeClickPayload, viewText } from '../helpers/home-view.js';
+import { viewText } from '../helpers/home-view.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
   clickButton,
   mention,
+  homeClickPayload,
   recordingDeleteTool,
   slackHarness,
   startBot,
@@ -39,17 +41,16 @@ function inboxButtons(blocks: unknown[], actionId: number): Block | undefined {
   return (blocks as Block[]).find((b) => b.type === 'actions' && b.block_id === `approval:${actionId}`);
 }
 
-
 describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {
   const h = slackHarness(backend);
 
-  async function boot(steps: ScriptStep[], policy: PolicyInput) {
+  async function boot(steps: ScriptStep[], policy: PolicyInput, homeRefresh = { debounceMs: 20, minIntervalMs: 0 }) {
     const { deleteRecord, deleted } = recordingDeleteTool();
     h.fake.setUsergroup(GROUP, [CAROL, DAVE]);
     const bot = await startBot({
       fake: h.fake,
       db: h.database.db,
-      homeRefresh: { debounceMs: 20, minIntervalMs: 0 },
+      homeRefresh,
       makeAgent: (deps: AgentDeps) =>
         new Agent({
           id: 'ops',
@@ -109,11 +110,14 @@ describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {
     expect(viewText(requesterHome)).toMatch(/\*Requested by you\*[\s\S]*delete_record\* #\d+ · <[^>]+> — :hourglass_flowing_sand: waiting/);
     expect(inboxButtons(requesterHome.blocks, card.actionId)).toBeUndefined();
 
-    // Someone who may not decide sees nothing waiting, and a click made with another person's button is refused on their Home.
+    // Someone who may not decide sees nothing waiting, and a click made with another person's button is refused on their
+    // Home with what an unknown id gets: nothing of the request (its tool, who may decide it).
     expect(viewText(await openHome(bot, MALLORY))).toContain('*Waiting for you* (0)');
     const forged = await bot.send.interaction(homeClickPayload(h.fake.homeView(MALLORY)!, MALLORY, buttons.elements[0], buttons.block_id));
     expect(forged.status).toBe(200);
-    expect(viewText(await homeWhere(MALLORY, (t) => t.includes('Only listed approvers')))).toContain(':warning:');
+    const refusedHome = viewText(await homeWhere(MALLORY, (t) => t.includes(UNSEEN_REQUEST)));
+    expect(refusedHome).toContain(`:warning: ${UNSEEN_REQUEST}`);
+    expect(refusedHome).not.toContain('delete_record');
     expect(deleted).toEqual([]);
     expect(h.fake.callsTo('chat.update').filter((c) => c.args.ts === card.ts)).toEqual([]);
 
@@ -137,6 +141,30 @@ describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {
     await homeWhere(ALICE, (t) => t.includes(`already approved by <@${ALICE}>`));
     await bot.slack.idle();
     expect(deleted).toHaveLength(1);
+  });
+
+  it('a flood of Home opens by one person does not hold up another person’s Home: his opens wait as one publish, and hers comes next', async () => {
+    // Spaced as views.publish is in production (a few a second), so the flood outlasts several publishes.
+    const { bot } = await boot([], policy, { debounceMs: 20, minIntervalMs: 150 });
+    const publishes = () => h.fake.callsTo('views.publish');
+    const before = publishes().length;
+    const flood = await Promise.all(Array.from({ length: 150 }, () => bot.send.event(appHomeOpenedEnvelope({ user: MALLORY, channel: `D${MALLORY.slice(1)}` }))));
+    expect(flood.every((res) => res.status === 200)).toBe(true);
+    const atAlice = publishes().length;
+    expect((await bot.send.event(appHomeOpenedEnvelope({ user: ALICE, channel: `D${ALICE.slice(1)}` }))).status).toBe(200);
+    await h.fake.waitFor((c) => c.method === 'views.publish' && c.args.user_id === ALICE, { timeoutMs: 5000 });
+    // Before hers: at most the publish under way when she opened and the one of Mallory's already waiting.
+    const beforeAlice = publishes().slice(atAlice).findIndex((c) => c.args.user_id === ALICE);
+    expect(beforeAlice).toBeGreaterThanOrEqual(0);
+    expect(beforeAlice).toBeLessThanOrEqual(2);
+    await bot.slack.idle();
+    // 150 opens were a handful of publishes (one under way and one waiting at any time), never one each:
+    // after Alice opened, at most the two of his that were under way or waiting went out.
+    const mallory = publishes().slice(before).filter((c) => c.args.user_id === MALLORY).length;
+    expect(mallory).toBeGreaterThanOrEqual(1);
+    expect(mallory).toBeLessThanOrEqual(atAlice - before + 2);
+    expect(mallory).toBeLessThan(150 / 5);
+    expect(publishes().slice(before).filter((c) => c.args.user_id === ALICE)).toHaveLength(1);
   });
 
   it('an escalation puts the request in the added approver’s Home, and the decision republishes it there too', async () => {
@@ -238,8 +266,10 @@ describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {
     const carol = await command(CAROL, `#${card.actionId}`);
     expect(inboxButtons(carol.blocks, card.actionId)).toBeDefined();
 
-    expect((await command(MALLORY, String(card.actionId))).text).toBe(`You can only see request #${card.actionId} if you asked for it or may decide it.`);
-    expect((await command(ALICE, '999999')).text).toMatch(/^There is no approval request #999999\./);
+    // Someone who may not see it gets what an id that names nothing gets.
+    const unseen = (id: number) => `There is no approval request #${id} that you may see. ${APPROVALS_USAGE}`;
+    expect((await command(MALLORY, String(card.actionId))).text).toBe(unseen(card.actionId));
+    expect((await command(ALICE, '999999')).text).toBe(unseen(999999));
     expect((await command(ALICE, 'delete everything')).text).toMatch(/^I did not understand that\. Usage: `\/approvals`/);
     expect((await command(ALICE, '0')).text).toMatch(/^I did not understand that/);
     expect((await command(ALICE, 'help')).text).toMatch(/^Usage:/);
@@ -272,5 +302,99 @@ describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {
     expect(inboxButtons((redrawn.args.blocks ?? []) as unknown[], card.actionId)).toBeUndefined();
     expect(viewText({ blocks: (redrawn.args.blocks ?? []) as unknown[] })).toMatch(new RegExp(`#${card.actionId} · <[^>]+> — :white_check_mark: approved by <@${ALICE}>`));
     expect((await command(REQUESTER, String(card.actionId))).all).toContain(`:white_check_mark: approved by <@${ALICE}>`);
+  });
+
+  it('someone who may not see a request learns nothing of it from the inbox, /approvals or Show arguments: a decided one, a pending one, one without a card and an unknown id get the same reply', async () => {
+    const { bot, deleted } = await boot(
+      [
+        { toolCalls: [{ toolName: 'delete_record', args: { id: 'v1' } }] },
+        { text: 'Deleted v1.' },
+        { toolCalls: [{ toolName: 'delete_record', args: { id: 'v2 asked from code' } }] },
+        { toolCalls: [{ toolName: 'delete_record', args: { id: 'v3' } }] },
+      ],
+      policy,
+    );
+    const thread = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete v1' });
+    const decided = await waitForCard(h.fake, thread, 'approval');
+    await clickButton(bot, decided, ALICE, ACTION_IDS.approve);
+    await waitForText(h.fake, thread, 'Deleted v1.');
+    // A request made from code has no card; one made in Slack waits on its card.
+    const fromCode = await bot.agent.generate('delete v2', { requester: REQUESTER });
+    const call = fromCode.pending[0]!;
+    const cardless = (await bot.agent.findRequest((await bot.agent.latestApprovalId(call.runId, call.toolCallId))!))!;
+    const pendingThread = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete v3' });
+    const pending = await waitForCard(h.fake, pendingThread, 'approval');
+    const fingerprintOf = (card: typeof pending) => JSON.parse(card.blocks.find((b) => b.type === 'actions')!.elements[0].value).f as string;
+
+    /** An inbox button for request `id` as Slack would send it. */
+    const inboxButton = (actionId: string, id: number, fingerprint = 'a'.repeat(64)) => ({ action_id: actionId, text: { type: 'plain_text', text: 'x' }, value: approvalButtonValue(id, fingerprint), style: 'primary' });
+    await openHome(bot, MALLORY);
+    await openHome(bot, REQUESTER);
+    const homeClick = async (user: string, id: number, fingerprint?: string) => {
+      const published = h.fake.callsTo('views.publish').filter((c) => c.args.user_id === user).length;
+      await bot.send.interaction(homeClickPayload(h.fake.homeView(user)!, user, inboxButton(ACTION_IDS.inboxApprove, id, fingerprint), `approval:${id}`));
+      await h.fake.waitFor(() => h.fake.callsTo('views.publish').filter((c) => c.args.user_id === user).length > published);
+      return /:warning: (.*)/.exec(viewText(h.fake.homeView(user)))?.[1];
+    };
+    // From the Home tab: a decided request, a pending one, one without a card, and an id that names nothing.
+    const unknownId = 999_999;
+    expect(await homeClick(MALLORY, decided.actionId, fingerprintOf(decided))).toBe(UNSEEN_REQUEST);
+    expect(await homeClick(MALLORY, pending.actionId, fingerprintOf(pending))).toBe(UNSEEN_REQUEST);
+    expect(await homeClick(MALLORY, cardless.id, cardless.fingerprint!)).toBe(UNSEEN_REQUEST);
+    expect(await homeClick(MALLORY, unknownId)).toBe(UNSEEN_REQUEST);
+    // Its requester may see it, and is told how it went.
+    expect(await homeClick(REQUESTER, decided.actionId, fingerprintOf(decided))).toBe(`This request was already approved by <@${ALICE}>. Nothing was changed.`);
+
+    // Decline in an /approvals list (an ephemeral message): refused before any form opens, with the same words.
+    const ephemeralDecline = async (user: string, id: number, fingerprint?: string) => {
+      const before = h.fake.callsTo('chat.postEphemeral').length;
+      await bot.send.interaction(
+        blockActionsPayload({
+          user,
+          channel: CHANNEL,
+          messageTs: '1726133799.000100',
+          isEphemeral: true,
+          actionId: ACTION_IDS.inboxDecline,
+          blockId: `approval:${id}`,
+          value: approvalButtonValue(id, fingerprint ?? 'a'.repeat(64)),
+          responseUrl: h.fake.responseUrl({ channel: CHANNEL, user }),
+        }),
+      );
+      const told = await h.fake.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.user === user && h.fake.callsTo('chat.postEphemeral').length > before);
+      return String(told.args.text);
+    };
+    expect(await ephemeralDecline(MALLORY, pending.actionId, fingerprintOf(pending))).toBe(UNSEEN_REQUEST);
+    expect(await ephemeralDecline(MALLORY, decided.actionId, fingerprintOf(decided))).toBe(UNSEEN_REQUEST);
+    expect(await ephemeralDecline(MALLORY, unknownId)).toBe(UNSEEN_REQUEST);
+    expect(h.fake.callsTo('views.open')).toEqual([]);
+
+    // Show arguments with a button naming the request without a card: its arguments are not shown to Mallory.
+    const showArguments = async (user: string, id: number) => {
+      const before = h.fake.callsTo('chat.postEphemeral').length + h.fake.callsTo('views.open').length;
+      await bot.send.interaction(
+        blockActionsPayload({ user, channel: CHANNEL, messageTs: decided.ts, actionId: ACTION_IDS.showArguments, blockId: `approval:${id}`, value: actionButtonValue(id) }),
+      );
+      return h.fake.waitFor((c) => (c.method === 'chat.postEphemeral' || c.method === 'views.open') && c.args.user !== REQUESTER && h.fake.callsTo('chat.postEphemeral').length + h.fake.callsTo('views.open').length > before);
+    };
+    const toMallory = await showArguments(MALLORY, cardless.id);
+    expect(toMallory.method).toBe('chat.postEphemeral');
+    expect(JSON.stringify(toMallory.args)).not.toContain('asked from code');
+    expect(toMallory.args.text).toBe((await showArguments(MALLORY, unknownId)).args.text);
+    // Alice may decide it, so she may see it.
+    const toAlice = await showArguments(ALICE, cardless.id);
+    expect(toAlice.method).toBe('views.open');
+    expect(JSON.stringify(toAlice.args.view)).toContain('v2 asked from code');
+
+    // /approvals <id>: the same answer for each of them as for an id that names nothing.
+    const commandText = async (user: string, text: string) => {
+      const before = h.fake.callsTo('response_url').length;
+      await bot.send.command({ command: '/approvals', text, user, channel: CHANNEL, responseUrl: h.fake.responseUrl({ channel: CHANNEL, user }) });
+      await h.fake.waitFor(() => h.fake.callsTo('response_url').length > before);
+      return String(h.fake.callsTo('response_url')[before]!.args.text).replace(/#\d+/, '#N');
+    };
+    const unknownAnswer = await commandText(MALLORY, String(unknownId));
+    for (const id of [decided.actionId, pending.actionId, cardless.id]) expect(await commandText(MALLORY, String(id))).toBe(unknownAnswer);
+    expect(await commandText(REQUESTER, String(cardless.id))).toContain('delete_record');
+    expect(deleted).toEqual([{ id: 'v1' }]);
   });
 });

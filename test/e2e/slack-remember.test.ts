@@ -5,13 +5,14 @@ import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
-import { appHomeOpenedEnvelope, blockLimitErrors, newTriggerId, SLACK_IDS, viewLimitErrors, type StoredView } from '../../src/simulator/index.js';
+import { appHomeOpenedEnvelope, blockLimitErrors, viewLimitErrors } from '../../src/simulator/index.js';
 import { backends } from '../helpers/db.js';
-import { homeClickPayload, viewText } from '../helpers/home-view.js';
+import { viewText } from '../helpers/home-view.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
   cardActions,
   clickButton,
+  homeClickPayload,
   mention,
   recordingDeleteTool,
   slackHarness,
@@ -51,7 +52,6 @@ function deleteModel() {
   };
   return scriptedModel([step]);
 }
-
 
 
 describe.each(backends)('remembered approvals in Slack on %s', (backend) => {
@@ -173,6 +173,18 @@ describe.each(backends)('remembered approvals in Slack on %s', (backend) => {
     const audit = await sql<{ actor: string }>`
       SELECT actor FROM audit_events WHERE event = 'remembered-revoked' AND (detail->>'rememberedGrantId')::int = ${grantId}`.execute(h.database.db);
     expect(audit.rows).toEqual([{ actor: REQUESTER }]);
+
+    // Mallory clicking Revoke on it now (revoked) hears what an id that names nothing gets: not that it existed, nor that it ended.
+    const malloryTold = async (value: string) => {
+      const published = h.fake.callsTo('views.publish').filter((c) => c.args.user_id === MALLORY).length;
+      await bot.send.interaction(homeClickPayload(h.fake.homeView(MALLORY)!, MALLORY, { ...row.accessory, value }, row.block_id));
+      await h.fake.waitFor(() => h.fake.callsTo('views.publish').filter((c) => c.args.user_id === MALLORY).length > published);
+      return viewText(h.fake.homeView(MALLORY)).replace(/#\d+/g, '#N');
+    };
+    const onRevoked = await malloryTold(String(grantId));
+    expect(onRevoked).not.toMatch(/already revoked|has ended/);
+    expect(onRevoked).toBe(await malloryTold('999999'));
+    expect(onRevoked).toContain('Nothing was changed.');
 
     await cardFor(bot, REQUESTER, 'h1');
     await bot.slack.idle();

@@ -7,12 +7,13 @@ import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
 import { appHomeOpenedEnvelope, appMentionEnvelope, blockActionsPayload, SLACK_IDS, viewSubmissionPayload, type StoredView } from '../../src/simulator/index.js';
 import { backends } from '../helpers/db.js';
-import { homeClickPayload, viewText } from '../helpers/home-view.js';
+import { viewText } from '../helpers/home-view.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
   cardActions,
   clickButton,
   freshTs,
+  homeClickPayload,
   mention,
   recordingDeleteTool,
   slackHarness,

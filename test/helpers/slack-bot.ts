@@ -9,7 +9,7 @@ import type { Agent } from '../../src/agent/agent.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/create-slack-app.js';
 import { slackGroupResolver } from '../../src/slack/transport/slack-group-resolver.js';
-import { appMentionEnvelope, type BlockActionsOptions, blockActionsPayload, blockLimitErrors, FAKE_BOT_TOKEN, type RecordedCall, SLACK_IDS, slackSender, type SlackSimulator, type SlackSimulatorOptions, startSlackSimulator, viewLimitErrors } from '../../src/simulator/index.js';
+import { appMentionEnvelope, type BlockActionsOptions, type SlackUserRef, blockActionsPayload, blockLimitErrors, FAKE_BOT_TOKEN, newTriggerId, type RecordedCall, SLACK_IDS, slackSender, type SlackSimulator, type SlackSimulatorOptions, startSlackSimulator, type StoredView, viewLimitErrors } from '../../src/simulator/index.js';
 import { createTestDatabase, type Backend, type TestDatabase } from './db.js';
 import type { GroupResolver } from '../../src/approvals/group-resolver.js';
 import type { Db } from '../../src/db/database.js';
@@ -261,6 +261,27 @@ export function buttonClick(card: PostedCard, user: string, actionId: string, ov
     ...overrides,
   });
   return { payload, button };
+}
+
+/** The block_actions payload Slack sends for a button on a person's Home tab: a view container, no channel, no message. */
+export function homeClickPayload(view: StoredView, user: string | SlackUserRef, button: Block, blockId: string) {
+  const id = typeof user === 'string' ? user : user.id;
+  // `team` is the app's workspace whoever clicks; `user.team_id` the clicker's own (another for a Slack Connect partner).
+  const teamId = (typeof user === 'string' ? undefined : user.teamId) ?? SLACK_IDS.teamId;
+  return {
+    type: 'block_actions',
+    user: { id, username: id.toLowerCase(), name: id.toLowerCase(), team_id: teamId },
+    api_app_id: SLACK_IDS.appId,
+    token: 'verification-token',
+    container: { type: 'view', view_id: view.id },
+    trigger_id: newTriggerId(),
+    team: { id: SLACK_IDS.teamId, domain: SLACK_IDS.teamDomain },
+    enterprise: null,
+    is_enterprise_install: false,
+    view,
+    state: { values: {} },
+    actions: [{ action_id: button.action_id, block_id: blockId, text: button.text, value: button.value, style: button.style, type: 'button', action_ts: '1726133800.000100' }],
+  };
 }
 
 /** Clicks a button on a card as `user`, over HTTP. */

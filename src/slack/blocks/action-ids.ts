@@ -31,6 +31,9 @@ export const ACTION_IDS = {
   /** Approve and Decline in the approvals inbox (Home tab, /approvals): routed to the card's own flow. */
   inboxApprove: 'inbox.approve',
   inboxDecline: 'inbox.decline',
+  /** The next page of requests waiting in the inbox, and back to the first (Home tab, /approvals). */
+  inboxNextPage: 'inbox.next_page',
+  inboxFirstPage: 'inbox.first_page',
   /** Revoke a remembered approval listed in the Home tab. */
   revokeRemembered: 'remembered.revoke',
   /** Approve all and Decline all on a batch card (the parallel calls of one model step). */

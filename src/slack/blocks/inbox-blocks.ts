@@ -3,6 +3,7 @@ import type { Button, HomeView, KnownBlock } from '@slack/types';
 import type { PendingAction } from '../../db/rows.js';
 import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
 import { inlineCode } from '../mrkdwn/inline-code.js';
+import { isActionId } from '../../db/is-action-id.js';
 import { ACTION_IDS, cardBlockId } from './action-ids.js';
 import { approvalButtonValue } from './button-value.js';
 import { context, section } from './layout.js';
@@ -27,9 +28,12 @@ export interface InboxItem {
 }
 
 export interface InboxData {
+  /** One page of what waits for this person, oldest first. */
   waiting: InboxItem[];
-  /** How many requests wait for this person in all (`waiting` may be fewer). */
+  /** How many requests wait for this person in all, counted exactly. */
   waitingTotal: number;
+  /** How many of them come before this page. */
+  waitingBefore: number;
   requested: InboxItem[];
   requestedTotal: number;
   decided: InboxItem[];
@@ -46,20 +50,23 @@ export interface InboxData {
 export interface InboxFit {
   /** The surface's block limit: 100 for a view, 50 for a message. */
   maxBlocks: number;
+  /** Waiting requests read for one page (the page shows as many as fit). */
+  waitingPage: number;
   /** At most this many of the person's own requests and of their decisions are listed. */
   maxListed: number;
 }
 
-export const HOME_FIT: InboxFit = { maxBlocks: LIMITS.modalBlocks, maxListed: 10 };
+export const HOME_FIT: InboxFit = { maxBlocks: LIMITS.modalBlocks, waitingPage: 35, maxListed: 10 };
 /** A message also has a JSON size limit (messageBlocksJson), so the ephemeral list is shorter. */
-export const MESSAGE_FIT: InboxFit = { maxBlocks: 24, maxListed: 5 };
+export const MESSAGE_FIT: InboxFit = { maxBlocks: 24, waitingPage: 6, maxListed: 5 };
 
 const SUMMARY_CHARS = 200;
 
 /**
- * The approvals inbox: requests waiting for this person (oldest first, with Approve and Decline
- * that go through the card's own checks), their own requests with where each stands, and what
- * they decided lately. Lists longer than the surface allows end in "and N more".
+ * The approvals inbox: requests waiting for this person (oldest first, a page at a time, with
+ * Approve and Decline that go through the card's own checks, and buttons to the next page and
+ * back), their own requests with where each stands, and what they decided lately. The other
+ * lists, longer than the surface allows, end in "and N more".
  */
 export function inboxBlocks(data: InboxData, fit: InboxFit): KnownBlock[] {
   const head: KnownBlock[] = [{ type: 'header', text: plainText('Approvals', LIMITS.headerText) }];
@@ -70,15 +77,50 @@ export function inboxBlocks(data: InboxData, fit: InboxFit): KnownBlock[] {
   const remembered = data.remembered ? [{ type: 'divider' } as KnownBlock, ...rememberedBlocks(data.remembered, fit.maxListed)] : [];
   const tail = [...remembered, { type: 'divider' } as KnownBlock, ...requested, { type: 'divider' } as KnownBlock, ...decided];
 
-  // The waiting list gets what is left: two blocks a request, one for its "and N more".
-  const room = fit.maxBlocks - head.length - tail.length - 2;
+  // The waiting list gets what is left: two blocks a request, and its heading, where the page stands and its buttons.
+  const room = fit.maxBlocks - head.length - tail.length - 3;
   const shown = data.waiting.slice(0, Math.max(0, Math.floor(room / 2)));
   const waiting: KnownBlock[] = [section(`*Waiting for you* (${data.waitingTotal})`)];
   if (data.waitingTotal === 0) waiting.push(context('Nothing is waiting for your decision.'));
   for (const item of shown) waiting.push(section(waitingText(item)), decisionButtons(item));
-  const more = data.waitingTotal - shown.length;
-  if (more > 0) waiting.push(context(`…and ${more} more waiting for you (oldest shown first).`));
-  return [...head, ...waiting, ...tail];
+  return [...head, ...waiting, ...pager(data, shown), ...tail];
+}
+
+/**
+ * Where the page stands among everything waiting, and the buttons to the next page (after the
+ * last request shown) and back to the oldest; nothing when one page holds it all.
+ */
+function pager(data: InboxData, shown: InboxItem[]): KnownBlock[] {
+  const last = data.waitingBefore + shown.length;
+  const after = data.waitingTotal - last;
+  if (data.waitingBefore === 0 && after <= 0) return [];
+  const where =
+    shown.length > 0
+      ? `Showing ${data.waitingBefore + 1}–${last} of ${data.waitingTotal}, oldest first${after > 0 ? `; ${after} more after these` : ''}.`
+      : `Nothing waits for you after the requests before this page (${data.waitingTotal} in all).`;
+  const buttons: Button[] = [];
+  if (data.waitingBefore > 0) buttons.push(pageButton('← First page', undefined));
+  if (after > 0 && shown.length > 0) buttons.push(pageButton('Next page →', shown.at(-1)!.action.id));
+  return [context(where), ...(buttons.length > 0 ? [{ type: 'actions', block_id: INBOX_PAGE_BLOCK, elements: buttons } as KnownBlock] : [])];
+}
+
+const INBOX_PAGE_BLOCK = 'inbox:page';
+
+function pageButton(text: string, after: number | undefined): Button {
+  return {
+    type: 'button',
+    text: plainText(text, LIMITS.buttonText),
+    action_id: after === undefined ? ACTION_IDS.inboxFirstPage : ACTION_IDS.inboxNextPage,
+    value: after === undefined ? 'first' : `after:${after}`,
+  };
+}
+
+/** The page a page button asks for: `{}` for the first, `{ after }` for the one after request `after`; undefined when the value is not one of ours. */
+export function parseInboxPage(value: string | undefined): { after?: number } | undefined {
+  if (value === 'first') return {};
+  const m = /^after:([1-9]\d{0,9})$/.exec(value ?? '');
+  const after = Number(m?.[1]);
+  return m && isActionId(after) ? { after } : undefined;
 }
 
 /** The Home tab: the inbox as a view (views.publish). */

@@ -88,7 +88,7 @@ export async function openDecline(ctx: SlackContext, click: Click | undefined, a
   const button = await genuineButton(ctx, click, action);
   if (!button) return tellUser(ctx, click, tamperedButton);
   const row = button.row;
-  const refusal = row ? await decisionRefusal(ctx, row, click, button.value.fingerprintPrefix, { as: 'decline', groupLookupMayRetry: true }) : 'I could not find that request; its run may have ended. Nothing was changed.';
+  const refusal = await decisionRefusal(ctx, click, button, { as: 'decline', groupLookupMayRetry: true });
   if (refusal) {
     ctx.logger.info({ actionId: button.value.actionId, user: click.user }, 'decline refused before the modal');
     return tellUser(ctx, click, refusal);

@@ -1,6 +1,5 @@
 import type { KnownBlock } from '@slack/types';
 import { isActionId } from '../../db/is-action-id.js';
-import type { PendingAction } from '../../db/rows.js';
 import { inboxBlocks, MESSAGE_FIT, requestBlocks } from '../blocks/inbox-blocks.js';
 import { threadLink } from '../blocks/thread-link.js';
 import { loadInbox } from '../home/load-inbox.js';
@@ -32,7 +31,7 @@ export interface CommandAnswer {
 
 /**
  * The answer to `/approvals` for `user`, shown to them alone: their inbox, one request (only to
- * its requester, someone who decided or voted on it, or someone who may decide it), or the usage.
+ * someone who may see it, Agent.maySee), or the usage.
  */
 export async function answerApprovalsCommand(ctx: SlackContext, who: Person, text: string | undefined): Promise<CommandAnswer> {
   const command = parseApprovalsCommand(text);
@@ -47,10 +46,8 @@ export async function answerApprovalsCommand(ctx: SlackContext, who: Person, tex
       return { text: APPROVALS_USAGE };
     case 'bad':
       return { text: `I did not understand that. ${APPROVALS_USAGE}` };
-    case 'list': {
-      const inbox = await loadInbox(ctx, who, MESSAGE_FIT);
-      return { text: `${inbox.waitingTotal} ${inbox.waitingTotal === 1 ? 'request is' : 'requests are'} waiting for you.`, blocks: inboxBlocks(inbox, MESSAGE_FIT) };
-    }
+    case 'list':
+      return approvalsList(ctx, who);
     case 'one':
       return showOne(ctx, who, command.actionId);
     default:
@@ -58,18 +55,22 @@ export async function answerApprovalsCommand(ctx: SlackContext, who: Person, tex
   }
 }
 
+/** The /approvals list: the person's inbox with the page of waiting requests after request `after` (undefined: the oldest). */
+export async function approvalsList(ctx: SlackContext, who: Person, after?: number): Promise<CommandAnswer> {
+  const inbox = await loadInbox(ctx, who, MESSAGE_FIT, after);
+  return { text: `${inbox.waitingTotal} ${inbox.waitingTotal === 1 ? 'request is' : 'requests are'} waiting for you.`, blocks: inboxBlocks(inbox, MESSAGE_FIT) };
+}
+
 async function showOne(ctx: SlackContext, who: Person, actionId: number): Promise<CommandAnswer> {
   const user = who.user;
   const row = await ctx.agent.findRequest(actionId);
-  // A request of another agent sharing the database, or not an approval, is not this inbox's to show.
-  if (!row || row.kind !== 'approval' || (Array.isArray(row.path) && row.path[0] !== ctx.agent.id)) {
-    return { text: `There is no approval request #${actionId}. ${APPROVALS_USAGE}` };
+  // An id that names nothing, another agent's request, something other than an approval and a
+  // request this person may not see all get the same answer: none tells that the id exists.
+  if (!row || row.kind !== 'approval' || !(await ctx.agent.maySee(row, actorOf(who)))) {
+    ctx.logger.info({ actionId, user, exists: row !== undefined }, '/approvals <id>: nothing this person may see');
+    return { text: `There is no approval request #${actionId} that you may see. ${APPROVALS_USAGE}` };
   }
   const canDecide = row.status === 'pending' && (await ctx.agent.mayDecide(row, actorOf(who), 'approve')).allowed;
-  if (!canDecide && !involved(row, user)) {
-    ctx.logger.info({ actionId, user }, '/approvals refused: not the requester or an approver');
-    return { text: `You can only see request #${actionId} if you asked for it or may decide it.` };
-  }
   const card = await findCard(ctx.slackDb, actionId);
   const link = card ? threadLink(ctx.teamUrl, card) : undefined;
   return { text: `Request #${actionId}: ${row.tool_name} (${row.status === 'resumed' ? 'answered' : row.status})`, blocks: requestBlocks({ action: row, ...(link ? { link } : {}) }, canDecide) };
@@ -90,9 +91,4 @@ export async function redrawCommandAnswer(
   } catch (error) {
     ctx.logger.warn({ err: error, user: who.user }, '/approvals answer could not be redrawn');
   }
-}
-
-function involved(row: PendingAction, user: string): boolean {
-  if (row.requester === user || row.decided_by === user) return true;
-  return Array.isArray(row.approvals) && row.approvals.some((v) => (v as { userId?: unknown } | null)?.userId === user);
 }

@@ -20,7 +20,7 @@ export async function openApproveReason(ctx: SlackContext, click: Click | undefi
   const button = await genuineButton(ctx, click, action);
   if (!button) return tellUser(ctx, click, tamperedButton);
   const row = button.row;
-  const refusal = row ? await decisionRefusal(ctx, row, click, button.value.fingerprintPrefix, { as: 'approve', groupLookupMayRetry: true }) : 'I could not find that request; its run may have ended. Nothing was changed.';
+  const refusal = await decisionRefusal(ctx, click, button, { as: 'approve', groupLookupMayRetry: true });
   if (refusal) {
     ctx.logger.info({ actionId: button.value.actionId, user: click.user }, 'approval refused before the reason modal');
     return tellUser(ctx, click, refusal);

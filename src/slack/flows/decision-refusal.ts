@@ -1,16 +1,30 @@
 import type { PendingAction } from '../../db/rows.js';
 import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
-import { actorOf, type Person, type SlackContext } from '../slack-context.js';
+import { actorOf, type Click, type Person, type SlackContext } from '../slack-context.js';
+import type { GenuineButton } from './genuine-button.js';
 import { describeOutcome } from './refusal-text.js';
+import { onItsCard, refusalSeenBy } from './unseen-request.js';
 
 /**
- * Why this person may not decide this request as it stands, said before a form opens (so nobody fills
- * one in for a request they cannot decide), or undefined. The runtime checks again on submit.
- * `as` is what the form is for: Decline asks the decline rule, Approve and Edit the approve rule
- * (the refusal worded for Edit). `groupLookupMayRetry` lets a group that could not be checked now
- * through to the submission, which checks it again.
+ * Why the clicker may not decide the request a genuine button names, as it stands, said before a
+ * form opens (so nobody fills one in for a request they cannot decide), or undefined. The runtime
+ * checks again on submit. `as` is what the form is for: Decline asks the decline rule, Approve
+ * and Edit the approve rule (the refusal worded for Edit). `groupLookupMayRetry` lets a group that
+ * could not be checked now through to the submission, which checks it again. Off the request's
+ * card, the refusal names the request only to someone who may see it (refusalSeenBy).
  */
 export async function decisionRefusal(
+  ctx: SlackContext,
+  click: Click,
+  button: GenuineButton,
+  options: { as: 'approve' | 'decline' | 'edit'; groupLookupMayRetry?: boolean },
+): Promise<string | undefined> {
+  const row = button.row;
+  const refusal = row ? await refusalOf(ctx, row, click, button.value.fingerprintPrefix, options) : 'I could not find that request; its run may have ended. Nothing was changed.';
+  return refusal === undefined ? undefined : refusalSeenBy(ctx, click, row, refusal, onItsCard(click, button.card));
+}
+
+async function refusalOf(
   ctx: SlackContext,
   row: PendingAction,
   who: Person,

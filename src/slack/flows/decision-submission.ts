@@ -48,7 +48,7 @@ export async function recordDecisionSubmission(
 }
 
 /** Shows a recorded decision beside its card (the redraw, a refusal, the run's continuation). */
-export async function showDecisionSubmission(ctx: SlackContext, user: string, recorded: RecordedDecision | undefined): Promise<void> {
+export async function showDecisionSubmission(ctx: SlackContext, who: Person, recorded: RecordedDecision | undefined): Promise<void> {
   if (!recorded) return;
   const { actionId, decision } = recorded;
   const card = await findCard(ctx.slackDb, actionId);
@@ -58,7 +58,7 @@ export async function showDecisionSubmission(ctx: SlackContext, user: string, re
     if ('stream' in decision && decision.stream) await decision.stream.result;
     return;
   }
-  await handleDecision(ctx, decision, { user, channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) }, card);
+  await handleDecision(ctx, decision, { ...who, channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) }, card);
 }
 
 /** Tells the person, beside the card, that recording or showing their decision failed (with the log reference). */

@@ -16,12 +16,11 @@ export async function openEdit(ctx: SlackContext, click: Click | undefined, acti
   if (!click) return void ctx.logger.warn('edit click without user or channel');
   const button = await genuineButton(ctx, click, action);
   if (!button) return tellUser(ctx, click, tamperedButton);
+  const refusal = await decisionRefusal(ctx, click, button, { as: 'edit' });
   const row = button.row;
-  if (!row) return tellUser(ctx, click, 'I could not find that request; its run may have ended. Nothing was changed.');
-  const refusal = await decisionRefusal(ctx, row, click, button.value.fingerprintPrefix, { as: 'edit' });
-  if (refusal) {
-    ctx.logger.info({ actionId: row.id, user: click.user }, 'edit refused before the modal');
-    return tellUser(ctx, click, refusal);
+  if (refusal || !row) {
+    ctx.logger.info({ actionId: button.value.actionId, user: click.user }, 'edit refused before the modal');
+    return tellUser(ctx, click, refusal ?? 'I could not find that request; its run may have ended. Nothing was changed.');
   }
   const form = editFormOf(ctx.agent, row);
   if (!form) return tellUser(ctx, click, 'The arguments of this request cannot be edited here. Nothing was changed.');

@@ -91,10 +91,11 @@ export async function recordEditSubmission(
  * "edited by" line), the editor hears what their edit did, the thread hears who must still
  * approve, and the run goes on when the edit approved it.
  */
-export async function showEditSubmission(ctx: SlackContext, user: string, recorded: RecordedEdit): Promise<void> {
+export async function showEditSubmission(ctx: SlackContext, who: Person, recorded: RecordedEdit): Promise<void> {
+  const user = who.user;
   const { outcome, row } = recorded;
   const card = await findCard(ctx.slackDb, row.id);
-  const at = { user, ...(card ? { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) } : { channel: user }) };
+  const at = { ...who, ...(card ? { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) } : { channel: user }) };
   switch (outcome.outcome) {
     case 'unchanged':
       return handleDecision(ctx, outcome.decision, at, card);

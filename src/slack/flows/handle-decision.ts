@@ -4,7 +4,8 @@ import { markCardsDrawn } from '../store/mark-run-shown.js';
 import type { CardRow } from '../store/cards.js';
 import { refusalText } from './refusal-text.js';
 import { runInThread } from './run-in-thread.js';
-import type { SlackContext, ThreadTarget } from '../slack-context.js';
+import type { Click, SlackContext, ThreadTarget } from '../slack-context.js';
+import { onItsCard, refusalSeenBy } from './unseen-request.js';
 import { targetForAction } from './target-for-action.js';
 import { tellUser } from './tell-user.js';
 import { postQuorumProgress } from './post-quorum-progress.js';
@@ -19,9 +20,13 @@ import { postRememberedCreated } from './post-remembered-use.js';
  * know why), and the run's continuation in its thread. `card` is where the
  * request's card is, when the caller read it before deciding.
  */
-export async function handleDecision(ctx: SlackContext, decision: Decision, click: ThreadTarget & { user: string }, card?: CardRow): Promise<void> {
+export async function handleDecision(ctx: SlackContext, decision: Decision, click: ThreadTarget & Pick<Click, 'user' | 'teamId' | 'answerAt'>, card?: CardRow): Promise<void> {
   const refusal = refusalText(decision, click.user);
-  if (refusal) await tellUser(ctx, click, refusal);
+  if (refusal) {
+    // Said in full on the card; from the inbox (or for a request without a card) only to someone who may see the request.
+    const row = decision.outcome === 'not-found' ? undefined : decision.action;
+    await tellUser(ctx, click, await refusalSeenBy(ctx, click, row, refusal, onItsCard(click, card)));
+  }
   if (decision.outcome === 'not-found') return;
 
   const changed =

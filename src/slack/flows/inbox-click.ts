@@ -3,14 +3,16 @@ import { parseButtonValue } from '../blocks/button-value.js';
 import { teamOfClicker, type Click, type SlackContext } from '../slack-context.js';
 import { findCard } from '../store/cards.js';
 import { tellUser } from './tell-user.js';
+import { UNSEEN_REQUEST } from './unseen-request.js';
 
 /**
  * A click on Approve or Decline in the inbox (Home tab, or the /approvals list), as if it were
  * made on the request's card: it is routed to the card's message, so the card's own checks
  * (the button is that request's, the fingerprint matches, the clicker may decide) and its
  * decision path apply unchanged, and the run goes on in the card's thread. What the clicker is
- * told goes back where they clicked. Undefined (the clicker told why) when there is no card to
- * route to.
+ * told goes back where they clicked, and names the request only to someone who may see it
+ * (refusalSeenBy). Undefined (the clicker told what an unknown id is told) when there is no card
+ * to route to.
  */
 export async function inboxClick(ctx: SlackContext, body: BlockAction<ButtonAction>, action: ButtonAction): Promise<Click | undefined> {
   const user = body.user?.id;
@@ -22,7 +24,8 @@ export async function inboxClick(ctx: SlackContext, body: BlockAction<ButtonActi
   const card = actionId !== undefined ? await findCard(ctx.slackDb, actionId) : undefined;
   if (!card) {
     ctx.logger.warn({ user, value: action.value }, 'inbox click for a request without a card');
-    await tellUser(ctx, { user, channel: channel ?? user, answerAt }, 'I could not find that request’s card, so nothing was changed.');
+    // Whether the id names a request at all is not for this reply to say (see unseen-request.ts).
+    await tellUser(ctx, { user, channel: channel ?? user, answerAt }, UNSEEN_REQUEST);
     return undefined;
   }
   return {

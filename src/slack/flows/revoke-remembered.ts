@@ -35,12 +35,13 @@ export async function revokeRemembered(ctx: SlackContext, who: Person, value: st
       ctx.home?.refresh(users, everyone);
       return tell(`Revoked the remembered approval #${id} of *${escapeMrkdwn(truncate(grant.tool_name, 80))}*: its next call asks for approval again.`);
     }
-    case 'not-allowed':
-      return tell(`${escapeMrkdwn(result.message)} Nothing was changed.`);
     case 'already-ended':
       return tell(`The remembered approval #${id} was already revoked or has ended. Nothing was changed.`);
+    // Someone who may not revoke it is told what an unknown id is told: nothing says it exists.
+    case 'not-allowed':
     case 'not-found':
-      return tell(`I could not find the remembered approval #${id}. Nothing was changed.`);
+      ctx.logger.info({ user, rememberedGrantId: id, outcome: result.outcome }, 'revoke refused');
+      return tell(`I could not find the remembered approval #${id}, or it is not one you may revoke. Nothing was changed.`);
     default:
       return unreachable(result, 'revoke outcome');
   }

@@ -5,11 +5,13 @@ import { parseButtonValue } from '../blocks/button-value.js';
 import { actorOf, type Click, type SlackContext } from '../slack-context.js';
 import { clickedCard, tamperedButton } from './clicked-card.js';
 import { tellUser } from './tell-user.js';
+import { onItsCard } from './unseen-request.js';
 
 /**
  * "Show arguments": a read-only modal with the request's exact arguments, read from the request
  * itself (the button only names which one, and must sit on that request's card). Anyone in the
- * workspace who sees the card may look; a click from another workspace (a shared channel) may not.
+ * workspace who sees the card may look; a click from another workspace (a shared channel) may not,
+ * nor, for a request without a card, anyone who may not see the request (Agent.maySee).
  */
 export async function showArguments(ctx: SlackContext, click: Click | undefined, action: ButtonAction): Promise<void> {
   if (!click) return void ctx.logger.warn('show-arguments click without user or channel');
@@ -25,7 +27,12 @@ export async function showArguments(ctx: SlackContext, click: Click | undefined,
     return tellUser(ctx, click, 'Only members of this workspace can see the arguments of a request.');
   }
   const row = checked.state?.action ?? (await ctx.agent.findRequest(value.actionId));
-  if (!row || row.kind !== 'approval') return tellUser(ctx, click, 'I could not find that request. Nothing to show.');
+  // Off a card (a button naming a request that has none), the arguments are only for someone who may see the request.
+  const seen = row?.kind === 'approval' && (onItsCard(click, checked.state?.card) || (await ctx.agent.maySee(row, { userId: click.user })));
+  if (!row || !seen) {
+    ctx.logger.info({ user: click.user, actionId: value.actionId, exists: row !== undefined }, 'show-arguments: nothing this person may see');
+    return tellUser(ctx, click, 'I could not find that request, or it is not one you may see. Nothing to show.');
+  }
   if (!click.triggerId) return tellUser(ctx, click, 'Slack did not let me open a window for that click; please try again.');
   try {
     await ctx.client.views.open({

@@ -8,30 +8,20 @@ import { findCards } from '../store/cards.js';
 import { callOnCard } from '../flows/card-description.js';
 
 /**
- * Open requests read per inbox (the oldest) before keeping those the person may decide; more
- * open requests than this at once is a backlog no inbox would show in full anyway.
+ * A person's inbox: one page of the open requests they may approve and have not voted on
+ * (Agent.waitingFor: mayDecide's rule, groups, escalation and limits included, counted exactly,
+ * oldest first, starting after request `after`); their own requests; and their decisions; each
+ * with the link to its card.
  */
-const OPEN_READ = 300;
-
-/**
- * A person's inbox: the open requests they may approve (by the rule a click is checked with,
- * Agent.mayDecide, groups included), minus those they already voted on; their own requests; and
- * their decisions; each with the link to its card.
- */
-export async function loadInbox(ctx: SlackContext, who: Person, fit: InboxFit): Promise<Omit<InboxData, 'notice'>> {
+export async function loadInbox(ctx: SlackContext, who: Person, fit: InboxFit, after?: number): Promise<Omit<InboxData, 'notice'>> {
   // Someone outside the workspace has no inbox here: nothing of any request is read for them.
   if (ctx.agent.isOutsider(actorOf(who))) return emptyInbox;
   const user = who.user;
-  const rows = await inboxRequests(ctx.slackDb, ctx.agent.id, user, { open: OPEN_READ, requested: fit.maxListed, decided: fit.maxListed });
-  const now = Date.now();
-  const verdicts = await Promise.all(
-    rows.open.map(async (row) => {
-      if (row.expires_at && new Date(row.expires_at).getTime() <= now) return false;
-      if (votedBy(row, user)) return false;
-      return (await ctx.agent.mayDecide(row, actorOf(who), 'approve')).allowed;
-    }),
-  );
-  const waiting = rows.open.filter((_, i) => verdicts[i]);
+  const [page, rows] = await Promise.all([
+    ctx.agent.waitingFor(actorOf(who), { ...(after !== undefined ? { after } : {}), limit: fit.waitingPage }),
+    inboxRequests(ctx.slackDb, ctx.agent.id, user, { requested: fit.maxListed, decided: fit.maxListed }),
+  ]);
+  const waiting = page.requests;
   const remembered = await loadRemembered(ctx, who, fit);
   const cards = await findCards(ctx.slackDb, [...waiting, ...rows.requested, ...rows.decided].map((r) => r.id));
   const item = (action: PendingAction): InboxItem => {
@@ -48,7 +38,8 @@ export async function loadInbox(ctx: SlackContext, who: Person, fit: InboxFit): 
   };
   return {
     waiting: waiting.map(waitingItem),
-    waitingTotal: waiting.length,
+    waitingTotal: page.total,
+    waitingBefore: page.before,
     requested: rows.requested.map(item),
     requestedTotal: rows.requestedTotal,
     decided: rows.decided.map(item),
@@ -64,14 +55,11 @@ async function loadRemembered(ctx: SlackContext, who: Person, fit: InboxFit): Pr
   return grants.map((g) => ({ id: g.id, toolName: g.tool_name, args: g.args, requester: g.requester, createdBy: g.created_by, expiresAt: new Date(g.expires_at) }));
 }
 
-function votedBy(row: PendingAction, user: string): boolean {
-  return Array.isArray(row.approvals) && row.approvals.some((v) => (v as { userId?: unknown } | null)?.userId === user);
-}
-
 /** An inbox with nothing in it: what someone outside the workspace is shown. */
 export const emptyInbox: Omit<InboxData, 'notice'> = Object.freeze({
   waiting: [],
   waitingTotal: 0,
+  waitingBefore: 0,
   requested: [],
   requestedTotal: 0,
   decided: [],

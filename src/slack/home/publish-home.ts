@@ -1,12 +1,14 @@
 import { homeView, HOME_FIT } from '../blocks/inbox-blocks.js';
 import { actorOf, type SlackContext } from '../slack-context.js';
 import { outsideWorkspaceMessage } from '../../approvals/workspace.js';
+import { homePageOf } from '../store/home-viewers.js';
 import { emptyInbox, loadInbox } from './load-inbox.js';
 
 /**
- * Draws `user`'s inbox and publishes it as their Home tab, with `notice` on top when given. The
- * event that opens a Home does not say whose team the viewer is in: users.info does (cached), and
- * someone outside the workspace gets a Home that lists nothing and says why.
+ * Draws `user`'s inbox, at the page of waiting requests they are on, and publishes it as their
+ * Home tab, with `notice` on top when given. The event that opens a Home does not say whose team
+ * the viewer is in: users.info does (cached), and someone outside the workspace gets a Home that
+ * lists nothing and says why.
  */
 export async function publishHome(ctx: SlackContext, user: string, notice?: string): Promise<void> {
   const who = { user, teamId: await ctx.userTeams(user) };
@@ -15,6 +17,6 @@ export async function publishHome(ctx: SlackContext, user: string, notice?: stri
     await ctx.client.views.publish({ user_id: user, view: homeView({ ...emptyInbox, notice: outsideWorkspaceMessage }) });
     return;
   }
-  const inbox = await loadInbox(ctx, who, HOME_FIT);
+  const inbox = await loadInbox(ctx, who, HOME_FIT, await homePageOf(ctx.slackDb, user));
   await ctx.client.views.publish({ user_id: user, view: homeView({ ...inbox, ...(notice ? { notice } : {}) }) });
 }

@@ -13,7 +13,7 @@ export function registerApproveReasonSubmit(routes: InteractionRoutes, ctx: Slac
     await recordThenAck(ctx, () => ack(), {
       name: 'approve-reason-submit',
       record: (startAfter) => recordApproveReason(ctx, view, personOf(body), startAfter),
-      show: (recorded) => showApproveReason(ctx, user, recorded),
+      show: (recorded) => showApproveReason(ctx, personOf(body), recorded),
       onError: tellApproveReasonFailure(ctx, view, user),
     });
   });

@@ -11,7 +11,7 @@ export function registerDeclineModalSubmit(routes: InteractionRoutes, ctx: Slack
     await recordThenAck(ctx, () => ack(), {
       name: 'decline-submit',
       record: (startAfter) => recordDeclineSubmission(ctx, view, personOf(body), startAfter),
-      show: (recorded) => showDeclineSubmission(ctx, user, recorded),
+      show: (recorded) => showDeclineSubmission(ctx, personOf(body), recorded),
       onError: tellDeclineFailure(ctx, view, user),
     });
   });

@@ -26,7 +26,7 @@ export function registerEditActions(routes: InteractionRoutes, ctx: SlackContext
     await recordThenAck(ctx, () => ack(), {
       name: 'edit-submit',
       record: (startAfter) => recordEditSubmission(ctx, submission, personOf(body), startAfter),
-      show: (recorded) => showEditSubmission(ctx, user, recorded),
+      show: (recorded) => showEditSubmission(ctx, personOf(body), recorded),
       onError: tellEditFailure(ctx, submission.row.id, user),
     });
   });

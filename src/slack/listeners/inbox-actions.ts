@@ -3,6 +3,7 @@ import { ACTION_IDS } from '../blocks/action-ids.js';
 import { openDecline, recordApproval, showApproval } from '../flows/approval-click.js';
 import { tellClicker } from '../flows/clicked-card.js';
 import { inboxClick } from '../flows/inbox-click.js';
+import { showInboxPage } from '../flows/inbox-page.js';
 import { redrawCommandAnswer } from '../flows/approvals-command.js';
 import type { Click, SlackContext } from '../slack-context.js';
 import type { InteractionRoutes } from './interaction-routes.js';
@@ -11,7 +12,8 @@ import { recordThenAck } from './record-then-ack.js';
 /**
  * Approve and Decline in the inbox work exactly like the card's (approval-actions.ts): the
  * click is routed to its request's card first (inboxClick), then Approve is recorded before
- * the ack and Decline asks for a reason in a modal.
+ * the ack and Decline asks for a reason in a modal. The page buttons show the next page of
+ * what waits, or the first.
  */
 export function registerInboxActions(routes: InteractionRoutes, ctx: SlackContext): void {
   routes.action<BlockAction<ButtonAction>>(ACTION_IDS.inboxApprove, async ({ ack, body, action, respond }) => {
@@ -30,6 +32,12 @@ export function registerInboxActions(routes: InteractionRoutes, ctx: SlackContex
       onError: (ref) => tellClicker(ctx, click)(ref),
     });
   });
+  for (const page of [ACTION_IDS.inboxNextPage, ACTION_IDS.inboxFirstPage]) {
+    routes.action<BlockAction<ButtonAction>>(page, async ({ ack, body, action, respond }) => {
+      await ack();
+      ctx.tasks.run('inbox page', () => showInboxPage(ctx, body, action, respond));
+    });
+  }
   routes.action<BlockAction<ButtonAction>>(ACTION_IDS.inboxDecline, async ({ ack, body, action }) => {
     await ack();
     let click: Click | undefined;

@@ -4,12 +4,26 @@ import type { SlackDb } from './slack-tables.js';
 /** Viewers kept current for a request anyone may decide: the most recent this many. */
 const EVERYONE_MAX = 1000;
 
-/** `user` opened their Home tab (on this instance or any other). */
+/** `user` opened their Home tab (on this instance or any other): it shows the oldest waiting requests first again. */
 export async function recordHomeViewer(db: SlackDb, user: string): Promise<void> {
   await sql`
     INSERT INTO slack_home_viewers (user_id) VALUES (${user})
-    ON CONFLICT (user_id) DO UPDATE SET opened_at = now()
+    ON CONFLICT (user_id) DO UPDATE SET opened_at = now(), waiting_after = NULL
   `.execute(db);
+}
+
+/** The page of waiting requests `user`'s Home shows from now on: those after request `after` (undefined: the oldest). */
+export async function setHomePage(db: SlackDb, user: string, after: number | undefined): Promise<void> {
+  await sql`
+    INSERT INTO slack_home_viewers (user_id, waiting_after) VALUES (${user}, ${after ?? null})
+    ON CONFLICT (user_id) DO UPDATE SET waiting_after = EXCLUDED.waiting_after
+  `.execute(db);
+}
+
+/** Where `user`'s Home page of waiting requests starts (undefined: the oldest). */
+export async function homePageOf(db: SlackDb, user: string): Promise<number | undefined> {
+  const row = await db.selectFrom('slack_home_viewers').select('waiting_after').where('user_id', '=', user).executeTakeFirst();
+  return row?.waiting_after ?? undefined;
 }
 
 /** Of `users`, those who have opened their Home; 'everyone': the most recent viewers. */

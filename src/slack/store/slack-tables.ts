@@ -38,7 +38,7 @@ export type SlackTables = {
   slack_thread_locks: { agent_id: string; thread_id: string; resource_id: string; run_id: string; locked_at: Generated<Date> };
   slack_result_repairs: { run_id: string; claimed_at: Generated<Date> };
   slack_notices: { action_id: number; notice: string; claimed_at: Generated<Date>; sent_at: Date | null };
-  slack_home_viewers: { user_id: string; opened_at: Generated<Date> };
+  slack_home_viewers: { user_id: string; opened_at: Generated<Date>; waiting_after: number | null };
 };
 
 export type SlackDb = Kysely<DB & SlackTables>;

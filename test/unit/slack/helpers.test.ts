@@ -89,6 +89,8 @@ describe('button values and block ids', () => {
       elicitationOpenUrl: 'elicitation.open_url',
       inboxApprove: 'inbox.approve',
       inboxDecline: 'inbox.decline',
+      inboxNextPage: 'inbox.next_page',
+      inboxFirstPage: 'inbox.first_page',
       revokeRemembered: 'remembered.revoke',
       batchApproveAll: 'batch.approve_all',
       batchDeclineAll: 'batch.decline_all',

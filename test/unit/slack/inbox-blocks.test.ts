@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../../src/slack/blocks/action-ids.js';
 import { approvalButtonValue, parseButtonValue } from '../../../src/slack/blocks/button-value.js';
-import { HOME_FIT, homeView, inboxBlocks, MESSAGE_FIT, requestBlocks, type InboxData, type InboxItem } from '../../../src/slack/blocks/inbox-blocks.js';
+import { HOME_FIT, homeView, inboxBlocks, MESSAGE_FIT, parseInboxPage, requestBlocks, type InboxData, type InboxItem } from '../../../src/slack/blocks/inbox-blocks.js';
 import { LIMITS } from '../../../src/slack/blocks/limits.js';
 import { blockLimitErrors } from '../../../src/simulator/index.js';
 import { threadLink } from '../../../src/slack/blocks/thread-link.js';
@@ -33,7 +33,7 @@ function item(id: number, over: Partial<InboxItem['action']> = {}, link?: string
 }
 
 function data(over: Partial<InboxData> = {}): InboxData {
-  return { waiting: [], waitingTotal: 0, requested: [], requestedTotal: 0, decided: [], decidedTotal: 0, ...over };
+  return { waiting: [], waitingTotal: 0, waitingBefore: 0, requested: [], requestedTotal: 0, decided: [], decidedTotal: 0, ...over };
 }
 
 const buttonsOf = (blocks: ReturnType<typeof inboxBlocks>) => blocks.filter((b) => b.type === 'actions') as Array<{ block_id: string; elements: Array<{ action_id: string; value: string; style: string }> }>;
@@ -90,21 +90,49 @@ describe('inboxBlocks', () => {
     expect(text).toMatch(/#4 — :x: declined by <@U0ME> .* \(requested by <@U0REQUESTER>\)/);
   });
 
-  it('stays within the surface’s block limit and says how many more wait', () => {
-    const waiting = Array.from({ length: 300 }, (_, i) => item(i + 1));
+  it('stays within the surface’s block limit, says where the page stands and offers the next page after the last request shown', () => {
+    const waiting = Array.from({ length: 40 }, (_, i) => item(i + 1));
     const many = Array.from({ length: 10 }, (_, i) => item(1000 + i, { status: 'approved', decided_by: 'U0A' }));
     for (const fit of [HOME_FIT, MESSAGE_FIT]) {
-      const blocks = inboxBlocks(data({ waiting, waitingTotal: 300, requested: many, requestedTotal: 45, decided: many, decidedTotal: 12 }), fit);
+      const page = waiting.slice(0, fit.waitingPage);
+      const blocks = inboxBlocks(data({ waiting: page, waitingTotal: 300, requested: many, requestedTotal: 45, decided: many, decidedTotal: 12 }), fit);
       expect(blocks.length).toBeLessThanOrEqual(fit.maxBlocks);
-      const shown = buttonsOf(blocks).length;
+      const decisions = buttonsOf(blocks).filter((b) => b.block_id.startsWith('approval:'));
+      const shown = decisions.length;
       expect(shown).toBeGreaterThan(0);
       const text = allText(blocks);
-      expect(text).toContain(`…and ${300 - shown} more waiting for you`);
+      expect(text).toContain('*Waiting for you* (300)');
+      expect(text).toContain(`Showing 1–${shown} of 300, oldest first; ${300 - shown} more after these.`);
       expect(text).toContain(`…and ${45 - fit.maxListed} more.`);
+      const pager = buttonsOf(blocks).find((b) => b.block_id === 'inbox:page')!;
+      expect(pager.elements.map((e) => [e.action_id, e.value])).toEqual([[ACTION_IDS.inboxNextPage, `after:${decisions.at(-1)!.block_id.slice('approval:'.length)}`]]);
       expect(blockLimitErrors(blocks, fit === HOME_FIT ? '/view/blocks' : '/blocks')).toEqual([]);
     }
-    expect(JSON.stringify(inboxBlocks(data({ waiting, waitingTotal: 300, requested: many, requestedTotal: 45, decided: many, decidedTotal: 12 }), MESSAGE_FIT)).length).toBeLessThan(LIMITS.messageBlocksJson);
+    expect(JSON.stringify(inboxBlocks(data({ waiting: waiting.slice(0, MESSAGE_FIT.waitingPage), waitingTotal: 300, requested: many, requestedTotal: 45, decided: many, decidedTotal: 12 }), MESSAGE_FIT)).length).toBeLessThan(LIMITS.messageBlocksJson);
     expect(homeView(data({ waiting, waitingTotal: 300 })).blocks.length).toBeLessThanOrEqual(LIMITS.modalBlocks);
+  });
+
+  it('a later page offers the first page back; the last one no next; one page holding everything no buttons at all', () => {
+    const later = inboxBlocks(data({ waiting: [item(51), item(52)], waitingTotal: 37, waitingBefore: 35 }), HOME_FIT);
+    expect(allText(later)).toContain('Showing 36–37 of 37, oldest first.');
+    expect(buttonsOf(later).find((b) => b.block_id === 'inbox:page')!.elements.map((e) => e.value)).toEqual(['first']);
+    const middle = inboxBlocks(data({ waiting: [item(51)], waitingTotal: 100, waitingBefore: 35 }), MESSAGE_FIT);
+    expect(buttonsOf(middle).find((b) => b.block_id === 'inbox:page')!.elements.map((e) => [e.action_id, e.value])).toEqual([
+      [ACTION_IDS.inboxFirstPage, 'first'],
+      [ACTION_IDS.inboxNextPage, 'after:51'],
+    ]);
+    expect(blockLimitErrors(middle)).toEqual([]);
+    const past = inboxBlocks(data({ waiting: [], waitingTotal: 3, waitingBefore: 3 }), HOME_FIT);
+    expect(buttonsOf(past).find((b) => b.block_id === 'inbox:page')!.elements.map((e) => e.value)).toEqual(['first']);
+    const whole = inboxBlocks(data({ waiting: [item(1), item(2)], waitingTotal: 2 }), HOME_FIT);
+    expect(buttonsOf(whole).find((b) => b.block_id === 'inbox:page')).toBeUndefined();
+    expect(allText(whole)).not.toContain('Showing');
+  });
+
+  it('page buttons name a page, nothing else', () => {
+    expect(parseInboxPage('first')).toEqual({});
+    expect(parseInboxPage('after:42')).toEqual({ after: 42 });
+    for (const value of [undefined, '', 'after:', 'after:0', 'after:-1', 'after:1.5', 'after:007', 'after:2147483648', 'after:1 ', '42']) expect(parseInboxPage(value), String(value)).toBeUndefined();
   });
 
   it('model and user text is escaped everywhere, the notice included', () => {

@@ -89,7 +89,7 @@ describe('remembered approvals in the Home tab', () => {
     const waiting = Array.from({ length: 80 }, (_, i) => ({
       action: { id: i + 1, tool_name: 't', args: {}, fingerprint: 'f'.repeat(64), status: 'pending' as const, requester: 'U0R', quorum: 1, approvals: [], expires_at: new Date(), decided_by: null, decided_at: null, created_at: new Date() },
     }));
-    const data: InboxData = { waiting, waitingTotal: 80, requested: waiting.slice(0, 10), requestedTotal: 80, decided: [], decidedTotal: 0, remembered: Array.from({ length: 30 }, (_, i) => item({ id: i + 1 })) };
+    const data: InboxData = { waiting, waitingTotal: 80, waitingBefore: 0, requested: waiting.slice(0, 10), requestedTotal: 80, decided: [], decidedTotal: 0, remembered: Array.from({ length: 30 }, (_, i) => item({ id: i + 1 })) };
     const view = homeView(data);
     expect(view.blocks.length).toBeLessThanOrEqual(100);
     expect(viewLimitErrors(view, 'home')).toEqual([]);

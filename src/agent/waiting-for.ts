@@ -3,7 +3,7 @@ import { policyEntryFor } from '../approvals/requirement-for.js';
 import type { PendingAction } from '../db/rows.js';
 import { allOf, always, anyOf, lastOf, madeByLastOf, not, type RequestFilter } from '../db/request-filter.js';
 import { openApprovalCalls, waitingRequests } from '../db/waiting-requests.js';
-import { mayDecide } from './decide.js';
+import { mayDecide, workspaceRefusal } from './decide.js';
 import type { Actor, AgentInternals, RuntimeDeps } from './types.js';
 
 /** Distinct (tool, agent path) pairs of open requests the policy is evaluated for per view. */
@@ -39,7 +39,7 @@ export async function waitingFor(root: Pick<AgentInternals, 'id'>, deps: Runtime
   if (page.after !== undefined && (!Number.isSafeInteger(page.after) || page.after < 0)) throw new RangeError(`waitingFor: after must be a request id, got ${page.after}`);
   const user = typeof actor.userId === 'string' ? actor.userId.trim() : '';
   // Rules about the actor alone (who may act here at all) belong here too: the filter below states only the policy's.
-  if (user === '' || user === deps.botUserId) return { requests: [], total: 0, before: 0 };
+  if (user === '' || user === deps.botUserId || workspaceRefusal(deps, actor)) return { requests: [], total: 0, before: 0 };
   const { calls, more } = await openApprovalCalls(deps.db, root.id, WAITING_CALLS_MAX);
   if (more) deps.logger.warn({ agentId: root.id, max: WAITING_CALLS_MAX }, 'open requests are for more tools than an inbox evaluates; requests of the others are not listed');
   const now = new Date();

@@ -50,6 +50,11 @@ describe.each(backends)('the workspace rule in the runtime on %s', (backend) => 
     expect(await agent.decideToolCall({ actionId, actor: { userId: 'U0BOB', teamId: '' }, decision: 'approve' })).toMatchObject({ outcome: 'not-allowed', why: 'outside-workspace' });
     await expect(agent.approveToolCall({ runId, actor: outsider('U0BOB') })).rejects.toThrow(ToolCallNotPendingError);
     expect(await agent.mayDecide((await agent.findRequest(actionId))!, outsider('U0BOB'), 'approve')).toMatchObject({ allowed: false, why: 'outside-workspace' });
+    // Nothing of it shows either: not in their inbox, not to them as the requester.
+    expect(await agent.waitingFor(outsider('U0BOB'), { limit: 50 })).toEqual({ requests: [], total: 0, before: 0 });
+    expect((await agent.waitingFor(member('U0BOB'), { limit: 50 })).requests.map((r) => r.id)).toContain(actionId);
+    expect(await agent.maySee((await agent.findRequest(actionId))!, outsider('U0REQ'))).toBe(false);
+    expect(await agent.maySee((await agent.findRequest(actionId))!, member('U0REQ'))).toBe(true);
     expect(await refusedWhy(runId)).toEqual(['outside-workspace', 'outside-workspace', 'outside-workspace', 'outside-workspace', 'outside-workspace']);
     expect(calls).toEqual([]);
     expect(await agent.findRequest(actionId)).toMatchObject({ status: 'pending', approvals: [] });

@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Agent } from '../agent/agent.js';
+import { useProviders, type ProviderSettings } from '../agent/model.js';
 import { definePolicy } from '../approvals/define-policy.js';
 import { PolicyError } from '../approvals/policy-error.js';
 import type { Policy, PolicyInput } from '../approvals/policy-schema.js';
@@ -20,6 +21,11 @@ export interface AgentsModuleOptions {
   policyFile?: { path: string; policy: Policy } | undefined;
   logger: Logger;
   runLeaseMs: number;
+  /**
+   * The configured providers, for the module's agents whose model is a `provider/model` string
+   * (see useHostProviders). Without them such a model uses the AI SDK's defaults.
+   */
+  providers?: ProviderSettings;
 }
 
 /**
@@ -32,18 +38,35 @@ export interface AgentsModuleOptions {
  * start-up with a message that names the file and what is wrong.
  */
 export async function loadAgentsModule(options: AgentsModuleOptions): Promise<BotAgents> {
+  return (await importAgentsModule(options)).serve(options.database);
+}
+
+/** An agents module loaded and checked; `serve` gives its agent the bot's database. */
+export interface ImportedAgentsModule {
+  serve(database: Database): BotAgents;
+}
+
+/**
+ * The first half of loadAgentsModule, which needs no database: the module imported, its exports
+ * checked and its string models given the providers, so that everything wrong with it stops
+ * start-up before the database is opened.
+ */
+export async function importAgentsModule(options: Omit<AgentsModuleOptions, 'database'>): Promise<ImportedAgentsModule> {
   const exports = await importModule(options.path);
   const agent = agentOf(options.path, exports);
+  if (options.providers) useHostProviders(options.path, agent, options.providers);
   const modulePolicy = policyOf(options.path, exports.policy);
   const mcpServers = mcpServersOf(options.path, exports.mcpServers);
   const policy = options.policyFile?.policy ?? modulePolicy;
-  const { database, logger, runLeaseMs } = options;
+  const { logger, runLeaseMs } = options;
   return {
-    agentFor: (workspace) => agent.attach({ storage: database, logger, runLeaseMs, ...workspace, ...(policy ? { policy } : {}) }),
-    policy: policy ?? agent.policy,
-    policySource: options.policyFile?.path ?? (modulePolicy ? `${options.path} (export policy)` : `${options.path} (the agent's own)`),
-    modelLabel: `${agent.model.provider}/${agent.model.modelId}`,
-    mcpServers,
+    serve: (database) => ({
+      agentFor: (workspace) => agent.attach({ storage: database, logger, runLeaseMs, ...workspace, ...(policy ? { policy } : {}) }),
+      policy: policy ?? agent.policy,
+      policySource: options.policyFile?.path ?? (modulePolicy ? `${options.path} (export policy)` : `${options.path} (the agent's own)`),
+      modelLabel: `${agent.model.provider}/${agent.model.modelId}`,
+      mcpServers,
+    }),
   };
 }
 
@@ -64,6 +87,26 @@ async function importModule(path: string): Promise<Record<string, unknown>> {
     }
     throw new AgentsModuleError(path, `could not be loaded: ${errorMessage(error)}`, { cause: error });
   }
+}
+
+/**
+ * The configured providers (keys, base URLs) for each agent of the module whose model is a
+ * `provider/model` string without settings of its own, sub-agents included: built now, so a
+ * missing key stops start-up naming the variable instead of failing on the first mention.
+ */
+function useHostProviders(path: string, root: Agent, providers: ProviderSettings): void {
+  const seen = new Set<Agent>();
+  const visit = (agent: Agent) => {
+    if (seen.has(agent)) return;
+    seen.add(agent);
+    try {
+      useProviders(agent.model, providers);
+    } catch (error) {
+      throw new AgentsModuleError(path, `agent ${agent.id}: ${errorMessage(error)}`, { cause: error });
+    }
+    for (const sub of Object.values(agent.subAgents ?? {})) visit(sub);
+  };
+  visit(root);
 }
 
 /**

@@ -1,4 +1,5 @@
-import { isAbsolute, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Agent } from '../agent/agent.js';
 import { useProviders, type ProviderSettings } from '../agent/model.js';
@@ -70,22 +71,87 @@ export async function importAgentsModule(options: Omit<AgentsModuleOptions, 'dat
   };
 }
 
+/** TypeScript, by file name: what plain node (before type stripping) cannot import by itself. */
+const TYPESCRIPT = /\.[cm]?ts$/;
+
+/**
+ * Whether this process already loads TypeScript: this very file is then TypeScript (`npm start`
+ * runs the source under tsx's loader; tests run it under vitest), and so is anything it imports.
+ */
+const loaderPresent = import.meta.url.endsWith('.ts');
+
 async function importModule(path: string): Promise<Record<string, unknown>> {
-  const url = pathToFileURL(isAbsolute(path) ? path : resolve(process.cwd(), path)).href;
+  const file = isAbsolute(path) ? path : resolve(process.cwd(), path);
+  const url = pathToFileURL(file).href;
+  let namespace: Record<string, unknown>;
   try {
-    return (await import(url)) as Record<string, unknown>;
+    namespace = TYPESCRIPT.test(file) && !loaderPresent ? await importTypeScript(path, url) : ((await import(url)) as Record<string, unknown>);
   } catch (error) {
-    // Plain `node` (the production start) cannot import TypeScript by itself; tsx's loader can.
-    if ((error as { code?: string }).code === 'ERR_UNKNOWN_FILE_EXTENSION' && /\.[cm]?ts$/.test(path)) {
-      const { register } = await import('tsx/esm/api');
-      register();
-      try {
-        return (await import(url)) as Record<string, unknown>;
-      } catch (retryError) {
-        throw new AgentsModuleError(path, `could not be loaded: ${errorMessage(retryError)}`, { cause: retryError });
-      }
-    }
-    throw new AgentsModuleError(path, `could not be loaded: ${errorMessage(error)}`, { cause: error });
+    if (error instanceof AgentsModuleError) throw error;
+    throw new AgentsModuleError(path, `could not be loaded: ${loadProblem(error, file)}`, { cause: error });
+  }
+  return exportsOf(namespace);
+}
+
+/**
+ * A TypeScript module under plain node (`npm run start:prod`, the package's `slack-approval-bot`
+ * command): tsx, which comes with the bot, is registered for the rest of the process, ES modules
+ * and CommonJS alike, exactly as `npm start`'s `--import tsx` does, and the module is imported
+ * once, through it. Registered before the first import of the module: Node keeps the failure of
+ * an import and hands it back to a second one. Not Node's own type stripping (22.18+), which
+ * treats a file differently from tsx (no `.js` → `.ts` imports, no enums, a `.ts` file of a
+ * CommonJS project not compiled to CommonJS), so a module loads the same on Node 20, 22 and 24.
+ * (tsx's tsImport would keep it to the module, but it loads CommonJS dependencies again under
+ * a name of their own, and pino, loaded half from each, then fails.)
+ */
+async function importTypeScript(path: string, url: string): Promise<Record<string, unknown>> {
+  try {
+    const [esm, cjs] = await Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]);
+    esm.register();
+    cjs.register();
+  } catch (error) {
+    throw new AgentsModuleError(
+      path,
+      'is TypeScript, which plain node loads only through tsx, and tsx could not be loaded: run `npm install tsx` where the bot runs, or point AGENTS_MODULE at the module compiled to JavaScript',
+      { cause: error },
+    );
+  }
+  return (await import(url)) as Record<string, unknown>;
+}
+
+/**
+ * What a module exports. A CommonJS module's `module.exports` arrives as `default`, with only the
+ * names Node could tell from its source beside it (`module.exports = { agent: new Agent(…) }`
+ * shows none), so its own properties are taken from there; TypeScript compiled to CommonJS (a
+ * `.ts` file in a project without `"type": "module"`) has its `export default` at `default.default`.
+ */
+function exportsOf(namespace: Record<string, unknown>): Record<string, unknown> {
+  const commonJs = namespace.default;
+  if (typeof commonJs !== 'object' || commonJs === null || isAgent(commonJs)) return namespace;
+  return { ...namespace, ...(commonJs as Record<string, unknown>) };
+}
+
+/** Why the module could not be loaded; for a package it imports that is not installed, what to install and where. */
+function loadProblem(error: unknown, file: string): string {
+  const message = errorMessage(error);
+  const code = (error as { code?: string }).code;
+  const specifier = code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND' ? /Cannot find (?:package|module) '([^']+)'/.exec(message)?.[1] : undefined;
+  if (!specifier || specifier.startsWith('.') || isAbsolute(specifier) || specifier.startsWith('file:')) return message;
+  const name = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!;
+  const project = projectDirOf(file);
+  if (name === PACKAGE_NAME) {
+    return `it imports "${name}", which is not installed in ${project}: add the bot to that project as a dependency (npm install <the bot's git URL or a packed tarball>; see "Your own agents" in the README)`;
+  }
+  return `it imports "${name}", which is not installed in ${project}: run \`npm install ${name}\` there`;
+}
+
+const PACKAGE_NAME = 'slack-approval-bot';
+
+/** The directory of the package.json nearest the module (where its imports are installed), else its own. */
+function projectDirOf(file: string): string {
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return dirname(file);
   }
 }
 

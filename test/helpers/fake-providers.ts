@@ -117,7 +117,7 @@ export async function startFakeProviders(script: (turns: Turn[], request: Provid
       send({ type: 'response.output_item.added', output_index: index, item: { id, type: 'message', status: 'in_progress', content: [], role: 'assistant' } });
       const part = { type: 'output_text', annotations: [], logprobs: [], text: '' };
       send({ type: 'response.content_part.added', item_id: id, output_index: index, content_index: 0, part });
-      for (const delta of pieces(reply.text, 7)) send({ type: 'response.output_text.delta', item_id: id, output_index: index, content_index: 0, delta, logprobs: [] });
+      for (const delta of pieces(reply.text, 7)) send({ type: 'response.output_text.delta', item_id: id, output_index: index, content_index: 0, delta, logprobs: [], obfuscation: hex(4) });
       send({ type: 'response.output_text.done', item_id: id, output_index: index, content_index: 0, text: reply.text, logprobs: [] });
       send({ type: 'response.content_part.done', item_id: id, output_index: index, content_index: 0, part: { ...part, text: reply.text } });
       const item = { id, type: 'message', status: 'completed', content: [{ ...part, text: reply.text }], role: 'assistant' };
@@ -130,7 +130,7 @@ export async function startFakeProviders(script: (turns: Turn[], request: Provid
       const args = JSON.stringify(call.args);
       const base = { id, type: 'function_call', call_id: `call_${hex(12)}`, name: call.name };
       send({ type: 'response.output_item.added', output_index: index, item: { ...base, status: 'in_progress', arguments: '' } });
-      for (const delta of pieces(args, 9)) send({ type: 'response.function_call_arguments.delta', item_id: id, output_index: index, delta });
+      for (const delta of pieces(args, 9)) send({ type: 'response.function_call_arguments.delta', item_id: id, output_index: index, delta, obfuscation: hex(4) });
       send({ type: 'response.function_call_arguments.done', item_id: id, output_index: index, arguments: args });
       const item = { ...base, status: 'completed', arguments: args };
       send({ type: 'response.output_item.done', output_index: index, item });
@@ -152,18 +152,29 @@ export async function startFakeProviders(script: (turns: Turn[], request: Provid
     const reply = answer(api, body, turns, tools);
     const id = `chatcmpl-${hex(14)}`;
     const created = Math.floor(Date.now() / 1000);
+    const options = (body.stream_options ?? {}) as { include_usage?: boolean; include_obfuscation?: boolean };
+    // OpenAI pads each chunk with a random `obfuscation` string unless asked not to; other servers do not.
+    const padded = api === 'openai-chat' && options.include_obfuscation !== false;
     const chunk = (delta: Record<string, unknown>, finish: string | null) =>
-      sse(res, { id, object: 'chat.completion.chunk', created, model, service_tier: 'default', system_fingerprint: 'fp_fake', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+      sse(res, {
+        id, object: 'chat.completion.chunk', created, model, service_tier: 'default', system_fingerprint: 'fp_fake',
+        choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+        ...(options.include_usage ? { usage: null } : {}),
+        ...(padded ? { obfuscation: hex(1 + (created % 9)) } : {}),
+      });
     openStream(res);
-    chunk({ role: 'assistant', content: reply.text === undefined ? null : '', refusal: null }, null);
+    const calls = (reply.toolCalls ?? []).map((call, index) => ({ index, id: `call_${hex(24)}`, name: call.name, args: JSON.stringify(call.args) }));
+    const header = (call: (typeof calls)[number]) => ({ index: call.index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } });
+    // The first chunk names the role; a reply that is only tool calls starts the first call in it.
+    if (reply.text === undefined && calls.length > 0) chunk({ role: 'assistant', content: null, tool_calls: [header(calls[0]!)], refusal: null }, null);
+    else chunk({ role: 'assistant', content: '', refusal: null }, null);
     if (reply.text !== undefined) for (const piece of pieces(reply.text, 7)) chunk({ content: piece }, null);
-    (reply.toolCalls ?? []).forEach((call, index) => {
-      const args = JSON.stringify(call.args);
-      chunk({ tool_calls: [{ index, id: `call_${hex(12)}`, type: 'function', function: { name: call.name, arguments: '' } }] }, null);
-      for (const piece of pieces(args, 9)) chunk({ tool_calls: [{ index, function: { arguments: piece } }] }, null);
-    });
+    for (const call of calls) {
+      if (reply.text !== undefined || call.index > 0) chunk({ tool_calls: [header(call)] }, null);
+      for (const piece of pieces(call.args, 9)) chunk({ tool_calls: [{ index: call.index, function: { arguments: piece } }] }, null);
+    }
     chunk({}, reply.toolCalls?.length ? 'tool_calls' : 'stop');
-    if ((body.stream_options as { include_usage?: boolean } | undefined)?.include_usage) {
+    if (options.include_usage) {
       sse(res, {
         id, object: 'chat.completion.chunk', created, model, service_tier: 'default', system_fingerprint: 'fp_fake', choices: [],
         usage: { prompt_tokens: 120, completion_tokens: 40, total_tokens: 160, prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 } },

@@ -11,7 +11,7 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
 import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/index.js';
 import { startBotProcess, startSlackBotProcess, stopAllBotProcesses } from '../helpers/bot-process.js';
@@ -50,8 +50,8 @@ beforeAll(async () => {
   fake = await startSlackSimulator();
   providers = await startFakeProviders(script);
 });
-afterEach(stopAllBotProcesses);
 afterAll(async () => {
+  await stopAllBotProcesses();
   await fake?.close();
   await providers?.close();
   rmSync(dir, { recursive: true, force: true });
@@ -73,7 +73,8 @@ function settingsFor(api: Api): Record<string, string> {
 
 const requestsTo = (api: Api) => providers.requests.filter((r) => r.api === api);
 
-describe('MODEL with its provider settings: npm start runs the demo agents on that provider', { timeout: 120_000 }, () => {
+// One process per provider, started side by side: most of each test is the process starting.
+describe.concurrent('MODEL with its provider settings: npm start runs the demo agents on that provider', { timeout: 180_000 }, () => {
   it.each<[string, Api]>([
     ['OpenAI, Responses API (openai/…)', 'openai-responses'],
     ['OpenAI, Chat Completions (openai.chat/…)', 'openai-chat'],
@@ -109,6 +110,7 @@ describe('MODEL with its provider settings: npm start runs the demo agents on th
     expect(requestsTo(api)).toHaveLength(3);
     expect(providers.refused.filter((r) => r.api === api)).toEqual([]);
     expect(process.output()).not.toContain(Object.values(providers.keys).find((k) => Object.values(settings).includes(k)));
+    expect((await process.stop()).code).toBe(0);
   });
 });
 
@@ -161,6 +163,7 @@ export default new Agent({
     await clickButton(bot, card, ALICE, ACTION_IDS.approve);
     await waitForText(fake, thread, 'Ticket 7 is closed.');
     expect(providers.refused).toEqual([]);
+    expect((await process.stop()).code).toBe(0);
   });
 
   it('a string model whose key is missing stops start-up naming the agent and the variable, before anyone mentions the bot', async () => {

@@ -9,6 +9,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY scripts ./scripts
 RUN npm run build
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
@@ -18,8 +19,10 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
-# What the package ships (package.json "files"): the build, the SQL migrations, the sandbox's page.
+# What the package ships (package.json "files"): the build (ES modules, and the CommonJS entry),
+# the SQL migrations, the sandbox's page.
 COPY --from=build /app/dist/src ./dist/src
+COPY --from=build /app/dist/cjs ./dist/cjs
 COPY migrations ./migrations
 COPY src/sandbox/public ./src/sandbox/public
 RUN mkdir -p /app/.data && chown node:node /app/.data

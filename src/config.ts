@@ -59,12 +59,13 @@ const envSchema = z.object({
     .enum(['true', 'false'], { message: 'DATABASE_PREPARED_STATEMENTS must be true or false' })
     .optional()
     .transform((v) => v !== 'false'),
-  MODEL: optionalString.refine((v) => v === undefined || /^[a-z0-9-]+\/.+/.test(v), {
+  MODEL: optionalString.refine((v) => v === undefined || /^[a-z0-9.-]+\/.+/.test(v), {
     message: 'MODEL must look like provider/model, e.g. openai/gpt-5-mini',
   }),
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: url('OPENAI_BASE_URL'),
   ANTHROPIC_API_KEY: optionalString,
+  ANTHROPIC_BASE_URL: url('ANTHROPIC_BASE_URL'),
   OPENAI_COMPATIBLE_BASE_URL: url('OPENAI_COMPATIBLE_BASE_URL'),
   OPENAI_COMPATIBLE_API_KEY: optionalString,
   LOG_FORMAT: z
@@ -114,7 +115,7 @@ export interface Config {
   readonly model?: string;
   readonly providers: {
     readonly openai: { readonly apiKey?: string; readonly baseURL?: string };
-    readonly anthropic: { readonly apiKey?: string };
+    readonly anthropic: { readonly apiKey?: string; readonly baseURL?: string };
     readonly openaiCompatible: { readonly apiKey?: string; readonly baseURL?: string };
   };
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -208,7 +209,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     model: e.MODEL,
     providers: {
       openai: { apiKey: e.OPENAI_API_KEY, baseURL: e.OPENAI_BASE_URL },
-      anthropic: { apiKey: e.ANTHROPIC_API_KEY },
+      anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseURL: e.ANTHROPIC_BASE_URL },
       openaiCompatible: {
         apiKey: e.OPENAI_COMPATIBLE_API_KEY,
         baseURL: e.OPENAI_COMPATIBLE_BASE_URL,

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, ConfigError, type Config } from './config.js';
@@ -7,7 +8,7 @@ import { migrate } from './db/migrate.js';
 import { loadPolicyFile } from './approvals/load-policy-file.js';
 import { PolicyError } from './approvals/policy-error.js';
 import { startDemo } from './demo/start-demo.js';
-import { loadAgentsModule } from './bot/load-agents-module.js';
+import { importAgentsModule } from './bot/load-agents-module.js';
 import { AgentsModuleError } from './bot/agents-module-error.js';
 import { runWithSandbox } from './sandbox/run-with-sandbox.js';
 import { join } from 'node:path';
@@ -41,17 +42,21 @@ async function main(config: Config, logger: Logger): Promise<Drainable> {
     throw new ConfigError('Invalid configuration: MODEL is required when Slack is configured (e.g. MODEL=openai/gpt-5-mini)', 'MODEL');
   }
   if (config.model) resolveModel(config.model, config.providers);
+  const agentsModule = config.agentsModule
+    ? await importAgentsModule({ path: config.agentsModule, policyFile, logger, runLeaseMs: config.timings.runLeaseMs, providers: config.providers })
+    : undefined;
 
   const database = await openConfiguredDatabase(config, logger);
   const applied = await migrate(database.db);
   logger.info({ database: database.kind, applied }, 'database ready');
   // The one place the agents come from: the team's own (AGENTS_MODULE), or else the demo (its tables,
   // rows, model and agents).
-  const agents: BotAgents = config.agentsModule
-    ? await loadAgentsModule({ path: config.agentsModule, database, policyFile, logger, runLeaseMs: config.timings.runLeaseMs })
+  const agents: BotAgents = agentsModule
+    ? agentsModule.serve(database)
     : await startDemo({
         database,
         model: config.model ?? defaultModelFor(config),
+        providers: config.providers,
         policyFile,
         logger,
         runLeaseMs: config.timings.runLeaseMs,

@@ -1,5 +1,4 @@
-import { watch, type FSWatcher } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { readFileSync, unwatchFile, watch, watchFile as watchFilePoll, type FSWatcher, type Stats } from 'node:fs';
 import type { Agent } from './agent/agent.js';
 import type { Policy } from './approvals/policy-schema.js';
 import { reloadPolicyFile, type PolicyReload } from './approvals/reload-policy-file.js';
@@ -15,6 +14,8 @@ export interface WatchPolicyOptions {
   logger: Logger;
   /** How long the file must stay quiet before it is read: an editor's save is several events. */
   debounceMs?: number;
+  /** How often the path is looked at (a stat) for changes no event reports; default 2 s. */
+  pollMs?: number;
   /** Where SIGHUP arrives; the process, except in tests. */
   signals?: NodeJS.EventEmitter;
 }
@@ -33,17 +34,27 @@ export interface WatchedPolicy {
  * Policy reload without a restart: on SIGHUP, and when POLICY_FILE changes, the file is read
  * and validated again. A valid policy is swapped in for new requests (one assignment per
  * agent, so a request is decided under the old policy or the new, never a mix); an invalid one
- * is logged, once per attempt, naming the file and the problem, and the old policy stays.
+ * is logged naming the file and the problem, and the old policy stays.
  * Requests and grants keep the version they were made under, as they do across a restart.
  *
- * The directory is watched rather than the file: editors and config mounts replace the file
- * (rename, symlink swap), which would end a watch on the file itself. Any event there leads to
- * a read; a file that decides the same as before changes nothing and logs nothing.
+ * The file itself is watched, not its directory, so other files there (the bot's own log, an
+ * editor's swap files) never lead to a read. Editors and config mounts replace the file (a
+ * rename over it, a symlink swapped to a new target), which ends a watch on the old one: the
+ * watch is set up again on the path after every event, and a slow poll of the path (a stat
+ * every `pollMs`) sees what no event reports (a symlink re-pointed, the file created again
+ * after it was removed, a file system without change events). The file is acted on only when
+ * its content differs from the content last acted on, so each distinct content is reloaded, or
+ * reported as invalid, once; SIGHUP reads it again whatever it holds.
  */
 export function watchPolicy(options: WatchPolicyOptions): WatchedPolicy {
-  const { path, logger, debounceMs = 250, signals = process } = options;
+  const { path, logger, debounceMs = 250, pollMs = 2_000, signals = process } = options;
   const log = logger.child({ policyFile: path });
   let current = options.initial;
+  /**
+   * The content last acted on (read by a reload). Unknown at first: the file may have changed
+   * since the bot read it at start, so the first change is read whatever it holds.
+   */
+  let seen: string | undefined;
   const agents = new Set<Agent>();
   warnUnsatisfiable(log, current);
 
@@ -52,6 +63,7 @@ export function watchPolicy(options: WatchPolicyOptions): WatchedPolicy {
       log.warn('SIGHUP received, but no POLICY_FILE is set: there is no policy file to reload');
       return undefined;
     }
+    seen = contentOf(path);
     let result: PolicyReload;
     try {
       result = reloadPolicyFile(path, current);
@@ -78,16 +90,38 @@ export function watchPolicy(options: WatchPolicyOptions): WatchedPolicy {
 
   let timer: NodeJS.Timeout | undefined;
   let watcher: FSWatcher | undefined;
-  if (path !== undefined) {
+  let closed = false;
+  const watchFile = (file: string) => {
+    watcher?.close();
+    watcher = undefined;
     try {
-      watcher = watch(dirname(resolve(path)), { persistent: false }, () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => void reload(), debounceMs);
+      watcher = watch(file, { persistent: false }, changed);
+      // A watch can end with an error (the file gone under it): the poll and the next event set it up again.
+      watcher.on('error', () => {
+        watcher?.close();
+        watcher = undefined;
       });
-      watcher.on('error', (error) => log.warn({ err: error }, 'stopped watching the policy file; SIGHUP still reloads it'));
-    } catch (error) {
-      log.warn({ err: error }, 'cannot watch the policy file; SIGHUP still reloads it');
+    } catch {
+      // No file at the path right now (between an editor's delete and rename, or removed): the poll finds it again.
     }
+  };
+  /** An editor's save is several events: the file is looked at once they are over. */
+  const changed = () => {
+    clearTimeout(timer);
+    timer = setTimeout(settle, debounceMs);
+  };
+  const settle = () => {
+    if (closed || path === undefined) return;
+    // The watch follows the file it was set on, which a rename or a symlink swap takes away from the path.
+    watchFile(path);
+    if (contentOf(path) !== seen) reload();
+  };
+  const poll = (curr: Stats, prev: Stats) => {
+    if (curr.ino !== prev.ino || curr.mtimeMs !== prev.mtimeMs || curr.size !== prev.size || curr.nlink !== prev.nlink) changed();
+  };
+  if (path !== undefined) {
+    watchFile(path);
+    watchFilePoll(path, { persistent: false, interval: pollMs }, poll);
   }
 
   return {
@@ -101,9 +135,20 @@ export function watchPolicy(options: WatchPolicyOptions): WatchedPolicy {
     },
     reload,
     close() {
+      closed = true;
       signals.off('SIGHUP', onSignal);
       clearTimeout(timer);
       watcher?.close();
+      if (path !== undefined) unwatchFile(path, poll);
     },
   };
+}
+
+/** The file's text, or why it cannot be read: what decides whether a change is a new one. */
+function contentOf(path: string): string {
+  try {
+    return `text:${readFileSync(path, 'utf8')}`;
+  } catch (error) {
+    return `unreadable:${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}`;
+  }
 }

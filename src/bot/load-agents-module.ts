@@ -1,6 +1,8 @@
-import { isAbsolute, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Agent } from '../agent/agent.js';
+import { useProviders, type ProviderSettings } from '../agent/model.js';
 import { definePolicy } from '../approvals/define-policy.js';
 import { PolicyError } from '../approvals/policy-error.js';
 import type { Policy, PolicyInput } from '../approvals/policy-schema.js';
@@ -20,6 +22,11 @@ export interface AgentsModuleOptions {
   policyFile?: { path: string; policy: Policy } | undefined;
   logger: Logger;
   runLeaseMs: number;
+  /**
+   * The configured providers, for the module's agents whose model is a `provider/model` string
+   * (see useHostProviders). Without them such a model uses the AI SDK's defaults.
+   */
+  providers?: ProviderSettings;
 }
 
 /**
@@ -32,38 +39,140 @@ export interface AgentsModuleOptions {
  * start-up with a message that names the file and what is wrong.
  */
 export async function loadAgentsModule(options: AgentsModuleOptions): Promise<BotAgents> {
+  return (await importAgentsModule(options)).serve(options.database);
+}
+
+/** An agents module loaded and checked; `serve` gives its agent the bot's database. */
+export interface ImportedAgentsModule {
+  serve(database: Database): BotAgents;
+}
+
+/**
+ * The first half of loadAgentsModule, which needs no database: the module imported, its exports
+ * checked and its string models given the providers, so that everything wrong with it stops
+ * start-up before the database is opened.
+ */
+export async function importAgentsModule(options: Omit<AgentsModuleOptions, 'database'>): Promise<ImportedAgentsModule> {
   const exports = await importModule(options.path);
   const agent = agentOf(options.path, exports);
+  if (options.providers) useHostProviders(options.path, agent, options.providers);
   const modulePolicy = policyOf(options.path, exports.policy);
   const mcpServers = mcpServersOf(options.path, exports.mcpServers);
   const policy = options.policyFile?.policy ?? modulePolicy;
-  const { database, logger, runLeaseMs } = options;
+  const { logger, runLeaseMs } = options;
   return {
-    agentFor: (workspace) => agent.attach({ storage: database, logger, runLeaseMs, ...workspace, ...(policy ? { policy } : {}) }),
-    policy: policy ?? agent.policy,
-    policySource: options.policyFile?.path ?? (modulePolicy ? `${options.path} (export policy)` : `${options.path} (the agent's own)`),
-    modelLabel: `${agent.model.provider}/${agent.model.modelId}`,
-    mcpServers,
+    serve: (database) => ({
+      agentFor: (workspace) => agent.attach({ storage: database, logger, runLeaseMs, ...workspace, ...(policy ? { policy } : {}) }),
+      policy: policy ?? agent.policy,
+      policySource: options.policyFile?.path ?? (modulePolicy ? `${options.path} (export policy)` : `${options.path} (the agent's own)`),
+      modelLabel: `${agent.model.provider}/${agent.model.modelId}`,
+      mcpServers,
+    }),
   };
 }
 
+/** TypeScript, by file name: what plain node (before type stripping) cannot import by itself. */
+const TYPESCRIPT = /\.[cm]?ts$/;
+
+/**
+ * Whether this process already loads TypeScript: this very file is then TypeScript (`npm start`
+ * runs the source under tsx's loader; tests run it under vitest), and so is anything it imports.
+ */
+const loaderPresent = import.meta.url.endsWith('.ts');
+
 async function importModule(path: string): Promise<Record<string, unknown>> {
-  const url = pathToFileURL(isAbsolute(path) ? path : resolve(process.cwd(), path)).href;
+  const file = isAbsolute(path) ? path : resolve(process.cwd(), path);
+  const url = pathToFileURL(file).href;
+  let namespace: Record<string, unknown>;
   try {
-    return (await import(url)) as Record<string, unknown>;
+    namespace = TYPESCRIPT.test(file) && !loaderPresent ? await importTypeScript(path, url) : ((await import(url)) as Record<string, unknown>);
   } catch (error) {
-    // Plain `node` (the production start) cannot import TypeScript by itself; tsx's loader can.
-    if ((error as { code?: string }).code === 'ERR_UNKNOWN_FILE_EXTENSION' && /\.[cm]?ts$/.test(path)) {
-      const { register } = await import('tsx/esm/api');
-      register();
-      try {
-        return (await import(url)) as Record<string, unknown>;
-      } catch (retryError) {
-        throw new AgentsModuleError(path, `could not be loaded: ${errorMessage(retryError)}`, { cause: retryError });
-      }
-    }
-    throw new AgentsModuleError(path, `could not be loaded: ${errorMessage(error)}`, { cause: error });
+    if (error instanceof AgentsModuleError) throw error;
+    throw new AgentsModuleError(path, `could not be loaded: ${loadProblem(error, file)}`, { cause: error });
   }
+  return exportsOf(namespace);
+}
+
+/**
+ * A TypeScript module under plain node (`npm run start:prod`, the package's `slack-approval-bot`
+ * command): tsx, which comes with the bot, is registered for the rest of the process, ES modules
+ * and CommonJS alike, exactly as `npm start`'s `--import tsx` does, and the module is imported
+ * once, through it. Registered before the first import of the module: Node keeps the failure of
+ * an import and hands it back to a second one. Not Node's own type stripping (22.18+), which
+ * treats a file differently from tsx (no `.js` → `.ts` imports, no enums, a `.ts` file of a
+ * CommonJS project not compiled to CommonJS), so a module loads the same on Node 20, 22 and 24.
+ * (tsx's tsImport would keep it to the module, but it loads CommonJS dependencies again under
+ * a name of their own, and pino, loaded half from each, then fails.)
+ */
+async function importTypeScript(path: string, url: string): Promise<Record<string, unknown>> {
+  try {
+    const [esm, cjs] = await Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]);
+    esm.register();
+    cjs.register();
+  } catch (error) {
+    throw new AgentsModuleError(
+      path,
+      'is TypeScript, which plain node loads only through tsx, and tsx could not be loaded: run `npm install tsx` where the bot runs, or point AGENTS_MODULE at the module compiled to JavaScript',
+      { cause: error },
+    );
+  }
+  return (await import(url)) as Record<string, unknown>;
+}
+
+/**
+ * What a module exports. A CommonJS module's `module.exports` arrives as `default`, with only the
+ * names Node could tell from its source beside it (`module.exports = { agent: new Agent(…) }`
+ * shows none), so its own properties are taken from there; TypeScript compiled to CommonJS (a
+ * `.ts` file in a project without `"type": "module"`) has its `export default` at `default.default`.
+ */
+function exportsOf(namespace: Record<string, unknown>): Record<string, unknown> {
+  const commonJs = namespace.default;
+  if (typeof commonJs !== 'object' || commonJs === null || isAgent(commonJs)) return namespace;
+  return { ...namespace, ...(commonJs as Record<string, unknown>) };
+}
+
+/** Why the module could not be loaded; for a package it imports that is not installed, what to install and where. */
+function loadProblem(error: unknown, file: string): string {
+  const message = errorMessage(error);
+  const code = (error as { code?: string }).code;
+  const specifier = code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND' ? /Cannot find (?:package|module) '([^']+)'/.exec(message)?.[1] : undefined;
+  if (!specifier || specifier.startsWith('.') || isAbsolute(specifier) || specifier.startsWith('file:')) return message;
+  const name = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!;
+  const project = projectDirOf(file);
+  if (name === PACKAGE_NAME) {
+    return `it imports "${name}", which is not installed in ${project}: add the bot to that project as a dependency (npm install <the bot's git URL or a packed tarball>; see "Your own agents" in the README)`;
+  }
+  return `it imports "${name}", which is not installed in ${project}: run \`npm install ${name}\` there`;
+}
+
+const PACKAGE_NAME = 'slack-approval-bot';
+
+/** The directory of the package.json nearest the module (where its imports are installed), else its own. */
+function projectDirOf(file: string): string {
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return dirname(file);
+  }
+}
+
+/**
+ * The configured providers (keys, base URLs) for each agent of the module whose model is a
+ * `provider/model` string without settings of its own, sub-agents included: built now, so a
+ * missing key stops start-up naming the variable instead of failing on the first mention.
+ */
+function useHostProviders(path: string, root: Agent, providers: ProviderSettings): void {
+  const seen = new Set<Agent>();
+  const visit = (agent: Agent) => {
+    if (seen.has(agent)) return;
+    seen.add(agent);
+    try {
+      useProviders(agent.model, providers);
+    } catch (error) {
+      throw new AgentsModuleError(path, `agent ${agent.id}: ${errorMessage(error)}`, { cause: error });
+    }
+    for (const sub of Object.values(agent.subAgents ?? {})) visit(sub);
+  };
+  visit(root);
 }
 
 /**

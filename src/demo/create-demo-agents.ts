@@ -1,6 +1,6 @@
 import { Agent } from '../agent/agent.js';
 import { askUserTool } from '../agent/ask-user.js';
-import type { ModelInput } from '../agent/model.js';
+import type { ModelInput, ProviderSettings } from '../agent/model.js';
 import type { GroupResolver } from '../approvals/group-resolver.js';
 import type { Policy } from '../approvals/policy-schema.js';
 import type { Database, Db } from '../db/database.js';
@@ -17,6 +17,8 @@ export interface DemoAgentsOptions {
   db: AnyKysely;
   /** A LanguageModelV3, or a `provider/model` string resolved from the process configuration. */
   model: ModelInput;
+  /** The provider settings a `provider/model` string is built with (the bot's configuration). */
+  providers?: ProviderSettings;
   /** Where runs, pending approvals and thread memory are kept. */
   storage: Database | Db;
   logger?: Logger;
@@ -64,6 +66,7 @@ export const BILLING_INSTRUCTIONS = `You are Billing, the refunds specialist. Th
  */
 export function createDemoAgents(options: DemoAgentsOptions): DemoAgents {
   const { db, model } = options;
+  const providers = options.providers ? { providers: options.providers } : {};
 
   // No storage or policy of its own: a sub-agent runs on its supervisor's, so one
   // policy decides every call whichever agent makes it.
@@ -73,6 +76,7 @@ export function createDemoAgents(options: DemoAgentsOptions): DemoAgents {
     description: 'Issues refunds on customer orders. Give it the order id, the amount and the reason.',
     instructions: BILLING_INSTRUCTIONS,
     model,
+    ...providers,
     tools: { issue_refund: createIssueRefundTool({ db }) },
   });
 
@@ -82,6 +86,7 @@ export function createDemoAgents(options: DemoAgentsOptions): DemoAgents {
     description: 'Looks up and deletes records, deploys services, and routes refunds to billing.',
     instructions: OPS_INSTRUCTIONS,
     model,
+    ...providers,
     tools: {
       lookup_record: createLookupRecordTool({ db }),
       delete_record: createDeleteRecordTool({ db }),

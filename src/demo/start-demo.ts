@@ -1,3 +1,4 @@
+import type { ProviderSettings } from '../agent/model.js';
 import type { Policy } from '../approvals/policy-schema.js';
 import type { BotAgents } from '../bot-agents.js';
 import type { Database } from '../db/database.js';
@@ -13,6 +14,8 @@ export interface StartDemoOptions {
   database: Database;
   /** The configured `provider/model`; without one the demo agents think with the built-in demo model. */
   model: string | undefined;
+  /** The configured provider settings (keys, base URLs) the `provider/model` string is built with. */
+  providers?: ProviderSettings;
   /** A policy from POLICY_FILE, which replaces the demo's own. */
   policyFile?: { path: string; policy: Policy } | undefined;
   logger: Logger;
@@ -33,7 +36,7 @@ export async function startDemo(options: StartDemoOptions): Promise<BotAgents> {
   const model = options.model ?? createDemoModel();
   const policy = options.policyFile?.policy ?? (options.sandbox ? sandboxDemoPolicy : demoPolicy);
   return {
-    agentFor: (workspace) => createDemoAgents({ db: database.db, storage: database, model, policy, logger, runLeaseMs, ...workspace }).ops,
+    agentFor: (workspace) => createDemoAgents({ db: database.db, storage: database, model, ...(options.providers ? { providers: options.providers } : {}), policy, logger, runLeaseMs, ...workspace }).ops,
     policy,
     policySource: options.policyFile?.path ?? 'built-in demo policy',
     modelLabel: options.model ?? 'built-in demo model (set MODEL and its API key for a real one)',

@@ -6,7 +6,7 @@
  * fails the suite, so a new snippet cannot go untried.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
+import { readmeSnippets } from '../helpers/readme-snippets.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { FAKE_BOT_TOKEN, slackSender, type SlackSimulator, startSlackSimulator } from '../../src/simulator/index.js';
 import { clickButton, mention, SIGNING_SECRET, textOf, waitForCard, waitForText, type Bot } from '../helpers/slack-bot.js';
@@ -23,18 +24,6 @@ const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
 const DIR = join(ROOT, '.snippets');
 const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
-
-/** The README's code blocks by the name in the `<!-- snippet: name -->` line before each. */
-function readmeSnippets(): Map<string, string> {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const snippets = new Map<string, string>();
-  const blocks = [...readme.matchAll(/(?:<!-- snippet: ([a-z0-9-]+) -->\n)?```(ts|typescript|js|javascript)\n([\s\S]*?)```/g)];
-  for (const [, name, , code] of blocks) {
-    if (!name) throw new Error(`a README code block has no <!-- snippet: name --> line, so no test runs it:\n${code!.slice(0, 200)}`);
-    snippets.set(name, code!);
-  }
-  return snippets;
-}
 
 const snippets = readmeSnippets();
 const scenarios = ['use-from-code', 'agents-module', 'create-slack-bot'];

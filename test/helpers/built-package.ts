@@ -16,14 +16,17 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
+/** What `npm run build` makes: the ES build and the CommonJS entry (scripts/build-commonjs.ts). */
+const OUTPUTS = ['dist/src/index.js', 'dist/cjs/index.cjs'];
+
 function fresh(): boolean {
-  const built = join(ROOT, 'dist/src/index.js');
-  return existsSync(built) && statSync(built).mtimeMs >= newestMtime(join(ROOT, 'src'));
+  const sources = Math.max(newestMtime(join(ROOT, 'src')), statSync(join(ROOT, 'scripts/build-commonjs.ts')).mtimeMs);
+  return OUTPUTS.every((output) => existsSync(join(ROOT, output)) && statSync(join(ROOT, output)).mtimeMs >= sources);
 }
 
 /**
  * Tests that import the package by name (as its users do) get its built copy
- * (dist/). Built here when src/ is newer, once however many test files ask at
+ * (dist/), as `npm run build` makes it. Built here when src/ is newer, once however many test files ask at
  * the same time (the first takes a lock; the others wait for it).
  */
 export async function ensureBuiltPackage(): Promise<void> {
@@ -40,7 +43,10 @@ export async function ensureBuiltPackage(): Promise<void> {
       continue;
     }
     try {
-      if (!fresh()) await run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, timeout: 300_000 });
+      if (!fresh()) {
+        await run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, timeout: 300_000 });
+        await run(process.execPath, ['--import', 'tsx', 'scripts/build-commonjs.ts'], { cwd: ROOT, timeout: 300_000 });
+      }
     } finally {
       if (locked) rmSync(LOCK, { recursive: true, force: true });
     }

@@ -1,5 +1,6 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody } from './fake-providers.js';
 
 /** One reply of the fake model: text, or calls of tools by name with their arguments. */
 export type FakeReply = { text: string } | { toolCalls: Array<{ name: string; args: unknown }> };
@@ -43,15 +44,6 @@ export async function startFakeOpenAI(script: Array<FakeReply | ((request: Recor
     requests,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 function events(reply: FakeReply, model: string, turn: number): Array<Record<string, unknown>> {

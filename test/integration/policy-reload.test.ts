@@ -64,7 +64,7 @@ describe.each(backends)('policy reload without restart on %s', (backend) => {
   });
   afterEach(() => watched?.close());
 
-  /** A policy file of its own per test (the watch is on its folder), an agent following it, and its logs. */
+  /** A policy file of its own per test (in a folder of its own), an agent following it, and its logs. */
   function setUp(name: string, yaml: string) {
     const folder = mkdtempSync(join(dir, `${backend}-${name}-`));
     const file = join(folder, 'policy.yaml');

@@ -71,6 +71,10 @@ describe('parseConfig', () => {
     expect(http.slack).toMatchObject({ botToken: 'xoxb-1', signingSecret: 's' });
     expect(http.port).toBe(8080);
     expect(http.providers.openai.apiKey).toBe('sk-x');
+    const anthropic = parseConfig({ MODEL: 'openai.chat/gpt-4.1-mini', ANTHROPIC_API_KEY: 'sk-ant', ANTHROPIC_BASE_URL: 'https://gateway.example/v1' });
+    expect(anthropic.model).toBe('openai.chat/gpt-4.1-mini');
+    expect(anthropic.providers.anthropic).toEqual({ apiKey: 'sk-ant', baseURL: 'https://gateway.example/v1' });
+    expect(() => parseConfig({ ANTHROPIC_BASE_URL: 'gateway' })).toThrow(/ANTHROPIC_BASE_URL must be an absolute URL/);
     const socket = parseConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' });
     expect(socket.slack.appToken).toBe('xapp-1');
   });

@@ -16,4 +16,14 @@ describe('package entry', () => {
       expect(names).toContain(name);
     }
   }, 150_000);
+
+  it('and require() it from CommonJS: the same API from the CommonJS build', async () => {
+    await ensureBuiltPackage();
+    const script = `const m = require('slack-approval-bot'); console.log(JSON.stringify({ names: Object.keys(m).sort(), agent: new m.Agent({ id: 'cjs', model: 'openai/gpt-5-mini' }).model.provider }))`;
+    const { stdout } = await run(process.execPath, ['-e', script], { timeout: 60_000 });
+    const esm = await run(process.execPath, ['--input-type=module', '-e', `import('slack-approval-bot').then((m) => console.log(JSON.stringify(Object.keys(m).sort())))`], { timeout: 60_000 });
+    const loaded = JSON.parse(stdout) as { names: string[]; agent: string };
+    expect(loaded.names).toEqual(JSON.parse(esm.stdout));
+    expect(loaded.agent).toBe('openai.responses');
+  }, 150_000);
 });

@@ -1,0 +1,184 @@
+/**
+ * A configured model provider end to end, as a team runs the bot: `npm start` with MODEL and the
+ * provider's settings, behind the Slack simulator, against a provider on loopback that speaks
+ * that provider's wire format (test/helpers/fake-providers.ts): a mention, the model's tool call
+ * streamed back, the approval card, Approve, the tool's result sent to the model and its streamed
+ * answer posted in the thread, then a second mention in the thread, which sends the model the
+ * whole history (its tool call and result included) as the real API would have to accept it.
+ * The same for an agents module whose agents name their models as strings, and a string model
+ * whose key is missing stops start-up naming the variable.
+ */
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
+import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/index.js';
+import { startBotProcess, startSlackBotProcess, stopAllBotProcesses } from '../helpers/bot-process.js';
+import { startFakeProviders, type Api, type FakeProviders, type Reply, type Turn } from '../helpers/fake-providers.js';
+import { clickButton, mention, textOf, waitForCard, waitForText, waitForUpdate } from '../helpers/slack-bot.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const CHANNEL = 'C0CHANNEL01';
+const REQUESTER = 'U0REQUESTER';
+const ALICE = 'U0ALICE';
+const dir = mkdtempSync(join(tmpdir(), 'model-providers-'));
+
+/**
+ * The model, whichever provider carries it: "delete record X" and "close ticket N" become that
+ * tool's call; once the tool's result is in, it says what the result says; anything else is thanks.
+ */
+function script(turns: Turn[]): Reply {
+  const last = turns.at(-1);
+  if (last?.role === 'tool') {
+    const result = JSON.parse(last.output) as { deleted?: boolean; id?: string | number; title?: string; status?: string };
+    if (last.name === 'delete_record' && result.deleted) return { text: `Deleted record ${result.id} (${result.title}).` };
+    if (last.name === 'close_ticket') return { text: `Ticket ${result.id} is ${result.status}.` };
+    return { text: `The tool answered: ${last.output}` };
+  }
+  const text = last?.role === 'user' ? last.text : '';
+  const record = /delete record (\S+)/.exec(text);
+  if (record) return { text: 'Deleting it once someone approves.', toolCalls: [{ name: 'delete_record', args: { id: record[1] } }] };
+  const ticket = /close ticket (\d+)/.exec(text);
+  if (ticket) return { toolCalls: [{ name: 'close_ticket', args: { id: Number(ticket[1]) } }] };
+  return { text: 'You are welcome.' };
+}
+
+let fake: SlackSimulator;
+let providers: FakeProviders;
+beforeAll(async () => {
+  fake = await startSlackSimulator();
+  providers = await startFakeProviders(script);
+});
+afterAll(async () => {
+  await stopAllBotProcesses();
+  await fake?.close();
+  await providers?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Each provider's settings, as a team sets them. */
+function settingsFor(api: Api): Record<string, string> {
+  switch (api) {
+    case 'openai-responses':
+      return { MODEL: 'openai/gpt-5-mini', OPENAI_API_KEY: providers.keys.openai, OPENAI_BASE_URL: providers.openaiBaseUrl };
+    case 'openai-chat':
+      return { MODEL: 'openai.chat/gpt-4.1-mini', OPENAI_API_KEY: providers.keys.openai, OPENAI_BASE_URL: providers.openaiBaseUrl };
+    case 'anthropic':
+      return { MODEL: 'anthropic/claude-sonnet-4-5', ANTHROPIC_API_KEY: providers.keys.anthropic, ANTHROPIC_BASE_URL: providers.anthropicBaseUrl };
+    case 'openai-compatible':
+      return { MODEL: 'openai-compatible/llama-3.3-70b', OPENAI_COMPATIBLE_BASE_URL: providers.compatibleBaseUrl, OPENAI_COMPATIBLE_API_KEY: providers.keys.compatible };
+  }
+}
+
+const requestsTo = (api: Api) => providers.requests.filter((r) => r.api === api);
+
+// One process per provider, started side by side: most of each test is the process starting.
+describe.concurrent('MODEL with its provider settings: npm start runs the demo agents on that provider', { timeout: 180_000 }, () => {
+  it.each<[string, Api]>([
+    ['OpenAI, Responses API (openai/…)', 'openai-responses'],
+    ['OpenAI, Chat Completions (openai.chat/…)', 'openai-chat'],
+    ['Anthropic, Messages API (anthropic/…)', 'anthropic'],
+    ['an OpenAI-compatible server (openai-compatible/…)', 'openai-compatible'],
+  ])('%s: mention → card → Approve → answer, and a follow-up in the thread', async (_name, api) => {
+    const settings = settingsFor(api);
+    const { process, bot } = await startSlackBotProcess(fake, { command: ['npm', 'start', '--silent'], cwd: ROOT, env: { ...settings, DATA_DIR: join(dir, api) } });
+    expect((await process.waitForLog(/^model selected$/)).model).toBe(settings.MODEL);
+
+    const thread = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete record abc-123' });
+    const card = await waitForCard(fake, thread, 'approval');
+    expect(textOf(card.call)).toContain('Delete record abc-123');
+    const [first] = requestsTo(api);
+    // The demo's tools reached the provider in its format, the supervisor's sub-agent among them.
+    expect(first!.tools).toEqual(expect.arrayContaining(['lookup_record', 'delete_record', 'deploy_service', 'ask_user', 'agent-billing']));
+    expect(first!.body.model).toBe(settings.MODEL!.split('/')[1]);
+
+    await clickButton(bot, card, ALICE, ACTION_IDS.approve);
+    await waitForUpdate(fake, card, `Approved by <@${ALICE}>`);
+    await waitForText(fake, thread, 'Deleted record abc-123 (Q3 vendor contract).');
+    // The tool's result went back as that provider's tool result, answering the call it made.
+    const second = requestsTo(api)[1]!;
+    expect(second.turns.at(-1)).toMatchObject({ role: 'tool', name: 'delete_record', output: expect.stringContaining('"deleted":true') });
+
+    await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'thanks', threadTs: thread.threadTs });
+    await waitForText(fake, thread, 'You are welcome.');
+    const third = requestsTo(api)[2]!;
+    // The thread's history, the approved call and its result included, in a form the real API accepts.
+    expect(third.turns.filter((t) => t.role === 'user').map((t) => (t as { text: string }).text)).toEqual([expect.stringContaining('delete record abc-123'), expect.stringContaining('thanks')]);
+    expect(third.turns.some((t) => t.role === 'assistant' && t.toolCalls.some((c) => c.name === 'delete_record'))).toBe(true);
+    expect(third.turns.some((t) => t.role === 'tool' && t.name === 'delete_record')).toBe(true);
+    expect(requestsTo(api)).toHaveLength(3);
+    expect(providers.refused.filter((r) => r.api === api)).toEqual([]);
+    expect(process.output()).not.toContain(Object.values(providers.keys).find((k) => Object.values(settings).includes(k)));
+    expect((await process.stop()).code).toBe(0);
+  });
+});
+
+describe('an agents module whose agents name their models as provider/model strings', { timeout: 120_000 }, () => {
+  /** A module outside the repository (an ES module project of its own, zod from node_modules) with a supervisor and a sub-agent. */
+  function writeModule(): string {
+    const folder = join(dir, 'team');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'package.json'), JSON.stringify({ name: 'team-agents', private: true, type: 'module' }));
+    symlinkSync(join(ROOT, 'node_modules'), join(folder, 'node_modules'), 'dir');
+    const file = join(folder, 'agents.ts');
+    writeFileSync(
+      file,
+      `import { z } from 'zod';
+import { Agent, createTool } from ${JSON.stringify(join(ROOT, 'src/index.ts'))};
+
+const closeTicket = createTool({
+  id: 'close_ticket',
+  description: 'Close a ticket. A person approves each close first.',
+  inputSchema: z.object({ id: z.number().int().positive() }),
+  requireApproval: true,
+  execute: async ({ id }: { id: number }) => ({ id, status: 'closed' }),
+});
+
+const triage = new Agent({ id: 'triage', description: 'Sorts new tickets.', model: 'anthropic/claude-haiku-4-5' });
+
+export default new Agent({
+  id: 'support',
+  instructions: 'You work on the team\\'s tickets.',
+  model: 'openai-compatible/llama-3.3-70b',
+  tools: { close_ticket: closeTicket },
+  agents: { triage },
+});
+`,
+    );
+    return file;
+  }
+  let file: string;
+  beforeAll(() => {
+    file = writeModule();
+  });
+
+  it('get the configured providers: mention → card → Approve → answer over the OpenAI-compatible server', async () => {
+    const env = { ...settingsFor('openai-compatible'), ...settingsFor('anthropic'), MODEL: undefined, AGENTS_MODULE: file, DATA_DIR: join(dir, 'module') };
+    const { process, bot } = await startSlackBotProcess(fake, { command: ['npm', 'start', '--silent'], cwd: ROOT, env });
+    expect((await process.waitForLog(/^model selected$/)).model).toBe('openai-compatible.chat/llama-3.3-70b');
+    const thread = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'close ticket 7' });
+    const card = await waitForCard(fake, thread, 'approval');
+    expect(requestsTo('openai-compatible').at(-1)!.tools).toEqual(['close_ticket', 'agent-triage']);
+    await clickButton(bot, card, ALICE, ACTION_IDS.approve);
+    await waitForText(fake, thread, 'Ticket 7 is closed.');
+    expect(providers.refused).toEqual([]);
+    expect((await process.stop()).code).toBe(0);
+  });
+
+  it('a string model whose key is missing stops start-up naming the agent and the variable, before anyone mentions the bot', async () => {
+    const env = { ...settingsFor('openai-compatible'), AGENTS_MODULE: file, DATA_DIR: join(dir, 'keyless') };
+    const bot = startBotProcess({ command: ['npm', 'start', '--silent'], cwd: ROOT, env });
+    const { code } = await bot.exited;
+    expect(code).toBe(1);
+    const fatal = bot.logs().find((l) => l.level === 60);
+    expect(fatal).toMatchObject({ code: 'AGENTS_MODULE_INVALID', msg: `AGENTS_MODULE ${file}: agent triage: model "anthropic/claude-haiku-4-5" needs ANTHROPIC_API_KEY` });
+    expect(bot.output()).not.toContain('Slack app started');
+  });
+
+  it('the same for MODEL: openai.chat/… without OPENAI_API_KEY', async () => {
+    const bot = startBotProcess({ command: ['npm', 'start', '--silent'], cwd: ROOT, env: { MODEL: 'openai.chat/gpt-4.1-mini', DATA_DIR: join(dir, 'keyless-model') } });
+    expect((await bot.exited).code).toBe(1);
+    expect(bot.logs().find((l) => l.level === 60)).toMatchObject({ code: 'MODEL_CONFIG_INVALID', msg: 'model "openai.chat/gpt-4.1-mini" needs OPENAI_API_KEY' });
+  });
+});

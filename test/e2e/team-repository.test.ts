@@ -1,0 +1,194 @@
+/**
+ * A team's agents in their own repository, exactly as README "Your own agents" says: the bot
+ * packed (`npm pack`, what a git dependency's `prepare` also produces) and installed with zod into
+ * a fresh `npm init -y` project in a temporary directory outside this repository (CommonJS, as
+ * npm makes it), `"start": "slack-approval-bot"` in its scripts, and the team's module in it:
+ * the README's own TypeScript module, a CommonJS one using require(), an ES module in JavaScript
+ * and one in TypeScript. Each starts with `npm start` in the team's repository, and from this
+ * repository with `npm run start:prod` and `npm start` pointing AGENTS_MODULE outside it; a
+ * module whose packages are not installed, or TypeScript without tsx, stops start-up saying what
+ * to install. The README module runs a whole approval over the Slack simulator, its model
+ * (`openai/gpt-5-mini`, a string) given the configured OpenAI settings.
+ *
+ * The install needs only the npm registry (or its cache: `--prefer-offline`). One pack and one
+ * install serve every case. Node 20 runs here; TEAM_REPO_NODE_VERSIONS=22,24 also runs the
+ * module forms under those versions (their binaries installed from the npm packages node@22 and
+ * node@24 into the temporary directory), which takes a download each.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
+import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/index.js';
+import { startBotProcess, startSlackBotProcess, stopAllBotProcesses, type BotProcess } from '../helpers/bot-process.js';
+import { ensureBuiltPackage } from '../helpers/built-package.js';
+import { startFakeProviders, type FakeProviders, type Reply, type Turn } from '../helpers/fake-providers.js';
+import { readmeSnippets } from '../helpers/readme-snippets.js';
+import { clickButton, mention, textOf, waitForCard, waitForText, waitForUpdate } from '../helpers/slack-bot.js';
+
+const run = promisify(execFile);
+const ROOT = resolve(import.meta.dirname, '../..');
+const work = mkdtempSync(join(tmpdir(), 'team-repository-'));
+const TEAM = join(work, 'support-agents');
+const BARE = join(work, 'nothing-installed');
+const REQUESTER = 'U0REQUESTER';
+const LEAD = 'U0ALICE';
+const CHANNEL = 'C0CHANNEL01';
+const extraNodes = (process.env.TEAM_REPO_NODE_VERSIONS ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+
+/** The tool both modules below define, in plain JavaScript. */
+const CLOSE_TICKET = `const closeTicket = createTool({
+  id: 'close_ticket',
+  description: 'Close a ticket. A person approves each close first.',
+  inputSchema: z.object({ id: z.number().int().positive() }),
+  requireApproval: true,
+  execute: async ({ id }) => ({ id, status: 'closed' }),
+});
+`;
+
+/** The CommonJS way, in a project made by `npm init -y`. */
+const COMMONJS_MODULE = `const { z } = require('zod');
+const { Agent, createTool, definePolicy } = require('slack-approval-bot');
+
+${CLOSE_TICKET}
+module.exports = {
+  agent: new Agent({ id: 'support-cjs', model: 'openai/gpt-5-mini', tools: { close_ticket: closeTicket } }),
+  policy: definePolicy({ version: 'cjs', tools: { close_ticket: { requireApproval: true, approvers: ['U0ALICE'] } } }),
+};
+`;
+
+/** An ES module in JavaScript, in a folder whose package.json says `"type": "module"`. */
+const ESM_MODULE = `import { z } from 'zod';
+import { Agent, createTool, definePolicy } from 'slack-approval-bot';
+
+${CLOSE_TICKET}
+export const agent = new Agent({ id: 'support-esm', model: 'openai/gpt-5-mini', tools: { close_ticket: closeTicket } });
+export const policy = definePolicy({ version: 'esm-js', tools: { close_ticket: { requireApproval: true } } });
+`;
+
+/** The model: "close ticket N" is close_ticket's call; its result, said back. */
+function script(turns: Turn[]): Reply {
+  const last = turns.at(-1);
+  if (last?.role === 'tool') {
+    const result = JSON.parse(last.output) as { id: number; status: string };
+    return { text: `Ticket ${result.id} is ${result.status}.` };
+  }
+  const ticket = last?.role === 'user' ? /close ticket (\d+)/.exec(last.text) : null;
+  return ticket ? { toolCalls: [{ name: 'close_ticket', args: { id: Number(ticket[1]) } }] } : { text: 'Which ticket?' };
+}
+
+let providers: FakeProviders;
+let fake: SlackSimulator;
+/** PATH with the node of each version to check: this one's, and TEAM_REPO_NODE_VERSIONS' once installed. */
+const nodePaths = new Map<string, string>([['this', process.env.PATH ?? '']]);
+
+beforeAll(async () => {
+  providers = await startFakeProviders(script);
+  fake = await startSlackSimulator({ usergroups: { S0SUPPORTLEADS: [LEAD] } });
+  await ensureBuiltPackage();
+  // The package as npm ships it: what `files` lists (the build ran just above, as `prepare` runs it).
+  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT, timeout: 120_000 });
+  const [packed] = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const files = packed!.files.map((f) => f.path);
+  expect(files).toEqual(expect.arrayContaining(['dist/src/main.js', 'dist/src/index.js', 'dist/cjs/index.cjs', 'migrations/001_runtime.sql', 'src/sandbox/public/index.html']));
+  expect(files.filter((f) => f.startsWith('test/') || (f.startsWith('src/') && f.endsWith('.ts') && !f.endsWith('.d.ts')))).toEqual([]);
+
+  mkdirSync(TEAM);
+  await run('npm', ['init', '-y'], { cwd: TEAM });
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(work, packed!.filename), 'zod@4'], { cwd: TEAM, timeout: 300_000 });
+  await run('npm', ['pkg', 'set', 'scripts.start=slack-approval-bot'], { cwd: TEAM });
+  writeFileSync(join(TEAM, 'agents.ts'), readmeSnippets().get('agents-module')!);
+  writeFileSync(join(TEAM, 'agents.cjs'), COMMONJS_MODULE);
+  mkdirSync(join(TEAM, 'esm'));
+  writeFileSync(join(TEAM, 'esm/package.json'), JSON.stringify({ type: 'module' }));
+  writeFileSync(join(TEAM, 'esm/agents.js'), ESM_MODULE);
+  writeFileSync(join(TEAM, 'esm/agents.ts'), readmeSnippets().get('agents-module')!);
+
+  // A project with neither the bot nor zod installed.
+  mkdirSync(BARE);
+  writeFileSync(join(BARE, 'package.json'), JSON.stringify({ name: 'nothing-installed', type: 'module' }));
+  writeFileSync(join(BARE, 'agents.mjs'), ESM_MODULE);
+  writeFileSync(join(BARE, 'agent-only.mjs'), `import { Agent } from 'slack-approval-bot';\nexport default new Agent({ id: 'a', model: 'openai/gpt-5-mini' });\n`);
+
+  for (const version of extraNodes) {
+    const dir = join(work, `node-${version}`);
+    mkdirSync(dir);
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', `node@${version}`], { cwd: dir, timeout: 300_000 });
+    const bin = join(dir, 'node_modules/.bin');
+    const { stdout: v } = await run(join(bin, 'node'), ['--version']);
+    expect(v.trim()).toMatch(new RegExp(`^v${version}\\.`));
+    nodePaths.set(version, `${bin}:${process.env.PATH ?? ''}`);
+  }
+}, 900_000);
+afterEach(stopAllBotProcesses);
+afterAll(async () => {
+  await providers?.close();
+  await fake?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+const openai = () => ({ OPENAI_API_KEY: providers.keys.openai, OPENAI_BASE_URL: providers.openaiBaseUrl });
+let dataDirs = 0;
+const dataDir = () => join(work, `data-${++dataDirs}`);
+
+describe('the team’s repository: the bot installed as a dependency, the team’s module beside it', { timeout: 300_000 }, () => {
+  it('README "Your own agents" as written, TypeScript in an npm init project: npm start → mention → card → Approve by a support lead → answer', async () => {
+    const { process: bot, bot: slack } = await startSlackBotProcess(fake, { command: ['npm', 'start', '--silent'], cwd: TEAM, env: { AGENTS_MODULE: 'agents.ts', ...openai() } });
+    expect(await bot.waitForLog(/^policy loaded$/)).toMatchObject({ source: 'agents.ts (export policy)' });
+    expect((await bot.waitForLog(/^model selected$/)).model).toBe('openai.responses/gpt-5-mini');
+    const thread = await mention(slack, { user: REQUESTER, channel: CHANNEL, text: 'close ticket 7' });
+    const card = await waitForCard(fake, thread, 'approval');
+    expect(textOf(card.call)).toMatch(/close.ticket/i);
+    await clickButton(slack, card, LEAD, ACTION_IDS.approve);
+    await waitForUpdate(fake, card, `Approved by <@${LEAD}>`);
+    await waitForText(fake, thread, 'Ticket 7 is closed.');
+    expect(providers.refused).toEqual([]);
+  });
+
+  for (const version of ['this', ...extraNodes]) {
+    it(`on Node ${version === 'this' ? process.versions.node : version}: CommonJS with require(), ES modules in JavaScript and TypeScript, from the team's npm start and this repository's start:prod and start`, async () => {
+      const starts: Array<{ what: string; bot: BotProcess; source: string }> = [
+        { what: 'agents.cjs', cwd: TEAM, command: ['npm', 'start', '--silent'], module: 'agents.cjs', source: 'agents.cjs (export policy)' },
+        { what: 'esm/agents.js', cwd: TEAM, command: ['npm', 'start', '--silent'], module: 'esm/agents.js', source: 'esm/agents.js (export policy)' },
+        { what: 'esm/agents.ts', cwd: TEAM, command: ['npm', 'start', '--silent'], module: 'esm/agents.ts', source: 'esm/agents.ts (export policy)' },
+        { what: 'start:prod, agents.ts', cwd: ROOT, command: ['npm', 'run', 'start:prod', '--silent'], module: join(TEAM, 'agents.ts'), source: `${join(TEAM, 'agents.ts')} (export policy)` },
+        { what: 'start, agents.cjs', cwd: ROOT, command: ['npm', 'start', '--silent'], module: join(TEAM, 'agents.cjs'), source: `${join(TEAM, 'agents.cjs')} (export policy)` },
+      ].map((s) => ({ what: s.what, source: s.source, bot: startBotProcess({ command: s.command, cwd: s.cwd, env: { PATH: nodePaths.get(version), AGENTS_MODULE: s.module, DATA_DIR: dataDir(), ...openai() } }) }));
+      for (const { what, bot, source } of starts) {
+        const selected = await bot.waitForLog(/^model selected$/).catch((error: Error) => {
+          throw new Error(`${what}: ${error.message}`);
+        });
+        expect(selected.model, what).toBe('openai.responses/gpt-5-mini');
+        expect(bot.logs().find((l) => l.msg === 'policy loaded'), what).toMatchObject({ source });
+      }
+      await stopAllBotProcesses();
+      for (const { what, bot } of starts) expect(bot.logs().filter((l) => (l.level ?? 0) >= 50), what).toEqual([]);
+    });
+  }
+
+  it('what is missing is named with what to install: zod, the bot itself, tsx for a TypeScript module', async () => {
+    const prod = (module: string, cwd = ROOT, command = ['npm', 'run', 'start:prod', '--silent']) => startBotProcess({ command, cwd, env: { AGENTS_MODULE: module, DATA_DIR: dataDir(), ...openai() } });
+    const fatal = async (bot: BotProcess) => {
+      expect((await bot.exited).code).toBe(1);
+      return String(bot.logs().find((l) => l.level === 60)?.msg);
+    };
+    const zod = prod(join(BARE, 'agents.mjs'));
+    const itself = prod(join(BARE, 'agent-only.mjs'));
+    expect(await fatal(zod)).toBe(`AGENTS_MODULE ${join(BARE, 'agents.mjs')}: could not be loaded: it imports "zod", which is not installed in ${BARE}: run \`npm install zod\` there`);
+    expect(await fatal(itself)).toContain(`it imports "slack-approval-bot", which is not installed in ${BARE}: add the bot to that project as a dependency`);
+
+    // tsx comes with the bot; without it, a TypeScript module cannot be loaded by plain node.
+    const tsx = join(TEAM, 'node_modules/tsx');
+    renameSync(tsx, `${tsx}-away`);
+    try {
+      const message = await fatal(prod('agents.ts', TEAM, ['npm', 'start', '--silent']));
+      expect(message).toContain('AGENTS_MODULE agents.ts: is TypeScript, which plain node loads only through tsx, and tsx could not be loaded: run `npm install tsx`');
+    } finally {
+      renameSync(`${tsx}-away`, tsx);
+    }
+    expect(readdirSync(join(TEAM, 'node_modules'))).toContain('tsx');
+  });
+});

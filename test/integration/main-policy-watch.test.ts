@@ -1,0 +1,127 @@
+/**
+ * The policy watcher in the running bot (`npm start` with POLICY_FILE), its log written to a
+ * file in the policy's own directory, as a bot run next to its configuration writes it. The
+ * directory is laid out as a Kubernetes config map mounts one (policy.yaml → ..data/policy.yaml,
+ * ..data → a timestamped directory, swapped for a new one on each update), and then edited the
+ * way editors save (a new file renamed over the old). Each distinct content is acted on once: an
+ * invalid policy is reported once however much else happens in the directory (the bot's own log
+ * lines included), and every swap and save after it is picked up.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const dir = mkdtempSync(join(tmpdir(), 'policy-watch-'));
+const data = join(dir, 'data');
+const config = join(dir, 'config');
+const policyFile = join(config, 'policy.yaml');
+const logFile = join(config, 'bot.log');
+let stop: (() => Promise<number | null>) | undefined;
+afterAll(async () => {
+  await stop?.();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+type LogLine = { level: number; msg: string; [key: string]: unknown };
+
+const policy = (version: string, requireApproval = 'true') => `version: ${version}\ntools:\n  delete_record:\n    requireApproval: ${requireApproval}\n    approvers: [U0ALICE]\n`;
+
+let generation = 0;
+/** A config map update as the kubelet makes it: a new timestamped directory, ..data swapped to it, the old one removed. */
+function swapConfigMap(content: string, first = false): void {
+  const next = `..2026_11_0${++generation}`;
+  mkdirSync(join(config, next));
+  writeFileSync(join(config, next, 'policy.yaml'), content);
+  if (first) {
+    symlinkSync(next, join(config, '..data'));
+    symlinkSync('..data/policy.yaml', policyFile);
+    return;
+  }
+  symlinkSync(next, join(config, '..data_tmp'));
+  renameSync(join(config, '..data_tmp'), join(config, '..data'));
+  rmSync(join(config, `..2026_11_0${generation - 1}`), { recursive: true, force: true });
+}
+
+/** An editor's save: the new text written beside the file, then renamed over it. */
+function editorSave(content: string): void {
+  writeFileSync(join(config, '.policy.yaml.swp'), content);
+  renameSync(join(config, '.policy.yaml.swp'), policyFile);
+}
+
+function lines(): LogLine[] {
+  return readFileSync(logFile, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as LogLine);
+}
+
+async function until(find: (all: LogLine[]) => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!find(lines())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${lines().map((l) => l.msg).join('\n')}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const errors = () => lines().filter((l) => l.level === 50);
+const reloads = () => lines().filter((l) => l.msg.startsWith('policy reloaded'));
+const settle = (ms = 1_500) => new Promise((r) => setTimeout(r, ms));
+
+describe('POLICY_FILE watched in the running bot', () => {
+  it('reports an invalid policy once despite other writes in its directory (its own log among them), and follows config-map swaps and editor saves', async () => {
+    mkdirSync(config, { recursive: true });
+    swapConfigMap(policy('first'), true);
+    const log = openSync(logFile, 'a');
+    const child = spawn('npm', ['start', '--silent'], {
+      cwd: ROOT,
+      detached: true,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: data, PORT: '0', LOG_FORMAT: 'json', LOG_LEVEL: 'debug', POLICY_FILE: policyFile },
+      stdio: ['ignore', log, log],
+    });
+    closeSync(log);
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    stop = async () => {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGTERM');
+      return exited;
+    };
+    await until((all) => all.some((l) => l.msg === 'model selected'), 'start-up', 120_000);
+    expect(lines().find((l) => l.msg === 'policy loaded')?.policyVersion).toMatch(/^first@/);
+
+    // An update that is not a valid policy: one error, which the bot writes beside the file.
+    swapConfigMap(policy('broken', 'yes'));
+    await until(() => errors().length > 0, 'the error');
+    expect(errors()[0]!.msg).toMatch(new RegExp(`^Invalid policy in ${policyFile}: tools\\.delete_record\\.requireApproval must be true or false`));
+    await settle();
+    // Other files of the directory change; the same bad content is written again.
+    for (let i = 0; i < 5; i++) writeFileSync(join(config, 'notes.txt'), `note ${i}\n`);
+    writeFileSync(join(config, `..2026_11_0${generation}`, 'policy.yaml'), policy('broken', 'yes'));
+    await settle();
+    expect(errors()).toHaveLength(1);
+
+    swapConfigMap(policy('second'));
+    await until(() => reloads().length === 1, 'the swap to a valid policy');
+    expect(reloads()[0]).toMatchObject({ from: expect.stringMatching(/^first@/), to: expect.stringMatching(/^second@/) });
+    swapConfigMap(policy('third'));
+    await until(() => reloads().length === 2, 'the next swap');
+    expect(reloads()[1]!.to).toMatch(/^third@/);
+
+    editorSave(policy('fourth'));
+    await until(() => reloads().length === 3, 'an editor’s save over the symlink');
+    expect(reloads()[2]!.to).toMatch(/^fourth@/);
+    editorSave(policy('fifth'));
+    await until(() => reloads().length === 4, 'the next save');
+    expect(reloads()[3]!.to).toMatch(/^fifth@/);
+
+    // Another bad content is another error; still one for it.
+    writeFileSync(policyFile, policy('broken-again', 'maybe'));
+    await until(() => errors().length === 2, 'the second error');
+    await settle();
+    expect(errors()).toHaveLength(2);
+    expect(errors()[1]!.keptVersion).toBe(reloads()[3]!.to);
+
+    expect(await stop()).toBe(0);
+  }, 240_000);
+});

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.js';
 import { FaultPlan } from '../simulator/index.js';
 import { BotLink } from './deliver-event.js';
+import { emojiTableJson } from './emoji-table.js';
 import { sendJson, sendNotFound } from './http-util.js';
 import { loadMessages, persistMessages } from './persist.js';
 import { SseHub } from './sse.js';
@@ -128,6 +129,10 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     if (url.pathname.startsWith('/api/') || url.pathname.startsWith('/response-url/')) return api(req, res, url);
     if (url.pathname === '/events/stream' && req.method === 'GET') return sse.handle(req, res);
     if (url.pathname === '/healthz') return sendJson(res, 200, { ok: true, botConnected: bot.url !== undefined });
+    if (url.pathname === '/emoji.json' && req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' });
+      return void res.end(emojiTableJson());
+    }
     if (ui && (await ui(req, res, url))) return;
     if (req.method === 'GET' && files(url.pathname, res)) return;
     if (options.extraRoutes && (await options.extraRoutes(req, res))) return;

@@ -85,7 +85,7 @@ async function main(config: Config, logger: Logger): Promise<Drainable> {
     const listing = suspendedRunsRoute({ agents: [agent], ...(config.adminApiToken ? { adminToken: config.adminApiToken } : {}), logger });
     const httpMode = !botConfig.slack.appToken;
     const slack = createSlackApp({
-      config: { ...botConfig.slack, port: botConfig.port },
+      config: { ...botConfig.slack, port: botConfig.port, ...(botConfig.httpHost ? { host: botConfig.httpHost } : {}) },
       agent,
       db: database.db,
       logger,

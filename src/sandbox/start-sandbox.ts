@@ -154,7 +154,10 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     });
   });
   const { port } = server.address() as AddressInfo;
-  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  // Listening on every interface includes loopback, which is the address to open here (and the
+  // one the bot calls); a link to 0.0.0.0 opens nothing in some browsers.
+  const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const origin = `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
   ctx.origin = origin;
   ui = uiRoutes({ store, bot, responseUrls: ctx.responseUrls, origin, modelLabel: options.modelLabel ?? 'unknown', examples: options.examples ?? DEFAULT_EXAMPLES, ...(log ? { logger: log } : {}) });
   log?.info({ url: origin }, 'sandbox listening');

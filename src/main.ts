@@ -115,6 +115,7 @@ async function main(config: Config, logger: Logger): Promise<Drainable> {
       config,
       logger,
       modelLabel: agents.modelLabel,
+      examples: agents.examples,
       stateFile: join(config.dataDir, 'sandbox.json'),
       extraRoutes: async (req, res) => (await health(req, res)) || (listing ? listing(req, res) : false),
       createBot: async (botConfig) => {

@@ -32,6 +32,8 @@ export interface RunWithSandboxOptions {
   host?: string;
   /** See SandboxOptions.stateFile, e.g. join(config.dataDir, 'sandbox.json'). */
   stateFile?: string;
+  /** See SandboxOptions.examples. */
+  examples?: string[];
   /** See SandboxOptions.extraRoutes. */
   extraRoutes?: SandboxOptions['extraRoutes'];
 }
@@ -56,6 +58,7 @@ export async function runWithSandbox(options: RunWithSandboxOptions): Promise<Ru
     ...(host ? { host } : {}),
     ...(options.stateFile ? { stateFile: options.stateFile } : {}),
     ...(options.extraRoutes ? { extraRoutes: options.extraRoutes } : {}),
+    ...(options.examples ? { examples: options.examples } : {}),
     signingSecret,
     botToken,
     logger,

@@ -246,7 +246,7 @@ function renderThread() {
 function renderExamples(isDm) {
   const box = $('examples');
   const mention = `@${state.workspace.bot.name} `;
-  box.replaceChildren(el('span', 'examples-label', 'Try:'));
+  box.replaceChildren(...(state.examples.length ? [el('span', 'examples-label', 'Try:')] : []));
   for (const example of state.examples) {
     const text = isDm ? example.replace(mention, '') : example;
     const chip = el('button', 'example', text);

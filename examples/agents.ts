@@ -1,8 +1,9 @@
 /**
  * An agents module: `AGENTS_MODULE=examples/agents.ts npm start` runs this
  * agent behind Slack (or the local sandbox) instead of the demo. It exports
- * the top-level agent (the one mentions reach), its approval policy, and an MCP
- * server whose tools the agent gets (runbooks__search_runbooks, runbooks__page_oncall).
+ * the top-level agent (the one mentions reach), its approval policy, an MCP
+ * server whose tools the agent gets (runbooks__search_runbooks, runbooks__page_oncall),
+ * and the requests the sandbox offers to try.
  */
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -63,6 +64,16 @@ export default agent;
 export const mcpServers = {
   runbooks: { command: process.execPath, args: ['--import', 'tsx', fileURLToPath(new URL('./mcp-server.ts', import.meta.url))] },
 };
+
+/** What the sandbox offers under its composer ("Try: …"): requests this agent understands. */
+export const examples = [
+  'list open tickets',
+  'look up ticket 101',
+  'close ticket 102',
+  'open a ticket: Printer on floor 3 is jammed',
+  'runbook printer',
+  'page on-call: printer on fire',
+];
 
 export const policy = definePolicy({
   version: 'support-example',

@@ -33,17 +33,15 @@ const usage = { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0
 
 function reply(options: LanguageModelV3CallOptions): LanguageModelV3StreamPart[] {
   const last = options.prompt[options.prompt.length - 1];
-  // After a tool ran (or was declined), say what happened.
+  // After a tool ran (or was declined), say what happened, in words.
   if (last?.role === 'tool') {
     const result = last.content[0];
-    const output = result && 'output' in result ? result.output : undefined;
-    const text =
-      output?.type === 'execution-denied'
-        ? `That was not done: ${output.reason ?? 'declined'}.`
-        : output?.type === 'error-text'
-          ? `That did not work: ${output.value}`
-          : `Done: ${JSON.stringify(output && 'value' in output ? output.value : null)}`;
-    return textParts(text);
+    if (!result || result.type !== 'tool-result') return textParts('Done.');
+    const output = result.output;
+    if (output.type === 'execution-denied') return textParts(`That was not done: ${output.reason ?? 'declined'}.`);
+    if (output.type === 'error-text') return textParts(`That did not work: ${output.value}`);
+    if (output.type === 'text') return textParts(output.value);
+    return textParts(output.type === 'json' ? describe(result.toolName, output.value) : 'Done.');
   }
   const asked = last?.role === 'user' ? last.content.map((p) => (p.type === 'text' ? p.text : '')).join(' ') : '';
   const id = /\b(\d{2,})\b/.exec(asked)?.[1];
@@ -57,6 +55,37 @@ function reply(options: LanguageModelV3CallOptions): LanguageModelV3StreamPart[]
   if (/\b(look ?up|show|status)\b/i.test(asked) && id) return toolCall('lookup_ticket', { id: Number(id) });
   if (/\blist\b|\bopen tickets\b/i.test(asked)) return toolCall('list_open_tickets', {});
   return textParts('I can list tickets, look one up, open one or close one (e.g. "close ticket 102"), search the runbooks ("runbook printer") or page the on-call ("page on-call: printer on fire").');
+}
+
+interface TicketView {
+  id: number;
+  title: string;
+  status: string;
+  assignee: string | null;
+}
+
+function isTicket(value: unknown): value is TicketView {
+  const v = value as Partial<TicketView> | null;
+  return typeof v === 'object' && v !== null && typeof v.id === 'number' && typeof v.title === 'string' && typeof v.status === 'string';
+}
+
+const line = (t: TicketView) => `#${t.id} "${t.title}" (${t.assignee ? `assigned to ${t.assignee}` : 'unassigned'})`;
+
+/** A ticket tool's result as a sentence, the way a model would report it. */
+function describe(toolName: string, value: unknown): string {
+  if (toolName === 'list_open_tickets' && Array.isArray(value)) {
+    const open = value.filter(isTicket);
+    if (open.length === 0) return 'There are no open tickets.';
+    return `${open.length} open ${open.length === 1 ? 'ticket' : 'tickets'}:\n${open.map((t) => `- ${line(t)}`).join('\n')}`;
+  }
+  if (isTicket(value)) {
+    if (toolName === 'close_ticket') return `Closed ticket #${value.id} "${value.title}".`;
+    if (toolName === 'create_ticket') return `Opened ticket #${value.id} "${value.title}".`;
+    return `Ticket ${line(value)} is ${value.status}.`;
+  }
+  const missing = value as { found?: unknown; id?: unknown } | null;
+  if (missing && missing.found === false) return `There is no ticket #${String(missing.id)}.`;
+  return 'Done.';
 }
 
 function textParts(text: string): LanguageModelV3StreamPart[] {

@@ -24,4 +24,6 @@ export interface BotAgents {
   modelLabel: string;
   /** MCP servers the supplier brings (an agents module's `mcpServers`), besides MCP_SERVERS'. */
   mcpServers?: McpServerConfig[];
+  /** Requests the agent understands, which the sandbox offers under its composer ("Try: …"), without the mention. */
+  examples: string[];
 }

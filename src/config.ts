@@ -50,6 +50,9 @@ const envSchema = z.object({
     .refine((n) => Number.isInteger(n) && n >= 0 && n <= 65535, {
       message: 'PORT must be an integer between 0 and 65535',
     }),
+  SANDBOX_HOST: optionalString.refine((v) => v === undefined || /^(?:[A-Za-z0-9.-]+|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)$/.test(v), {
+    message: 'SANDBOX_HOST must be a host name or an IP address, e.g. 127.0.0.1 or 0.0.0.0',
+  }),
   DATABASE_URL: optionalString.refine(
     (v) => v === undefined || /^postgres(ql)?:\/\//.test(v),
     { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' },
@@ -108,6 +111,16 @@ export interface Config {
     readonly assistant?: 'auto' | 'on' | 'off';
   };
   readonly port: number;
+  /**
+   * Where the sandbox's UI listens (SANDBOX_HOST; loopback when unset): whoever reaches it can act
+   * as anyone in its pretend workspace. The bot behind the sandbox listens on loopback whatever it says.
+   */
+  readonly sandboxHost?: string;
+  /**
+   * The interface the bot's own HTTP server listens on; unset, every interface (Bolt's default).
+   * Not read from the environment: the sandbox sets it to loopback for the bot behind it.
+   */
+  readonly httpHost?: string;
   readonly databaseUrl?: string;
   /** Off for poolers that cannot keep a session's prepared statements (PgBouncer in transaction mode before 1.21). */
   readonly databasePreparedStatements: boolean;
@@ -203,6 +216,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       assistant: e.SLACK_ASSISTANT,
     },
     port: e.PORT,
+    sandboxHost: e.SANDBOX_HOST,
     databaseUrl: e.DATABASE_URL,
     databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS,
     dataDir: e.DATA_DIR,

@@ -90,7 +90,7 @@ async function main(config: Config, logger: Logger): Promise<Drainable> {
     const listing = suspendedRunsRoute({ agents: [agent], ...(config.adminApiToken ? { adminToken: config.adminApiToken } : {}), logger });
     const httpMode = !botConfig.slack.appToken;
     const slack = createSlackApp({
-      config: { ...botConfig.slack, port: botConfig.port },
+      config: { ...botConfig.slack, port: botConfig.port, ...(botConfig.httpHost ? { host: botConfig.httpHost } : {}) },
       agent,
       db: database.db,
       logger,
@@ -120,6 +120,7 @@ async function main(config: Config, logger: Logger): Promise<Drainable> {
       config,
       logger,
       modelLabel: agents.modelLabel,
+      examples: agents.examples,
       stateFile: join(config.dataDir, 'sandbox.json'),
       extraRoutes: async (req, res) => (await health(req, res)) || (listing ? listing(req, res) : false),
       createBot: async (botConfig) => {

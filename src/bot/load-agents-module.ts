@@ -32,8 +32,9 @@ export interface AgentsModuleOptions {
 /**
  * The agents a team brings: a module exporting its top-level agent (the one
  * mentions reach; sub-agents come with it, as usual) as `default` or `agent`,
- * and optionally `policy` (a policy, or what definePolicy takes) and `mcpServers`
- * (MCP servers whose tools its agents get, as in MCP_SERVERS' file). The agent
+ * and optionally `policy` (a policy, or what definePolicy takes), `mcpServers`
+ * (MCP servers whose tools its agents get, as in MCP_SERVERS' file) and `examples`
+ * (requests the agent understands, offered in the sandbox). The agent
  * may be defined without storage: the bot attaches its own database, logger
  * and workspace. A module that fails to load, or exports anything else, stops
  * start-up with a message that names the file and what is wrong.
@@ -58,6 +59,7 @@ export async function importAgentsModule(options: Omit<AgentsModuleOptions, 'dat
   if (options.providers) useHostProviders(options.path, agent, options.providers);
   const modulePolicy = policyOf(options.path, exports.policy);
   const mcpServers = mcpServersOf(options.path, exports.mcpServers);
+  const examples = examplesOf(options.path, exports.examples);
   const policy = options.policyFile?.policy ?? modulePolicy;
   const { logger, runLeaseMs } = options;
   return {
@@ -67,6 +69,7 @@ export async function importAgentsModule(options: Omit<AgentsModuleOptions, 'dat
       policySource: options.policyFile?.path ?? (modulePolicy ? `${options.path} (export policy)` : `${options.path} (the agent's own)`),
       modelLabel: `${agent.model.provider}/${agent.model.modelId}`,
       mcpServers,
+      examples,
     }),
   };
 }
@@ -214,6 +217,22 @@ function mcpServersOf(path: string, value: unknown): McpServerConfig[] {
     throw new AgentsModuleError(path, `its \`mcpServers\` export is not valid: ${parsed.error.issues.map((i) => issueText(i, 'mcpServers')).join('; ')}`);
   }
   return toServerList(parsed.data);
+}
+
+/** At most this many examples, each a line of at most 200 characters: they are buttons under the composer. */
+const MAX_EXAMPLES = 10;
+
+/** Without an `examples` export the sandbox offers a question any agent can answer. */
+function examplesOf(path: string, value: unknown): string[] {
+  if (value === undefined) return ['what can you do?'];
+  const valid =
+    Array.isArray(value) &&
+    value.length <= MAX_EXAMPLES &&
+    value.every((e) => typeof e === 'string' && e.trim() !== '' && e.length <= 200 && !e.includes('\n'));
+  if (!valid) {
+    throw new AgentsModuleError(path, `its \`examples\` export must be a list of at most ${MAX_EXAMPLES} requests, each one line of at most 200 characters (found ${describe(value)})`);
+  }
+  return (value as string[]).map((e) => e.trim());
 }
 
 function describe(value: unknown): string {

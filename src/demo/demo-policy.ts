@@ -14,12 +14,15 @@ export const demoPolicy = demoPolicyWith('demo', []);
 
 /**
  * The demo policy behind the local sandbox, whose people are known: refunds go to the finance
- * group and bob, so a refund asked in a DM with the bot (where nobody else sees the card) is
- * sent to them instead of waiting unseen.
+ * group and bob, production deploys to bob and carol, so one asked in a DM with the bot (where
+ * nobody else sees the card) is sent to them instead of waiting unseen.
  */
-export const sandboxDemoPolicy = demoPolicyWith('demo-sandbox', [findUsergroup('finance')!.id, findUserByName('bob')!.id]);
+export const sandboxDemoPolicy = demoPolicyWith('demo-sandbox', [findUsergroup('finance')!.id, findUserByName('bob')!.id], [
+  findUserByName('bob')!.id,
+  findUserByName('carol')!.id,
+]);
 
-function demoPolicyWith(version: string, refundApprovers: string[]): Policy {
+function demoPolicyWith(version: string, refundApprovers: string[], deployApprovers: string[] = []): Policy {
   return definePolicy({
     version,
     defaults: {
@@ -42,6 +45,16 @@ function demoPolicyWith(version: string, refundApprovers: string[]): Policy {
         allowSelfApproval: false,
         ...(refundApprovers.length > 0 ? { approvers: refundApprovers } : {}),
         rules: [{ when: { arg: 'amountCents', op: 'gt', value: LARGE_REFUND_CENTS }, then: { quorum: 2, risk: 'high' } }],
+      },
+      // Staging is anyone's to deploy; production goes out only once someone other than the
+      // requester approves it (the tool then asks the requester to confirm the moment itself).
+      deploy_service: {
+        rules: [
+          {
+            when: { arg: 'environment', op: 'eq', value: 'production' },
+            then: { requireApproval: true, allowSelfApproval: false, ...(deployApprovers.length > 0 ? { approvers: deployApprovers } : {}) },
+          },
+        ],
       },
     },
   });

@@ -24,6 +24,16 @@ export interface StartDemoOptions {
   sandbox?: boolean;
 }
 
+/** Requests the demo agents understand on the built-in demo model as on a real one (see src/demo/model/parse-request.ts). */
+export const DEMO_EXAMPLES = [
+  'delete record abc-123',
+  'refund order 1042 for $25',
+  'deploy api 2.3 to production',
+  'clean up records',
+  'look up record def-456',
+  'help',
+];
+
 /**
  * The demo, for when no agents are configured: its tables and rows (created
  * here, not by the product's migrations, and never reset, so a restart keeps what
@@ -40,5 +50,6 @@ export async function startDemo(options: StartDemoOptions): Promise<BotAgents> {
     policy,
     policySource: options.policyFile?.path ?? 'built-in demo policy',
     modelLabel: options.model ?? 'built-in demo model (set MODEL and its API key for a real one)',
+    examples: DEMO_EXAMPLES,
   };
 }

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.js';
 import { FaultPlan } from '../simulator/index.js';
 import { BotLink } from './deliver-event.js';
+import { emojiTableJson } from './emoji-table.js';
 import { sendJson, sendNotFound } from './http-util.js';
 import { loadMessages, persistMessages } from './persist.js';
 import { SseHub } from './sse.js';
@@ -18,6 +19,7 @@ import { SandboxStore } from './store.js';
 import { uiRoutes } from './ui-routes.js';
 import type { ApiContext } from './web-api/context.js';
 import { webApiHandler } from './web-api/index.js';
+import { BOT } from './workspace.js';
 import { ResponseUrls } from './web-api/response-url.js';
 
 export interface SandboxOptions {
@@ -40,7 +42,10 @@ export interface SandboxOptions {
   triggerTtlMs?: number;
   /** Send the bot its own messages back as events, as Slack does. Default true. */
   echoBotMessages?: boolean;
-  /** Prompts offered under the composer; the default ones suit the built-in demo agents. */
+  /**
+   * Requests offered under the composer ("Try: …"), as the agent in use understands them and
+   * without the mention, which the sandbox adds in channels; none when unset.
+   */
   examples?: string[];
   /** Keep messages in this JSON file across restarts (see persist.ts); in memory only when unset. */
   stateFile?: string;
@@ -69,15 +74,6 @@ export interface Sandbox {
 }
 
 const SLACK_TRIGGER_MS = 3_000;
-
-/** Requests the built-in demo model understands (see src/demo/model/parse-request.ts). */
-export const DEFAULT_EXAMPLES = [
-  '@approvals delete record abc-123',
-  '@approvals refund order 1042 for $25',
-  '@approvals deploy api 2.3 to production',
-  '@approvals clean up records',
-  '@approvals look up record def-456',
-];
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
 
@@ -128,6 +124,10 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     if (url.pathname.startsWith('/api/') || url.pathname.startsWith('/response-url/')) return api(req, res, url);
     if (url.pathname === '/events/stream' && req.method === 'GET') return sse.handle(req, res);
     if (url.pathname === '/healthz') return sendJson(res, 200, { ok: true, botConnected: bot.url !== undefined });
+    if (url.pathname === '/emoji.json' && req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' });
+      return void res.end(emojiTableJson());
+    }
     if (ui && (await ui(req, res, url))) return;
     if (req.method === 'GET' && files(url.pathname, res)) return;
     if (options.extraRoutes && (await options.extraRoutes(req, res))) return;
@@ -149,9 +149,12 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     });
   });
   const { port } = server.address() as AddressInfo;
-  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  // Listening on every interface includes loopback, which is the address to open here (and the
+  // one the bot calls); a link to 0.0.0.0 opens nothing in some browsers.
+  const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const origin = `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
   ctx.origin = origin;
-  ui = uiRoutes({ store, bot, responseUrls: ctx.responseUrls, origin, modelLabel: options.modelLabel ?? 'unknown', examples: options.examples ?? DEFAULT_EXAMPLES, ...(log ? { logger: log } : {}) });
+  ui = uiRoutes({ store, bot, responseUrls: ctx.responseUrls, origin, modelLabel: options.modelLabel ?? 'unknown', examples: (options.examples ?? []).map((e) => `@${BOT.name} ${e}`), ...(log ? { logger: log } : {}) });
   log?.info({ url: origin }, 'sandbox listening');
 
   let stopped = false;

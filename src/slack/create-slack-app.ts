@@ -49,7 +49,8 @@ import { slackUserTeams } from './transport/user-teams.js';
 import { homeViewersAmong, recordHomeViewer } from './store/home-viewers.js';
 
 export interface SlackAppOptions {
-  config: Config['slack'] & { port: number };
+  /** `host`: the interface to listen on in HTTP mode; every interface when unset. */
+  config: Config['slack'] & { port: number; host?: string };
   agent: Agent;
   db: Db;
   logger: Logger;
@@ -273,7 +274,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       if (receiver && options.listen === false) {
         // The caller's own server hands requests to `handler`.
       } else if (receiver) {
-        server = (await app.start(config.port)) as Server;
+        server = (await app.start(config.host ? { port: config.port, host: config.host } : config.port)) as Server;
         // A load balancer keeps idle connections to the bot open for 60 s (AWS's default) and
         // reuses them; Node closes them after 5 s, and a request sent as one closes is lost (the
         // balancer answers 502, Slack sees a failed delivery). So the bot keeps them longer.

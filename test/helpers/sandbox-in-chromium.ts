@@ -15,9 +15,10 @@ export interface SandboxInChromium {
 
 /**
  * For a browser test's describe block: `npm start` with no Slack variables on a fresh data dir
- * and a free port, the sandbox opened in Chromium as `user` (on `channel`), all torn down after.
+ * and a free port (and `env` on top, e.g. MCP_SERVERS), the sandbox opened in Chromium as `user`
+ * (on `channel`), all torn down after.
  */
-export function useSandboxInChromium(name: string, user: string, channel?: string): SandboxInChromium {
+export function useSandboxInChromium(name: string, user: string, channel?: string, env: Record<string, string | undefined> = {}): SandboxInChromium {
   const dataDir = mkdtempSync(join(tmpdir(), `sandbox-${name}-`));
   let app: NpmStart | undefined;
   let sandbox: SandboxPage | undefined;
@@ -27,7 +28,7 @@ export function useSandboxInChromium(name: string, user: string, channel?: strin
     app = undefined;
   };
   beforeAll(async () => {
-    app = await npmStart({ PORT: String(await freePort()), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' });
+    app = await npmStart({ PORT: String(await freePort()), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info', ...env });
     sandbox = await openSandboxPage(app.url, user, channel);
   }, 120_000);
   afterAll(async () => {

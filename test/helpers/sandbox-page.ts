@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 
@@ -7,6 +9,25 @@ export const CHROMIUM = '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 /** Where Chromium is missing the browser tests are skipped, except on CI, which must have it. */
 export const chromiumMissing = !existsSync(CHROMIUM) && process.env.CI !== 'true';
+
+/**
+ * Where docsScreenshot writes: docs/ with UPDATE_SCREENSHOTS=1 (then commit them), else a temp
+ * folder, so an ordinary run leaves the working tree alone but still takes every screenshot.
+ */
+const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(process.cwd(), 'docs') : mkdtempSync(join(tmpdir(), 'sandbox-shots-'));
+
+/**
+ * A screenshot the docs show, named as they name it (e.g. `sandbox-approval-card.png`): the
+ * README's pictures come from the browser tests, and test/docs/screenshots.test.ts fails for a
+ * picture the docs name that no test takes this way. The mouse is moved aside first, so no hover
+ * style shows.
+ */
+export async function docsScreenshot(page: Page, name: string): Promise<string> {
+  const path = join(SHOTS, name);
+  await page.mouse.move(1, 1);
+  await page.screenshot({ path });
+  return path;
+}
 
 /** The sandbox open in Chromium as one person, with the moves a person makes in it. */
 export interface SandboxPage {
@@ -46,10 +67,13 @@ export async function openSandboxPage(url: string, user: string, channel = 'C0GE
       await expect.poll(() => new URL(page.url()).searchParams.get('user')).toBe(other);
     },
     request: async (text) => {
+      // The same request may have been made before: wait for this one's message, not an earlier one's.
+      const same = page.locator('#messages .msg', { hasText: text });
+      const before = await same.count();
       await page.locator('#message-input').fill(text);
       await page.locator('#message-input').press('Enter');
-      const message = page.locator('#messages .msg', { hasText: text }).last();
-      await message.locator('.thread-link').click();
+      await expect.poll(() => same.count()).toBe(before + 1);
+      await same.nth(before).locator('.thread-link').click();
       return page.locator('#thread-messages');
     },
     botCard: (thread, heading) => thread.locator('.msg-bot', { has: page.locator('.bk-blocks', { hasText: heading }) }).last(),

@@ -88,11 +88,21 @@ describe.each(backends)('demo agents on %s', (backend) => {
       expect(ids.map((r) => r.id)).toEqual(['abc-123', 'def-456', 'ghi-789']);
       const orders = await demo.selectFrom('demo_orders').select(['id', 'total_cents']).orderBy('id').execute();
       expect(orders.map((o) => o.id)).toEqual(['1042', '1043', '1044']);
-      expect(orders.find((o) => o.id === '1042')?.total_cents).toBe(5_000);
+      expect(orders.find((o) => o.id === '1042')?.total_cents).toBe(100_000_000);
       expect(orders.find((o) => o.id === '1043')?.total_cents).toBe(250_000);
       expect((await order('1044')).refunded_cents).toBe(700);
     } finally {
       await demo.updateTable('demo_orders').set({ refunded_cents: 0 }).where('id', '=', '1044').execute();
+    }
+  });
+
+  it('a database seeded with the smaller orders of before gets the seeded totals, its refunds kept', async () => {
+    await demo.updateTable('demo_orders').set({ total_cents: 5_000, refunded_cents: 2_500 }).where('id', '=', '1042').execute();
+    try {
+      expect(await seedDemoData(database.db)).toEqual({ records: 0, orders: 1 });
+      expect(await order('1042')).toMatchObject({ total_cents: 100_000_000, refunded_cents: 2_500 });
+    } finally {
+      await demo.updateTable('demo_orders').set({ refunded_cents: 0 }).where('id', '=', '1042').execute();
     }
   });
 
@@ -192,19 +202,26 @@ describe.each(backends)('demo agents on %s', (backend) => {
     ]);
   });
 
-  it('a production deploy asks for confirmation, refuses a malformed answer, and deploys once confirmed', async () => {
+  it('a production deploy waits for someone other than the requester, asks for confirmation, refuses a malformed answer, and deploys once confirmed', async () => {
     const { ops } = agents([
       { toolCalls: [{ toolName: 'deploy_service', args: { service: 'prod-api', environment: 'production', version: 'v2.0.0' } }] },
       { text: 'prod-api v2.0.0 is live.' },
     ]);
     const stream = await ops.stream('ship prod-api v2.0.0 to production', { requester: REQUESTER });
-    const [suspension] = suspensions(await collect(stream));
+    const [approval] = approvals(await collect(stream));
+    expect(approval).toMatchObject({ toolName: 'deploy_service', path: ['ops'], args: { environment: 'production' }, requester: REQUESTER });
+    const self = await ops.decideToolCall({ runId: stream.runId, decision: 'approve', actor: { userId: REQUESTER } });
+    expect(self).toMatchObject({ outcome: 'not-allowed', why: 'self-approval' });
+    expect(await deploymentsOf('prod-api')).toEqual([]);
+
+    const approved = await ops.approveToolCall({ runId: stream.runId, actor: { userId: ALICE } });
+    const [suspension] = suspensions(await collect(approved));
     expect(suspension).toMatchObject({
       toolName: 'deploy_service',
       path: ['ops'],
       suspendPayload: { message: 'Deploy prod-api v2.0.0 to production?' },
     });
-    expect(await stream.finishReason).toBe('suspended');
+    expect(await approved.finishReason).toBe('suspended');
     expect(await deploymentsOf('prod-api')).toEqual([]);
 
     const refused = await ops.resumeStream({ confirmed: 'yes' }, { runId: stream.runId, actor: { userId: REQUESTER } }).catch((e: unknown) => e);
@@ -226,7 +243,9 @@ describe.each(backends)('demo agents on %s', (backend) => {
       { text: 'Cancelled.' },
     ]);
     const first = await ops.generate('deploy prod-web v9 to production');
-    expect(first.suspendPayload).toMatchObject({ kind: 'suspension', toolName: 'deploy_service' });
+    expect(first.pending).toMatchObject([{ kind: 'approval', toolName: 'deploy_service' }]);
+    const approved = await ops.approveToolCallGenerate({ runId: first.runId, actor: { userId: ALICE } });
+    expect(approved.suspendPayload).toMatchObject({ kind: 'suspension', toolName: 'deploy_service' });
     const resumed = await ops.resumeGenerate({ confirmed: false }, { runId: first.runId });
     expect(resumed.text).toBe('Cancelled.');
     expect(lastToolResults(model)[0]).toMatchObject({
@@ -242,7 +261,9 @@ describe.each(backends)('demo agents on %s', (backend) => {
     ]);
     const thread = { threadId: 'C0DEMO:1700000000.000100', resourceId: 'C0DEMO', requester: REQUESTER };
     const first = await ops.generate('deploy thread-api v3 to production', thread);
-    expect(first.finishReason).toBe('suspended');
+    expect(first.pending).toMatchObject([{ kind: 'approval', toolName: 'deploy_service' }]);
+    const approved = await ops.approveToolCallGenerate({ runId: first.runId, actor: { userId: ALICE } });
+    expect(approved.finishReason).toBe('suspended');
 
     const reply = await ops.generate('yes', thread);
     expect(reply).toMatchObject({ finishReason: 'stop', text: 'Deployed thread-api v3.' });
@@ -319,26 +340,34 @@ describe.each(backends)('demo agents on %s', (backend) => {
     expect((await order('1043')).refunded_cents).toBe(150_000);
   });
 
-  it('an approved over-refund becomes a tool error and changes nothing', async () => {
-    const before = await order('1042');
-    const refundsBefore = await refundsOf('1042');
-    const { ops, model } = agents(refundScript('1042', before.total_cents - before.refunded_cents + 1));
-    const first = await ops.generate('refund too much on 1042', { requester: REQUESTER });
+  it('an approved over-refund becomes a tool error in words and changes nothing', async () => {
+    const before = await order('1044');
+    const refundsBefore = await refundsOf('1044');
+    const { ops, model } = agents(refundScript('1044', before.total_cents - before.refunded_cents + 1));
+    const first = await ops.generate('refund too much on 1044', { requester: REQUESTER });
     const done = await ops.approveToolCallGenerate({ runId: first.runId, actor: { userId: ALICE } });
     expect(done.finishReason).toBe('stop');
 
     const [result] = toolResultsFor(model, 'issue_refund');
-    expect(result).toMatchObject({ output: { type: 'error-text', value: expect.stringMatching(/would exceed order 1042/) } });
-    expect(await order('1042')).toEqual(before);
-    expect(await refundsOf('1042')).toEqual(refundsBefore);
+    expect(result).toMatchObject({ output: { type: 'error-text', value: expect.stringContaining('Order 1044 (Initech) has only $125.00 left to refund of its $125.00, so $125.01 was not refunded.') } });
+    expect(await order('1044')).toEqual(before);
+    expect(await refundsOf('1044')).toEqual(refundsBefore);
   });
 
   it('issue_refund refuses unknown orders and over-refunds when called directly', async () => {
     const refund = createIssueRefundTool({ db: database.db });
-    await expect(refund.execute({ orderId: '9999', amountCents: 100 }, outsideRun)).rejects.toThrow(/order 9999 does not exist/);
-    await expect(refund.execute({ orderId: '1044', amountCents: 12_501 }, outsideRun)).rejects.toThrow(/at most 12500 cents left/);
+    // Said in money and names, never cents: the model passes the words on to people.
+    await expect(refund.execute({ orderId: '9999', amountCents: 100 }, outsideRun)).rejects.toThrow('There is no order 9999, so nothing was refunded.');
+    await expect(refund.execute({ orderId: '1044', amountCents: 12_501 }, outsideRun)).rejects.toThrow(
+      'Order 1044 (Initech) has only $125.00 left to refund of its $125.00, so $125.01 was not refunded.',
+    );
+    expect(await refund.execute({ orderId: '1044', amountCents: 12_500 }, outsideRun)).toMatchObject({ remainingCents: 0 });
+    await expect(refund.execute({ orderId: '1044', amountCents: 100 }, outsideRun)).rejects.toThrow(
+      'Order 1044 (Initech) is already refunded in full ($125.00), so $1.00 was not refunded.',
+    );
+    await sql`DELETE FROM demo_refunds WHERE order_id = '1044'`.execute(database.db);
+    await demo.updateTable('demo_orders').set({ refunded_cents: 0 }).where('id', '=', '1044').execute();
     expect(await refundsOf('9999')).toEqual([]);
-    expect(await refundsOf('1044')).toEqual([]);
     expect(refund.inputSchema.safeParse({ orderId: '1044', amountCents: 0 }).success).toBe(false);
     expect(refund.inputSchema.safeParse({ orderId: '1044', amountCents: 1.5 }).success).toBe(false);
   });

@@ -1,8 +1,9 @@
 /**
  * An agents module in the sandbox, in a real browser (Debian's Chromium, driven by
  * playwright-core): `AGENTS_MODULE=examples/agents.ts npm start` with no Slack variables, the
- * example's agent mentioned in #general, one tool call approved and another declined through
- * the UI, and the thread showing both outcomes. Skipped where /usr/bin/chromium is missing.
+ * example's own requests offered to try, its agent mentioned in #general, one tool call approved
+ * and another declined through the UI, and the thread showing both outcomes in words. Skipped
+ * where /usr/bin/chromium is missing.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { chromiumMissing, openSandboxPage, type SandboxPage } from '../helpers/sandbox-page.js';
 import { freePort, npmStart, stopProcessGroup, type NpmStart } from './npm-start.js';
+
+
+/** examples/agents.ts's `examples` export, which the sandbox offers instead of the demo's requests. */
+const examples = ['list open tickets', 'look up ticket 101', 'close ticket 102', 'open a ticket: Printer on floor 3 is jammed', 'runbook printer', 'page on-call: printer on fire'];
 
 const UNSET = ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'SLACK_API_URL', 'MODEL', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'POLICY_FILE'];
 
@@ -39,8 +44,26 @@ describe.skipIf(chromiumMissing)('an agents module in the sandbox, in Chromium',
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('the sandbox names the example’s model', async () => {
+  it('the sandbox names the example’s model and offers the example’s own requests to try, not the demo’s', async () => {
     await expect.poll(() => page.locator('body').textContent()).toContain('example/offline-tickets');
+    const offered = await page.locator('#examples .example').allTextContents();
+    expect(offered).toEqual(examples.map((e) => `@approvals ${e}`));
+    expect(offered.join(' ')).not.toMatch(/refund order 1042|delete record abc-123/);
+  });
+
+  it('every request it offers is one the example’s agent understands: none gets its “I can …” fallback, and answers are in words', async () => {
+    for (const [i, example] of examples.entries()) {
+      // The chip fills the composer with what a person then sends.
+      await page.locator('#examples .example').nth(i).click();
+      expect(await page.locator('#message-input').inputValue()).toBe(`@approvals ${example}`);
+      const thread = await request(`@approvals ${example}`);
+      await thread.locator('.msg-bot').first().waitFor();
+      expect(await thread.textContent()).not.toContain('I can list tickets');
+    }
+    const thread = await request('@approvals look up ticket 101');
+    const said = thread.locator('.msg-bot', { hasText: 'Ticket #101' }).last();
+    await said.waitFor();
+    expect(await said.textContent()).toContain('Ticket #101 "Checkout page times out under load" (assigned to alice) is open.');
   });
 
   it('approves closing a ticket: the card, Approve, the ticket closed in the thread', async () => {
@@ -52,9 +75,11 @@ describe.skipIf(chromiumMissing)('an agents module in the sandbox, in Chromium',
     await card.locator('button', { hasText: 'Approve' }).click();
     await expect.poll(() => card.textContent()).toContain('Approved by @alice');
     expect(await card.locator('button').count()).toBe(0);
-    const answer = thread.locator('.msg-bot', { hasText: /Done:/ }).last();
+    // In words, as a model would say it: no JSON.
+    const answer = thread.locator('.msg-bot', { hasText: 'Closed ticket' }).last();
     await answer.waitFor();
-    expect(await answer.textContent()).toContain('"status":"closed"');
+    expect(await answer.textContent()).toContain('Closed ticket #102 "Refund email has the wrong currency".');
+    expect(await answer.textContent()).not.toMatch(/[{}"]status"?:/);
   });
 
   it('declines opening a ticket with a reason: the card says so, nothing is opened, and the agent says it was not done', async () => {
@@ -73,16 +98,17 @@ describe.skipIf(chromiumMissing)('an agents module in the sandbox, in Chromium',
     const answer = thread.locator('.msg-bot', { hasText: 'That was not done' }).last();
     await answer.waitFor();
     expect(await answer.textContent()).toContain('already reported');
-    // A regular expression: Playwright's string match ignores case, and "not done:" would match.
-    expect(await thread.locator('.msg-bot', { hasText: /Done:/ }).count()).toBe(0);
+    expect(await thread.locator('.msg-bot', { hasText: /Opened ticket/ }).count()).toBe(0);
   });
 
   it('the tracker shows both outcomes: the approved close happened, the declined ticket was never opened', async () => {
     const thread = await request('@approvals list open tickets');
-    const answer = thread.locator('.msg-bot', { hasText: /Done:/ }).last();
+    const answer = thread.locator('.msg-bot', { hasText: /open tickets?:/ }).last();
     await answer.waitFor();
     const text = (await answer.textContent()) ?? '';
-    expect(text).toContain('Checkout page times out under load');
+    expect(text).toContain('2 open tickets:');
+    expect(text).toContain('#101 "Checkout page times out under load" (assigned to alice)');
+    expect(text).not.toContain('"assignee"');
     expect(text).not.toContain('Refund email has the wrong currency');
     expect(text).not.toContain('Printer');
   });
@@ -96,7 +122,7 @@ describe.skipIf(chromiumMissing)('an agents module in the sandbox, in Chromium',
     await expect.poll(() => new URL(page.url()).searchParams.get('user')).toBe('U0BOB');
     await card.locator('button', { hasText: 'Approve' }).click();
     await expect.poll(() => card.textContent()).toContain('Approved by @bob');
-    const answer = thread.locator('.msg-bot', { hasText: /Done:/ }).last();
+    const answer = thread.locator('.msg-bot', { hasText: 'Paged the' }).last();
     await answer.waitFor();
     expect(await answer.textContent()).toContain('Paged the support on-call: printer on fire');
     await page.selectOption('#user-switcher', 'U0ALICE');

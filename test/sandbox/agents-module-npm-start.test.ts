@@ -79,8 +79,8 @@ describe('AGENTS_MODULE=examples/agents.ts npm start', { timeout: 180_000 }, () 
     // A tool that needs no approval: the example's agent answers from its stand-in tracker.
     const listed = await ui('/ui/message', { user: 'U0ALICE', channel: 'C0GENERAL', text: '@approvals list open tickets' });
     expect(listed.status).toBe(200);
-    const list = await until(async () => (await thread(listed.json.ts)).find((m) => m.bot_id && m.text.includes('Done:')), 'the list');
-    expect(list.text).toContain('Refund email has the wrong currency');
+    const list = await until(async () => (await thread(listed.json.ts)).find((m) => m.bot_id && m.text.includes('open tickets:')), 'the list');
+    expect(list.text).toContain('#102 "Refund email has the wrong currency" (unassigned)');
 
     // A tool that does: its card, Approve over the sandbox API, and the ticket closed.
     const asked = await ui('/ui/message', { user: 'U0ALICE', channel: 'C0GENERAL', text: '@approvals close ticket 102' });
@@ -89,8 +89,8 @@ describe('AGENTS_MODULE=examples/agents.ts npm start', { timeout: 180_000 }, () 
     const block = card.blocks!.find((b) => b.type === 'actions')!;
     const clicked = await ui('/ui/action', { user: 'U0BOB', channel: 'C0GENERAL', messageTs: card.ts, blockId: block.block_id, actionId: 'approval.approve' });
     expect(clicked.status).toBe(200);
-    const done = await until(async () => (await thread(asked.json.ts)).find((m) => m.bot_id && m.text.includes('Done:')), 'the answer');
-    expect(done.text).toContain('"status":"closed"');
+    const done = await until(async () => (await thread(asked.json.ts)).find((m) => m.bot_id && m.text.includes('Closed ticket')), 'the answer');
+    expect(done.text).toContain('Closed ticket #102');
 
     // SIGTERM to the whole group, as a terminal or a supervisor sends it: the bot drains and exits,
     // and nothing npm started is left behind.

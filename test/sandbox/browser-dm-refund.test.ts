@@ -28,6 +28,9 @@ describe.skipIf(chromiumMissing)('a refund asked in a DM with the bot, in the sa
     const notice = dm.locator('.msg-bot', { hasText: 'Nobody in this conversation can approve this' }).last();
     await notice.waitFor();
     expect(await notice.textContent()).toContain('sent it to @finance or @bob by DM');
+    // Slack draws the bot's :outbox_tray: as the emoji, and so does the sandbox.
+    expect(await notice.textContent()).toMatch(/^.*📤 Nobody in this conversation can approve this/);
+    expect(await notice.textContent()).not.toContain(':outbox_tray:');
 
     await actAs('U0CAROL');
     await page.locator('.sidebar-item[data-channel=D0CAROL]').click();

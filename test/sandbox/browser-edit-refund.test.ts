@@ -42,7 +42,8 @@ describe.skipIf(chromiumMissing)('edit then approve in the sandbox in Chromium',
     await modal.locator('.modal-submit').click();
     await modal.waitFor({ state: 'detached' });
     await expect.poll(() => card.textContent(), { timeout: 15_000 }).toContain('Approved by @bob');
-    expect(await card.textContent()).toContain('Edited by @bob');
+    expect(await card.textContent()).toContain('✏️ Edited by @bob');
+    expect(await card.textContent()).not.toContain(':pencil2:');
     expect(await card.textContent()).toMatch(/Amount to refund\s*\$25\.00\s*→\s*\$15\.00/);
     expect(await card.locator('button').count()).toBe(0);
     await thread.locator('.msg-bot', { hasText: /\$15\.00/ }).last().waitFor({ timeout: 20_000 });

@@ -67,8 +67,15 @@ describe('the real bot, unchanged, behind the sandbox', () => {
     expect(shownText(approvals[0]!)).toMatch(/2 actions need approval[\s\S]*def-456[\s\S]*ghi-789/);
   });
 
-  it('confirms a production deploy with the Yes button, without a form', async () => {
-    const { threadTs, card, block } = await ask('U0CAROL', '@approvals deploy api 2.3 to production', 'suspension');
+  it('a production deploy waits for someone else’s approval, then is confirmed with the Yes button, without a form', async () => {
+    const asked = await ask('U0CAROL', '@approvals deploy api 2.3 to production', 'approval');
+    const threadTs = asked.threadTs;
+    await s.ui('/ui/action', { user: 'U0CAROL', channel: GENERAL, messageTs: asked.card.ts, blockId: asked.block.block_id, actionId: 'approval.approve' });
+    await s.until(() => s.ephemerals('U0CAROL').find((e) => e.thread_ts === threadTs));
+    await s.ui('/ui/action', { user: 'U0BOB', channel: GENERAL, messageTs: asked.card.ts, blockId: asked.block.block_id, actionId: 'approval.approve' });
+    const card = await s.until(() => s.thread(GENERAL, threadTs).find((m) => m.bot_id && cardBlock(m, 'suspension')));
+    const block = cardBlock(card, 'suspension')!;
+    expect(await s.demo.selectFrom('demo_deployments').selectAll().where('environment', '=', 'production').execute()).toEqual([]);
     expect(block.elements.map((e) => e.action_id)).toEqual(['suspension.yes', 'suspension.no']);
     await s.ui('/ui/action', { user: 'U0CAROL', channel: GENERAL, messageTs: card.ts, blockId: block.block_id, actionId: 'suspension.yes' });
     expect(s.run.sandbox.store.views('U0CAROL')).toEqual([]);

@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { formatSlackDate, parseMrkdwn, type MrkdwnNode } from '../../src/sandbox/public/mrkdwn.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { emojiTable } from '../../src/sandbox/emoji-table.js';
+import { emojiFor, emojiForName, formatSlackDate, parseMrkdwn, setEmojiTable, type MrkdwnNode } from '../../src/sandbox/public/mrkdwn.js';
 
 /** The visible text of parsed nodes, with markers for formatting, to compare compactly. */
 function show(nodes: MrkdwnNode[]): string {
@@ -18,7 +21,7 @@ function show(nodes: MrkdwnNode[]): string {
         case 'quote':
           return `[${n.type}:${show(n.children)}]`;
         case 'emoji':
-          return `[emoji:${n.name}]`;
+          return `[emoji:${n.name}${n.skinTone ? `/${n.skinTone}` : ''}]`;
         case 'link':
           return `[link:${n.url}|${n.label ?? ''}]`;
         case 'user':
@@ -34,7 +37,23 @@ function show(nodes: MrkdwnNode[]): string {
     .join('');
 }
 
+/** Every `:shortcode:` in the bot's own source strings (src/slack, src/agent, src/approvals). */
+function shortcodesInSource(): Set<string> {
+  const found = new Set<string>();
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.ts')) for (const m of readFileSync(path, 'utf8').matchAll(/[`'" ]:([a-z][a-z0-9_+-]*):[`'" ]/g)) found.add(m[1]!);
+    }
+  };
+  for (const dir of ['src/slack', 'src/agent', 'src/approvals']) walk(dir);
+  return found;
+}
+
 describe('the UI’s mrkdwn parser', () => {
+  beforeAll(() => setEmojiTable(emojiTable()));
+
   it('reads the approval card’s formatting', () => {
     expect(show(parseMrkdwn('*Requested by:* <@U0ALICE>\n*Expires:* <!date^1726133698^{date_short_pretty} {time}|2024-09-12T09:34:58Z>'))).toBe(
       '[bold:Requested by:] [user:U0ALICE]⏎[bold:Expires:] [date:1726133698:{date_short_pretty} {time}|2024-09-12T09:34:58Z]',
@@ -50,6 +69,27 @@ describe('the UI’s mrkdwn parser', () => {
     expect(show(parseMrkdwn('_it_ ~gone~ `a*b*c` <https://example.com/?a=1&amp;b=2|the site> <!subteam^S0FINANCE> <!here> :white_check_mark: done'))).toBe(
       '[italic:it] [strike:gone] [code:a*b*c] [link:https://example.com/?a=1&b=2|the site] [usergroup:S0FINANCE] [broadcast:here] [emoji:white_check_mark] done',
     );
+  });
+
+  it('draws every shortcode Slack would, by Slack’s own names, with skin tones; an unknown name stays text', () => {
+    expect(show(parseMrkdwn(':outbox_tray: :pencil2: :repeat: :arrow_double_up: :thumbsup: :+1: :thinking_face: :wave::skin-tone-3: :not_an_emoji:'))).toBe(
+      '[emoji:outbox_tray] [emoji:pencil2] [emoji:repeat] [emoji:arrow_double_up] [emoji:thumbsup] [emoji:+1] [emoji:thinking_face] [emoji:wave/3] :not_an_emoji:',
+    );
+    expect([emojiFor('outbox_tray'), emojiFor('pencil2'), emojiFor('repeat'), emojiFor('arrow_double_up'), emojiFor('white_check_mark')]).toEqual(['📤', '✏️', '🔁', '⏫', '✅']);
+    expect(emojiFor('thumbsup')).toBe('👍');
+    expect(emojiFor('+1', 2)).toBe('👍🏻');
+    expect(emojiFor('wave', 6)).toBe('👋🏿');
+    // No tones for an emoji without them: the plain one.
+    expect(emojiFor('rocket', 4)).toBe('🚀');
+    expect(emojiForName('thumbsup::skin-tone-5')).toBe('👍🏾');
+    expect(emojiFor('flag-de')).toBe('🇩🇪');
+    expect(emojiFor('toString')).toBeUndefined();
+  });
+
+  it('knows every shortcode the bot writes', () => {
+    const used = [...shortcodesInSource()];
+    expect(used).toEqual(expect.arrayContaining(['outbox_tray', 'pencil2', 'repeat', 'arrow_double_up', 'white_check_mark']));
+    expect(used.filter((name) => emojiFor(name) === undefined)).toEqual([]);
   });
 
   it('does not format inside words or across lines', () => {

@@ -66,7 +66,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         botUserId: auth.user_id!,
         resolveGroupMembers: slackGroupResolver(client),
       });
-      return createSlackApp({ config: { ...botConfig.slack, port: botConfig.port }, agent: ops, db: database.db, logger, sweepIntervalMs: 0 });
+      return createSlackApp({ config: { ...botConfig.slack, port: botConfig.port, host: botConfig.httpHost }, agent: ops, db: database.db, logger, sweepIntervalMs: 0 });
     },
   });
   const store = run.sandbox.store;

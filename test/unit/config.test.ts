@@ -38,6 +38,8 @@ describe('parseConfig', () => {
     [{ CARD_REPAIR_AFTER_MS: '-1' }, 'CARD_REPAIR_AFTER_MS'],
     [{ CARD_REPAIR_AFTER_MS: '100000000' }, 'CARD_REPAIR_AFTER_MS'],
     [{ SLACK_ASSISTANT: 'yes' }, 'SLACK_ASSISTANT'],
+    [{ SANDBOX_HOST: 'my laptop' }, 'SANDBOX_HOST'],
+    [{ SANDBOX_HOST: 'http://0.0.0.0' }, 'SANDBOX_HOST'],
   ])('rejects %j naming %s', (env, variable) => {
     let error: unknown;
     try {
@@ -48,6 +50,15 @@ describe('parseConfig', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).variable).toBe(variable);
     expect((error as ConfigError).message).toContain(variable);
+  });
+
+  it('SANDBOX_HOST is unset (the sandbox then listens on loopback) unless given a host or address', () => {
+    expect(parseConfig({}).sandboxHost).toBeUndefined();
+    expect(parseConfig({ SANDBOX_HOST: '0.0.0.0' }).sandboxHost).toBe('0.0.0.0');
+    expect(parseConfig({ SANDBOX_HOST: '::' }).sandboxHost).toBe('::');
+    expect(parseConfig({ SANDBOX_HOST: 'devbox.local' }).sandboxHost).toBe('devbox.local');
+    // Nothing in the environment moves the bot's own port off loopback behind the sandbox: it is set there, not here.
+    expect(parseConfig({ SANDBOX_HOST: '0.0.0.0', HTTP_HOST: '0.0.0.0' }).httpHost).toBeUndefined();
   });
 
   it('SLACK_ASSISTANT is off unless set to auto or on', () => {

@@ -400,6 +400,11 @@ describe('demo model: after tool results', () => {
     expect(s.text).toBe('No record with id "abc-123". Nothing was deleted.');
   });
 
+  it('reports a record deleted before, with the time in words rather than a timestamp', async () => {
+    const s = await del(json({ deleted: false, id: 'abc-123', reason: 'already-deleted', deletedAt: '2026-12-01T23:01:44.253Z', message: 'Record "abc-123" was already deleted at 2026-12-01T23:01:44.253Z.' }));
+    expect(s.text).toBe('Record abc-123 was already deleted on 2026-12-01 at 23:01 UTC, so nothing was deleted.');
+  });
+
   it.each([
     ['still in use', 'I did not delete record abc-123: still in use.'],
     [undefined, 'I did not delete record abc-123: the request was declined.'],
@@ -547,6 +552,57 @@ describe("demo model: reading a reply for the runtime's auto-resume", () => {
   });
 });
 
+describe('demo model: any tool by name', () => {
+  const pageOncall: LanguageModelV3FunctionTool = {
+    type: 'function',
+    name: 'runbooks__page_oncall',
+    description: 'Page the on-call engineer.',
+    inputSchema: { type: 'object', properties: { team: { type: 'string', enum: ['support', 'infra'] }, summary: { type: 'string' }, urgent: { type: 'boolean' }, minutes: { type: 'integer' } } },
+  };
+  const tools = [...opsTools, pageOncall];
+
+  it('calls a tool named with JSON arguments, in backticks or not', async () => {
+    expect(only(await say('<@U0BOT> call runbooks__page_oncall with {"team": "support", "summary": "printer on fire"}', tools))).toEqual([
+      { toolName: 'runbooks__page_oncall', input: { team: 'support', summary: 'printer on fire' } },
+    ]);
+    expect(only(await say('call `lookup_record` with `{"id": "def-456"}`', tools))).toEqual([{ toolName: 'lookup_record', input: { id: 'def-456' } }]);
+  });
+
+  it('reads key=value pairs by the tool’s schema: values run to the next key, numbers and booleans where it says so', async () => {
+    expect(only(await say('runbooks__page_oncall team=infra summary=disk full on db-2 urgent=true minutes=15', tools))).toEqual([
+      { toolName: 'runbooks__page_oncall', input: { team: 'infra', summary: 'disk full on db-2', urgent: true, minutes: 15 } },
+    ]);
+    // The policy's name for an MCP tool finds it too; a quoted value keeps what is inside.
+    expect(only(await say('call runbooks.page_oncall team=support summary="a = b"', tools))).toEqual([
+      { toolName: 'runbooks__page_oncall', input: { team: 'support', summary: 'a = b' } },
+    ]);
+    expect(only(await say('call lookup_record id=1042', tools))).toEqual([{ toolName: 'lookup_record', input: { id: '1042' } }]);
+  });
+
+  it('says what is wrong instead of guessing: an unknown tool, arguments it cannot read', async () => {
+    const unknown = await say('call github__create_issue with {}', tools);
+    expect(unknown.calls).toEqual([]);
+    expect(unknown.text).toContain('I have no tool `github__create_issue`. I can call `lookup_record`');
+    const broken = await say('call lookup_record with {"id": def-456}', tools);
+    expect(broken.calls).toEqual([]);
+    expect(broken.text).toMatch(/^I could not read the arguments for `lookup_record`: that is not valid JSON/);
+    const words = await say('call lookup_record for def-456', tools);
+    expect(words.text).toContain('is neither JSON nor key=value');
+  });
+
+  it('leaves requests that only start like a call to the phrases it knows', async () => {
+    expect(only(await say('run a deploy of api 2.3 to staging', tools))).toEqual([
+      { toolName: 'deploy_service', input: { service: 'api', environment: 'staging', version: '2.3' } },
+    ]);
+    expect(only(await say('delete record abc-123', tools))).toEqual([{ toolName: 'delete_record', input: { id: 'abc-123' } }]);
+  });
+
+  it('reports what an MCP tool said', async () => {
+    const s = await stream(conversation('call runbooks__page_oncall with {}', step('runbooks__page_oncall', {}, { type: 'text', value: 'Paged the support on-call: printer on fire' })), tools);
+    expect(s.text).toBe('Paged the support on-call: printer on fire.');
+  });
+});
+
 describe('demo model: help and doGenerate', () => {
   it('answers anything else with a Markdown list of what it can do, and says what it is', async () => {
     for (const text of ['hello', '<@U0BOTUSER> what is the weather?', 'help', '']) {
@@ -562,8 +618,18 @@ describe('demo model: help and doGenerate', () => {
 
   it('lists only what the tools it was given allow', async () => {
     const s = await say('hi', billingTools);
-    const bullets = s.text.split('\n').filter((l) => l.startsWith('- '));
-    expect(bullets).toEqual([expect.stringContaining('refund order 1042 for $25')]);
+    const understood = s.text.slice(0, s.text.indexOf('I can also call')).split('\n').filter((l) => l.startsWith('- '));
+    expect(understood).toEqual([expect.stringContaining('refund order 1042 for $25')]);
+  });
+
+  it('lists every tool it has, an MCP server\'s included, with how to call one by name', async () => {
+    const tools = [...opsTools, { ...spec('runbooks__page_oncall'), description: 'Page the on-call engineer of a team about an incident. Use sparingly.' }];
+    const s = await say('help', tools);
+    expect(s.text).toContain('`call <tool> with {"key": "value"}` or `<tool> key=value`');
+    const listed = s.text.slice(s.text.indexOf('My tools:')).split('\n').filter((l) => l.startsWith('- '));
+    expect(listed).toEqual([...opsTools.map((t) => `- \`${t.name}\``), '- `runbooks__page_oncall`: Page the on-call engineer of a team about an incident.']);
+    const none = await stream(conversation('help'), opsTools, { toolChoice: { type: 'none' } });
+    expect(none.text).toContain('I have no tools here');
   });
 
   it('doGenerate decides exactly what doStream does', async () => {
@@ -644,25 +710,33 @@ describe('demo model driving the demo agents on PGlite', () => {
     expect(self.outcome).toBe('not-allowed');
 
     const resumed = await ops.approveToolCall({ runId: first.runId, toolCallId: approval!.toolCallId, actor: { userId: 'UBOB' } });
-    expect(await resumed.text).toMatch(/^Refunded \$25\.00 on order 1042\. Refund #\d+; \$25\.00 is left to refund on the order\.$/);
+    expect(await resumed.text).toMatch(/^Refunded \$25\.00 on order 1042\. Refund #\d+; \$999,975\.00 is left to refund on the order\.$/);
     const refunds = await demo.selectFrom('demo_refunds').selectAll().where('order_id', '=', '1042').execute();
     expect(refunds).toEqual([expect.objectContaining({ amount_cents: 2500 })]);
   });
 
-  it('"deploy api 2.3 to production" asks to confirm, then deploys', async () => {
+  it('"deploy api 2.3 to production" waits for someone other than the requester to approve, then asks to confirm, then deploys', async () => {
     const first = await ops.stream('deploy api 2.3 to production', { requester: 'UALICE' });
-    const [suspension] = suspensionsOf(await collect(first));
-    expect(suspension).toMatchObject({
-      toolName: 'deploy_service',
-      args: { service: 'api', environment: 'production', version: '2.3' },
-      suspendPayload: { message: 'Deploy api 2.3 to production?' },
-    });
-    expect(await first.finishReason).toBe('suspended');
+    const [approval] = approvalsOf(await collect(first));
+    expect(approval).toMatchObject({ toolName: 'deploy_service', args: { service: 'api', environment: 'production', version: '2.3' } });
+    const self = await ops.decideToolCall({ runId: first.runId, decision: 'approve', actor: { userId: 'UALICE' } });
+    expect(self).toMatchObject({ outcome: 'not-allowed', why: 'self-approval' });
+
+    const approved = await ops.approveToolCall({ runId: first.runId, toolCallId: approval!.toolCallId, actor: { userId: 'UBOB' } });
+    const [suspension] = suspensionsOf(await collect(approved));
+    expect(suspension).toMatchObject({ toolName: 'deploy_service', suspendPayload: { message: 'Deploy api 2.3 to production?' } });
+    expect(await approved.finishReason).toBe('suspended');
+    expect(await demo.selectFrom('demo_deployments').selectAll().where('service', '=', 'api').execute()).toEqual([]);
 
     const resumed = await ops.resumeStream({ confirmed: true }, { runId: first.runId, actor: { userId: 'UALICE' } });
     expect(await resumed.text).toBe('Deployed api 2.3 to production.');
     const rows = await demo.selectFrom('demo_deployments').selectAll().where('service', '=', 'api').execute();
     expect(rows).toEqual([expect.objectContaining({ environment: 'production', version: '2.3' })]);
+  });
+
+  it('a staging deploy needs nobody', async () => {
+    const done = await ops.generate('deploy api 2.4 to staging', { requester: 'UALICE' });
+    expect(done).toMatchObject({ finishReason: 'stop', text: 'Deployed api 2.4 to staging.' });
   });
 
   it('"clean up records": the chosen records each wait for approval, then both are deleted', async () => {
@@ -704,7 +778,9 @@ describe('demo model driving the demo agents on PGlite', () => {
   it('a production confirmation answered in words is read too', async () => {
     const thread = { threadId: 'C0DEMO:1700000000.000300', resourceId: 'C0DEMO', requester: 'UALICE' };
     const first = await ops.generate('deploy worker v7 to production', thread);
-    expect(first.suspendPayload).toMatchObject({ toolName: 'deploy_service' });
+    expect(first.pending).toMatchObject([{ kind: 'approval', toolName: 'deploy_service' }]);
+    const approved = await ops.approveToolCallGenerate({ runId: first.runId, actor: { userId: 'UBOB' } });
+    expect(approved.suspendPayload).toMatchObject({ toolName: 'deploy_service' });
     const done = await ops.generate('hmm, please cancel that', thread);
     expect(done).toMatchObject({ finishReason: 'stop', text: 'Deployment cancelled.' });
     const rows = await demo.selectFrom('demo_deployments').selectAll().where('service', '=', 'worker').execute();

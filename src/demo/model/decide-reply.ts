@@ -7,12 +7,14 @@ import type {
 } from '@ai-sdk/provider';
 import { applyAnswer } from './clarification.js';
 import { describeResult } from './describe-result.js';
+import { directCall } from './direct-call.js';
 import { extractAnswer, extractionRequest } from './extract-answer.js';
 import { helpText } from './help-text.js';
 import { asRecord, parseMaybeJson } from './json-values.js';
 import { parseRequest } from './parse-request.js';
 import { planReply, type Reply } from './plan-reply.js';
 import { planRequests } from './plan-requests.js';
+import { toolboxOf, type Toolbox } from './toolbox.js';
 import { textOf } from './words.js';
 
 /**
@@ -23,30 +25,21 @@ import { textOf } from './words.js';
  * filled in.
  */
 export function decideReply(call: LanguageModelV3CallOptions): Reply {
-  const tools = usableTools(call);
+  const tools = toolboxOf(call);
   const extraction = extractionRequest(call.prompt);
   if (extraction) return { text: extractAnswer(extraction), calls: [] };
 
   const conversation = call.prompt.filter((m) => m.role !== 'system');
   const last = conversation[conversation.length - 1];
-  if (last?.role === 'user') return planRequests(textOf(last), tools);
+  if (last?.role === 'user') return directCall(textOf(last), tools) ?? planRequests(textOf(last), tools);
   if (last?.role === 'tool') return continueAfterTools(call.prompt, last, tools);
   return { text: helpText(tools), calls: [] };
-}
-
-/** The tools this call may use: what was offered, narrowed by toolChoice. */
-function usableTools(call: LanguageModelV3CallOptions): Set<string> {
-  const names = (call.tools ?? []).flatMap((t) => (t.type === 'function' ? [t.name] : []));
-  const choice = call.toolChoice;
-  if (choice?.type === 'none') return new Set();
-  if (choice?.type === 'tool') return new Set(names.filter((n) => n === choice.toolName));
-  return new Set(names);
 }
 
 function continueAfterTools(
   prompt: LanguageModelV3Prompt,
   last: Extract<LanguageModelV3Message, { role: 'tool' }>,
-  tools: Set<string>,
+  tools: Toolbox,
 ): Reply {
   const results = last.content.filter((p): p is LanguageModelV3ToolResultPart => p.type === 'tool-result');
   const calls = toolCallsOf(prompt);

@@ -1,5 +1,5 @@
 import type { LanguageModelV3ToolResultPart } from '@ai-sdk/provider';
-import { code, formatAnswer, quote, sentence, usd } from './format.js';
+import { code, formatAnswer, quote, sentence, usd, when } from './format.js';
 import { asRecord } from './json-values.js';
 import { unreachable } from '../../unreachable.js';
 import { splitEditNote } from '../../agent/edited-call.js';
@@ -39,12 +39,15 @@ function describeJson(toolName: string, raw: unknown, args: Record<string, unkno
   }
   if (value && toolName === 'delete_record') {
     if (value.deleted === true) return `Deleted record ${String(value.id ?? args.id)}.`;
+    if (value.reason === 'already-deleted' && typeof value.deletedAt === 'string') {
+      return `Record ${String(value.id ?? args.id)} was already deleted ${when(value.deletedAt)}, so nothing was deleted.`;
+    }
     if (typeof value.message === 'string') return `${sentence(value.message)} Nothing was deleted.`;
   }
   if (value && toolName === 'lookup_record') {
     const record = asRecord(value.record);
     if (value.found === true && record) {
-      const deleted = record.deleted === true ? ` It was deleted${record.deletedAt ? ` at ${String(record.deletedAt)}` : ''}.` : '';
+      const deleted = record.deleted === true ? ` It was deleted${typeof record.deletedAt === 'string' ? ` ${when(record.deletedAt)}` : ''}.` : '';
       return `Record ${String(record.id)} is ${quote(String(record.title))}, owned by ${String(record.owner)}.${deleted}`;
     }
     if (typeof value.message === 'string') return sentence(value.message);
@@ -61,6 +64,7 @@ function describeJson(toolName: string, raw: unknown, args: Record<string, unkno
     return `Refunded ${usd(value.amountCents)} on order ${String(value.orderId)}. Refund #${String(value.refundId)}${left}.`;
   }
   if (value && toolName === 'ask_user' && 'answer' in value) return `You answered ${formatAnswer(value.answer)}.`;
+  if (typeof raw === 'string') return sentence(raw);
   const shown = JSON.stringify(raw) ?? 'nothing';
   return `${code(toolName)} returned ${shown.length > 300 ? `${shown.slice(0, 300)}…` : shown}.`;
 }

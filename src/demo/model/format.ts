@@ -30,3 +30,9 @@ export function sentence(text: string): string {
   const trimmed = text.trim();
   return /[.!?]["')]?$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }
+
+/** `2026-12-01T23:01:44.253Z` → `on 2026-12-01 at 23:01 UTC`: read by people in the thread, in any zone. */
+export function when(iso: string): string {
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})/.exec(iso);
+  return m ? `on ${m[1]} at ${m[2]} UTC` : `at ${iso}`;
+}

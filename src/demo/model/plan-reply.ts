@@ -2,6 +2,7 @@ import { clarification, type Question } from './clarification.js';
 import { code, formatAnswer, list, quote } from './format.js';
 import { helpText } from './help-text.js';
 import type { Intent } from './intent.js';
+import type { Toolbox } from './toolbox.js';
 import { unreachable } from '../../unreachable.js';
 
 export interface PlannedCall {
@@ -16,13 +17,13 @@ export interface Reply {
 }
 
 /** Asks what is still missing from the request, or acts on it with the tools this call may use. */
-export function planReply(intent: Intent, tools: Set<string>): Reply {
+export function planReply(intent: Intent, tools: Toolbox): Reply {
   const asked = clarification(intent);
   if (asked) return ask(asked, tools);
   return act(intent, tools);
 }
 
-function ask(question: Question, tools: Set<string>): Reply {
+function ask(question: Question, tools: Toolbox): Reply {
   if (!tools.has('ask_user')) {
     // Without ask_user (the billing agent) the question goes back as the reply,
     // which is what a supervisor needs to hear anyway: what is missing.
@@ -44,7 +45,7 @@ function ask(question: Question, tools: Set<string>): Reply {
   };
 }
 
-function act(intent: Intent, tools: Set<string>): Reply {
+function act(intent: Intent, tools: Toolbox): Reply {
   switch (intent.kind) {
     case 'help':
       return { text: helpText(tools), calls: [] };
@@ -81,7 +82,7 @@ function act(intent: Intent, tools: Set<string>): Reply {
   }
 }
 
-function callEach(tools: Set<string>, toolName: string, what: string, inputs: Array<Record<string, unknown>>): Reply {
+function callEach(tools: Toolbox, toolName: string, what: string, inputs: Array<Record<string, unknown>>): Reply {
   if (!tools.has(toolName)) return { text: `I can't ${what} here: no ${code(toolName)} tool is available to me.`, calls: [] };
   return { text: '', calls: inputs.map((input) => ({ toolName, input })) };
 }

@@ -1,5 +1,6 @@
 import { clarification } from './clarification.js';
 import type { Intent } from './intent.js';
+import type { Toolbox } from './toolbox.js';
 import { parseRequest } from './parse-request.js';
 import { planReply, type Reply } from './plan-reply.js';
 import { normalise } from './words.js';
@@ -13,7 +14,7 @@ const ACTING: ReadonlySet<Intent['kind']> = new Set(['lookup', 'delete', 'deploy
  * calls tools in parallel: a part without a verb takes the one before it. Only when every part is
  * a complete request the tools can act on; anything else is read as one request, as before.
  */
-export function planRequests(text: string, tools: Set<string>): Reply {
+export function planRequests(text: string, tools: Toolbox): Reply {
   const parts = splitRequests(text);
   if (parts.length > 1) {
     const intents = parts.map(parseRequest);

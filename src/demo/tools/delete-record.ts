@@ -8,7 +8,8 @@ export const deleteRecordInput = z.object({
 
 export type DeleteRecordResult =
   | { deleted: true; id: string; title: string; deletedAt: string }
-  | { deleted: false; id: string; reason: 'not-found' | 'already-deleted'; message: string };
+  | { deleted: false; id: string; reason: 'not-found'; message: string }
+  | { deleted: false; id: string; reason: 'already-deleted'; deletedAt: string; message: string };
 
 /**
  * Soft-deletes a record. `requireApproval` is set on the tool itself, not only in the
@@ -43,12 +44,8 @@ export function createDeleteRecordTool({ db }: { db: AnyKysely }) {
         .where('id', '=', id)
         .executeTakeFirst();
       if (!existing) return { deleted: false, id, reason: 'not-found', message: `No record with id "${id}".` };
-      return {
-        deleted: false,
-        id,
-        reason: 'already-deleted',
-        message: `Record "${id}" was already deleted at ${new Date(existing.deleted_at!).toISOString()}.`,
-      };
+      const deletedAt = new Date(existing.deleted_at!).toISOString();
+      return { deleted: false, id, reason: 'already-deleted', deletedAt, message: `Record "${id}" was already deleted at ${deletedAt}.` };
     },
   });
 }

@@ -27,8 +27,9 @@ export type DeployServiceResult =
 /**
  * Staging deploys at once; production first asks the person in the thread to confirm.
  * That is a suspension, not an approval: the requester answers for themselves
- * (with a button or a thread reply), where an approval would need an authorised
- * approver. Make the tool `requireApproval` too if production needs both.
+ * (with a button or a thread reply), where an approval needs an authorised approver.
+ * The demo policy asks for both: someone other than the requester approves a
+ * production deploy, then the confirmation picks the moment it goes out.
  */
 export function createDeployServiceTool({ db }: { db: AnyKysely }) {
   const demo = demoDb(db);

@@ -68,15 +68,14 @@ export function createIssueRefundTool({ db }: { db: AnyKysely }) {
         if (!order) {
           const existing = await trx
             .selectFrom('demo_orders')
-            .select(['total_cents', 'refunded_cents'])
+            .select(['customer', 'total_cents', 'refunded_cents'])
             .where('id', '=', orderId)
             .executeTakeFirst();
-          if (!existing) throw new Error(`order ${orderId} does not exist`);
+          if (!existing) throw new Error(`There is no order ${orderId}, so nothing was refunded.`);
+          // Said in money and names: the model passes it on, and people read it in the thread.
           const remaining = existing.total_cents - existing.refunded_cents;
-          throw new Error(
-            `refunding ${amountCents} cents would exceed order ${orderId}: total ${existing.total_cents}, ` +
-              `already refunded ${existing.refunded_cents}, at most ${remaining} cents left`,
-          );
+          const left = remaining > 0 ? `has only ${formatUsdCents(remaining)} left to refund of its ${formatUsdCents(existing.total_cents)}` : `is already refunded in full (${formatUsdCents(existing.total_cents)})`;
+          throw new Error(`Order ${orderId} (${existing.customer}) ${left}, so ${formatUsdCents(amountCents)} was not refunded.`);
         }
         const refund = await trx
           .insertInto('demo_refunds')

@@ -6,6 +6,7 @@ import { el } from './elements.js';
 import { renderBlocks } from './blocks.js';
 import { messageNode } from './message-view.js';
 import { ModalView } from './modal.js';
+import { setEmojiTable } from './mrkdwn.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -245,7 +246,7 @@ function renderThread() {
 function renderExamples(isDm) {
   const box = $('examples');
   const mention = `@${state.workspace.bot.name} `;
-  box.replaceChildren(el('span', 'examples-label', 'Try:'));
+  box.replaceChildren(...(state.examples.length ? [el('span', 'examples-label', 'Try:')] : []));
   for (const example of state.examples) {
     const text = isDm ? example.replace(mention, '') : example;
     const chip = el('button', 'example', text);
@@ -348,9 +349,17 @@ function toast(level, text) {
 /** Changes that arrive while a snapshot is being fetched wait here, then apply if they are newer. */
 let buffered;
 
+// Shortcodes are drawn from the sandbox's emoji table; the first snapshot waits for it, so no
+// message is first drawn with `:white_check_mark:` as text. Without it they stay text.
+const emojiLoaded = fetch('/emoji.json')
+  .then((response) => (response.ok ? response.json() : undefined))
+  .then((table) => table && setEmojiTable(table))
+  .catch(() => undefined);
+
 async function refresh() {
   buffered ??= [];
   try {
+    await emojiLoaded;
     const response = await fetch(`/ui/state?user=${encodeURIComponent(state.me)}`);
     const snapshot = await response.json();
     if (snapshot.ok) load(snapshot);

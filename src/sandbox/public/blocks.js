@@ -4,7 +4,7 @@
 
 import { el, image, rawJson, renderElement } from './elements.js';
 import { renderMarkdown } from './markdown.js';
-import { emojiFor, formatSlackDate, renderPlain, renderTextObject } from './mrkdwn.js';
+import { emojiForName, formatSlackDate, renderPlain, renderTextObject } from './mrkdwn.js';
 
 function textOf(obj) {
   return obj && typeof obj === 'object' && typeof obj.text === 'string' ? obj.text : '';
@@ -88,7 +88,7 @@ function richLeaf(item, ctx) {
       node = el('span', 'mention mention-broadcast', `@${item.range}`);
       break;
     case 'emoji':
-      node = el('span', 'emoji', item.unicode ? String.fromCodePoint(...String(item.unicode).split('-').map((h) => parseInt(h, 16))) : (emojiFor(item.name) ?? `:${item.name}:`));
+      node = el('span', 'emoji', item.unicode ? String.fromCodePoint(...String(item.unicode).split('-').map((h) => parseInt(h, 16))) : (emojiForName(item.name, item.skin_tone) ?? `:${item.name}:`));
       break;
     case 'date':
       node = el('time', 'date', formatSlackDate(item.timestamp, item.format ?? '{date}') ?? item.fallback ?? '');

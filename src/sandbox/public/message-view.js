@@ -4,7 +4,7 @@
 
 import { renderBlocks } from './blocks.js';
 import { el, rawJson } from './elements.js';
-import { emojiFor, renderMrkdwn } from './mrkdwn.js';
+import { emojiForName, renderMrkdwn } from './mrkdwn.js';
 
 const COLORS = ['#e01e5a', '#2eb67d', '#ecb22e', '#36c5f0', '#9b59b6', '#e67e22'];
 
@@ -61,7 +61,7 @@ function reactions(message, ui) {
     const chip = el('span', `reaction${r.users?.includes(ui.me) ? ' reaction-mine' : ''}`);
     chip.title = (r.users ?? []).map((u) => `@${ui.directory.user(u) ?? u}`).join(', ');
     chip.dataset.reaction = r.name;
-    chip.append(el('span', 'emoji', emojiFor(r.name) ?? `:${r.name}:`), el('span', 'reaction-count', String(r.count ?? r.users?.length ?? 0)));
+    chip.append(el('span', 'emoji', emojiForName(r.name) ?? `:${r.name}:`), el('span', 'reaction-count', String(r.count ?? r.users?.length ?? 0)));
     box.append(chip);
   }
   return box;

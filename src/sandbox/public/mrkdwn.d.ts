@@ -4,7 +4,7 @@ export type MrkdwnNode =
   | { type: 'text'; text: string }
   | { type: 'br' }
   | { type: 'bold' | 'italic' | 'strike' | 'code' | 'pre' | 'quote'; children: MrkdwnNode[] }
-  | { type: 'emoji'; name: string }
+  | { type: 'emoji'; name: string; skinTone?: number }
   | { type: 'link'; url: string; label?: string }
   | { type: 'user' | 'channel' | 'usergroup'; id: string; label?: string }
   | { type: 'broadcast'; range: string; label?: string }
@@ -16,8 +16,9 @@ export interface Directory {
   channel(id: string): string | undefined;
 }
 
-export const EMOJI: Record<string, string>;
-export function emojiFor(name: string): string | undefined;
+export function setEmojiTable(table: { emoji: Record<string, string>; skins: Record<string, string[]> }): void;
+export function emojiFor(name: string, skinTone?: number): string | undefined;
+export function emojiForName(fullName: string, skinTone?: number): string | undefined;
 export function decodeEntities(text: string): string;
 export function parseAngle(inner: string): MrkdwnNode;
 export function parseMrkdwn(text: string): MrkdwnNode[];

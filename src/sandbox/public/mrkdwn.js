@@ -4,23 +4,25 @@
 
 const PLACEHOLDER = 0xe000;
 
-export const EMOJI = {
-  white_check_mark: '✅', heavy_check_mark: '✔️', check: '✔️', x: '❌', no_entry: '⛔', no_entry_sign: '🚫',
-  hourglass: '⌛', hourglass_flowing_sand: '⏳', warning: '⚠️', arrows_counterclockwise: '🔄',
-  heavy_multiplication_x: '✖️', speech_balloon: '💬', arrow_forward: '▶️', eyes: '👀', tada: '🎉',
-  rocket: '🚀', '+1': '👍', thumbsup: '👍', '-1': '👎', thumbsdown: '👎', lock: '🔒', unlock: '🔓',
-  bust_in_silhouette: '👤', robot_face: '🤖', memo: '📝', money_with_wings: '💸', moneybag: '💰',
-  credit_card: '💳', receipt: '🧾', wastebasket: '🗑️', question: '❓', grey_question: '❔',
-  information_source: 'ℹ️', red_circle: '🔴', large_green_circle: '🟢', large_yellow_circle: '🟡',
-  stopwatch: '⏱️', bell: '🔔', point_right: '👉', raised_hands: '🙌', fire: '🔥', bulb: '💡',
-  mag: '🔍', gear: '⚙️', package: '📦', ship: '🚢', calendar: '📅', link: '🔗', construction: '🚧',
-  sparkles: '✨', heavy_plus_sign: '➕', smile: '😄', slightly_smiling_face: '🙂', wave: '👋',
-  thinking_face: '🤔', pray: '🙏', clipboard: '📋', bar_chart: '📊', key: '🔑', shield: '🛡️',
-  rotating_light: '🚨', white_circle: '⚪', black_circle: '⚫', stop_sign: '🛑', zap: '⚡',
-};
+// Shortcode → emoji, from the table the sandbox serves at /emoji.json (iamcal's emoji-data, the
+// names Slack uses); empty until setEmojiTable is given it, so a shortcode shows as typed meanwhile.
+let table = { emoji: {}, skins: {} };
 
-export function emojiFor(name) {
-  return Object.hasOwn(EMOJI, name) ? EMOJI[name] : undefined;
+export function setEmojiTable(next) {
+  table = { emoji: next?.emoji ?? {}, skins: next?.skins ?? {} };
+}
+
+/** `thumbsup` → 👍; with a skin tone 2 … 6 (`:thumbsup::skin-tone-3:`) the toned variant where there is one. */
+export function emojiFor(name, skinTone) {
+  if (!Object.hasOwn(table.emoji, name)) return undefined;
+  const toned = skinTone >= 2 && skinTone <= 6 && Object.hasOwn(table.skins, name) ? table.skins[name][skinTone - 2] : undefined;
+  return toned ?? table.emoji[name];
+}
+
+/** A reaction's or emoji element's name as Slack writes it: `thumbsup::skin-tone-2`. */
+export function emojiForName(fullName, skinTone) {
+  const m = /^(.+?)::skin-tone-([2-6])$/.exec(fullName);
+  return m ? emojiFor(m[1], Number(m[2])) : emojiFor(fullName, skinTone);
 }
 
 export function decodeEntities(text) {
@@ -50,6 +52,9 @@ const INLINE = [
   { type: 'strike', re: /(^|[^\w~])~(?=\S)([^~\n]*?\S)~(?![\w~])/ },
 ];
 
+/** `:name:`, optionally followed by Slack's skin tone, `:name::skin-tone-2:`. */
+const SHORTCODE = /:([a-z0-9_+-]+):(?::skin-tone-([2-6]):)?/g;
+
 /** Text with placeholders back to angle tokens, entities decoded and :emoji: found. */
 function textNodes(text, angles) {
   const out = [];
@@ -57,10 +62,10 @@ function textNodes(text, angles) {
     if (s === '') return;
     const decoded = decodeEntities(s);
     let at = 0;
-    for (const m of decoded.matchAll(/:([a-z0-9_+-]+):/g)) {
+    for (const m of decoded.matchAll(SHORTCODE)) {
       if (emojiFor(m[1]) === undefined) continue;
       if (m.index > at) out.push({ type: 'text', text: decoded.slice(at, m.index) });
-      out.push({ type: 'emoji', name: m[1] });
+      out.push(m[2] ? { type: 'emoji', name: m[1], skinTone: Number(m[2]) } : { type: 'emoji', name: m[1] });
       at = m.index + m[0].length;
     }
     if (at < decoded.length) out.push({ type: 'text', text: decoded.slice(at) });
@@ -238,7 +243,7 @@ export function buildNodes(nodes, directory, parent) {
         break;
       }
       case 'emoji':
-        parent.append(el('span', 'emoji', emojiFor(node.name) ?? `:${node.name}:`));
+        parent.append(el('span', 'emoji', emojiFor(node.name, node.skinTone) ?? `:${node.name}:`));
         break;
       case 'link': {
         const href = safeHref(node.url);
@@ -270,7 +275,7 @@ export function renderMrkdwn(text, directory) {
 export function renderPlain(text, emoji = true) {
   const s = String(text ?? '');
   if (!emoji) return document.createTextNode(s);
-  return document.createTextNode(s.replace(/:([a-z0-9_+-]+):/g, (whole, name) => emojiFor(name) ?? whole));
+  return document.createTextNode(s.replace(SHORTCODE, (whole, name, tone) => emojiFor(name, tone ? Number(tone) : undefined) ?? whole));
 }
 
 /** A text object of either kind. */

@@ -7,9 +7,10 @@ import { channelArg } from './resolve.js';
 function target(args: Args, ctx: ApiContext): { channel: string; ts: string; name: string } {
   const channel = channelArg(args).id;
   const ts = reqString(args, 'timestamp', 'no_item_specified');
-  // Slack accepts the name with or without colons; anything else is not an emoji name.
+  // Slack accepts the name with or without colons, and a skin tone after it (`thumbsup::skin-tone-2`);
+  // anything else is not an emoji name.
   const name = reqString(args, 'name', 'invalid_name').replace(/^:|:$/g, '');
-  if (!/^[a-z0-9_+'-]{1,100}$/.test(name)) throw new SlackApiError('invalid_name');
+  if (!/^[a-z0-9_+'-]{1,100}(?:::skin-tone-[2-6])?$/.test(name)) throw new SlackApiError('invalid_name');
   if (!ctx.store.message(channel, ts)) throw new SlackApiError('message_not_found');
   return { channel, ts, name };
 }

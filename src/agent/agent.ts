@@ -217,7 +217,10 @@ export class Agent implements AgentInternals {
    * one of its members, or of a team the policy's `allowExternalTeams` trusts.
    */
   serveWorkspace(workspace: Workspace): void {
-    this.runtime.workspace = Object.freeze({ ...workspace });
+    const served = Object.freeze({ ...workspace });
+    // Kept with the settings too, so that attaching the agent again (a host's storage, a reload) keeps the rule.
+    this.settings = { ...this.settings, workspace: served };
+    this.runtime.workspace = served;
   }
 
   /**

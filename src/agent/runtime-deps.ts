@@ -4,6 +4,7 @@ import type { Policy } from '../approvals/policy-schema.js';
 import type { Database, Db } from '../db/database.js';
 import { silentLogger, type Logger } from '../logger.js';
 import type { RuntimeDeps } from './types.js';
+import type { Workspace } from '../approvals/workspace.js';
 
 /** Approval only where a tool asks for it: what an agent given no policy runs under. */
 export const defaultPolicy = definePolicy({});
@@ -16,6 +17,8 @@ export interface RuntimeSettings {
   logger?: Logger;
   resolveGroupMembers?: GroupResolver;
   botUserId?: string;
+  /** The workspace the front end serves (see Agent.serveWorkspace). */
+  workspace?: Workspace;
   grantTtlMs?: number;
   /** See RuntimeDeps.runLeaseMs; default one minute. */
   runLeaseMs?: number;
@@ -36,6 +39,7 @@ export function runtimeSettingsOf(config: RuntimeSettings): RuntimeSettings {
     logger: config.logger,
     resolveGroupMembers: config.resolveGroupMembers,
     botUserId: config.botUserId,
+    workspace: config.workspace,
     grantTtlMs: config.grantTtlMs,
     runLeaseMs: config.runLeaseMs,
     recordRunAfterMs: config.recordRunAfterMs,
@@ -53,6 +57,7 @@ export function runtimeDeps(settings: RuntimeSettings & { storage: Database | Db
     policy: settings.policy ?? defaultPolicy,
     ...(settings.resolveGroupMembers ? { resolveGroupMembers: settings.resolveGroupMembers } : {}),
     ...(settings.botUserId ? { botUserId: settings.botUserId } : {}),
+    ...(settings.workspace ? { workspace: settings.workspace } : {}),
     grantTtlMs: settings.grantTtlMs ?? 15 * 60_000,
     runLeaseMs: settings.runLeaseMs ?? 60_000,
     // Before the Slack app's working reaction (300 ms) shows: a run people see at work is on record.

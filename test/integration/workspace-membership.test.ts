@@ -97,6 +97,12 @@ describe.each(backends)('the workspace rule in the runtime on %s', (backend) => 
     expect(snapshots.rows).toEqual([]);
   });
 
+  it('keeps the rule when the agent is attached again (a host giving it storage after the front end started)', async () => {
+    const { agent, actionId } = await paused();
+    agent.attach({ storage: database });
+    expect(await agent.decideToolCall({ actionId, actor: outsider('U0BOB'), decision: 'approve' })).toMatchObject({ outcome: 'not-allowed', why: 'outside-workspace' });
+  });
+
   it('admits the teams the policy trusts and, on Enterprise Grid, members of the organisation', async () => {
     const trusted = await paused({ allowExternalTeams: ['T0PARTNER'] });
     expect((await trusted.agent.decideToolCall({ actionId: trusted.actionId, actor: { userId: 'U0P', teamId: 'T0PARTNER' }, decision: 'approve' })).outcome).toBe('approved');

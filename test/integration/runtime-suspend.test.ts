@@ -214,7 +214,7 @@ describe.each(backends)('suspension, ask_user and supervisors on %s', (backend) 
       expect((refused as ResumeValidationError).issues.join(' ')).toMatch(/at most once|at most 2 options/);
     }
     expect((await agent.resumeGenerate(['us', 'eu'], { runId: multi.runId })).text).toBe('multi done');
-    expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { answer: ['us', 'eu'] } } });
+    expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { content: 'User answered: us, eu', isError: false } } });
 
     const free = await agent.generate('ask');
     const long = await agent.resumeStream('w'.repeat(3001), { runId: free.runId }).then(() => undefined, (error: unknown) => error);
@@ -222,7 +222,7 @@ describe.each(backends)('suspension, ask_user and supervisors on %s', (backend) 
     expect((long as ResumeValidationError).issues).toEqual(['(value): answer must be at most 3000 characters']);
     const exactly = `${'w'.repeat(2999)}!`;
     expect((await agent.resumeGenerate(exactly, { runId: free.runId })).text).toBe('free done');
-    expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { answer: exactly } } });
+    expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { content: `User answered: ${exactly}`, isError: false } } });
   });
 
   it('supervisor → sub-agent → sub-agent: approval surfaces at the top with the inner tool and path', async () => {

@@ -43,4 +43,5 @@ export { slashCommandBody, slashCommandFields, type SlashCommandOptions } from '
 export { wireMessage } from './web-api-methods.js';
 export { viewObject, type ViewOwner } from './view-object.js';
 export { cursorPage, type CursorPage } from './cursor-page.js';
+export { inTimeWindow, withListedMetadata } from './conversation-window.js';
 export { MessageStore, type MessageChange, type MessagePatch, type TsSource } from './message-store.js';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slackDb } from '../../src/slack/store/slack-tables.js';
 import { claimEventStartingRun, lockThread } from '../../src/slack/store/claim-event.js';
 import { markRunShown } from '../../src/slack/store/mark-run-shown.js';
-import { claimUnpostedCards } from '../../src/slack/store/claim-unposted-cards.js';
+import { claimUnpostedCards, flagLostCard, settleCardRepair } from '../../src/slack/store/claim-unposted-cards.js';
 import { findThread } from '../../src/slack/store/threads.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -115,6 +115,32 @@ describe.each(backends)('claiming a message that asks for work, or a card nobody
     // Once its card is on record, an old repair claim is never taken up again.
     await sql`UPDATE slack_card_repairs SET claimed_at = now() - interval '2 minutes' WHERE action_id = ${actionId}`.execute(database.db);
     await sql`INSERT INTO slack_cards (action_id, channel, ts, thread_ts, kind) VALUES (${actionId}, 'C9', '900.1', '900.0', 'approval')`.execute(database.db);
+    expect(await claimUnpostedCards(db, 'ops', 60_000)).not.toContain(actionId);
+  });
+
+  it('a request decided without a card row is claimed only once flagged as lost, by one caller; settled, it is off the list', async () => {
+    const { tool } = countingTool('delete_record', { requireApproval: true });
+    const agent = agentWith({ model: scriptedModel([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'l' } }] }]), tools: { delete_record: tool }, storage: database });
+    const paused = await agent.generate('delete l');
+    const [actionId] = (await sql<{ id: number }>`SELECT id FROM pending_actions WHERE root_run_id = ${paused.runId}`.execute(database.db)).rows.map((r) => r.id);
+    await sql`UPDATE pending_actions SET created_at = now() - interval '1 hour', status = 'declined', decided_at = now() WHERE id = ${actionId}`.execute(database.db);
+    const db = slackDb(database.db);
+    // Decided and cardless, as most such requests are that never had a card: not looked for.
+    expect(await claimUnpostedCards(db, 'ops', 60_000)).not.toContain(actionId);
+
+    // Looking for its card failed: it is on the list, and one of two sweeps takes it.
+    await flagLostCard(db, actionId!);
+    const [a, b] = await Promise.all([claimUnpostedCards(db, 'ops', 60_000), claimUnpostedCards(db, 'ops', 60_000)]);
+    expect([...a, ...b].filter((id) => id === actionId)).toEqual([actionId]);
+    // Flagging again leaves the fresh claim alone.
+    await flagLostCard(db, actionId!);
+    expect(await claimUnpostedCards(db, 'ops', 60_000)).not.toContain(actionId);
+    // The repair stopped with the claim: taken again once past the grace.
+    await sql`UPDATE slack_card_repairs SET claimed_at = now() - interval '2 minutes' WHERE action_id = ${actionId}`.execute(database.db);
+    expect(await claimUnpostedCards(db, 'ops', 60_000)).toContain(actionId);
+
+    await settleCardRepair(db, actionId!);
+    await sql`UPDATE pending_actions SET created_at = now() - interval '2 hours' WHERE id = ${actionId}`.execute(database.db);
     expect(await claimUnpostedCards(db, 'ops', 60_000)).not.toContain(actionId);
   });
 });

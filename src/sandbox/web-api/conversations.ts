@@ -1,21 +1,11 @@
 /** conversations.replies, .history, .info, .open and .members over the sandbox's channels. */
 import { wireMessage } from '../interaction-payloads.js';
-import { compareTs, cursorPage, isTs, SlackApiError, optString, reqString, truthy, type Args } from '../../simulator/index.js';
+import { cursorPage, inTimeWindow, SlackApiError, optString, reqString, type Args } from '../../simulator/index.js';
 import { BOT, USERS, dmChannelOf, findChannel, findUser, type SandboxChannel } from '../workspace.js';
 import type { ApiMethod } from './context.js';
 import { channelArg } from './resolve.js';
 
 const page = <T>(items: T[], args: Args) => cursorPage(items, args, 100);
-
-/** oldest/latest bound a time window; `inclusive` decides whether the bounds themselves count. */
-function inWindow(ts: string, args: Args): boolean {
-  const oldest = optString(args, 'oldest');
-  const latest = optString(args, 'latest');
-  const inclusive = truthy(args.inclusive);
-  if (oldest !== undefined && isTs(oldest) && (inclusive ? compareTs(ts, oldest) < 0 : compareTs(ts, oldest) <= 0)) return false;
-  if (latest !== undefined && isTs(latest) && (inclusive ? compareTs(ts, latest) > 0 : compareTs(ts, latest) >= 0)) return false;
-  return true;
-}
 
 function channelInfo(c: SandboxChannel): Record<string, unknown> {
   if (c.type === 'im') return { id: c.id, is_im: true, is_channel: false, user: c.user, is_open: true };
@@ -31,7 +21,7 @@ export const conversationMethods: Record<string, ApiMethod> = {
     const thread = root ? ctx.store.thread(channel, root.thread_ts ?? root.ts) : [];
     if (thread.length === 0) throw new SlackApiError('thread_not_found');
     const [first, ...rest] = thread;
-    const listed = [first!, ...rest.filter((m) => inWindow(m.ts, args))].map(wireMessage);
+    const listed = [first!, ...rest.filter((m) => inTimeWindow(m.ts, args))].map(wireMessage);
     const { items, ...paging } = page(listed, args);
     return { ok: true, messages: items, ...paging };
   },
@@ -40,7 +30,7 @@ export const conversationMethods: Record<string, ApiMethod> = {
     const channel = channelArg(args).id;
     const topLevel = ctx.store
       .messages(channel)
-      .filter((m) => (m.thread_ts === undefined || m.thread_ts === m.ts || m.subtype === 'thread_broadcast') && inWindow(m.ts, args));
+      .filter((m) => (m.thread_ts === undefined || m.thread_ts === m.ts || m.subtype === 'thread_broadcast') && inTimeWindow(m.ts, args));
     const { items, ...paging } = page([...topLevel].reverse().map(wireMessage), args);
     return { ok: true, messages: items, ...paging };
   },

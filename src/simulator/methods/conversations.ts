@@ -4,6 +4,7 @@ import { SLACK_IDS } from '../ids.js';
 import { randomHex } from '../random-ids.js';
 import type { Handler } from '../web-api-endpoint.js';
 import { wireMessage } from '../wire-message.js';
+import { inTimeWindow, withListedMetadata } from '../conversation-window.js';
 import { reqString } from '../wire-args.js';
 import type { MethodContext } from './method-context.js';
 
@@ -15,14 +16,17 @@ export function conversationMethods(ctx: MethodContext): Record<string, Handler>
       const ts = reqString(args, 'ts');
       const thread = store.messages.thread(channel, ts);
       if (thread.length === 0) throw new SlackApiError('thread_not_found');
-      const p = page(thread.map(wireMessage), args);
+      // The thread's root comes first whatever the window; the window bounds its replies.
+      const [root, ...replies] = thread;
+      const listed = [root!, ...replies.filter((m) => inTimeWindow(m.ts, args))].map((m) => withListedMetadata(wireMessage(m), args));
+      const p = page(listed, args);
       return { ok: true, messages: p.items, has_more: p.has_more, response_metadata: p.response_metadata };
     },
 
     'conversations.history': (args) => {
       const channel = resolveChannel(reqString(args, 'channel'));
-      const topLevel = store.messages.messages(channel).filter((m) => m.thread_ts === undefined || m.thread_ts === m.ts);
-      const p = page([...topLevel].reverse().map(wireMessage), args);
+      const topLevel = store.messages.messages(channel).filter((m) => (m.thread_ts === undefined || m.thread_ts === m.ts) && inTimeWindow(m.ts, args));
+      const p = page([...topLevel].reverse().map((m) => withListedMetadata(wireMessage(m), args)), args);
       return { ok: true, messages: p.items, has_more: p.has_more, response_metadata: p.response_metadata };
     },
 

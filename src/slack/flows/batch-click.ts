@@ -63,7 +63,9 @@ async function namedMembers(ctx: SlackContext, click: Click, press: BatchPress):
     members.length === named.length &&
     // Only ever clicked on the batch message itself, so the click must name it.
     click.messageTs !== undefined &&
-    members.every((s) => s.card?.batch && s.card.channel === click.channel && s.card.ts === click.messageTs);
+    // A batch posted whose location could not be stored has no rows yet, as a card of its own may not
+    // (see clickedCard): its calls are decided, and the redraw finds the batch by its metadata (adoptCard).
+    (members.every((s) => s.card?.batch && s.card.channel === click.channel && s.card.ts === click.messageTs) || members.every((s) => !s.card));
   if (!genuine) {
     ctx.logger.warn({ user: click.user, value: press.value, blockId: press.blockId }, 'batch button refused: value does not match a batch card');
     return undefined;

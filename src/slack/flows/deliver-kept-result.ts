@@ -4,11 +4,10 @@ import type { KeptResult } from '../store/claim-kept-results.js';
 import { markRunShown } from '../store/mark-run-shown.js';
 import { threadTarget } from '../store/threads.js';
 import { clearWorkingReaction } from './working-reaction.js';
+import { botMessagesWithMetadata } from './metadata-messages.js';
 
 /** How far back a DM's top level is searched for parts already posted, before the run ended. */
 const TOP_LEVEL_LOOKBACK_S = 300;
-/** Pages of the thread read at the most while looking for parts already posted. */
-const MAX_PAGES = 10;
 
 /**
  * Posts the kept answer of a run whose process ended the run but stopped (or
@@ -35,22 +34,9 @@ export async function deliverKeptResult(ctx: SlackContext, kept: KeptResult): Pr
 
 /** The part numbers of this run's answer already in the conversation, read from the bot's messages' metadata. */
 async function postedParts(ctx: SlackContext, target: ThreadTarget, kept: KeptResult): Promise<Set<number>> {
+  const oldest = target.threadTs ? undefined : String(kept.finished_at.getTime() / 1000 - TOP_LEVEL_LOOKBACK_S);
+  const messages = await botMessagesWithMetadata(ctx, target, ANSWER_EVENT_TYPE, oldest ? { oldest } : {});
   const found = new Set<number>();
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const common = { channel: target.channel, include_all_metadata: true, limit: 200, ...(cursor ? { cursor } : {}) };
-    const response = target.threadTs
-      ? await ctx.client.conversations.replies({ ...common, ts: target.threadTs })
-      : await ctx.client.conversations.history({ ...common, oldest: String(kept.finished_at.getTime() / 1000 - TOP_LEVEL_LOOKBACK_S) });
-    for (const message of response.messages ?? []) {
-      // Only the bot's own messages: another app could post metadata that claims a part was posted.
-      if (ctx.botUserId !== undefined && message.user !== ctx.botUserId) continue;
-      const metadata = (message as { metadata?: { event_type?: string; event_payload?: { run_id?: unknown; part?: unknown } } }).metadata;
-      if (metadata?.event_type !== ANSWER_EVENT_TYPE || metadata.event_payload?.run_id !== kept.run_id) continue;
-      if (typeof metadata.event_payload.part === 'number') found.add(metadata.event_payload.part);
-    }
-    cursor = response.response_metadata?.next_cursor || undefined;
-    if (!response.has_more || !cursor) break;
-  }
+  for (const { payload } of messages) if (payload.run_id === kept.run_id && typeof payload.part === 'number') found.add(payload.part);
   return found;
 }

@@ -34,10 +34,12 @@ export async function handleDecision(ctx: SlackContext, decision: Decision, clic
     decision.outcome === 'declined' ||
     (decision.outcome === 'approval-recorded' && !decision.alreadyCounted) ||
     ('stream' in decision && decision.stream !== undefined);
-  // A click that found the request already expired redraws it too: the sweep may not have got there yet.
+  // A click that found the request already expired redraws it too: the sweep may not have got there yet. So does
+  // one on a card with no row that was decided already: it was posted without its location stored (see adoptCard).
   const drawn: DrawnMark[] = [];
   const final = (decision.outcome === 'approved' || decision.outcome === 'declined') && card ? { action: decision.action, card, marks: drawn } : undefined;
-  const redrawn = changed || decision.outcome === 'expired' ? { card: await updateCard(ctx, decision.action.id, final) } : undefined;
+  const lost = decision.outcome === 'already-decided' && !card;
+  const redrawn = changed || decision.outcome === 'expired' || lost ? { card: await updateCard(ctx, decision.action.id, final) } : undefined;
   if (changed || decision.outcome === 'expired') refreshHomesFor(ctx, decision.action);
 
   if (decision.outcome === 'approval-recorded' && !decision.alreadyCounted) await postQuorumProgress(ctx, decision.action, redrawn?.card ?? card);

@@ -6,6 +6,7 @@ import { saveBatchCards } from '../store/batch-cards.js';
 import { cardStateKey } from '../store/card-state-key.js';
 import { blocksAsJson } from '../transport/blocks-as-json.js';
 import { refreshHomesFor } from '../home/affected-users.js';
+import { cardMetadata } from './card-metadata.js';
 import { errorReference } from './error-reference.js';
 import { postCard } from './post-card.js';
 import { redrawBatch } from './redraw-batch.js';
@@ -55,6 +56,7 @@ export async function postBatchCard(
           ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
           text: rendered[i]!.text,
           blocks: blocksAsJson(rendered[i]!.blocks),
+          metadata: cardMetadata({ actionIds: part.map((r) => r.id), batch: rows.map((r) => r.id) }),
         });
         if (!message.ts) throw new Error('chat.postMessage returned no ts');
         placed.push({ part, ts: message.ts });
@@ -83,7 +85,8 @@ export async function postBatchCard(
         decidedMeanwhile = saved.decidedMeanwhile;
         for (const { part } of placed) for (const action of part) refreshHomesFor(ctx, action);
       } catch (error) {
-        // The cards are visible and their buttons work (they carry the action ids); they just cannot be redrawn later.
+        // The cards are visible and their buttons work (they carry the action ids). Each part's metadata names its
+        // calls and the batch, so a redraw or the sweep finds the parts in the thread and adopts them (adoptCard).
         ctx.logger.error({ err: error, ref: errorReference(), batch }, 'batch card posted but its location could not be stored');
         batch = [];
       }

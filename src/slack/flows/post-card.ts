@@ -12,6 +12,7 @@ import { unreachableQuorumOf } from './unreachable-quorum-of.js';
 import { cardStateKey } from '../store/card-state-key.js';
 import { blocksAsJson } from '../transport/blocks-as-json.js';
 import { refreshHomesFor } from '../home/affected-users.js';
+import { cardMetadata } from './card-metadata.js';
 
 export type PostCardOutcome = 'posted' | 'fallback' | 'cancelled' | 'missing';
 
@@ -74,6 +75,7 @@ async function post(
       ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
       text: rendered.text,
       blocks: blocksAsJson(rendered.blocks),
+      metadata: cardMetadata({ actionIds: [action.id] }),
     });
     if (!posted.ts) throw new Error('chat.postMessage returned no ts');
     try {
@@ -92,8 +94,9 @@ async function post(
       }
       return { outcome: 'posted', decidedMeanwhile: saved.decidedMeanwhile };
     } catch (error) {
-      // The card is visible and its buttons work (they carry the action id); it just cannot be redrawn later.
-      log.error({ err: error, ref: errorReference() }, 'card posted but its location could not be stored');
+      // The card is visible and its buttons work (they carry the action id). Its metadata names the request, so a
+      // redraw, or the sweep after CARD_REPAIR_AFTER_MS, finds it in the thread and adopts it (adoptCard).
+      log.error({ err: error, ref: errorReference(), ts: posted.ts }, 'card posted but its location could not be stored');
     }
     return { outcome: 'posted' };
   } catch (error) {

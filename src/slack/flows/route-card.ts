@@ -10,6 +10,7 @@ import { privateWithoutApprovers } from './private-without-approvers.js';
 import { addCardCopies, type CardCopy } from '../store/cards.js';
 import type { RenderedCard } from './render-card.js';
 import { blocksAsJson } from '../transport/blocks-as-json.js';
+import { cardMetadata } from './card-metadata.js';
 
 /**
  * Copies of a new approval card for the approvers, where the policy routes them (`dm`, or
@@ -45,7 +46,7 @@ export async function routeCard(ctx: SlackContext, action: PendingAction, target
   const copies: CardCopy[] = [];
   let where: string;
   if (typeof route === 'object') {
-    const copy = await postCopy(ctx, route.channel, rendered.text, blocks);
+    const copy = await postCopy(ctx, action.id, route.channel, rendered.text, blocks);
     if (!copy) return;
     await addCardCopies(ctx.slackDb, action.id, [copy]);
     copies.push(copy);
@@ -84,7 +85,7 @@ export async function sendDmCopies(ctx: SlackContext, actionId: number, people: 
     try {
       const opened = await ctx.client.conversations.open({ users: user });
       const channel = opened.channel?.id;
-      const copy = channel ? await postCopy(ctx, channel, rendered.text, blocks) : undefined;
+      const copy = channel ? await postCopy(ctx, actionId, channel, rendered.text, blocks) : undefined;
       if (copy) {
         await addCardCopies(ctx.slackDb, actionId, [{ ...copy, user }]);
         copies.push({ ...copy, user });
@@ -122,9 +123,10 @@ async function requesterMayApprove(ctx: SlackContext, action: PendingAction): Pr
   return verdict.allowed;
 }
 
-async function postCopy(ctx: SlackContext, channel: string, text: string, blocks: ReturnType<typeof blocksAsJson>): Promise<CardCopy | undefined> {
+/** A copy carries the card's metadata, marked as a copy: a click on one whose location could not be stored is still recognised (see clickedCard). */
+async function postCopy(ctx: SlackContext, actionId: number, channel: string, text: string, blocks: ReturnType<typeof blocksAsJson>): Promise<CardCopy | undefined> {
   try {
-    const posted = await ctx.client.chat.postMessage({ channel, text, blocks });
+    const posted = await ctx.client.chat.postMessage({ channel, text, blocks, metadata: cardMetadata({ actionIds: [actionId], copy: true }) });
     return posted.ts ? { channel, ts: posted.ts } : undefined;
   } catch (error) {
     ctx.logger.warn({ err: error, channel }, 'a copy of the card could not be posted');

@@ -9,6 +9,7 @@ import { unreachableQuorumOf } from './unreachable-quorum-of.js';
 import { cardStateKey } from '../store/card-state-key.js';
 import { blocksAsJson } from '../transport/blocks-as-json.js';
 import { redrawBatch } from './redraw-batch.js';
+import { adoptCard } from './adopt-card.js';
 
 /** A card drawn whose `drawn` mark is left to ride on a later statement (markRunShown) instead of one of its own. */
 export interface DrawnMark {
@@ -37,7 +38,9 @@ const MAX_DRAWS = 3;
  * - after each draw the key it drew is recorded (slack_cards.drawn) and
  *   compared with the request's key now; a request that moved on meanwhile
  *   (decided on another instance, say) is drawn again;
- * - a draw that fails leaves the old key recorded, and the sweep redraws it.
+ * - a draw that fails leaves the old key recorded, and the sweep redraws it;
+ * - a request with no card row may have a card whose location could not be
+ *   stored: it is looked for in the run's thread and adopted (adoptCard).
  * `decided` is a row this process has just moved to approved or declined: such
  * a row changes no further, so it is drawn without reading it again and its
  * mark is left to the caller (see DrawnMark), unless another redraw of the card
@@ -66,6 +69,8 @@ async function redraw(ctx: SlackContext, actionId: number, decided: DecidedCard 
   }
   const fast = !inFlight && decided ? decided : undefined;
   let state: CardState | undefined = fast ? { action: fast.action, card: fast.card, blocked: false } : await loadCardState(ctx.slackDb, actionId);
+  // Posted, but where it went was never stored: the card is found by its metadata and drawn as any other.
+  if (state && !state.card && (await adoptCard(ctx, state.action)) === 'adopted') state = await loadCardState(ctx.slackDb, actionId);
   if (!state?.card) {
     ctx.logger.debug({ actionId }, 'no card to update');
     return undefined;

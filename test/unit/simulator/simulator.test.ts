@@ -144,6 +144,31 @@ describe('fake Slack Web API through the real WebClient', () => {
     expect((await platformError(web.conversations.replies({ channel: CHANNEL, ts: '1.000000' }))).data.error).toBe('thread_not_found');
   });
 
+  it('lists message metadata only with include_all_metadata, and bounds replies and history by oldest/latest', async () => {
+    const root = fake.seedMessage({ channel: CHANNEL, user: 'U0REQUESTER', text: 'please approve', ts: '1726133698.000100' });
+    const metadata = { event_type: 'approval_bot_card', event_payload: { action_ids: '42' } };
+    const early = fake.seedMessage({ channel: CHANNEL, user: 'U0APPROVER1', text: 'early', threadTs: root.ts, ts: '1726133698.000200' });
+    const card = await web.chat.postMessage({ channel: CHANNEL, thread_ts: root.ts, text: 'request #42', metadata });
+    const top = await web.chat.postMessage({ channel: CHANNEL, text: 'top level', metadata });
+
+    type Listed = { ts: string; text: string; metadata?: unknown };
+    const replies = async (args: Record<string, unknown>) =>
+      ((await web.conversations.replies({ channel: CHANNEL, ts: root.ts, ...args })).messages as Listed[]).map((m) => [m.text, m.metadata]);
+    expect(await replies({})).toEqual([['please approve', undefined], ['early', undefined], ['request #42', undefined]]);
+    expect(await replies({ include_all_metadata: true })).toEqual([['please approve', undefined], ['early', undefined], ['request #42', metadata]]);
+    // The root always comes first; the window bounds the replies (oldest excluded unless inclusive).
+    expect(await replies({ oldest: early.ts })).toEqual([['please approve', undefined], ['request #42', undefined]]);
+    expect(await replies({ oldest: early.ts, inclusive: true, latest: early.ts })).toEqual([['please approve', undefined], ['early', undefined]]);
+
+    const history = async (args: Record<string, unknown>) => ((await web.conversations.history({ channel: CHANNEL, ...args })).messages as Listed[]).map((m) => [m.text, m.metadata]);
+    expect(await history({ include_all_metadata: true })).toEqual([['top level', metadata], ['please approve', undefined]]);
+    expect(await history({})).toEqual([['top level', undefined], ['please approve', undefined]]);
+    expect(await history({ latest: top.ts! })).toEqual([['please approve', undefined]]);
+    expect(await history({ oldest: top.ts!, latest: top.ts!, inclusive: true, include_all_metadata: true })).toEqual([['top level', metadata]]);
+    // The message itself keeps it: a later call that asks sees it.
+    expect(fake.message(CHANNEL, card.ts!)?.metadata).toEqual(metadata);
+  });
+
   it('reactions behave like Slack, including already_reacted and no_reaction', async () => {
     const posted = await web.chat.postMessage({ channel: CHANNEL, text: 'x' });
     await web.reactions.add({ channel: CHANNEL, timestamp: posted.ts!, name: 'hourglass' });

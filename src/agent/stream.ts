@@ -1,6 +1,7 @@
 import type { AgentStream, AgentChunk, FinishReason, GenerateResult, SuspendPayload, BlockedCall, RememberedCall, ApprovalRequest, SuspensionRequest, StepResult, ToolCallEntry, ToolResultEntry, Usage, DeniedCall, ResumedCall } from './types.js';
 import type { PendingAction } from '../db/rows.js';
 import { unreachable } from '../unreachable.js';
+import { notePausedStep } from './generated-result.js';
 
 /** What a continuation's stream knows of its run before it (see StreamSink.seed). */
 export interface PriorRun {
@@ -195,6 +196,8 @@ export class StreamSink {
       usage,
       ...(error !== undefined ? { error } : {}),
     };
+    // The step a run paused in is the one with calls still open (a reply not taken as an answer is no step's).
+    if (reason === 'suspended' && cut.toolCalls.length > 0 && text.endsWith(cut.text)) notePausedStep(result, cut.text);
     this.resolveResult(result);
   }
 

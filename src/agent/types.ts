@@ -178,7 +178,10 @@ export interface SuspendPayload {
   path: string[];
   runId: string;
   kind: 'approval' | 'suspension';
-  /** For suspensions: what the tool passed to `suspend()`. */
+  /**
+   * For suspensions: what the tool passed to `suspend()`. From generate() and its kin, for a
+   * sub-agent's call: the inner call, `{ toolCallId, toolName, args, suspendPayload? }`.
+   */
   suspendPayload?: unknown;
   innerToolCallId?: string;
   innerToolName?: string;
@@ -220,9 +223,17 @@ export interface StepResult {
 
 export interface GenerateResult {
   runId: string;
-  /** Every step's text run together, before a pause too (the paused step's included). */
+  /**
+   * Every step's text run together, before a pause too. While the run is paused, a stream's
+   * result has the paused step's text as well; generate() and its kin (Mastra's) only the
+   * finished steps'.
+   */
   text: string;
   finishReason: FinishReason;
+  /**
+   * The call the run waits on, as its chunk announced it; from generate() and its kin, a
+   * sub-agent's call is the delegation carrying the inner call as `suspendPayload` (Mastra's).
+   */
   suspendPayload?: SuspendPayload;
   /** Every call still waiting, in order, when the run paused. */
   pending: SuspendPayload[];

@@ -5,7 +5,7 @@ import { errorMessage } from '../error-message.js';
 import { cancelPendingRuns, pendingActionsOfRoot, type LeasedRun } from '../db/pending-actions.js';
 import type { AgentInternals, RunOutcome, RunState, RuntimeDeps, Snapshot, AgentStream, StreamOptions, LiveOptions } from './types.js';
 import { sinkEmitter, subAgentEmitter, type Emitter, rememberStoredAction, StreamSink, type AnnouncedRequest, announcementChunk, pendingOfAnnounced, rememberPause } from './stream.js';
-import { waitingCalls } from './waiting-calls.js';
+import { announcedNow, waitingCalls } from './waiting-calls.js';
 import { loadThreadHistory } from '../db/thread-messages.js';
 import { resumeClaimed } from './resume.js';
 import { holdLease, checkLease, recordFreshRunIfSlow } from './run-lease.js';
@@ -62,11 +62,11 @@ export async function settleOutcome(
       announced.push(request);
     }
     // One paused call per stream, as Mastra announces them; the others follow, one per continuation.
-    const [first, ...rest] = announced;
-    if (first) {
-      rememberPause(first.payload, announced);
-      sink.push(announcementChunk(sink.runId, first));
-      sink.alsoPending(rest.map(pendingOfAnnounced));
+    const now = announcedNow(announced);
+    if (now[0]) {
+      rememberPause(now[0].payload, announced);
+      for (const request of now) sink.push(announcementChunk(sink.runId, request));
+      sink.alsoPending(announced.filter((a) => !now.includes(a)).map(pendingOfAnnounced));
     }
     sink.finish('suspended');
     return;

@@ -6,6 +6,7 @@ import type { Database, Db } from '../db/database.js';
 import type { Policy } from '../approvals/policy-schema.js';
 import type { SuspendedRun, PendingAction } from '../db/rows.js';
 import { StreamSink, storedActionOf, requestsOfPause, type AnnouncedRequest } from './stream.js';
+import { asGenerated } from './generated-result.js';
 import { decide, type DecisionContext, locateAction, mayDecide, type DecisionVerdict } from './decide.js';
 import { editSchemaOf, editToolCall, type EditOutcome, type EditRequest } from './edit.js';
 import { mayAnswer, resumeSuspended, tryAutoResume } from './answer.js';
@@ -276,7 +277,7 @@ export class Agent implements AgentInternals {
     const result = await (await this.stream(input, options)).result;
     if (hasAgentErrorCode(result.error, 'RUN_ABORTED')) throw result.error;
     if (hasAgentErrorCode(result.error, 'MODEL_CALL_FAILED') && result.error.details.step === 1 && result.error.details.runId === result.runId) throw result.error;
-    return result;
+    return asGenerated(result);
   }
 
   /**
@@ -316,11 +317,11 @@ export class Agent implements AgentInternals {
   }
 
   async approveToolCallGenerate(req: DecisionRequest): Promise<GenerateResult> {
-    return (await this.approveToolCall(req)).result;
+    return asGenerated(await (await this.approveToolCall(req)).result);
   }
 
   async declineToolCallGenerate(req: DecisionRequest): Promise<GenerateResult> {
-    return (await this.declineToolCall(req)).result;
+    return asGenerated(await (await this.declineToolCall(req)).result);
   }
 
   /**
@@ -473,7 +474,7 @@ export class Agent implements AgentInternals {
   async resumeGenerate(resumeData: unknown, req: ResumeRequest, options: ContinuationOptions = {}): Promise<GenerateResult> {
     const result = await (await this.resumeStream(resumeData, req, options)).result;
     if (hasAgentErrorCode(result.error, 'RUN_ABORTED')) throw result.error;
-    return result;
+    return asGenerated(result);
   }
 
   async listSuspendedRuns(filter: { threadId?: string; resourceId?: string } = {}): Promise<{ runs: SuspendedRun[] }> {

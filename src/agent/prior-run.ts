@@ -1,6 +1,7 @@
 import type { LanguageModelV3Message, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
-import type { RunState, StepResult, ToolResultEntry } from './types.js';
-import { addUsage, joinText, toolCallEntry, toolResultEntry, type PriorRun } from './stream.js';
+import type { RunState, Snapshot, StepResult, ToolResultEntry } from './types.js';
+import type { SnapshotRow } from '../db/rows.js';
+import { addUsage, toolCallEntry, toolResultEntry, type PriorRun } from './stream.js';
 
 /**
  * What a restored run did before its pause, from its snapshot's messages: the text of its
@@ -8,7 +9,7 @@ import { addUsage, joinText, toolCallEntry, toolResultEntry, type PriorRun } fro
  * tokens. A continuation's stream starts from this, so it reports the whole run as Mastra's does.
  * Denied calls have no result, as in Mastra.
  */
-export function priorOf(run: RunState): PriorRun {
+export function priorOf(run: Pick<RunState, 'runId' | 'messages' | 'results' | 'outputFrom' | 'usage'>): PriorRun {
   const from = run.outputFrom ?? firstAssistant(run.messages);
   const steps: StepResult[] = [];
   let paused: StepResult | undefined;
@@ -23,7 +24,7 @@ export function priorOf(run: RunState): PriorRun {
       finishReason: 'tool-calls',
       usage: addUsage(undefined, undefined),
     };
-    text = joinText(text, step.text);
+    text += step.text;
     const next = messages[i + 1];
     const args = new Map(step.toolCalls.map((c) => [c.toolCallId, c.args]));
     const entry = (toolCallId: string, toolName: string, output: LanguageModelV3ToolResultOutput) => resultEntry(run.runId, toolCallId, toolName, args.get(toolCallId), output);
@@ -39,6 +40,18 @@ export function priorOf(run: RunState): PriorRun {
     } else steps.push({ ...step, finishReason: 'stop' });
   }
   return { text, steps, ...(paused ? { paused } : {}), usage: addUsage(run.usage, undefined) };
+}
+
+/** priorOf a run from its stored snapshot alone (no lease, no thread history): for a stream while the run still waits. */
+export function priorOfSnapshot(row: SnapshotRow): PriorRun {
+  const snapshot = row.snapshot as Snapshot;
+  return priorOf({
+    runId: row.run_id,
+    messages: snapshot.messages,
+    results: snapshot.results,
+    ...(snapshot.outputFrom !== undefined ? { outputFrom: snapshot.outputFrom } : {}),
+    ...(snapshot.usage ? { usage: snapshot.usage } : {}),
+  });
 }
 
 function firstAssistant(messages: LanguageModelV3Message[]): number {

@@ -28,6 +28,8 @@ export async function resumeClaimed(run: RunState, out: Emitter, claimed: Partia
     return settleAction(run, row, call.input, out, { spentGrant, recovered: claimed.recovered === true });
   });
   if (paused) return paused;
+  // The paused step ends here, after its calls' results (its tokens were counted when the model answered).
+  out.stepFinish(run.step);
   return runSteps(run, out);
 }
 
@@ -125,6 +127,8 @@ function resumedCall(run: RunState, row: PendingAction, args: unknown, kind: 'ap
     toolName: shown.toolName,
     args: shown.args,
     kind,
+    // As the suspended chunk carried it, so a UI can mark that question answered in place (Mastra 1.73's chunk does).
+    ...(kind === 'suspension' ? { suspendPayload: row.suspend_payload } : {}),
     path: run.path,
     runId: run.runId,
     ...(row.decided_by ? { by: row.decided_by } : {}),

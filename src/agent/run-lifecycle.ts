@@ -1,11 +1,11 @@
 import { agentsAlong } from './run-state.js';
-import { endRun, takeRunLease, failDelegation, persistSuspension, dropFailedRun } from '../db/run-snapshots.js';
+import { endRun, takeRunLease, failDelegation, persistSuspension, dropFailedRun, findSnapshot } from '../db/run-snapshots.js';
 import type { SnapshotRow } from '../db/rows.js';
 import { errorMessage } from '../error-message.js';
 import { cancelPendingRuns, pendingActionsOfRoot, type LeasedRun } from '../db/pending-actions.js';
 import type { AgentInternals, RunOutcome, RunState, RuntimeDeps, Snapshot, AgentStream, StreamOptions, LiveOptions } from './types.js';
 import { sinkEmitter, subAgentEmitter, type Emitter, rememberStoredAction, StreamSink, type AnnouncedRequest, announcementChunk, pendingOfAnnounced, rememberPause } from './stream.js';
-import { waitingCalls } from './waiting-calls.js';
+import { announcedNow, waitingCalls } from './waiting-calls.js';
 import { loadThreadHistory } from '../db/thread-messages.js';
 import { resumeClaimed } from './resume.js';
 import { holdLease, checkLease, recordFreshRunIfSlow } from './run-lease.js';
@@ -17,7 +17,7 @@ import { approvalRulesFor } from './approval-gate.js';
 import { randomUUID } from 'node:crypto';
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
 import { runSteps } from './step-loop.js';
-import { priorOf } from './prior-run.js';
+import { priorOf, priorOfSnapshot } from './prior-run.js';
 
 export function emitterFor(run: RunState, sink: StreamSink): Emitter {
   return run.parentRunId ? subAgentEmitter(sink) : sinkEmitter(sink);
@@ -44,6 +44,11 @@ export async function settleOutcome(
     if (abortSignal?.aborted) throw new RunAbortedError(run.runId, abortSignal.reason);
     const persisted = await persistSuspension(db, outcome.plan.snapshots, outcome.plan.actions.map((a) => a.write), run.audit.splice(0));
     run.hadSnapshot = true;
+    // A sub-agent continued on its own pauses again: the stream reports the top-level run so far, as Mastra's.
+    if (run.parentRunId && !sink.isSeeded) {
+      const top = await findSnapshot(db, run.rootRunId);
+      if (top) sink.seed(priorOfSnapshot(top));
+    }
     const ids = new Map(persisted.map((p) => [`${p.run_id}\u0000${p.tool_call_id}`, p]));
     const announced: AnnouncedRequest[] = [];
     for (const action of outcome.plan.actions) {
@@ -57,11 +62,11 @@ export async function settleOutcome(
       announced.push(request);
     }
     // One paused call per stream, as Mastra announces them; the others follow, one per continuation.
-    const [first, ...rest] = announced;
-    if (first) {
-      rememberPause(first.payload, announced);
-      sink.push(announcementChunk(sink.runId, first));
-      sink.alsoPending(rest.map(pendingOfAnnounced));
+    const now = announcedNow(announced);
+    if (now[0]) {
+      rememberPause(now[0].payload, announced);
+      for (const request of now) sink.push(announcementChunk(sink.runId, request));
+      sink.alsoPending(announced.filter((a) => !now.includes(a)).map(pendingOfAnnounced));
     }
     sink.finish('suspended');
     return;
@@ -79,7 +84,7 @@ export async function settleOutcome(
     // A run on record has its answer kept in the same statement, for a front end that must show it even if
     // this process stops first (see keepResults).
     ...(!parent && run.hadSnapshot && run.deps.keepResults
-      ? { result: { agentId: run.agent.id, threadId: run.threadId, resourceId: run.resourceId, text: outcome.text, finishReason: outcome.finishReason } }
+      ? { result: { agentId: run.agent.id, threadId: run.threadId, resourceId: run.resourceId, text: outcome.answer, finishReason: outcome.finishReason } }
       : {}),
     ...(run.options.memory && run.threadId && run.resourceId && !run.parentRunId
       ? { memory: { threadId: run.threadId, resourceId: run.resourceId, messages: run.messages } }
@@ -104,8 +109,11 @@ export async function continueRun(
   const row = claimed?.snapshot ?? (await takeRunLease(deps.db, runId));
   if (!row) {
     // The run still waits on other calls: this stream announces the first of them, as Mastra's
-    // continuation announces the next call of the step (a reminder: its request is shown already).
+    // continuation announces the next call of the step (a reminder: its request is shown already),
+    // and reports the run so far, as Mastra's does (its text, calls and finished steps).
     const rootRunId = sink.runId;
+    const stored = await findSnapshot(deps.db, rootRunId);
+    if (stored) sink.seed(priorOfSnapshot(stored));
     const [next, ...rest] = waitingCalls(deps, await pendingActionsOfRoot(deps.db, rootRunId), rootRunId);
     if (next) sink.push(announcementChunk(rootRunId, next));
     sink.finishWaiting(rest.map(pendingOfAnnounced));

@@ -2,7 +2,7 @@ import type { CallTarget, ToolCallInput, AgentInternals, CallOutcome, RunOutcome
 import { approvalAction, approvalGate } from './approval-gate.js';
 import { childRun, pushToolResults, delegationInput, snapshotWrite } from './run-state.js';
 import { settle, executeTool } from './execute-tool.js';
-import { addUsage, quietEmitter, type Emitter } from './stream.js';
+import { addUsage, paragraphs, quietEmitter, type Emitter } from './stream.js';
 import { LeaseLostError, hasAgentErrorCode } from './errors.js';
 import { errorMessage } from '../error-message.js';
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
@@ -108,47 +108,60 @@ export async function runDelegation(
  * with the results or stop with a plan of what the run now waits on.
  */
 export async function runSteps(run: RunState, out: Emitter): Promise<RunOutcome> {
+  // The text as the model wrote it, every step's run together (Mastra's); the answer a front end
+  // keeps has each step's text as its own paragraph, as the Slack front end shows a stream.
   let text = '';
+  let answer = '';
   while (run.step < run.options.maxSteps) {
     const prompt: LanguageModelV3Message[] = [
       ...(run.agent.instructions ? [{ role: 'system' as const, content: run.agent.instructions }] : []),
       ...run.history,
       ...run.messages,
     ];
-    let stepStarted = false;
     await checkLease(run);
     const step = await callModel(
       run.agent.model,
       prompt,
       run.agent.toolSpecs,
       (delta) => {
-        // Each step's text is its own paragraph; otherwise "Let me check." and "It exists." run together.
-        const piece = !stepStarted && text !== '' && !/\s$/.test(text) ? `\n\n${delta}` : delta;
-        stepStarted = true;
-        text += piece;
-        out.text(piece);
+        text += delta;
+        out.text(delta);
       },
       { runId: run.runId, agentId: run.agent.id, step: run.step + 1, settings: run.settings, abortSignal: run.live?.abortSignal, telemetry: run.telemetry },
     );
+    answer = paragraphs(answer, step.text);
     run.step += 1;
     const usage = step.usage ? addUsage(undefined, step.usage) : undefined;
-    if (usage) run.usage = storedTokens(addUsage(run.usage, usage));
+    if (usage) {
+      run.usage = storedTokens(addUsage(run.usage, usage));
+      out.tokens(usage);
+    }
     const content: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];
     if (step.text) content.push({ type: 'text', text: step.text });
     for (const c of step.toolCalls) {
       content.push({ type: 'tool-call', toolCallId: c.toolCallId, toolName: c.toolName, input: safeJson(c.input) });
     }
     if (content.length) run.messages.push({ role: 'assistant', content });
-    out.stepFinish(run.step, usage);
     if (step.toolCalls.length === 0) {
-      return { kind: 'finished', text, finishReason: normaliseReason(step.finishReason) };
+      out.stepFinish(run.step, usage);
+      return { kind: 'finished', text, answer, finishReason: normaliseReason(step.finishReason) };
     }
 
+    // As Mastra's stream: the step's calls, then their results, then the step's end (none while it is paused).
+    for (const c of step.toolCalls) out.toolCall(c.toolCallId, c.toolName, announcedArgs(run.agent, c));
     run.results = {};
     const paused = await settleStep(run, step.toolCalls, (call) => planToolCall(run, call, out));
     if (paused) return paused;
+    out.stepFinish(run.step, usage);
   }
-  return { kind: 'finished', text, finishReason: 'tool-calls' };
+  return { kind: 'finished', text, answer, finishReason: 'tool-calls' };
+}
+
+/** A call's arguments as its tool-call chunk shows them: validated when they are valid, else as the model sent them. */
+function announcedArgs(agent: AgentInternals, call: ToolCallInput): unknown {
+  const target = callTarget(agent, call.toolName);
+  const parsed = target ? parseCallInput(target, call.toolName, call.input) : undefined;
+  return parsed?.ok ? parsed.args : safeJson(call.input);
 }
 
 /**
@@ -217,7 +230,6 @@ export async function planToolCall(run: RunState, call: ToolCallInput, out: Emit
   const parsed = parseCallInput(target, call.toolName, call.input);
   if (!parsed.ok) return errorResult(call, parsed.message, out);
   const args = parsed.args;
-  out.toolCall(call.toolCallId, call.toolName, args);
 
   const gate = await approvalGate(run, target, call.toolName, args, call.toolCallId);
   if (gate.required) {

@@ -1,6 +1,7 @@
 import type { AgentStream, AgentChunk, FinishReason, GenerateResult, SuspendPayload, BlockedCall, RememberedCall, ApprovalRequest, SuspensionRequest, StepResult, ToolCallEntry, ToolResultEntry, Usage, DeniedCall, ResumedCall } from './types.js';
 import type { PendingAction } from '../db/rows.js';
 import { unreachable } from '../unreachable.js';
+import { notePausedStep } from './generated-result.js';
 
 /** What a continuation's stream knows of its run before it (see StreamSink.seed). */
 export interface PriorRun {
@@ -22,9 +23,13 @@ export function addUsage(a: Partial<Usage> | undefined, b: Partial<Usage> | unde
   return { inputTokens, outputTokens, totalTokens: inputTokens === undefined && outputTokens === undefined ? undefined : (inputTokens ?? 0) + (outputTokens ?? 0) };
 }
 
-/** Each step's text is its own paragraph, across a pause too (as runSteps writes them). */
-export function joinText(before: string, after: string): string {
-  return before !== '' && after !== '' && !/\s$/.test(before) ? `${before}\n\n${after}` : before + after;
+/**
+ * `before` and a step's text as a front end shows an answer: each step's text its own paragraph,
+ * so "Let me check." and "It exists." do not run together. The stream's own text is the model's,
+ * run together, as Mastra's.
+ */
+export function paragraphs(before: string, text: string): string {
+  return before !== '' && text !== '' && !/\s$/.test(before) ? `${before}\n\n${text}` : before + text;
 }
 
 export function toolCallEntry(runId: string, call: { toolCallId: string; toolName: string; args: unknown }): ToolCallEntry {
@@ -60,11 +65,12 @@ export class StreamSink {
   private text = '';
   private readonly toolCalls: ToolCallEntry[] = [];
   private readonly argsOf = new Map<string, unknown>();
-  /** The step whose model output is streaming, and the one whose calls are being settled. */
-  private modelStep = emptyStep();
-  private settling: StepResult | undefined;
+  /** The step in progress (the paused one, for a continuation): it ends with its step-finish, after its calls' results. */
+  private current = emptyStep();
   private readonly finished: StepResult[] = [];
   private readonly pending: SuspendPayload[] = [];
+  /** Tokens of this stream's model calls, a step that paused included. */
+  private usage = noUsage();
 
   constructor(readonly runId: string) {
     this.result = new Promise((resolve) => (this.resolveResult = resolve));
@@ -77,7 +83,17 @@ export class StreamSink {
     for (const step of [...prior.steps, ...(prior.paused ? [prior.paused] : [])]) {
       for (const c of step.toolCalls) this.argsOf.set(c.toolCallId, c.args);
     }
-    if (prior.paused && !this.settling) this.settling = { ...prior.paused, toolResults: [...prior.paused.toolResults] };
+    if (prior.paused) this.current = { ...prior.paused, toolResults: [...prior.paused.toolResults] };
+  }
+
+  /** A call's arguments as its tool-call chunk (or, for a continuation, the restored run) gave them. */
+  argsOfCall(toolCallId: string): unknown {
+    return this.argsOf.get(toolCallId);
+  }
+
+  /** Tokens of a model call of the run (not a chunk: step-finish shows them, but a step that pauses has none). */
+  addTokens(usage: Usage): void {
+    if (!this.done) this.usage = addUsage(this.usage, usage);
   }
 
   push(chunk: AgentChunk): void {
@@ -85,24 +101,25 @@ export class StreamSink {
     switch (chunk.type) {
       case 'text-delta':
         this.text += chunk.payload.text;
-        this.modelStep.text += chunk.payload.text;
+        this.current.text += chunk.payload.text;
         break;
       case 'tool-call': {
         const entry = toolCallEntry(this.runId, chunk.payload);
         this.toolCalls.push(entry);
-        this.modelStep.toolCalls.push(entry);
+        this.current.toolCalls.push(entry);
         this.argsOf.set(chunk.payload.toolCallId, chunk.payload.args);
         break;
       }
-      case 'tool-result': {
-        const p = chunk.payload;
-        (this.settling ?? this.modelStep).toolResults.push(toolResultEntry(this.runId, { ...p, args: this.argsOf.get(p.toolCallId) }));
+      case 'tool-result':
+        this.current.toolResults.push(toolResultEntry(this.runId, chunk.payload));
         break;
-      }
       case 'step-finish': {
-        if (this.settling) this.finished.push(this.settling);
-        this.settling = { ...this.modelStep, usage: addUsage(undefined, chunk.payload.usage), finishReason: this.modelStep.toolCalls.length ? 'tool-calls' : 'stop' };
-        this.modelStep = emptyStep();
+        const step = this.current;
+        // In the order of the calls, as Mastra lists them, whenever each ran (some before a pause).
+        const order = step.toolCalls.map((c) => c.toolCallId);
+        step.toolResults.sort((a, b) => order.indexOf(a.toolCallId) - order.indexOf(b.toolCallId));
+        this.finished.push({ ...step, usage: addUsage(undefined, chunk.payload.usage), finishReason: step.toolCalls.length ? 'tool-calls' : 'stop' });
+        this.current = emptyStep();
         break;
       }
       case 'tool-call-approval': {
@@ -146,23 +163,28 @@ export class StreamSink {
     this.finish('suspended');
   }
 
-  /** Ends the stream; the finish chunk carries the reason. */
+  /** Ends the stream; the finish chunk carries the reason (a paused stream has none). */
   finish(finishReason: FinishReason, error?: unknown): void {
     if (this.done) return;
     if (error !== undefined) this.push({ type: 'error', runId: this.runId, payload: { error } });
     const reason = finishReason === 'suspended' && this.pending.length === 0 ? 'stop' : finishReason;
     const prior = this.prior;
-    const text = joinText(prior?.text ?? '', this.text);
+    // Every step's text run together, the paused step's too, as Mastra's stream reports it.
+    const text = (prior?.text ?? '') + this.text;
     // A paused step is not finished: its results are reported once it is (Mastra's generate() does the same).
-    const last = this.settling && reason !== 'suspended' ? [this.settling] : [];
+    // A step cut short (an error) is reported as far as it got.
+    const cut = this.current;
+    const last = reason !== 'suspended' && (cut.text !== '' || cut.toolCalls.length > 0) ? [cut] : [];
     const steps = [...(prior?.steps ?? []), ...this.finished, ...last];
-    if (last.length && reason !== 'tool-calls') last[0]!.finishReason = reason;
-    const usage = [...this.finished, ...(this.settling ? [this.settling] : [])].reduce((u, s) => addUsage(u, s.usage), prior?.usage ?? noUsage());
-    this.push({ type: 'finish', runId: this.runId, payload: { finishReason: reason, text } });
+    const final = steps.at(-1);
+    if (final && reason !== 'suspended' && reason !== 'tool-calls' && final.toolCalls.length === 0) final.finishReason = reason;
+    const usage = addUsage(prior?.usage ?? noUsage(), this.usage);
+    // As Mastra's, a paused stream ends with the chunk announcing the pause: no finish chunk (finishReason says 'suspended').
+    if (reason !== 'suspended') this.push({ type: 'finish', runId: this.runId, payload: { finishReason: reason, text } });
     this.done = true;
     this.wake();
     const pending = reason === 'suspended' ? this.pending : [];
-    this.resolveResult({
+    const result: GenerateResult = {
       runId: this.runId,
       text,
       finishReason: reason,
@@ -173,7 +195,15 @@ export class StreamSink {
       steps,
       usage,
       ...(error !== undefined ? { error } : {}),
-    });
+    };
+    // The step a run paused in is the one with calls still open (a reply not taken as an answer is no step's).
+    if (reason === 'suspended' && cut.toolCalls.length > 0 && text.endsWith(cut.text)) notePausedStep(result, cut.text);
+    this.resolveResult(result);
+  }
+
+  /** Whether the stream knows what its run did before it (see seed). */
+  get isSeeded(): boolean {
+    return this.prior !== undefined;
   }
 
   get isFinished(): boolean {
@@ -253,6 +283,8 @@ export interface Emitter {
   toolCall(toolCallId: string, toolName: string, args: unknown): void;
   toolResult(toolCallId: string, toolName: string, result: unknown, isError: boolean): void;
   stepFinish(step: number, usage?: Usage): void;
+  /** Tokens of a model call, counted in the stream's usage whether or not its step ends in this stream. */
+  tokens(usage: Usage): void;
   blocked(call: BlockedCall): void;
   remembered(call: RememberedCall): void;
   denied(call: DeniedCall): void;
@@ -265,8 +297,9 @@ export function sinkEmitter(sink: StreamSink): Emitter {
     text: (text) => sink.push({ type: 'text-delta', runId, payload: { text } }),
     toolCall: (toolCallId, toolName, args) => sink.push({ type: 'tool-call', runId, payload: { toolCallId, toolName, args } }),
     toolResult: (toolCallId, toolName, result, isError) =>
-      sink.push({ type: 'tool-result', runId, payload: { toolCallId, toolName, result, isError } }),
+      sink.push({ type: 'tool-result', runId, payload: { toolCallId, toolName, args: sink.argsOfCall(toolCallId), result, isError } }),
     stepFinish: (step, usage) => sink.push({ type: 'step-finish', runId, payload: { step, ...(usage ? { usage } : {}) } }),
+    tokens: (usage) => sink.addTokens(usage),
     blocked: (call) => sink.push({ type: 'tool-call-blocked', runId, payload: call }),
     remembered: (call) => sink.push({ type: 'tool-call-remembered', runId, payload: call }),
     denied: (call) => sink.push({ type: 'tool-output-denied', runId, payload: call }),
@@ -280,6 +313,7 @@ export const quietEmitter: Emitter = {
   toolCall: () => {},
   toolResult: () => {},
   stepFinish: () => {},
+  tokens: () => {},
   blocked: () => {},
   remembered: () => {},
   denied: () => {},

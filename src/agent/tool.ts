@@ -74,12 +74,11 @@ export interface ToolDefinition<In = any, Out = any> {
 
 export type Tool<In = any, Out = any> = Readonly<ToolDefinition<In, Out>> & { readonly kind: 'tool' };
 
-const toolId = /^[a-zA-Z0-9_-]{1,64}$/;
-
 export function createTool<In, Out>(definition: ToolDefinition<In, Out>): Tool<In, Out> {
-  if (!toolId.test(definition.id)) {
-    // Providers reject other names at the first call; fail where the tool is written instead.
-    throw new TypeError(`Tool id "${definition.id}" must match ${toolId}`);
+  // Any id, as in Mastra ('Find user tool'): the model calls a tool by its key in an agent's
+  // `tools`, and that is what must suit providers (the Agent checks it).
+  if (typeof definition.id !== 'string' || definition.id.trim() === '') {
+    throw new TypeError('A tool needs an id (a non-empty string)');
   }
   if (typeof definition.execute !== 'function') {
     throw new TypeError(`Tool "${definition.id}" needs an execute function`);

@@ -125,7 +125,7 @@ export interface DeniedCall {
   runId: string;
 }
 
-/** A paused call that goes on: approved, or a suspended tool given its answer. */
+/** A paused call that goes on: approved, or a suspended tool given its answer (Mastra adds this chunk in 1.73). */
 export interface ResumedCall {
   /** As announced: for a sub-agent's call, the top-level delegation's (innerToolCallId is its own). */
   toolCallId: string;
@@ -133,6 +133,8 @@ export interface ResumedCall {
   toolName: string;
   args: unknown;
   kind: 'approval' | 'suspension';
+  /** For a suspension: what the tool passed to `suspend()`, as its tool-call-suspended chunk carried it. */
+  suspendPayload?: unknown;
   /** Who approved or answered it, when known. */
   by?: string;
   path: string[];
@@ -155,7 +157,7 @@ export type AgentChunk =
   | {
       type: 'tool-result';
       runId: string;
-      payload: { toolCallId: string; toolName: string; result: unknown; isError: boolean };
+      payload: { toolCallId: string; toolName: string; args: unknown; result: unknown; isError: boolean };
     }
   | { type: 'tool-call-approval'; runId: string; payload: ApprovalRequest }
   | { type: 'tool-call-suspended'; runId: string; payload: SuspensionRequest }
@@ -164,7 +166,7 @@ export type AgentChunk =
   | { type: 'tool-output-denied'; runId: string; payload: DeniedCall }
   | { type: 'tool-call-resumed'; runId: string; payload: ResumedCall }
   | { type: 'step-finish'; runId: string; payload: { step: number; usage?: Usage } }
-  | { type: 'finish'; runId: string; payload: { finishReason: FinishReason; text: string } }
+  | { type: 'finish'; runId: string; payload: { finishReason: Exclude<FinishReason, 'suspended'>; text: string } }
   | { type: 'error'; runId: string; payload: { error: unknown } };
 
 /** What `generate()` and `result` report; `suspendPayload` is set when the run paused. */
@@ -176,7 +178,10 @@ export interface SuspendPayload {
   path: string[];
   runId: string;
   kind: 'approval' | 'suspension';
-  /** For suspensions: what the tool passed to `suspend()`. */
+  /**
+   * For suspensions: what the tool passed to `suspend()`. From generate() and its kin, for a
+   * sub-agent's call: the inner call, `{ toolCallId, toolName, args, suspendPayload? }`.
+   */
   suspendPayload?: unknown;
   innerToolCallId?: string;
   innerToolName?: string;
@@ -218,8 +223,17 @@ export interface StepResult {
 
 export interface GenerateResult {
   runId: string;
+  /**
+   * Every step's text run together, before a pause too. While the run is paused, a stream's
+   * result has the paused step's text as well; generate() and its kin (Mastra's) only the
+   * finished steps'.
+   */
   text: string;
   finishReason: FinishReason;
+  /**
+   * The call the run waits on, as its chunk announced it; from generate() and its kin, a
+   * sub-agent's call is the delegation carrying the inner call as `suspendPayload` (Mastra's).
+   */
   suspendPayload?: SuspendPayload;
   /** Every call still waiting, in order, when the run paused. */
   pending: SuspendPayload[];
@@ -288,7 +302,14 @@ export interface SuspensionPlan {
 }
 
 export type RunOutcome =
-  | { kind: 'finished'; text: string; finishReason: 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other' }
+  | {
+      kind: 'finished';
+      /** Every step's text run together, as the model wrote it. */
+      text: string;
+      /** The same with each step's text its own paragraph: what a front end keeps (run_results). */
+      answer: string;
+      finishReason: 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other';
+    }
   | { kind: 'suspended'; plan: SuspensionPlan };
 
 /** Shared by every agent in a tree: where state lives and which rules apply. */

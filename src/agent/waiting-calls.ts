@@ -69,3 +69,17 @@ export function callUnderDelegation(rows: readonly PendingAction[], rootRunId: s
   const tops = topCallsOf(rows, rootRunId);
   return rows.find((r) => r.status === 'pending' && kinds.includes(r.kind) && tops.get(r.run_id)?.toolCallId === toolCallId);
 }
+
+/**
+ * The requests of a pause its own stream announces, as Mastra 1.71's: the first call that waits
+ * (Mastra runs a step's calls one at a time and stops there), except that sub-agents run side by
+ * side, so when every call that waits is a sub-agent's, the first of each delegation. The rest
+ * are announced one per continuation; a front end reads them all at the first (requestsOfPause).
+ */
+export function announcedNow(announced: AnnouncedRequest[]): AnnouncedRequest[] {
+  const first = announced[0];
+  if (!first) return [];
+  if (!announced.every((a) => a.payload.innerToolCallId !== undefined)) return [first];
+  const seen = new Set<string>();
+  return announced.filter((a) => !seen.has(a.payload.toolCallId) && seen.add(a.payload.toolCallId));
+}

@@ -140,6 +140,23 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
     expect(update.args.blocks).not.toContainEqual(expect.objectContaining({ type: 'actions' }));
   });
 
+  it("each step's text is its own paragraph in the thread, though the stream runs them together (Mastra's text)", async () => {
+    const lookup = createTool({
+      id: 'lookup_record',
+      description: 'Look a record up',
+      inputSchema: z.object({ id: z.string() }),
+      execute: async (input: { id: string }) => ({ found: input.id }),
+    });
+    const b = await boot(
+      (deps) =>
+        opsAgent(deps, [{ text: 'Let me check.', toolCalls: [{ toolName: 'lookup_record', args: { id: 'p1' } }] }, { text: 'It exists.' }], {}, { tools: { lookup_record: lookup } })
+          .agent,
+    );
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'is p1 there?' });
+    const answer = await waitForText(h.fake, thread, 'It exists.');
+    expect(textOf(answer)).toMatch(/Let me check\.\n\nIt exists\./);
+  });
+
   it('decline through the modal with a reason: the card says so and the model receives the reason', async () => {
     let made!: ReturnType<typeof opsAgent>;
     const b = await boot((deps) => {

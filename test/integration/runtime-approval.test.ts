@@ -28,8 +28,8 @@ describe.each(backends)('runtime approvals on %s', (backend) => {
     expect(calls).toHaveLength(0);
 
     const resumed = await agent.approveToolCall({ runId: stream.runId });
-    // The whole answer, before and after the pause (Mastra's); each step its own paragraph.
-    expect(await resumed.text).toBe('Deleting.\n\nDeleted abc.');
+    // The whole answer, before and after the pause, run together as the model wrote it (Mastra's).
+    expect(await resumed.text).toBe('Deleting.Deleted abc.');
     expect(await resumed.finishReason).toBe('stop');
     expect(calls).toEqual([{ id: 'abc' }]);
     expect(lastToolResults(model)[0]).toMatchObject({ type: 'tool-result', output: { type: 'json', value: { done: 'abc' } } });
@@ -214,13 +214,40 @@ describe.each(backends)('runtime approvals on %s', (backend) => {
 });
 
 describe('text across steps', () => {
-  it('keeps each step as its own paragraph', async () => {
+  it("is every step's text run together, as the text-deltas and the steps have it (Mastra's)", async () => {
     const database = await createTestDatabase('pglite');
     try {
       const { tool } = countingTool('lookup');
       const model = scriptedModel([{ text: 'Let me check.', toolCalls: [{ toolName: 'lookup', args: { id: '1' } }] }, { text: 'It exists.' }]);
-      const result = await agentWith({ model, tools: { lookup: tool }, storage: database }).generate('check 1');
-      expect(result.text).toBe('Let me check.\n\nIt exists.');
+      const stream = await agentWith({ model, tools: { lookup: tool }, storage: database }).stream('check 1');
+      let deltas = '';
+      for await (const chunk of stream.fullStream) if (chunk.type === 'text-delta') deltas += chunk.payload.text;
+      expect(await stream.text).toBe('Let me check.It exists.');
+      expect(deltas).toBe(await stream.text);
+      expect((await stream.steps).map((s) => s.text)).toEqual(['Let me check.', 'It exists.']);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('the answer kept for a front end has each step of the continuation as its own paragraph', async () => {
+    const database = await createTestDatabase('pglite');
+    try {
+      const { tool: lookup } = countingTool('lookup');
+      const { tool: remove } = countingTool('delete_record', { requireApproval: true });
+      const model = scriptedModel([
+        { text: 'Deleting.', toolCalls: [{ toolName: 'delete_record', args: { id: '1' } }] },
+        { text: 'Deleted. Checking.', toolCalls: [{ toolName: 'lookup', args: { id: '1' } }] },
+        { text: 'It is gone.' },
+      ]);
+      const agent = agentWith({ model, tools: { lookup, delete_record: remove }, storage: database });
+      agent.keepResults();
+      const first = await agent.generate('delete 1');
+      const done = await agent.approveToolCallGenerate({ runId: first.runId });
+      expect(done.text).toBe('Deleting.Deleted. Checking.It is gone.');
+      const kept = await database.db.selectFrom('run_results').select('text').where('run_id', '=', first.runId).executeTakeFirstOrThrow();
+      // What a front end posts for the continuation, as the Slack front end shows a stream.
+      expect(kept.text).toBe('Deleted. Checking.\n\nIt is gone.');
     } finally {
       await database.close();
     }

@@ -40,7 +40,7 @@ describe.each(backends)('a sub-agent that fails, on %s', (backend) => {
     ]);
     const top = new Agent({ id: 'ops', model: topModel, agents: { billing }, storage: database, runLeaseMs: 1 });
     const paused = await top.generate('refund o-2');
-    expect(paused.suspendPayload).toMatchObject({ toolName: 'issue_refund', path: ['ops', 'billing'] });
+    expect(paused.suspendPayload).toMatchObject({ toolName: 'agent-billing', innerToolName: 'issue_refund', path: ['ops', 'billing'] });
 
     const after = await top.approveToolCallGenerate({ runId: paused.runId });
     expect(after.finishReason).toBe('stop');

@@ -253,7 +253,14 @@ describe.each(backends)('suspension, ask_user and supervisors on %s', (backend) 
 
     const top2 = build();
     const generated = await top2.generate('refund please');
-    expect(generated.suspendPayload).toMatchObject({ toolName: 'refund', path: ['top', 'middle', 'leaf'] });
+    // generate() reports it as Mastra's does: the top-level delegation, carrying the inner call.
+    expect(generated.suspendPayload).toMatchObject({
+      toolName: 'agent-middle',
+      args: { prompt: 'handle refund' },
+      suspendPayload: { toolName: 'refund', args: { id: 'o-1' } },
+      innerToolName: 'refund',
+      path: ['top', 'middle', 'leaf'],
+    });
     const declined = await top2.declineToolCallGenerate({ runId: generated.runId, reason: 'no refunds today' });
     expect(declined.text).toBe('top: all done');
     expect(calls).toHaveLength(1);
@@ -269,7 +276,7 @@ describe.each(backends)('suspension, ask_user and supervisors on %s', (backend) 
       storage: database,
     });
     const first = await top.generate('ship it');
-    // As Mastra's supervisor shows it: the delegation, with the inner tool's suspendPayload (and the inner call beside it).
+    // As Mastra's generate() shows it: the delegation, carrying the inner call and its suspendPayload (the inner call beside it too).
     expect(first.suspendPayload).toMatchObject({
       kind: 'suspension',
       toolName: 'agent-deployer',
@@ -277,7 +284,7 @@ describe.each(backends)('suspension, ask_user and supervisors on %s', (backend) 
       innerToolName: 'deploy',
       innerArgs: { env: 'prod' },
       path: ['boss', 'deployer'],
-      suspendPayload: { message: 'Deploy to prod?' },
+      suspendPayload: { toolName: 'deploy', args: { env: 'prod' }, suspendPayload: { message: 'Deploy to prod?' } },
     });
     const done = await top.resumeGenerate({ confirmed: true }, { runId: first.runId });
     expect(done.text).toBe('boss ok');

@@ -1,5 +1,5 @@
-import type { AgentStream, ApprovalRequest, FinishReason } from '../../agent/types.js';
-import type { AnnouncedRequest } from '../../agent/stream.js';
+import type { AgentStream, ApprovalRequest } from '../../agent/types.js';
+import { paragraphs, type AnnouncedRequest } from '../../agent/stream.js';
 import { hasAgentErrorCode } from '../../agent/errors.js';
 import { postCard } from './post-card.js';
 import { postApprovalCards } from './post-approval-cards.js';
@@ -48,8 +48,8 @@ export async function runInThread(
   const bookkeeping = (write: Promise<void>) =>
     write.catch((error: unknown) => log.warn({ err: error }, 'could not record what was shown; the sweep will check it'));
   let text = '';
+  let stepEnded = false;
   let failure: unknown;
-  let finishReason: FinishReason | undefined;
   // With SLACK_ASSISTANT: the text streamed as it comes; a stream Slack refuses leaves it to postAnswer.
   let streamed: AnswerStream | undefined;
   const waitingOn: PendingAction[] = [];
@@ -91,13 +91,17 @@ export async function runInThread(
     for await (const chunk of stream.fullStream) {
       if (chunk.type !== 'tool-call-approval' && chunk.type !== 'tool-call-suspended') await postApprovals();
       switch (chunk.type) {
-        case 'text-delta':
-          text += chunk.payload.text;
+        case 'text-delta': {
+          // The first text of a step starts a paragraph of its own.
+          const piece = stepEnded ? paragraphs(text, chunk.payload.text).slice(text.length) : chunk.payload.text;
+          stepEnded = false;
+          text += piece;
           if (ctx.assistant) {
             streamed ??= AnswerStream.open(ctx, target, options.recipient);
-            await streamed?.push(chunk.payload.text);
+            await streamed?.push(piece);
           }
           break;
+        }
         case 'tool-call-approval':
         case 'tool-call-suspended': {
           // A stream announces one call of a pause; every request the pause stored is shown at once
@@ -113,24 +117,26 @@ export async function runInThread(
           await flush();
           await postRememberedUse(ctx, target, chunk.payload);
           break;
-        case 'finish':
-          finishReason = chunk.payload.finishReason;
-          break;
         case 'error':
           failure = chunk.payload.error;
           break;
+        case 'step-finish':
+          stepEnded = true;
+          break;
         case 'start':
+        case 'finish':
         case 'tool-call':
         case 'tool-result':
         case 'tool-output-denied':
         case 'tool-call-resumed':
-        case 'step-finish':
           break;
         default:
           unreachable(chunk, 'agent chunk');
       }
     }
     await postApprovals();
+    // A paused stream ends without a finish chunk (as Mastra's); the stream says why it ended.
+    const finishReason = await stream.finishReason;
     if (hasAgentErrorCode(failure, 'LEASE_LOST')) {
       // Another instance took the run over and shows it in this thread; anything more from here would be a duplicate.
       log.warn('run taken over by another instance; nothing more is posted from here');

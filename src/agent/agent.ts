@@ -28,7 +28,8 @@ import { listSuspendedRuns, findSnapshot } from '../db/run-snapshots.js';
 import { sweepExpired, recoverStaleRuns } from './sweeps.js';
 import { freshRun, startRun, startContinuation } from './run-lifecycle.js';
 import { unreachable } from '../unreachable.js';
-import { findAction, latestApprovalId, cancelPendingRuns, closeAction } from '../db/pending-actions.js';
+import { findAction, latestApprovalId, closeAction } from '../db/pending-actions.js';
+import { cancelRuns } from './cancel-runs.js';
 import { requirementOfRequest, type RequestFacts, type Requirement } from '../approvals/requirement-for.js';
 import { mcpServerOf, type McpToolIdentity } from '../approvals/mcp-tool-name.js';
 import { listRemembered, revokeRemembered, type RevokeOutcome } from './remembered-approvals.js';
@@ -433,10 +434,11 @@ export class Agent implements AgentInternals {
   /**
    * Cancels every pending request of these top-level runs and stops them, in one
    * statement (a decision at the same moment either comes first or finds its
-   * request cancelled). Returns the ids of the requests cancelled.
+   * request cancelled); with memory, the thread remembers the calls as cancelled,
+   * by whom and why (see cancel-runs.ts). Returns the ids of the requests cancelled.
    */
   cancelRuns(rootRunIds: string[], actor: string, reason: string): Promise<number[]> {
-    return cancelPendingRuns(this.runtime.db, rootRunIds, actor, reason);
+    return cancelRuns(this.runtime, rootRunIds, actor, reason);
   }
 
   /**

@@ -304,18 +304,38 @@ export async function recordResume(
   return result.rows[0];
 }
 
+/** What a cancelled top-level run leaves in its thread's memory (see agent/cancel-runs.ts). */
+export interface CancelledMemory {
+  runId: string;
+  threadId: string;
+  resourceId: string;
+  messages: unknown[];
+}
+
 /**
  * Cancels every pending request of these top-level runs and drops their
  * suspended snapshots, with an audit event per request, in one statement. A
  * decision landing at the same moment either comes first (its run goes on if
  * the decision claimed it, or is dropped with the rest when another of its
  * requests was still open) or finds its request cancelled; never half of a run
- * cancelled and the rest going on. A run already claimed keeps going. Returns
- * the ids of the requests it cancelled: none when a decision came first.
+ * cancelled and the rest going on. A run already claimed keeps going. The
+ * `memory` of a run is appended to its thread's only if this statement dropped
+ * it. Returns the ids of the requests it cancelled: none when a decision came first.
  */
-export async function cancelPendingRuns(db: Db, rootRunIds: string[], actor: string, reason: string): Promise<number[]> {
+export async function cancelPendingRuns(db: Db, rootRunIds: string[], actor: string, reason: string, memory: readonly CancelledMemory[] = []): Promise<number[]> {
   if (rootRunIds.length === 0) return [];
   const roots = sql.join(rootRunIds.map((id) => sql`${id}`));
+  // A run's memory is kept only if this statement is the one that stopped it (its snapshot dropped here).
+  const mem = memory.length
+    ? sql`, mem AS (
+      INSERT INTO thread_messages (thread_id, resource_id, message)
+      SELECT m.thread_id, m.resource_id, m.message
+      FROM jsonb_to_recordset(${JSON.stringify(memory.flatMap((r, n) => r.messages.map((message, i) => ({ n, i, run_id: r.runId, thread_id: r.threadId, resource_id: r.resourceId, message }))))}::jsonb)
+        AS m(n integer, i integer, run_id text, thread_id text, resource_id text, message jsonb)
+      WHERE m.run_id IN (SELECT run_id FROM gone)
+      ORDER BY m.n, m.i
+      RETURNING id)`
+    : sql``;
   const result = await sql<{ id: number }>`
     WITH upd AS (
       UPDATE pending_actions SET status = 'cancelled', decided_at = now(), decided_by = ${actor}, reason = ${reason}
@@ -326,8 +346,8 @@ export async function cancelPendingRuns(db: Db, rootRunIds: string[], actor: str
       SELECT 'cancelled', run_id, tool_call_id, tool_name, ${actor}, fingerprint, policy_version, jsonb_build_object('reason', ${reason}::text)
       FROM upd
     ), gone AS (
-      DELETE FROM run_snapshots WHERE root_run_id IN (${roots}) AND status = 'suspended'
-    )
+      DELETE FROM run_snapshots WHERE root_run_id IN (${roots}) AND status = 'suspended' RETURNING run_id
+    )${mem}
     SELECT id FROM upd ORDER BY id
   `.execute(db);
   return result.rows.map((r) => r.id);

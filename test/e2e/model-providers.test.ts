@@ -5,6 +5,9 @@
  * streamed back, the approval card, Approve, the tool's result sent to the model and its streamed
  * answer posted in the thread, then a second mention in the thread, which sends the model the
  * whole history (its tool call and result included) as the real API would have to accept it.
+ * Then a decline whose reason is "done" (the model is told the call was declined, by whom, the
+ * reason quoted as their words) and a requester's "cancel" (the thread is free at once, and the
+ * next run there is told the call was cancelled, by whom, with no call left unanswered).
  * The same for an agents module whose agents name their models as strings, and a string model
  * whose key is missing stops start-up naming the variable.
  */
@@ -12,8 +15,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
-import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/index.js';
+import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
+import { newTriggerId, startSlackSimulator, viewSubmissionPayload, type SlackSimulator } from '../../src/simulator/index.js';
 import { startBotProcess, startSlackBotProcess, stopAllBotProcesses } from '../helpers/bot-process.js';
 import { startFakeProviders, type Api, type FakeProviders, type Reply, type Turn } from '../helpers/fake-providers.js';
 import { clickButton, mention, textOf, waitForCard, waitForText, waitForUpdate } from '../helpers/slack-bot.js';
@@ -31,6 +34,8 @@ const dir = mkdtempSync(join(tmpdir(), 'model-providers-'));
 function script(turns: Turn[]): Reply {
   const last = turns.at(-1);
   if (last?.role === 'tool') {
+    // What the runtime says of a call that did not run reaches the model as that call's result: said back.
+    if (last.output.startsWith('Tool call ')) return { text: `Not done. ${last.output}` };
     const result = JSON.parse(last.output) as { deleted?: boolean; id?: string | number; title?: string; status?: string };
     if (last.name === 'delete_record' && result.deleted) return { text: `Deleted record ${result.id} (${result.title}).` };
     if (last.name === 'close_ticket') return { text: `Ticket ${result.id} is ${result.status}.` };
@@ -72,6 +77,9 @@ function settingsFor(api: Api): Record<string, string> {
 }
 
 const requestsTo = (api: Api) => providers.requests.filter((r) => r.api === api);
+/** What the bot posted in a thread, in order. */
+const textsIn = (sim: SlackSimulator, thread: { channel: string; threadTs: string }) =>
+  sim.callsTo('chat.postMessage').filter((c) => c.args.channel === thread.channel && c.args.thread_ts === thread.threadTs).map((c) => String(c.args.text));
 
 // One process per provider, started side by side: most of each test is the process starting.
 describe.concurrent('MODEL with its provider settings: npm start runs the demo agents on that provider', { timeout: 180_000 }, () => {
@@ -108,6 +116,30 @@ describe.concurrent('MODEL with its provider settings: npm start runs the demo a
     expect(third.turns.some((t) => t.role === 'assistant' && t.toolCalls.some((c) => c.name === 'delete_record'))).toBe(true);
     expect(third.turns.some((t) => t.role === 'tool' && t.name === 'delete_record')).toBe(true);
     expect(requestsTo(api)).toHaveLength(3);
+
+    // Declined with a reason that reads like success: the model is told it was declined, by whom, in their words.
+    const declined = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete record def-456' });
+    const declineCard = await waitForCard(fake, declined, 'approval');
+    const triggerId = newTriggerId();
+    await clickButton(bot, declineCard, ALICE, ACTION_IDS.decline, { triggerId });
+    const modal = (await fake.waitFor((c) => c.method === 'views.open' && c.args.trigger_id === triggerId)).args.view as { private_metadata: string };
+    await bot.send.interaction(viewSubmissionPayload({ user: ALICE, callbackId: CALLBACK_IDS.declineModal, privateMetadata: modal.private_metadata, stateValues: { reason: { reason: 'done' } } }));
+    const toldDeclined = `Tool call declined by ${ALICE}; delete_record did not run. Their reason, in their own words: "done".`;
+    await waitForText(fake, declined, `Not done. ${toldDeclined}`);
+    expect(requestsTo(api)[4]!.turns.at(-1)).toMatchObject({ role: 'tool', name: 'delete_record', output: toldDeclined });
+
+    // Cancelled by its requester: the thread is free at once, and the next run there is told the call was cancelled, by whom.
+    const cancelled = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete record ghi-789' });
+    await waitForCard(fake, cancelled, 'approval');
+    await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'cancel', threadTs: cancelled.threadTs });
+    await waitForText(fake, cancelled, `Cancelled by <@${REQUESTER}>`);
+    await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'thanks', threadTs: cancelled.threadTs });
+    await waitForText(fake, cancelled, 'You are welcome.');
+    const afterCancel = requestsTo(api).at(-1)!;
+    expect(afterCancel.turns.filter((t) => t.role === 'tool')).toEqual([
+      expect.objectContaining({ name: 'delete_record', output: `Tool call cancelled by ${REQUESTER}; delete_record did not run: Cancelled in Slack.` }),
+    ]);
+    expect(textsIn(fake, cancelled).some((t) => t.includes('still working on the earlier request'))).toBe(false);
     expect(providers.refused.filter((r) => r.api === api)).toEqual([]);
     expect(process.output()).not.toContain(Object.values(providers.keys).find((k) => Object.values(settings).includes(k)));
     expect((await process.stop()).code).toBe(0);

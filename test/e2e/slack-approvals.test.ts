@@ -191,6 +191,24 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
     ]);
   });
 
+  it('a request nobody decides expires: the card says so and the model is told it expired, not that it was declined', async () => {
+    let made!: ReturnType<typeof opsAgent>;
+    const b = await boot((deps) => {
+      made = opsAgent(deps, [{ toolCalls: [{ toolName: 'delete_record', args: { id: 'x9' } }] }, { text: 'Nobody approved it in time.' }], { tools: { delete_record: { requireApproval: true, expiresIn: 1 } } });
+      return made.agent;
+    });
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete x9' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    await new Promise((r) => setTimeout(r, 1100));
+    await b.slack.sweepExpired();
+    await waitForUpdate(h.fake, card, 'Expired');
+    await waitForText(h.fake, thread, 'Nobody approved it in time.');
+    expect(made.tools.deleted).toEqual([]);
+    expect(lastToolResults(made.model)).toEqual([
+      expect.objectContaining({ output: { type: 'execution-denied', reason: 'Tool call expired; delete_record did not run: nobody approved it before its approval request expired.' } }),
+    ]);
+  });
+
   it('decline still works without a reason when the modal cannot open (expired trigger)', async () => {
     let made!: ReturnType<typeof opsAgent>;
     const b = await boot((deps) => {

@@ -4,8 +4,9 @@ import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
-import { viewSubmissionPayload, type RecordedCall } from '../../src/simulator/index.js';
+import { newTriggerId, viewSubmissionPayload, type RecordedCall } from '../../src/simulator/index.js';
 import { backends } from '../helpers/db.js';
+import { viewText } from '../helpers/home-view.js';
 import { recordingRefundTool } from '../helpers/recording-refund-tool.js';
 import { lastToolResults, scriptedModel } from '../helpers/scripted-model.js';
 import {
@@ -135,6 +136,61 @@ describe.each(backends)('Slack: edit, then approve, on %s', (backend) => {
     expect(events.rows.map((e) => e.event)).toEqual(['requested', 'edited', 'approved', 'consumed', 'executed']);
     expect(events.rows[1]!.detail).toMatchObject({ proposedArgs: { orderId: '1042', amountCents: 100000 }, editedArgs: { orderId: '1042', amountCents: 80000 }, editor: CAROL });
     expect(events.rows[4]!.detail).toMatchObject({ args: { orderId: '1042', amountCents: 80000 } });
+  });
+
+  it('the inbox tells an edited request from the one that took its place: who edited it, which request goes on, what changed', async () => {
+    const { b } = await boot(100000);
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'refund 1042' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    await submitEdit(b, CAROL, await openEditModal(b, card, CAROL), '80000');
+    const approved = asCard(card, await waitForUpdate(h.fake, card, `Approved by <@${CAROL}>`));
+    const edited = Number(/Request #(\d+)/.exec(textOf(approved.call))?.[1]);
+    expect(edited).toBeGreaterThan(card.actionId);
+    await waitForText(h.fake, thread, 'Refund done.');
+
+    const command = async (user: string, text: string) => {
+      const before = h.fake.callsTo('response_url').length;
+      await b.send.command({ command: '/approvals', text, user, channel: CHANNEL, responseUrl: h.fake.responseUrl({ channel: CHANNEL, user }) });
+      await h.fake.waitFor(() => h.fake.callsTo('response_url').length > before);
+      return viewText({ blocks: (h.fake.callsTo('response_url')[before]!.args.blocks ?? []) as unknown[] });
+    };
+    const mine = await command(REQUESTER, '');
+    // Not a bare "— edited" row: who edited it and the request it goes on as; the new one in words, approved.
+    expect(mine).toMatch(new RegExp(`#${card.actionId} · <[^>]+> — :pencil2: edited by <@${CAROL}> <!date\\^[^>]+>; it goes on as #${edited}`));
+    expect(mine).toMatch(new RegExp(`#${edited} · <[^>]+> — :white_check_mark: approved by <@${CAROL}> <!date\\^[^>]+> \\(edited by <@${CAROL}>\\)`));
+    expect(mine).not.toMatch(/— edited\b/);
+    const carols = await command(CAROL, '');
+    expect(carols).toMatch(new RegExp(`#${card.actionId} · <[^>]+> — :pencil2: edited by <@${CAROL}>[^\n]*; it goes on as #${edited} \\(requested by <@${REQUESTER}>\\)`));
+    // One request in full: its arguments as the card's fields, and what the edit changed.
+    const one = await command(REQUESTER, String(edited));
+    expect(one).toContain('*Order to refund* 1042 · *Amount* $800.00');
+    expect(one).toContain(`:pencil2: Edited by <@${CAROL}>: Amount $1,000.00 → $800.00`);
+    expect(one).not.toContain('{"');
+  });
+
+  it('an edit declined by the approver it then needed: the model is told who changed what, who declined, in their words', async () => {
+    const { b, made } = await boot(100000);
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'refund 1042' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    await submitEdit(b, CAROL, await openEditModal(b, card, CAROL), '150000');
+    // Above 1,200.00 only Bob may approve: the edited request waits for him.
+    const edited = asCard(card, await waitForUpdate(h.fake, card, `Edited by <@${CAROL}>`));
+    expect(edited.actionId).toBeGreaterThan(card.actionId);
+    const triggerId = newTriggerId();
+    await clickButton(b, edited, BOB, ACTION_IDS.decline, { triggerId });
+    const modal = (await h.fake.waitFor((c) => c.method === 'views.open' && c.args.trigger_id === triggerId)).args.view as { private_metadata: string };
+    await b.send.interaction(viewSubmissionPayload({ user: BOB, callbackId: CALLBACK_IDS.declineModal, privateMetadata: modal.private_metadata, stateValues: { reason: { reason: 'done' } } }));
+    await waitForUpdate(h.fake, card, `Declined by <@${BOB}>: done`);
+    await waitForText(h.fake, thread, 'Refund done.');
+    expect(made().refunds).toEqual([]);
+    expect(lastToolResults(made().model)).toEqual([
+      expect.objectContaining({
+        output: {
+          type: 'execution-denied',
+          reason: `Tool call declined by ${BOB}; issue_refund did not run. An approver (${CAROL}) had changed its arguments before it was declined: amountCents 100000 → 150000. Their reason, in their own words: "done".`,
+        },
+      }),
+    ]);
   });
 
   it('quorum 2: the run waits for a second approver of the new arguments; the old buttons are refused', async () => {

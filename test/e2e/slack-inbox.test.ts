@@ -10,6 +10,7 @@ import {
   appHomeOpenedEnvelope,
   blockActionsPayload,
   blockLimitErrors,
+  viewLimitErrors,
   viewSubmissionPayload,
   type StoredView,
 } from '../../src/simulator/index.js';
@@ -92,10 +93,13 @@ describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {
     const card = await waitForCard(h.fake, thread, 'approval');
 
     // Republished for the approver, the group's member and the requester, who have a Home, without anyone reopening it.
-    const aliceHome = await homeWhere(ALICE, (t) => t.includes('delete_record'));
+    const aliceHome = await homeWhere(ALICE, (t) => t.includes('Delete record'));
     expect(viewText(aliceHome)).toContain('*Waiting for you* (1)');
-    expect(viewText(aliceHome)).toContain(`requested by <@${REQUESTER}>`);
-    expect(viewText(aliceHome)).toContain('&lt;!here&gt;');
+    // The call in words, as its card says it: the tool's name in words, each argument labelled; no JSON.
+    expect(viewText(aliceHome)).toContain(`*Delete record* #${card.actionId}`);
+    expect(viewText(aliceHome)).toContain(`\`delete_record\` · requested by <@${REQUESTER}>`);
+    expect(viewText(aliceHome)).toContain('*ID* h1 &lt;!here&gt;');
+    expect(viewText(aliceHome)).not.toContain('{"id"');
     expect(viewText(aliceHome)).toMatch(new RegExp(`<https://[^|]+/archives/${CHANNEL}/p${card.ts.replace('.', '')}\\?thread_ts=${thread.threadTs}&cid=${CHANNEL}\\|open thread>`));
     const buttons = inboxButtons(aliceHome.blocks, card.actionId)!;
     expect(buttons.elements.map((e: Block) => [e.action_id, e.style])).toEqual([
@@ -104,10 +108,10 @@ describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {
     ]);
     const cardButtons = card.blocks.find((b) => b.type === 'actions')!;
     expect(buttons.elements[0].value).toBe(cardButtons.elements[0].value);
-    expect(viewText(await homeWhere(CAROL, (t) => t.includes('delete_record')))).toContain('*Waiting for you* (1)');
-    const requesterHome = await homeWhere(REQUESTER, (t) => t.includes('delete_record'));
+    expect(viewText(await homeWhere(CAROL, (t) => t.includes('Delete record')))).toContain('*Waiting for you* (1)');
+    const requesterHome = await homeWhere(REQUESTER, (t) => t.includes('Delete record'));
     expect(viewText(requesterHome)).toContain('*Waiting for you* (0)');
-    expect(viewText(requesterHome)).toMatch(/\*Requested by you\*[\s\S]*delete_record\* #\d+ · <[^>]+> — :hourglass_flowing_sand: waiting/);
+    expect(viewText(requesterHome)).toMatch(/\*Requested by you\*[\s\S]*\*Delete record\* \(\*ID\* h1 &lt;!here&gt;\) #\d+ · <[^>]+> — :hourglass_flowing_sand: waiting/);
     expect(inboxButtons(requesterHome.blocks, card.actionId)).toBeUndefined();
 
     // Someone who may not decide sees nothing waiting, and a click made with another person's button is refused on their
@@ -118,6 +122,7 @@ describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {
     const refusedHome = viewText(await homeWhere(MALLORY, (t) => t.includes(UNSEEN_REQUEST)));
     expect(refusedHome).toContain(`:warning: ${UNSEEN_REQUEST}`);
     expect(refusedHome).not.toContain('delete_record');
+    expect(refusedHome).not.toContain('Delete record');
     expect(deleted).toEqual([]);
     expect(h.fake.callsTo('chat.update').filter((c) => c.args.ts === card.ts)).toEqual([]);
 
@@ -130,7 +135,7 @@ describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {
 
     // Every inbox that showed it is republished: nothing waits, the decision is listed, the requester sees the outcome.
     const after = viewText(await homeWhere(ALICE, (t) => t.includes('*Waiting for you* (0)')));
-    expect(after).toMatch(/\*Your recent decisions\*[\s\S]*delete_record\* #\d+ · <[^>]+> — :white_check_mark: approved by <@U0ALICE>/);
+    expect(after).toMatch(/\*Your recent decisions\*[\s\S]*\*Delete record\* \(\*ID\* h1 &lt;!here&gt;\) #\d+ · <[^>]+> — :white_check_mark: approved by <@U0ALICE>/);
     await homeWhere(CAROL, (t) => t.includes('*Waiting for you* (0)'));
     await homeWhere(REQUESTER, (t) => t.includes(':white_check_mark: approved by'));
     // Dave, in the group too, never opened the Home tab: Slack shows him none, so none is published for him.
@@ -217,6 +222,55 @@ describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {
     }
   });
 
+  it('"…and N more" opens the whole list in a modal, newest first, a page at a time, each request in words', async () => {
+    const asked = 27;
+    const { bot } = await boot(
+      Array.from({ length: asked }, (_, i) => ({ toolCalls: [{ toolName: 'delete_record', args: { id: `many-${i + 1}` } }] })),
+      policy,
+    );
+    const runs: string[] = [];
+    for (let i = 0; i < asked; i++) runs.push((await bot.agent.generate(`delete many-${i + 1}`, { requester: REQUESTER })).runId);
+    const home = await openHome(bot, REQUESTER);
+    const more = (home.blocks as Block[]).find((b) => b.block_id === 'inbox:more:requested')!;
+    // Earlier tests in this file asked for some too: the button names them all.
+    const total = Number(/^Show all (\d+)$/.exec(more.accessory.text.text)?.[1]);
+    expect(total).toBeGreaterThanOrEqual(asked);
+    expect(more.text.text).toBe(`…and ${total - 10} more.`);
+
+    const openedBefore = h.fake.callsTo('views.open').length;
+    await bot.send.interaction(homeClickPayload(home, REQUESTER, more.accessory, more.block_id));
+    const opened = await h.fake.waitFor((c) => c.method === 'views.open' && h.fake.callsTo('views.open').length > openedBefore);
+    const modal = opened.args.view as { title: { text: string }; blocks: Block[] };
+    expect(modal.title.text).toBe('Requested by you');
+    expect(viewLimitErrors(modal, 'modal')).toEqual([]);
+    const first = viewText(modal);
+    expect(first).toContain(`1–25 of ${total}, newest first.`);
+    // Newest first: the last one asked for heads the list, in words, with where it stands.
+    expect(first).toMatch(new RegExp(`^\\*Delete record\\* \\(\\*ID\\* many-${asked}\\) #\\d+ — :hourglass_flowing_sand: waiting`, 'm'));
+    expect(first).not.toContain('{"id"');
+
+    // Older → draws the next page in the same modal.
+    const viewId = String((opened.response as { view: { id: string } }).view.id);
+    const pager = modal.blocks.find((b) => b.block_id === 'inbox:list:requested')!;
+    expect(pager.elements.map((e: Block) => [e.action_id, e.value])).toEqual([[ACTION_IDS.inboxList, 'requested:25']]);
+    await bot.send.interaction(homeClickPayload(h.fake.view(viewId)!, REQUESTER, pager.elements[0], pager.block_id));
+    const updated = await h.fake.waitFor((c) => c.method === 'views.update' && c.args.view_id === viewId);
+    const second = viewText(updated.args.view as { blocks: unknown[] });
+    expect(second).toContain(`26–${Math.min(50, total)} of ${total}, newest first.`);
+    expect(second).toMatch(/\(\*ID\* many-2\) #\d+ — :hourglass_flowing_sand: waiting/);
+    const back = (updated.args.view as { blocks: Block[] }).blocks.find((b) => b.block_id === 'inbox:list:requested')!;
+    expect(back.elements[0]).toMatchObject({ action_id: ACTION_IDS.inboxListNewer, value: 'requested:0' });
+
+    // A forged list value, or someone outside the workspace, opens nothing.
+    const opens = h.fake.callsTo('views.open').length;
+    await bot.send.interaction(homeClickPayload(home, REQUESTER, { ...more.accessory, value: 'waiting:0' }, more.block_id));
+    await bot.send.interaction(homeClickPayload(home, { id: MALLORY, teamId: 'T0OTHERORG' }, more.accessory, more.block_id));
+    await bot.slack.idle();
+    expect(h.fake.callsTo('views.open')).toHaveLength(opens);
+    // Nothing of these waits for the later tests' approvers.
+    await bot.agent.cancelRuns(runs, REQUESTER, 'Done with the list.');
+  });
+
   it('Decline from Home opens the reason modal, and the submission declines the request beside its card', async () => {
     const { bot, deleted } = await boot([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'h2' } }] }, { text: 'Not deleted.' }], policy);
     await openHome(bot, ALICE);
@@ -231,7 +285,7 @@ describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {
       viewSubmissionPayload({ user: ALICE, callbackId: modal.callback_id, privateMetadata: modal.private_metadata, stateValues: { reason: { reason: 'not today' } } }),
     );
     await waitForUpdate(h.fake, card, `Declined by <@${ALICE}>`);
-    await homeWhere(ALICE, (t) => new RegExp(`#${card.actionId} · <[^>]+> — :x: declined by <@U0ALICE>`).test(t));
+    await homeWhere(ALICE, (t) => new RegExp(`\\(\\*ID\\* h2\\) #${card.actionId} · <[^>]+> — :x: declined by <@U0ALICE>`).test(t));
     expect(deleted).toEqual([]);
   });
 
@@ -394,7 +448,7 @@ describe.each(backends)('the approvals inbox in Slack on %s', (backend) => {
     };
     const unknownAnswer = await commandText(MALLORY, String(unknownId));
     for (const id of [decided.actionId, pending.actionId, cardless.id]) expect(await commandText(MALLORY, String(id))).toBe(unknownAnswer);
-    expect(await commandText(REQUESTER, String(cardless.id))).toContain('delete_record');
+    expect(await commandText(REQUESTER, String(cardless.id))).toBe('Request #N: Delete record (pending)');
     expect(deleted).toEqual([{ id: 'v1' }]);
   });
 });

@@ -116,6 +116,15 @@ describe.each(backends)('remembered approvals in Slack on %s', (backend) => {
     expect(h.fake.calls.filter((c) => c.method === 'chat.postMessage' && c.args.thread_ts === second.threadTs && cardActions((c.args.blocks as Block[]) ?? [], 'approval'))).toEqual([]);
     expect(await rememberedUses(grantId)).toEqual([{ detail: expect.objectContaining({ rememberedGrantId: grantId }), actor: ALICE }]);
 
+    // The requester's inbox lists the call that ran without a card with a link to its thread, where the note says how it ran.
+    const used = await sql<{ id: number }>`SELECT id FROM pending_actions WHERE status = 'approved' AND requester = ${REQUESTER} ORDER BY id DESC LIMIT 1`.execute(h.database.db);
+    const before = h.fake.callsTo('views.publish').length;
+    await bot.send.event(appHomeOpenedEnvelope({ user: REQUESTER, channel: `D${REQUESTER.slice(1)}` }));
+    await h.fake.waitFor((c) => c.method === 'views.publish' && c.args.user_id === REQUESTER && h.fake.callsTo('views.publish').length > before);
+    expect(viewText(h.fake.homeView(REQUESTER))).toMatch(
+      new RegExp(`\\*Delete record\\* \\(\\*ID\\* r1\\) #${used.rows[0]!.id} · <https://[^|>]+/archives/${CHANNEL}/p${second.threadTs.replace('.', '')}\\?thread_ts=${second.threadTs}&cid=${CHANNEL}\\|open thread> — :white_check_mark: approved by <@${ALICE}>`),
+    );
+
     // Another requester, or other arguments, still get a card; nothing else runs.
     const other = await cardFor(bot, BOB, 'r1');
     expect(other.card.actionId).toBeGreaterThan(0);
@@ -148,7 +157,10 @@ describe.each(backends)('remembered approvals in Slack on %s', (backend) => {
     expect(viewText(home)).toMatch(/\*Remembered approvals\* \(\d+\)/);
     const row = (home.blocks as Block[]).find((b) => b.block_id === `remembered:${grantId}`)!;
     expect(row.text.text).toContain(`for <@${REQUESTER}> · allowed by <@${ALICE}> · until <!date^`);
-    expect(row.text.text).toContain('`{"id":"h1"}`');
+    // The calls it allows in words, as the card said them; no JSON.
+    expect(row.text.text).toMatch(new RegExp(`^\\*Delete record\\* #${grantId}\n\`delete_record\` · `));
+    expect(row.text.text).toContain('*ID* h1');
+    expect(row.text.text).not.toContain('{"id"');
     expect(row.accessory).toMatchObject({ action_id: ACTION_IDS.revokeRemembered, text: { text: 'Revoke' } });
 
     // Someone who is neither its creator, its requester nor an approver is refused, on their own Home.
@@ -190,6 +202,30 @@ describe.each(backends)('remembered approvals in Slack on %s', (backend) => {
     await bot.slack.idle();
     expect(deleted).toEqual([{ id: 'h1' }]);
     expect(await rememberedUses(grantId)).toEqual([]);
+  });
+
+  it('remembered approvals opened in full: Revoke in the list’s modal revokes it and redraws the list', async () => {
+    const { bot } = await boot();
+    const grantId = await rememberOne(bot, 'list1');
+    const before = h.fake.callsTo('views.publish').length;
+    await bot.send.event(appHomeOpenedEnvelope({ user: REQUESTER, channel: `D${REQUESTER.slice(1)}` }));
+    await h.fake.waitFor((c) => c.method === 'views.publish' && c.args.user_id === REQUESTER && h.fake.callsTo('views.publish').length > before);
+    // What "Show all" under the list sends (the Home shows it once there are more than ten).
+    const showAll = { action_id: ACTION_IDS.inboxList, text: { type: 'plain_text', text: 'Show all' }, value: 'remembered:0' };
+    const opens = h.fake.callsTo('views.open').length;
+    await bot.send.interaction(homeClickPayload(h.fake.homeView(REQUESTER)!, REQUESTER, showAll, 'inbox:more:remembered'));
+    const opened = await h.fake.waitFor((c) => c.method === 'views.open' && h.fake.callsTo('views.open').length > opens);
+    const modalId = String((opened.response as { view: { id: string } }).view.id);
+    const modal = h.fake.view(modalId)!;
+    expect(modal.title).toMatchObject({ text: 'Remembered approvals' });
+    const row = (modal.blocks as Block[]).find((b) => b.block_id === `remembered:${grantId}`)!;
+    expect(row.text.text).toContain('*ID* list1');
+
+    await bot.send.interaction(homeClickPayload(modal, REQUESTER, row.accessory, row.block_id));
+    const redrawn = await h.fake.waitFor((c) => c.method === 'views.update' && c.args.view_id === modalId);
+    expect(((redrawn.args.view as { blocks: Block[] }).blocks).find((b) => b.block_id === `remembered:${grantId}`)).toBeUndefined();
+    expect((await sql<{ revoked_at: Date | null }>`SELECT revoked_at FROM remembered_grants WHERE id = ${grantId}`.execute(h.database.db)).rows[0]!.revoked_at).not.toBeNull();
+    await h.fake.waitFor((c) => c.method === 'views.publish' && c.args.user_id === REQUESTER && viewText(h.fake.homeView(REQUESTER)).includes('Revoked the remembered approval'));
   });
 
   it('the button never appears on a high-risk request', async () => {

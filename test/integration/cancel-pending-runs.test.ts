@@ -4,7 +4,7 @@ import { listAuditEvents } from '../../src/db/audit.js';
 import { findDecisionTarget, recordApprovalVote, cancelPendingRuns } from '../../src/db/pending-actions.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { scriptedModel } from '../helpers/scripted-model.js';
+import { lastToolResults, scriptedModel } from '../helpers/scripted-model.js';
 
 describe.each(backends)('"cancel" in a thread against decisions landing at the same moment, on %s', (backend) => {
   let database: TestDatabase;
@@ -58,5 +58,41 @@ describe.each(backends)('"cancel" in a thread against decisions landing at the s
     expect(await cancel(runId)).toEqual([actions[0]!.id]);
     expect(await statuses(runId)).toEqual(['cancelled', 'approved']);
     expect(await snapshot(runId)).toBeUndefined();
+  });
+
+  it('with memory, the thread remembers the cancelled calls, by whom and why, so the next run is told and no call is left unanswered', async () => {
+    const { tool, calls } = countingTool('delete_record', { requireApproval: true });
+    const model = scriptedModel([
+      { text: 'Deleting both.', toolCalls: [{ toolName: 'delete_record', args: { id: 'm1' } }, { toolName: 'delete_record', args: { id: 'm2' } }] },
+      { text: 'Understood: nothing was deleted.' },
+    ]);
+    const agent = agentWith({ model, tools: { delete_record: tool }, storage: database, memory: true });
+    const thread = { threadId: 'cancel-memory', resourceId: 'team' };
+    const first = await agent.generate('delete m1 and m2', thread);
+    expect(first.pending).toHaveLength(2);
+    expect(await agent.cancelRuns([first.runId], 'UREQ', 'Cancelled in Slack.')).toHaveLength(2);
+    const stored = await sql<{ message: { role: string; content: Array<{ type: string; output?: unknown }> } }>`
+      SELECT message FROM thread_messages WHERE thread_id = 'cancel-memory' ORDER BY id`.execute(database.db);
+    expect(stored.rows.map((r) => r.message.role)).toEqual(['user', 'assistant', 'tool']);
+    const cancelled = { type: 'execution-denied', reason: 'Tool call cancelled by UREQ; delete_record did not run: Cancelled in Slack.' };
+    expect(stored.rows[2]!.message.content.map((p) => p.output)).toEqual([cancelled, cancelled]);
+
+    // The next run in the thread is told: its prompt holds both calls, each answered as cancelled.
+    const next = await agent.generate('thanks', thread);
+    expect(next.text).toBe('Understood: nothing was deleted.');
+    expect(lastToolResults(model).map((r) => (r as { output: unknown }).output)).toEqual([cancelled, cancelled]);
+    expect(calls).toHaveLength(0);
+  });
+
+  it('a run a decision claimed first leaves nothing in memory: it goes on, and its own end is what the thread remembers', async () => {
+    const { tool } = countingTool('delete_record', { requireApproval: true });
+    const model = scriptedModel([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'm3' } }] }, { text: 'Deleted m3.' }]);
+    const agent = agentWith({ model, tools: { delete_record: tool }, storage: database, memory: true });
+    const thread = { threadId: 'cancel-memory-raced', resourceId: 'team' };
+    const first = await agent.generate('delete m3', thread);
+    expect((await approve(first.runId, first.pending[0]!.toolCallId))?.claimed).toBeDefined();
+    expect(await agent.cancelRuns([first.runId], 'UREQ', 'Cancelled in Slack.')).toEqual([]);
+    const stored = await sql<{ n: number }>`SELECT count(*)::int AS n FROM thread_messages WHERE thread_id = 'cancel-memory-raced'`.execute(database.db);
+    expect(stored.rows[0]!.n).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inboxRequests } from '../../src/db/inbox-requests.js';
+import { inboxListPage, inboxRequests } from '../../src/db/inbox-requests.js';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
 
 const FINISHED = 50_000;
@@ -38,6 +38,33 @@ describe.each(backends)('the inbox queries with 50,000 finished requests, on %s'
     expect(inbox.decided.map((r) => r.run_id)).toEqual(['r49000', 'r42000', 'r35000']);
     expect(inbox.decidedTotal).toBe(7);
     expect((await inboxRequests(database.db, 'ops', 'U0NOBODY', { requested: 3, decided: 3 })).requested).toEqual([]);
+  });
+
+  it('pages through either list with its total, past its end too', async () => {
+    const first = await inboxListPage(database.db, 'ops', 'U0ME', 'decided', 0, 4);
+    expect(first.rows.map((r) => r.run_id)).toEqual(['r49000', 'r42000', 'r35000', 'r28000']);
+    expect(first.total).toBe(7);
+    const rest = await inboxListPage(database.db, 'ops', 'U0ME', 'decided', 4, 4);
+    expect(rest.rows.map((r) => r.run_id)).toEqual(['r21000', 'r14000', 'r7000']);
+    expect(rest.total).toBe(7);
+    expect(await inboxListPage(database.db, 'ops', 'U0ME', 'requested', 50, 4)).toEqual({ rows: [], total: 6 });
+    expect(await inboxListPage(database.db, 'ops', 'U0NOBODY', 'requested', 0, 4)).toEqual({ rows: [], total: 0 });
+  });
+
+  it('an edited request names the request of the same call that took its place', async () => {
+    await sql`
+      INSERT INTO pending_actions (run_id, root_run_id, tool_call_id, tool_name, kind, args, fingerprint, path, status, requester, decided_by, decided_at, policy_version)
+      VALUES ('ed', 'ed', 'c1', 'delete_record', 'approval', '{"id":"a"}', repeat('c', 64), '["ops"]', 'edited', 'U0EDITED', 'U0EDITOR', now(), 'v1'),
+             ('ed', 'ed', 'c2', 'delete_record', 'approval', '{"id":"x"}', repeat('e', 64), '["ops"]', 'pending', 'U0EDITED', NULL, NULL, 'v1'),
+             ('ed', 'ed', 'c1', 'delete_record', 'approval', '{"id":"b"}', repeat('d', 64), '["ops"]', 'approved', 'U0EDITED', 'U0EDITOR', now(), 'v1')
+    `.execute(database.db);
+    const inbox = await inboxRequests(database.db, 'ops', 'U0EDITED', { requested: 5, decided: 5 });
+    const [replacement, other, edited] = inbox.requested;
+    expect([edited!.status, other!.status, replacement!.status]).toEqual(['edited', 'pending', 'approved']);
+    expect(edited!.replaced_by).toBe(replacement!.id);
+    expect(replacement!.replaced_by).toBeNull();
+    expect(other!.replaced_by).toBeNull();
+    expect((await inboxRequests(database.db, 'ops', 'U0EDITOR', { requested: 5, decided: 5 })).decided.find((r) => r.status === 'edited')!.replaced_by).toBe(replacement!.id);
   });
 
   it('each list reads its own index, not the 50,000 finished rows', async () => {

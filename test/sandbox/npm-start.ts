@@ -24,16 +24,16 @@ export interface NpmStart {
 
 /**
  * `npm start` with this environment on top of the test's (a variable given as undefined is
- * removed, e.g. MODEL, so the tests' own settings cannot leak in); resolves with the sandbox URL
- * it prints.
+ * removed, e.g. MODEL, so the tests' own settings cannot leak in), in `cwd` (default: this
+ * repository); resolves with the sandbox URL it prints.
  */
-export async function npmStart(env: Record<string, string | undefined>): Promise<NpmStart> {
+export async function npmStart(env: Record<string, string | undefined>, cwd?: string): Promise<NpmStart> {
   const merged: NodeJS.ProcessEnv = { ...process.env };
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) delete merged[name];
     else merged[name] = value;
   }
-  const child = spawn('npm', ['start'], { env: merged, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('npm', ['start'], { env: merged, detached: true, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {

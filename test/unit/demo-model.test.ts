@@ -421,10 +421,10 @@ describe('demo model: after tool results', () => {
   });
 
   it.each([
-    [denialMessage('delete_record', { kind: 'declined', by: 'U0ALICE', reason: 'done' }), 'I did not delete record abc-123: <@U0ALICE> declined it, saying "done".'],
-    [denialMessage('delete_record', { kind: 'declined', by: 'U0ALICE' }), 'I did not delete record abc-123: <@U0ALICE> declined it.'],
+    [denialMessage('delete_record', { kind: 'declined', by: 'U0ALICE', reason: 'done' }), 'I did not delete record abc-123: @alice declined it, saying "done".'],
+    [denialMessage('delete_record', { kind: 'declined', by: 'U0ALICE' }), 'I did not delete record abc-123: @alice declined it.'],
     [denialMessage('delete_record', { kind: 'expired' }), 'I did not delete record abc-123: the request expired before anyone approved it.'],
-    [denialMessage('delete_record', { kind: 'cancelled', by: 'U0BOB', reason: 'Cancelled in Slack.' }), 'I did not delete record abc-123: <@U0BOB> cancelled the request (Cancelled in Slack).'],
+    [denialMessage('delete_record', { kind: 'cancelled', by: 'U0BOB', reason: 'Cancelled in Slack.' }), 'I did not delete record abc-123: @bob cancelled the request (Cancelled in Slack).'],
   ])("the runtime's denial %j says who and why", async (reason, text) => {
     expect((await del({ type: 'execution-denied', reason })).text).toBe(text);
   });
@@ -435,7 +435,7 @@ describe('demo model: after tool results', () => {
       conversation('Refund order 1042 for 2500 cents', step('issue_refund', { orderId: '1042', amountCents: 150000 }, { type: 'execution-denied', reason })),
       billingTools,
     );
-    expect(s.text).toBe('I did not refund $1,500.00 on order 1042: <@U0FIN> declined it after <@U0CAROL> changed it (amountCents 2500 → 150000), saying "too much".');
+    expect(s.text).toBe('I did not refund $1,500.00 on order 1042: U0FIN declined it after @carol changed it (amount $25.00 → $1,500.00), saying "too much".');
   });
 
   it('reports a tool error', async () => {

@@ -4,6 +4,7 @@ import { asRecord } from './json-values.js';
 import { unreachable } from '../../unreachable.js';
 import { splitEditNote } from '../../agent/edited-call.js';
 import { readDenial } from '../../agent/denied-call.js';
+import { findUser } from '../../sandbox/workspace.js';
 
 /** One sentence about a tool result, from what the result says, never from what was asked for. */
 export function describeResult(result: LanguageModelV3ToolResultPart, input: Record<string, unknown> | undefined): string {
@@ -106,13 +107,30 @@ function reasonPhrase(reason: string | undefined): string {
   return /^(?:The|A|An|This|That|It) /.test(trimmed) ? trimmed[0]!.toLowerCase() + trimmed.slice(1) : trimmed;
 }
 
+/**
+ * Who acted, by their name in the sandbox's workspace (where the demo model runs): "@carol". A
+ * mention would not do: what a model writes is escaped before it is posted, so nobody is pinged.
+ */
+function who(by: string | undefined): string | undefined {
+  if (!by || by === 'api') return undefined;
+  const user = findUser(by);
+  return user ? `@${user.name}` : by;
+}
+
+/** What an edit changed, as the runtime says it ("amountCents 2500 → 150000"), with amounts in cents as money. */
+function changesPhrase(changes: string): string {
+  return changes.replace(/\b([A-Za-z][\w.]*?)_?[Cc]ents (-?\d+) → (-?\d+)\b/g, (_all, key: string, before: string, after: string) => {
+    const name = key.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+    return `${name} ${usd(Number(before))} → ${usd(Number(after))}`;
+  });
+}
+
 /** The runtime's denial sentence (see denialMessage) in the demo's words: who did it, their reason quoted. */
 function denialPhrase(denial: NonNullable<ReturnType<typeof readDenial>>): string {
-  const who = (by: string | undefined) => (by && by !== 'api' ? `<@${by}>` : undefined);
   switch (denial.kind) {
     case 'declined': {
       const by = who(denial.by);
-      const edited = denial.edit ? ` after <@${denial.edit.editor}> changed it (${denial.edit.changes})` : '';
+      const edited = denial.edit ? ` after ${who(denial.edit.editor) ?? 'an approver'} changed it (${changesPhrase(denial.edit.changes)})` : '';
       const said = denial.reason ? `, saying ${quote(denial.reason)}` : '';
       return `${by ? `${by} declined it` : 'the request was declined'}${edited}${said}`;
     }

@@ -34,6 +34,9 @@ export const ACTION_IDS = {
   /** The next page of requests waiting in the inbox, and back to the first (Home tab, /approvals). */
   inboxNextPage: 'inbox.next_page',
   inboxFirstPage: 'inbox.first_page',
+  /** "Show all" under a list of the inbox, and Older in its modal; Newer goes back (two ids: one block holds both). */
+  inboxList: 'inbox.list',
+  inboxListNewer: 'inbox.list_newer',
   /** Revoke a remembered approval listed in the Home tab. */
   revokeRemembered: 'remembered.revoke',
   /** Approve all and Decline all on a batch card (the parallel calls of one model step). */

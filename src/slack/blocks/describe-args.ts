@@ -17,6 +17,20 @@ export interface CardDescription {
   fields: CardField[];
 }
 
+/**
+ * A call in words wherever it is listed: its description, and whether the title is the tool's
+ * own (a describe() title says what the call does; a default one is only the tool's name in
+ * words, so a one-line listing adds the arguments to it).
+ */
+export interface CallInWords extends CardDescription {
+  own: boolean;
+}
+
+/** A call's fields on one line, as its card's fields read ("*Amount* $5.00 · *Order* 1044"): labels escaped here, values mrkdwn already. */
+export function callFieldsLine(fields: readonly CardField[]): string {
+  return fields.map((f) => `*${escapeMrkdwn(truncate(f.label, LABEL_CHARS))}* ${f.value.replace(/\s*\n+\s*/g, ' ')}`).join(' · ');
+}
+
 /** The parts of a tool's own `describe(args)` the card uses (plain text from the tool's code). */
 export interface OwnDescription {
   title: string;

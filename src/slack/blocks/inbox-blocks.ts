@@ -7,11 +7,13 @@ import { isActionId } from '../../db/is-action-id.js';
 import { ACTION_IDS, cardBlockId } from './action-ids.js';
 import { approvalButtonValue } from './button-value.js';
 import { context, section } from './layout.js';
-import { LIMITS, truncate } from './limits.js';
+import { LIMITS, truncate, truncateMrkdwn } from './limits.js';
 import { mention } from './mention.js';
 import { slackDate } from './slack-date.js';
 import { plainText } from './text-objects.js';
 import { rememberedBlocks, type RememberedItem } from './remembered-blocks.js';
+import { callFieldsLine, type CallInWords } from './describe-args.js';
+import { moreBlock, type InboxList } from './inbox-lists.js';
 
 /** One request as the inbox shows it. */
 export interface InboxItem {
@@ -19,8 +21,14 @@ export interface InboxItem {
     PendingAction,
     'id' | 'tool_name' | 'args' | 'fingerprint' | 'status' | 'requester' | 'quorum' | 'approvals' | 'expires_at' | 'decided_by' | 'decided_at' | 'created_at'
   >;
-  /** The card's thread in Slack, when the request has a card. */
+  /** The call in words, as its card describes it (the tool's describe(), else its arguments as labelled fields). */
+  call: CallInWords;
+  /** The card's thread in Slack, or, for a request without a card (one run under a remembered approval), its run's thread. */
   link?: string;
+  /** Set on a request an approver's edit created: who edited it, and what changed (mrkdwn, see editDiffText). */
+  edited?: { editor: string; line: string };
+  /** Set on a request closed by an edit: the request that took its place. */
+  replacedBy?: number;
   /** A high-risk call (its title, for the confirm dialog): Approve asks to confirm, as on the card. */
   highRisk?: { title: string };
   /** Set when the request is one of a model step's parallel calls shown on one card: which of how many. */
@@ -60,7 +68,8 @@ export const HOME_FIT: InboxFit = { maxBlocks: LIMITS.modalBlocks, waitingPage: 
 /** A message also has a JSON size limit (messageBlocksJson), so the ephemeral list is shorter. */
 export const MESSAGE_FIT: InboxFit = { maxBlocks: 24, waitingPage: 6, maxListed: 5 };
 
-const SUMMARY_CHARS = 200;
+/** The fields line of a request, and its edit line. */
+const FIELDS_CHARS = 400;
 
 /**
  * The approvals inbox: requests waiting for this person (oldest first, a page at a time, with
@@ -72,8 +81,8 @@ export function inboxBlocks(data: InboxData, fit: InboxFit): KnownBlock[] {
   const head: KnownBlock[] = [{ type: 'header', text: plainText('Approvals', LIMITS.headerText) }];
   if (data.notice) head.push(section(`:warning: ${data.notice}`));
 
-  const requested = listed('Requested by you', data.requested, data.requestedTotal, fit.maxListed, requestedLine, 'You have not asked for anything that needs approval.');
-  const decided = listed('Your recent decisions', data.decided, data.decidedTotal, fit.maxListed, decidedLine, 'You have not decided any requests yet.');
+  const requested = listed('requested', 'Requested by you', data.requested, data.requestedTotal, fit.maxListed, requestedLine, 'You have not asked for anything that needs approval.');
+  const decided = listed('decided', 'Your recent decisions', data.decided, data.decidedTotal, fit.maxListed, decidedLine, 'You have not decided any requests yet.');
   const remembered = data.remembered ? [{ type: 'divider' } as KnownBlock, ...rememberedBlocks(data.remembered, fit.maxListed)] : [];
   const tail = [...remembered, { type: 'divider' } as KnownBlock, ...requested, { type: 'divider' } as KnownBlock, ...decided];
 
@@ -130,12 +139,13 @@ export function homeView(data: InboxData): HomeView {
 
 /** One request in full, for `/approvals <id>`; buttons only when `canDecide`. */
 export function requestBlocks(item: InboxItem, canDecide: boolean): KnownBlock[] {
-  const blocks: KnownBlock[] = [section(`${requestedLine(item)}\n${facts(item.action).join(' · ')}\n${inlineCode(summary(item.action.args, 1000))}`)];
+  const blocks: KnownBlock[] = [section(fullText(item, facts(item.action), `${title(item)} — ${statusOf(item)}`))];
   if (canDecide && item.action.status === 'pending') blocks.push(decisionButtons(item));
   return blocks;
 }
 
 function listed(
+  list: InboxList,
   heading: string,
   items: InboxItem[],
   total: number,
@@ -147,38 +157,61 @@ function listed(
   if (items.length === 0) return [...blocks, context(empty)];
   const shown = items.slice(0, max);
   blocks.push(section(shown.map(line).join('\n')));
-  if (total > shown.length) blocks.push(context(`…and ${total - shown.length} more.`));
+  if (total > shown.length) blocks.push(moreBlock(list, total - shown.length, total));
   return blocks;
 }
 
-function title(item: InboxItem): string {
+
+function title(item: InboxItem, short = false): string {
   const of = item.batch ? ` (call ${item.batch.position} of ${item.batch.size} on one card)` : '';
-  const name = `*${escapeMrkdwn(truncate(item.action.tool_name, 80))}* #${item.action.id}${of}`;
+  // A one-line title whose words are only the tool's name says its arguments too, briefly.
+  const args = short && !item.call.own && item.call.fields.length > 0 ? ` (${truncateMrkdwn(callFieldsLine(item.call.fields), 160)})` : '';
+  const name = `*${escapeMrkdwn(truncate(item.call.title, 150))}*${args} #${item.action.id}${of}`;
   return item.link ? `${name} · <${item.link}|open thread>` : name;
+}
+
+/** Title, who asked and when, the call's fields and, for an edited request, what the edit changed. */
+function fullText(item: InboxItem, shown: string[], head = title(item)): string {
+  const lines = [head, shown.join(' · ')];
+  if (item.call.fields.length > 0) lines.push(truncateMrkdwn(callFieldsLine(item.call.fields), FIELDS_CHARS));
+  if (item.edited) lines.push(truncateMrkdwn(item.edited.line, FIELDS_CHARS));
+  return lines.join('\n');
 }
 
 function waitingText(item: InboxItem): string {
   const a = item.action;
   const shown = facts(a);
   if (a.quorum > 1) shown.push(`${votes(a)} of ${a.quorum} approvals`);
-  return `${title(item)}\n${shown.join(' · ')}\n${inlineCode(summary(a.args, SUMMARY_CHARS))}`;
+  return fullText(item, shown);
 }
 
 /** Who asked, when, and (while it waits) until when. */
 function facts(a: InboxItem['action']): string[] {
-  const shown = [a.requester ? `requested by ${mention(a.requester)}` : 'requested by a scheduled run', slackDate(new Date(a.created_at))];
+  const shown = [inlineCode(truncate(a.tool_name, 80)), a.requester ? `requested by ${mention(a.requester)}` : 'requested by a scheduled run', slackDate(new Date(a.created_at))];
   if (a.expires_at && a.status === 'pending') shown.push(`expires ${slackDate(new Date(a.expires_at))}`);
   return shown;
 }
 
-function requestedLine(item: InboxItem): string {
-  return `${title(item)} — ${statusText(item.action)}`;
+export function requestedLine(item: InboxItem): string {
+  return `${title(item, true)} — ${statusOf(item)}`;
 }
 
-function decidedLine(item: InboxItem): string {
+export function decidedLine(item: InboxItem): string {
   const a = item.action;
   const by = a.requester ? ` (requested by ${mention(a.requester)})` : '';
-  return `${title(item)} — ${statusText(a)}${by}`;
+  return `${title(item, true)} — ${statusOf(item)}${by}`;
+}
+
+/** Where the request stands; one an edit replaced says which request took its place, one an edit made says so. */
+function statusOf(item: InboxItem): string {
+  const a = item.action;
+  if (a.status === 'edited') {
+    const by = a.decided_by ? ` by ${mention(a.decided_by)}` : '';
+    const at = a.decided_at ? ` ${slackDate(new Date(a.decided_at))}` : '';
+    return `:pencil2: edited${by}${at}${item.replacedBy !== undefined ? `; it goes on as #${item.replacedBy}` : ''}`;
+  }
+  const edited = item.edited ? ` (edited by ${mention(item.edited.editor)})` : '';
+  return `${statusText(a)}${edited}`;
 }
 
 /** Where a request stands, in words. */
@@ -198,6 +231,8 @@ export function statusText(a: InboxItem['action']): string {
       return `:no_entry_sign: cancelled${by}${at}`;
     case 'superseded':
       return ':arrows_counterclockwise: replaced by a new request';
+    case 'edited':
+      return `:pencil2: edited${by}${at}`;
     case 'resumed':
       return `:speech_balloon: answered${by}${at}`;
     default:
@@ -209,15 +244,6 @@ function votes(a: InboxItem['action']): number {
   return Array.isArray(a.approvals) ? a.approvals.length : 0;
 }
 
-function summary(args: unknown, max: number): string {
-  let text: string;
-  try {
-    text = JSON.stringify(args) ?? 'no arguments';
-  } catch {
-    text = 'arguments that cannot be shown';
-  }
-  return truncate(text, max);
-}
 
 /** The card's Approve and Decline, under the inbox's action ids and the card's block id and value. */
 function decisionButtons(item: InboxItem): KnownBlock {

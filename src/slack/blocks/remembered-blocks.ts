@@ -4,7 +4,9 @@ import { inlineCode } from '../mrkdwn/inline-code.js';
 import { isActionId } from '../../db/is-action-id.js';
 import { ACTION_IDS } from './action-ids.js';
 import { context, section } from './layout.js';
-import { LIMITS, truncate } from './limits.js';
+import { LIMITS, truncate, truncateMrkdwn } from './limits.js';
+import { callFieldsLine, type CallInWords } from './describe-args.js';
+import { moreBlock } from './inbox-lists.js';
 import { mention } from './mention.js';
 import { slackDate } from './slack-date.js';
 import { plainText } from './text-objects.js';
@@ -13,53 +15,50 @@ import { plainText } from './text-objects.js';
 export interface RememberedItem {
   id: number;
   toolName: string;
-  args: unknown;
+  /** The calls it allows, in words, as the card of the request it came from described them. */
+  call: CallInWords;
   requester: string;
   createdBy: string;
   expiresAt: Date;
 }
 
-const SUMMARY_CHARS = 200;
+const FIELDS_CHARS = 400;
 
 /**
- * "Remembered approvals": each live one the viewer may revoke (tool, arguments, for whom, who
- * allowed it, until when) with its Revoke button; "and N more" past `max`. Two blocks at least.
+ * "Remembered approvals": each live one the viewer may revoke (the calls it allows in words, for
+ * whom, who allowed it, until when) with its Revoke button; past `max`, "and N more" with a
+ * button that opens them all. Two blocks at least.
  */
 export function rememberedBlocks(items: readonly RememberedItem[], max: number): KnownBlock[] {
   const blocks: KnownBlock[] = [section(`*Remembered approvals* (${items.length})`)];
   if (items.length === 0) return [...blocks, context('No remembered approvals you can revoke.')];
   const shown = items.slice(0, Math.max(0, max));
-  for (const item of shown) {
-    blocks.push({
-      type: 'section',
-      block_id: rememberedBlockId(item.id),
-      text: { type: 'mrkdwn', text: rememberedText(item) },
-      accessory: {
-        type: 'button',
-        action_id: ACTION_IDS.revokeRemembered,
-        text: plainText('Revoke', LIMITS.buttonText),
-        style: 'danger',
-        value: String(item.id),
-      },
-    });
-  }
-  if (items.length > shown.length) blocks.push(context(`…and ${items.length - shown.length} more.`));
+  blocks.push(...shown.map(rememberedSection));
+  if (items.length > shown.length) blocks.push(moreBlock('remembered', items.length - shown.length, items.length));
   return blocks;
 }
 
-function rememberedText(item: RememberedItem): string {
-  const facts = `for ${mention(item.requester)} · allowed by ${mention(item.createdBy)} · until ${slackDate(item.expiresAt)}`;
-  return `*${escapeMrkdwn(truncate(item.toolName, 80))}* #${item.id}\n${facts}\n${inlineCode(summary(item.args))}`;
+/** One remembered approval with its Revoke button. */
+export function rememberedSection(item: RememberedItem): KnownBlock {
+  return {
+    type: 'section',
+    block_id: rememberedBlockId(item.id),
+    text: { type: 'mrkdwn', text: rememberedText(item) },
+    accessory: {
+      type: 'button',
+      action_id: ACTION_IDS.revokeRemembered,
+      text: plainText('Revoke', LIMITS.buttonText),
+      style: 'danger',
+      value: String(item.id),
+    },
+  };
 }
 
-function summary(args: unknown): string {
-  let text: string;
-  try {
-    text = JSON.stringify(args) ?? 'no arguments';
-  } catch {
-    text = 'arguments that cannot be shown';
-  }
-  return truncate(text, SUMMARY_CHARS);
+function rememberedText(item: RememberedItem): string {
+  const facts = `${inlineCode(truncate(item.toolName, 80))} · for ${mention(item.requester)} · allowed by ${mention(item.createdBy)} · until ${slackDate(item.expiresAt)}`;
+  const lines = [`*${escapeMrkdwn(truncate(item.call.title, 150))}* #${item.id}`, facts];
+  if (item.call.fields.length > 0) lines.push(truncateMrkdwn(callFieldsLine(item.call.fields), FIELDS_CHARS));
+  return lines.join('\n');
 }
 
 export function rememberedBlockId(id: number): string {

@@ -79,6 +79,8 @@ export const blockActionsSchema = z.looseObject({
     thread_ts: slackString.optional(),
   }),
   message: z.looseObject({ ts: slackString.optional(), thread_ts: slackString.optional() }).optional(),
+  // The view clicked in (the Home tab or a modal): which one, and what its builder kept in it.
+  view: z.looseObject({ id: slackString, type: slackString.optional(), private_metadata: z.string().max(LIMITS.privateMetadata).optional() }).optional(),
   state: z.looseObject({ values: stateValuesSchema }).optional(),
   actions: z.array(submittedActionSchema).min(1).max(1),
 });

@@ -1,11 +1,9 @@
 import type { KnownBlock } from '@slack/types';
 import { isActionId } from '../../db/is-action-id.js';
 import { inboxBlocks, MESSAGE_FIT, requestBlocks } from '../blocks/inbox-blocks.js';
-import { threadLink } from '../blocks/thread-link.js';
-import { loadInbox } from '../home/load-inbox.js';
+import { inboxItems, loadInbox } from '../home/load-inbox.js';
 import { actorOf, type Person, type SlackContext } from '../slack-context.js';
 import { outsideWorkspaceMessage } from '../../approvals/workspace.js';
-import { findCard } from '../store/cards.js';
 import { unreachable } from '../../unreachable.js';
 
 export const APPROVALS_USAGE =
@@ -71,9 +69,8 @@ async function showOne(ctx: SlackContext, who: Person, actionId: number): Promis
     return { text: `There is no approval request #${actionId} that you may see. ${APPROVALS_USAGE}` };
   }
   const canDecide = row.status === 'pending' && (await ctx.agent.mayDecide(row, actorOf(who), 'approve')).allowed;
-  const card = await findCard(ctx.slackDb, actionId);
-  const link = card ? threadLink(ctx.teamUrl, card) : undefined;
-  return { text: `Request #${actionId}: ${row.tool_name} (${row.status === 'resumed' ? 'answered' : row.status})`, blocks: requestBlocks({ action: row, ...(link ? { link } : {}) }, canDecide) };
+  const item = (await inboxItems(ctx, [row])).get(row.id)!;
+  return { text: `Request #${actionId}: ${item.call.title} (${row.status === 'resumed' ? 'answered' : row.status})`, blocks: requestBlocks(item, canDecide) };
 }
 
 /**

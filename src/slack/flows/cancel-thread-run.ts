@@ -1,15 +1,18 @@
 import { updateCard } from './update-card.js';
+import { releaseThreadLocks } from '../store/claim-event.js';
 import { refreshHomesFor } from '../home/affected-users.js';
 import type { SlackContext } from '../slack-context.js';
 
 /**
- * Stops the runs waiting in a thread (cancelPendingRuns), so nothing further
- * runs and no model is asked to carry on, and redraws the cancelled requests'
- * cards. Returns the ids of the requests it cancelled: none when a decision
- * landed first.
+ * Stops the runs waiting in a thread (Agent.cancelRuns), so nothing further
+ * runs and no model is asked to carry on (the thread's memory says the calls
+ * were cancelled, by whom), frees the thread for the next request, and redraws
+ * the cancelled requests' cards. Returns the ids of the requests it cancelled:
+ * none when a decision landed first.
  */
 export async function cancelThreadRuns(ctx: SlackContext, rootRunIds: string[], actor: string): Promise<number[]> {
   const cancelled = await ctx.agent.cancelRuns(rootRunIds, actor, 'Cancelled in Slack.');
+  if (cancelled.length > 0) await releaseThreadLocks(ctx.slackDb, rootRunIds);
   for (const id of cancelled) await updateCard(ctx, id);
   // Inboxes that listed them drop them; read after the redraws, so nothing waits on it.
   if (ctx.home) for (const id of cancelled) {

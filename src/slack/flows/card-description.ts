@@ -1,11 +1,11 @@
 import type { Agent } from '../../agent/agent.js';
 import type { PendingAction } from '../../db/rows.js';
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import { describeArgs, escapeOwnDescription, labelOf, type CardDescription } from '../blocks/describe-args.js';
+import { describeArgs, escapeOwnDescription, labelOf, type CallInWords } from '../blocks/describe-args.js';
 import type { EditKeyLabel, EditValueFormatter } from '../blocks/edit-diff-text.js';
 import { formatArgValue } from '../blocks/format-arg-value.js';
 
-export interface CallOnCard extends CardDescription {
+export interface CallOnCard extends CallInWords {
   risk: 'low' | 'high';
   requireReason: boolean;
 }
@@ -15,10 +15,10 @@ export interface CallOnCard extends CardDescription {
  * (its strings escaped, since they carry what the model wrote), else the arguments described
  * from the tool's input schema. Asked of the Agent, which finds the tool along the request's path.
  */
-export function callOnCard(agent: Agent, action: Pick<PendingAction, 'tool_name' | 'args' | 'path' | 'limit_hits'>): CallOnCard {
+export function callOnCard(agent: Agent, action: Pick<PendingAction, 'tool_name' | 'args' | 'path'> & { limit_hits?: PendingAction['limit_hits'] }): CallOnCard {
   const presented = agent.describeCall(action);
   const description = presented.description ? escapeOwnDescription(presented.description) : describeArgs(action.tool_name, action.args, presented.inputSchema);
-  return { ...description, risk: presented.risk, requireReason: presented.requireReason };
+  return { ...description, own: presented.description !== undefined, risk: presented.risk, requireReason: presented.requireReason };
 }
 
 /** What each approver said with their approval, by user id. */

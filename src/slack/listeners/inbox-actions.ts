@@ -4,6 +4,7 @@ import { openDecline, recordApproval, showApproval } from '../flows/approval-cli
 import { tellClicker } from '../flows/clicked-card.js';
 import { inboxClick } from '../flows/inbox-click.js';
 import { showInboxPage } from '../flows/inbox-page.js';
+import { listClickOf, showInboxList } from '../flows/inbox-list.js';
 import { redrawCommandAnswer } from '../flows/approvals-command.js';
 import type { Click, SlackContext } from '../slack-context.js';
 import type { InteractionRoutes } from './interaction-routes.js';
@@ -13,7 +14,7 @@ import { recordThenAck } from './record-then-ack.js';
  * Approve and Decline in the inbox work exactly like the card's (approval-actions.ts): the
  * click is routed to its request's card first (inboxClick), then Approve is recorded before
  * the ack and Decline asks for a reason in a modal. The page buttons show the next page of
- * what waits, or the first.
+ * what waits, or the first; "Show all" opens a list in full, in a modal it pages through.
  */
 export function registerInboxActions(routes: InteractionRoutes, ctx: SlackContext): void {
   routes.action<BlockAction<ButtonAction>>(ACTION_IDS.inboxApprove, async ({ ack, body, action, respond }) => {
@@ -36,6 +37,12 @@ export function registerInboxActions(routes: InteractionRoutes, ctx: SlackContex
     routes.action<BlockAction<ButtonAction>>(page, async ({ ack, body, action, respond }) => {
       await ack();
       ctx.tasks.run('inbox page', () => showInboxPage(ctx, body, action, respond));
+    });
+  }
+  for (const list of [ACTION_IDS.inboxList, ACTION_IDS.inboxListNewer]) {
+    routes.action<BlockAction<ButtonAction>>(list, async ({ ack, body, action }) => {
+      await ack();
+      ctx.tasks.run('inbox list', () => showInboxList(ctx, listClickOf(body, action.value)));
     });
   }
   routes.action<BlockAction<ButtonAction>>(ACTION_IDS.inboxDecline, async ({ ack, body, action }) => {

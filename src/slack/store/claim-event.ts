@@ -93,3 +93,17 @@ export async function lockThread(db: SlackDb, thread: ThreadRow, where: ThreadLo
   `.execute(db);
   return result.rows[0]?.started === true;
 }
+
+/**
+ * Frees the threads of these runs once they are no longer on record (cancelled while they
+ * waited): the next request there starts at once, instead of waiting out the lock's lease. A
+ * run still on record (a decision claimed it first) keeps its lock.
+ */
+export async function releaseThreadLocks(db: SlackDb, runIds: readonly string[]): Promise<void> {
+  if (runIds.length === 0) return;
+  await sql`
+    DELETE FROM slack_thread_locks l
+    WHERE l.run_id IN (${sql.join(runIds.map((id) => sql`${id}`))})
+      AND NOT EXISTS (SELECT 1 FROM run_snapshots s WHERE s.run_id = l.run_id)
+  `.execute(db);
+}

@@ -21,6 +21,17 @@ export async function findThread(db: SlackDb, runId: string): Promise<ThreadRow 
     .executeTakeFirst();
 }
 
+/** The threads of these top-level runs, by run id (one statement; none for no runs). */
+export async function findThreads(db: SlackDb, runIds: readonly string[]): Promise<Map<string, ThreadRow>> {
+  if (runIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('slack_threads')
+    .select(['run_id', 'channel', 'thread_ts', 'team_id', 'requester', 'message_ts'])
+    .where('run_id', 'in', [...new Set(runIds)])
+    .execute();
+  return new Map(rows.map((r) => [r.run_id, r]));
+}
+
 /** Records a run's thread on its own (claimEventStartingRun does it with the claim on the common path). */
 export async function recordThread(db: SlackDb, thread: ThreadRow): Promise<void> {
   await db.insertInto('slack_threads').values(thread).onConflict((oc) => oc.column('run_id').doNothing()).execute();

@@ -91,6 +91,8 @@ describe('button values and block ids', () => {
       inboxDecline: 'inbox.decline',
       inboxNextPage: 'inbox.next_page',
       inboxFirstPage: 'inbox.first_page',
+      inboxList: 'inbox.list',
+      inboxListNewer: 'inbox.list_newer',
       revokeRemembered: 'remembered.revoke',
       batchApproveAll: 'batch.approve_all',
       batchDeclineAll: 'batch.decline_all',

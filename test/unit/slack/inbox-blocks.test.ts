@@ -3,7 +3,9 @@ import { ACTION_IDS } from '../../../src/slack/blocks/action-ids.js';
 import { approvalButtonValue, parseButtonValue } from '../../../src/slack/blocks/button-value.js';
 import { HOME_FIT, homeView, inboxBlocks, MESSAGE_FIT, parseInboxPage, requestBlocks, type InboxData, type InboxItem } from '../../../src/slack/blocks/inbox-blocks.js';
 import { LIMITS } from '../../../src/slack/blocks/limits.js';
-import { blockLimitErrors } from '../../../src/simulator/index.js';
+import { inboxListModal, LIST_PAGE } from '../../../src/slack/blocks/inbox-list-modal.js';
+import { inboxListValue, parseInboxListValue } from '../../../src/slack/blocks/inbox-lists.js';
+import { blockLimitErrors, viewLimitErrors } from '../../../src/simulator/index.js';
 import { threadLink } from '../../../src/slack/blocks/thread-link.js';
 import { parseApprovalsCommand } from '../../../src/slack/flows/approvals-command.js';
 import { allText, expectNoInjection, INJECTION } from './block-text.js';
@@ -11,8 +13,12 @@ import { allText, expectNoInjection, INJECTION } from './block-text.js';
 const FINGERPRINT = 'ab'.repeat(32);
 const CREATED = new Date('2030-01-01T10:00:00Z');
 
+/** A refund as a tool with describe() words it; fields as the card shows them. */
+const refundCall = (id: number) => ({ title: `Refund $25.00 on order A-${id}`, fields: [{ label: 'Amount', value: '$25.00' }, { label: 'Order', value: `A-${id}` }], own: true });
+
 function item(id: number, over: Partial<InboxItem['action']> = {}, link?: string): InboxItem {
   return {
+    call: refundCall(id),
     action: {
       id,
       tool_name: 'issue_refund',
@@ -36,7 +42,7 @@ function data(over: Partial<InboxData> = {}): InboxData {
   return { waiting: [], waitingTotal: 0, waitingBefore: 0, requested: [], requestedTotal: 0, decided: [], decidedTotal: 0, ...over };
 }
 
-const buttonsOf = (blocks: ReturnType<typeof inboxBlocks>) => blocks.filter((b) => b.type === 'actions') as Array<{ block_id: string; elements: Array<{ action_id: string; value: string; style: string }> }>;
+const buttonsOf = (blocks: readonly unknown[]) => (blocks as Array<{ type: string }>).filter((b) => b.type === 'actions') as unknown as Array<{ block_id: string; elements: Array<{ action_id: string; value: string; style: string }> }>;
 
 describe('inboxBlocks', () => {
   it('an empty inbox says so in each section', () => {
@@ -58,9 +64,29 @@ describe('inboxBlocks', () => {
     expect(actions!.elements[0]!.value).toBe(approvalButtonValue(7, FINGERPRINT));
     expect(parseButtonValue(actions!.elements[1]!.value)).toEqual({ actionId: 7, fingerprintPrefix: FINGERPRINT.slice(0, 16) });
     const text = allText(blocks);
-    expect(text).toContain('*issue_refund* #7 · <https://t.slack.com/archives/C1/p1|open thread>');
-    expect(text).toContain('requested by <@U0REQUESTER>');
+    expect(text).toContain('*Refund $25.00 on order A-7* #7 · <https://t.slack.com/archives/C1/p1|open thread>');
+    expect(text).toContain('`issue_refund` · requested by <@U0REQUESTER>');
     expect(text).toContain('1 of 2 approvals');
+    expect(text).toContain('*Amount* $25.00 · *Order* A-7');
+    expect(text).not.toContain('amountCents');
+  });
+
+  it('a call whose title is only its tool’s name in words says its arguments on each one-line listing too', () => {
+    const plain = { ...item(3, { status: 'approved', decided_by: 'U0ALICE' }), call: { title: 'Delete record', fields: [{ label: 'Id', value: 'r-3' }], own: false } };
+    const text = allText(inboxBlocks(data({ requested: [plain], requestedTotal: 1 }), HOME_FIT));
+    expect(text).toContain('*Delete record* (*Id* r-3) #3 — :white_check_mark: approved by <@U0ALICE>');
+    const own = allText(inboxBlocks(data({ requested: [item(4)], requestedTotal: 1 }), HOME_FIT));
+    expect(own).toContain('*Refund $25.00 on order A-4* #4 — :hourglass_flowing_sand: waiting');
+  });
+
+  it('an edited request says who edited it and which request it goes on as; the new one says what changed', () => {
+    const closed = { ...item(5, { status: 'edited', decided_by: 'U0BOB', decided_at: CREATED }), replacedBy: 6 };
+    const replacement = { ...item(6, { status: 'approved', decided_by: 'U0BOB', decided_at: CREATED }), edited: { editor: 'U0BOB', line: ':pencil2: Edited by <@U0BOB>: Amount $25.00 → $15.00' } };
+    const text = allText(inboxBlocks(data({ requested: [replacement, closed], requestedTotal: 2 }), HOME_FIT));
+    expect(text).toMatch(/#5 — :pencil2: edited by <@U0BOB> <!date\^[^>]+>; it goes on as #6/);
+    expect(text).toMatch(/#6 — :white_check_mark: approved by <@U0BOB> <!date\^[^>]+> \(edited by <@U0BOB>\)/);
+    const one = allText(requestBlocks(replacement, false));
+    expect(one).toContain(':pencil2: Edited by <@U0BOB>: Amount $25.00 → $15.00');
   });
 
   it('a high-risk request\'s Approve asks to confirm, naming the action, as the card\'s does', () => {
@@ -104,6 +130,12 @@ describe('inboxBlocks', () => {
       expect(text).toContain('*Waiting for you* (300)');
       expect(text).toContain(`Showing 1–${shown} of 300, oldest first; ${300 - shown} more after these.`);
       expect(text).toContain(`…and ${45 - fit.maxListed} more.`);
+      // Each "and N more" opens its list in full.
+      const more = (blocks as Array<{ block_id?: string; accessory?: { action_id: string; value: string; text: { text: string } } }>).filter((b) => b.block_id?.startsWith('inbox:more:'));
+      expect(more.map((b) => [b.accessory!.action_id, b.accessory!.value, b.accessory!.text.text])).toEqual([
+        [ACTION_IDS.inboxList, 'requested:0', 'Show all 45'],
+        [ACTION_IDS.inboxList, 'decided:0', 'Show all 12'],
+      ]);
       const pager = buttonsOf(blocks).find((b) => b.block_id === 'inbox:page')!;
       expect(pager.elements.map((e) => [e.action_id, e.value])).toEqual([[ACTION_IDS.inboxNextPage, `after:${decisions.at(-1)!.block_id.slice('approval:'.length)}`]]);
       expect(blockLimitErrors(blocks, fit === HOME_FIT ? '/view/blocks' : '/blocks')).toEqual([]);
@@ -136,7 +168,7 @@ describe('inboxBlocks', () => {
   });
 
   it('model and user text is escaped everywhere, the notice included', () => {
-    const hostile = item(9, { tool_name: `refund ${INJECTION}`, args: { note: INJECTION }, requester: '<!channel>' });
+    const hostile = { ...item(9, { tool_name: `refund ${INJECTION}`, args: { note: INJECTION }, requester: '<!channel>' }), call: { title: `Refund ${INJECTION}`, fields: [{ label: `Note ${INJECTION}`, value: '&lt;!channel&gt;' }], own: false } };
     const blocks = inboxBlocks(data({ waiting: [hostile], waitingTotal: 1, requested: [hostile], requestedTotal: 1 }), HOME_FIT);
     expectNoInjection(blocks);
     expectNoInjection(requestBlocks(hostile, true));
@@ -152,9 +184,41 @@ describe('inboxBlocks', () => {
     expect(buttonsOf(requestBlocks(item(5), false))).toHaveLength(0);
     expect(buttonsOf(requestBlocks(item(5, { status: 'approved' }), true))).toHaveLength(0);
     const text = allText(requestBlocks(item(5), false));
-    expect(text).toContain('"orderId":"A-5"');
-    expect(text).toMatch(/^\*issue_refund\* #5 — :hourglass_flowing_sand: waiting\nrequested by <@U0REQUESTER> · <!date\^\d+\^[^>]+> · expires <!date/);
+    expect(text).not.toContain('"orderId"');
+    expect(text).toMatch(/^\*Refund \$25\.00 on order A-5\* #5 — :hourglass_flowing_sand: waiting\n`issue_refund` · requested by <@U0REQUESTER> · <!date\^\d+\^[^>]+> · expires <!date[^\n]+\n\*Amount\* \$25\.00 · \*Order\* A-5$/);
     expect(allText(requestBlocks(item(5, { status: 'approved', decided_by: 'U0A' }), false))).not.toContain('expires');
+  });
+});
+
+describe('a list of the inbox opened in full (inboxListModal)', () => {
+  it('shows a page of requests as the inbox does, with Newer and Older naming the pages around it', () => {
+    const items = Array.from({ length: LIST_PAGE }, (_, i) => item(100 - i, { status: 'approved', decided_by: 'U0A' }));
+    const view = inboxListModal({ list: 'requested', offset: 25, total: 60, items });
+    expect(viewLimitErrors(view, 'modal')).toEqual([]);
+    expect(view.title.text).toBe('Requested by you');
+    expect(view.private_metadata).toBe('requested:25');
+    const text = allText(view.blocks);
+    expect(text).toContain('26–50 of 60, newest first.');
+    expect(text).toContain('*Refund $25.00 on order A-100* #100 — :white_check_mark: approved by <@U0A>');
+    const pager = buttonsOf(view.blocks).find((b) => b.block_id === 'inbox:list:requested')!;
+    expect(pager.elements.map((e) => [e.action_id, e.value])).toEqual([
+      [ACTION_IDS.inboxListNewer, 'requested:0'],
+      [ACTION_IDS.inboxList, 'requested:50'],
+    ]);
+    const last = inboxListModal({ list: 'decided', offset: 50, total: 60, items: items.slice(0, 10) });
+    expect(buttonsOf(last.blocks).find((b) => b.block_id === 'inbox:list:decided')!.elements.map((e) => e.value)).toEqual(['decided:25']);
+    expect(allText(inboxListModal({ list: 'decided', offset: 0, total: 0, items: [] }).blocks)).toBe('You have not decided any requests yet.');
+  });
+
+  it('remembered approvals keep their Revoke buttons', () => {
+    const remembered = { id: 3, toolName: 'delete_record', call: { title: 'Delete record r1', fields: [], own: true }, requester: 'U0R', createdBy: 'U0A', expiresAt: CREATED };
+    const view = inboxListModal({ list: 'remembered', offset: 0, total: 1, items: [remembered] });
+    expect(view.blocks.find((b) => b.block_id === 'remembered:3')).toMatchObject({ accessory: { action_id: ACTION_IDS.revokeRemembered, value: '3' } });
+  });
+
+  it('list buttons name a list and a position, nothing else', () => {
+    expect(parseInboxListValue(inboxListValue('decided', 25))).toEqual({ list: 'decided', offset: 25 });
+    for (const value of [undefined, '', 'requested', 'requested:', 'requested:-1', 'requested:01', 'requested:1.5', 'waiting:0', 'requested:10000000', 'remembered:0 ']) expect(parseInboxListValue(value), String(value)).toBeUndefined();
   });
 });
 

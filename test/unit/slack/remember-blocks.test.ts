@@ -19,7 +19,7 @@ function buttonsOf(blocks: KnownBlock[]): Block[] {
 const item = (over: Partial<RememberedItem> = {}): RememberedItem => ({
   id: 7,
   toolName: 'delete_record',
-  args: { id: 'r1' },
+  call: { title: 'Delete record r1', fields: [{ label: 'Record', value: 'r1' }], own: true },
   requester: 'U0REQUESTER',
   createdBy: 'U0ALICE',
   expiresAt: new Date('2030-01-01T13:00:00Z'),
@@ -67,12 +67,12 @@ describe('remembered approvals in the Home tab', () => {
     expect(blockLimitErrors(blocks as KnownBlock[])).toEqual([]);
     expect(blocks[0]!.text.text).toBe('*Remembered approvals* (1)');
     expect(blocks[1]).toMatchObject({ block_id: 'remembered:7', accessory: { action_id: ACTION_IDS.revokeRemembered, value: '7', style: 'danger', text: { text: 'Revoke' } } });
-    expect(blocks[1]!.text.text).toContain('for <@U0REQUESTER> · allowed by <@U0ALICE> · until <!date^1893502800^');
+    expect(blocks[1]!.text.text).toMatch(/^\*Delete record r1\* #7\n`delete_record` · for <@U0REQUESTER> · allowed by <@U0ALICE> · until <!date\^1893502800\^[^\n]+\n\*Record\* r1$/);
     expect(parseRevokeValue(blocks[1]!.accessory.value)).toBe(7);
   });
 
   it('escapes what the model and users wrote, and cuts long arguments', () => {
-    const blocks = rememberedBlocks([item({ toolName: 'x<!channel>', args: { note: '<!here> '.repeat(200) }, requester: '<!everyone>' })], 10);
+    const blocks = rememberedBlocks([item({ toolName: 'x<!channel>', call: { title: 'X <!channel>', fields: [{ label: 'Note <!here>', value: '&lt;!here&gt; '.repeat(200) }], own: false }, requester: '<!everyone>' })], 10);
     expect(blockLimitErrors(blocks)).toEqual([]);
     expect(allText(blocks)).not.toMatch(/<!(channel|here|everyone)/);
   });
@@ -83,10 +83,12 @@ describe('remembered approvals in the Home tab', () => {
     const blocks = rememberedBlocks(many, 10);
     expect(blocks).toHaveLength(12);
     expect(allText(blocks)).toContain('…and 15 more.');
+    expect(blocks.at(-1)).toMatchObject({ accessory: { action_id: ACTION_IDS.inboxList, value: 'remembered:0', text: { text: 'Show all 25' } } });
   });
 
   it('fits the Home view with full lists everywhere', () => {
     const waiting = Array.from({ length: 80 }, (_, i) => ({
+      call: { title: 'T', fields: [], own: false },
       action: { id: i + 1, tool_name: 't', args: {}, fingerprint: 'f'.repeat(64), status: 'pending' as const, requester: 'U0R', quorum: 1, approvals: [], expires_at: new Date(), decided_by: null, decided_at: null, created_at: new Date() },
     }));
     const data: InboxData = { waiting, waitingTotal: 80, waitingBefore: 0, requested: waiting.slice(0, 10), requestedTotal: 80, decided: [], decidedTotal: 0, remembered: Array.from({ length: 30 }, (_, i) => item({ id: i + 1 })) };

@@ -365,6 +365,28 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
     }
   });
 
+  it('a click that comes before the bot has stored where its card is is judged on its card: the refusal says why, the approval redraws it once', async () => {
+    let made!: ReturnType<typeof opsAgent>;
+    const b = await boot((deps) => {
+      made = opsAgent(deps, [{ toolCalls: [{ toolName: 'delete_record', args: { id: 'w1' } }] }, { text: 'Deleted w1.' }], { tools: { delete_record: { approvers: [CAROL] } } });
+      return made.agent;
+    });
+    // Slack shows the card, but its answer to chat.postMessage (the card's ts) has not reached the bot yet.
+    const release = h.fake.holdResponseNext('chat.postMessage');
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete w1' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    // Approve is acknowledged once its refusal is on record: only after that is the card's answer let through.
+    await clickButton(b, card, MALLORY, ACTION_IDS.approve);
+    release();
+    await waitForEphemeral(h.fake, MALLORY, 'Only listed approvers');
+    await clickButton(b, card, CAROL, ACTION_IDS.approve);
+    await waitForText(h.fake, thread, 'Deleted w1.');
+    await b.slack.idle();
+    expect(h.fake.callsTo('chat.postEphemeral').map((c) => String(c.args.text))).toEqual([expect.stringContaining('Only listed approvers')]);
+    expect(updatesOf(h.fake, card).map(textOf)).toEqual([expect.stringContaining(`Approved by <@${CAROL}>`)]);
+    expect(made.tools.deleted).toEqual([{ id: 'w1' }]);
+  });
+
   it('a policy change between card and click supersedes the card and asks again, when someone the new policy lets decide clicks', async () => {
     const first = await boot(
       (deps) => opsAgent(deps, [{ toolCalls: [{ toolName: 'delete_record', args: { id: 'p1' } }] }], { version: 'v1' }).agent,

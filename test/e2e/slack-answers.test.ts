@@ -127,6 +127,10 @@ describe.each(backends)('Slack answers, Yes/No confirmations and the assistant o
     const { b, model } = await boot([{ toolCalls: [{ toolName: 'refund_details', args: { orderId: '1042' } }] }, { text: 'Refunded.' }]);
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'refund 1042' });
     const card = await waitForCard(h.fake, thread, 'suspension');
+    // Only the requester (or an approver of the tool) answers: nobody else gets the form.
+    await clickButton(b, card, ALICE, ACTION_IDS.suspensionRespond);
+    await waitForEphemeral(h.fake, ALICE, 'Only the person who started this run can answer this.');
+    expect(h.fake.callsTo('views.open')).toEqual([]);
     await clickButton(b, card, REQUESTER, ACTION_IDS.suspensionRespond);
     const opened = await h.fake.waitFor('views.open');
     expect(opened.ok).toBe(true);

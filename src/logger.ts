@@ -31,6 +31,8 @@ export const redactedPaths = [
   '*.*.signingSecret',
   '*.*.apiKey',
   '*.*.password',
+  '*.*.authorization',
+  '*.*.secret',
   'headers.authorization',
   'headers["x-slack-signature"]',
   'req.headers.authorization',

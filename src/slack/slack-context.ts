@@ -52,8 +52,10 @@ export interface SlackContext {
 
 /** A card this process is posting. */
 export interface CardInFlight {
-  /** Settles once the card is posted and its location stored (or that failed). */
+  /** Settles once the card is posted and its location stored (or that failed), and it was routed. */
   readonly done: Promise<unknown>;
+  /** Settles once the card's location is stored, or could not be (the post failed, or the save). */
+  readonly stored: Promise<unknown>;
   /** A redraw in this process is waiting for `done`; the poster need not redraw itself. */
   redrawWaiting: boolean;
 }

@@ -49,7 +49,7 @@ describe.each(backends)('Slack answers, Yes/No confirmations and the assistant o
   const h = slackHarness(backend, { usergroupHandles: { S0FINANCE: 'finance' }, users: { [CAROL]: { name: 'carol.c', real_name: 'Carol C' } } });
   beforeAll(() => createDemoTables(h.database.db));
 
-  async function boot(steps: ScriptStep[], options: { policy?: PolicyInput; assistant?: 'auto' | 'on' | 'off' } = {}) {
+  async function boot(steps: ScriptStep[], options: { policy?: PolicyInput; assistant?: 'auto' | 'on' | 'off'; autoResume?: boolean } = {}) {
     const model = scriptedModel(steps);
     const { deleteRecord, deleted } = recordingDeleteTool();
     h.bot = await startBot({
@@ -63,6 +63,7 @@ describe.each(backends)('Slack answers, Yes/No confirmations and the assistant o
           tools: { deploy_service: createDeployServiceTool({ db: h.database.db }), refund_details: refundDetails, delete_record: deleteRecord },
           storage: h.database,
           policy: definePolicy(options.policy ?? {}),
+          ...(options.autoResume ? { defaultOptions: { autoResumeSuspendedTools: true } } : {}),
           ...deps,
         }),
     });
@@ -127,6 +128,10 @@ describe.each(backends)('Slack answers, Yes/No confirmations and the assistant o
     const { b, model } = await boot([{ toolCalls: [{ toolName: 'refund_details', args: { orderId: '1042' } }] }, { text: 'Refunded.' }]);
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'refund 1042' });
     const card = await waitForCard(h.fake, thread, 'suspension');
+    // Only the requester (or an approver of the tool) answers: nobody else gets the form.
+    await clickButton(b, card, ALICE, ACTION_IDS.suspensionRespond);
+    await waitForEphemeral(h.fake, ALICE, 'Only the person who started this run can answer this.');
+    expect(h.fake.callsTo('views.open')).toEqual([]);
     await clickButton(b, card, REQUESTER, ACTION_IDS.suspensionRespond);
     const opened = await h.fake.waitFor('views.open');
     expect(opened.ok).toBe(true);
@@ -154,6 +159,23 @@ describe.each(backends)('Slack answers, Yes/No confirmations and the assistant o
     await waitForUpdate(h.fake, card, `Answered by <@${REQUESTER}>:\nRefund amount: 12.5\nTell the customer by email: No`);
     await waitForText(h.fake, thread, 'Refunded.');
     expect(lastToolResults(model)[0]).toMatchObject({ output: { value: { refunded: { refundAmount: 12.5, notifyCustomer: false } } } });
+  });
+
+  it('with auto-resume, a thread reply from someone who may not answer is told so privately, and answers nothing', async () => {
+    const { b, model } = await boot([{ toolCalls: [{ toolName: 'refund_details', args: { orderId: '1042' } }] }, { text: 'Refunded.' }], { autoResume: true });
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'refund 1042' });
+    const card = await waitForCard(h.fake, thread, 'suspension');
+    await b.slack.idle();
+    const posted = () => h.fake.callsTo('chat.postMessage').filter((c) => c.args.thread_ts === thread.threadTs).length;
+    const before = posted();
+    const ts = freshTs();
+    h.fake.seedMessage({ channel: CHANNEL, text: '12.5, no email', user: ALICE, ts, threadTs: thread.threadTs });
+    await b.send.event(messageEnvelope({ channel: CHANNEL, user: ALICE, text: '12.5, no email', ts, threadTs: thread.threadTs }));
+    await waitForEphemeral(h.fake, ALICE, `Only <@${REQUESTER}> can answer this.`);
+    await b.slack.idle();
+    expect(posted()).toBe(before);
+    expect(await b.agent.findRequest(card.actionId)).toMatchObject({ status: 'pending' });
+    expect(model.doStreamCalls).toHaveLength(1);
   });
 
   it('with SLACK_ASSISTANT on, the thread status names who must approve (no mention) and is cleared when the run goes on', async () => {

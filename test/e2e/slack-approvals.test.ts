@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
@@ -8,7 +9,7 @@ import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
 import { backends } from '../helpers/db.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { blocksOf, cardActions, clickButton, mention, startBot, recordingDeleteTool, textOf, updatesOf, waitForCard, waitForEphemeral, waitForText, waitForUpdate, type AgentDeps, slackHarness } from '../helpers/slack-bot.js';
-import { viewSubmissionPayload } from '../../src/simulator/index.js';
+import { SLACK_IDS, viewSubmissionPayload } from '../../src/simulator/index.js';
 import { CHANNEL, REQUESTER, ALICE, BOB, CAROL, MALLORY } from '../helpers/test-workspace.js';
 
 function recordTools() {
@@ -398,6 +399,87 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
     } finally {
       await other.stop();
     }
+  });
+
+  it('Decline and Edit open no form on a stale button, a decided request or an expired one: the clicker is told why', async () => {
+    let made!: ReturnType<typeof opsAgent>;
+    const b = await boot((deps) => {
+      made = opsAgent(deps, [{ toolCalls: [{ toolName: 'delete_record', args: { id: 'f1' } }] }, { text: 'Deleted f1.' }, { toolCalls: [{ toolName: 'delete_record', args: { id: 'f2' } }] }]);
+      return made.agent;
+    });
+    const toldAlice = async (expected: string) => {
+      const before = h.fake.callsTo('chat.postEphemeral').length;
+      return async () => {
+        await h.fake.waitFor(() => h.fake.callsTo('chat.postEphemeral').length > before);
+        expect(String(h.fake.callsTo('chat.postEphemeral').at(-1)!.args.text)).toContain(expected);
+      };
+    };
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete f1' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    // A button for other arguments than the request's (a stale card, or a forged value).
+    let told = await toldAlice('does not match the pending request');
+    await clickButton(b, card, ALICE, ACTION_IDS.decline, { value: JSON.stringify({ a: card.actionId, f: '0123456789abcdef' }) });
+    await told();
+    await clickButton(b, card, ALICE, ACTION_IDS.approve);
+    await waitForText(h.fake, thread, 'Deleted f1.');
+    for (const button of [ACTION_IDS.decline, ACTION_IDS.edit]) {
+      told = await toldAlice(`This request was already approved by <@${ALICE}>`);
+      await clickButton(b, card, ALICE, button);
+      await told();
+    }
+
+    const second = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete f2' });
+    const late = await waitForCard(h.fake, second, 'approval');
+    // Past its time, before the sweep got to it.
+    await sql`UPDATE pending_actions SET expires_at = now() - interval '1 second' WHERE id = ${late.actionId}`.execute(h.database.db);
+    for (const button of [ACTION_IDS.decline, ACTION_IDS.edit]) {
+      told = await toldAlice('This request has expired');
+      await clickButton(b, late, ALICE, button);
+      await told();
+    }
+    await b.slack.idle();
+    expect(h.fake.callsTo('views.open')).toEqual([]);
+    expect(made.tools.deleted).toEqual([{ id: 'f1' }]);
+  });
+
+  it('a click in the bot’s own name (a forged payload) approves nothing, under "anyone may approve"', async () => {
+    let made!: ReturnType<typeof opsAgent>;
+    const b = await boot((deps) => {
+      made = opsAgent(deps, [{ toolCalls: [{ toolName: 'delete_record', args: { id: 'bot1' } }] }, { text: 'Deleted bot1.' }], { tools: { delete_record: { approvers: [] } } });
+      return made.agent;
+    });
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete bot1' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    await clickButton(b, card, SLACK_IDS.botUserId, ACTION_IDS.approve);
+    await waitForEphemeral(h.fake, SLACK_IDS.botUserId, 'The bot cannot approve delete_record');
+    await b.slack.idle();
+    expect(updatesOf(h.fake, card)).toEqual([]);
+    expect(made.tools.deleted).toEqual([]);
+    await clickButton(b, card, ALICE, ACTION_IDS.approve);
+    await waitForText(h.fake, thread, 'Deleted bot1.');
+    expect(made.tools.deleted).toEqual([{ id: 'bot1' }]);
+  });
+
+  it('a click that comes before the bot has stored where its card is is judged on its card: the refusal says why, the approval redraws it once', async () => {
+    let made!: ReturnType<typeof opsAgent>;
+    const b = await boot((deps) => {
+      made = opsAgent(deps, [{ toolCalls: [{ toolName: 'delete_record', args: { id: 'w1' } }] }, { text: 'Deleted w1.' }], { tools: { delete_record: { approvers: [CAROL] } } });
+      return made.agent;
+    });
+    // Slack shows the card, but its answer to chat.postMessage (the card's ts) has not reached the bot yet.
+    const release = h.fake.holdResponseNext('chat.postMessage');
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete w1' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    // Approve is acknowledged once its refusal is on record: only after that is the card's answer let through.
+    await clickButton(b, card, MALLORY, ACTION_IDS.approve);
+    release();
+    await waitForEphemeral(h.fake, MALLORY, 'Only listed approvers');
+    await clickButton(b, card, CAROL, ACTION_IDS.approve);
+    await waitForText(h.fake, thread, 'Deleted w1.');
+    await b.slack.idle();
+    expect(h.fake.callsTo('chat.postEphemeral').map((c) => String(c.args.text))).toEqual([expect.stringContaining('Only listed approvers')]);
+    expect(updatesOf(h.fake, card).map(textOf)).toEqual([expect.stringContaining(`Approved by <@${CAROL}>`)]);
+    expect(made.tools.deleted).toEqual([{ id: 'w1' }]);
   });
 
   it('a policy change between card and click supersedes the card and asks again, when someone the new policy lets decide clicks', async () => {

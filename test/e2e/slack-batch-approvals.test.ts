@@ -252,7 +252,13 @@ describe.each(backends)('batch cards for parallel approval calls on %s', (backen
     const response = await bot.send.interaction(buttonClick({ ...card, ts: '1700000000.000999' }, ALICE, ACTION_IDS.batchApproveAll, { blockId: block, value }).payload);
     expect(response.status).toBe(200);
     await waitForEphemeral(h.fake, ALICE, 'does not belong to a request I know');
+    // On the batch message itself, its calls and one more that names no request: refused as a whole.
+    const { m } = JSON.parse(value) as { m: Array<[number, string]> };
+    const padded = JSON.stringify({ m: [...m, [2_000_000_000, '0123456789abcdef']] });
+    await bot.send.interaction(buttonClick(card, ALICE, ACTION_IDS.batchApproveAll, { blockId: block, value: padded }).payload);
+    await h.fake.waitFor(() => h.fake.callsTo('chat.postEphemeral').filter((c) => c.args.user === ALICE).length === 2);
     await bot.slack.idle();
+    expect(h.fake.callsTo('chat.postEphemeral').map((c) => String(c.args.text))).toEqual([expect.stringContaining('does not belong'), expect.stringContaining('does not belong')]);
     expect(deleted).toEqual([]);
     for (const id of memberIds(card)) expect((await bot.agent.findRequest(id))!.status).toBe('pending');
   });

@@ -336,6 +336,11 @@ describe.each(backends)('Slack: edit, then approve, on %s', (backend) => {
       SELECT actor, detail FROM audit_events WHERE event = 'refused' AND detail->>'actionId' = ${String(card.actionId)}`.execute(h.database.db);
     expect(refused.rows).toEqual([expect.objectContaining({ actor: MALLORY, detail: expect.objectContaining({ decision: 'edit', why: 'not-an-approver' }) })]);
 
+    // A metadata that names the request without the fingerprint every Edit modal carries binds to no arguments: ignored.
+    expect((await submitEdit(b, CAROL, { private_metadata: JSON.stringify({ a: card.actionId }) }, '1')).status).toBe(200);
+    await b.slack.idle();
+    expect(await b.agent.findRequest(card.actionId)).toMatchObject({ status: 'pending', args: { orderId: '1042', amountCents: 100000 } });
+
     // A metadata that names the request with another fingerprint is refused as stale.
     const stale = JSON.stringify({ a: card.actionId, f: '0123456789abcdef' });
     await submitEdit(b, CAROL, { private_metadata: stale }, '1');

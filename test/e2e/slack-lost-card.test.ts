@@ -330,5 +330,25 @@ describe.each(backends)('cards whose location could not be stored, on %s', (back
       expect(deleted).toEqual([]);
       expect((await cardRows([card.actionId]))[0]!.copies).toHaveLength(1);
     });
+
+    it('the copy of another request’s card is no copy of this one: clicked with this card’s buttons, it is refused and not recorded', async () => {
+      const { b, deleted } = await boot([deleteStep('r4'), deleteStep('r5'), { text: 'Deleted.' }], BY_DM);
+      const first = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete r4' });
+      const card = await waitForCard(h.fake, first, 'approval');
+      await h.fake.waitFor(() => copiesTo(ALICE_DM).length === 1);
+      const second = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete r5' });
+      const other = await waitForCard(h.fake, second, 'approval');
+      await h.fake.waitFor(() => copiesTo(ALICE_DM).length === 2);
+      await b.slack.idle();
+      // The second request's DM copy carries card metadata, marked as a copy, naming that request only.
+      const otherCopy = copiesTo(ALICE_DM)[1]!;
+      await clickButton(b, card, ALICE, ACTION_IDS.approve, { channel: ALICE_DM, messageTs: String(otherCopy.response?.ts) });
+      await waitForEphemeral(h.fake, ALICE, 'does not belong to a request I know');
+      await b.slack.idle();
+      expect(deleted).toEqual([]);
+      expect((await cardRows([card.actionId]))[0]!.copies).toEqual([{ channel: ALICE_DM, ts: String(copiesTo(ALICE_DM)[0]!.response?.ts), user: ALICE }]);
+      expect((await b.agent.findRequest(card.actionId))?.status).toBe('pending');
+      expect((await b.agent.findRequest(other.actionId))?.status).toBe('pending');
+    });
   });
 });

@@ -12,7 +12,7 @@ import { backends } from '../helpers/db.js';
 import { opsAgent } from '../helpers/ops-agent.js';
 import { openSlowDelivery } from '../helpers/slow-delivery.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
-import { clickButton, freshTs, mention, SIGNING_SECRET, startBot, recordingDeleteTool, textOf, updatesOf, waitForCard, waitForEphemeral, waitForText, waitForUpdate, type AgentDeps, type Bot, slackHarness } from '../helpers/slack-bot.js';
+import { buttonClick, clickButton, freshTs, mention, SIGNING_SECRET, startBot, recordingDeleteTool, textOf, updatesOf, waitForCard, waitForEphemeral, waitForText, waitForUpdate, type AgentDeps, type Bot, slackHarness } from '../helpers/slack-bot.js';
 import { appMentionEnvelope, messageEnvelope, nowSeconds, sendSigned, SLACK_IDS, urlVerificationBody } from '../../src/simulator/index.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -134,6 +134,17 @@ describe.each(backends)('Slack front end under bad input and failures on %s', (b
     await clickButton(b, card, ALICE, ACTION_IDS.approve, { value: 'not json' });
     await b.slack.idle();
     expect(h.fake.callsTo('chat.postEphemeral')).toHaveLength(4);
+
+    // The card's own value without its fingerprint, or with less of it than every card carries, binds to no arguments.
+    const { f } = JSON.parse(String(buttonClick(card, ALICE, ACTION_IDS.approve).button?.value)) as { f: string };
+    for (const value of [{ a: card.actionId }, { a: card.actionId, f: '' }, { a: card.actionId, f: f.slice(0, 4) }]) {
+      const before = h.fake.callsTo('chat.postEphemeral').length;
+      await clickButton(b, card, ALICE, ACTION_IDS.approve, { value: JSON.stringify(value) });
+      await h.fake.waitFor(() => h.fake.callsTo('chat.postEphemeral').length > before);
+      expect(String(h.fake.callsTo('chat.postEphemeral').at(-1)!.args.text)).toContain('does not belong to a request');
+    }
+    await b.slack.idle();
+    expect(h.fake.callsTo('chat.postEphemeral')).toHaveLength(7);
     expect(updatesOf(h.fake, card)).toEqual([]);
     expect((await findAction(h.database.db, card.actionId))?.status).toBe('pending');
     expect(deleted).toEqual([]);

@@ -5,7 +5,7 @@ import { askUserTool } from '../../src/agent/ask-user.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
-import { appHomeOpenedEnvelope, appMentionEnvelope, blockActionsPayload, SLACK_IDS, viewSubmissionPayload, type StoredView } from '../../src/simulator/index.js';
+import { appHomeOpenedEnvelope, appMentionEnvelope, blockActionsPayload, messageEnvelope, SLACK_IDS, viewSubmissionPayload, type StoredView } from '../../src/simulator/index.js';
 import { backends } from '../helpers/db.js';
 import { viewText } from '../helpers/home-view.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
@@ -238,6 +238,16 @@ describe.each(backends)('people of another workspace (Slack Connect) on %s', (ba
     expect(h.fake.callsTo('chat.postMessage').filter((c) => c.args.thread_ts === ts)).toEqual([]);
     expect(h.fake.callsTo('chat.postEphemeral').filter((c) => c.args.user === OUTSIDER)).toHaveLength(1);
     expect(await refusals(OUTSIDER)).toEqual([{ why: 'outside-workspace', decision: 'run' }]);
+
+    // A direct message to the bot is a request too: the same refusal.
+    const dm = `D${OUTSIDER.slice(1)}`;
+    const dmTs = freshTs();
+    h.fake.seedMessage({ channel: dm, text: 'delete m2', user: OUTSIDER, ts: dmTs });
+    expect((await bot.send.event(messageEnvelope({ channel: dm, user: OUTSIDER, text: 'delete m2', ts: dmTs, userTeam: PARTNER_TEAM }))).status).toBe(200);
+    await h.fake.waitFor((c) => c.args.channel === dm && String(c.args.text).includes('I only take requests from members of this workspace'));
+    await bot.slack.idle();
+    expect(model.doStreamCalls).toHaveLength(0);
+    expect(await refusals(OUTSIDER)).toEqual([{ why: 'outside-workspace', decision: 'run' }, { why: 'outside-workspace', decision: 'run' }]);
   });
 
   it('a team the policy trusts (allowExternalTeams) requests and decides like a member', async () => {

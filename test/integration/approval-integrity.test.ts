@@ -8,6 +8,8 @@ import { agentWith, countingTool } from '../helpers/agents.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { consumeGrant } from '../../src/db/grants.js';
+import { recordApprovalVote, recordDecline } from '../../src/db/pending-actions.js';
+import { recordEdit } from '../../src/db/edit-action.js';
 import { fingerprint } from '../../src/approvals/fingerprint.js';
 import { createTool } from '../../src/agent/tool.js';
 import { askUserTool } from '../../src/agent/ask-user.js';
@@ -123,6 +125,8 @@ describe.each(backends)('approval integrity on %s', (backend) => {
     expect(replay).toEqual({ ok: false });
     const again = await agent.decideToolCall({ runId: first.runId, toolCallId: decision.action.tool_call_id, decision: 'approve', actor: { userId: 'U_BOSS' } });
     expect(again.outcome).toBe('already-decided');
+    // The late click is on record as refused, with why.
+    expect((await listAuditEvents(database.db, { runId: first.runId })).at(-1)).toMatchObject({ event: 'refused', actor: 'U_BOSS', detail: { why: 'already-decided', decision: 'approve' } });
     expect(calls).toHaveLength(1);
   });
 
@@ -157,6 +161,169 @@ describe.each(backends)('approval integrity on %s', (backend) => {
     const events = (await listAuditEvents(database.db, { runId: first.runId })).map((e) => `${e.event}:${e.toolCallId}`);
     expect(events.filter((e) => e.startsWith('consumed:')).sort()).toEqual([`consumed:${a}`, `consumed:${b}`].sort());
     expect(events.filter((e) => e.startsWith('executed:'))).toHaveLength(2);
+  });
+
+  it('arguments changed after approval of a call whose grant was left open (its step waited on another call): blocked by that grant', async () => {
+    const model = scriptedModel([
+      { toolCalls: [{ toolName: 'refund', args: { id: 'o-1' } }, { toolName: 'refund', args: { id: 'o-2' } }] },
+      { text: 'both handled' },
+    ]);
+    const { agent, calls } = build(needsApproval(), model);
+    const first = await agent.generate('refund both');
+    const [a, b] = first.pending.map((p) => p.toolCallId);
+    expect((await agent.decideToolCall({ runId: first.runId, toolCallId: a, decision: 'approve', actor: { userId: 'U_BOSS' } })).outcome).toBe('approved');
+    // The first call's arguments change after its approval; its grant, still open, is for o-1.
+    await sql`
+      UPDATE run_snapshots
+      SET snapshot = jsonb_set(snapshot, '{messages,1,content,0,input,id}', '"o-999"')
+      WHERE run_id = ${first.runId}`.execute(database.db);
+    const last = await agent.decideToolCall({ runId: first.runId, toolCallId: b, decision: 'approve', actor: { userId: 'U_BOSS' } });
+    if (last.outcome !== 'approved') throw new Error(`expected approved, got ${last.outcome}`);
+    expect((await last.stream!.result).text).toBe('both handled');
+    expect(calls).toEqual([{ id: 'o-2' }]);
+    const events = await listAuditEvents(database.db, { runId: first.runId });
+    expect(events.filter((e) => e.event === 'blocked').map((e) => [e.toolCallId, e.detail])).toEqual([[a, { reason: 'no unconsumed grant matches these arguments' }]]);
+    const open = await sql<{ tool_call_id: string }>`SELECT tool_call_id FROM approval_grants WHERE run_id = ${first.runId} AND consumed_at IS NULL`.execute(database.db);
+    expect(open.rows.map((r) => r.tool_call_id)).toEqual([a]);
+  });
+
+  it('another agent sharing the database decides, edits, answers, revokes and sees nothing of this agent’s requests', async () => {
+    const policy = definePolicy({ tools: { refund: { requireApproval: true, rememberFor: '1h' } } });
+    const made = (id: string, model: Parameters<typeof agentWith>[0]['model']) => {
+      const { tool, calls } = countingTool('refund');
+      return { agent: agentWith({ id, model, tools: { refund: tool, ask_user: askUserTool }, storage: database, policy }), calls };
+    };
+    const ops = made('ops', scriptedModel([
+      { toolCalls: [{ toolName: 'refund', args: { id: 'x-1' } }] },
+      { toolCalls: [{ toolName: 'ask_user', args: { question: 'Which region?' } }] },
+      { text: 'refunded' },
+    ]));
+    const billing = made('billing', scriptedModel([{ text: 'nothing' }]));
+    const first = await ops.agent.generate('refund', { requester: 'U_REQ' });
+    const actionId = (await ops.agent.latestApprovalId(first.runId, first.pending[0]!.toolCallId))!;
+    const boss = { userId: 'U_BOSS' };
+
+    for (const req of [{ actionId }, { runId: first.runId }, { runId: first.runId, actionId }]) {
+      expect(await billing.agent.decideToolCall({ ...req, decision: 'approve', actor: boss })).toMatchObject({ outcome: 'not-found' });
+      expect(await billing.agent.editToolCall({ ...req, actor: boss, args: { id: 'x-2' } })).toMatchObject({ outcome: 'not-found' });
+    }
+    expect(await billing.agent.maySee((await ops.agent.findRequest(actionId))!, { userId: 'U_REQ' })).toBe(false);
+    // Named by id under another of this agent's runs, a request is not found either.
+    const other = await ops.agent.generate('ask', { requester: 'U_REQ' });
+    expect(await ops.agent.decideToolCall({ runId: other.runId, actionId, decision: 'approve', actor: boss })).toMatchObject({ outcome: 'not-found' });
+    await expect(billing.agent.resumeGenerate('eu', { runId: other.runId, toolCallId: other.pending[0]!.toolCallId, actor: { userId: 'U_REQ' } })).rejects.toThrow();
+    expect(ops.calls).toEqual([]);
+    expect(await ops.agent.findRequest(actionId)).toMatchObject({ status: 'pending', approvals: [] });
+
+    // Approved here and remembered: the other agent can neither list nor revoke it.
+    const approved = await ops.agent.decideToolCall({ actionId, decision: 'approve', actor: boss, remember: true });
+    if (approved.outcome !== 'approved' || !approved.remembered) throw new Error(`expected a remembered approval, got ${approved.outcome}`);
+    await approved.stream!.result;
+    expect(await billing.agent.listRememberedGrants()).toEqual([]);
+    expect(await billing.agent.revokeRememberedGrant(approved.remembered.id, { userId: 'U_REQ' })).toEqual({ outcome: 'not-found', id: approved.remembered.id });
+    expect((await ops.agent.listRememberedGrants()).map((g) => [g.id, g.revoked_at])).toEqual([[approved.remembered.id, null]]);
+    expect(ops.calls).toEqual([{ id: 'x-1' }]);
+    await ops.agent.revokeRememberedGrant(approved.remembered.id, { userId: 'U_REQ' });
+    await ops.agent.cancelRuns([other.runId], 'U_TEST', 'test over');
+  });
+
+  it('the bot itself approves, declines, edits and answers nothing, whatever the policy lists', async () => {
+    const BOT = 'U0BOT';
+    const { tool, calls } = countingTool('refund');
+    const agent = agentWith({
+      model: scriptedModel([{ toolCalls: [{ toolName: 'refund', args: { id: 'b-1' } }] }, { text: 'refunded' }, { toolCalls: [{ toolName: 'ask_user', args: { question: 'Which region?' } }] }]),
+      tools: { refund: tool, ask_user: askUserTool },
+      storage: database,
+      // Anyone may approve, and a run nobody started may be answered by anyone: anyone but the bot.
+      policy: definePolicy({ tools: { refund: { requireApproval: true, approvers: [] } } }),
+      botUserId: BOT,
+    });
+    const first = await agent.generate('refund');
+    const actionId = (await agent.latestApprovalId(first.runId, first.pending[0]!.toolCallId))!;
+    const bot = { userId: BOT };
+    expect(await agent.decideToolCall({ actionId, decision: 'approve', actor: bot })).toMatchObject({ outcome: 'not-allowed', why: 'bot' });
+    expect(await agent.decideToolCall({ actionId, decision: 'decline', actor: bot })).toMatchObject({ outcome: 'not-allowed', why: 'bot' });
+    expect(await agent.editToolCall({ actionId, actor: bot, args: { id: 'b-2' } })).toMatchObject({ outcome: 'not-allowed', why: 'bot' });
+    expect(await agent.maySee((await agent.findRequest(actionId))!, bot)).toBe(false);
+    expect((await agent.waitingFor(bot, { limit: 10 })).total).toBe(0);
+    expect(calls).toEqual([]);
+    const refusals = (await listAuditEvents(database.db, { runId: first.runId })).filter((e) => e.event === 'refused');
+    expect(refusals.map((e) => [e.actor, e.detail?.why, e.detail?.decision])).toEqual([
+      [BOT, 'bot', 'approve'],
+      [BOT, 'bot', 'decline'],
+      [BOT, 'bot', 'edit'],
+    ]);
+    const approved = await agent.decideToolCall({ actionId, decision: 'approve', actor: { userId: 'U_ANYONE' } });
+    if (approved.outcome !== 'approved') throw new Error(`expected approved, got ${approved.outcome}`);
+    await approved.stream!.result;
+
+    const asked = await agent.generate('ask');
+    const question = { runId: asked.runId, toolCallId: asked.pending[0]!.toolCallId };
+    await expect(agent.resumeGenerate('eu', { ...question, actor: bot })).rejects.toThrow(/bot cannot answer/);
+    expect(await agent.mayAnswer({ tool_name: 'ask_user', args: { question: 'Which region?' }, requester: null }, bot)).toMatchObject({ allowed: false, why: 'bot' });
+    expect(await agent.mayAnswer({ tool_name: 'ask_user', args: { question: 'Which region?' }, requester: null }, { userId: 'U_ANYONE' })).toEqual({ allowed: true });
+    expect(calls).toEqual([{ id: 'b-1' }]);
+    await agent.cancelRuns([asked.runId], 'U_TEST', 'test over');
+  });
+
+  it('each decision statement refuses a request that moved on after the runtime checked it: decided, expired, voted, another version, other arguments', async () => {
+    const model = scriptedModel([
+      { toolCalls: [{ toolName: 'refund', args: { id: 's-1' } }] },
+      { toolCalls: [{ toolName: 'refund', args: { id: 's-2' } }] },
+      { toolCalls: [{ toolName: 'refund', args: { id: 's-3' } }] },
+    ]);
+    const { agent } = build(needsApproval({ quorum: 2 }), model);
+    const pendingOf = async () => {
+      const run = await agent.generate('refund', { requester: 'U_REQ' });
+      return (await agent.findRequest((await agent.latestApprovalId(run.runId, run.pending[0]!.toolCallId))!))!;
+    };
+    const vote = (row: { id: number; policy_version: string | null }, actor: string, policyVersion = row.policy_version ?? '') =>
+      recordApprovalVote(database.db, { actionId: row.id, actor, policyVersion, grantTtlMs: 60_000 });
+    const decline = (row: { id: number; policy_version: string | null }, actor: string) =>
+      recordDecline(database.db, { actionId: row.id, actor, reason: null, policyVersion: row.policy_version ?? '' });
+
+    // Votes: one per person, under the version the request was asked with, before it expires.
+    const first = await pendingOf();
+    expect((await vote(first, 'U_A'))?.row).toMatchObject({ status: 'pending', approvals: [expect.objectContaining({ userId: 'U_A' })] });
+    expect(await vote(first, 'U_A')).toBeUndefined();
+    expect(await vote(first, 'U_B', 'v-another-policy')).toBeUndefined();
+    await sql`UPDATE pending_actions SET expires_at = now() - interval '1 second' WHERE id = ${first.id}`.execute(database.db);
+    expect(await vote(first, 'U_B')).toBeUndefined();
+    expect(await decline(first, 'U_B')).toBeUndefined();
+    expect(await agent.findRequest(first.id)).toMatchObject({ status: 'pending', approvals: [expect.objectContaining({ userId: 'U_A' })] });
+
+    // Decided: neither a decline nor another vote lands on it.
+    const second = await pendingOf();
+    await vote(second, 'U_A');
+    expect((await vote(second, 'U_B'))?.row).toMatchObject({ status: 'approved' });
+    expect(await decline(second, 'U_C')).toBeUndefined();
+    expect(await vote(second, 'U_C')).toBeUndefined();
+    expect(await agent.findRequest(second.id)).toMatchObject({ status: 'approved', decided_by: 'U_B' });
+
+    // An edit lands only on the arguments the editor saw, with the approvals its carried ones were read from.
+    const third = await pendingOf();
+    const args = { id: 's-3-edited' };
+    const edit = (over: { fromFingerprint?: string; fromApprovals?: Array<{ userId: string; at: string }> }) =>
+      recordEdit(database.db, {
+        fromActionId: third.id,
+        fromFingerprint: over.fromFingerprint ?? third.fingerprint!,
+        ...(over.fromApprovals ? { fromApprovals: over.fromApprovals } : {}),
+        editor: 'U_ED',
+        args,
+        fingerprint: fingerprint('refund', args),
+        policyVersion: third.policy_version!,
+        quorum: 2,
+        expiresInMs: 60_000,
+        approvals: [],
+        edit: { fromActionId: third.id, editor: 'U_ED', proposedArgs: third.args },
+        grantTtlMs: 60_000,
+      });
+    expect(await edit({ fromFingerprint: fingerprint('refund', { id: 'what-the-editor-saw' }) })).toBeUndefined();
+    expect(await edit({ fromApprovals: [{ userId: 'U_A', at: new Date().toISOString() }] })).toBeUndefined();
+    expect(await agent.findRequest(third.id)).toMatchObject({ status: 'pending', args: { id: 's-3' } });
+    expect(await edit({})).toMatchObject({ row: { status: 'pending', args }, previous: { id: third.id, status: 'edited' } });
+    // Nothing left waiting for the sweeps of the tests that follow.
+    await agent.cancelRuns([first.root_run_id, third.root_run_id], 'U_TEST', 'test over');
   });
 
   it('50 concurrent approvals over two connections: one approved, the tool runs once, the rest already-decided', async () => {

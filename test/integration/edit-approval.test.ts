@@ -239,6 +239,34 @@ describe.each(backends)('edit then approve on %s', (backend) => {
     expect(restarted).toMatchObject({ outcome: 'approval-recorded', approvals: ['UCAROL'] });
   });
 
+  it('keepApprovalsOnEdit carries only the approvals of people who may approve the edited arguments', async () => {
+    const { agent, calls } = build(
+      {
+        tools: {
+          refund: {
+            requireApproval: true,
+            approvers: ['UCAROL', 'UDAVE', 'UFIN'],
+            quorum: 2,
+            keepApprovalsOnEdit: true,
+            rules: [{ when: { arg: 'amountCents', op: 'gt', value: 120000 }, then: { approvers: ['UFIN', 'UGINA'] } }],
+          },
+        },
+      },
+      { orderId: 'o-1', amountCents: 100000 },
+    );
+    const { actionId } = await start(agent);
+    expect((await agent.decideToolCall({ actionId, actor: { userId: 'UDAVE' }, decision: 'approve' })).outcome).toBe('approval-recorded');
+    // Raised past Dave's rule: his approval of the smaller amount does not count for the larger one.
+    const outcome = await agent.editToolCall({ actionId, actor: { userId: 'UFIN' }, args: { orderId: 'o-1', amountCents: 150000 } });
+    expect(outcome).toMatchObject({ outcome: 'approval-recorded', approvals: ['UFIN'], quorum: 2 });
+    if (outcome.outcome !== 'approval-recorded') return;
+    expect(calls).toEqual([]);
+    const gina = await agent.decideToolCall({ actionId: outcome.action.id, actor: { userId: 'UGINA' }, decision: 'approve' });
+    if (gina.outcome !== 'approved') throw new Error(`expected approved, got ${gina.outcome}`);
+    await gina.stream!.result;
+    expect(calls).toEqual([{ orderId: 'o-1', amountCents: 150000 }]);
+  });
+
   it('an editor who may not approve the new arguments leaves the request pending for those who may', async () => {
     // 1,000.00 is within Carol's rule; she raises it above it, where only finance approves.
     const { agent: raised, calls } = build(finance(), { orderId: 'o-1', amountCents: 100000 });
@@ -287,6 +315,20 @@ describe.each(backends)('edit then approve on %s', (backend) => {
     expect(carol.outcome).toBe('approved');
     if (carol.outcome === 'approved') await carol.stream!.result;
     expect(calls).toEqual([{ orderId: 'o-1', amountCents: 130000 }]);
+  });
+
+  it('an edit of a request past its time expires it, and the run goes on at once with the call denied', async () => {
+    const { agent, calls, model } = build({ tools: { refund: { requireApproval: true, approvers: ['UCAROL'] } } });
+    const { actionId } = await start(agent);
+    // Past its time, before the sweep got to it.
+    await sql`UPDATE pending_actions SET expires_at = now() - interval '1 second' WHERE id = ${actionId}`.execute(database.db);
+    const outcome = await agent.editToolCall({ actionId, actor: { userId: 'UCAROL' }, args: { orderId: 'o-1', amountCents: 100 } });
+    expect(outcome.outcome).toBe('expired');
+    if (outcome.outcome !== 'expired') return;
+    expect((await outcome.stream!.result).text).toBe('finished');
+    expect(await agent.findRequest(actionId)).toMatchObject({ status: 'expired' });
+    expect(lastToolResults(model)[0]).toMatchObject({ output: { type: 'execution-denied' } });
+    expect(calls).toEqual([]);
   });
 
   it('invalid arguments change nothing; unchanged ones are a plain approve', async () => {

@@ -75,6 +75,9 @@ describe.each(backends)('who may see a request (Agent.maySee) on %s', (backend) 
 
   it('nobody else: the bot, an empty actor, another agent’s request, a question of someone else’s run, and when a group cannot be read', async () => {
     expect(await sees({}, BOT)).toBe(false);
+    // Not even a request made in its name, or one it is on record as having decided.
+    expect(await sees({ requester: BOT }, BOT)).toBe(false);
+    expect(await sees({ status: 'approved', decided_by: BOT }, BOT)).toBe(false);
     expect(await sees({}, '')).toBe(false);
     expect(await sees({ path: ['other-agent'] }, ALICE)).toBe(false);
     expect(await sees({ path: ['other-agent'] }, REQUESTER)).toBe(false);

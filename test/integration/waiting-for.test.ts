@@ -225,6 +225,25 @@ describe.each(backends)('what waits for a person (Agent.waitingFor) on %s', (bac
     await expect(agent.waitingFor({ userId: 'U01' }, { limit: 10, after: -1 })).rejects.toThrow(RangeError);
     expect(await agent.waitingFor({ userId: 'U0BOT' }, { limit: 10 })).toEqual({ requests: [], total: 0, before: 0 });
   });
+
+  it('lists only what mayDecide allows as each row is read: someone who left the approver group meanwhile sees none of its requests', async () => {
+    // U02 is in S0LEAVING when the inbox asks which groups they are in, and out of it by the time each row is checked.
+    let lookups = 0;
+    const { tool } = countingTool('t1');
+    const agent = agentWith({
+      model: scriptedModel([{ text: 'ok' }]),
+      tools: { t1: tool },
+      storage: database,
+      policy: definePolicy({ tools: { t1: { requireApproval: true, approvers: ['S0LEAVING'] } } }),
+      resolveGroupMembers: async () => (lookups++ === 0 ? ['U02'] : []),
+    });
+    const version = agent.requirementOf({ tool_name: 't1', args: {}, path: ['ops'] }).policyVersion;
+    const [row] = await insert([{ toolName: 't1', path: ['ops'], args: {}, requester: 'U01', version: 'current', votes: [], expires: 'later', ageMs: 1000, limitHits: null }], version);
+    const page = await agent.waitingFor({ userId: 'U02' }, { limit: 10 });
+    expect(lookups).toBeGreaterThan(1);
+    expect(page.requests).toEqual([]);
+    expect((await agent.mayDecide(row!, { userId: 'U02' }, 'approve')).allowed).toBe(false);
+  });
 });
 
 describe.each(backends)('an inbox flooded by requests for others, on %s', (backend) => {

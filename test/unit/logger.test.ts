@@ -28,6 +28,20 @@ describe('logger', () => {
     expect(all).toContain('[Redacted]');
   });
 
+  it('redacts each secret-bearing key at the depths a config, client options or a request put it', () => {
+    const { lines, stream } = capture();
+    const logger = createLogger({ level: 'info' }, stream);
+    const nested = (keys: string[], secret: string) => keys.reduceRight<unknown>((inner, key) => ({ [key]: inner }), secret) as object;
+    const cases: string[][] = [
+      ...['token', 'botToken', 'appToken', 'signingSecret', 'apiKey', 'password', 'authorization'].flatMap((key) => [[key], ['config', key], ['config', 'slack', key]]),
+      ['secret'], ['options', 'secret'], ['options', 'fetch', 'secret'], ['databaseUrl'], ['config', 'databaseUrl'],
+      ['headers', 'authorization'], ['headers', 'x-slack-signature'], ['req', 'headers', 'authorization'],
+    ];
+    cases.forEach((keys, i) => logger.info(nested(keys, `not-for-logs-${i}-end`), keys.join('.')));
+    expect(lines).toHaveLength(cases.length);
+    cases.forEach((keys, i) => expect(lines[i], keys.join('.')).not.toContain(`not-for-logs-${i}-end`));
+  });
+
   it('carries child context', () => {
     const { lines, stream } = capture();
     createLogger({}, stream).child({ runId: 'r1', toolCallId: 'c1' }).info('hello');

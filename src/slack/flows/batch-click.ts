@@ -8,7 +8,7 @@ import { truncate, truncateMrkdwn } from '../blocks/limits.js';
 import { actorOf, type Click, type SlackContext } from '../slack-context.js';
 import { loadCardStates } from '../store/card-state.js';
 import type { CardState } from '../store/card-state.js';
-import { tamperedButton } from './clicked-card.js';
+import { placesStored, tamperedButton } from './clicked-card.js';
 import { markDecisionInFlight } from './decisions-in-flight.js';
 import { postQuorumProgress } from './post-quorum-progress.js';
 import { refusalText } from './refusal-text.js';
@@ -56,6 +56,7 @@ export interface BatchPress {
 /** The calls a batch button names, each on the very batch message clicked; undefined (logged) when not. */
 async function namedMembers(ctx: SlackContext, click: Click, press: BatchPress): Promise<Array<{ state: CardState; fingerprintPrefix: string }> | undefined> {
   const named = parseBatchButtonValue(press.value);
+  if (named) await placesStored(ctx, named.map((m) => m.actionId));
   const members = named ? await loadCardStates(ctx.slackDb, named.map((m) => m.actionId)) : [];
   const genuine =
     named !== undefined &&

@@ -18,6 +18,7 @@ import { updateCard } from './update-card.js';
  * instead of reading it again.
  */
 export async function clickedCard(ctx: SlackContext, click: Click, actionId: number): Promise<{ state: CardState | undefined } | false> {
+  await placesStored(ctx, [actionId]);
   const state = await loadCardState(ctx.slackDb, actionId);
   if (cameFromCard(click, state?.card)) return { state };
   const copy = state?.card ? await unrecordedCopy(ctx, click, actionId) : undefined;
@@ -28,6 +29,15 @@ export async function clickedCard(ctx: SlackContext, click: Click, actionId: num
   // Nothing this click decides redraws a request decided already: the copy is drawn as it is now here.
   if (state.action.status !== 'pending') ctx.tasks.run('recorded copy', () => updateCard(ctx, actionId));
   return { state: { ...state, card } };
+}
+
+/**
+ * A click can reach us between chat.postMessage returning and the card's location being stored
+ * (one statement later): a card this process is posting is waited for, so the click is judged
+ * against where its card is, as every later click is. Costs nothing for any other card.
+ */
+export async function placesStored(ctx: Pick<SlackContext, 'cardsInFlight'>, actionIds: readonly number[]): Promise<void> {
+  for (const id of actionIds) await ctx.cardsInFlight.get(id)?.stored;
 }
 
 function cameFromCard(click: Click, card: CardRow | undefined): boolean {

@@ -2,6 +2,7 @@ import type { BlockAction, ButtonAction } from '@slack/bolt';
 import { parseButtonValue } from '../blocks/button-value.js';
 import { teamOfClicker, type Click, type SlackContext } from '../slack-context.js';
 import { findCard } from '../store/cards.js';
+import { placesStored } from './clicked-card.js';
 import { tellUser } from './tell-user.js';
 import { UNSEEN_REQUEST } from './unseen-request.js';
 
@@ -21,6 +22,7 @@ export async function inboxClick(ctx: SlackContext, body: BlockAction<ButtonActi
   const channel = body.channel?.id ?? (typeof container.channel_id === 'string' ? container.channel_id : undefined);
   const answerAt: Click['answerAt'] = container.type === 'view' || !channel ? 'home' : { channel };
   const actionId = parseButtonValue(action.value)?.actionId;
+  if (actionId !== undefined) await placesStored(ctx, [actionId]);
   const card = actionId !== undefined ? await findCard(ctx.slackDb, actionId) : undefined;
   if (!card) {
     ctx.logger.warn({ user, value: action.value }, 'inbox click for a request without a card');

@@ -40,7 +40,7 @@ export async function postBatchCard(
   }
   let settle!: () => void;
   const posted = new Promise<void>((resolve) => (settle = resolve));
-  const inFlight = new Map<number, CardInFlight>(rows.map((r) => [r.id, { done: posted, redrawWaiting: false }]));
+  const inFlight = new Map<number, CardInFlight>(rows.map((r) => [r.id, { done: posted, stored: posted, redrawWaiting: false }]));
   for (const [id, f] of inFlight) ctx.cardsInFlight.set(id, f);
   const alone: PendingAction[] = [];
   let decidedMeanwhile = false;

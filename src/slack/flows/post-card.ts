@@ -34,13 +34,16 @@ export async function postCard(
   onCancelled?: (stream: AgentStream) => Promise<void>,
   stored?: PendingAction,
 ): Promise<PostCardOutcome> {
-  const posting = post(ctx, actionId, target, stored?.id === actionId ? stored : undefined);
-  const inFlight: CardInFlight = { done: posting.catch(() => undefined), redrawWaiting: false };
+  let located!: () => void;
+  const placed = new Promise<void>((resolve) => (located = resolve));
+  const posting = post(ctx, actionId, target, stored?.id === actionId ? stored : undefined, located);
+  const inFlight: CardInFlight = { done: posting.catch(() => undefined), stored: placed, redrawWaiting: false };
   ctx.cardsInFlight.set(actionId, inFlight);
   let result: Awaited<typeof posting>;
   try {
     result = await posting;
   } finally {
+    located();
     ctx.cardsInFlight.delete(actionId);
   }
   // Decided by another instance before the card's location was stored: nobody else can redraw it.
@@ -57,6 +60,7 @@ async function post(
   actionId: number,
   target: ThreadTarget,
   stored: PendingAction | undefined,
+  located: () => void,
 ): Promise<{ outcome: PostCardOutcome; continuation?: AgentStream; decidedMeanwhile?: boolean }> {
   const action = stored ?? (await ctx.agent.findRequest(actionId));
   if (!action) {
@@ -87,6 +91,7 @@ async function post(
         kind: rendered.kind,
         drawn: cardStateKey(action, false),
       });
+      located();
       // The request is in Slack now: the inboxes of who may decide it, and of who asked, show it too.
       refreshHomesFor(ctx, action);
       if (rendered.kind === 'approval' && !saved.decidedMeanwhile) {

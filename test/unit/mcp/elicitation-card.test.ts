@@ -72,6 +72,9 @@ describe('elicitation inputs', () => {
     expect(fieldElement({ type: 'string', maxLength: 10_000 }, 'value')).toMatchObject({ max_length: 3000 });
     expect(parseFieldValue({ type: 'multi-enum', options: options(3) }, true, { selected_options: [{ value: '1' }, { value: '1' }] })).toEqual({ ok: false, error: 'Choose each option at most once.' });
     expect(parseFieldValue({ type: 'multi-enum', options: options(3), maxItems: 2 }, true, { selected_options: [{ value: '0' }, { value: '0' }] })).toMatchObject({ ok: false });
+    // As many as the field allows, each once: one more than its maxItems is refused, though each is an option.
+    expect(parseFieldValue({ type: 'multi-enum', options: options(3), maxItems: 2 }, true, { selected_options: [{ value: '0' }, { value: '2' }] })).toEqual({ ok: true, value: [options(3)[0]!.value, options(3)[2]!.value] });
+    expect(parseFieldValue({ type: 'multi-enum', options: options(3), maxItems: 2 }, true, { selected_options: [{ value: '0' }, { value: '1' }, { value: '2' }] })).toEqual({ ok: false, error: 'Choose at most 2.' });
   });
 });
 

@@ -84,7 +84,8 @@ describe('updateCard', () => {
 
   it('reads the row when the card was still being posted, since the decided row may predate the card', async () => {
     let posted!: () => void;
-    const inFlight: CardInFlight = { done: new Promise<void>((r) => (posted = r)), redrawWaiting: false };
+    const done = new Promise<void>((r) => (posted = r));
+    const inFlight: CardInFlight = { done, stored: done, redrawWaiting: false };
     const { ctx, updates, reads } = context(inFlight);
     const updating = updateCard(ctx, 7, { action: approved, card, marks: [] });
     await Promise.resolve();

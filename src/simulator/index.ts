@@ -7,7 +7,7 @@
  */
 export { startSlackSimulator } from './start-simulator.js';
 export { FaultPlan } from './fault-plan.js';
-export { webApiEndpoint, type Handler, type WebApiEndpointOptions } from './web-api-endpoint.js';
+export { webApiEndpoint } from './web-api-endpoint.js';
 export type {
   Fault,
   RecordedCall,
@@ -29,10 +29,9 @@ export type {
 export { FAKE_APP_TOKEN, FAKE_BOT_TOKEN, SLACK_IDS } from './ids.js';
 export { isObj, type Json, type JsonObject, type Obj } from './json.js';
 export { SLACK_LIMITS } from './limits.js';
-export { blockLimitErrors, checkedView, invalidBlocks, messageContent, viewLimitErrors, type ContentOptions, type MessageContent, type ViewSurface } from './block-limits.js';
-export { SlackApiError, invalidArguments } from './api-error.js';
-export { optString, parseWireArgs, reqString, tokenOf, truthy, type Args } from './wire-args.js';
-export { TsClock, compareTs, isTs, microsToTs, tsSeconds, tsToMicros, type TsSource } from './slack-ts.js';
+export { blockLimitErrors, checkedView, messageContent, viewLimitErrors, type ViewSurface } from './block-limits.js';
+export { SlackApiError } from './api-error.js';
+export { TsClock } from './slack-ts.js';
 export { inferContentType, nowSeconds, signRequest, slackSignature, verifySlackSignature, type ContentType, type SignedHeaders } from './sign.js';
 export { formBody } from './form-body.js';
 export { sendSigned, slackSender, type SendSignedOptions, type SignedResponse } from './send-signed.js';
@@ -41,9 +40,6 @@ export { richTextBlocks, richTextElements } from './rich-text.js';
 export * from './event-payloads.js';
 export * from './interaction-payloads.js';
 export { slashCommandBody, slashCommandFields, type SlashCommandOptions } from './slash-command.js';
-export { viewObject, type ViewOwner } from './view-object.js';
-export { cursorPage, type CursorPage } from './cursor-page.js';
-export { inTimeWindow, withListedMetadata } from './conversation-window.js';
 export { MessageStore, type MessageChange, type MessagePatch } from './message-store.js';
 export { SimulatorStore, type Ephemeral, type Sequenced, type StoreChange } from './store.js';
 export { slackWebApi, wireMessage } from './web-api-methods.js';

@@ -4,14 +4,12 @@
  * becomes the exact option objects Slack echoes back (the bot may compare them with what it sent).
  * Anything unknown passes through untouched: the sandbox must never drop or choke on a block.
  */
-import { randomBytes } from 'node:crypto';
+import { interactiveElements, isObj, type Obj } from '../simulator/index.js';
 
-export type Obj = Record<string, unknown>;
+// Where the elements are and the ids Slack fills in are the simulator's (block-ids.ts).
+export { isObj, normalizeBlocks, type Obj } from '../simulator/index.js';
+
 export type StateValues = Record<string, Record<string, Obj>>;
-
-export function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** The key each stateful element reports its selection under, and the empty value. */
 const STATE_KEY: Record<string, { key: string; empty: unknown }> = {
@@ -50,51 +48,6 @@ const INITIAL_KEY: Record<string, string> = {
 
 export function stateKeyOf(type: string): string | undefined {
   return STATE_KEY[type]?.key;
-}
-
-function shortId(): string {
-  return randomBytes(4).toString('base64url').slice(0, 5);
-}
-
-export interface ElementRef {
-  blockId: string;
-  element: Obj;
-}
-
-/** Interactive elements of a surface, in order: actions blocks, section accessories and inputs. */
-export function interactiveElements(blocks: unknown): ElementRef[] {
-  if (!Array.isArray(blocks)) return [];
-  const out: ElementRef[] = [];
-  for (const block of blocks) {
-    if (!isObj(block) || typeof block.block_id !== 'string') continue;
-    const candidates: unknown[] =
-      block.type === 'actions' && Array.isArray(block.elements)
-        ? block.elements
-        : block.type === 'section'
-          ? [block.accessory]
-          : block.type === 'input'
-            ? [block.element]
-            : [];
-    for (const element of candidates) {
-      if (isObj(element) && typeof element.type === 'string') out.push({ blockId: block.block_id, element });
-    }
-  }
-  return out;
-}
-
-/**
- * Slack gives every block a block_id and every interactive element an action_id when the sender
- * left them out; state.values is keyed by both, so the sandbox does the same when it stores blocks.
- */
-export function normalizeBlocks(blocks: unknown[]): unknown[] {
-  const copy = structuredClone(blocks);
-  for (const block of copy) {
-    if (isObj(block) && (typeof block.block_id !== 'string' || block.block_id === '')) block.block_id = shortId();
-  }
-  for (const { element } of interactiveElements(copy)) {
-    if (typeof element.action_id !== 'string' || element.action_id === '') element.action_id = shortId();
-  }
-  return copy;
 }
 
 export function findElement(blocks: unknown, blockId: string, actionId: string): Obj | undefined {

@@ -3,6 +3,7 @@
  * ephemerals and modals, view_submission and view_closed. Only `user` is something Slack vouches
  * for; the rest (container, message, state) is what the bot uses to find its way back.
  */
+import { wireMessage } from '../simulator/index.js';
 import type { StateValues } from './block-elements.js';
 import type { StoredEphemeral, StoredMessage, StoredView } from './store.js';
 import { APP_ID, TEAM, findChannel, payloadUser } from './workspace.js';
@@ -20,12 +21,6 @@ export type ActionSource =
 function channelObject(channel: string): Obj {
   const known = findChannel(channel);
   return { id: channel, name: known?.type === 'im' ? 'directmessage' : (known?.name ?? channel.toLowerCase()) };
-}
-
-/** The message as it appears inside a payload: Slack's wire shape, without the sandbox's `channel` key. */
-export function wireMessage(message: StoredMessage): Obj {
-  const { channel: _channel, ...rest } = structuredClone(message);
-  return rest;
 }
 
 export function wireView(view: StoredView, values: StateValues): StoredView {

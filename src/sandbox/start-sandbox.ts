@@ -17,10 +17,8 @@ import { SseHub } from './sse.js';
 import { staticFiles } from './static-files.js';
 import { SandboxStore } from './store.js';
 import { uiRoutes } from './ui-routes.js';
-import type { ApiContext } from './web-api/context.js';
-import { webApiHandler } from './web-api/index.js';
+import { webApiHandler } from './web-api.js';
 import { BOT } from './workspace.js';
-import { ResponseUrls } from './web-api/response-url.js';
 
 export interface SandboxOptions {
   /** 0 picks a free port. */
@@ -73,8 +71,6 @@ export interface Sandbox {
   stop(): Promise<void>;
 }
 
-const SLACK_TRIGGER_MS = 3_000;
-
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
 
 /**
@@ -106,22 +102,15 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   store.onChange((change) => sse.broadcast(change.kind, change));
   const files = staticFiles();
 
-  const ctx: ApiContext = {
-    store,
-    bot,
-    responseUrls: new ResponseUrls(),
-    origin: '',
-    echoBotMessages: options.echoBotMessages ?? true,
-    slackTriggerMs: SLACK_TRIGGER_MS,
-  };
   const faults = new FaultPlan();
-  const api = webApiHandler(ctx, { botToken: options.botToken, faults, ...(log ? { logger: log } : {}) });
+  // Both need the origin, known once listening; no request is answered before.
+  let api: ReturnType<typeof webApiHandler> | undefined;
   let ui: ReturnType<typeof uiRoutes> | undefined;
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!hostAllowed(req.headers.host, host)) return sendJson(res, 421, { ok: false, error: 'wrong_host' });
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
-    if (url.pathname.startsWith('/api/') || url.pathname.startsWith('/response-url/')) return api(req, res, url);
+    if (api && (await api(req, res, url))) return;
     if (url.pathname === '/events/stream' && req.method === 'GET') return sse.handle(req, res);
     if (url.pathname === '/healthz') return sendJson(res, 200, { ok: true, botConnected: bot.url !== undefined });
     if (url.pathname === '/emoji.json' && req.method === 'GET') {
@@ -153,8 +142,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   // one the bot calls); a link to 0.0.0.0 opens nothing in some browsers.
   const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const origin = `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
-  ctx.origin = origin;
-  ui = uiRoutes({ store, bot, responseUrls: ctx.responseUrls, origin, modelLabel: options.modelLabel ?? 'unknown', examples: (options.examples ?? []).map((e) => `@${BOT.name} ${e}`), ...(log ? { logger: log } : {}) });
+  api = webApiHandler({ store, bot, origin, botToken: options.botToken, echoBotMessages: options.echoBotMessages ?? true, faults, ...(log ? { logger: log } : {}) });
+  ui = uiRoutes({ store, bot, origin, modelLabel: options.modelLabel ?? 'unknown', examples: (options.examples ?? []).map((e) => `@${BOT.name} ${e}`), ...(log ? { logger: log } : {}) });
   log?.info({ url: origin }, 'sandbox listening');
 
   let stopped = false;

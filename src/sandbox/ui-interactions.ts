@@ -8,15 +8,13 @@
 import { ChoiceError, actionEntry, findElement, isObj, overflowChoice, stateFromChoice, stateKeyOf, stateValues, type Choice, type Obj, type StateValues } from './block-elements.js';
 import type { BotLink } from './deliver-event.js';
 import { blockActionsPayload, viewClosedPayload, viewSubmissionPayload, type ActionSource } from './interaction-payloads.js';
-import { MAX_VIEW_STACK, messageContainer, viewContainer, type SandboxStore, type StoredView } from './store.js';
-import { SlackApiError } from '../simulator/index.js';
-import type { ResponseUrls } from './web-api/response-url.js';
-import { buildView, parseView } from './web-api/views.js';
+import { messageContainer, viewContainer, type SandboxStore, type StoredView } from './store.js';
+import { SlackApiError, checkedView } from '../simulator/index.js';
 
 export interface InteractionDeps {
   store: SandboxStore;
   bot: BotLink;
-  responseUrls: ResponseUrls;
+  /** http://host:port of the sandbox, for response URLs. */
   origin: string;
 }
 
@@ -92,7 +90,7 @@ export async function performAction(deps: InteractionDeps, r: ActionRequest): Pr
 
 function responseUrlFor(deps: InteractionDeps, user: string, source: Exclude<ActionSource, { kind: 'view' }>): string {
   const m = source.kind === 'message' ? source.message : source.ephemeral;
-  return deps.responseUrls.create(deps.origin, {
+  return deps.store.responseUrls.create(deps.origin, {
     channel: m.channel,
     user,
     messageTs: m.ts,
@@ -218,17 +216,12 @@ function applyResponseAction(deps: InteractionDeps, user: string, view: StoredVi
         const errors = isObj(answer) && isObj(answer.errors) ? answer.errors : {};
         return { ok: false, errors: Object.fromEntries(Object.entries(errors).map(([k, v]) => [k, String(v)])), outcome: 'kept' };
       }
-      case 'update': {
-        const next = parseView({ view: (answer as Obj).view });
-        store.replaceView(user, buildView(next, view.id, view, view.previous_view_id));
+      case 'update':
+        store.updateView(user, view, responseView(answer as Obj));
         return { ok: true, outcome: 'updated' };
-      }
-      case 'push': {
-        if (store.views(user).length >= MAX_VIEW_STACK) throw new SlackApiError('push_limit_reached');
-        const next = parseView({ view: (answer as Obj).view });
-        store.showView(user, buildView(next, store.newViewId(), view, view.id), false);
+      case 'push':
+        store.pushView(user, responseView(answer as Obj));
         return { ok: true, outcome: 'pushed' };
-      }
       case 'clear':
         store.closeView(user, view.id, true);
         return { ok: true, outcome: 'cleared' };
@@ -241,6 +234,11 @@ function applyResponseAction(deps: InteractionDeps, user: string, view: StoredVi
     store.notice('error', `The bot answered the submission with response_action "${String(action)}" that Slack would refuse: ${code}`);
     return { ok: false, error: 'The bot sent back a modal Slack would refuse; see the notices.', outcome: 'kept' };
   }
+}
+
+/** The modal a response_action brings, checked as views.update and views.push check theirs. */
+function responseView(answer: Obj): Obj {
+  return checkedView({ view: answer.view }, 'modal', { fillBlockIds: true });
 }
 
 export async function closeView(deps: InteractionDeps, r: { user: string; viewId: string }): Promise<{ ok: true }> {

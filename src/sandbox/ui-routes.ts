@@ -118,7 +118,7 @@ async function postCommand(o: UiRouteOptions, body: Record<string, unknown>): Pr
     text: (m[2] ?? '').trim(),
     api_app_id: APP_ID,
     is_enterprise_install: 'false',
-    response_url: o.responseUrls.create(o.origin, { channel: channel.id, user }),
+    response_url: o.store.responseUrls.create(o.origin, { channel: channel.id, user }),
     trigger_id: o.store.issueTrigger(user),
   });
   return { ok: delivery.ok, status: delivery.status };

@@ -2,7 +2,9 @@
  * The pretend Slack workspace the sandbox serves: three people, one user group, #general and a DM
  * with the bot for each person. Ids look like real Slack ids (U…, S…, C…, D…) so the bot's own
  * id checks (e.g. "is this a user id?") treat them exactly as they would in a real workspace.
+ * `sandboxWorkspace` hands it to the simulator's Web API methods.
  */
+import { SlackApiError, type SimulatedUser, type SimulatedWorkspace } from '../simulator/index.js';
 
 export interface SandboxUser {
   id: string;
@@ -96,5 +98,49 @@ export function botProfile(): Record<string, unknown> {
     team_id: TEAM.id,
     updated: 1726000000,
     icons: {},
+  };
+}
+
+/** Where the events the sandbox sends say they come from. */
+export const ENVELOPE = {
+  appId: APP_ID,
+  botUserId: BOT.userId,
+  verificationToken: 'sandbox-verification-token',
+  eventContext: '4-eyJldCI6Im1lc3NhZ2UiLCJ0aWQiOiJUMFNBTkRCT1gifQ',
+};
+
+function profile(id: string, name: string, realName: string): SimulatedUser {
+  return { id, name, real_name: realName, is_bot: id === BOT.userId, deleted: false, tz: 'Europe/Berlin', tz_label: 'Central European Time', tz_offset: 3600, team_id: TEAM.id };
+}
+
+/** This workspace as the simulator's Web API methods see it; links to messages open them in the sandbox at `origin`. */
+export function sandboxWorkspace(origin: string): SimulatedWorkspace {
+  const bot = profile(BOT.userId, BOT.name, BOT.realName);
+  const person = (id: string): SimulatedUser | undefined => {
+    const u = findUser(id);
+    return u ? profile(u.id, u.name, u.realName) : undefined;
+  };
+  const channel = (id: string) => {
+    const c = findChannel(id);
+    return c && { ...c, ...(c === GENERAL ? { isGeneral: true } : {}) };
+  };
+  return {
+    ids: { teamId: TEAM.id, teamDomain: TEAM.domain, teamName: TEAM.name, appId: APP_ID, botUserId: BOT.userId, botId: BOT.botId, botName: BOT.name },
+    url: `${origin}/`,
+    botProfile: botProfile(),
+    envelope: ENVELOPE,
+    channel,
+    members: (c) => (c.type === 'im' ? [c.user!, BOT.userId] : [...USERS.map((u) => u.id), BOT.userId]),
+    isMember: (c, user) => isMember(findChannel(c.id)!, user),
+    user: (id) => (id === BOT.userId ? bot : person(id)),
+    users: () => [bot, ...USERS.map((u) => person(u.id)!)],
+    usergroups: () => USERGROUPS.map((g) => ({ ...g, users: [...g.users] })),
+    openConversation: (users) => {
+      // The sandbox has DMs with the bot only; group DMs are not part of its workspace.
+      if (users.length > 1) throw new SlackApiError('not_allowed_token_type');
+      if (!findUser(users[0]!)) throw new SlackApiError('user_not_found');
+      return channel(dmChannelOf(users[0]!))!;
+    },
+    permalink: (channel, ts, threadTs) => `${origin}/?channel=${channel}&ts=${ts}${threadTs !== undefined && threadTs !== ts ? `&thread=${threadTs}` : ''}`,
   };
 }

@@ -7,8 +7,9 @@
  * types are accepted (Slack adds new ones often).
  */
 import { SlackApiError, invalidArguments } from './api-error.js';
+import { normalizeBlocks } from './block-ids.js';
 import { checkElement, checkText, maxChars, requiredText, type Fail } from './element-limits.js';
-import { isObj, textOf, type Obj } from './json.js';
+import { clone, isObj, textOf, type Obj } from './json.js';
 import { SLACK_LIMITS as L } from './limits.js';
 import { optString, type Args } from './wire-args.js';
 
@@ -133,9 +134,11 @@ export interface ContentOptions {
   requireContent: boolean;
   /** Check each block's structure and limits; message-wide limits are always checked. Default true. */
   checkBlocks?: boolean;
+  /** Fill in the block_ids and action_ids the sender left out, as Slack does (block-ids.ts). Default false. */
+  fillBlockIds?: boolean;
 }
 
-/** The text/blocks/attachments of a chat.* or response_url call, refused as a whole as Slack does. */
+/** The text/blocks/attachments of a chat.* or response_url call (copies), refused as a whole as Slack does. */
 export function messageContent(args: Args, options: ContentOptions): MessageContent {
   const out: MessageContent = {};
   const text = optString(args, 'text');
@@ -152,11 +155,11 @@ export function messageContent(args: Args, options: ContentOptions): MessageCont
       if (errors.length > 0) throw invalidBlocks(errors);
     }
     if (blocksJsonTooLong(args.blocks)) throw new SlackApiError('msg_blocks_too_long');
-    out.blocks = args.blocks;
+    out.blocks = options.fillBlockIds ? normalizeBlocks(args.blocks) : clone(args.blocks);
   }
   if (args.attachments !== undefined && args.attachments !== '' && args.attachments !== null) {
     if (!Array.isArray(args.attachments)) throw new SlackApiError('invalid_attachments');
-    out.attachments = args.attachments;
+    out.attachments = clone(args.attachments);
   }
   const empty = out.text === undefined && (out.blocks === undefined || out.blocks.length === 0) && out.attachments === undefined;
   if (options.requireContent && empty) throw new SlackApiError('no_text');
@@ -194,10 +197,10 @@ export function viewLimitErrors(view: unknown, surface: ViewSurface, options: { 
 }
 
 /** The `view` argument of views.*, checked like Slack does; throws invalid_arguments listing every problem. */
-export function checkedView(args: Args, surface: ViewSurface, options: { checkBlocks?: boolean } = {}): Obj {
+export function checkedView(args: Args, surface: ViewSurface, options: Omit<ContentOptions, 'requireContent'> = {}): Obj {
   const view = args.view;
   if (!isObj(view)) throw invalidArguments('missing required field: view');
   const errors = viewLimitErrors(view, surface, options);
   if (errors.length > 0) throw invalidArguments(...errors);
-  return view;
+  return options.fillBlockIds ? { ...view, blocks: normalizeBlocks(view.blocks as unknown[]) } : view;
 }

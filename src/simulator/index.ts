@@ -1,12 +1,13 @@
 /**
  * One Slack simulator for the sandbox, the tests and the bench: the Web API on loopback,
  * signed delivery of events, interactions and slash commands to a bot's HTTP endpoint, Socket
- * Mode, fault injection, and the one Block Kit limit checker. It stands alone: nothing here
- * imports the bot (src/slack, src/agent) or the sandbox.
+ * Mode, fault injection, and the one Block Kit limit checker. Its method table and store are
+ * the sandbox's too (`slackWebApi` over a `SimulatorStore`, for a `SimulatedWorkspace`). It stands
+ * alone: nothing here imports the bot (src/slack, src/agent) or the sandbox.
  */
 export { startSlackSimulator } from './start-simulator.js';
 export { FaultPlan } from './fault-plan.js';
-export { webApiEndpoint, type Handler, type WebApiEndpointOptions } from './web-api-endpoint.js';
+export { webApiEndpoint } from './web-api-endpoint.js';
 export type {
   Fault,
   RecordedCall,
@@ -26,12 +27,11 @@ export type {
   WaitForOptions,
 } from './types.js';
 export { FAKE_APP_TOKEN, FAKE_BOT_TOKEN, SLACK_IDS } from './ids.js';
-export type { Json, JsonObject } from './json.js';
+export { isObj, type Json, type JsonObject, type Obj } from './json.js';
 export { SLACK_LIMITS } from './limits.js';
-export { blockLimitErrors, checkedView, invalidBlocks, messageContent, viewLimitErrors, type ContentOptions, type MessageContent, type ViewSurface } from './block-limits.js';
-export { SlackApiError, invalidArguments } from './api-error.js';
-export { optString, parseWireArgs, reqString, tokenOf, truthy, type Args } from './wire-args.js';
-export { TsClock, compareTs, isTs, microsToTs, tsSeconds, tsToMicros } from './slack-ts.js';
+export { blockLimitErrors, checkedView, messageContent, viewLimitErrors, type ViewSurface } from './block-limits.js';
+export { SlackApiError } from './api-error.js';
+export { TsClock } from './slack-ts.js';
 export { inferContentType, nowSeconds, signRequest, slackSignature, verifySlackSignature, type ContentType, type SignedHeaders } from './sign.js';
 export { formBody } from './form-body.js';
 export { sendSigned, slackSender, type SendSignedOptions, type SignedResponse } from './send-signed.js';
@@ -40,8 +40,9 @@ export { richTextBlocks, richTextElements } from './rich-text.js';
 export * from './event-payloads.js';
 export * from './interaction-payloads.js';
 export { slashCommandBody, slashCommandFields, type SlashCommandOptions } from './slash-command.js';
-export { wireMessage } from './web-api-methods.js';
-export { viewObject, type ViewOwner } from './view-object.js';
-export { cursorPage, type CursorPage } from './cursor-page.js';
-export { inTimeWindow, withListedMetadata } from './conversation-window.js';
-export { MessageStore, type MessageChange, type MessagePatch, type TsSource } from './message-store.js';
+export { MessageStore, type MessageChange, type MessagePatch } from './message-store.js';
+export { SimulatorStore, type Ephemeral, type Sequenced, type StoreChange } from './store.js';
+export { slackWebApi, wireMessage } from './web-api-methods.js';
+export type { SimulatedWorkspace } from './workspace.js';
+export { interactiveElements, normalizeBlocks } from './block-ids.js';
+export type { TriggerCheck } from './trigger-ids.js';

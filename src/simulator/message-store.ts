@@ -1,17 +1,10 @@
 /**
  * Channels' messages as Slack keeps them: ordered by ts, thread roots carrying their reply
  * summary (reply_count, reply_users, latest_reply) through posts and deletions, and reactions
- * per person. The simulator and the sandbox both keep their messages here; the sandbox listens
- * to the changes to update its screens.
+ * per person. The store (store.ts) keeps its messages here and announces the changes.
  */
-import { compareTs } from './slack-ts.js';
+import { compareTs, type TsSource } from './slack-ts.js';
 import type { StoredMessage } from './types.js';
-
-/** Where new ts come from: they increase, and stay after any message put back with its own ts. */
-export interface TsSource {
-  next(): string;
-  advancePast(ts: string): void;
-}
 
 export type MessageChange = { kind: 'message'; channel: string; message: StoredMessage } | { kind: 'message_deleted'; channel: string; ts: string };
 

@@ -23,7 +23,14 @@ export function isTs(value: string): boolean {
   return /^\d{1,12}\.\d{1,6}$/.test(value);
 }
 
-export class TsClock {
+/** Where new ts come from: they increase, and stay after any message put back with its own ts. */
+export interface TsSource {
+  next(): string;
+  advancePast(ts: string): void;
+}
+
+/** The wall clock, for a store whose messages outlive the run (the sandbox's). */
+export class TsClock implements TsSource {
   private last = 0n;
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -44,4 +51,25 @@ export class TsClock {
 /** Seconds since the epoch as Slack puts them in `event_time`. */
 export function tsSeconds(ts: string): number {
   return Number(ts.split('.')[0] ?? 0);
+}
+
+/** ts values 100 µs apart from a fixed start, so a test's ts are the same on every run. */
+export class StepClock implements TsSource {
+  private static readonly STEP = 100n;
+  private nextMicros: bigint;
+
+  constructor(firstTs: string) {
+    this.nextMicros = tsToMicros(firstTs);
+  }
+
+  next(): string {
+    const ts = microsToTs(this.nextMicros);
+    this.nextMicros += StepClock.STEP;
+    return ts;
+  }
+
+  advancePast(ts: string): void {
+    const micros = tsToMicros(ts);
+    if (micros >= this.nextMicros) this.nextMicros = micros + StepClock.STEP;
+  }
 }

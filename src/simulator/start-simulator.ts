@@ -11,12 +11,15 @@ import type { AddressInfo } from 'node:net';
 import { FaultPlan } from './fault-plan.js';
 import { FAKE_APP_TOKEN, FAKE_BOT_TOKEN, SLACK_IDS } from './ids.js';
 import { clone } from './json.js';
-import { randomHex } from './random-ids.js';
+import { StepClock } from './slack-ts.js';
 import { attachSocketMode, type SocketModeServer } from './socket-mode.js';
-import { SimulatorStore } from './store.js';
-import type { RecordedCall, ResponseUrlTarget, SlackSimulator, SlackSimulatorOptions } from './types.js';
+import { SimulatorStore, type Ephemeral } from './store.js';
+import type { RecordedCall, SlackSimulator, SlackSimulatorOptions, StoredEphemeral } from './types.js';
 import { webApiEndpoint } from './web-api-endpoint.js';
-import { respondToUrl, webApiMethods } from './web-api-methods.js';
+import { slackWebApi } from './web-api-methods.js';
+import { optionsWorkspace } from './workspace.js';
+
+const DEFAULT_FIRST_TS = '1726133700.000100';
 
 const DEFAULT_SCOPES = [
   'app_mentions:read',
@@ -38,18 +41,25 @@ export async function startSlackSimulator(options: SlackSimulatorOptions = {}): 
   const appToken = options.appToken ?? FAKE_APP_TOKEN;
   const tokens = new Set([botToken, ...(options.extraTokens ?? [])]);
   const scopes = (options.scopes ?? DEFAULT_SCOPES).join(',');
-  const checkBlocks = options.validateBlocks ?? true;
 
   const emitter = new EventEmitter();
   // waitFor may have many concurrent listeners in a busy test; none of them leak past their timeout.
   emitter.setMaxListeners(0);
 
-  const store = new SimulatorStore(options);
-  const handlers = webApiMethods(store, options);
+  const store = new SimulatorStore({
+    clock: () => new StepClock(options.firstTs ?? DEFAULT_FIRST_TS),
+    owner: { teamId: SLACK_IDS.teamId, appId: SLACK_IDS.appId, botId: SLACK_IDS.botId },
+    responseUrlPrefix: '/actions/',
+    ...(options.expiredTriggerIds !== undefined ? { expiredTriggerIds: options.expiredTriggerIds } : {}),
+  });
+  const workspace = optionsWorkspace(options);
+  const webApi = slackWebApi(store, {
+    workspace,
+    checkBlocks: options.validateBlocks ?? true,
+    ...(options.echo ? { echo: options.echo } : {}),
+  });
   const plan = new FaultPlan();
   let calls: RecordedCall[] = [];
-  let responseTargets = new Map<string, ResponseUrlTarget>();
-  let responseUrlCounter = 0;
 
   function record(call: RecordedCall): void {
     calls.push(call);
@@ -59,12 +69,11 @@ export async function startSlackSimulator(options: SlackSimulatorOptions = {}): 
   // Socket Mode needs the port, known only once listening; calls cannot arrive before then.
   let socketMode: SocketModeServer | undefined;
   const endpoint = webApiEndpoint({
-    methods: handlers,
+    ...webApi,
     acceptsToken: (token) => tokens.has(token),
     scopes,
     faults: plan,
     record,
-    responseUrls: { prefix: '/actions/', handle: (path, args) => respondToUrl(store, responseTargets.get(path), args, checkBlocks) },
     appLevelCall: (method, token) => socketMode!.appLevelCall(method, token),
   });
 
@@ -103,39 +112,23 @@ export async function startSlackSimulator(options: SlackSimulatorOptions = {}): 
       return [...calls];
     },
     callsTo: (method) => calls.filter((c) => c.method === method),
-    messages: (channel, threadTs) =>
-      clone(threadTs === undefined ? store.messages.messages(channel) : store.messages.thread(channel, threadTs)),
-    message: (channel, ts) => {
-      const m = store.messages.message(channel, ts);
-      return m ? clone(m) : undefined;
-    },
-    ephemerals: (channel) => clone(channel === undefined ? store.ephemerals : store.ephemerals.filter((e) => e.channel === channel)),
-    views: () => clone([...store.views.values()]),
-    view: (id) => {
-      const v = store.views.get(id);
-      return v ? clone(v) : undefined;
-    },
+    messages: (channel, threadTs) => clone(threadTs === undefined ? store.messages(channel) : store.thread(channel, threadTs)),
+    message: (channel, ts) => clone(store.message(channel, ts)),
+    ephemerals: (channel) => store.ephemerals().filter((e) => channel === undefined || e.channel === channel).map(asPosted),
+    views: () => clone(store.allViews()),
+    view: (id) => clone(store.view(id)),
     homeView: (user) => clone(store.homeView(user)),
     assistantStatus: (channel, threadTs) => store.assistantStatus(channel, threadTs),
     isStreaming: (channel, ts) => store.streaming.has(`${channel} ${ts}`),
     seedMessage: (m) => clone(store.seedMessage(m)),
-    setUsergroup: (id, users) => {
-      store.usergroups.set(id, [...users]);
-    },
-    setExpiredTriggerIds: (ids) => {
-      store.expiredTriggers = ids === 'all' ? 'all' : new Set(ids);
-    },
+    setUsergroup: (id, users) => workspace.setUsergroup(id, users),
+    setExpiredTriggerIds: (ids) => store.triggers.expire(ids),
     failNext: (method, fault, times = 1) => plan.failNext(method, fault, times),
     failCall: (method, n, fault) => plan.failCall(method, n, fault),
     delayNext: (method, ms, times = 1) => plan.delayNext(method, ms, times),
     dropResponseNext: (method, times = 1) => plan.dropNext(method, times),
     holdResponseNext: (method) => plan.holdNext(method),
-    responseUrl: (target) => {
-      responseUrlCounter += 1;
-      const path = `/actions/${SLACK_IDS.teamId}/${String(responseUrlCounter).padStart(13, '0')}/${randomHex(12)}`;
-      responseTargets.set(path, { ...target });
-      return `${origin}${path}`;
-    },
+    responseUrl: (target) => store.responseUrls.create(origin, target),
     onCall: (listener) => {
       emitter.on('call', listener);
       return () => emitter.off('call', listener);
@@ -178,8 +171,8 @@ export async function startSlackSimulator(options: SlackSimulatorOptions = {}): 
     reset: () => {
       calls = [];
       store.reset();
+      workspace.reset();
       plan.reset();
-      responseTargets = new Map();
       socketMode.reset();
     },
     close: () =>
@@ -191,4 +184,9 @@ export async function startSlackSimulator(options: SlackSimulatorOptions = {}): 
       }),
   };
   return simulator;
+}
+
+/** An ephemeral as the simulator reports it: Slack's `message_ts` names its ts. */
+function asPosted({ ts, ...rest }: Ephemeral): StoredEphemeral {
+  return clone({ ...rest, message_ts: ts });
 }

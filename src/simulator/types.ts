@@ -1,4 +1,6 @@
 /** The shapes the simulator stores, records and takes as options. */
+import type { JsonObject } from './json.js';
+import type { ResponseUrlTarget } from './response-urls.js';
 import type { SlashCommandOptions } from './slash-command.js';
 import type { Args } from './wire-args.js';
 
@@ -92,6 +94,9 @@ export interface SimulatedUser {
   is_bot: boolean;
   deleted: boolean;
   tz: string;
+  tz_label?: string;
+  /** Seconds east of UTC. */
+  tz_offset?: number;
   /** The person's team (default: the simulated workspace's): another is a Slack Connect partner. */
   team_id?: string;
 }
@@ -131,6 +136,8 @@ export interface SlackSimulatorOptions {
   appToken?: string;
   /** Listen on this port; default 0 (a free one). */
   port?: number;
+  /** Receives the bot's own posts, edits and deletions as the message events Slack sends back. */
+  echo?(envelope: JsonObject): void;
 }
 
 export interface WaitForOptions {
@@ -187,14 +194,7 @@ export interface SocketModeSide {
   waitForClose(id: number, options?: WaitForOptions): Promise<SocketConnection>;
 }
 
-export interface ResponseUrlTarget {
-  channel: string;
-  /** The message the interaction came from; `replace_original`/`delete_original` act on it. */
-  messageTs?: string;
-  /** Who clicked: ephemeral responses go to them. */
-  user?: string;
-  threadTs?: string;
-}
+export type { ResponseUrlTarget } from './response-urls.js';
 
 export interface SlackSimulator {
   /** Base for `slackApiUrl`; ends with '/api/'. */

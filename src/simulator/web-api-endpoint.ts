@@ -14,6 +14,8 @@ import { parseWireArgs, tokenOf } from './wire-args.js';
 
 export type Handler = (args: SlackArgs, ctx: { token: string }) => Record<string, unknown>;
 
+const PUBLIC_METHODS: ReadonlySet<string> = new Set(['api.test']);
+
 /** A 1 MB request is far beyond any message Slack accepts; larger ones are not read. */
 const BODY_LIMIT = 1024 * 1024;
 
@@ -26,7 +28,7 @@ export interface WebApiEndpointOptions {
   faults: FaultPlan;
   /** Every call, after its effects and before its answer is sent. */
   record?(call: RecordedCall): void;
-  /** Methods Slack answers without a token. */
+  /** Methods Slack answers without a token; default api.test, as on Slack. */
   publicMethods?: ReadonlySet<string>;
   /** Path prefix of response URLs, and what a post to one does. */
   responseUrls?: { prefix: string; handle(path: string, args: SlackArgs): Record<string, unknown> };
@@ -44,7 +46,7 @@ export interface WebApiEndpointOptions {
 /** Handles one request whose path is under `/api/` or the response URL prefix; false for any other path. */
 export function webApiEndpoint(options: WebApiEndpointOptions): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean> {
   const { methods, faults, scopes } = options;
-  const publicMethods = options.publicMethods ?? new Set<string>();
+  const publicMethods = options.publicMethods ?? PUBLIC_METHODS;
 
   function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-oauth-scopes': scopes, ...headers });

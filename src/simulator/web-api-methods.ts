@@ -1,71 +1,35 @@
 /**
- * The Web API methods the simulator serves, over its store, one family per file in methods/.
- * Each answers like Slack: a result with `ok: true`, or a SlackApiError that becomes HTTP 200
- * `{ ok: false, error }`. Every message and view goes through the one Block Kit checker
- * (block-limits.ts).
+ * The one table of Slack's Web API methods, over a store and a workspace, one family per file in
+ * methods/. Each answers like Slack: a result with `ok: true`, or a SlackApiError that becomes HTTP
+ * 200 `{ ok: false, error }`. Every message and view goes through the one Block Kit checker
+ * (block-limits.ts). The simulator serves it over its in-memory store; the sandbox over its own,
+ * with its workspace, its screens' hooks and the ids Slack fills in (see MethodOptions).
  */
-import { SlackApiError } from './api-error.js';
-import { messageContent } from './block-limits.js';
-import { clone } from './json.js';
 import { assistantMethods } from './methods/assistant.js';
 import { chatMethods } from './methods/chat.js';
 import { chatStreamMethods } from './methods/chat-stream.js';
 import { conversationMethods } from './methods/conversations.js';
-import { methodContext } from './methods/method-context.js';
+import { methodContext, type MethodOptions, type MethodStore } from './methods/method-context.js';
 import { reactionMethods } from './methods/reactions.js';
+import { respondToUrl } from './methods/response-url.js';
 import { viewMethods } from './methods/views.js';
 import { workspaceMethods } from './methods/workspace.js';
-import type { SimulatorStore } from './store.js';
-import type { ResponseUrlTarget, SlackArgs, SlackSimulatorOptions, StoredEphemeral } from './types.js';
-import type { Handler } from './web-api-endpoint.js';
-import { truthy } from './wire-args.js';
+import type { Handler, WebApiEndpointOptions } from './web-api-endpoint.js';
 
+export type { MethodOptions } from './methods/method-context.js';
 export { wireMessage } from './wire-message.js';
 
-export function webApiMethods(store: SimulatorStore, options: SlackSimulatorOptions): Record<string, Handler> {
+/** The methods and response URLs, as webApiEndpoint takes them. */
+export function slackWebApi(store: MethodStore, options: MethodOptions): Pick<WebApiEndpointOptions, 'methods' | 'responseUrls'> {
   const ctx = methodContext(store, options);
-  return {
+  const methods: Record<string, Handler> = {
     ...workspaceMethods(ctx),
     ...chatMethods(ctx),
-    ...chatStreamMethods(ctx),
-    ...assistantMethods(ctx),
     ...reactionMethods(ctx),
     ...viewMethods(ctx),
     ...conversationMethods(ctx),
+    ...(options.aiAppMethods === false ? {} : { ...chatStreamMethods(ctx), ...assistantMethods(ctx) }),
   };
-}
-
-/**
- * A post to a response_url: ephemeral to the clicker by default, `in_channel` posts, and
- * `replace_original` / `delete_original` act on the message the interaction came from.
- */
-export function respondToUrl(store: SimulatorStore, target: ResponseUrlTarget | undefined, args: SlackArgs, checkBlocks: boolean): Record<string, unknown> {
-  if (!target) throw new SlackApiError('no_such_response_url');
-  const content = messageContent(args, { requireContent: !truthy(args.delete_original), checkBlocks });
-  if (truthy(args.delete_original)) {
-    if (target.messageTs !== undefined) store.messages.remove(target.channel, target.messageTs);
-    return { ok: true };
-  }
-  if (truthy(args.replace_original) && target.messageTs !== undefined) {
-    const message = store.messages.message(target.channel, target.messageTs);
-    if (!message) throw new SlackApiError('message_not_found');
-    store.messages.update(target.channel, target.messageTs, { text: content.text ?? message.text, blocks: content.blocks ? clone(content.blocks) : [] });
-    return { ok: true };
-  }
-  // response_type defaults to ephemeral: only the clicker sees it.
-  if (args.response_type === 'in_channel') {
-    store.messages.add({
-      channel: target.channel,
-      text: content.text ?? '',
-      ...store.botAuthor(),
-      ...(content.blocks ? { blocks: clone(content.blocks) } : {}),
-      ...(target.threadTs !== undefined ? { thread_ts: target.threadTs } : {}),
-    });
-  } else {
-    const ephemeral: StoredEphemeral = { channel: target.channel, user: target.user ?? '', message_ts: store.nextTs(), text: content.text ?? '' };
-    if (content.blocks) ephemeral.blocks = clone(content.blocks);
-    if (target.threadTs !== undefined) ephemeral.thread_ts = target.threadTs;
-    store.ephemerals.push(ephemeral);
-  }
-  return { ok: true };
+  const { prefix } = store.responseUrls;
+  return { methods, responseUrls: { prefix, handle: (path, args) => respondToUrl(ctx, path, args) } };
 }

@@ -8,10 +8,10 @@ import type { MethodContext } from './method-context.js';
 const STATUS_MAX = 50 * 1024;
 
 export function assistantMethods(ctx: MethodContext): Record<string, Handler> {
-  const { store, resolveChannel } = ctx;
+  const { store } = ctx;
   return {
     'assistant.threads.setStatus': (args) => {
-      const channel = resolveChannel(reqString(args, 'channel_id'));
+      const channel = ctx.channel(args, 'channel_id').id;
       const threadTs = reqString(args, 'thread_ts');
       if (!/^\d+\.\d+$/.test(threadTs)) throw invalidArguments('thread_ts must be a message timestamp [json-pointer:/thread_ts]');
       // An empty status is how a thread's status is cleared, so only a missing one is refused.

@@ -3,7 +3,6 @@
  * grows while it streams. Outside a DM Slack wants to know who the streamed text is for.
  */
 import { SlackApiError, invalidArguments } from '../api-error.js';
-import { SLACK_IDS } from '../ids.js';
 import { clone } from '../json.js';
 import type { Handler } from '../web-api-endpoint.js';
 import { optString, reqString } from '../wire-args.js';
@@ -14,7 +13,7 @@ import type { MethodContext } from './method-context.js';
 export const STREAM_MARKDOWN_MAX = 12_000;
 
 export function chatStreamMethods(ctx: MethodContext): Record<string, Handler> {
-  const { store, resolveChannel } = ctx;
+  const { store } = ctx;
   const key = (channel: string, ts: string) => `${channel} ${ts}`;
 
   function markdown(args: Record<string, unknown>, required: boolean): string {
@@ -25,18 +24,18 @@ export function chatStreamMethods(ctx: MethodContext): Record<string, Handler> {
   }
 
   function streamingMessage(args: Record<string, unknown>) {
-    const channel = resolveChannel(reqString(args, 'channel'));
+    const channel = ctx.channel(args).id;
     const ts = reqString(args, 'ts');
-    const message = store.messages.message(channel, ts);
+    const message = store.message(channel, ts);
     if (!message) throw new SlackApiError('message_not_found');
-    if (message.bot_id !== SLACK_IDS.botId) throw new SlackApiError('cant_update_message');
+    if (message.bot_id !== ctx.workspace.ids.botId) throw new SlackApiError('cant_update_message');
     if (!store.streaming.has(key(channel, ts))) throw new SlackApiError('message_not_in_streaming_state');
     return { channel, ts, message };
   }
 
   return {
     'chat.startStream': (args) => {
-      const channel = resolveChannel(reqString(args, 'channel'));
+      const channel = ctx.channel(args).id;
       const threadTs = optString(args, 'thread_ts');
       if (threadTs !== undefined && !/^\d+\.\d+$/.test(threadTs)) throw new SlackApiError('invalid_thread_ts');
       if (!channel.startsWith('D')) {
@@ -45,7 +44,7 @@ export function chatStreamMethods(ctx: MethodContext): Record<string, Handler> {
         if (optString(args, 'recipient_team_id') === undefined) throw invalidArguments('missing required field: recipient_team_id [json-pointer:/recipient_team_id]');
       }
       const text = markdown(args, false);
-      const message = store.messages.add({ channel, text, ...store.botAuthor(), ...(threadTs !== undefined ? { thread_ts: threadTs } : {}) });
+      const message = store.addMessage({ channel, text, ...ctx.botAuthor(), ...(threadTs !== undefined ? { thread_ts: threadTs } : {}) });
       store.streaming.add(key(channel, message.ts));
       return { ok: true, channel, ts: message.ts };
     },
@@ -53,7 +52,7 @@ export function chatStreamMethods(ctx: MethodContext): Record<string, Handler> {
     'chat.appendStream': (args) => {
       const { channel, ts, message } = streamingMessage(args);
       const text = markdown(args, true);
-      store.messages.update(channel, ts, { text: message.text + text });
+      store.updateMessage(channel, ts, { text: message.text + text });
       return { ok: true, channel, ts };
     },
 
@@ -62,9 +61,9 @@ export function chatStreamMethods(ctx: MethodContext): Record<string, Handler> {
       const text = markdown(args, false);
       const blocks = args.blocks !== undefined ? ctx.contentOf({ blocks: args.blocks, text: 'x' }, false).blocks : undefined;
       store.streaming.delete(key(channel, ts));
-      const updated = store.messages.update(channel, ts, {
+      const updated = store.updateMessage(channel, ts, {
         text: message.text + text,
-        ...(blocks ? { blocks: clone(blocks) } : {}),
+        ...(blocks ? { blocks } : {}),
         ...(args.metadata !== undefined ? { metadata: clone(args.metadata) } : {}),
       });
       return { ok: true, channel, ts, ...(updated ? { message: wireMessage(updated) } : {}) };

@@ -85,7 +85,7 @@ export async function runApproved(
     policyVersion: row.policy_version ?? '',
   };
   // Spent, but not by this process: the one that spent it stopped, maybe after running the call.
-  if (recovered && (await grantWasSpent(run.deps.db, check))) return interrupted(run, row, out);
+  if (recovered && (await grantWasSpent(run.deps.db, check, row.id))) return interrupted(run, row, out);
   // Approved under another policy than the one in force here (it changed while the run still
   // waited on another call of the step): that approval may not satisfy this policy, so the call
   // is asked for again under it. A grant the deciding vote spent was checked against this very

@@ -32,7 +32,7 @@ import { findAction, latestApprovalId, closeAction } from '../db/pending-actions
 import { cancelRuns } from './cancel-runs.js';
 import { requirementOfRequest, type RequestFacts, type Requirement } from '../approvals/requirement-for.js';
 import { mcpServerOf, type McpToolIdentity } from '../approvals/mcp-tool-name.js';
-import { listRemembered, revokeRemembered, type RevokeOutcome } from './remembered-approvals.js';
+import { endReplacedToolApprovals, listRemembered, revokeRemembered, type RevokeOutcome } from './remembered-approvals.js';
 import { rememberForOf } from './remembered-call.js';
 import type { RememberedGrant } from '../db/remembered-grants.js';
 import { presentCall, type CallPresentation } from './describe-call.js';
@@ -447,6 +447,16 @@ export class Agent implements AgentInternals {
   /** Revokes a remembered approval, if `actor` created it, requested it or may approve its tool now. */
   revokeRememberedGrant(id: number, actor: Actor): Promise<RevokeOutcome> {
     return revokeRemembered(this, this.runtime, id, actor);
+  }
+
+  /**
+   * A tool source's new declaration of its tools (an MCP server listed them: `current`, each tool's
+   * model-facing name and definition digest, its tools named `<prefix>…` at the agent `path`):
+   * remembered approvals given for another definition of one of them, or for a tool it dropped, end
+   * (audited `remembered-revoked`, reason given). attachMcpServers calls it on every change.
+   */
+  endReplacedToolApprovals(replaced: { path: readonly string[]; prefix: string; current: ReadonlyArray<{ toolName: string; digest: string }>; reason: string }): Promise<RememberedGrant[]> {
+    return endReplacedToolApprovals(this, this.runtime, replaced);
   }
 
   /**

@@ -30,7 +30,7 @@ const DIGEST_FORMAT = 1;
 export const MAX_CHANGE_TEXT = 1000;
 
 /** The parts of a server's tool entry a definition is made of (anything else the entry has is left out). */
-export function definitionSnapshot(entry: { name: string; title?: unknown; description?: unknown; inputSchema: unknown; annotations?: unknown }): ToolDefinitionSnapshot {
+export function definitionSnapshot(entry: { name: string; inputSchema: unknown; [part: string]: unknown }): ToolDefinitionSnapshot {
   return {
     name: entry.name,
     ...(typeof entry.title === 'string' ? { title: entry.title } : {}),

@@ -7,25 +7,12 @@ import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { Policy } from '../../src/approvals/policy-schema.js';
 import { attachMcpServers, type AttachedMcpServers } from '../../src/mcp/attach-mcp-servers.js';
 import { listAuditEvents } from '../../src/db/audit.js';
-import { createLogger } from '../../src/logger.js';
+import { captureLogger } from '../helpers/slack-bot.js';
 import { callLog, eventually, rugPull, stdioTracker } from '../helpers/mcp.js';
 import { PULLED_DESCRIPTION } from '../fixtures/mcp/tracker-server.js';
 import type { AgentChunk, ApprovalRequest } from '../../src/agent/types.js';
-import { Writable } from 'node:stream';
 
 const approvalOf = (chunks: AgentChunk[]) => chunks.find((c) => c.type === 'tool-call-approval')?.payload as ApprovalRequest | undefined;
-
-/** A logger whose JSON lines are kept, to check what the log says of a change. */
-function keptLogger() {
-  const lines: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { logger: createLogger({ level: 'info' }, sink), lines };
-}
 
 describe.each(backends)('MCP tools pinned to their definition (%s)', (backend) => {
   let database: TestDatabase;
@@ -43,12 +30,13 @@ describe.each(backends)('MCP tools pinned to their definition (%s)', (backend) =
   async function setUp(steps: ScriptStep[], policy: Policy = definePolicy({})) {
     const log = callLog();
     const rug = rugPull();
-    const kept = keptLogger();
+    const kept = captureLogger();
     const model = scriptedModel(steps);
     const agent = agentWith({ model, storage: database, policy, logger: kept.logger });
     const mcp = await attachMcpServers(agent, [stdioTracker(log.path, {}, rug.path)], { logger: kept.logger, reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
     attached.push(mcp);
-    return { agent, model, mcp, log, rug, logs: kept.lines };
+    const logs = () => kept.logs.flatMap((chunk) => chunk.split('\n').filter(Boolean)).map((line) => JSON.parse(line) as Record<string, unknown>);
+    return { agent, model, mcp, log, rug, logs };
   }
 
   it('the request is pinned to the definition; changed without telling (no list_changed) after approval, the re-listing before the call catches it: asked again with what changed, never run as approved', async () => {
@@ -71,7 +59,7 @@ describe.each(backends)('MCP tools pinned to their definition (%s)', (backend) =
       changes: [{ part: 'description', before: 'Create an issue in the tracker.', after: PULLED_DESCRIPTION }],
     });
     expect(again.toolDigest).not.toBe(pinned.digest);
-    expect(t.logs.some((l) => l.msg === 'the MCP server changed the tool since the call was approved; asked again' && JSON.stringify(l.changes).includes('audit@elsewhere'))).toBe(true);
+    expect(t.logs().some((l) => l.msg === 'the MCP server changed the tool since the call was approved; asked again' && JSON.stringify(l.changes).includes('audit@elsewhere'))).toBe(true);
     const superseded = (await listAuditEvents(database.db, { runId: first.runId })).find((e) => e.event === 'superseded')!;
     expect(superseded.detail).toMatchObject({ why: 'tool-changed', changes: [{ part: 'description' }] });
     // The model is given the tool as it is now.
@@ -89,7 +77,7 @@ describe.each(backends)('MCP tools pinned to their definition (%s)', (backend) =
     await t.rug.pull('notify');
     await eventually(() => expect(t.agent.tools.tracker__create_issue!.description).toBe(PULLED_DESCRIPTION));
     expect(t.agent.bindingOf((await t.agent.findRequest(actionId))!).toolChanged).toEqual([{ part: 'description', before: 'Create an issue in the tracker.', after: PULLED_DESCRIPTION }]);
-    expect(t.logs.some((l) => l.msg === 'MCP tool definition changed: its calls are asked again and remembered approvals of the old one end' && l.tool === 'create_issue')).toBe(true);
+    expect(t.logs().some((l) => l.msg === 'MCP tool definition changed: its calls are asked again and remembered approvals of the old one end' && l.tool === 'create_issue')).toBe(true);
     const again = await t.agent.approveToolCallGenerate({ runId: first.runId, actor: { userId: 'U0ALICE' } });
     expect(again.finishReason).toBe('suspended');
     expect(t.log.lines()).toEqual([]);
@@ -145,7 +133,7 @@ describe.each(backends)('MCP tools pinned to their definition (%s)', (backend) =
     const revoked = (await sql<{ event: string; detail: { reason: string; rememberedGrantId: number } }>`
       SELECT event, detail FROM audit_events WHERE event = 'remembered-revoked'`.execute(database.db)).rows.filter((r) => r.detail.rememberedGrantId === grant!.id);
     expect(revoked).toEqual([{ event: 'remembered-revoked', detail: expect.objectContaining({ reason: 'the MCP server tracker changed or dropped the tool', toolDigest: grant!.tool_digest }) }]);
-    expect(t.logs.some((l) => l.msg === 'remembered approvals of replaced MCP tool definitions ended')).toBe(true);
+    expect(t.logs().some((l) => l.msg === 'remembered approvals of replaced MCP tool definitions ended')).toBe(true);
     const third = await t.agent.generate('once more', { requester: 'U0REQ' });
     expect(third.finishReason).toBe('suspended');
     expect(t.log.lines()).toHaveLength(2);

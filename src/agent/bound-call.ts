@@ -76,11 +76,18 @@ export async function bindRequest(
   return { kind: 'bound', binding };
 }
 
+const nothingBound: BindOutcome = { kind: 'bound', binding: {} };
+
+/** What a call of a tool without a preview or a pinned definition is bound to: the stated reason, if any. */
+export function reasonOnly(statedReason: string | undefined): BindOutcome {
+  return statedReason === undefined ? nothingBound : { kind: 'bound', binding: { statedReason } };
+}
+
 /** A call asked for again (the policy changed under its request): bound anew, the model's stated reason carried over. */
 export async function bindAgain(run: RunState, target: CallTarget, row: PendingAction, args: unknown, out: Emitter): Promise<BindOutcome> {
   const { statedReason } = bindingOfRow(row);
   if (hasBinding(target)) return bindRequest(run, target, { toolCallId: row.tool_call_id, toolName: row.tool_name }, args, statedReason, out);
-  return { kind: 'bound', binding: statedReason !== undefined ? { statedReason } : {} };
+  return reasonOnly(statedReason);
 }
 
 /** The request `action` will write, bound as `binding` says: on its row and on the chunk that announces it. */

@@ -12,7 +12,7 @@ import type { AuditInput } from '../db/audit.js';
 import { applyHook } from './before-tool-call.js';
 import { useRemembered } from './remembered-call.js';
 import { offersStatedReason, takeStatedReason } from './stated-reason.js';
-import { bindRequest, hasBinding, withBinding, type BindOutcome } from './bound-call.js';
+import { bindRequest, hasBinding, reasonOnly, withBinding } from './bound-call.js';
 
 /** The target of `toolName` (the name the model called: a key of `tools`, or `agent-<key>`). */
 export function callTarget(agent: AgentInternals, toolName: string): CallTarget | undefined {
@@ -259,12 +259,6 @@ export async function planToolCall(run: RunState, call: ToolCallInput, out: Emit
     return { kind: 'pending', plan: { snapshots: [], actions: [withBinding(approvalAction(run, call, args, gate.requirement, unused), bound.binding)] } };
   }
   return runUngated(run, target, call, args, out);
-}
-
-const nothingBound: BindOutcome = { kind: 'bound', binding: {} };
-
-function reasonOnly(statedReason: string | undefined): BindOutcome {
-  return statedReason === undefined ? nothingBound : { kind: 'bound', binding: { statedReason } };
 }
 
 function errorResult(call: { toolCallId: string; toolName: string }, message: string, out: Emitter): CallOutcome {

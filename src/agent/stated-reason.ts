@@ -63,6 +63,11 @@ export function offersStatedReason(tool: Tool | undefined): boolean {
   return offers;
 }
 
+/** Whether a parsed input holds the reserved field at all (most do not: nothing to take out). */
+export function hasStatedReason(input: unknown): boolean {
+  return input !== null && typeof input === 'object' && Object.hasOwn(input, STATED_REASON_FIELD);
+}
+
 /** The input without the reserved field, and the reason it held; `invalid` when it is not text within the bound. */
 export type TakenReason = { input: unknown; statedReason?: string } | { invalid: string };
 

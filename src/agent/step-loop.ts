@@ -11,7 +11,7 @@ import { checkLease, checkpointStep } from './run-lease.js';
 import type { AuditInput } from '../db/audit.js';
 import { applyHook } from './before-tool-call.js';
 import { useRemembered } from './remembered-call.js';
-import { offersStatedReason, takeStatedReason } from './stated-reason.js';
+import { hasStatedReason, offersStatedReason, takeStatedReason } from './stated-reason.js';
 import { bindRequest, hasBinding, reasonOnly, withBinding } from './bound-call.js';
 
 /** The target of `toolName` (the name the model called: a key of `tools`, or `agent-<key>`). */
@@ -41,7 +41,7 @@ export function parseCallInput(target: CallTarget, toolName: string, raw: unknow
       return { ok: false, message: `Invalid input for tool ${toolName}: not valid JSON` };
     }
   }
-  if (offersStatedReason(target.kind === 'tool' ? target.tool : undefined)) {
+  if (hasStatedReason(json) && offersStatedReason(target.kind === 'tool' ? target.tool : undefined)) {
     const taken = takeStatedReason(json);
     if ('invalid' in taken) return { ok: false, message: `Invalid input for tool ${toolName}: ${taken.invalid}` };
     const parsed = checkCallInput(target, toolName, taken.input);

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { agentWith, collect } from '../helpers/agents.js';
-import { createTool, type ToolDefinition } from '../../src/agent/tool.js';
+import { createTool, type Tool, type ToolDefinition } from '../../src/agent/tool.js';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { consumeGrant } from '../../src/db/grants.js';
 import { fingerprint } from '../../src/approvals/fingerprint.js';
@@ -248,5 +248,45 @@ describe.each(backends)('previews bound to state (%s)', (backend) => {
     expect(third.finishReason).toBe('stop');
     expect(third.text).toBe('three');
     expect(t.executed).toHaveLength(3);
+  });
+});
+
+describe.each(backends)('what a preview costs (%s)', (backend) => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase(backend);
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  /** The statements a whole cycle sends (stream → pause → approve → the call runs → the run ends), counted as the database answers them. */
+  async function statementsOfCycle(tool: Tool, reason?: string): Promise<number> {
+    let statements = 0;
+    const counted = database.db.withPlugin({
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
+        statements += 1;
+        return args.result;
+      },
+    });
+    const model = scriptedModel([{ toolCalls: [{ toolName: 'set_status', args: { id: 'abc', status: 'archived', ...(reason ? { [STATED_REASON_FIELD]: reason } : {}) } }] }, { text: 'Done.' }]);
+    const agent = agentWith({ model, tools: { set_status: tool }, storage: counted });
+    const first = await agent.generate('archive abc');
+    expect(first.finishReason).toBe('suspended');
+    const done = await agent.approveToolCallGenerate({ runId: first.runId });
+    expect(done.text).toBe('Done.');
+    return statements;
+  }
+
+  it('its own call twice and no statement more; the stated reason none either', async () => {
+    const previewed = recordsTool();
+    const { preview: _preview, ...rest } = previewed.tool;
+    const plain: Tool = createTool({ ...rest, execute: async ({ id, status }) => ({ id, status }) });
+    const without = await statementsOfCycle(plain);
+    expect(without).toBe(4);
+    expect(await statementsOfCycle(previewed.tool)).toBe(without);
+    expect(previewed.previews).toHaveLength(2);
+    expect(await statementsOfCycle(plain, 'because')).toBe(without);
   });
 });

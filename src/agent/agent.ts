@@ -32,10 +32,13 @@ import { findAction, latestApprovalId, closeAction } from '../db/pending-actions
 import { cancelRuns } from './cancel-runs.js';
 import { requirementOfRequest, type RequestFacts, type Requirement } from '../approvals/requirement-for.js';
 import { mcpServerOf, type McpToolIdentity } from '../approvals/mcp-tool-name.js';
-import { listRemembered, revokeRemembered, type RevokeOutcome } from './remembered-approvals.js';
+import { endReplacedToolApprovals, listRemembered, revokeRemembered, type RevokeOutcome } from './remembered-approvals.js';
 import { rememberForOf } from './remembered-call.js';
 import type { RememberedGrant } from '../db/remembered-grants.js';
 import { presentCall, type CallPresentation } from './describe-call.js';
+import { withStatedReason } from './stated-reason.js';
+import { bindingOfRow, type BindingColumns, type RequestBindingView } from './request-binding.js';
+import { definitionChanges } from '../approvals/tool-definition.js';
 import { defaultPolicy, definedOnly, runtimeDeps, runtimeSettingsOf, type RuntimeSettings } from './runtime-deps.js';
 
 /** An agent's definition; the RuntimeSettings part may instead come from its host (see attach). */
@@ -157,17 +160,18 @@ export class Agent implements AgentInternals {
 
   private specsOf(tools: Readonly<Record<string, Tool>>): LanguageModelV3FunctionTool[] {
     return [
+      // Each with the reserved field for the model's stated reason (see stated-reason.ts).
       ...Object.entries(tools).map(([name, tool]) => ({
         type: 'function' as const,
         name,
         description: tool.description,
-        inputSchema: tool.inputJsonSchema ?? jsonSchemaOf(tool.inputSchema),
+        inputSchema: withStatedReason(tool.inputJsonSchema ?? jsonSchemaOf(tool.inputSchema), tool),
       })),
       ...Object.entries(this.subAgents).map(([name, agent]) => ({
         type: 'function' as const,
         name,
         description: `Delegate a task to the ${agent.name} agent. ${agent.description}`.trim(),
-        inputSchema: jsonSchemaOf(delegationInput),
+        inputSchema: withStatedReason(jsonSchemaOf(delegationInput)),
       })),
     ];
   }
@@ -403,6 +407,20 @@ export class Agent implements AgentInternals {
     return presentCall(tool, request.tool_name, request.args, this.requirementOf(request), this.runtime.logger);
   }
 
+  /**
+   * What this request's approval is bound to besides its arguments (see bound-call.ts), checked
+   * as read: the model's stated reason (its own words: show them as the agent's, escaped), the
+   * tool's preview (or that it failed), the MCP tool definition it is pinned to, why it replaces
+   * an approved request whose call did not run (`askedAgain`), and `toolChanged` when the tool's
+   * server has changed the definition since the request was asked (approving it then asks again).
+   */
+  bindingOf(request: Pick<RequestFacts, 'path' | 'tool_name'> & BindingColumns): RequestBindingView {
+    const binding = bindingOfRow(request);
+    const pin = binding.toolPin ? this.toolOf(request)?.definitionPin : undefined;
+    if (!binding.toolPin || !pin || pin.digest === binding.toolPin.digest) return binding;
+    return { ...binding, toolChanged: definitionChanges(binding.toolPin.definition, pin.definition) };
+  }
+
   /** The user-group lookup the approver rules use (cached per workspace), for a front end that lists who may decide. */
   get groupResolver(): GroupResolver | undefined {
     return this.runtime.resolveGroupMembers;
@@ -429,6 +447,16 @@ export class Agent implements AgentInternals {
   /** Revokes a remembered approval, if `actor` created it, requested it or may approve its tool now. */
   revokeRememberedGrant(id: number, actor: Actor): Promise<RevokeOutcome> {
     return revokeRemembered(this, this.runtime, id, actor);
+  }
+
+  /**
+   * A tool source's new declaration of its tools (an MCP server listed them: `current`, each tool's
+   * model-facing name and definition digest, its tools named `<prefix>…` at the agent `path`):
+   * remembered approvals given for another definition of one of them, or for a tool it dropped, end
+   * (audited `remembered-revoked`, reason given). attachMcpServers calls it on every change.
+   */
+  endReplacedToolApprovals(replaced: { path: readonly string[]; prefix: string; current: ReadonlyArray<{ toolName: string; digest: string }>; reason: string }): Promise<RememberedGrant[]> {
+    return endReplacedToolApprovals(this, this.runtime, replaced);
   }
 
   /**

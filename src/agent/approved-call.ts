@@ -8,6 +8,8 @@ import type { PendingAction } from '../db/rows.js';
 import type { Emitter } from './stream.js';
 import { approvalAction, approvalGate } from './approval-gate.js';
 import { editNote, withNote } from './edited-call.js';
+import { bindAgain, checkBinding, mustCheckBinding, unbound, withBinding } from './bound-call.js';
+import type { RequestBinding } from './request-binding.js';
 
 import { blockedMessage } from './blocked-message.js';
 export { blockedMessage };
@@ -37,7 +39,10 @@ export function interrupted(
   return { kind: 'result', output: { type: 'error-text', value: message } };
 }
 
-/** The policy changed under the request: ask again under the current one, or run if it no longer needs approval. */
+/**
+ * The policy changed under the request, or what its approval was bound to moved (`rebound`, see
+ * bound-call.ts): ask again under the current policy, or run if it no longer needs approval.
+ */
 export async function askAgain(
   run: RunState,
   target: CallTarget,
@@ -45,11 +50,14 @@ export async function askAgain(
   args: unknown,
   out: Emitter,
   recovered: boolean,
+  rebound?: RequestBinding,
 ): Promise<CallOutcome> {
   const call = { toolCallId: row.tool_call_id, toolName: row.tool_name };
   const gate = await approvalGate(run, target, row.tool_name, args, row.tool_call_id);
   if (gate.required) {
-    return { kind: 'pending', plan: { snapshots: [], actions: [approvalAction(run, call, args, gate.requirement)] } };
+    const bound = rebound ? { kind: 'bound' as const, binding: rebound } : await bindAgain(run, target, row, args, out);
+    if (bound.kind === 'refused') return bound.outcome;
+    return { kind: 'pending', plan: { snapshots: [], actions: [withBinding(approvalAction(run, call, args, gate.requirement), bound.binding)] } };
   }
   // Nothing records that the stopped process ran it, so it may have: at most once.
   if (recovered) return interrupted(run, row, out);
@@ -85,7 +93,7 @@ export async function runApproved(
     policyVersion: row.policy_version ?? '',
   };
   // Spent, but not by this process: the one that spent it stopped, maybe after running the call.
-  if (recovered && (await grantWasSpent(run.deps.db, check))) return interrupted(run, row, out);
+  if (recovered && (await grantWasSpent(run.deps.db, check, row.id))) return interrupted(run, row, out);
   // Approved under another policy than the one in force here (it changed while the run still
   // waited on another call of the step): that approval may not satisfy this policy, so the call
   // is asked for again under it. A grant the deciding vote spent was checked against this very
@@ -103,6 +111,14 @@ export async function runApproved(
     });
     return askAgain(run, target, row, args, out, recovered);
   }
+  // Bound to what will actually happen (bound-call.ts): the tool's definition and its preview's
+  // state, worked out again now, must be what was approved; the grant carries both. (Arguments
+  // that differ from the request's are blocked at the grant whatever they are bound to.)
+  const bound = fp === row.fingerprint && mustCheckBinding(target, row) ? await checkBinding(run, target, row, hooked.args, out) : unbound;
+  if (bound.kind === 'refused') return bound.outcome;
+  if (bound.kind === 'ask-again') return askAgain(run, bound.target, row, args, out, recovered, bound.binding);
+  check.stateDigest = bound.stateDigest;
+  check.toolDigest = bound.toolDigest;
   // consumeGrant writes `consumed` or `blocked` itself; the deciding vote wrote `consumed` for the
   // grant it spent, and `blocked` is written now: the card is redrawn from it as soon as the
   // stream says so, before the run's next write.

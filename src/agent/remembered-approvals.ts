@@ -1,5 +1,5 @@
 import type { Actor, AgentInternals, RuntimeDeps } from './types.js';
-import { findRememberedGrant, liveRememberedGrants, revokeRememberedGrant, type RememberedGrant } from '../db/remembered-grants.js';
+import { endRememberedOfReplacedTools, findRememberedGrant, liveRememberedGrants, revokeRememberedGrant, type RememberedGrant } from '../db/remembered-grants.js';
 import { mayDecide, workspaceRefusal } from './decide.js';
 
 /** Every way a revoke can end; a refused one changes nothing. */
@@ -49,4 +49,18 @@ export async function revokeRemembered(root: AgentInternals, deps: RuntimeDeps, 
   if (!revoked) return { outcome: 'already-ended', grant: (await findRememberedGrant(deps.db, id)) ?? grant };
   deps.logger.info({ rememberedGrantId: id, actor: actor.userId }, 'remembered approval revoked');
   return { outcome: 'revoked', grant: revoked };
+}
+
+/**
+ * A tool source (an MCP server whose tools are `<prefix>…` at the agent `path`) declared its tools
+ * anew (`current`: each one's name and definition digest): every live remembered approval of one
+ * of its tools given for another definition, or for a tool it no longer has, ends (see
+ * endRememberedOfReplacedTools). Returns the approvals ended.
+ */
+export function endReplacedToolApprovals(
+  root: AgentInternals,
+  deps: RuntimeDeps,
+  replaced: { path: readonly string[]; prefix: string; current: ReadonlyArray<{ toolName: string; digest: string }>; reason: string },
+): Promise<RememberedGrant[]> {
+  return endRememberedOfReplacedTools(deps.db, { agentId: root.id, ...replaced });
 }

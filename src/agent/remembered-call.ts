@@ -10,6 +10,7 @@ import { matchSpentGrant, noMatchingGrant } from '../db/grants.js';
 import { applyHook } from './before-tool-call.js';
 import { checkpointStep } from './run-lease.js';
 import { blockedMessage } from './blocked-message.js';
+import { bindingColumns, stateDigestOf, type RequestBinding } from './request-binding.js';
 
 /**
  * How long approving this call may be remembered, or undefined when it may not be: the policy
@@ -69,11 +70,14 @@ export async function useRemembered(
   args: unknown,
   requirement: Requirement,
   out: Emitter,
+  /** What the call is bound to besides its arguments (bound-call.ts): the remembered approval must have been given for it. */
+  binding: RequestBinding = {},
 ): Promise<RememberedOutcome | undefined> {
   const requester = run.options.requester;
   const tool = target.kind === 'tool' ? target.tool : undefined;
   if (!requester || !mayBeRemembered(run, tool, call.toolName, args, requirement, requester)) return undefined;
   const fp = fingerprint(call.toolName, args);
+  const digests = { stateDigest: stateDigestOf(binding.preview), toolDigest: binding.toolPin?.digest ?? null };
   const found = await useRememberedGrant(run.deps.db, {
     runId: run.runId,
     rootRunId: run.rootRunId,
@@ -86,6 +90,8 @@ export async function useRemembered(
     policyVersion: requirement.policyVersion,
     grantTtlMs: run.deps.grantTtlMs,
     now: { ...requirement, overLimits: (requirement.limitHits?.length ?? 0) > 0 },
+    ...digests,
+    binding: bindingColumns(binding),
   });
   if (!found) return undefined;
   if ('unused' in found) {
@@ -101,7 +107,7 @@ export async function useRemembered(
     out.toolResult(call.toolCallId, call.toolName, hooked.value, hooked.isError);
     return { kind: 'result', outcome: { kind: 'result', output: hooked.output } };
   }
-  const check = { runId: run.runId, toolCallId: call.toolCallId, toolName: call.toolName, fingerprint: fingerprint(call.toolName, hooked.args), policyVersion: requirement.policyVersion };
+  const check = { runId: run.runId, toolCallId: call.toolCallId, toolName: call.toolName, fingerprint: fingerprint(call.toolName, hooked.args), policyVersion: requirement.policyVersion, ...digests };
   if (!matchSpentGrant(used.grant, check).ok) {
     await appendAudit(run.deps.db, [
       ...run.audit.splice(0),

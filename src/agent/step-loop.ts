@@ -11,6 +11,8 @@ import { checkLease, checkpointStep } from './run-lease.js';
 import type { AuditInput } from '../db/audit.js';
 import { applyHook } from './before-tool-call.js';
 import { useRemembered } from './remembered-call.js';
+import { hasStatedReason, offersStatedReason, takeStatedReason } from './stated-reason.js';
+import { bindRequest, hasBinding, reasonOnly, withBinding } from './bound-call.js';
 
 /** The target of `toolName` (the name the model called: a key of `tools`, or `agent-<key>`). */
 export function callTarget(agent: AgentInternals, toolName: string): CallTarget | undefined {
@@ -20,13 +22,15 @@ export function callTarget(agent: AgentInternals, toolName: string): CallTarget 
   return tool ? { kind: 'tool', tool } : undefined;
 }
 
-export type ParsedInput = { ok: true; args: unknown } | { ok: false; message: string };
+/** `statedReason`: what the model said it makes the call for (see stated-reason.ts), when it said something. */
+export type ParsedInput = { ok: true; args: unknown; statedReason?: string } | { ok: false; message: string };
 
 /**
  * Validates a call's input against its target's schema: a tool's inputSchema,
  * or `{ prompt }` for a delegation. `raw` is the model's JSON text, or a value
  * already parsed (as a snapshot holds it). A bad input is the model's to fix,
  * so it goes back to it as a tool error naming the tool as the model called it.
+ * The model's stated reason is taken out first, where the tool offers it.
  */
 export function parseCallInput(target: CallTarget, toolName: string, raw: unknown): ParsedInput {
   let json: unknown = raw;
@@ -37,6 +41,16 @@ export function parseCallInput(target: CallTarget, toolName: string, raw: unknow
       return { ok: false, message: `Invalid input for tool ${toolName}: not valid JSON` };
     }
   }
+  if (hasStatedReason(json) && offersStatedReason(target.kind === 'tool' ? target.tool : undefined)) {
+    const taken = takeStatedReason(json);
+    if ('invalid' in taken) return { ok: false, message: `Invalid input for tool ${toolName}: ${taken.invalid}` };
+    const parsed = checkCallInput(target, toolName, taken.input);
+    return parsed.ok && taken.statedReason !== undefined ? { ...parsed, statedReason: taken.statedReason } : parsed;
+  }
+  return checkCallInput(target, toolName, json);
+}
+
+function checkCallInput(target: CallTarget, toolName: string, json: unknown): ParsedInput {
   if (target.kind === 'agent') {
     const checked = delegationInput.safeParse(json);
     return checked.success ? { ok: true, args: checked.data } : { ok: false, message: `Invalid input for ${toolName}: expected { prompt: string }` };
@@ -233,12 +247,16 @@ export async function planToolCall(run: RunState, call: ToolCallInput, out: Emit
 
   const gate = await approvalGate(run, target, call.toolName, args, call.toolCallId);
   if (gate.required) {
+    // What the approval is bound to besides the arguments: the model's stated reason, and the
+    // tool's preview and pinned definition when it has them (bound-call.ts).
+    const bound = hasBinding(target) ? await bindRequest(run, target, call, args, parsed.statedReason, out) : reasonOnly(parsed.statedReason);
+    if (bound.kind === 'refused') return bound.outcome;
     // Read only when the policy lets this call's approval be remembered (rememberFor).
-    const remembered = await useRemembered(run, target, call, args, gate.requirement, out);
+    const remembered = await useRemembered(run, target, call, args, gate.requirement, out, bound.binding);
     if (remembered?.kind === 'run') return runCall(run, target, call, remembered.args, out, remembered.audit);
     if (remembered?.kind === 'result') return remembered.outcome;
     const unused = remembered?.kind === 'not-used' ? remembered.unused : undefined;
-    return { kind: 'pending', plan: { snapshots: [], actions: [approvalAction(run, call, args, gate.requirement, unused)] } };
+    return { kind: 'pending', plan: { snapshots: [], actions: [withBinding(approvalAction(run, call, args, gate.requirement, unused), bound.binding)] } };
   }
   return runUngated(run, target, call, args, out);
 }

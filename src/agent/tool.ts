@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { McpToolIdentity } from '../approvals/mcp-tool-name.js';
+import type { ToolDefinitionSnapshot } from '../approvals/tool-definition.js';
 
 /** What a tool sees while it runs; `agent` is absent when it is called outside a run. */
 export interface ToolExecutionContext {
@@ -32,6 +33,49 @@ export interface CallDescription {
   title: string;
   fields: Array<{ label: string; value: string }>;
   risk?: 'low' | 'high';
+}
+
+/** What a tool's `preview` is given besides the call's arguments: where the call is made. */
+export interface ToolPreviewContext {
+  toolCallId: string;
+  runId: string;
+  threadId?: string;
+  resourceId?: string;
+  /** Who the run acts for, when a person started it. */
+  requester?: string;
+  requestContext: Map<string, unknown>;
+  /** The run's abortSignal, when its caller gave one. */
+  abortSignal?: AbortSignal;
+}
+
+/**
+ * What a call will act on, worked out by the tool's `preview` for the people approving it: plain
+ * text (front ends escape it), and a digest of that state. An approval is bound to the digest:
+ * right before the call runs the preview runs again, and the call runs only if its digest is the
+ * one approved; otherwise it is asked again with the new preview.
+ */
+export interface ToolPreview {
+  /** What the call acts on as it is now, label/value pairs ("Record", "abc-123 · Jane Roe · active"). At most 20. */
+  fields?: Array<{ label: string; value: string }>;
+  /** What the call changes, item by item: `before` (absent: it does not exist yet) and `after` (absent: it will be gone). At most 20. */
+  diff?: Array<{ label: string; before?: string; after?: string }>;
+  /**
+   * A digest of the state the call acts on (a version, an updated_at, a hash of the row): equal
+   * digests must mean "the same state". Not empty, at most 256 characters. A value that changes
+   * every time (a clock) makes every approval be asked again.
+   */
+  stateDigest: string;
+}
+
+/**
+ * The tool's definition as its source declared it (an MCP server's tool), which an approval of a
+ * call is pinned to (see approvals/tool-definition.ts): `current()` asks the source again (an MCP
+ * server re-listed) and gives its definition now, undefined when it no longer has the tool.
+ */
+export interface DefinitionPin {
+  digest: string;
+  definition: ToolDefinitionSnapshot;
+  current(): Promise<{ digest: string; definition: ToolDefinitionSnapshot } | undefined>;
 }
 
 /** What a tool's `requireApproval` function is given besides the call's input (Mastra's shape). */
@@ -69,6 +113,24 @@ export interface ToolDefinition<In = any, Out = any> {
    * input schema.
    */
   describe?: (args: In) => CallDescription;
+  /**
+   * What a call that waits for approval will act on, for its card, and the digest of that state
+   * its approval is bound to (see ToolPreview). Runs when the call is asked for and again right
+   * before it runs (only for calls that wait for approval); nothing else is stored or held for it.
+   */
+  preview?: (args: In, context: ToolPreviewContext) => ToolPreview | Promise<ToolPreview>;
+  /**
+   * When `preview` throws or returns something malformed (fail closed either way):
+   * - `'refuse'` (default): no request, no card; the call does not run and the model is told why.
+   *   Right before an approved call runs, likewise: it does not run.
+   * - `'ask'`: the request is asked with a card that says the preview failed and why. Approving it
+   *   approves the call with its state unknown: right before it runs, a preview that fails again
+   *   lets it run; one that works now asks again, with the preview. A call approved with a
+   *   working preview whose preview fails before it runs is asked again, saying so.
+   */
+  onPreviewError?: 'refuse' | 'ask';
+  /** Set on tools of MCP servers: what an approval of a call is pinned to (see DefinitionPin). */
+  definitionPin?: DefinitionPin;
   execute: (input: In, context: ToolExecutionContext) => Promise<Out> | Out;
 }
 
@@ -88,6 +150,12 @@ export function createTool<In, Out>(definition: ToolDefinition<In, Out>): Tool<I
   }
   if (definition.describe !== undefined && typeof definition.describe !== 'function') {
     throw new TypeError(`Tool "${definition.id}": describe must be a function of the call's arguments`);
+  }
+  if (definition.preview !== undefined && typeof definition.preview !== 'function') {
+    throw new TypeError(`Tool "${definition.id}": preview must be a function of the call's arguments and context`);
+  }
+  if (definition.onPreviewError !== undefined && definition.onPreviewError !== 'refuse' && definition.onPreviewError !== 'ask') {
+    throw new TypeError(`Tool "${definition.id}": onPreviewError must be 'refuse' or 'ask'`);
   }
   return Object.freeze({ ...definition, kind: 'tool' as const });
 }

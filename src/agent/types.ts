@@ -1,4 +1,5 @@
 import type { PendingAction } from '../db/rows.js';
+import type { BindingPayload } from './request-binding.js';
 import type { Tool } from './tool.js';
 import type { LanguageModelV3Message, LanguageModelV3ToolResultOutput, LanguageModelV3, LanguageModelV3FunctionTool } from '@ai-sdk/provider';
 import type { AuditInput } from '../db/audit.js';
@@ -40,7 +41,14 @@ export interface AgentInternals {
 
 /** The chunk vocabulary of `agent.stream()`; every chunk names its run. */
 
-export interface ApprovalRequest {
+/**
+ * A call waiting for approval, as its `tool-call-approval` chunk announces it. What the approval is
+ * bound to besides the arguments (BindingPayload, see bound-call.ts) rides along: `statedReason`,
+ * the model's own words for why it makes the call (show them as the agent's, escaped); `preview`,
+ * what the call acts on and its state digest, or `{ failed }`; `toolDigest`, the MCP tool definition
+ * it is pinned to; `askedAgain`, why it replaces an approved request whose call did not run.
+ */
+export interface ApprovalRequest extends BindingPayload {
   /**
    * The call to decide by. For a sub-agent's call it is the top-level delegation's, as in
    * Mastra (the supervisor's stream shows the inner call under it); `innerToolCallId` is the

@@ -4,6 +4,7 @@ import { limitHitsFromRow } from '../approvals/apply-limits.js';
 import { announcedAs } from './run-state.js';
 import type { AnnouncedRequest } from './stream.js';
 import type { RuntimeDeps, TopCall } from './types.js';
+import { bindingOfRow, bindingPayload } from './request-binding.js';
 
 /**
  * The top-level delegation each sub-agent run of a tree works under, from the tree's pending
@@ -54,6 +55,7 @@ export function waitingCalls(deps: RuntimeDeps, rows: readonly PendingAction[], 
         quorum: row.quorum,
         expiresAt: new Date(row.expires_at ?? Date.now()).toISOString(),
         ...(limitHits?.length ? { limitHits } : {}),
+        ...bindingPayload(bindingOfRow(row)),
       },
     });
   }

@@ -81,12 +81,16 @@ export async function recordEdit(db: Db, e: EditWrite): Promise<EditWritten> {
       RETURNING ${pendingActionColumns()}
     ), ${r ? sql`counted AS (${recountWrite(r, 'closed')}), ` : sql``}upd AS (
       INSERT INTO pending_actions (run_id, root_run_id, tool_call_id, tool_name, kind, args, fingerprint, suspend_payload, path,
-                                   status, requester, policy_version, quorum, approvals, expires_at, decided_by, decided_at, edit, limit_hits)
+                                   status, requester, policy_version, quorum, approvals, expires_at, decided_by, decided_at, edit, limit_hits,
+                                   stated_reason, tool_pin)
       SELECT run_id, root_run_id, tool_call_id, tool_name, 'approval', ${JSON.stringify(e.args ?? null)}::jsonb, ${e.fingerprint}, NULL, path,
              ${approved ? 'approved' : 'pending'}, requester, ${e.policyVersion}, ${e.quorum}, ${JSON.stringify(e.approvals)}::jsonb,
              CASE WHEN ${e.expiresInMs}::bigint IS NULL THEN NULL ELSE now() + make_interval(secs => ${e.expiresInMs}::bigint / 1000.0) END,
              ${decidedBy}::text, CASE WHEN ${approved} THEN now() END, ${JSON.stringify(e.edit)}::jsonb,
-             ${r ? recountedHits(r) : sql`limit_hits`}
+             ${r ? recountedHits(r) : sql`limit_hits`},
+             -- The model's stated reason and the tool's pinned definition carry over; a preview of the
+             -- arguments as asked does not describe the edited ones (agent/bound-call.ts asks again with one).
+             stated_reason, tool_pin
       FROM closed
       RETURNING ${pendingActionColumns()}
     ), claim AS (
@@ -97,12 +101,14 @@ export async function recordEdit(db: Db, e: EditWrite): Promise<EditWritten> {
         AND NOT EXISTS (SELECT 1 FROM pending_actions p WHERE p.run_id = upd.run_id AND p.status = 'pending' AND p.id <> ${e.fromActionId})
       RETURNING ${claimedColumns('s')}
     ), grant_row AS (
-      INSERT INTO approval_grants (action_id, run_id, tool_call_id, fingerprint, approvers, requester, policy_version, expires_at, consumed_at)
+      INSERT INTO approval_grants (action_id, run_id, tool_call_id, fingerprint, approvers, requester, policy_version, expires_at, consumed_at,
+                                   state_digest, tool_digest)
       SELECT id, run_id, tool_call_id, fingerprint, (SELECT jsonb_agg(a->'userId') FROM jsonb_array_elements(approvals) a),
              requester, policy_version, now() + make_interval(secs => ${e.grantTtlMs} / 1000.0),
-             CASE WHEN EXISTS (SELECT 1 FROM claim) THEN now() END
+             CASE WHEN EXISTS (SELECT 1 FROM claim) THEN now() END,
+             preview->>'stateDigest', tool_pin->>'digest'
       FROM upd WHERE status = 'approved'
-      RETURNING id, action_id, fingerprint, policy_version, approvers, consumed_at
+      RETURNING id, action_id, fingerprint, policy_version, approvers, consumed_at, state_digest, tool_digest
     ), audit AS (
       INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, actor, fingerprint, policy_version, detail)
       SELECT ev.event, upd.run_id, upd.tool_call_id, upd.tool_name, ev.actor, ev.fingerprint, ev.policy_version, ev.detail

@@ -9,6 +9,13 @@ export interface GrantCheck {
   /** Fingerprint of the arguments about to run, computed right before execute. */
   fingerprint: string;
   policyVersion: string;
+  /**
+   * What the call is bound to besides its arguments (agent/bound-call.ts), worked out right before
+   * execute: its preview's state digest and its tool's definition digest; null (or absent) where
+   * there is none. A grant authorises only the digests it was written with.
+   */
+  stateDigest?: string | null;
+  toolDigest?: string | null;
 }
 
 /** Why a call was blocked at its grant check, as the audit log records it. */
@@ -28,7 +35,8 @@ export type GrantConsumption = { ok: true; grantId: number; approvers: string[] 
  */
 export async function consumeGrant(db: Db, check: GrantCheck): Promise<GrantConsumption> {
   const matches = sql`run_id = ${check.runId} AND tool_call_id = ${check.toolCallId}
-        AND fingerprint = ${check.fingerprint} AND policy_version = ${check.policyVersion} AND consumed_at IS NULL`;
+        AND fingerprint = ${check.fingerprint} AND policy_version = ${check.policyVersion} AND consumed_at IS NULL
+        AND state_digest IS NOT DISTINCT FROM ${check.stateDigest ?? null}::text AND tool_digest IS NOT DISTINCT FROM ${check.toolDigest ?? null}::text`;
   const result = await sql<{ id: number | null; approvers: string[] | null; expired: boolean }>`
     WITH g AS (
       UPDATE approval_grants SET consumed_at = now()
@@ -58,16 +66,23 @@ export async function consumeGrant(db: Db, check: GrantCheck): Promise<GrantCons
  * exactly the arguments it was issued for, under the same policy version.
  */
 export function matchSpentGrant(grant: SpentGrant, check: GrantCheck): GrantConsumption {
-  return grant.fingerprint === check.fingerprint && grant.policy_version === check.policyVersion
+  return grant.fingerprint === check.fingerprint &&
+    grant.policy_version === check.policyVersion &&
+    (grant.state_digest ?? null) === (check.stateDigest ?? null) &&
+    (grant.tool_digest ?? null) === (check.toolDigest ?? null)
     ? { ok: true, grantId: grant.id, approvers: grant.approvers }
     : { ok: false };
 }
 
-/** Whether a grant for exactly these arguments exists and was already spent. */
-export async function grantWasSpent(db: Db, check: GrantCheck): Promise<boolean> {
+/**
+ * Whether the grant of this request (`actionId`) for exactly these arguments exists and was
+ * already spent. By request: a call asked again (bound-call.ts) has an earlier request whose
+ * grant the deciding vote may have spent without the call running.
+ */
+export async function grantWasSpent(db: Db, check: GrantCheck, actionId: number): Promise<boolean> {
   const result = await sql<{ one: number }>`
     SELECT 1 AS one FROM approval_grants
-    WHERE run_id = ${check.runId} AND tool_call_id = ${check.toolCallId}
+    WHERE run_id = ${check.runId} AND tool_call_id = ${check.toolCallId} AND action_id = ${actionId}
       AND fingerprint = ${check.fingerprint} AND policy_version = ${check.policyVersion}
       AND consumed_at IS NOT NULL
     LIMIT 1

@@ -119,6 +119,9 @@ export interface SpentGrant {
   fingerprint: string;
   policy_version: string;
   approvers: string[];
+  /** What the approval is bound to besides the arguments (see GrantCheck); null where there is none. */
+  state_digest?: string | null;
+  tool_digest?: string | null;
 }
 
 export interface DecisionWrite {
@@ -202,12 +205,14 @@ export async function recordApprovalVote(
       RETURNING ${columns}
     ), ${claimCte}, grant_row AS (
       INSERT INTO approval_grants (action_id, run_id, tool_call_id, fingerprint, approvers, requester, policy_version,
-                                   expires_at, consumed_at)
+                                   expires_at, consumed_at, state_digest, tool_digest)
       SELECT id, run_id, tool_call_id, fingerprint, (SELECT jsonb_agg(a->'userId') FROM jsonb_array_elements(approvals) a),
              requester, policy_version, now() + make_interval(secs => ${vote.grantTtlMs} / 1000.0),
-             CASE WHEN EXISTS (SELECT 1 FROM claim) THEN now() END
+             CASE WHEN EXISTS (SELECT 1 FROM claim) THEN now() END,
+             -- Bound to the state and tool definition the request was asked with (agent/bound-call.ts).
+             preview->>'stateDigest', tool_pin->>'digest'
       FROM upd WHERE status = 'approved'
-      RETURNING id, action_id, fingerprint, policy_version, approvers, consumed_at
+      RETURNING id, action_id, fingerprint, policy_version, approvers, consumed_at, state_digest, tool_digest
     ), audit AS (
       -- With the run claimed, the grant is spent here for the call that runs next: \`consumed\` is on
       -- record before it can run (a \`blocked\` follows if what is about to run does not match).

@@ -20,11 +20,14 @@ export interface RememberedGrant {
   expires_at: Date;
   revoked_at: Date | null;
   revoked_by: string | null;
+  /** The preview's state and the tool definition it was given for (see agent/bound-call.ts); null where there is none. */
+  state_digest: string | null;
+  tool_digest: string | null;
 }
 
 const columns = sql.raw(
   'r.id, r.action_id, r.agent_id, r.path, r.tool_name, r.fingerprint, r.args, r.requester, r.policy_version, r.approvers, ' +
-    'r.created_by, r.created_at, r.expires_at, r.revoked_at, r.revoked_by',
+    'r.created_by, r.created_at, r.expires_at, r.revoked_at, r.revoked_by, r.state_digest, r.tool_digest',
 );
 
 /**
@@ -52,10 +55,11 @@ export function rememberCtes(actor: string, rememberForMs: number, satisfied: Re
   return sql`
     remembered AS (
       INSERT INTO remembered_grants (action_id, agent_id, path, tool_name, fingerprint, args, requester, policy_version,
-                                     approvers, created_by, expires_at, requirement)
+                                     approvers, created_by, expires_at, requirement, state_digest, tool_digest)
       SELECT id, path->>0, path, tool_name, fingerprint, args, requester, policy_version,
              (SELECT jsonb_agg(a->'userId') FROM jsonb_array_elements(approvals) a), ${actor},
-             now() + make_interval(secs => ${rememberForMs} / 1000.0), ${requirement}::jsonb
+             now() + make_interval(secs => ${rememberForMs} / 1000.0), ${requirement}::jsonb,
+             preview->>'stateDigest', tool_pin->>'digest'
       FROM upd
       WHERE status = 'approved' AND requester IS NOT NULL AND fingerprint IS NOT NULL AND path IS NOT NULL
         AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(upd.approvals) a WHERE a->>'remember' IS DISTINCT FROM 'true')
@@ -83,6 +87,8 @@ export interface SpentUseGrant {
   fingerprint: string;
   policy_version: string;
   approvers: string[];
+  state_digest?: string | null;
+  tool_digest?: string | null;
 }
 
 /** What the call about to use a remembered approval asks for now: its whole requirement, limits included. */
@@ -106,6 +112,14 @@ export interface RememberedUseCall {
   /** How long the single-use grant written for this call lives. */
   grantTtlMs: number;
   now: RequirementNow;
+  /**
+   * What the call is bound to besides its arguments (agent/bound-call.ts): its preview's state and
+   * its tool's definition now, which the remembered approval must have been given for; and the
+   * binding columns the approved request is written with.
+   */
+  stateDigest?: string | null;
+  toolDigest?: string | null;
+  binding?: { stated_reason?: string; preview?: unknown; tool_pin?: unknown };
 }
 
 /**
@@ -169,6 +183,8 @@ export async function useRememberedGrant(db: Db, call: RememberedUseCall): Promi
       WHERE g.fingerprint = ${call.fingerprint} AND g.requester = ${call.requester} AND g.policy_version = ${call.policyVersion}
         AND g.tool_name = ${call.toolName} AND g.path = ${path}::jsonb
         AND g.revoked_at IS NULL AND g.expires_at > now()
+        -- Given for this state of what the call acts on and this definition of its tool (agent/bound-call.ts).
+        AND g.state_digest IS NOT DISTINCT FROM ${call.stateDigest ?? null}::text AND g.tool_digest IS NOT DISTINCT FROM ${call.toolDigest ?? null}::text
       FOR SHARE OF g
     ), checked AS (
       SELECT c.*, array_remove(ARRAY[
@@ -188,19 +204,22 @@ export async function useRememberedGrant(db: Db, call: RememberedUseCall): Promi
       SELECT * FROM checked ORDER BY cardinality(why) = 0 DESC, expires_at DESC, id DESC LIMIT 1
     ), req AS (
       INSERT INTO pending_actions (run_id, root_run_id, tool_call_id, tool_name, kind, args, fingerprint, path, status,
-                                   requester, policy_version, quorum, approvals, expires_at, decided_by, decided_at, reason)
+                                   requester, policy_version, quorum, approvals, expires_at, decided_by, decided_at, reason,
+                                   stated_reason, preview, tool_pin)
       SELECT ${call.runId}, ${call.rootRunId}, ${call.toolCallId}, ${call.toolName}, 'approval', ${JSON.stringify(call.args ?? null)}::jsonb,
              ${call.fingerprint}, ${path}::jsonb, 'approved', ${call.requester}, ${call.policyVersion}, ${now.quorum}::int,
              COALESCE((SELECT jsonb_agg(jsonb_build_object('userId', u, 'at', now())) FROM jsonb_array_elements_text(r.approvers) u), '[]'::jsonb),
-             now(), r.created_by, now(), 'remembered approval #' || r.id
+             now(), r.created_by, now(), 'remembered approval #' || r.id,
+             ${call.binding?.stated_reason ?? null}::text, ${bound(call.binding?.preview)}::jsonb, ${bound(call.binding?.tool_pin)}::jsonb
       FROM r WHERE cardinality(r.why) = 0
       RETURNING ${pendingActionColumns()}
     ), g AS (
-      INSERT INTO approval_grants (action_id, run_id, tool_call_id, fingerprint, approvers, requester, policy_version, expires_at, consumed_at)
+      INSERT INTO approval_grants (action_id, run_id, tool_call_id, fingerprint, approvers, requester, policy_version, expires_at, consumed_at,
+                                   state_digest, tool_digest)
       SELECT req.id, req.run_id, req.tool_call_id, req.fingerprint, r.approvers, req.requester, req.policy_version,
-             now() + make_interval(secs => ${call.grantTtlMs} / 1000.0), now()
+             now() + make_interval(secs => ${call.grantTtlMs} / 1000.0), now(), ${call.stateDigest ?? null}::text, ${call.toolDigest ?? null}::text
       FROM req CROSS JOIN r
-      RETURNING id, action_id, fingerprint, policy_version, approvers
+      RETURNING id, action_id, fingerprint, policy_version, approvers, state_digest, tool_digest
     ), audit AS (
       INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, actor, fingerprint, policy_version, detail)
       SELECT e.event, req.run_id, req.tool_call_id, req.tool_name, e.actor, req.fingerprint, req.policy_version, e.detail
@@ -259,4 +278,44 @@ export async function revokeRememberedGrant(db: Db, id: number, actor: string): 
     SELECT ${columns} FROM upd r
   `.execute(db);
   return result.rows[0];
+}
+
+/** A binding value as a jsonb parameter (NULL when absent). */
+function bound(value: unknown): string | null {
+  return value === undefined || value === null ? null : JSON.stringify(value);
+}
+
+/**
+ * Ends the live remembered approvals of an MCP server's tools (`prefix`, its `<server>__`) at the
+ * agent `path` of `agentId`'s tree that were given for a definition the server does not declare
+ * now (`current`: each tool's name and definition digest as just listed; a tool it no longer has
+ * ends them all), with a `remembered-revoked` audit event each, in one statement. A use holding
+ * the row finishes first; every use after this commits finds it revoked (and a use that races it
+ * finds the digest it was given for differ: useRememberedGrant's `tool-changed`).
+ */
+export async function endRememberedOfReplacedTools(
+  db: Db,
+  replaced: { agentId: string; path: readonly string[]; prefix: string; current: ReadonlyArray<{ toolName: string; digest: string }>; reason: string },
+): Promise<RememberedGrant[]> {
+  const result = await sql<RememberedGrant>`
+    WITH cur AS (
+      SELECT c.tool_name, c.digest FROM jsonb_to_recordset(${JSON.stringify(replaced.current.map((c) => ({ tool_name: c.toolName, digest: c.digest })))}::jsonb)
+        AS c(tool_name text, digest text)
+    ), upd AS (
+      UPDATE remembered_grants g SET revoked_at = now()
+      WHERE g.agent_id = ${replaced.agentId} AND g.path = ${JSON.stringify(replaced.path)}::jsonb
+        AND left(g.tool_name, ${replaced.prefix.length}) = ${replaced.prefix}
+        AND g.revoked_at IS NULL AND g.expires_at > now()
+        AND NOT EXISTS (SELECT 1 FROM cur WHERE cur.tool_name = g.tool_name AND cur.digest = g.tool_digest)
+      RETURNING *
+    ), audit AS (
+      INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, actor, fingerprint, policy_version, detail)
+      SELECT 'remembered-revoked', p.run_id, p.tool_call_id, upd.tool_name, NULL, upd.fingerprint, upd.policy_version,
+             jsonb_build_object('rememberedGrantId', upd.id, 'requester', upd.requester, 'reason', ${replaced.reason}::text,
+                                'toolDigest', upd.tool_digest, 'toolDigestNow', (SELECT cur.digest FROM cur WHERE cur.tool_name = upd.tool_name))
+      FROM upd JOIN pending_actions p ON p.id = upd.action_id
+    )
+    SELECT ${columns} FROM upd r ORDER BY r.id
+  `.execute(db);
+  return result.rows;
 }

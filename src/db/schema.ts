@@ -61,6 +61,14 @@ export interface PendingActionsTable {
   remembered_unused: ColumnType<unknown, string | undefined, string> | null;
   /** Set on a request an approver's edit created (see RequestEdit); null otherwise. */
   edit: ColumnType<RequestEdit | null, string | null | undefined, string | null>;
+  /** What the model said it makes the call for (see agent/stated-reason.ts); null when it said nothing. */
+  stated_reason: string | null;
+  /** The tool's preview when the call was asked for (see agent/bound-call.ts); null for a tool without one. */
+  preview: ColumnType<unknown, string | undefined, string> | null;
+  /** The tool's definition as its source declared it when asked (MCP tools); null otherwise. */
+  tool_pin: ColumnType<unknown, string | undefined, string> | null;
+  /** Why this request replaces an approved one whose call did not run (see agent/bound-call.ts); null otherwise. */
+  asked_again: ColumnType<unknown, string | undefined, string> | null;
   created_at: Generated<Date>;
 }
 
@@ -89,6 +97,10 @@ export interface ApprovalGrantsTable {
   approvers: JSONColumnType<string[]>;
   requester: string | null;
   policy_version: string;
+  /** The preview's state digest the approval was given with; null for a call without a preview. */
+  state_digest: string | null;
+  /** The digest of the tool's definition the approval was given for (MCP tools); null otherwise. */
+  tool_digest: string | null;
   created_at: Generated<Date>;
   expires_at: Timestamp;
   consumed_at: Timestamp | null;

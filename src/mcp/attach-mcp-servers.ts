@@ -3,7 +3,10 @@ import type { Logger } from '../logger.js';
 import type { Tool } from '../agent/tool.js';
 import { McpConnection, type McpConnectionOptions } from './mcp-connection.js';
 import type { McpServerConfig } from './mcp-server-config.js';
-import { mcpTools, type AbandonedQuestion, type WaitingCalls } from './mcp-tools.js';
+import { mcpTools, pinnedDefinition, type AbandonedQuestion, type WaitingCalls } from './mcp-tools.js';
+import type { McpToolDefinition } from './mcp-connection.js';
+import { mcpToolName } from '../approvals/mcp-tool-name.js';
+import { definitionChanges, type ToolDefinitionSnapshot } from '../approvals/tool-definition.js';
 
 export interface AttachedMcpServers {
   /** One per server, by name: its status and tools (for health checks and tests). */
@@ -47,14 +50,19 @@ export async function attachMcpServers(
     );
   };
   const targets = servers.map((server) => {
-    const agent = server.agent === undefined ? root : findInTree(root, server.agent);
-    if (!agent) throw new McpConfigError(`MCP server ${server.name}: no agent "${server.agent}" (agents: ${idsInTree(root).join(', ')})`, server.name);
+    const path = server.agent === undefined ? [root.id] : pathInTree(root, server.agent);
+    const agent = path ? findInTree(root, path.at(-1)!) : undefined;
+    if (!path || !agent) throw new McpConfigError(`MCP server ${server.name}: no agent "${server.agent}" (agents: ${idsInTree(root).join(', ')})`, server.name);
     if (connections.has(server.name)) throw new McpConfigError(`MCP server ${server.name} is configured twice`, server.name);
     const log = options.logger.child({ mcpServer: server.name, agentId: agent.id });
+    const declared = new DeclaredTools(root, server.name, path, log, () => closing);
     const connection = new McpConnection(server, {
       logger: options.logger,
       ...(options.reconnect ? { reconnect: options.reconnect } : {}),
-      onTools: (definitions) => agent.setToolGroup(server.name, withoutClashes(agent, server.name, mcpTools(connection, definitions, waiting, log, abandoned), log)),
+      onTools: (definitions) => {
+        if (!declared.changed(definitions)) return;
+        agent.setToolGroup(server.name, withoutClashes(agent, server.name, mcpTools(connection, definitions, waiting, log, abandoned), log));
+      },
     });
     connections.set(server.name, connection);
     // Known by name from the start, so the policy treats a call to it as an MCP tool while it is away.
@@ -102,6 +110,70 @@ async function cancelAbandoned(root: Agent, question: AbandonedQuestion, logger:
   logger.info({ runId: question.runId, toolCallId: question.toolCallId, actionId: call.actionId }, 'MCP question cancelled: its call ended before an answer');
   // The run goes on without this process's front end watching it: its answer is kept, and the Slack sweep posts it.
   await cancelled?.stream.consumeStream();
+}
+
+/**
+ * The definitions a server last declared, by tool: a listing that declares the same ones changes
+ * nothing (approved MCP calls re-list their server before they run, so most listings are the
+ * same). A listing that differs is logged, tool by tool, with what changed, and ends every
+ * remembered approval given for a definition it no longer declares (the first listing too: the
+ * server may have changed while the bot was stopped). Calls asked for or approved under the old
+ * definition are asked again when they are to run (see agent/bound-call.ts).
+ */
+class DeclaredTools {
+  private last: Map<string, { digest: string; definition: ToolDefinitionSnapshot }> | undefined;
+
+  constructor(
+    private readonly root: Agent,
+    private readonly server: string,
+    private readonly path: readonly string[],
+    private readonly log: Logger,
+    private readonly closing: () => boolean,
+  ) {}
+
+  changed(definitions: readonly McpToolDefinition[]): boolean {
+    const now = new Map(definitions.map((d) => [d.name, pinnedDefinition(d)]));
+    const before = this.last;
+    this.last = now;
+    if (before && before.size === now.size && [...now].every(([name, pin]) => before.get(name)?.digest === pin.digest)) return false;
+    if (before) {
+      for (const [name, pin] of now) {
+        const old = before.get(name);
+        if (old && old.digest !== pin.digest) {
+          this.log.warn({ tool: name, changes: definitionChanges(old.definition, pin.definition) }, 'MCP tool definition changed: its calls are asked again and remembered approvals of the old one end');
+        }
+      }
+      const gone = [...before.keys()].filter((name) => !now.has(name));
+      if (gone.length) this.log.warn({ tools: gone }, 'MCP tools no longer offered by the server: remembered approvals of them end');
+    }
+    if (!this.closing()) void this.endReplaced(now);
+    return true;
+  }
+
+  private async endReplaced(now: Map<string, { digest: string }>): Promise<void> {
+    try {
+      const ended = await this.root.endReplacedToolApprovals({
+        path: this.path,
+        prefix: `${this.server}__`,
+        current: [...now].map(([name, pin]) => ({ toolName: mcpToolName(this.server, name), digest: pin.digest })),
+        reason: `the MCP server ${this.server} changed or dropped the tool`,
+      });
+      if (ended.length) this.log.warn({ rememberedGrantIds: ended.map((g) => g.id), tools: [...new Set(ended.map((g) => g.tool_name))] }, 'remembered approvals of replaced MCP tool definitions ended');
+    } catch (error) {
+      // A use of one is still refused: it must match the tool's definition digest as now declared.
+      this.log.warn({ err: error }, 'remembered approvals of replaced MCP tool definitions could not be ended');
+    }
+  }
+}
+
+/** The agent ids from `root` down to the agent `id`, or undefined when the tree has none. */
+function pathInTree(agent: Agent, id: string): string[] | undefined {
+  if (agent.id === id) return [agent.id];
+  for (const sub of Object.values(agent.subAgents)) {
+    const found = pathInTree(sub, id);
+    if (found) return [agent.id, ...found];
+  }
+  return undefined;
 }
 
 function findInTree(agent: Agent, id: string): Agent | undefined {

@@ -59,6 +59,7 @@ export class McpConnection {
   private toolCount = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly inFlight = new Set<CallOptions>();
+  private listing: Promise<McpToolDefinition[]> | undefined;
   private readonly log: Logger;
 
   constructor(
@@ -94,6 +95,19 @@ export class McpConnection {
     } finally {
       this.inFlight.delete(options);
     }
+  }
+
+  /**
+   * Lists the server's tools again now (each listing reaches onTools), as an approval pinned to a
+   * tool's definition is checked before its call runs: a server may change a tool without telling
+   * (no list_changed). Calls at the same moment share one listing. Fails with McpUnavailableError
+   * while the server is not reached.
+   */
+  refreshTools(): Promise<McpToolDefinition[]> {
+    const client = this.client;
+    if (this.status !== 'ready' || !client) return Promise.reject(new McpUnavailableError(this.config.name, this.reason));
+    this.listing ??= this.listTools(client).finally(() => (this.listing = undefined));
+    return this.listing;
   }
 
   async close(): Promise<void> {
@@ -144,7 +158,7 @@ export class McpConnection {
     }
   }
 
-  private async listTools(client: Client): Promise<void> {
+  private async listTools(client: Client): Promise<McpToolDefinition[]> {
     const tools: McpToolDefinition[] = [];
     let cursor: string | undefined;
     do {
@@ -154,6 +168,7 @@ export class McpConnection {
     } while (cursor);
     this.toolCount = tools.length;
     this.options.onTools(tools);
+    return tools;
   }
 
   private markDown(client: Client, reason: string): void {

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { ErrorCode, McpError, type CallToolResult, type ElicitRequestParams, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { createTool, type Tool, type ToolExecutionContext } from '../agent/tool.js';
+import { createTool, type DefinitionPin, type Tool, type ToolExecutionContext } from '../agent/tool.js';
+import { STATED_REASON_FIELD } from '../agent/stated-reason.js';
+import { definitionDigest, definitionSnapshot, type ToolDefinitionSnapshot } from '../approvals/tool-definition.js';
 import { mcpToolName } from '../approvals/mcp-tool-name.js';
 import type { Logger } from '../logger.js';
 import type { ElicitationRequest, McpConnection, McpToolDefinition } from './mcp-connection.js';
@@ -55,6 +57,9 @@ export function mcpTools(
     }
     const validate = validators.getValidator<Record<string, unknown>>(definition.inputSchema as never);
     const readOnlyHint = definition.annotations?.readOnlyHint;
+    if (Object.hasOwn(definition.inputSchema.properties ?? {}, STATED_REASON_FIELD)) {
+      logger.warn({ mcpServer: server, tool: definition.name, field: STATED_REASON_FIELD }, 'MCP tool has an argument named like the reserved field for the model\'s stated reason: it stays the tool\'s argument, and no stated reason is offered for this tool');
+    }
     tools[name] = createTool({
       id: name,
       description: definition.description ?? definition.title ?? `Tool ${definition.name} of the MCP server ${server}`,
@@ -64,11 +69,33 @@ export function mcpTools(
       }),
       inputJsonSchema: definition.inputSchema as JSONSchema7,
       mcp: { server, tool: definition.name, ...(typeof readOnlyHint === 'boolean' ? { readOnlyHint } : {}) },
+      definitionPin: pinOf(connection, definition),
       resumeSchema: elicitationAnswerSchema,
       execute: (args: Record<string, unknown>, context) => runCall(connection, definition.name, args, context, waiting, onAbandoned),
     });
   }
   return tools;
+}
+
+/**
+ * What an approval of a call of this tool is pinned to: the definition as the server declared it
+ * in this listing, and the server asked again (re-listed) for it as it is now.
+ */
+function pinOf(connection: McpConnection, definition: McpToolDefinition): DefinitionPin {
+  const pinned = pinnedDefinition(definition);
+  return {
+    ...pinned,
+    current: async () => {
+      const now = (await connection.refreshTools()).find((d) => d.name === definition.name);
+      return now ? pinnedDefinition(now) : undefined;
+    },
+  };
+}
+
+/** A server's tool entry as the definition an approval is pinned to, with its digest. */
+export function pinnedDefinition(entry: McpToolDefinition): { digest: string; definition: ToolDefinitionSnapshot } {
+  const definition = definitionSnapshot(entry);
+  return { digest: definitionDigest(definition), definition };
 }
 
 async function runCall(

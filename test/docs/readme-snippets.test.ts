@@ -26,7 +26,7 @@ const DIR = join(ROOT, '.snippets');
 const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 
 const snippets = readmeSnippets();
-const scenarios = ['use-from-code', 'agents-module', 'create-slack-bot'];
+const scenarios = ['use-from-code', 'preview', 'agents-module', 'create-slack-bot'];
 
 describe('README code blocks', () => {
   let openai: FakeOpenAI | undefined;
@@ -70,6 +70,22 @@ describe('README code blocks', () => {
     const { stdout } = await run(process.execPath, ['--import', TSX, join(DIR, 'use-from-code.ts')], { cwd: mkdtempSync(join(work, 'code-')), env: env({}), timeout: 60_000 });
     expect(stdout).toMatch(/needs approval \{[\s\S]*toolName: 'delete_record'[\s\S]*id: 'abc-123'/);
     expect(stdout.trim().split('\n').at(-1)).toBe('Deleted abc-123.');
+    expect(openai.requests).toHaveLength(2);
+  }, 90_000);
+
+  it("preview: the agent's reason and the preview on the request; the record changes, so approving asks again; approved again, it runs", async () => {
+    const reason = 'The customer asked to downgrade in ticket 981.';
+    openai = await startFakeOpenAI([
+      { toolCalls: [{ name: 'change_plan', args: { customerId: 'c-42', plan: 'free', _approval_reason: reason } }] },
+      { text: 'Moved c-42 to the free plan.' },
+    ]);
+    const { stdout } = await run(process.execPath, ['--import', TSX, join(DIR, 'preview.ts')], { cwd: mkdtempSync(join(work, 'preview-')), env: env({}), timeout: 60_000 });
+    const lines = stdout.trim().split('\n');
+    expect(stdout).toMatch(new RegExp(`^asked ${reason} \\{[\\s\\S]*c-42, 10 seats[\\s\\S]*stateDigest: 'v7'`, 'm'));
+    expect(stdout).toMatch(/^asked again \{ fromActionId: \d+, why: 'state-changed' \} \{[\s\S]*c-42, 25 seats[\s\S]*stateDigest: 'v8'/m);
+    expect(lines.at(-1)).toBe('Moved c-42 to the free plan.');
+    // The model was given the reserved field; it was called for the step that asked and once the call had run.
+    expect(JSON.stringify(openai.requests[0]!.tools)).toContain('_approval_reason');
     expect(openai.requests).toHaveLength(2);
   }, 90_000);
 

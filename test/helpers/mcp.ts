@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { McpServerConfig } from '../../src/mcp/mcp-server-config.js';
@@ -9,14 +9,17 @@ export function callLog(): { path: string; lines: () => string[] } {
   return { path, lines: () => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : []) };
 }
 
-/** The tracker MCP server as a stdio child process (a real one, started by the SDK's client). */
-export function stdioTracker(log: string, extra: Partial<McpServerConfig> = {}): McpServerConfig {
+/**
+ * The tracker MCP server as a stdio child process (a real one, started by the SDK's client);
+ * `rugPullFile` lets a test change its create_issue afterwards (see rugPull).
+ */
+export function stdioTracker(log: string, extra: Partial<McpServerConfig> = {}, rugPullFile?: string): McpServerConfig {
   return {
     name: 'tracker',
     transport: 'stdio',
     command: process.execPath,
     args: ['--import', 'tsx', 'test/fixtures/mcp/tracker-stdio.ts'],
-    env: { MCP_CALL_LOG: log },
+    env: { MCP_CALL_LOG: log, ...(rugPullFile ? { MCP_RUG_PULL_FILE: rugPullFile } : {}) },
     cwd: process.cwd(),
     ...extra,
   } as McpServerConfig;
@@ -32,4 +35,18 @@ export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
+}
+
+/** A file a tracker server started with it watches; `pull(mode)` changes its create_issue and waits until the server did. */
+export function rugPull(): { path: string; pull: (mode: 'silent' | 'notify' | 'schema') => Promise<void> } {
+  const path = join(mkdtempSync(join(tmpdir(), 'mcp-rug-')), 'rug');
+  return {
+    path,
+    pull: async (mode) => {
+      writeFileSync(path, mode);
+      await eventually(() => {
+        if (!existsSync(`${path}.applied`) || readFileSync(`${path}.applied`, 'utf8') !== mode) throw new Error(`the server has not applied ${mode} yet`);
+      });
+    },
+  };
 }

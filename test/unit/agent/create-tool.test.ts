@@ -20,3 +20,12 @@ describe('createTool ids', () => {
     expect(() => new Agent({ id: 'users', model: scriptedModel([{ text: 'hi' }]), tools: { 'Find user tool': tool('x') } })).toThrow(/Tool key "Find user tool" must match/);
   });
 });
+
+describe('createTool previews', () => {
+  const base = { id: 'p', description: 'p', inputSchema: z.object({ id: z.string() }), execute: async () => 'ok' };
+  it("refuses a preview that is not a function and an onPreviewError other than 'refuse' or 'ask'", () => {
+    expect(() => createTool({ ...base, preview: 'yes' as never })).toThrow(/preview must be a function/);
+    expect(() => createTool({ ...base, preview: async () => ({ stateDigest: 'v1' }), onPreviewError: 'skip' as never })).toThrow(/onPreviewError must be 'refuse' or 'ask'/);
+    expect(createTool({ ...base, preview: async () => ({ stateDigest: 'v1' }), onPreviewError: 'ask' }).onPreviewError).toBe('ask');
+  });
+});

@@ -1,0 +1,115 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Agent } from '../../src/agent/agent.js';
+import { createTool } from '../../src/agent/tool.js';
+import { definePolicy } from '../../src/approvals/define-policy.js';
+import { attachMcpServers, type AttachedMcpServers } from '../../src/mcp/attach-mcp-servers.js';
+import { STATED_REASON_FIELD } from '../../src/agent/stated-reason.js';
+import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
+import { listAuditEvents } from '../../src/db/audit.js';
+import { backends } from '../helpers/db.js';
+import { callLog, rugPull, stdioTracker } from '../helpers/mcp.js';
+import { scriptedModel } from '../helpers/scripted-model.js';
+import { clickButton, mention, slackHarness, startBot, textOf, waitForCard, waitForText, waitForUpdate, type AgentDeps } from '../helpers/slack-bot.js';
+
+const CHANNEL = 'C0CHANNEL01';
+const REQUESTER = 'U0REQUESTER';
+const ALICE = 'U0ALICE';
+
+/**
+ * Through Slack: an approval is of what will actually happen. A call whose state (its preview) or
+ * whose MCP tool definition moved between the card and the call does not run as approved; a new
+ * card asks again, and only its approval runs it.
+ */
+describe.each(backends)('approvals bound to what will happen, in Slack, on %s', (backend) => {
+  const h = slackHarness(backend);
+  const attached: AttachedMcpServers[] = [];
+  afterEach(async () => {
+    await Promise.all(attached.splice(0).map((a) => a.close()));
+  });
+
+  it('a record changed after its card was posted: approving it posts a new card, and only that one runs the call', async () => {
+    const record = { id: 'abc', status: 'active', version: 1 };
+    const executed: string[] = [];
+    const setStatus = createTool({
+      id: 'set_status',
+      description: 'Set the status of a record.',
+      inputSchema: z.object({ id: z.string(), status: z.enum(['active', 'archived']) }),
+      requireApproval: true,
+      preview: async ({ id, status }) => ({
+        fields: [{ label: 'Record', value: `${id}, version ${record.version}` }],
+        diff: [{ label: 'Status', before: record.status, after: status }],
+        stateDigest: `v${record.version}`,
+      }),
+      execute: async ({ id, status }) => {
+        executed.push(`${id}:${status}@v${record.version}`);
+        Object.assign(record, { status, version: record.version + 1 });
+        return { id, status };
+      },
+    });
+    const model = scriptedModel([
+      { toolCalls: [{ toolName: 'set_status', args: { id: 'abc', status: 'archived', [STATED_REASON_FIELD]: 'The customer closed their account.' } }] },
+      { text: 'Archived abc.' },
+    ]);
+    h.bot = await startBot({
+      fake: h.fake,
+      db: h.database.db,
+      makeAgent: (deps: AgentDeps) => new Agent({ id: 'ops', model, tools: { set_status: setStatus }, storage: h.database, policy: definePolicy({}), ...deps }),
+    });
+    const b = h.bot;
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'archive abc' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    const row = (await b.agent.findRequest(card.actionId))!;
+    expect(b.agent.bindingOf(row)).toMatchObject({ statedReason: 'The customer closed their account.', preview: { stateDigest: 'v1', diff: [{ before: 'active', after: 'archived' }] } });
+
+    record.version = 2; // someone else edited the record while the card waited
+    await clickButton(b, card, ALICE, ACTION_IDS.approve);
+    await waitForUpdate(h.fake, card, `Approved by <@${ALICE}>`);
+    const second = await waitForCard(h.fake, thread, 'approval', 1);
+    expect(second.actionId).not.toBe(card.actionId);
+    expect(executed).toEqual([]);
+    const askedAgain = (await b.agent.findRequest(second.actionId))!;
+    expect(b.agent.bindingOf(askedAgain)).toMatchObject({ askedAgain: { fromActionId: card.actionId, why: 'state-changed' }, preview: { stateDigest: 'v2' }, statedReason: 'The customer closed their account.' });
+    expect(textOf(second.call)).toContain('set_status');
+
+    await clickButton(b, second, ALICE, ACTION_IDS.approve);
+    await waitForUpdate(h.fake, second, `Approved by <@${ALICE}>`);
+    await waitForText(h.fake, thread, 'Archived abc.');
+    expect(executed).toEqual(['abc:archived@v2']);
+    const events = (await listAuditEvents(h.database.db, { runId: row.run_id })).map((e) => e.event);
+    expect(events).toEqual(['requested', 'approved', 'consumed', 'superseded', 'requested', 'approved', 'consumed', 'executed']);
+  });
+
+  it("an MCP server changes its tool's description after the approval: a new card, the server not called until it is approved", async () => {
+    const log = callLog();
+    const rug = rugPull();
+    const model = scriptedModel([{ toolCalls: [{ toolName: 'tracker__create_issue', args: { title: 'Printer on fire' } }] }, { text: 'Filed the issue.' }]);
+    let agent!: Agent;
+    h.bot = await startBot({
+      fake: h.fake,
+      db: h.database.db,
+      makeAgent: (deps: AgentDeps) => (agent = new Agent({ id: 'ops', model, storage: h.database, policy: definePolicy({}), ...deps })),
+    });
+    attached.push(await attachMcpServers(agent, [stdioTracker(log.path, {}, rug.path)], { logger: h.bot.agent.runtime.logger, reconnect: { initialDelayMs: 50, maxDelayMs: 200 } }));
+    const b = h.bot;
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'file an issue' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    expect(textOf(card.call)).toContain('*MCP server:* `tracker`, tool `create_issue`');
+
+    await rug.pull('silent'); // no list_changed: only re-listing before the call finds it
+    await clickButton(b, card, ALICE, ACTION_IDS.approve);
+    await waitForUpdate(h.fake, card, `Approved by <@${ALICE}>`);
+    const second = await waitForCard(h.fake, thread, 'approval', 1);
+    expect(log.lines()).toEqual([]);
+    expect(b.agent.bindingOf((await b.agent.findRequest(second.actionId))!).askedAgain).toMatchObject({
+      fromActionId: card.actionId,
+      why: 'tool-changed',
+      changes: [{ part: 'description', before: 'Create an issue in the tracker.', after: expect.stringContaining('audit@elsewhere.example') }],
+    });
+    expect(b.logs.some((l) => l.includes('the MCP server changed the tool since the call was approved; asked again'))).toBe(true);
+
+    await clickButton(b, second, ALICE, ACTION_IDS.approve);
+    await waitForText(h.fake, thread, 'Filed the issue.');
+    expect(log.lines()).toEqual(['create_issue Printer on fire']);
+  });
+});

@@ -1,6 +1,6 @@
 import { readFileSync, unwatchFile, watch, watchFile as watchFilePoll, type FSWatcher, type Stats } from 'node:fs';
 import type { Agent } from './agent/agent.js';
-import type { Policy } from './approvals/policy-schema.js';
+import type { Policy } from './approvals/policy-types.js';
 import { reloadPolicyFile, type PolicyReload } from './approvals/reload-policy-file.js';
 import { errorMessage } from './error-message.js';
 import type { Logger } from './logger.js';

@@ -3,7 +3,7 @@ import type { GroupResolver } from '../approvals/group-resolver.js';
 import type { JSONSchema7, LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Message, SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { z } from 'zod';
 import type { Database, Db } from '../db/database.js';
-import type { Policy } from '../approvals/policy-schema.js';
+import type { Policy } from '../approvals/policy-types.js';
 import type { SuspendedRun, PendingAction } from '../db/rows.js';
 import { StreamSink, storedActionOf, requestsOfPause, type AnnouncedRequest } from './stream.js';
 import { asGenerated } from './generated-result.js';

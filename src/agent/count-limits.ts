@@ -1,4 +1,4 @@
-import type { Policy } from '../approvals/policy-schema.js';
+import type { Policy } from '../approvals/policy-types.js';
 import type { McpToolIdentity } from '../approvals/mcp-tool-name.js';
 import { limitChecksFor, type LimitCheck } from '../approvals/limit-checks.js';
 import { limitHitsOf, type LimitHit } from '../approvals/apply-limits.js';

@@ -1,6 +1,6 @@
 import type { GroupResolver } from '../approvals/group-resolver.js';
 import { definePolicy } from '../approvals/define-policy.js';
-import type { Policy } from '../approvals/policy-schema.js';
+import type { Policy } from '../approvals/policy-types.js';
 import type { Database, Db } from '../db/database.js';
 import { silentLogger, type Logger } from '../logger.js';
 import type { RuntimeDeps } from './types.js';

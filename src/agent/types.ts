@@ -4,7 +4,7 @@ import type { LanguageModelV3Message, LanguageModelV3ToolResultOutput, LanguageM
 import type { AuditInput } from '../db/audit.js';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
-import type { Policy } from '../approvals/policy-schema.js';
+import type { Policy } from '../approvals/policy-types.js';
 import type { LimitHit } from '../approvals/apply-limits.js';
 import type { GroupResolver } from '../approvals/group-resolver.js';
 import type { SpentGrant } from '../db/pending-actions.js';

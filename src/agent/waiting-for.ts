@@ -1,4 +1,4 @@
-import type { ApprovalSettings, CumulativeLimit, PolicyRule, RuleCondition } from '../approvals/policy-schema.js';
+import type { ApprovalSettings, CumulativeLimit, PolicyRule, RuleCondition } from '../approvals/policy-types.js';
 import { policyEntryFor } from '../approvals/requirement-for.js';
 import type { PendingAction } from '../db/rows.js';
 import { allOf, always, anyOf, lastOf, madeByLastOf, not, type RequestFilter } from '../db/request-filter.js';

@@ -1,4 +1,4 @@
-import type { ApprovalSettings, CumulativeLimit } from './policy-schema.js';
+import type { ApprovalSettings, CumulativeLimit } from './policy-types.js';
 
 /**
  * A cumulative limit one call went over, as stored with its request (pending_actions.limit_hits)

@@ -1,4 +1,4 @@
-import type { ApprovalSettings, CumulativeLimit, JsonValue, Policy, PolicyRule, RuleCondition, ToolPolicy } from './policy-schema.js';
+import type { ApprovalSettings, CumulativeLimit, JsonValue, Policy, PolicyRule, RuleCondition, ToolPolicy } from './policy-types.js';
 import { policyKeysFor, type McpToolIdentity } from './mcp-tool-name.js';
 import { unreachable } from '../unreachable.js';
 import { reachOf, type Reach } from './reach.js';

@@ -1,7 +1,8 @@
 import type { RequestListener } from 'node:http';
 import type { Agent } from '../agent/agent.js';
 import { definePolicy } from '../approvals/define-policy.js';
-import type { Policy, PolicyInput } from '../approvals/policy-schema.js';
+import type { Policy } from '../approvals/policy-types.js';
+import type { PolicyInput } from '../approvals/policy-schema.js';
 import type { Database } from '../db/database.js';
 import { migrate } from '../db/migrate.js';
 import { silentLogger, type Logger } from '../logger.js';

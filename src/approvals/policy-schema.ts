@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { policyVersion } from './policy-version.js';
 import { mcpServerNamePattern, parseMcpPattern } from './mcp-tool-name.js';
-import type { ApprovalSettings, CumulativeLimit, JsonValue, Policy, PolicyContent, PolicyRule, RuleCondition, ToolPolicy } from './policy-types.js';
+import type { ApprovalSettings, CumulativeLimit, Freeze, JsonValue, Policy, PolicyContent, PolicyRule, RuleCondition, ToolPolicy } from './policy-types.js';
+import { cronProblem, timeZoneProblem } from './freeze-windows.js';
 
 const BUILT_IN_DEFAULTS: ApprovalSettings = {
   requireApproval: false,
@@ -26,6 +27,8 @@ const DURATION_HINT = 'a number of seconds or a duration like "90s", "15m", "24h
 // A remembered approval stands in for every identical call until it ends; past a week it is a
 // standing permission, which belongs in the policy (requireApproval: false), not a click.
 const MAX_REMEMBER_MS = 7 * UNIT_MS.d;
+/** What the model and the card are told when a call is denied: a sentence or two, not a document. */
+const MAX_DENY_REASON = 500;
 
 const duration = z
   .union([z.number(), z.string()], { error: problem(`must be ${DURATION_HINT}`) })
@@ -127,6 +130,12 @@ const settingsShape = {
     .refine((ms) => ms <= MAX_REMEMBER_MS, { error: 'must be at most 7 days' })
     .optional(),
   requireReason: z.boolean({ error: 'must be true or false' }).optional(),
+  deny: z
+    .string({ error: 'must be the reason the call is refused (text the model and the people in the thread are told)' })
+    .trim()
+    .min(1, { error: 'must be the reason the call is refused, not empty' })
+    .max(MAX_DENY_REASON, { error: `must be a reason of at most ${MAX_DENY_REASON} characters` })
+    .optional(),
 };
 
 const SETTING_NAMES = Object.keys(settingsShape).join(', ');
@@ -249,6 +258,7 @@ function overridesOf(input: Overrides): Partial<ApprovalSettings> {
   if (input.risk !== undefined) out.risk = input.risk;
   if (input.rememberFor !== undefined) out.rememberFor = input.rememberFor;
   if (input.requireReason !== undefined) out.requireReason = input.requireReason;
+  if (input.deny !== undefined) out.deny = input.deny;
   return out;
 }
 
@@ -292,6 +302,72 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** An instant written with its offset (`2026-12-24T00:00:00Z`, `…+01:00`): a time without one means a different moment on every server. */
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+const instant = z
+  .union([z.date(), z.string()], { error: problem('must be a date and time with its offset, e.g. "2026-12-24T00:00:00Z" or "2026-12-24T00:00:00+01:00"') })
+  .transform((raw, ctx) => {
+    const ms = raw instanceof Date ? raw.getTime() : INSTANT.test(raw) ? Date.parse(raw) : Number.NaN;
+    if (Number.isNaN(ms)) {
+      ctx.addIssue({ code: 'custom', input: raw, message: `must be a date and time with its offset, e.g. "2026-12-24T00:00:00Z" or "2026-12-24T00:00:00+01:00", got ${JSON.stringify(raw)}` });
+      return z.NEVER;
+    }
+    return new Date(ms).toISOString();
+  });
+
+const FREEZE_HINT =
+  'must be a map like { name: "holidays", from: "2026-12-20T00:00:00Z", to: "2027-01-05T00:00:00Z", tools: ["deploy"], then: { deny: "…" } } ' +
+  'or { name: "weekend", every: "0 18 * * 5", for: "62h", timeZone: "Europe/Berlin", tools: ["*"], then: { quorum: 2 } }';
+const freeze = z
+  .strictObject(
+    {
+      name: z.string({ error: problem('must be the freeze\'s name') }).trim().min(1, { error: 'must not be empty' }).max(80, { error: 'must be at most 80 characters' }),
+      from: instant.optional(),
+      to: instant.optional(),
+      every: z.string({ error: 'must be a cron expression like "0 18 * * 5"' }).trim().min(1, { error: 'must be a cron expression like "0 18 * * 5"' }).optional(),
+      for: duration.optional(),
+      timeZone: z
+        .string({ error: 'must be an IANA time zone such as "UTC" or "Europe/Berlin"' })
+        .superRefine((tz, ctx) => {
+          const problem = timeZoneProblem(tz);
+          if (problem) ctx.addIssue({ code: 'custom', input: tz, message: problem });
+        })
+        .optional(),
+      tools: z
+        .array(z.union([z.literal('*'), toolKey], { error: 'must be a tool name, an MCP pattern ("server.tool", "server.*") or "*"' }), {
+          error: problem('must be a list of the tools it covers: tool names, MCP patterns ("server.*") or "*" for every tool'),
+        })
+        .min(1, { error: 'must name at least one tool (or "*" for every tool)' }),
+      then: rule.shape.then,
+    },
+    { error: FREEZE_HINT },
+  )
+  .superRefine((f, ctx) => {
+    const absolute = f.from !== undefined || f.to !== undefined;
+    const recurring = f.every !== undefined || f.for !== undefined || f.timeZone !== undefined;
+    if (absolute && recurring) {
+      ctx.addIssue({ code: 'custom', path: [], input: f, message: 'sets both "from"/"to" and "every"/"for"/"timeZone": a freeze is one window (from, to) or recurring windows (every, for, timeZone)' });
+    } else if (!absolute && !recurring) {
+      ctx.addIssue({ code: 'custom', path: ['from'], input: undefined, message: 'and "to" (one window), or "every" and "for" (recurring windows), are required' });
+    } else if (absolute) {
+      if (f.from === undefined) ctx.addIssue({ code: 'custom', path: ['from'], input: undefined, message: 'is required with "to"' });
+      if (f.to === undefined) ctx.addIssue({ code: 'custom', path: ['to'], input: undefined, message: 'is required with "from"' });
+      if (f.from !== undefined && f.to !== undefined && Date.parse(f.to) <= Date.parse(f.from)) {
+        ctx.addIssue({ code: 'custom', path: ['to'], input: f.to, message: 'must be later than "from"' });
+      }
+    } else {
+      if (f.every === undefined) ctx.addIssue({ code: 'custom', path: ['every'], input: undefined, message: 'is required with "for" (when each window starts, as a cron expression)' });
+      if (f.for === undefined) ctx.addIssue({ code: 'custom', path: ['for'], input: undefined, message: 'is required with "every" (how long each window lasts, e.g. "62h")' });
+      if (f.every !== undefined) {
+        const problem = cronProblem(f.every, f.timeZone ?? 'UTC');
+        if (problem) ctx.addIssue({ code: 'custom', path: ['every'], input: f.every, message: problem });
+      }
+    }
+    if (f.then.requireApproval === false) {
+      ctx.addIssue({ code: 'custom', path: ['then', 'requireApproval'], input: false, message: 'cannot be false in a freeze: a freeze only tightens (a call during it always needs approval, or is denied)' });
+    }
+  });
+
 export const policySchema = z
   .strictObject(
     {
@@ -322,18 +398,22 @@ export const policySchema = z
           error: 'must be a list of Slack team ids (T…) or organisation ids (E…)',
         })
         .optional(),
+      freezes: z.array(freeze, { error: 'must be a list of freezes' }).optional(),
+      unattended: z.enum(['require-approval', 'deny'], { error: 'must be "require-approval" (a person must approve) or "deny"' }).optional(),
     },
-    { error: 'must be a map with optional "version", "defaults", "tools", "mcp" and "allowExternalTeams"' },
+    { error: 'must be a map with optional "version", "defaults", "tools", "mcp", "allowExternalTeams", "freezes" and "unattended"' },
   )
   .transform((input, ctx): Policy => {
     const defaults: ApprovalSettings = { ...BUILT_IN_DEFAULTS, ...overridesOf(input.defaults ?? {}) };
     checkTimes(defaults, ['defaults'], ctx);
     checkRemember(input.defaults ?? {}, ['defaults'], ctx);
 
+    // The defaults' deny refuses tools without an entry (an allow-list); an entry is never denied by it.
+    const { deny: _allowList, ...entryDefaults } = defaults;
     const tools: Record<string, ToolPolicy> = {};
     for (const [name, entry] of Object.entries(input.tools ?? {})) {
       const { rules = [], limits = [], ...settings } = entry;
-      const base: ApprovalSettings = { ...defaults, ...overridesOf(settings) };
+      const base: ApprovalSettings = { ...entryDefaults, ...overridesOf(settings) };
       checkTimes(base, ['tools', name], ctx);
       checkRemember(settings, ['tools', name], ctx);
 
@@ -358,12 +438,27 @@ export const policySchema = z
       tools[name] = { ...base, rules: normalisedRules, ...(normalisedLimits.length > 0 ? { limits: normalisedLimits } : {}) };
     }
 
+    const names = new Set<string>();
+    const freezes = (input.freezes ?? []).map((f, i): Freeze => {
+      if (names.has(f.name)) ctx.addIssue({ code: 'custom', path: ['freezes', i, 'name'], input: f.name, message: `must be unique: another freeze is called ${JSON.stringify(f.name)}` });
+      names.add(f.name);
+      return {
+        name: f.name,
+        ...(f.from !== undefined && f.to !== undefined ? { from: f.from, to: f.to } : {}),
+        ...(f.every !== undefined ? { every: f.every, forMs: f.for!, timeZone: f.timeZone ?? 'UTC' } : {}),
+        tools: [...new Set(f.tools)].sort(),
+        then: overridesOf(f.then),
+      };
+    });
+
     const trust = input.mcp?.trustReadOnlyHint;
     const content: PolicyContent = {
       defaults,
       tools,
       ...(trust === undefined ? {} : { mcp: { trustReadOnlyHint: typeof trust === 'boolean' ? trust : [...new Set(trust)].sort() } }),
       ...(input.allowExternalTeams === undefined ? {} : { allowExternalTeams: [...new Set(input.allowExternalTeams)].sort() }),
+      ...(freezes.length > 0 ? { freezes } : {}),
+      ...(input.unattended === undefined ? {} : { unattended: input.unattended }),
     };
     const policy: Policy =
       input.version === undefined

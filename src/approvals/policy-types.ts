@@ -36,6 +36,14 @@ export interface ApprovalSettings {
    * policy version) run without asking again ("Approve and allow for 1 hour"). Absent: never offered.
    */
   readonly rememberFor?: number;
+  /**
+   * Refuses the call outright, with this reason (what the model is told): it never runs and never
+   * asks, and nothing at run time overrides it (a remembered approval, a request's
+   * requireToolApproval, a beforeToolCall hook, an edit, any number of approvals). Once set by
+   * any layer (an entry, a matching rule, a limit gone over, a freeze in force) it stays set.
+   * In `defaults` it applies to tools without an entry of their own only (an allow-list).
+   */
+  readonly deny?: string;
 }
 
 export type Risk = 'low' | 'high';
@@ -109,6 +117,38 @@ export interface PolicyContent {
    * de-duplicated; present only when the policy sets it. Default: none.
    */
   readonly allowExternalTeams?: readonly string[];
+  /** Change freezes, in the order written; present only when the policy sets some. */
+  readonly freezes?: readonly Freeze[];
+  /**
+   * What a call of a run nobody requested (no `requester`: an API run, a scheduled job) does when
+   * it would need approval: `require-approval` waits for a person, as any request does; `deny`
+   * refuses it without asking. Present only when the policy sets it (default `require-approval`).
+   */
+  readonly unattended?: Unattended;
+}
+
+export type Unattended = 'require-approval' | 'deny';
+
+/**
+ * A change freeze: while one of its windows is in force, calls of its tools get `then` over what
+ * the rules and limits left, and only ever tighter (as a limit's: approval is always asked,
+ * quorum never lowered, self-approval never turned back on), or are denied. Requests and
+ * approvals made before the window that have not run yet are held to it too (see freezesInForce).
+ * Exactly one kind of window: `from`/`to`, or `every`/`forMs`/`timeZone`.
+ */
+export interface Freeze {
+  /** Unique in the policy: what the card, the log and the model are told. */
+  readonly name: string;
+  /** One window: ISO instants (UTC), `from` included, `to` not. */
+  readonly from?: string;
+  readonly to?: string;
+  /** Recurring windows: a cron expression for when each starts, read in `timeZone` (IANA), lasting `forMs`. */
+  readonly every?: string;
+  readonly forMs?: number;
+  readonly timeZone?: string;
+  /** Tool names and MCP patterns (`server.tool`, `server.*`) it covers, or `*` for every tool. Sorted, de-duplicated. */
+  readonly tools: readonly string[];
+  readonly then: Readonly<Partial<ApprovalSettings>>;
 }
 
 /** A validated, normalised, deeply frozen policy. Build one with `definePolicy` or `loadPolicyFile`. */

@@ -11,6 +11,8 @@ import { checkLease, checkpointStep } from './run-lease.js';
 import type { AuditInput } from '../db/audit.js';
 import { applyHook } from './before-tool-call.js';
 import { useRemembered } from './remembered-call.js';
+import { refuseByPolicy } from './denied-call.js';
+import { requirementFor } from '../approvals/requirement-for.js';
 
 /** The target of `toolName` (the name the model called: a key of `tools`, or `agent-<key>`). */
 export function callTarget(agent: AgentInternals, toolName: string): CallTarget | undefined {
@@ -232,7 +234,9 @@ export async function planToolCall(run: RunState, call: ToolCallInput, out: Emit
   const args = parsed.args;
 
   const gate = await approvalGate(run, target, call.toolName, args, call.toolCallId);
-  if (gate.required) {
+  // Before anything that could stand in for an approval (a remembered one, the hook): nothing does.
+  if (gate.outcome === 'denied') return refuseByPolicy(run, call, args, gate.denial, gate.requirement.policyVersion, out);
+  if (gate.outcome === 'asks') {
     // Read only when the policy lets this call's approval be remembered (rememberFor).
     const remembered = await useRemembered(run, target, call, args, gate.requirement, out);
     if (remembered?.kind === 'run') return runCall(run, target, call, remembered.args, out, remembered.audit);
@@ -266,6 +270,12 @@ export async function runUngated(
     run.audit.push(callEvent(run, call, 'blocked', { reason: hooked.reason }));
     out.toolResult(call.toolCallId, call.toolName, hooked.value, hooked.isError);
     return { kind: 'result', output: hooked.output };
+  }
+  // A hook that changed the arguments cannot make them something the policy denies.
+  if (hooked.args !== args) {
+    const mcp = target.kind === 'tool' ? target.tool.mcp : undefined;
+    const rewritten = requirementFor(run.deps.policy, call.toolName, hooked.args, mcp, null, { at: run.deps.now() });
+    if (rewritten.deny) return refuseByPolicy(run, call, hooked.args, rewritten.deny, rewritten.policyVersion, out);
   }
   run.audit.push(callEvent(run, call, 'started'));
   await checkpointStep(run);

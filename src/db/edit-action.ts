@@ -81,12 +81,12 @@ export async function recordEdit(db: Db, e: EditWrite): Promise<EditWritten> {
       RETURNING ${pendingActionColumns()}
     ), ${r ? sql`counted AS (${recountWrite(r, 'closed')}), ` : sql``}upd AS (
       INSERT INTO pending_actions (run_id, root_run_id, tool_call_id, tool_name, kind, args, fingerprint, suspend_payload, path,
-                                   status, requester, policy_version, quorum, approvals, expires_at, decided_by, decided_at, edit, limit_hits)
+                                   status, requester, policy_version, quorum, approvals, expires_at, decided_by, decided_at, edit, limit_hits, caller)
       SELECT run_id, root_run_id, tool_call_id, tool_name, 'approval', ${JSON.stringify(e.args ?? null)}::jsonb, ${e.fingerprint}, NULL, path,
              ${approved ? 'approved' : 'pending'}, requester, ${e.policyVersion}, ${e.quorum}, ${JSON.stringify(e.approvals)}::jsonb,
              CASE WHEN ${e.expiresInMs}::bigint IS NULL THEN NULL ELSE now() + make_interval(secs => ${e.expiresInMs}::bigint / 1000.0) END,
              ${decidedBy}::text, CASE WHEN ${approved} THEN now() END, ${JSON.stringify(e.edit)}::jsonb,
-             ${r ? recountedHits(r) : sql`limit_hits`}
+             ${r ? recountedHits(r) : sql`limit_hits`}, caller
       FROM closed
       RETURNING ${pendingActionColumns()}
     ), claim AS (

@@ -7,10 +7,12 @@ import type { PendingActionsTable, RequestEdit, RunSnapshotsTable } from './sche
  * but did not cover it) and `edit` (set on a request an approver's edit created) are optional so
  * rows built by hand, e.g. in tests, need not name them.
  */
-export type PendingAction = Omit<Selectable<PendingActionsTable>, 'limit_hits' | 'remembered_unused' | 'edit'> & {
+export type PendingAction = Omit<Selectable<PendingActionsTable>, 'limit_hits' | 'remembered_unused' | 'edit' | 'caller'> & {
   limit_hits?: unknown;
   remembered_unused?: unknown;
   edit?: RequestEdit | null;
+  /** What started the run when nobody requested it (see StreamOptions.caller). */
+  caller?: string | null;
 };
 
 /** A run_snapshots row as read back (the claim's time and epoch are bookkeeping, not state). */
@@ -22,7 +24,7 @@ export type ClaimedRow = SnapshotRow & { claim_epoch: number };
 const pendingActionColumnNames = [
   'id', 'run_id', 'root_run_id', 'tool_call_id', 'tool_name', 'kind', 'args', 'fingerprint', 'suspend_payload',
   'path', 'status', 'requester', 'policy_version', 'quorum', 'approvals', 'expires_at', 'decided_by', 'decided_at',
-  'reason', 'resume_data', 'limit_hits', 'remembered_unused', 'edit', 'created_at',
+  'reason', 'resume_data', 'limit_hits', 'remembered_unused', 'edit', 'caller', 'created_at',
 ] as const satisfies ReadonlyArray<keyof Selectable<PendingActionsTable>>;
 
 const claimedColumnNames = [

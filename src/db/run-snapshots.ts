@@ -288,6 +288,8 @@ export interface PendingWrite {
   limit_hits?: unknown;
   /** Why a remembered approval matching the call did not cover it (see migrations/021_remembered_requirement.sql). */
   remembered_unused?: unknown;
+  /** What started a run nobody requested (see migrations/023_request_caller.sql); absent for most. */
+  caller?: string;
 }
 
 /** A `requested`/`suspended` audit row per human-facing call written by the \`acts\` CTE. */
@@ -295,8 +297,8 @@ const requestedAudit = sql`
       INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, actor, fingerprint, policy_version, detail)
       SELECT CASE kind WHEN 'approval' THEN 'requested' ELSE 'suspended' END,
              run_id, tool_call_id, tool_name, requester, fingerprint, policy_version,
-             CASE WHEN limit_hits IS NULL AND remembered_unused IS NULL THEN NULL
-                  ELSE jsonb_strip_nulls(jsonb_build_object('limits', limit_hits, 'rememberedUnused', remembered_unused)) END
+             CASE WHEN limit_hits IS NULL AND remembered_unused IS NULL AND caller IS NULL THEN NULL
+                  ELSE jsonb_strip_nulls(jsonb_build_object('limits', limit_hits, 'rememberedUnused', remembered_unused, 'caller', caller)) END
       FROM acts WHERE kind <> 'delegation'`;
 
 /**
@@ -324,16 +326,16 @@ export async function persistSuspension(
       RETURNING run_id
     ), acts AS (
       INSERT INTO pending_actions (run_id, root_run_id, tool_call_id, tool_name, kind, args, fingerprint,
-                                   suspend_payload, path, requester, policy_version, quorum, expires_at, limit_hits, remembered_unused)
+                                   suspend_payload, path, requester, policy_version, quorum, expires_at, limit_hits, remembered_unused, caller)
       SELECT a.run_id, a.root_run_id, a.tool_call_id, a.tool_name, a.kind, a.args, a.fingerprint,
              a.suspend_payload, a.path, a.requester, a.policy_version, a.quorum,
              CASE WHEN a.expires_in_ms IS NULL THEN NULL
                   ELSE now() + make_interval(secs => a.expires_in_ms / 1000.0) END,
-             a.limit_hits, a.remembered_unused
+             a.limit_hits, a.remembered_unused, a.caller
       FROM jsonb_to_recordset(${JSON.stringify(actions)}::jsonb) AS a(
         run_id text, root_run_id text, tool_call_id text, tool_name text, kind text, args jsonb,
         fingerprint text, suspend_payload jsonb, path jsonb, requester text, policy_version text,
-        quorum integer, expires_in_ms bigint, limit_hits jsonb, remembered_unused jsonb)
+        quorum integer, expires_in_ms bigint, limit_hits jsonb, remembered_unused jsonb, caller text)
       RETURNING ${pendingActionColumns()}
     )${
       audit.length

@@ -61,6 +61,8 @@ export interface PendingActionsTable {
   remembered_unused: ColumnType<unknown, string | undefined, string> | null;
   /** Set on a request an approver's edit created (see RequestEdit); null otherwise. */
   edit: ColumnType<RequestEdit | null, string | null | undefined, string | null>;
+  /** What started a run nobody requested (StreamOptions.caller); null otherwise. */
+  caller: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
 }
 

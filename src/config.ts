@@ -83,6 +83,7 @@ const envSchema = z.object({
   NODE_USE_ENV_PROXY: optionalString,
   NODE_OPTIONS: optionalString,
   POLICY_FILE: optionalString,
+  SHADOW_POLICY_FILE: optionalString,
   AGENTS_MODULE: optionalString,
   MCP_SERVERS: optionalString,
   RUN_LEASE_MS: durationMs('RUN_LEASE_MS', 60_000, 1_000),
@@ -143,6 +144,11 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   readonly adminApiToken?: string;
   readonly policyFile?: string;
+  /**
+   * A policy evaluated beside the enforced one for every call and never enforced: where the two
+   * differ, a `shadow-diff` audit event and a metric say how. Reloaded like POLICY_FILE.
+   */
+  readonly shadowPolicyFile?: string;
   /** A module exporting the agents to run instead of the demo (see src/bot/load-agents-module.ts). */
   readonly agentsModule?: string;
   /** MCP servers from MCP_SERVERS' file (read and validated here, `${VAR}` expanded); empty when unset. */
@@ -235,6 +241,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     adminApiToken: e.ADMIN_API_TOKEN,
     policyFile: e.POLICY_FILE,
+    shadowPolicyFile: e.SHADOW_POLICY_FILE,
     agentsModule: e.AGENTS_MODULE,
     mcpServers,
     timings: { runLeaseMs: e.RUN_LEASE_MS, sweepIntervalMs: e.SWEEP_INTERVAL_MS, cardRepairAfterMs: e.CARD_REPAIR_AFTER_MS },

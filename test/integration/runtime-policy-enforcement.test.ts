@@ -7,6 +7,7 @@ import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { botMetrics } from '../../src/metrics/bot-metrics.js';
+import { evaluateCall, type PastCall } from '../../src/approvals/evaluate-call.js';
 import type { AgentChunk, ApprovalRequest, DeniedCall } from '../../src/agent/types.js';
 import type { Agent } from '../../src/agent/agent.js';
 
@@ -279,6 +280,42 @@ describe.each(backends)('the policy says no, freezes, unattended runs and a shad
       await expect(agent.stream('x', { caller: 'a\nb' })).rejects.toMatchObject({ code: 'OPTIONS_INVALID' });
       await expect(agent.stream('x', { caller: 'x'.repeat(101) })).rejects.toMatchObject({ code: 'OPTIONS_INVALID' });
     });
+  });
+
+  it('policy test evaluates a call as the runtime does: the same verdict, limits from earlier calls without a database', async () => {
+    const policy = definePolicy({
+      tools: {
+        delete_record: {
+          approvers: [ALICE],
+          rules: [{ when: { arg: 'id', op: 'eq', value: 'gone' }, then: { deny: 'already gone' } }],
+          limits: [
+            { count: true, by: 'requester', over: '1h', above: 2, then: { requireApproval: true, quorum: 2, approvers: [SRE1, SRE2] } },
+            { count: true, over: '1h', above: 3, then: { approvers: [SRE1] } },
+          ],
+        },
+      },
+    });
+    const { tool } = countingTool('delete_record');
+    const history: PastCall[] = [];
+    const calls = [
+      { id: 'e1', requester: 'U0EQ1' },
+      { id: 'e2', requester: 'U0EQ1' },
+      { id: 'e3', requester: 'U0EQ2' },
+      { id: 'e4', requester: 'U0EQ1' },
+      { id: 'gone', requester: 'U0EQ2' },
+      { id: 'e5', requester: 'U0EQ2' },
+    ];
+    for (const call of calls) {
+      const at = new Date();
+      const expected = evaluateCall(policy, { toolName: 'delete_record', args: { id: call.id }, requester: call.requester, at, history }).verdict;
+      const agent = agentWith({ model: deletes([call.id]), tools: { delete_record: tool }, storage: database, policy });
+      const chunks = await collect(await agent.stream(`delete ${call.id}`, { requester: call.requester }));
+      const asked = approvalsOf(chunks)[0];
+      const outcome = deniedOf(chunks).length ? 'denied' : asked ? 'asks' : 'runs';
+      expect({ call: call.id, outcome }).toEqual({ call: call.id, outcome: expected.outcome });
+      if (asked) expect({ approvers: asked.approvers, quorum: asked.quorum }).toEqual({ approvers: expected.requirement.approvers, quorum: expected.requirement.quorum });
+      history.push({ toolName: 'delete_record', args: { id: call.id }, requester: call.requester, at });
+    }
   });
 
   describe('shadow policy', () => {

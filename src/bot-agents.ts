@@ -1,6 +1,6 @@
 import type { Agent } from './agent/agent.js';
 import type { GroupResolver } from './approvals/group-resolver.js';
-import type { Policy } from './approvals/policy-schema.js';
+import type { Policy } from './approvals/policy-types.js';
 import type { McpServerConfig } from './mcp/mcp-server-config.js';
 
 /** Who the bot is in a workspace (never an approver) and how that workspace's user groups resolve. */

@@ -83,6 +83,7 @@ const envSchema = z.object({
   NODE_USE_ENV_PROXY: optionalString,
   NODE_OPTIONS: optionalString,
   POLICY_FILE: optionalString,
+  SHADOW_POLICY_FILE: optionalString,
   AGENTS_MODULE: optionalString,
   MCP_SERVERS: optionalString,
   RUN_LEASE_MS: durationMs('RUN_LEASE_MS', 60_000, 1_000),
@@ -90,6 +91,8 @@ const envSchema = z.object({
   CARD_REPAIR_AFTER_MS: durationMs('CARD_REPAIR_AFTER_MS', 60_000, 1_000),
   SHUTDOWN_TIMEOUT_MS: durationMs('SHUTDOWN_TIMEOUT_MS', 10_000, 100),
   METRICS_TOKEN: optionalString,
+  // Set by npm for `npm run …`: the folder it was run from (npm runs scripts in the package's own).
+  INIT_CWD: optionalString,
 });
 
 export interface Config {
@@ -143,10 +146,20 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   readonly adminApiToken?: string;
   readonly policyFile?: string;
+  /**
+   * A policy evaluated beside the enforced one for every call and never enforced: where the two
+   * differ, a `shadow-diff` audit event and a metric say how. Reloaded like POLICY_FILE.
+   */
+  readonly shadowPolicyFile?: string;
   /** A module exporting the agents to run instead of the demo (see src/bot/load-agents-module.ts). */
   readonly agentsModule?: string;
   /** MCP servers from MCP_SERVERS' file (read and validated here, `${VAR}` expanded); empty when unset. */
   readonly mcpServers: readonly McpServerConfig[];
+  /**
+   * Where a command-line tool's relative paths are meant from: the folder `npm run` was started
+   * in (npm's INIT_CWD), else the working directory.
+   */
+  readonly invocationDir: string;
   /** How operable recovery is: see the README's section on several instances. */
   readonly timings: {
     /** How long a run being continued may go unrenewed before another instance takes it over. */
@@ -235,6 +248,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     adminApiToken: e.ADMIN_API_TOKEN,
     policyFile: e.POLICY_FILE,
+    shadowPolicyFile: e.SHADOW_POLICY_FILE,
+    invocationDir: e.INIT_CWD ?? process.cwd(),
     agentsModule: e.AGENTS_MODULE,
     mcpServers,
     timings: { runLeaseMs: e.RUN_LEASE_MS, sweepIntervalMs: e.SWEEP_INTERVAL_MS, cardRepairAfterMs: e.CARD_REPAIR_AFTER_MS },

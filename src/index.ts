@@ -1,6 +1,6 @@
 /** The package's public API: define agents and tools, drive and decide runs from code. */
 export { Agent, type AgentConfig } from './agent/agent.js';
-export type { StreamOptions, UserInput, AgentStream, AgentChunk, ApprovalRequest, SuspensionRequest, GenerateResult, SuspendPayload, FinishReason, Decision, DecisionRequest, Actor, ResumeRequest, RequireToolApproval, RequireToolApprovalContext, BeforeToolCallHook, BeforeToolCallContext, BeforeToolCallVerdict, ContinuationOptions, RememberedCall } from './agent/types.js';
+export type { StreamOptions, UserInput, AgentStream, AgentChunk, ApprovalRequest, SuspensionRequest, GenerateResult, SuspendPayload, FinishReason, Decision, DecisionRequest, Actor, ResumeRequest, RequireToolApproval, RequireToolApprovalContext, BeforeToolCallHook, BeforeToolCallContext, BeforeToolCallVerdict, ContinuationOptions, RememberedCall, DeniedCall } from './agent/types.js';
 export type { RememberedGrant } from './db/remembered-grants.js';
 export type { RevokeOutcome } from './agent/remembered-approvals.js';
 export type { WaitingPage } from './agent/waiting-for.js';
@@ -19,8 +19,13 @@ export { resolveModel } from './agent/model.js';
 export { fingerprint, shortFingerprint } from './approvals/fingerprint.js';
 export { definePolicy } from './approvals/define-policy.js';
 export { loadPolicyFile } from './approvals/load-policy-file.js';
-export type { Policy, PolicyInput, CumulativeLimit } from './approvals/policy-schema.js';
+export type { Policy, CumulativeLimit } from './approvals/policy-types.js';
+export type { PolicyInput } from './approvals/policy-schema.js';
 export type { LimitHit } from './approvals/apply-limits.js';
+export type { Requirement, PolicyDenial } from './approvals/requirement-for.js';
+export type { FreezeInForce } from './approvals/freeze-windows.js';
+export { evaluateCall, type CallToEvaluate, type Evaluation, type PastCall } from './approvals/evaluate-call.js';
+export type { CallVerdict } from './approvals/call-verdict.js';
 export { cachedGroupResolver, type GroupResolver } from './approvals/group-resolver.js';
 export { listAuditEvents, type AuditEvent } from './db/audit.js';
 export { startExpirySweeper } from './agent/sweeps.js';

@@ -36,6 +36,8 @@ import { drainOnSignals, type Drainable } from './drain-on-signals.js';
 async function main(config: Config, logger: Logger): Promise<Drainable> {
   // Everything that can be wrong in the configuration fails before anything is opened.
   const policyFile = config.policyFile ? { path: config.policyFile, policy: loadPolicyFile(config.policyFile) } : undefined;
+  // A shadow policy that cannot be read stops start-up as the enforced one does: a trial nobody sees fail is no trial.
+  const shadowPolicy = config.shadowPolicyFile ? loadPolicyFile(config.shadowPolicyFile) : undefined;
   const slackConfigured = Boolean(config.slack.botToken);
   // An agents module brings its own models; MODEL is the demo's.
   if (slackConfigured && !config.model && !config.agentsModule) {
@@ -71,6 +73,9 @@ async function main(config: Config, logger: Logger): Promise<Drainable> {
   };
   // SIGHUP and edits of POLICY_FILE swap the policy for new requests (see watch-policy.ts).
   const policy = watchPolicy({ path: config.policyFile, initial: agents.policy, logger });
+  // SHADOW_POLICY_FILE: evaluated beside the policy for every call, never enforced; reloaded the same way.
+  const shadow = shadowPolicy ? watchPolicy({ path: config.shadowPolicyFile, initial: shadowPolicy, logger, role: 'shadow' }) : undefined;
+  if (shadowPolicy) logger.info({ shadowPolicyVersion: shadowPolicy.version, source: config.shadowPolicyFile }, 'shadow policy loaded: evaluated beside the policy, never enforced');
 
   // /healthz, /readyz and /metrics, on whichever server this mode has: Bolt's (HTTP mode), the
   // sandbox's, or a small one of its own (Socket Mode). Readiness asks Slack through the bot's client.
@@ -86,6 +91,7 @@ async function main(config: Config, logger: Logger): Promise<Drainable> {
   /** The agents and the Slack app, for whichever Slack the configuration points at. */
   const createBot = async (botConfig: Config) => {
     const agent = policy.follow(agents.agentFor(await slackWorkspaceIdentity(botConfig, logger)));
+    shadow?.follow(agent);
     if (mcpServers.length > 0) attached.push(await attachMcpServers(agent, mcpServers, { logger }));
     const listing = suspendedRunsRoute({ agents: [agent], ...(config.adminApiToken ? { adminToken: config.adminApiToken } : {}), logger });
     const httpMode = !botConfig.slack.appToken;
@@ -135,6 +141,7 @@ async function main(config: Config, logger: Logger): Promise<Drainable> {
       readiness,
       async stop() {
         policy.close();
+        shadow?.close();
         await running.stop();
         await closeMcp();
         await database.close();
@@ -164,6 +171,7 @@ async function main(config: Config, logger: Logger): Promise<Drainable> {
     readiness,
     async stop() {
       policy.close();
+      shadow?.close();
       // Socket Mode: disconnecting stops new work; the probe server stays up (answering not ready) until the work in flight is done.
       await slack.stop();
       if (server) {

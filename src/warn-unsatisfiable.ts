@@ -1,4 +1,4 @@
-import type { Policy } from './approvals/policy-schema.js';
+import type { Policy } from './approvals/policy-types.js';
 import { unsatisfiableRules } from './approvals/unsatisfiable-rules.js';
 import type { Logger } from './logger.js';
 

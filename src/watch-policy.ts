@@ -1,6 +1,6 @@
 import { readFileSync, unwatchFile, watch, watchFile as watchFilePoll, type FSWatcher, type Stats } from 'node:fs';
 import type { Agent } from './agent/agent.js';
-import type { Policy } from './approvals/policy-schema.js';
+import type { Policy } from './approvals/policy-types.js';
 import { reloadPolicyFile, type PolicyReload } from './approvals/reload-policy-file.js';
 import { errorMessage } from './error-message.js';
 import type { Logger } from './logger.js';
@@ -18,12 +18,17 @@ export interface WatchPolicyOptions {
   pollMs?: number;
   /** Where SIGHUP arrives; the process, except in tests. */
   signals?: NodeJS.EventEmitter;
+  /**
+   * `enforced` (default): the policy calls are decided under (RuntimeDeps.policy). `shadow`:
+   * SHADOW_POLICY_FILE's, evaluated beside it and never enforced (RuntimeDeps.shadowPolicy).
+   */
+  role?: 'enforced' | 'shadow';
 }
 
 export interface WatchedPolicy {
   /** The policy new requests are decided under. */
   readonly current: Policy;
-  /** Puts the agent (and its sub-agents, which share its runtime) under the current policy and every later one. */
+  /** Puts the agent (and its sub-agents, which share its runtime) under the current policy and every later one (as its shadow policy, for `shadow`). */
   follow(agent: Agent): Agent;
   /** Reads POLICY_FILE now, as SIGHUP does; undefined without a file. */
   reload(): PolicyReload | undefined;
@@ -47,8 +52,13 @@ export interface WatchedPolicy {
  * reported as invalid, once; SIGHUP reads it again whatever it holds.
  */
 export function watchPolicy(options: WatchPolicyOptions): WatchedPolicy {
-  const { path, logger, debounceMs = 250, pollMs = 2_000, signals = process } = options;
-  const log = logger.child({ policyFile: path });
+  const { path, logger, debounceMs = 250, pollMs = 2_000, signals = process, role = 'enforced' } = options;
+  const log = logger.child(role === 'shadow' ? { shadowPolicyFile: path } : { policyFile: path });
+  const what = role === 'shadow' ? 'shadow policy' : 'policy';
+  const apply = (agent: Agent, policy: Policy) => {
+    if (role === 'shadow') agent.runtime.shadowPolicy = policy;
+    else agent.runtime.policy = policy;
+  };
   let current = options.initial;
   /**
    * The content last acted on (read by a reload). Unknown at first: the file may have changed
@@ -60,7 +70,7 @@ export function watchPolicy(options: WatchPolicyOptions): WatchedPolicy {
 
   const reload = (): PolicyReload | undefined => {
     if (path === undefined) {
-      log.warn('SIGHUP received, but no POLICY_FILE is set: there is no policy file to reload');
+      log.warn(`SIGHUP received, but no ${role === 'shadow' ? 'SHADOW_POLICY_FILE' : 'POLICY_FILE'} is set: there is no ${what} file to reload`);
       return undefined;
     }
     seen = contentOf(path);
@@ -68,19 +78,19 @@ export function watchPolicy(options: WatchPolicyOptions): WatchedPolicy {
     try {
       result = reloadPolicyFile(path, current);
     } catch (error) {
-      log.error({ err: error, keptVersion: current.version }, `Could not reload ${path}: ${errorMessage(error)}; the policy in force stays`);
+      log.error({ err: error, keptVersion: current.version }, `Could not reload ${path}: ${errorMessage(error)}; the ${what} in force stays`);
       return undefined;
     }
     if (result.outcome === 'invalid') {
-      log.error({ keptVersion: result.kept, problems: result.error.problems }, `${result.error.message}\nThe policy in force (${result.kept}) stays.`);
+      log.error({ keptVersion: result.kept, problems: result.error.problems }, `${result.error.message}\nThe ${what} in force (${result.kept}) stays.`);
     } else if (result.outcome === 'changed') {
       current = result.policy;
       // RuntimeDeps is shared by an agent tree's runs: whatever decides next reads the new policy.
-      for (const agent of agents) agent.runtime.policy = current;
-      log.info({ from: result.from, to: result.to }, `policy reloaded: ${result.from} → ${result.to}`);
+      for (const agent of agents) apply(agent, current);
+      log.info({ from: result.from, to: result.to }, `${what} reloaded: ${result.from} → ${result.to}`);
       warnUnsatisfiable(log, current);
     } else {
-      log.debug({ version: result.version }, 'policy file read again; nothing changed');
+      log.debug({ version: result.version }, `${what} file read again; nothing changed`);
     }
     return result;
   };
@@ -129,7 +139,7 @@ export function watchPolicy(options: WatchPolicyOptions): WatchedPolicy {
       return current;
     },
     follow(agent) {
-      agent.runtime.policy = current;
+      apply(agent, current);
       agents.add(agent);
       return agent;
     },

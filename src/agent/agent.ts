@@ -3,7 +3,7 @@ import type { GroupResolver } from '../approvals/group-resolver.js';
 import type { JSONSchema7, LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Message, SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { z } from 'zod';
 import type { Database, Db } from '../db/database.js';
-import type { Policy } from '../approvals/policy-schema.js';
+import type { Policy } from '../approvals/policy-types.js';
 import type { SuspendedRun, PendingAction } from '../db/rows.js';
 import { StreamSink, storedActionOf, requestsOfPause, type AnnouncedRequest } from './stream.js';
 import { asGenerated } from './generated-result.js';
@@ -262,6 +262,7 @@ export class Agent implements AgentInternals {
     const resourceId = options.resourceId ?? options.memory?.resource ?? null;
     const messages = toMessages(input);
     const live = liveOptions('stream options', options);
+    checkCaller(options.caller);
     if (options.requesterTeamId !== undefined) await refuseOutsider(deps, options.requester ?? '', options.requesterTeamId, threadId);
     const autoResume = options.autoResumeSuspendedTools ?? this.defaultOptions.autoResumeSuspendedTools ?? false;
     if (autoResume && threadId && resourceId) {
@@ -428,7 +429,7 @@ export class Agent implements AgentInternals {
 
   /** What approving this request takes under the current policy, the limits it went over included (approvers, quorum, risk, …). */
   requirementOf(request: RequestFacts): Requirement {
-    return requirementOfRequest(this.runtime.policy, request, this.runtime.mcpIdentity);
+    return requirementOfRequest(this.runtime.policy, request, this.runtime.mcpIdentity, this.runtime.now());
   }
 
   /**
@@ -629,6 +630,14 @@ async function refuseOutsider(deps: RuntimeDeps, userId: string, teamId: string,
     deps.logger.warn({ err: error, runId }, 'refused run could not be audited');
   }
   throw new OutsideWorkspaceError(runId, userId, teamId);
+}
+
+/** A caller label goes on cards and audit events: short, one line, and text. */
+function checkCaller(caller: unknown): void {
+  if (caller === undefined) return;
+  if (typeof caller !== 'string' || caller.trim().length === 0 || caller.length > 100 || /[\u0000-\u001f\u007f]/.test(caller)) {
+    throw new AgentError('OPTIONS_INVALID', `stream options: caller must be a label of 1 to 100 characters on one line (e.g. "nightly-billing"), got ${JSON.stringify(caller)}`);
+  }
 }
 
 function jsonSchemaOf(schema: z.ZodType): LanguageModelV3FunctionTool['inputSchema'] {

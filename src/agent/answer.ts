@@ -220,7 +220,7 @@ export async function mayAnswer(
   if (outside) return outside;
   return authorizeAnswer({
     actor,
-    approvers: requirementOfRequest(deps.policy, action, deps.mcpIdentity).approvers,
+    approvers: requirementOfRequest(deps.policy, action, deps.mcpIdentity, deps.now()).approvers,
     toolName: action.tool_name,
     ...(action.requester !== null ? { requester: action.requester } : {}),
     ...(deps.botUserId ? { botUserId: deps.botUserId } : {}),

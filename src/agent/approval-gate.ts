@@ -1,37 +1,49 @@
 import type { RequireToolApproval, RequireToolApprovalContext, CallTarget, PlannedAction, RunState, AgentInternals } from './types.js';
 import { fingerprint } from '../approvals/fingerprint.js';
-import { requirementFor } from '../approvals/requirement-for.js';
+import { requirementFor, type Requirement } from '../approvals/requirement-for.js';
+import { callVerdict, type CallVerdict } from '../approvals/call-verdict.js';
 import { countLimits } from './count-limits.js';
 import type { RememberedUnused } from '../db/remembered-grants.js';
 import type { Tool } from './tool.js';
 import { announcedAs } from './run-state.js';
+import { compareShadow } from './shadow-policy.js';
 
 /**
- * The approval gate for one call under the current policy: what it requires,
- * and whether it applies. Every call passes it, a delegation to a sub-agent
- * included, with the rules of every agent above this one.
+ * The approval gate for one call under the current policy: what it requires, and whether it
+ * runs, asks or is denied (callVerdict). Every call passes it, a delegation to a sub-agent
+ * included, with the rules of every agent above this one. A denied call's code rules (the tool's
+ * requireApproval, requireToolApproval functions) are not asked: nothing they say could change it.
  */
-export async function approvalGate(run: RunState, target: CallTarget, toolName: string, args: unknown, toolCallId: string) {
+export async function approvalGate(run: RunState, target: CallTarget, toolName: string, args: unknown, toolCallId: string): Promise<CallVerdict> {
   const mcp = target.kind === 'tool' ? target.tool.mcp : undefined;
+  const at = run.deps.now();
   // Only a tool whose entry has cumulative limits spends a statement here (count-limits.ts).
-  const limitHits = await countLimits(run, toolName, toolCallId, args, mcp);
-  const requirement = requirementFor(run.deps.policy, toolName, args, mcp, limitHits);
-  const required = await requiresApproval(run.approvalRules, {
-    toolName,
-    args,
-    path: run.path,
-    requestContext: run.requestContext,
-    toolSetting: target.kind === 'tool' ? target.tool.requireApproval : undefined,
-    policyRequires: requirement.requireApproval,
-  });
-  return { requirement, required };
+  const limits = await countLimits(run, toolName, toolCallId, args, mcp);
+  const requirement = requirementFor(run.deps.policy, toolName, args, mcp, limits.hits, { at });
+  // What code asks (the tool's own requireApproval, requireToolApproval rules): asked at most once per call.
+  let code: Promise<boolean> | undefined;
+  const codeRequires = () =>
+    (code ??= requiresApproval(run.approvalRules, {
+      toolName,
+      args,
+      path: run.path,
+      requestContext: run.requestContext,
+      toolSetting: target.kind === 'tool' ? target.tool.requireApproval : undefined,
+      policyRequires: false,
+    }));
+  const requester = run.options.requester;
+  const verdict = requirement.deny
+    ? callVerdict(run.deps.policy, requirement, { required: false, requester })
+    : callVerdict(run.deps.policy, requirement, { required: requirement.requireApproval || (await codeRequires()), requester });
+  if (run.deps.shadowPolicy) await compareShadow(run, run.deps.shadowPolicy, { toolCallId, toolName, args, mcp, at, hits: limits.shadowHits }, verdict, codeRequires);
+  return verdict;
 }
 
 export function approvalAction(
   run: RunState,
   call: { toolCallId: string; toolName: string },
   args: unknown,
-  requirement: ReturnType<typeof requirementFor>,
+  requirement: Requirement,
   /** A remembered approval matched the call but does not cover it now: kept with the request, for its card. */
   rememberedUnused?: RememberedUnused,
 ): PlannedAction {
@@ -54,6 +66,7 @@ export function approvalAction(
       expires_in_ms: requirement.expiresInMs,
       ...(requirement.limitHits ? { limit_hits: requirement.limitHits } : {}),
       ...(rememberedUnused ? { remembered_unused: rememberedUnused } : {}),
+      ...(run.options.caller ? { caller: run.options.caller } : {}),
     },
     announce: {
       kind: 'approval',
@@ -68,6 +81,8 @@ export function approvalAction(
         quorum: requirement.quorum,
         ...(requirement.limitHits ? { limitHits: requirement.limitHits } : {}),
         ...(rememberedUnused ? { rememberedUnused } : {}),
+        ...(run.options.caller ? { caller: run.options.caller } : {}),
+        ...(requirement.freezes ? { freezes: requirement.freezes } : {}),
       },
     },
   };

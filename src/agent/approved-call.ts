@@ -10,6 +10,8 @@ import { approvalAction, approvalGate } from './approval-gate.js';
 import { editNote, withNote } from './edited-call.js';
 import { bindAgain, checkBinding, mustCheckBinding, unbound, withBinding } from './bound-call.js';
 import type { RequestBinding } from './request-binding.js';
+import { refuseByPolicy } from './denied-call.js';
+import { policyHold } from './policy-hold.js';
 
 import { blockedMessage } from './blocked-message.js';
 export { blockedMessage };
@@ -54,7 +56,8 @@ export async function askAgain(
 ): Promise<CallOutcome> {
   const call = { toolCallId: row.tool_call_id, toolName: row.tool_name };
   const gate = await approvalGate(run, target, row.tool_name, args, row.tool_call_id);
-  if (gate.required) {
+  if (gate.outcome === 'denied') return recovered ? interrupted(run, row, out) : refuseByPolicy(run, call, args, gate.denial, gate.requirement.policyVersion, out);
+  if (gate.outcome === 'asks') {
     const bound = rebound ? { kind: 'bound' as const, binding: rebound } : await bindAgain(run, target, row, args, out);
     if (bound.kind === 'refused') return bound.outcome;
     return { kind: 'pending', plan: { snapshots: [], actions: [withBinding(approvalAction(run, call, args, gate.requirement), bound.binding)] } };
@@ -78,6 +81,9 @@ export async function runApproved(
   { spentGrant, recovered, proposedArgs }: ClaimFacts & { proposedArgs?: unknown },
 ): Promise<CallOutcome> {
   const call = { toolCallId: row.tool_call_id, toolName: row.tool_name };
+  // The policy as it stands now (see policy-hold.ts): a deny holds before the hook is asked.
+  const held = policyHold(run, row, spentGrant !== undefined);
+  if (held?.kind === 'denied' && !recovered) return refuseByPolicy(run, call, args, held.denial, held.policyVersion, out);
   const hooked = await applyHook(run, { ...call, args });
   if (!hooked.ok) {
     run.audit.push({ ...callEvent(run, call, 'blocked', { reason: hooked.reason }), fingerprint: row.fingerprint, policyVersion: row.policy_version });
@@ -94,12 +100,12 @@ export async function runApproved(
   };
   // Spent, but not by this process: the one that spent it stopped, maybe after running the call.
   if (recovered && (await grantWasSpent(run.deps.db, check, row.id))) return interrupted(run, row, out);
-  // Approved under another policy than the one in force here (it changed while the run still
-  // waited on another call of the step): that approval may not satisfy this policy, so the call
-  // is asked for again under it. A grant the deciding vote spent was checked against this very
-  // policy a moment ago.
-  if (!spentGrant && row.policy_version !== run.deps.policy.version) {
-    run.log.info({ toolCallId: call.toolCallId, from: row.policy_version, to: run.deps.policy.version }, 'policy changed after approval; asked again');
+  if (held?.kind === 'denied') return refuseByPolicy(run, call, args, held.denial, held.policyVersion, out);
+  // Approved under another requirement than the one in force here (the policy changed while the
+  // run still waited on another call of the step, or a change freeze began or ended): that
+  // approval may not satisfy it, so the call is asked for again under it.
+  if (held?.kind === 'ask-again') {
+    run.log.info({ toolCallId: call.toolCallId, from: row.policy_version, to: held.to }, 'policy or freeze changed after approval; asked again');
     run.audit.push({
       event: 'superseded',
       runId: run.runId,
@@ -107,7 +113,9 @@ export async function runApproved(
       toolName: row.tool_name,
       fingerprint: fp,
       policyVersion: row.policy_version,
-      detail: { reason: 'policy changed after approval, before the call ran' },
+      detail: held.freezes
+        ? { reason: 'a change freeze is in force that the approval was not given under, before the call ran', freezes: held.freezes }
+        : { reason: row.policy_version?.startsWith(`${run.deps.policy.version}+freeze:`) ? 'the change freeze it was approved under is over, before the call ran' : 'policy changed after approval, before the call ran' },
     });
     return askAgain(run, target, row, args, out, recovered);
   }

@@ -1,4 +1,4 @@
-import type { Policy } from '../approvals/policy-schema.js';
+import type { Policy } from '../approvals/policy-types.js';
 import type { McpToolIdentity } from '../approvals/mcp-tool-name.js';
 import { limitChecksFor, type LimitCheck } from '../approvals/limit-checks.js';
 import { limitHitsOf, type LimitHit } from '../approvals/apply-limits.js';
@@ -36,6 +36,12 @@ function limitCountOf(policy: Policy, toolName: string, args: unknown, requester
   };
 }
 
+/** The limits a call went over, under the policy in force and under the shadow policy (when there is one). */
+export interface CountedLimits {
+  hits?: LimitHit[];
+  shadowHits?: LimitHit[];
+}
+
 /**
  * Counts this call against its tool's cumulative limits and returns those it goes over. Every
  * call that reaches the gate counts, whether it then needs approval or not, and whether that
@@ -43,7 +49,8 @@ function limitCountOf(policy: Policy, toolName: string, args: unknown, requester
  *
  * Its own statement, before the request is written: whether a request is written at all can
  * depend on the outcome (a count limit that turns on `requireApproval`), so it cannot ride on
- * the statement that writes one. Tools without limits never get here past the pure check.
+ * the statement that writes one. Tools without limits never get here past the pure check. The
+ * shadow policy's limits are counted in the same statement (a counter both define is one counter).
  */
 export async function countLimits(
   run: RunState,
@@ -51,12 +58,18 @@ export async function countLimits(
   toolCallId: string,
   args: unknown,
   mcp: McpToolIdentity | undefined,
-): Promise<LimitHit[] | undefined> {
-  const count = limitCountOf(run.deps.policy, toolName, args, run.options.requester ?? null, mcp);
-  if (!count) return undefined;
-  const hits = count.hitsOf(await countLimitUsage(run.deps.db, callKeyOf(run.runId, toolCallId), count.counters));
+): Promise<CountedLimits> {
+  const requester = run.options.requester ?? null;
+  const count = limitCountOf(run.deps.policy, toolName, args, requester, mcp);
+  const shadow = run.deps.shadowPolicy ? limitCountOf(run.deps.shadowPolicy, toolName, args, requester, mcp) : undefined;
+  if (!count && !shadow) return {};
+  const counters = new Map<string, UsageCount>();
+  for (const c of [...(count?.counters ?? []), ...(shadow?.counters ?? [])]) counters.set(keyOf(c), c);
+  const totals = await countLimitUsage(run.deps.db, callKeyOf(run.runId, toolCallId), [...counters.values()]);
+  const hits = count?.hitsOf(totals) ?? [];
   if (hits.length > 0) run.log.info({ tool: toolName, hits }, 'call is over a cumulative limit');
-  return hits.length > 0 ? hits : undefined;
+  const shadowHits = shadow?.hitsOf(totals) ?? [];
+  return { ...(hits.length > 0 ? { hits } : {}), ...(shadowHits.length > 0 ? { shadowHits } : {}) };
 }
 
 /** The key a call is counted under: one element per call in each counter, whatever its arguments. */

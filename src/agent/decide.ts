@@ -114,7 +114,7 @@ async function recordDecision(
       message: typeof given === 'string' ? `A reason may be at most ${MAX_REASON_LENGTH.toLocaleString('en-US')} characters; this one has ${given.trim().length.toLocaleString('en-US')}.` : 'A reason must be text.',
     };
   }
-  const current = requirementOfRequest(deps.policy, action, deps.mcpIdentity);
+  const current = requirementOfRequest(deps.policy, action, deps.mcpIdentity, deps.now());
   const policyChanged = current.policyVersion !== action.policy_version;
   const verdict = await mayDecide(deps, action, actor, decision);
   if (!verdict.allowed) {
@@ -248,13 +248,13 @@ export async function mayDecide(
   const outside = workspaceRefusal(deps, actor);
   if (outside) return outside;
   // The limits the request went over when it was asked still hold for deciding it (their approvers, self-approval).
-  const policyRequirement = requirementOfRequest(deps.policy, action, deps.mcpIdentity);
+  const policyRequirement = requirementOfRequest(deps.policy, action, deps.mcpIdentity, deps.now());
   // Once escalated, the policy's escalateTo decide too. Escalation is part of the policy (and so of
   // its version), and a request's age is fixed, so a grant one of them makes is honoured like any other.
   const current =
     action.created_at === undefined
       ? policyRequirement
-      : { ...policyRequirement, approvers: approversAt(policyRequirement, new Date(action.created_at), new Date()) };
+      : { ...policyRequirement, approvers: approversAt(policyRequirement, new Date(action.created_at), deps.now()) };
   const policyChanged = current.policyVersion !== action.policy_version;
   const isRequester = action.requester !== null && action.requester === actor.userId;
   if (isRequester && (decision === 'decline' || (policyChanged && !current.requireApproval))) return { allowed: true };

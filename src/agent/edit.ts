@@ -1,7 +1,7 @@
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import { z } from 'zod';
 import { fingerprint } from '../approvals/fingerprint.js';
-import { requirementOfRequest, type RequestFacts } from '../approvals/requirement-for.js';
+import { requirementOfRequest, type PolicyDenial, type RequestFacts } from '../approvals/requirement-for.js';
 import { recordEdit } from '../db/edit-action.js';
 import type { PendingAction } from '../db/rows.js';
 import type { Approval } from '../db/schema.js';
@@ -33,6 +33,8 @@ type Refusal = Extract<Decision, { outcome: 'not-allowed' | 'already-decided' | 
  * - `unchanged`: the arguments are what was asked: a plain approve, whose decision is given.
  * - `invalid-args`: the tool's input schema refuses them (`issues` by argument path); nothing changed.
  * - `not-editable`: the policy turns editing off for this call, or its tool cannot be found.
+ * - `denied`: the policy denies a call with the edited arguments (`denial` says why); nothing changed,
+ *   the request still waits as it was asked.
  * - the decision refusals (not-allowed, already-decided, expired, fingerprint-mismatch, not-found).
  */
 export type EditOutcome =
@@ -42,6 +44,7 @@ export type EditOutcome =
   | { outcome: 'unchanged'; decision: Decision }
   | { outcome: 'invalid-args'; action: PendingAction; issues: Array<{ path: string; message: string }> }
   | { outcome: 'not-editable'; action: PendingAction; why: 'edit-not-allowed' | 'tool-not-found' }
+  | { outcome: 'denied'; action: PendingAction; args: unknown; denial: PolicyDenial }
   | Refusal;
 
 /**
@@ -54,7 +57,7 @@ export function editSchemaOf(root: AgentInternals, deps: RuntimeDeps, action: Re
   const tool = toolAt(root, action);
   if (!tool) return undefined;
   // The request's own requirement, the limits it went over included: a limit may turn editing off.
-  if (requirementOfRequest(deps.policy, action, deps.mcpIdentity).allowEdit === false) return undefined;
+  if (requirementOfRequest(deps.policy, action, deps.mcpIdentity, deps.now()).allowEdit === false) return undefined;
   if (tool.inputJsonSchema) return tool.inputJsonSchema;
   if (!derivedSchemas.has(tool)) derivedSchemas.set(tool, deriveSchema(tool));
   return derivedSchemas.get(tool);
@@ -84,7 +87,7 @@ export async function editToolCall(root: AgentInternals, deps: RuntimeDeps, req:
   if (edited.outcome === 'unchanged') return edited;
   if (edited.outcome === 'approved') observeDecision({ outcome: 'approved', action: edited.previous });
   else if (edited.outcome === 'approval-recorded') observeDecision({ outcome: 'approval-recorded', action: edited.action, approvals: edited.approvals, quorum: edited.quorum, alreadyCounted: false });
-  else if (edited.outcome !== 'pending' && edited.outcome !== 'invalid-args' && edited.outcome !== 'not-editable') observeDecision(edited);
+  else if (edited.outcome !== 'pending' && edited.outcome !== 'invalid-args' && edited.outcome !== 'not-editable' && edited.outcome !== 'denied') observeDecision(edited);
   return edited;
 }
 
@@ -114,7 +117,7 @@ async function recordEditOf(root: AgentInternals, deps: RuntimeDeps, req: EditRe
   const tool = toolAt(root, action);
   if (!tool) return { outcome: 'not-editable', action, why: 'tool-not-found' };
   // The request as it stands, the limits it went over included: a limit may turn editing off.
-  if (requirementOfRequest(deps.policy, action, deps.mcpIdentity).allowEdit === false) {
+  if (requirementOfRequest(deps.policy, action, deps.mcpIdentity, deps.now()).allowEdit === false) {
     await refused('edit-not-allowed');
     return { outcome: 'not-editable', action, why: 'edit-not-allowed' };
   }
@@ -154,7 +157,13 @@ async function recordEditOf(root: AgentInternals, deps: RuntimeDeps, req: EditRe
     path: action.path,
     limit_hits: limits ? (limits.hits.length > 0 ? limits.hits : null) : (action.limit_hits ?? null),
   };
-  const requirement = requirementOfRequest(deps.policy, edited, deps.mcpIdentity);
+  const requirement = requirementOfRequest(deps.policy, edited, deps.mcpIdentity, deps.now());
+  // No edit makes a call the policy denies: refused before anything is written.
+  if (requirement.deny) {
+    log.info({ actor: actor.userId, source: requirement.deny.source }, 'edit refused: the policy denies the edited call');
+    await refused('denied-by-policy');
+    return { outcome: 'denied', action, args, denial: requirement.deny };
+  }
   const editedRequest = { ...edited, policy_version: requirement.policyVersion };
   const mayApprove = await mayDecide(deps, editedRequest, actor, 'approve');
   // Where approving needs a reason, an edit (which gives none) does not count as the editor's

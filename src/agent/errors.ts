@@ -13,7 +13,8 @@ export type AgentErrorCode =
   | 'LEASE_LOST'
   | 'OUTSIDE_WORKSPACE'
   /** An edit could not be recorded: the cumulative limits it is counted against kept moving (see editToolCall). */
-  | 'EDIT_CONTENDED';
+  | 'EDIT_CONTENDED'
+  | 'OPTIONS_INVALID';
 
 /**
  * Typed errors for the truly exceptional; each carries a stable `code` and the

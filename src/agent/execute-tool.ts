@@ -138,6 +138,7 @@ export function settle(
             policy_version: null,
             quorum: 1,
             expires_in_ms: null,
+            ...(run.options.caller ? { caller: run.options.caller } : {}),
           },
           announce: {
             kind: 'suspension',

@@ -31,7 +31,7 @@ export function rememberForOf(requirement: Requirement, tool: Tool | undefined, 
 function mayBeRemembered(run: RunState, tool: Tool | undefined, toolName: string, args: unknown, requirement: Requirement, requester: string): boolean {
   if (rememberForOf(requirement, tool, args, requester) !== undefined) return true;
   if (!requirement.limitHits?.length) return false;
-  return rememberForOf(requirementFor(run.deps.policy, toolName, args, tool?.mcp), tool, args, requester) !== undefined;
+  return rememberForOf(requirementFor(run.deps.policy, toolName, args, tool?.mcp, null, { at: run.deps.now() }), tool, args, requester) !== undefined;
 }
 
 function describedRisk(tool: Tool | undefined, args: unknown): 'low' | 'high' | undefined {

@@ -301,6 +301,7 @@ export async function freshRun(
       // A function cannot be stored: a restored run applies `true` (fail safe).
       ...(rule !== undefined ? { requireToolApproval: typeof rule === 'boolean' ? rule : true } : {}),
       ...(options.requester ? { requester: options.requester } : {}),
+      ...(options.caller ? { caller: options.caller } : {}),
       ...(memory ? { memory: true } : {}),
       ...(requestContext.size ? { requestContext: jsonSafe(Object.fromEntries(requestContext)) } : {}),
       ...(stored ? { modelSettings: stored } : {}),

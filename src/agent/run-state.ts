@@ -74,6 +74,7 @@ export function childRun(parent: RunState, agent: AgentInternals, call: { toolCa
     options: {
       maxSteps: agent.defaultOptions.maxSteps ?? 10,
       ...(parent.options.requester ? { requester: parent.options.requester } : {}),
+      ...(parent.options.caller ? { caller: parent.options.caller } : {}),
       // The request's rule holds at every depth; the sub-agent's own default is re-derived from code.
       ...(parent.options.requireToolApproval !== undefined ? { requireToolApproval: parent.options.requireToolApproval } : {}),
       ...(parent.options.requestContext ? { requestContext: parent.options.requestContext } : {}),

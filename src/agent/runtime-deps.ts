@@ -1,6 +1,6 @@
 import type { GroupResolver } from '../approvals/group-resolver.js';
 import { definePolicy } from '../approvals/define-policy.js';
-import type { Policy } from '../approvals/policy-schema.js';
+import type { Policy } from '../approvals/policy-types.js';
 import type { Database, Db } from '../db/database.js';
 import { silentLogger, type Logger } from '../logger.js';
 import type { RuntimeDeps } from './types.js';
@@ -14,6 +14,14 @@ export interface RuntimeSettings {
   /** Where runs are kept. Required on the agent you call; sub-agents use their supervisor's. */
   storage?: Database | Db;
   policy?: Policy;
+  /**
+   * A policy tried beside `policy` without enforcing it (SHADOW_POLICY_FILE): every call is
+   * evaluated under both, and where they differ a `shadow-diff` audit event and a metric say how
+   * (see RuntimeDeps.shadowPolicy). It never changes a decision.
+   */
+  shadowPolicy?: Policy;
+  /** What the policy takes for now (freeze windows); default the system clock. For tests. */
+  clock?: () => Date;
   logger?: Logger;
   resolveGroupMembers?: GroupResolver;
   botUserId?: string;
@@ -31,11 +39,15 @@ export interface RuntimeSettings {
   keepResults?: boolean;
 }
 
+const systemClock = () => new Date();
+
 /** The runtime settings an AgentConfig carries. */
 export function runtimeSettingsOf(config: RuntimeSettings): RuntimeSettings {
   return definedOnly({
     storage: config.storage,
     policy: config.policy,
+    shadowPolicy: config.shadowPolicy,
+    clock: config.clock,
     logger: config.logger,
     resolveGroupMembers: config.resolveGroupMembers,
     botUserId: config.botUserId,
@@ -55,6 +67,8 @@ export function runtimeDeps(settings: RuntimeSettings & { storage: Database | Db
     db,
     logger: settings.logger ?? silentLogger,
     policy: settings.policy ?? defaultPolicy,
+    ...(settings.shadowPolicy ? { shadowPolicy: settings.shadowPolicy } : {}),
+    now: settings.clock ?? systemClock,
     ...(settings.resolveGroupMembers ? { resolveGroupMembers: settings.resolveGroupMembers } : {}),
     ...(settings.botUserId ? { botUserId: settings.botUserId } : {}),
     ...(settings.workspace ? { workspace: settings.workspace } : {}),

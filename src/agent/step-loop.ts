@@ -13,6 +13,8 @@ import { applyHook } from './before-tool-call.js';
 import { useRemembered } from './remembered-call.js';
 import { hasStatedReason, offersStatedReason, takeStatedReason } from './stated-reason.js';
 import { bindRequest, hasBinding, reasonOnly, withBinding } from './bound-call.js';
+import { refuseByPolicy } from './denied-call.js';
+import { requirementFor } from '../approvals/requirement-for.js';
 
 /** The target of `toolName` (the name the model called: a key of `tools`, or `agent-<key>`). */
 export function callTarget(agent: AgentInternals, toolName: string): CallTarget | undefined {
@@ -246,7 +248,9 @@ export async function planToolCall(run: RunState, call: ToolCallInput, out: Emit
   const args = parsed.args;
 
   const gate = await approvalGate(run, target, call.toolName, args, call.toolCallId);
-  if (gate.required) {
+  // Before anything that could stand in for an approval (a remembered one, the hook): nothing does.
+  if (gate.outcome === 'denied') return refuseByPolicy(run, call, args, gate.denial, gate.requirement.policyVersion, out);
+  if (gate.outcome === 'asks') {
     // What the approval is bound to besides the arguments: the model's stated reason, and the
     // tool's preview and pinned definition when it has them (bound-call.ts).
     const bound = hasBinding(target) ? await bindRequest(run, target, call, args, parsed.statedReason, out) : reasonOnly(parsed.statedReason);
@@ -284,6 +288,12 @@ export async function runUngated(
     run.audit.push(callEvent(run, call, 'blocked', { reason: hooked.reason }));
     out.toolResult(call.toolCallId, call.toolName, hooked.value, hooked.isError);
     return { kind: 'result', output: hooked.output };
+  }
+  // A hook that changed the arguments cannot make them something the policy denies.
+  if (hooked.args !== args) {
+    const mcp = target.kind === 'tool' ? target.tool.mcp : undefined;
+    const rewritten = requirementFor(run.deps.policy, call.toolName, hooked.args, mcp, null, { at: run.deps.now() });
+    if (rewritten.deny) return refuseByPolicy(run, call, hooked.args, rewritten.deny, rewritten.policyVersion, out);
   }
   run.audit.push(callEvent(run, call, 'started'));
   await checkpointStep(run);

@@ -5,8 +5,9 @@ import type { LanguageModelV3Message, LanguageModelV3ToolResultOutput, LanguageM
 import type { AuditInput } from '../db/audit.js';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
-import type { Policy } from '../approvals/policy-schema.js';
+import type { Policy } from '../approvals/policy-types.js';
 import type { LimitHit } from '../approvals/apply-limits.js';
+import type { FreezeInForce } from '../approvals/freeze-windows.js';
 import type { GroupResolver } from '../approvals/group-resolver.js';
 import type { SpentGrant } from '../db/pending-actions.js';
 import type { RememberedUnused } from '../db/remembered-grants.js';
@@ -74,6 +75,10 @@ export interface ApprovalRequest extends BindingPayload {
   limitHits?: LimitHit[];
   /** A remembered approval matched the call but did not cover what it asks now, and why. */
   rememberedUnused?: RememberedUnused;
+  /** What started the run when nobody requested it (no `requester`; see StreamOptions.caller). */
+  caller?: string;
+  /** The change freezes in force for the call when it was asked, and until when (see Requirement.freezes). */
+  freezes?: FreezeInForce[];
 }
 
 export interface SuspensionRequest {
@@ -124,7 +129,10 @@ export interface DeniedCall {
   /** The arguments that were declined (an approver's edit included). */
   args: unknown;
   approval: { id: string; approved: false; reason?: string };
-  status: PendingAction['status'];
+  /** The request's status; `denied` for a call the policy refused without asking (see `policy`). */
+  status: PendingAction['status'] | 'denied';
+  /** Set when the policy refused the call: its reason, the part of the policy that said so, the freeze. */
+  policy?: { reason: string; source: string; freeze?: { name: string; until?: string } };
   /** Who declined or cancelled it, when someone did. */
   by?: string;
   /** What the model was told. */
@@ -325,6 +333,14 @@ export interface RuntimeDeps {
   db: Db;
   logger: Logger;
   policy: Policy;
+  /**
+   * Evaluated beside `policy` for every call that reaches the gate, never enforced: where the
+   * verdicts differ (would ask, would not, would deny, other approvers or quorum) a `shadow-diff`
+   * audit event and a metric record it (see shadow-policy.ts). Swapped on reload like `policy`.
+   */
+  shadowPolicy?: Policy;
+  /** What the policy takes for now: which change freezes are in force. The system clock unless a test gives one. */
+  now: () => Date;
   resolveGroupMembers?: GroupResolver;
   botUserId?: string;
   /**
@@ -369,6 +385,8 @@ export interface DurableOptions {
   requireToolApproval?: boolean;
   autoResumeSuspendedTools?: boolean;
   requester?: string;
+  /** See StreamOptions.caller: who started a run nobody requested. */
+  caller?: string;
   memory?: boolean;
   requestContext?: Record<string, unknown>;
   /** The request's own modelSettings and providerOptions (top-level run only), without headers. */
@@ -511,6 +529,14 @@ export interface StreamOptions {
   memory?: { thread: string; resource: string };
   /** The user on whose behalf the run acts (may not approve their own request unless the policy allows). */
   requester?: string;
+  /**
+   * A run without `requester` is unattended: nobody is present to ask (an API call, a scheduled
+   * job), and the policy's `unattended` decides what its calls that need approval do. `caller`
+   * names what started it (`"nightly-billing"`, `"api:ci-bot"`; 1–100 characters, no line breaks),
+   * so its requests and audit events say who asked when no person did. Kept with each request
+   * (`caller`) and each `requested`/`denied` audit event. Allowed with a requester too.
+   */
+  caller?: string;
   /**
    * The requester's team as the front end received it. When the agent serves a workspace
    * (serveWorkspace), a requester from another team (not trusted by allowExternalTeams) starts

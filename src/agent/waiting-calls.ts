@@ -41,7 +41,7 @@ export function waitingCalls(deps: RuntimeDeps, rows: readonly PendingAction[], 
       out.push({ kind: 'suspension', payload: { ...announcedAs(tops.get(row.run_id), call, 'suspension'), ...base, suspendPayload: row.suspend_payload } });
       continue;
     }
-    const requirement = requirementFor(deps.policy, row.tool_name, row.args, deps.mcpIdentity?.(row.tool_name, row.path ?? null), limitHitsFromRow(row.limit_hits));
+    const requirement = requirementFor(deps.policy, row.tool_name, row.args, deps.mcpIdentity?.(row.tool_name, row.path ?? null), limitHitsFromRow(row.limit_hits), { at: deps.now() });
     const limitHits = limitHitsFromRow(row.limit_hits);
     out.push({
       kind: 'approval',
@@ -56,6 +56,8 @@ export function waitingCalls(deps: RuntimeDeps, rows: readonly PendingAction[], 
         expiresAt: new Date(row.expires_at ?? Date.now()).toISOString(),
         ...(limitHits?.length ? { limitHits } : {}),
         ...bindingPayload(bindingOfRow(row)),
+        ...(row.caller ? { caller: row.caller } : {}),
+        ...(requirement.freezes ? { freezes: requirement.freezes } : {}),
       },
     });
   }

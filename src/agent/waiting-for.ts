@@ -1,5 +1,6 @@
-import type { ApprovalSettings, CumulativeLimit, PolicyRule, RuleCondition } from '../approvals/policy-schema.js';
+import type { ApprovalSettings, CumulativeLimit, PolicyRule, RuleCondition } from '../approvals/policy-types.js';
 import { policyEntryFor } from '../approvals/requirement-for.js';
+import { effectiveVersion, freezesInForce } from '../approvals/freeze-windows.js';
 import type { PendingAction } from '../db/rows.js';
 import { allOf, always, anyOf, lastOf, madeByLastOf, not, type RequestFilter } from '../db/request-filter.js';
 import { openApprovalCalls, waitingRequests } from '../db/waiting-requests.js';
@@ -42,10 +43,16 @@ export async function waitingFor(root: Pick<AgentInternals, 'id'>, deps: Runtime
   if (user === '' || user === deps.botUserId || workspaceRefusal(deps, actor)) return { requests: [], total: 0, before: 0 };
   const { calls, more } = await openApprovalCalls(deps.db, root.id, WAITING_CALLS_MAX);
   if (more) deps.logger.warn({ agentId: root.id, max: WAITING_CALLS_MAX }, 'open requests are for more tools than an inbox evaluates; requests of the others are not listed');
-  const now = new Date();
-  const entries = calls.map((call) => ({ call, entry: policyEntryFor(deps.policy, call.toolName, deps.mcpIdentity?.(call.toolName, call.path)) }));
+  const now = deps.now();
+  const entries = calls.map((call) => {
+    const mcp = deps.mcpIdentity?.(call.toolName, call.path);
+    // The change freezes in force now hold for every open request of the tool, as mayDecide works them out.
+    const inForce = deps.policy.freezes ? freezesInForce(deps.policy, call.toolName, mcp, now) : [];
+    const freezes = inForce.map((f) => deps.policy.freezes![f.index]!.then);
+    return { call, entry: { ...policyEntryFor(deps.policy, call.toolName, mcp), freezes }, version: effectiveVersion(deps.policy.version, inForce) };
+  });
   const viewer = await viewerOf(deps, actor, user, entries.map((e) => e.entry));
-  const filter = anyOf(...entries.map(({ call, entry }) => allOf({ op: 'call', toolName: call.toolName, path: call.path }, waitingFilter(entry, viewer, deps.policy.version, now))));
+  const filter = anyOf(...entries.map(({ call, entry, version }) => allOf({ op: 'call', toolName: call.toolName, path: call.path }, waitingFilter(entry, viewer, version, now))));
   if (filter.op === 'false') return { requests: [], total: 0, before: 0 };
   const found = await waitingRequests(deps.db, root.id, { filter, user, now, ...(page.after !== undefined ? { after: page.after } : {}), limit: page.limit });
   const verdicts = await Promise.all(found.rows.map((row) => mayDecide(deps, row, actor, 'approve')));
@@ -69,6 +76,8 @@ interface Entry {
   base: ApprovalSettings;
   rules: readonly PolicyRule[];
   limits?: readonly CumulativeLimit[];
+  /** The `then` of each change freeze in force for the tool now, in the policy's order. */
+  freezes?: readonly Readonly<Partial<ApprovalSettings>>[];
 }
 
 const GROUP_ID = /^S/;
@@ -80,8 +89,8 @@ const GROUP_ID = /^S/;
  */
 async function viewerOf(deps: RuntimeDeps, actor: Actor, user: string, entries: readonly Entry[]): Promise<Viewer> {
   const groups = new Set<string>();
-  for (const { base, rules, limits } of entries) {
-    for (const settings of [base, ...rules.map((r) => r.then), ...(limits ?? []).map((l) => l.then)]) {
+  for (const { base, rules, limits, freezes } of entries) {
+    for (const settings of [base, ...rules.map((r) => r.then), ...(limits ?? []).map((l) => l.then), ...(freezes ?? [])]) {
       for (const id of [...(settings.approvers ?? []), ...(settings.escalateTo ?? [])]) if (GROUP_ID.test(id)) groups.add(id);
     }
   }
@@ -113,12 +122,13 @@ interface Layer {
  * When a request of this entry may be approved by `viewer`, as mayDecide decides it (see
  * requirementFor, overlayLimitHits, approversAt, authorizeActor), as a filter over its row. Each
  * setting is that of the last layer that sets it and applies (the entry, then its rules in order,
- * then the limits the request went over, in order), except that a limit only tightens: it always
- * asks for approval and never turns self-approval back on.
+ * then the limits the request went over, in order, then the change freezes in force), except that
+ * a limit or a freeze only tightens: it always asks for approval and never turns self-approval back on.
  */
 export function waitingFilter(entry: Entry, viewer: Viewer, policyVersion: string, now: Date): RequestFilter {
   const rules: Layer[] = entry.rules.map((rule) => ({ when: argFilter(rule.when), then: rule.then }));
   const limits: Layer[] = (entry.limits ?? []).map((limit, i) => ({ when: { op: 'limit-hit', limit: i }, then: limit.then }));
+  const freezes: Layer[] = (entry.freezes ?? []).map((then) => ({ when: always, then }));
   const base: Layer = { when: always, then: entry.base };
   const admits = (list: readonly string[] | undefined) => list !== undefined && (list.length === 0 || list.includes(viewer.userId) || list.some((id) => GROUP_ID.test(id) && viewer.inGroup(id)));
 
@@ -127,7 +137,7 @@ export function waitingFilter(entry: Entry, viewer: Viewer, policyVersion: strin
     const setting = layers.filter((layer, i) => i === 0 || layer.then[key] !== undefined);
     return lastOf(setting.map((l) => l.when), setting.flatMap((l, i) => (test(l.then[key] as ApprovalSettings[K] | undefined) ? [i] : [])));
   };
-  const all = [base, ...rules, ...limits];
+  const all = [base, ...rules, ...limits, ...freezes];
 
   const approvers = lastSetting(all, 'approvers', (list) => admits(list));
   // Escalated: escalateTo joins the approvers once the request has waited escalateAfter (approversAt, isEscalated).
@@ -140,9 +150,12 @@ export function waitingFilter(entry: Entry, viewer: Viewer, policyVersion: strin
       afterLayers.map((l) => (l.then.escalateAfterMs === undefined ? null : new Date(now.getTime() - l.then.escalateAfterMs))),
     ),
   );
-  const tightening = (entry.limits ?? []).flatMap((limit, i) => (limit.then.allowSelfApproval === false ? [limits[i]!.when] : []));
+  const tightening = [
+    ...(entry.limits ?? []).flatMap((limit, i) => (limit.then.allowSelfApproval === false ? [limits[i]!.when] : [])),
+    ...freezes.filter((f) => f.then.allowSelfApproval === false).map((f) => f.when),
+  ];
   const selfApproval = allOf(lastSetting([base, ...rules], 'allowSelfApproval', (allowed) => allowed === true), not(anyOf(...tightening)));
-  const requireApproval = anyOf(lastSetting([base, ...rules], 'requireApproval', (required) => required === true), ...limits.map((l) => l.when));
+  const requireApproval = anyOf(lastSetting([base, ...rules], 'requireApproval', (required) => required === true), ...limits.map((l) => l.when), ...freezes.map((f) => f.when));
 
   const byViewer: RequestFilter = { op: 'requested-by', user: viewer.userId };
   const policyChanged = not({ op: 'policy-version', version: policyVersion });

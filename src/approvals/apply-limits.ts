@@ -1,4 +1,4 @@
-import type { ApprovalSettings, CumulativeLimit } from './policy-schema.js';
+import type { ApprovalSettings, CumulativeLimit } from './policy-types.js';
 
 /**
  * A cumulative limit one call went over, as stored with its request (pending_actions.limit_hits)
@@ -46,32 +46,42 @@ export function limitHitsOf(limits: readonly CumulativeLimit[], totals: readonly
 
 /**
  * Each hit limit's `then` over the settings the rules left, in the entry's order, as a rule's
- * would be, except that a limit only tightens: a call over a limit always needs approval (a
- * `then: { quorum: 2 }` on a tool that otherwise runs unasked means "ask two people", not
- * nothing), its quorum is never lowered and self-approval never turned back on. Hits read back
- * from a request name limits by position; one the current entry does not have (the policy
- * changed, and with it the version, so the request is asked again anyway) is skipped.
+ * would be, except that a limit only tightens (see tighten). Hits read back from a request name
+ * limits by position; one the current entry does not have (the policy changed, and with it the
+ * version, so the request is asked again anyway) is skipped. `onEach` hears of each limit applied.
  */
 export function overlayLimitHits(
   settings: ApprovalSettings,
   limits: readonly CumulativeLimit[] | undefined,
   hits: readonly LimitHit[],
+  onEach?: (index: number, limit: CumulativeLimit) => void,
 ): ApprovalSettings {
   if (limits === undefined || hits.length === 0) return settings;
   let out = settings;
   for (const index of [...new Set(hits.map((h) => h.limit))].sort((a, b) => a - b)) {
     const limit = limits[index];
     if (limit === undefined) continue;
-    const before = out;
-    out = {
-      ...out,
-      ...limit.then,
-      requireApproval: true,
-      quorum: Math.max(before.quorum, limit.then.quorum ?? before.quorum),
-      allowSelfApproval: before.allowSelfApproval && (limit.then.allowSelfApproval ?? true),
-    };
+    out = tighten(out, limit.then);
+    onEach?.(index, limit);
   }
   return out;
+}
+
+/**
+ * `then` of a layer that only tightens (a limit gone over, a freeze in force) over `before`: the
+ * call always needs approval (a `then: { quorum: 2 }` on a tool that otherwise runs unasked means
+ * "ask two people", not nothing), its quorum is never lowered and self-approval never turned
+ * back on; a deny stays a deny.
+ */
+export function tighten(before: ApprovalSettings, then: Readonly<Partial<ApprovalSettings>>): ApprovalSettings {
+  return {
+    ...before,
+    ...then,
+    requireApproval: true,
+    quorum: Math.max(before.quorum, then.quorum ?? before.quorum),
+    allowSelfApproval: before.allowSelfApproval && (then.allowSelfApproval ?? true),
+    ...(before.deny !== undefined && then.deny === undefined ? { deny: before.deny } : {}),
+  };
 }
 
 /** Hits as read from a stored row: anything not shaped like a hit is ignored, never trusted. */

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { PolicyError, type PolicyProblem } from './policy-error.js';
-import { policySchema, type Policy, type PolicyInput } from './policy-schema.js';
+import { type Policy } from './policy-types.js';
+import { policySchema, type PolicyInput } from './policy-schema.js';
 
 /**
  * Validates and normalises a policy written in code. Throws `PolicyError` naming every invalid

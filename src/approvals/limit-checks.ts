@@ -1,4 +1,4 @@
-import type { Policy } from './policy-schema.js';
+import type { Policy } from './policy-types.js';
 import type { McpToolIdentity } from './mcp-tool-name.js';
 import { lookup, toolEntryFor } from './requirement-for.js';
 

@@ -3,7 +3,8 @@ import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { definePolicy } from './define-policy.js';
 import { PolicyError } from './policy-error.js';
-import type { Policy, PolicyInput } from './policy-schema.js';
+import type { Policy } from './policy-types.js';
+import type { PolicyInput } from './policy-schema.js';
 import { errorMessage } from '../error-message.js';
 
 /**

@@ -1,124 +1,9 @@
+/** The zod schema a policy is validated and normalised with (see policy-types.ts for what it produces). */
 import { z } from 'zod';
 import { policyVersion } from './policy-version.js';
 import { mcpServerNamePattern, parseMcpPattern } from './mcp-tool-name.js';
-
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
-
-/** Fully resolved approval settings: what applies to a tool call before rules are evaluated. */
-export interface ApprovalSettings {
-  readonly requireApproval: boolean;
-  /** Sorted, de-duplicated Slack ids: users (U…, W…) and user groups (S…). Empty = anyone but the bot. */
-  readonly approvers: readonly string[];
-  readonly allowSelfApproval: boolean;
-  readonly quorum: number;
-  readonly expiresInMs: number;
-  /**
-   * Who hears about a request and when. Each is absent unless the policy sets it, so a policy
-   * written before these existed keeps its version; reachOf (reach.ts) fills in the defaults.
-   */
-  readonly notify?: NotifyMode;
-  readonly route?: Route;
-  readonly dmLimit?: number;
-  readonly remindAfterMs?: number;
-  readonly remindLimit?: number;
-  readonly warnBeforeMs?: number;
-  readonly escalateAfterMs?: number;
-  /** Sorted, de-duplicated Slack ids (users and user groups) added as approvers after escalateAfterMs. */
-  readonly escalateTo?: readonly string[];
-  /** `false` takes the Edit button off the card: approvers may only approve or decline as asked. Absent: editing allowed. */
-  readonly allowEdit?: boolean;
-  /** With a quorum above 1, approvals given before an edit still count for the edited arguments (if their givers may approve those). */
-  readonly keepApprovalsOnEdit?: boolean;
-  /** `high`: the card says so, Approve asks to confirm, and the call is never remembered. Absent unless set (default `low`). */
-  readonly risk?: Risk;
-  /** Approving needs a written reason, kept on the audit trail. Absent unless set (default false). */
-  readonly requireReason?: boolean;
-  /**
-   * Milliseconds an approver may let identical later calls (same tool, arguments, requester and
-   * policy version) run without asking again ("Approve and allow for 1 hour"). Absent: never offered.
-   */
-  readonly rememberFor?: number;
-}
-
-export type Risk = 'low' | 'high';
-
-/** `mentions`: the card and its notices mention who can decide; `none`: nobody is pinged. */
-export type NotifyMode = 'mentions' | 'none';
-/** Where the card goes besides the thread: `dm` to each approver, or an approvals channel. */
-export type Route = 'thread' | 'dm' | { readonly channel: string };
-
-export type ComparisonOp = 'gt' | 'gte' | 'lt' | 'lte';
-export type RuleOp = ComparisonOp | 'eq' | 'ne' | 'in';
-
-export type RuleCondition =
-  | { readonly arg: string; readonly op: ComparisonOp; readonly value: number }
-  | { readonly arg: string; readonly op: 'eq' | 'ne'; readonly value: JsonValue }
-  | { readonly arg: string; readonly op: 'in'; readonly value: readonly JsonValue[] };
-
-export interface PolicyRule {
-  readonly when: RuleCondition;
-  /** Only the settings the rule changes; a rule's `approvers` replace the list, they do not add to it. */
-  readonly then: Readonly<Partial<ApprovalSettings>>;
-}
-
-export interface ToolPolicy extends ApprovalSettings {
-  /** Applied in order, each matching rule on top of the previous result. */
-  readonly rules: readonly PolicyRule[];
-  /** Present only when the policy sets some, so entries without limits keep their versions (see apply-limits.ts). */
-  readonly limits?: readonly CumulativeLimit[];
-}
-
-/**
- * A rule over a window of this tool's calls rather than over one call: when the window's total
- * (this call included) is above `above`, the call needs approval and `then` is overlaid after the
- * rules, only ever tightening (overlayLimitHits in apply-limits.ts). Exactly one of
- * `sum` (an argument path; a call without a number there adds 0) and `count` is set.
- */
-export interface CumulativeLimit {
-  readonly sum?: string;
-  readonly count?: true;
-  /** `requester`: each requester has a total of their own; absent: every call counts together. */
-  readonly by?: 'requester';
-  readonly overMs: number;
-  readonly above: number;
-  readonly then: Readonly<Partial<ApprovalSettings>>;
-}
-
-/** How tools of MCP servers without an entry of their own are treated. */
-export interface McpPolicy {
-  /**
-   * Servers whose tools annotated `readOnlyHint: true` may run under `defaults` (usually without
-   * approval); `true` for every server. Annotations come from the server and are only hints, so
-   * this is off unless the policy turns it on: every other MCP tool without an entry asks for approval.
-   */
-  readonly trustReadOnlyHint: boolean | readonly string[];
-}
-
-/** The part of a policy that decides outcomes, and therefore the part its version is derived from. */
-export interface PolicyContent {
-  /** Built-in defaults overlaid with the policy's `defaults`; used for tools without an entry. */
-  readonly defaults: ApprovalSettings;
-  /**
-   * Each entry already has the defaults merged in. Look entries up with `Object.hasOwn`. Keys with
-   * a dot name MCP tools: `server.tool`, or `server.*` for every tool of a server.
-   */
-  readonly tools: Readonly<Record<string, ToolPolicy>>;
-  /** Present only when the policy sets it, so policies without it keep their versions. */
-  readonly mcp?: McpPolicy;
-  /**
-   * Teams (T…) or organisations (E…) other than the installing workspace whose members are
-   * treated as members (a partner in a Slack Connect channel the team trusts). Sorted,
-   * de-duplicated; present only when the policy sets it. Default: none.
-   */
-  readonly allowExternalTeams?: readonly string[];
-}
-
-/** A validated, normalised, deeply frozen policy. Build one with `definePolicy` or `loadPolicyFile`. */
-export interface Policy extends PolicyContent {
-  /** `"<label>@<hash>"`, or just the hash without a label; a grant is only honoured under the same version. */
-  readonly version: string;
-  readonly label?: string;
-}
+import type { ApprovalSettings, CumulativeLimit, Freeze, JsonValue, Policy, PolicyContent, PolicyRule, RuleCondition, ToolPolicy } from './policy-types.js';
+import { cronProblem, timeZoneProblem } from './freeze-windows.js';
 
 const BUILT_IN_DEFAULTS: ApprovalSettings = {
   requireApproval: false,
@@ -142,6 +27,8 @@ const DURATION_HINT = 'a number of seconds or a duration like "90s", "15m", "24h
 // A remembered approval stands in for every identical call until it ends; past a week it is a
 // standing permission, which belongs in the policy (requireApproval: false), not a click.
 const MAX_REMEMBER_MS = 7 * UNIT_MS.d;
+/** What the model and the card are told when a call is denied: a sentence or two, not a document. */
+const MAX_DENY_REASON = 500;
 
 const duration = z
   .union([z.number(), z.string()], { error: problem(`must be ${DURATION_HINT}`) })
@@ -243,6 +130,12 @@ const settingsShape = {
     .refine((ms) => ms <= MAX_REMEMBER_MS, { error: 'must be at most 7 days' })
     .optional(),
   requireReason: z.boolean({ error: 'must be true or false' }).optional(),
+  deny: z
+    .string({ error: 'must be the reason the call is refused (text the model and the people in the thread are told)' })
+    .trim()
+    .min(1, { error: 'must be the reason the call is refused, not empty' })
+    .max(MAX_DENY_REASON, { error: `must be a reason of at most ${MAX_DENY_REASON} characters` })
+    .optional(),
 };
 
 const SETTING_NAMES = Object.keys(settingsShape).join(', ');
@@ -365,6 +258,7 @@ function overridesOf(input: Overrides): Partial<ApprovalSettings> {
   if (input.risk !== undefined) out.risk = input.risk;
   if (input.rememberFor !== undefined) out.rememberFor = input.rememberFor;
   if (input.requireReason !== undefined) out.requireReason = input.requireReason;
+  if (input.deny !== undefined) out.deny = input.deny;
   return out;
 }
 
@@ -408,6 +302,72 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** An instant written with its offset (`2026-12-24T00:00:00Z`, `…+01:00`): a time without one means a different moment on every server. */
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+const instant = z
+  .union([z.date(), z.string()], { error: problem('must be a date and time with its offset, e.g. "2026-12-24T00:00:00Z" or "2026-12-24T00:00:00+01:00"') })
+  .transform((raw, ctx) => {
+    const ms = raw instanceof Date ? raw.getTime() : INSTANT.test(raw) ? Date.parse(raw) : Number.NaN;
+    if (Number.isNaN(ms)) {
+      ctx.addIssue({ code: 'custom', input: raw, message: `must be a date and time with its offset, e.g. "2026-12-24T00:00:00Z" or "2026-12-24T00:00:00+01:00", got ${JSON.stringify(raw)}` });
+      return z.NEVER;
+    }
+    return new Date(ms).toISOString();
+  });
+
+const FREEZE_HINT =
+  'must be a map like { name: "holidays", from: "2026-12-20T00:00:00Z", to: "2027-01-05T00:00:00Z", tools: ["deploy"], then: { deny: "…" } } ' +
+  'or { name: "weekend", every: "0 18 * * 5", for: "62h", timeZone: "Europe/Berlin", tools: ["*"], then: { quorum: 2 } }';
+const freeze = z
+  .strictObject(
+    {
+      name: z.string({ error: problem('must be the freeze\'s name') }).trim().min(1, { error: 'must not be empty' }).max(80, { error: 'must be at most 80 characters' }),
+      from: instant.optional(),
+      to: instant.optional(),
+      every: z.string({ error: 'must be a cron expression like "0 18 * * 5"' }).trim().min(1, { error: 'must be a cron expression like "0 18 * * 5"' }).optional(),
+      for: duration.optional(),
+      timeZone: z
+        .string({ error: 'must be an IANA time zone such as "UTC" or "Europe/Berlin"' })
+        .superRefine((tz, ctx) => {
+          const problem = timeZoneProblem(tz);
+          if (problem) ctx.addIssue({ code: 'custom', input: tz, message: problem });
+        })
+        .optional(),
+      tools: z
+        .array(z.union([z.literal('*'), toolKey], { error: 'must be a tool name, an MCP pattern ("server.tool", "server.*") or "*"' }), {
+          error: problem('must be a list of the tools it covers: tool names, MCP patterns ("server.*") or "*" for every tool'),
+        })
+        .min(1, { error: 'must name at least one tool (or "*" for every tool)' }),
+      then: rule.shape.then,
+    },
+    { error: FREEZE_HINT },
+  )
+  .superRefine((f, ctx) => {
+    const absolute = f.from !== undefined || f.to !== undefined;
+    const recurring = f.every !== undefined || f.for !== undefined || f.timeZone !== undefined;
+    if (absolute && recurring) {
+      ctx.addIssue({ code: 'custom', path: [], input: f, message: 'sets both "from"/"to" and "every"/"for"/"timeZone": a freeze is one window (from, to) or recurring windows (every, for, timeZone)' });
+    } else if (!absolute && !recurring) {
+      ctx.addIssue({ code: 'custom', path: ['from'], input: undefined, message: 'and "to" (one window), or "every" and "for" (recurring windows), are required' });
+    } else if (absolute) {
+      if (f.from === undefined) ctx.addIssue({ code: 'custom', path: ['from'], input: undefined, message: 'is required with "to"' });
+      if (f.to === undefined) ctx.addIssue({ code: 'custom', path: ['to'], input: undefined, message: 'is required with "from"' });
+      if (f.from !== undefined && f.to !== undefined && Date.parse(f.to) <= Date.parse(f.from)) {
+        ctx.addIssue({ code: 'custom', path: ['to'], input: f.to, message: 'must be later than "from"' });
+      }
+    } else {
+      if (f.every === undefined) ctx.addIssue({ code: 'custom', path: ['every'], input: undefined, message: 'is required with "for" (when each window starts, as a cron expression)' });
+      if (f.for === undefined) ctx.addIssue({ code: 'custom', path: ['for'], input: undefined, message: 'is required with "every" (how long each window lasts, e.g. "62h")' });
+      if (f.every !== undefined) {
+        const problem = cronProblem(f.every, f.timeZone ?? 'UTC');
+        if (problem) ctx.addIssue({ code: 'custom', path: ['every'], input: f.every, message: problem });
+      }
+    }
+    if (f.then.requireApproval === false) {
+      ctx.addIssue({ code: 'custom', path: ['then', 'requireApproval'], input: false, message: 'cannot be false in a freeze: a freeze only tightens (a call during it always needs approval, or is denied)' });
+    }
+  });
+
 export const policySchema = z
   .strictObject(
     {
@@ -438,18 +398,22 @@ export const policySchema = z
           error: 'must be a list of Slack team ids (T…) or organisation ids (E…)',
         })
         .optional(),
+      freezes: z.array(freeze, { error: 'must be a list of freezes' }).optional(),
+      unattended: z.enum(['require-approval', 'deny'], { error: 'must be "require-approval" (a person must approve) or "deny"' }).optional(),
     },
-    { error: 'must be a map with optional "version", "defaults", "tools", "mcp" and "allowExternalTeams"' },
+    { error: 'must be a map with optional "version", "defaults", "tools", "mcp", "allowExternalTeams", "freezes" and "unattended"' },
   )
   .transform((input, ctx): Policy => {
     const defaults: ApprovalSettings = { ...BUILT_IN_DEFAULTS, ...overridesOf(input.defaults ?? {}) };
     checkTimes(defaults, ['defaults'], ctx);
     checkRemember(input.defaults ?? {}, ['defaults'], ctx);
 
+    // The defaults' deny refuses tools without an entry (an allow-list); an entry is never denied by it.
+    const { deny: _allowList, ...entryDefaults } = defaults;
     const tools: Record<string, ToolPolicy> = {};
     for (const [name, entry] of Object.entries(input.tools ?? {})) {
       const { rules = [], limits = [], ...settings } = entry;
-      const base: ApprovalSettings = { ...defaults, ...overridesOf(settings) };
+      const base: ApprovalSettings = { ...entryDefaults, ...overridesOf(settings) };
       checkTimes(base, ['tools', name], ctx);
       checkRemember(settings, ['tools', name], ctx);
 
@@ -474,12 +438,27 @@ export const policySchema = z
       tools[name] = { ...base, rules: normalisedRules, ...(normalisedLimits.length > 0 ? { limits: normalisedLimits } : {}) };
     }
 
+    const names = new Set<string>();
+    const freezes = (input.freezes ?? []).map((f, i): Freeze => {
+      if (names.has(f.name)) ctx.addIssue({ code: 'custom', path: ['freezes', i, 'name'], input: f.name, message: `must be unique: another freeze is called ${JSON.stringify(f.name)}` });
+      names.add(f.name);
+      return {
+        name: f.name,
+        ...(f.from !== undefined && f.to !== undefined ? { from: f.from, to: f.to } : {}),
+        ...(f.every !== undefined ? { every: f.every, forMs: f.for!, timeZone: f.timeZone ?? 'UTC' } : {}),
+        tools: [...new Set(f.tools)].sort(),
+        then: overridesOf(f.then),
+      };
+    });
+
     const trust = input.mcp?.trustReadOnlyHint;
     const content: PolicyContent = {
       defaults,
       tools,
       ...(trust === undefined ? {} : { mcp: { trustReadOnlyHint: typeof trust === 'boolean' ? trust : [...new Set(trust)].sort() } }),
       ...(input.allowExternalTeams === undefined ? {} : { allowExternalTeams: [...new Set(input.allowExternalTeams)].sort() }),
+      ...(freezes.length > 0 ? { freezes } : {}),
+      ...(input.unattended === undefined ? {} : { unattended: input.unattended }),
     };
     const policy: Policy =
       input.version === undefined

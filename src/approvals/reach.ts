@@ -1,4 +1,4 @@
-import type { ApprovalSettings, NotifyMode, Route } from './policy-schema.js';
+import type { ApprovalSettings, NotifyMode, Route } from './policy-types.js';
 
 /** How a request reaches its approvers, with every default filled in. */
 export interface Reach {

@@ -1,6 +1,6 @@
 import { loadPolicyFile } from './load-policy-file.js';
 import { PolicyError } from './policy-error.js';
-import type { Policy } from './policy-schema.js';
+import type { Policy } from './policy-types.js';
 
 export type PolicyReload =
   /** The file says something else now: `policy` is to be used for new requests. */

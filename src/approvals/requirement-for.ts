@@ -1,8 +1,9 @@
-import type { ApprovalSettings, CumulativeLimit, JsonValue, Policy, PolicyRule, RuleCondition, ToolPolicy } from './policy-schema.js';
+import type { ApprovalSettings, CumulativeLimit, Freeze, JsonValue, Policy, PolicyRule, RuleCondition, ToolPolicy } from './policy-types.js';
 import { policyKeysFor, type McpToolIdentity } from './mcp-tool-name.js';
 import { unreachable } from '../unreachable.js';
 import { reachOf, type Reach } from './reach.js';
-import { limitHitsFromRow, overlayLimitHits, type LimitHit } from './apply-limits.js';
+import { limitHitsFromRow, overlayLimitHits, tighten, type LimitHit } from './apply-limits.js';
+import { effectiveVersion, freezeCovers, freezesInForce, type FreezeInForce } from './freeze-windows.js';
 
 export interface Requirement {
   requireApproval: boolean;
@@ -11,7 +12,10 @@ export interface Requirement {
   allowSelfApproval: boolean;
   quorum: number;
   expiresInMs: number;
-  /** Stored with the request; a grant made under another version is not honoured. */
+  /**
+   * Stored with the request; a grant made under another version is not honoured. The policy's
+   * version, with the freezes in force for the call appended (see effectiveVersion).
+   */
   policyVersion: string;
   /** Who is told about the request, where, and when they are reminded or it escalates. */
   reach: Reach;
@@ -27,6 +31,33 @@ export interface Requirement {
   allowEdit?: boolean;
   /** Present only when the policy sets it: earlier approvals still count after an edit (quorum > 1). */
   keepApprovalsOnEdit?: boolean;
+  /** Set when the policy refuses the call: it never runs and never asks (see ApprovalSettings.deny). */
+  deny?: PolicyDenial;
+  /** The change freezes in force for the call when it was evaluated, and until when; absent when none. */
+  freezes?: FreezeInForce[];
+}
+
+/** Why the policy refuses a call: its reason, and the part of the policy that said so. */
+export interface PolicyDenial {
+  reason: string;
+  /** `defaults`, `tools.deploy`, `tools.deploy.rules[0]`, `tools.deploy.limits[1]`, `freezes[0]` or `unattended`. */
+  source: string;
+  /** The freeze that denies it, when one does. */
+  freeze?: FreezeInForce;
+}
+
+/** One layer of the policy a call was evaluated against, for `policy explain`: whether it applied and what it set. */
+export type AppliedLayer =
+  | { kind: 'entry'; source: string; settings: ApprovalSettings }
+  | { kind: 'rule'; source: string; rule: PolicyRule; matched: boolean }
+  | { kind: 'limit'; source: string; limit: CumulativeLimit; hit: LimitHit | undefined }
+  | { kind: 'freeze'; source: string; freeze: Freeze; inForce: FreezeInForce | undefined };
+
+/** When a call is evaluated (which freezes are in force) and, for `policy explain`, where to list every layer. */
+export interface EvaluationOptions {
+  /** Default: now. Only a policy with freezes reads it. */
+  at?: Date;
+  trace?: AppliedLayer[];
 }
 
 /**
@@ -39,22 +70,47 @@ export interface Requirement {
  * Rules can loosen as well as tighten, so the tool's own settings should be the strict baseline
  * that applies whenever the model leaves an argument out.
  */
-export function requirementFor(policy: Policy, toolName: string, args: unknown, mcp?: McpToolIdentity, limitHits?: readonly LimitHit[] | null): Requirement {
-  const { base, rules, limits } = policyEntryFor(policy, toolName, mcp);
+export function requirementFor(
+  policy: Policy,
+  toolName: string,
+  args: unknown,
+  mcp?: McpToolIdentity,
+  limitHits?: readonly LimitHit[] | null,
+  options: EvaluationOptions = {},
+): Requirement {
+  const { base, rules, limits, source } = policyEntryFor(policy, toolName, mcp);
+  const trace = options.trace;
+  trace?.push({ kind: 'entry', source, settings: base });
   let settings: ApprovalSettings = base;
-  for (const rule of rules) {
-    if (matches(rule.when, args)) settings = { ...settings, ...rule.then };
+  let deny: PolicyDenial | undefined = base.deny !== undefined ? { reason: base.deny, source } : undefined;
+  for (const [i, rule] of rules.entries()) {
+    const matched = matches(rule.when, args);
+    trace?.push({ kind: 'rule', source: `${source}.rules[${i}]`, rule, matched });
+    if (!matched) continue;
+    settings = { ...settings, ...rule.then };
+    if (rule.then.deny !== undefined) deny = { reason: rule.then.deny, source: `${source}.rules[${i}]` };
   }
   // Limits come last: a limit the call went over (counted by the gate, see apply-limits.ts) tightens what the rules left.
   const hits = limitHits ?? [];
-  settings = overlayLimitHits(settings, limits, hits);
+  settings = overlayLimitHits(settings, limits, hits, (i, limit) => {
+    if (limit.then.deny !== undefined) deny = { reason: limit.then.deny, source: `${source}.limits[${i}]` };
+  });
+  if (trace) for (const [i, limit] of (limits ?? []).entries()) trace.push({ kind: 'limit', source: `${source}.limits[${i}]`, limit, hit: hits.find((h) => h.limit === i) });
+  // Then the freezes in force, which hold whatever the entry, its rules and limits say.
+  const freezes = policy.freezes ? freezesInForce(policy, toolName, mcp, options.at ?? new Date()) : [];
+  if (trace && policy.freezes) traceFreezes(trace, policy.freezes, freezes, toolName, mcp);
+  for (const inForce of freezes) {
+    const freeze = policy.freezes![inForce.index]!;
+    settings = tighten(settings, freeze.then);
+    if (freeze.then.deny !== undefined) deny = { reason: freeze.then.deny, source: `freezes[${inForce.index}]`, freeze: inForce };
+  }
   return {
     requireApproval: settings.requireApproval,
     approvers: [...settings.approvers],
     allowSelfApproval: settings.allowSelfApproval,
     quorum: settings.quorum,
     expiresInMs: settings.expiresInMs,
-    policyVersion: policy.version,
+    policyVersion: effectiveVersion(policy.version, freezes),
     reach: reachOf(settings),
     risk: settings.risk ?? 'low',
     ...(settings.rememberFor !== undefined ? { rememberFor: settings.rememberFor } : {}),
@@ -62,7 +118,16 @@ export function requirementFor(policy: Policy, toolName: string, args: unknown, 
     ...(hits.length > 0 ? { limitHits: [...hits] } : {}),
     ...(settings.allowEdit !== undefined ? { allowEdit: settings.allowEdit } : {}),
     ...(settings.keepApprovalsOnEdit !== undefined ? { keepApprovalsOnEdit: settings.keepApprovalsOnEdit } : {}),
+    ...(deny ? { deny } : {}),
+    ...(freezes.length > 0 ? { freezes } : {}),
   };
+}
+
+/** Every freeze that covers the call, in force or not, for `policy explain`. */
+function traceFreezes(trace: AppliedLayer[], all: readonly Freeze[], inForce: readonly FreezeInForce[], toolName: string, mcp: McpToolIdentity | undefined): void {
+  for (const [i, freeze] of all.entries()) {
+    if (freezeCovers(freeze, toolName, mcp)) trace.push({ kind: 'freeze', source: `freezes[${i}]`, freeze, inForce: inForce.find((f) => f.index === i) });
+  }
 }
 
 /** What the requirement of a stored request is worked out from: its call, where it was made, the limits it went over. */
@@ -84,9 +149,10 @@ export function requirementOfRequest(
   policy: Policy,
   request: RequestFacts,
   mcpIdentity?: (toolName: string, path: readonly string[] | null) => McpToolIdentity | undefined,
+  at?: Date,
 ): Requirement {
   const mcp = mcpIdentity?.(request.tool_name, request.path ?? null);
-  return requirementFor(policy, request.tool_name, request.args, mcp, limitHitsFromRow(request.limit_hits));
+  return requirementFor(policy, request.tool_name, request.args, mcp, limitHitsFromRow(request.limit_hits), at ? { at } : {});
 }
 
 /**
@@ -95,10 +161,20 @@ export function requirementOfRequest(
  * and the cumulative limits. requirementFor applies them to one call; the inbox turns them into
  * a filter over every open request of the tool.
  */
-export function policyEntryFor(policy: Policy, toolName: string, mcp?: McpToolIdentity): { base: ApprovalSettings; rules: readonly PolicyRule[]; limits?: readonly CumulativeLimit[] } {
-  const tool = toolEntryFor(policy, toolName, mcp)?.entry;
-  if (!tool) return { base: mcp ? mcpDefaults(policy, mcp) : policy.defaults, rules: [] };
-  return { base: tool, rules: tool.rules, ...(tool.limits ? { limits: tool.limits } : {}) };
+export function policyEntryFor(
+  policy: Policy,
+  toolName: string,
+  mcp?: McpToolIdentity,
+): { base: ApprovalSettings; rules: readonly PolicyRule[]; limits?: readonly CumulativeLimit[]; source: string } {
+  const found = toolEntryFor(policy, toolName, mcp);
+  if (!found) return { base: mcp ? mcpDefaults(policy, mcp) : policy.defaults, rules: [], source: 'defaults' };
+  const tool = found.entry;
+  return { base: tool, rules: tool.rules, ...(tool.limits ? { limits: tool.limits } : {}), source: entryField(found.key) };
+}
+
+/** `tools.deploy`, or `tools["github.*"]` for a key a dot would make ambiguous (as PolicyError names fields). */
+export function entryField(key: string): string {
+  return /^[A-Za-z_][\w-]*$/.test(key) ? `tools.${key}` : `tools[${JSON.stringify(key)}]`;
 }
 
 /** The policy entry a call falls under, and its key (a tool's name, or `server.tool` / `server.*`). */

@@ -1,4 +1,4 @@
-import type { ApprovalSettings, Policy } from './policy-schema.js';
+import type { ApprovalSettings, Policy } from './policy-types.js';
 
 /** A place in a policy whose quorum is larger than the approvers it names, so no request under it can be approved. */
 export interface UnsatisfiableRule {

@@ -1,7 +1,8 @@
 import type { RequestListener } from 'node:http';
 import type { Agent } from '../agent/agent.js';
 import { definePolicy } from '../approvals/define-policy.js';
-import type { Policy, PolicyInput } from '../approvals/policy-schema.js';
+import type { Policy } from '../approvals/policy-types.js';
+import type { PolicyInput } from '../approvals/policy-schema.js';
 import type { Database } from '../db/database.js';
 import { migrate } from '../db/migrate.js';
 import { silentLogger, type Logger } from '../logger.js';
@@ -17,6 +18,8 @@ export interface SlackBotOptions {
   agents: Agent | { default: Agent };
   /** The approval policy; without one, the agent's own (or approval only where its tools ask). */
   policy?: Policy | PolicyInput;
+  /** A policy tried beside `policy` and never enforced: differences are audited as `shadow-diff` (see SHADOW_POLICY_FILE). */
+  shadowPolicy?: Policy | PolicyInput;
   /** Where runs and the bot's Slack bookkeeping are kept (openDatabase); start() applies the migrations. */
   database: Database;
   slack: {
@@ -60,7 +63,9 @@ export interface SlackBot {
 export function createSlackBot(options: SlackBotOptions): SlackBot {
   const agent = 'default' in options.agents ? options.agents.default : options.agents;
   const logger = options.logger ?? silentLogger;
-  const policy = options.policy === undefined ? undefined : 'version' in options.policy ? (options.policy as Policy) : definePolicy(options.policy);
+  const asPolicy = (p: Policy | PolicyInput | undefined) => (p === undefined ? undefined : 'version' in p ? (p as Policy) : definePolicy(p));
+  const policy = asPolicy(options.policy);
+  const shadowPolicy = asPolicy(options.shadowPolicy);
   const slackConfig = {
     botToken: options.slack.token,
     ...(options.slack.signingSecret ? { signingSecret: options.slack.signingSecret } : {}),
@@ -88,6 +93,7 @@ export function createSlackBot(options: SlackBotOptions): SlackBot {
         botUserId: auth.user_id,
         resolveGroupMembers: slackGroupResolver(client),
         ...(policy ? { policy } : {}),
+        ...(shadowPolicy ? { shadowPolicy } : {}),
         ...(options.timings?.runLeaseMs !== undefined ? { runLeaseMs: options.timings.runLeaseMs } : {}),
       });
       if (mcpServers.length > 0) mcp = await attachMcpServers(agent, mcpServers, { logger });

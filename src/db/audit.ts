@@ -24,7 +24,11 @@ export type AuditEventName =
   /** Remembered approvals: one created by an approval, used for a later call instead of a card, revoked. */
   | 'remembered'
   | 'remembered-grant-used'
-  | 'remembered-revoked';
+  | 'remembered-revoked'
+  /** The policy refused a call without asking anyone (a deny, a freeze's deny, `unattended: deny`). */
+  | 'denied'
+  /** The shadow policy (SHADOW_POLICY_FILE) would have decided a call differently; nothing changed. */
+  | 'shadow-diff';
 
 export interface AuditInput {
   event: AuditEventName;

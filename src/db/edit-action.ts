@@ -82,7 +82,7 @@ export async function recordEdit(db: Db, e: EditWrite): Promise<EditWritten> {
     ), ${r ? sql`counted AS (${recountWrite(r, 'closed')}), ` : sql``}upd AS (
       INSERT INTO pending_actions (run_id, root_run_id, tool_call_id, tool_name, kind, args, fingerprint, suspend_payload, path,
                                    status, requester, policy_version, quorum, approvals, expires_at, decided_by, decided_at, edit, limit_hits,
-                                   stated_reason, tool_pin)
+                                   stated_reason, tool_pin, caller)
       SELECT run_id, root_run_id, tool_call_id, tool_name, 'approval', ${JSON.stringify(e.args ?? null)}::jsonb, ${e.fingerprint}, NULL, path,
              ${approved ? 'approved' : 'pending'}, requester, ${e.policyVersion}, ${e.quorum}, ${JSON.stringify(e.approvals)}::jsonb,
              CASE WHEN ${e.expiresInMs}::bigint IS NULL THEN NULL ELSE now() + make_interval(secs => ${e.expiresInMs}::bigint / 1000.0) END,
@@ -90,7 +90,7 @@ export async function recordEdit(db: Db, e: EditWrite): Promise<EditWritten> {
              ${r ? recountedHits(r) : sql`limit_hits`},
              -- The model's stated reason and the tool's pinned definition carry over; a preview of the
              -- arguments as asked does not describe the edited ones (agent/bound-call.ts asks again with one).
-             stated_reason, tool_pin
+             stated_reason, tool_pin, caller
       FROM closed
       RETURNING ${pendingActionColumns()}
     ), claim AS (

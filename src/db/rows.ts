@@ -7,7 +7,7 @@ import type { PendingActionsTable, RequestEdit, RunSnapshotsTable } from './sche
  * but did not cover it) and `edit` (set on a request an approver's edit created) are optional so
  * rows built by hand, e.g. in tests, need not name them.
  */
-export type PendingAction = Omit<Selectable<PendingActionsTable>, 'limit_hits' | 'remembered_unused' | 'edit' | 'stated_reason' | 'preview' | 'tool_pin' | 'asked_again'> & {
+export type PendingAction = Omit<Selectable<PendingActionsTable>, 'limit_hits' | 'remembered_unused' | 'edit' | 'stated_reason' | 'preview' | 'tool_pin' | 'asked_again' | 'caller'> & {
   limit_hits?: unknown;
   remembered_unused?: unknown;
   edit?: RequestEdit | null;
@@ -16,6 +16,8 @@ export type PendingAction = Omit<Selectable<PendingActionsTable>, 'limit_hits' |
   preview?: unknown;
   tool_pin?: unknown;
   asked_again?: unknown;
+  /** What started the run when nobody requested it (see StreamOptions.caller). */
+  caller?: string | null;
 };
 
 /** A run_snapshots row as read back (the claim's time and epoch are bookkeeping, not state). */
@@ -27,7 +29,7 @@ export type ClaimedRow = SnapshotRow & { claim_epoch: number };
 const pendingActionColumnNames = [
   'id', 'run_id', 'root_run_id', 'tool_call_id', 'tool_name', 'kind', 'args', 'fingerprint', 'suspend_payload',
   'path', 'status', 'requester', 'policy_version', 'quorum', 'approvals', 'expires_at', 'decided_by', 'decided_at',
-  'reason', 'resume_data', 'limit_hits', 'remembered_unused', 'edit', 'stated_reason', 'preview', 'tool_pin', 'asked_again', 'created_at',
+  'reason', 'resume_data', 'limit_hits', 'remembered_unused', 'edit', 'stated_reason', 'preview', 'tool_pin', 'asked_again', 'caller', 'created_at',
 ] as const satisfies ReadonlyArray<keyof Selectable<PendingActionsTable>>;
 
 const claimedColumnNames = [

@@ -293,6 +293,8 @@ export interface PendingWrite {
   preview?: unknown;
   tool_pin?: unknown;
   asked_again?: unknown;
+  /** What started a run nobody requested (see migrations/023_request_caller.sql); absent for most. */
+  caller?: string;
 }
 
 /** A `requested`/`suspended` audit row per human-facing call written by the \`acts\` CTE. */
@@ -301,10 +303,10 @@ const requestedAudit = sql`
       SELECT CASE kind WHEN 'approval' THEN 'requested' ELSE 'suspended' END,
              run_id, tool_call_id, tool_name, requester, fingerprint, policy_version,
              CASE WHEN limit_hits IS NULL AND remembered_unused IS NULL AND stated_reason IS NULL AND preview IS NULL
-                       AND tool_pin IS NULL AND asked_again IS NULL THEN NULL
+                       AND tool_pin IS NULL AND asked_again IS NULL AND caller IS NULL THEN NULL
                   ELSE jsonb_strip_nulls(jsonb_build_object('limits', limit_hits, 'rememberedUnused', remembered_unused,
                          'statedReason', stated_reason, 'stateDigest', preview->'stateDigest', 'previewFailed', preview->'failed',
-                         'toolDigest', tool_pin->'digest', 'askedAgain', asked_again)) END
+                         'toolDigest', tool_pin->'digest', 'askedAgain', asked_again, 'caller', caller)) END
       FROM acts WHERE kind <> 'delegation'`;
 
 /**
@@ -333,17 +335,17 @@ export async function persistSuspension(
     ), acts AS (
       INSERT INTO pending_actions (run_id, root_run_id, tool_call_id, tool_name, kind, args, fingerprint,
                                    suspend_payload, path, requester, policy_version, quorum, expires_at, limit_hits, remembered_unused,
-                                   stated_reason, preview, tool_pin, asked_again)
+                                   stated_reason, preview, tool_pin, asked_again, caller)
       SELECT a.run_id, a.root_run_id, a.tool_call_id, a.tool_name, a.kind, a.args, a.fingerprint,
              a.suspend_payload, a.path, a.requester, a.policy_version, a.quorum,
              CASE WHEN a.expires_in_ms IS NULL THEN NULL
                   ELSE now() + make_interval(secs => a.expires_in_ms / 1000.0) END,
-             a.limit_hits, a.remembered_unused, a.stated_reason, a.preview, a.tool_pin, a.asked_again
+             a.limit_hits, a.remembered_unused, a.stated_reason, a.preview, a.tool_pin, a.asked_again, a.caller
       FROM jsonb_to_recordset(${JSON.stringify(actions)}::jsonb) AS a(
         run_id text, root_run_id text, tool_call_id text, tool_name text, kind text, args jsonb,
         fingerprint text, suspend_payload jsonb, path jsonb, requester text, policy_version text,
         quorum integer, expires_in_ms bigint, limit_hits jsonb, remembered_unused jsonb,
-        stated_reason text, preview jsonb, tool_pin jsonb, asked_again jsonb)
+        stated_reason text, preview jsonb, tool_pin jsonb, asked_again jsonb, caller text)
       RETURNING ${pendingActionColumns()}
     )${
       audit.length

@@ -69,6 +69,8 @@ export interface PendingActionsTable {
   tool_pin: ColumnType<unknown, string | undefined, string> | null;
   /** Why this request replaces an approved one whose call did not run (see agent/bound-call.ts); null otherwise. */
   asked_again: ColumnType<unknown, string | undefined, string> | null;
+  /** What started a run nobody requested (StreamOptions.caller); null otherwise. */
+  caller: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
 }
 

@@ -2,7 +2,7 @@ import { Agent } from '../agent/agent.js';
 import { askUserTool } from '../agent/ask-user.js';
 import type { ModelInput, ProviderSettings } from '../agent/model.js';
 import type { GroupResolver } from '../approvals/group-resolver.js';
-import type { Policy } from '../approvals/policy-schema.js';
+import type { Policy } from '../approvals/policy-types.js';
 import type { Database, Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import { demoPolicy } from './demo-policy.js';

@@ -1,5 +1,5 @@
 import { definePolicy } from '../approvals/define-policy.js';
-import type { Policy } from '../approvals/policy-schema.js';
+import type { Policy } from '../approvals/policy-types.js';
 import { findUserByName, findUsergroup } from '../sandbox/workspace.js';
 
 /** Above this many cents a refund needs a second pair of eyes. */

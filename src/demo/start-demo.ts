@@ -1,5 +1,5 @@
 import type { ProviderSettings } from '../agent/model.js';
-import type { Policy } from '../approvals/policy-schema.js';
+import type { Policy } from '../approvals/policy-types.js';
 import type { BotAgents } from '../bot-agents.js';
 import type { Database } from '../db/database.js';
 import type { Logger } from '../logger.js';

@@ -30,5 +30,11 @@ export const botMetrics = {
   modelLatency: histogram('approval_bot_model_call_duration_seconds', 'How long a model call took, streamed to its end', [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120]),
   sweeps: counter('approval_bot_sweeps_total', 'Sweeps run by this instance, by result (ok, failed)', ['result']),
   sweptItems: counter('approval_bot_swept_items_total', 'What sweeps found to do, by kind (expired, recovered, unposted_card, stale_card, kept_answer)', ['kind']),
+  shadowEvaluations: counter('approval_bot_shadow_policy_evaluations_total', 'Calls evaluated under the shadow policy (SHADOW_POLICY_FILE) beside the policy in force'),
+  shadowDiffs: counter(
+    'approval_bot_shadow_policy_diffs_total',
+    'Calls the shadow policy would have decided differently, by difference (would-ask, would-not-ask, would-deny, other-approvers, other-quorum, other-self-approval)',
+    ['difference'],
+  ),
   slackRetries: counter('approval_bot_slack_api_retries_total', 'Slack Web API calls retried after a rate limit, a 5xx or a network error'),
 };

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
-import type { Policy } from '../../src/approvals/policy-schema.js';
+import type { Policy } from '../../src/approvals/policy-types.js';
 import { attachMcpServers, type AttachedMcpServers } from '../../src/mcp/attach-mcp-servers.js';
 import type { McpServerConfig } from '../../src/mcp/mcp-server-config.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';

@@ -135,6 +135,20 @@ let dataDirs = 0;
 const dataDir = () => join(work, `data-${++dataDirs}`);
 
 describe('the team’s repository: the bot installed as a dependency, the team’s module beside it', { timeout: 300_000 }, () => {
+  it('the policy checks in CI: npx slack-approval-policy test passes right cases, fails a wrong one, and explains a call', async () => {
+    writeFileSync(join(TEAM, 'policy.yaml'), 'tools:\n  close_ticket:\n    requireApproval: true\n    approvers: [S0SUPPORTLEADS]\n    rules:\n      - { when: { arg: id, op: eq, value: 1 }, then: { deny: Ticket 1 stays open. } }\n');
+    const cases = (expectFirst: string) =>
+      `policy: policy.yaml\ncases:\n  - { name: leads close tickets, tool: close_ticket, args: { id: 7 }, requester: U0REQUESTER, expect: ${expectFirst} }\n  - { name: ticket 1 stays open, tool: close_ticket, args: { id: 1 }, requester: U0REQUESTER, expect: { denied: Ticket 1 stays open. } }\n`;
+    writeFileSync(join(TEAM, 'policy-cases.yaml'), cases('{ asks: { approvers: [S0SUPPORTLEADS] } }'));
+    writeFileSync(join(TEAM, 'wrong-cases.yaml'), cases('runs'));
+    const npx = (args: string[]) => run('npx', ['--no-install', 'slack-approval-policy', ...args], { cwd: TEAM, timeout: 60_000 });
+    const passed = await npx(['test', 'policy-cases.yaml']);
+    expect(passed.stdout).toMatch(/\n2 passed, 0 failed\n$/);
+    await expect(npx(['test', 'wrong-cases.yaml'])).rejects.toMatchObject({ code: 1, stdout: expect.stringMatching(/FAIL +1 +leads close tickets +runs +asks 1 of \[S0SUPPORTLEADS\]/) });
+    const explained = await npx(['explain', '--tool', 'close_ticket', '--args', '{"id":1}', '--as', 'U0REQUESTER', '--policy', 'policy.yaml']);
+    expect(explained.stdout).toContain('Verdict:  denied by tools.close_ticket.rules[0]: "Ticket 1 stays open."');
+  });
+
   it('README "Your own agents" as written, TypeScript in an npm init project: npm start → mention → card → Approve by a support lead → answer', async () => {
     const { process: bot, bot: slack } = await startSlackBotProcess(fake, { command: ['npm', 'start', '--silent'], cwd: TEAM, env: { AGENTS_MODULE: 'agents.ts', ...openai() } });
     expect(await bot.waitForLog(/^policy loaded$/)).toMatchObject({ source: 'agents.ts (export policy)' });

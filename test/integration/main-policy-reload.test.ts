@@ -26,8 +26,10 @@ describe('POLICY_FILE reloads in the running bot', () => {
     const file = join(dir, 'policy.yaml');
     // Two listed approvers and a quorum of three: loads (it fails closed) but is named at start.
     writeFileSync(file, 'version: first\ntools:\n  delete_record:\n    requireApproval: true\n    approvers: [U0ALICE, U0BOB]\n    quorum: 3\n');
+    const shadowFile = join(dir, 'shadow.yaml');
+    writeFileSync(shadowFile, 'version: trial\ntools:\n  delete_record:\n    requireApproval: true\n');
     child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: join(dir, 'data'), PORT: '0', LOG_LEVEL: 'info', POLICY_FILE: file },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: join(dir, 'data'), PORT: '0', LOG_LEVEL: 'info', POLICY_FILE: file, SHADOW_POLICY_FILE: shadowFile },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const lines: LogLine[] = [];
@@ -58,6 +60,8 @@ describe('POLICY_FILE reloads in the running bot', () => {
     await until((l) => l.msg === 'model selected', 'start-up');
     const first = (await until((l) => l.msg === 'policy loaded', 'the policy')).policyVersion as string;
     expect(first).toMatch(/^first@/);
+    const trial = await until((l) => l.msg.startsWith('shadow policy loaded'), 'the shadow policy');
+    expect(trial).toMatchObject({ shadowPolicyVersion: expect.stringMatching(/^trial@/), source: shadowFile });
     expect(lines.find((l) => l.level === 40)).toMatchObject({
       msg: 'tools.delete_record: quorum is 3 but only 2 approvers are listed, so requests under it can never be approved',
       field: 'tools.delete_record',
@@ -67,6 +71,11 @@ describe('POLICY_FILE reloads in the running bot', () => {
     writeFileSync(file, 'version: second\ntools:\n  delete_record:\n    requireApproval: true\n    approvers: [U0ALICE, U0BOB]\n    quorum: 2\n');
     const swapped = await until((l) => l.msg.startsWith('policy reloaded'), 'the reload');
     expect(swapped).toMatchObject({ level: 30, from: first, to: expect.stringMatching(/^second@/), policyFile: file });
+
+    // The shadow file is followed the same way, apart from the enforced one.
+    writeFileSync(shadowFile, 'version: trial-2\ntools:\n  delete_record:\n    requireApproval: true\n    quorum: 2\n');
+    const shadowSwap = await until((l) => l.msg.startsWith('shadow policy reloaded'), 'the shadow reload');
+    expect(shadowSwap).toMatchObject({ from: trial.shadowPolicyVersion, to: expect.stringMatching(/^trial-2@/), shadowPolicyFile: shadowFile });
 
     writeFileSync(file, 'version: third\ntools:\n  delete_record:\n    requireApproval: yes\n');
     const refused = await until((l) => l.level === 50, 'the error');
@@ -83,4 +92,18 @@ describe('POLICY_FILE reloads in the running bot', () => {
     child.kill('SIGTERM');
     expect(await exit).toBe(0);
   }, 120_000);
+
+  it('a SHADOW_POLICY_FILE that cannot be used stops start-up, naming the file and the field', async () => {
+    const shadowFile = join(dir, 'bad-shadow.yaml');
+    writeFileSync(shadowFile, 'tools:\n  delete_record:\n    deny: ""\n');
+    const bad = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: join(dir, 'data-bad'), PORT: '0', LOG_LEVEL: 'info', SHADOW_POLICY_FILE: shadowFile },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    bad.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => bad.once('exit', (c) => resolve(c)));
+    expect(code).toBe(1);
+    expect(out).toContain(`Invalid policy in ${shadowFile}: tools.delete_record.deny must be the reason the call is refused, not empty`);
+  }, 60_000);
 });

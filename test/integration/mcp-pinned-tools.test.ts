@@ -4,7 +4,7 @@ import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.j
 import { agentWith, collect } from '../helpers/agents.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
-import type { Policy } from '../../src/approvals/policy-schema.js';
+import type { Policy } from '../../src/approvals/policy-types.js';
 import { attachMcpServers, type AttachedMcpServers } from '../../src/mcp/attach-mcp-servers.js';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { captureLogger } from '../helpers/slack-bot.js';

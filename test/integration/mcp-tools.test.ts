@@ -3,7 +3,7 @@ import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.j
 import { agentWith } from '../helpers/agents.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
-import type { Policy } from '../../src/approvals/policy-schema.js';
+import type { Policy } from '../../src/approvals/policy-types.js';
 import { attachMcpServers, type AttachedMcpServers } from '../../src/mcp/attach-mcp-servers.js';
 import type { McpServerConfig } from '../../src/mcp/mcp-server-config.js';
 import { silentLogger } from '../../src/logger.js';

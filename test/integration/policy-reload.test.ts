@@ -12,6 +12,7 @@ import type { AgentChunk, ApprovalRequest } from '../../src/agent/types.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { loadPolicyFile } from '../../src/approvals/load-policy-file.js';
 import { watchPolicy, type WatchedPolicy } from '../../src/watch-policy.js';
+import { listAuditEvents } from '../../src/db/audit.js';
 import { agentWith, collect, countingTool } from '../helpers/agents.js';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
@@ -79,6 +80,36 @@ describe.each(backends)('policy reload without restart on %s', (backend) => {
     const lines = () => logs.map((l) => JSON.parse(l) as { level: number; msg: string; [k: string]: unknown });
     return { file, w, agent, calls, ask, lines, signals };
   }
+
+  it('a shadow policy file is followed the same way: reloaded on change and SIGHUP, never enforced, its differences audited', async () => {
+    const { file, w, agent, calls, ask, lines, signals } = setUp('shadow-enforced', 'tools:\n  delete_record:\n    requireApproval: false\n');
+    const shadowFile = join(file, '..', 'shadow.yaml');
+    writeFileSync(shadowFile, 'tools:\n  delete_record:\n    requireApproval: false\n');
+    const shadow = watchPolicy({ path: shadowFile, initial: loadPolicyFile(shadowFile), logger: agent.runtime.logger, debounceMs: 50, signals, role: 'shadow' });
+    try {
+      shadow.follow(agent);
+      expect(agent.runtime.shadowPolicy?.version).toBe(shadow.current.version);
+      expect(agent.runtime.policy.version).toBe(w.current.version);
+      const before = shadow.current.version;
+      writeFileSync(shadowFile, 'tools:\n  delete_record:\n    requireApproval: true\n    approvers: [U0ALICE]\n');
+      await until(() => (shadow.current.version !== before ? true : undefined), 'the shadow file watch to reload');
+      // The enforced policy is untouched: the call runs; the shadow's difference is on the trail.
+      expect(agent.runtime.policy.version).toBe(w.current.version);
+      expect(agent.runtime.shadowPolicy?.version).toBe(shadow.current.version);
+      const chunks = await ask('s1');
+      expect(approvalOf(chunks)).toBeUndefined();
+      expect(calls).toEqual([{ id: 's1' }]);
+      const trail = await listAuditEvents(database.db, { runId: chunks[0]!.runId });
+      expect(trail.filter((e) => e.event === 'shadow-diff').map((e) => e.detail)).toMatchObject([{ differences: ['would-ask'], shadowVersion: shadow.current.version }]);
+      const swap = lines().find((l) => l.msg.startsWith('shadow policy reloaded'));
+      expect(swap).toMatchObject({ shadowPolicyFile: shadowFile, from: before, to: shadow.current.version });
+      writeFileSync(shadowFile, 'tools: [');
+      signals.emit('SIGHUP');
+      expect(lines().some((l) => l.msg.includes(`The shadow policy in force (${shadow.current.version}) stays.`))).toBe(true);
+    } finally {
+      shadow.close();
+    }
+  });
 
   it('an edited policy file changes what the next request needs, and the swap is logged once with both versions', async () => {
     const { file, w, calls, ask, lines } = setUp('edit', 'version: relaxed\ntools:\n  delete_record:\n    requireApproval: false\n');

@@ -10,7 +10,7 @@ import { createTool } from '../../src/agent/tool.js';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { useRememberedGrant, revokeRememberedGrant, findRememberedGrant } from '../../src/db/remembered-grants.js';
 import { fingerprint } from '../../src/approvals/fingerprint.js';
-import type { Policy } from '../../src/approvals/policy-schema.js';
+import type { Policy } from '../../src/approvals/policy-types.js';
 
 const ALICE = 'U0ALICE';
 const BOB = 'U0BOB';

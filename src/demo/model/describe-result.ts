@@ -140,6 +140,8 @@ function denialPhrase(denial: NonNullable<ReturnType<typeof readDenial>>): strin
       const by = who(denial.by);
       return `${by ? `${by} cancelled the request` : 'the request was cancelled'}${denial.reason ? ` (${denial.reason.replace(/[.!\s]+$/, '')})` : ''}`;
     }
+    case 'policy':
+      return `the approval policy refuses it${denial.freeze ? ` during the change freeze ${quote(denial.freeze.name)}` : ''}, saying ${quote(denial.reason)}`;
     default:
       return unreachable(denial, 'denial');
   }

@@ -1,4 +1,4 @@
-import type { NotifyMode } from '../../approvals/policy-schema.js';
+import type { NotifyMode } from '../../approvals/policy-types.js';
 import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';
 import { truncate } from './limits.js';
 import { mention } from './mention.js';

@@ -1,4 +1,4 @@
-import type { NotifyMode } from '../../approvals/policy-schema.js';
+import type { NotifyMode } from '../../approvals/policy-types.js';
 import { inlineCode } from '../mrkdwn/inline-code.js';
 import { humanList, isUserGroupId, isUserId, mentionApprover } from './mention.js';
 

@@ -110,6 +110,9 @@ export async function showEditSubmission(ctx: SlackContext, who: Person, recorde
       return tellUser(ctx, at, `The edited arguments were refused: ${escapeMrkdwn(outcome.issues.map((i) => `${i.path || 'input'}: ${i.message}`).join('; '))}. Nothing was changed.`);
     case 'not-editable':
       return tellUser(ctx, at, 'The arguments of this request cannot be edited. Nothing was changed.');
+    // Minimal until the card work shows it in the modal (issue 27): the editor hears why.
+    case 'denied':
+      return tellUser(ctx, at, `The approval policy denies this call with the edited arguments: ${escapeMrkdwn(outcome.denial.reason)}. Nothing was changed.`);
     case 'approved':
     case 'approval-recorded':
     case 'pending': {

@@ -1,5 +1,5 @@
 import { approversAt } from '../../approvals/approvers-at.js';
-import type { Route } from '../../approvals/policy-schema.js';
+import type { Route } from '../../approvals/policy-types.js';
 import type { PendingAction } from '../../db/rows.js';
 import { isUserGroupId, isUserId } from '../blocks/mention.js';
 import { whoDecides } from '../blocks/who-decides.js';

@@ -1,0 +1,207 @@
+/**
+ * Issue 27's policy features over the Slack simulator, through the real Slack front end: a deny
+ * that a remembered approval cannot override, a change freeze that holds a call already
+ * approved, a run nobody requested that waits for a person, and a shadow policy whose
+ * difference is recorded while the enforced one decides.
+ */
+import { describe, expect, it } from 'vitest';
+import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
+import { Agent } from '../../src/agent/agent.js';
+import { definePolicy } from '../../src/approvals/define-policy.js';
+import type { PolicyInput } from '../../src/approvals/policy-schema.js';
+import { listAuditEvents } from '../../src/db/audit.js';
+import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
+import { appHomeOpenedEnvelope } from '../../src/simulator/index.js';
+import { backends } from '../helpers/db.js';
+import { viewText } from '../helpers/home-view.js';
+import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
+import {
+  blocksOf,
+  buttonClick,
+  clickButton,
+  inThread,
+  mention,
+  recordingDeleteTool,
+  slackHarness,
+  startBot,
+  textOf,
+  updatesOf,
+  waitForCard,
+  waitForText,
+  waitForUpdate,
+  type PostedCard,
+} from '../helpers/slack-bot.js';
+import { ALICE, BOB, CHANNEL, REQUESTER } from '../helpers/test-workspace.js';
+
+type Block = Record<string, any>;
+
+/** Deletes the ids its last message names ("delete r1", "delete a and b": one step), then says what became of each. */
+function deleteModel() {
+  const step = (call: LanguageModelV3CallOptions): ScriptStep => {
+    const last = call.prompt.at(-1);
+    if (last?.role === 'tool') {
+      const said = last.content.map((p) => {
+        if (p.type !== 'tool-result') return '';
+        const out = p.output as { type: string; reason?: string };
+        return out.type === 'execution-denied' ? `Not done: ${out.reason}` : 'Deleted.';
+      });
+      return { text: said.join(' ') };
+    }
+    const text = call.prompt.flatMap((m) => (m.role === 'user' ? m.content : [])).map((p) => (p.type === 'text' ? p.text : '')).at(-1) ?? '';
+    const ids = (/delete (.+)/.exec(text)?.[1] ?? '').split(/ and /).map((s) => s.trim());
+    return { toolCalls: ids.map((id) => ({ toolName: 'delete_record', args: { id } })) };
+  };
+  return scriptedModel([step]);
+}
+
+describe.each(backends)('policy enforcement in Slack on %s', (backend) => {
+  const h = slackHarness(backend);
+
+  async function boot(policy: PolicyInput, extra: { clock?: () => Date; shadowPolicy?: PolicyInput } = {}) {
+    const { deleteRecord, deleted } = recordingDeleteTool();
+    const bot = await startBot({
+      fake: h.fake,
+      db: h.database.db,
+      homeRefresh: { debounceMs: 20, minIntervalMs: 0 },
+      makeAgent: (deps) =>
+        new Agent({
+          id: 'ops',
+          instructions: 'test',
+          model: deleteModel(),
+          tools: { delete_record: deleteRecord },
+          storage: h.database,
+          policy: definePolicy(policy),
+          ...(extra.clock ? { clock: extra.clock } : {}),
+          ...(extra.shadowPolicy ? { shadowPolicy: definePolicy(extra.shadowPolicy) } : {}),
+          ...deps,
+        }),
+    });
+    h.bot = bot;
+    return { bot, deleted };
+  }
+
+  const cardsIn = (thread: { channel: string; threadTs: string }) =>
+    h.fake.calls.filter((c) => c.method === 'chat.postMessage' && c.ok && inThread(c, thread.channel, thread.threadTs) && blocksOf(c).some((b) => String(b.block_id ?? '').startsWith('approval:')));
+
+  it('a deny that a remembered approval cannot override: the call over the limit is refused in the thread, with no card', async () => {
+    const { bot, deleted } = await boot({
+      tools: {
+        delete_record: {
+          requireApproval: true,
+          approvers: [ALICE],
+          rememberFor: '1h',
+          limits: [{ count: true, by: 'requester', over: '1h', above: 2, then: { deny: 'At most two deletions an hour.' } }],
+        },
+      },
+    });
+    const first = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete r1' });
+    const card = await waitForCard(h.fake, first, 'approval');
+    await clickButton(bot, card, ALICE, ACTION_IDS.approveRemember);
+    await waitForText(h.fake, first, 'Deleted.');
+    const second = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete r1' });
+    await waitForText(h.fake, second, 'ran under a remembered approval');
+    await waitForText(h.fake, second, 'Deleted.');
+    expect(deleted).toEqual([{ id: 'r1' }, { id: 'r1' }]);
+
+    const third = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete r1' });
+    const refused = await waitForText(h.fake, third, 'Not done: Tool call denied by policy');
+    expect(textOf(refused)).toContain('At most two deletions an hour.');
+    await bot.slack.idle();
+    expect(cardsIn(third)).toEqual([]);
+    expect(h.fake.calls.some((c) => c.method === 'chat.postMessage' && inThread(c, third.channel, third.threadTs) && textOf(c).includes('remembered approval'))).toBe(false);
+    expect(deleted).toHaveLength(2);
+    const events = await listAuditEvents(h.database.db);
+    expect(events.filter((e) => e.event === 'denied')).toMatchObject([{ actor: REQUESTER, detail: { reason: 'At most two deletions an hour.', source: 'tools.delete_record.limits[0]' } }]);
+  });
+
+  it('a freeze holds a call approved before it began: asked again of the freeze approvers, run only once they approve', async () => {
+    const clock = { now: new Date('2026-07-03T15:50:00Z') };
+    const { bot, deleted } = await boot(
+      {
+        tools: { delete_record: { requireApproval: true, approvers: [ALICE] } },
+        freezes: [{ name: 'weekend', every: '0 18 * * 5', for: '62h', timeZone: 'Europe/Berlin', tools: ['delete_record'], then: { approvers: [BOB] } }],
+      },
+      { clock: () => clock.now },
+    );
+    const thread = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete a and b' });
+    const call = await h.fake.waitFor((c) => c.method === 'chat.postMessage' && c.ok && inThread(c, thread.channel, thread.threadTs) && textOf(c).includes('actions need approval'));
+    const batch: PostedCard = { call, actionId: Number.NaN, ts: String(call.response?.ts), channel: thread.channel, threadTs: thread.threadTs, blocks: blocksOf(call) };
+    const [a, b] = batch.blocks.flatMap((x) => (/^approval:\d+$/.test(String(x.block_id)) ? [Number(String(x.block_id).split(':')[1])] : []));
+    const clickIn = async (card: PostedCard, user: string, id: number) => {
+      const blocks = updatesOf(h.fake, card).length ? blocksOf(updatesOf(h.fake, card).at(-1)!) : card.blocks;
+      const button = (blocks.find((x) => x.block_id === `approval:${id}`)?.elements as Block[] | undefined)?.find((e) => e.action_id === ACTION_IDS.approve);
+      expect(button, `Approve of #${id}`).toBeDefined();
+      expect((await bot.send.interaction(buttonClick(card, user, ACTION_IDS.approve, { blockId: `approval:${id}`, value: button!.value }).payload)).status).toBe(200);
+    };
+    // a is approved before the freeze; the run still waits for b.
+    await clickIn(batch, ALICE, a!);
+    await waitForUpdate(h.fake, batch, `Approved by <@${ALICE}>`);
+    expect(deleted).toEqual([]);
+
+    // 18:00 in Berlin: the weekend freeze begins, and only Bob may decide. b, approved now, and a, approved before,
+    // are both asked again under it.
+    clock.now = new Date('2026-07-03T16:00:00Z');
+    await clickIn(batch, BOB, b!);
+    const again = await h.fake.waitFor((c) => c.method === 'chat.postMessage' && c.ok && inThread(c, thread.channel, thread.threadTs) && String(c.response?.ts) !== batch.ts && textOf(c).includes('actions need approval'), { timeoutMs: 10_000 });
+    await bot.slack.idle();
+    expect(deleted).toEqual([]);
+    const rows = await Promise.all(blocksOf(again).flatMap((x) => (/^approval:\d+$/.test(String(x.block_id)) ? [Number(String(x.block_id).split(':')[1])] : [])).map((id) => bot.agent.findRequest(id)));
+    expect(rows.map((r) => [r!.args, r!.status, r!.policy_version])).toEqual([
+      [{ id: 'a' }, 'pending', `${bot.agent.policy.version}+freeze:weekend`],
+      [{ id: 'b' }, 'pending', `${bot.agent.policy.version}+freeze:weekend`],
+    ]);
+    expect(bot.agent.requirementOf(rows[0]!)).toMatchObject({ approvers: [BOB], freezes: [{ name: 'weekend', until: '2026-07-06T06:00:00.000Z' }] });
+    const events = await listAuditEvents(h.database.db, { runId: rows[0]!.run_id });
+    expect(events.filter((e) => e.event === 'superseded' && e.detail && 'freezes' in e.detail)).toHaveLength(1);
+
+    const second: PostedCard = { call: again, actionId: Number.NaN, ts: String(again.response?.ts), channel: thread.channel, threadTs: thread.threadTs, blocks: blocksOf(again) };
+    for (const r of rows) await clickIn(second, BOB, r!.id);
+    await waitForText(h.fake, thread, 'Deleted. Deleted.');
+    expect(deleted).toEqual([{ id: 'a' }, { id: 'b' }]);
+  });
+
+  it('a run nobody requested waits for a person: nothing runs it unasked, it waits in the approver’s inbox, labelled by its caller', async () => {
+    const { bot, deleted } = await boot({ tools: { delete_record: { requireApproval: true, approvers: [ALICE] } } });
+    const stream = await bot.agent.stream('delete nightly-1', { caller: 'nightly-cleanup' });
+    const paused = await stream.result;
+    expect(paused.finishReason).toBe('suspended');
+    const [request] = (await bot.agent.listSuspendedRuns()).runs.flatMap((r) => r.toolCalls);
+    expect(request).toMatchObject({ toolName: 'delete_record', requiresApproval: true });
+    const row = (await bot.agent.findRequest((await bot.agent.latestApprovalId(stream.runId, paused.suspendPayload!.toolCallId))!))!;
+    expect(row).toMatchObject({ status: 'pending', requester: null, caller: 'nightly-cleanup' });
+    await bot.slack.idle();
+    expect(deleted).toEqual([]);
+
+    const before = h.fake.callsTo('views.publish').filter((c) => c.args.user_id === ALICE).length;
+    await bot.send.event(appHomeOpenedEnvelope({ user: ALICE, channel: `D${ALICE.slice(1)}` }));
+    await h.fake.waitFor((c) => c.method === 'views.publish' && c.args.user_id === ALICE && h.fake.callsTo('views.publish').filter((x) => x.args.user_id === ALICE).length > before);
+    const home = viewText(h.fake.homeView(ALICE)!);
+    expect(home).toContain(`*Delete record* #${row.id}`);
+    expect(home).toContain('requested by a scheduled run');
+    await bot.slack.idle();
+    expect(deleted).toEqual([]);
+    // A person decides it (here through the agent API, as the job's owner would): only then does it run.
+    expect((await bot.agent.approveToolCallGenerate({ actionId: row.id, actor: { userId: ALICE } })).text).toBe('Deleted.');
+    expect(deleted).toEqual([{ id: 'nightly-1' }]);
+    const events = await listAuditEvents(h.database.db, { runId: stream.runId });
+    expect(events.find((e) => e.event === 'requested')).toMatchObject({ actor: null, detail: { caller: 'nightly-cleanup' } });
+    expect(events.find((e) => e.event === 'approved')).toMatchObject({ actor: ALICE });
+  });
+
+  it('a shadow policy that would ask someone else: the card is the enforced policy’s, the difference is recorded', async () => {
+    const { bot, deleted } = await boot(
+      { tools: { delete_record: { requireApproval: true, approvers: [ALICE] } } },
+      { shadowPolicy: { tools: { delete_record: { requireApproval: true, approvers: [BOB], quorum: 2 } } } },
+    );
+    const thread = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete s1' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    expect(bot.agent.requirementOf((await bot.agent.findRequest(card.actionId))!)).toMatchObject({ approvers: [ALICE], quorum: 1 });
+    await clickButton(bot, card, ALICE, ACTION_IDS.approve);
+    await waitForText(h.fake, thread, 'Deleted.');
+    expect(deleted).toEqual([{ id: 's1' }]);
+    const runId = (await bot.agent.findRequest(card.actionId))!.run_id;
+    const diffs = (await listAuditEvents(h.database.db, { runId })).filter((e) => e.event === 'shadow-diff');
+    expect(diffs).toMatchObject([{ actor: REQUESTER, detail: { differences: ['other-approvers', 'other-quorum'], enforced: { outcome: 'asks', approvers: [ALICE] }, shadow: { outcome: 'asks', approvers: [BOB], quorum: 2 } } }]);
+  });
+});
+

@@ -20,7 +20,7 @@ export type { Policy, PolicyInput, CumulativeLimit } from './approvals/policy-sc
 export type { LimitHit } from './approvals/apply-limits.js';
 export { cachedGroupResolver, type GroupResolver } from './approvals/group-resolver.js';
 export { listAuditEvents, type AuditEvent } from './db/audit.js';
-export { startExpirySweeper } from './agent/sweeps.js';
+export { startExpirySweeper, takeWhileFull, type SweepExpiredOptions } from './agent/sweeps.js';
 export { openDatabase, type Database, type DatabaseOptions } from './db/database.js';
 export { migrate } from './db/migrate.js';
 export { createLogger } from './logger.js';

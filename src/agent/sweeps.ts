@@ -88,6 +88,35 @@ export async function takeWhileFull<T>(
   }
 }
 
+/** Per process (its RunSlots): the last batch of runs taken over came back full, so more may be waiting. */
+const staleLeft = new WeakMap<RunSlots, boolean>();
+
+/**
+ * takeWhileFull for runs to take over (recoverStaleRuns), which a process takes only as it has room
+ * for them: `more` also when it ran out of room while runs were likely left, so the caller sweeps
+ * again soon, when room may have freed, rather than after its interval.
+ */
+export async function takeOverWhileFull(
+  agent: { runtime: RuntimeDeps; recoverStaleRuns(limit?: number): Promise<RecoveredRun[]> },
+  each: (runs: RecoveredRun[]) => void,
+  options: { size?: number; budgetMs?: number } = {},
+): Promise<{ taken: number; more: boolean }> {
+  const slots = agent.runtime.runSlots;
+  const size = options.size ?? SWEEP_BATCH;
+  const until = performance.now() + (options.budgetMs ?? SWEEP_BUDGET_MS);
+  let taken = 0;
+  for (;;) {
+    const room = Math.min(size, slots.limit - (takenOver.get(slots) ?? 0));
+    if (room <= 0) return { taken, more: staleLeft.get(slots) ?? false };
+    const batch = await agent.recoverStaleRuns(room);
+    taken += batch.length;
+    if (batch.length > 0) each(batch);
+    staleLeft.set(slots, batch.length === room);
+    if (batch.length < room) return { taken, more: false };
+    if (performance.now() >= until) return { taken, more: true };
+  }
+}
+
 /**
  * Runs `sweep` every `intervalMs` until stopped, and again after `againMs` when it says it left
  * work behind; errors are logged (onError), never fatal. One sweep at a time.

@@ -1,80 +1,14 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import type { Agent } from '../../src/agent/agent.js';
 import type { ExpiredRequest, RecoveredRun } from '../../src/agent/types.js';
-import { takeWhileFull } from '../../src/agent/sweeps.js';
+import { takeOverWhileFull, takeWhileFull } from '../../src/agent/sweeps.js';
 import { findDecisionTarget, recordApprovalVote } from '../../src/db/pending-actions.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { scriptedModel } from '../helpers/scripted-model.js';
-import { MockLanguageModelV3 } from 'ai/test';
+import { backlogModel } from '../helpers/backlog-model.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The record a prompt is about: the last word of its first user message ("delete r7" → "r7"). */
-function recordOf(call: LanguageModelV3CallOptions): string {
-  const user = call.prompt.find((m) => m.role === 'user');
-  const part = user?.role === 'user' ? user.content.find((p) => p.type === 'text') : undefined;
-  return part?.type === 'text' ? (part.text.split(' ').pop() ?? '') : '';
-}
-
-/**
- * A model for many runs at once: the first call of a run asks for `delete_record` on its record,
- * the call after the tool's result (approved, expired or interrupted) answers. Continuations are
- * counted per record, and may be held at `gate` to see how many run at once.
- */
-function backlogModel() {
-  const continued = new Map<string, number>();
-  const order: string[] = [];
-  let inFlight = 0;
-  let maxInFlight = 0;
-  let gate: Promise<void> | undefined;
-  const inner = scriptedModel([
-    (call) => {
-      const last = call.prompt[call.prompt.length - 1];
-      if (last?.role !== 'tool') return { toolCalls: [{ toolName: 'delete_record', args: { id: recordOf(call) } }] };
-      return { text: `answered ${recordOf(call)}` };
-    },
-  ]);
-  const model = new MockLanguageModelV3({
-    doStream: async (options) => {
-      const last = options.prompt[options.prompt.length - 1];
-      if (last?.role !== 'tool') return inner.doStream(options);
-      const record = recordOf(options);
-      continued.set(record, (continued.get(record) ?? 0) + 1);
-      order.push(record);
-      inFlight += 1;
-      maxInFlight = Math.max(maxInFlight, inFlight);
-      try {
-        if (gate) await gate;
-        return await inner.doStream(options);
-      } finally {
-        inFlight -= 1;
-      }
-    },
-  });
-  return {
-    model,
-    continued,
-    order,
-    get inFlight() {
-      return inFlight;
-    },
-    get maxInFlight() {
-      return maxInFlight;
-    },
-    /** Holds every continuation's model call until the returned function is called. */
-    hold(): () => void {
-      let open!: () => void;
-      gate = new Promise<void>((resolve) => (open = resolve));
-      return () => {
-        gate = undefined;
-        open();
-      };
-    },
-  };
-}
 
 async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
   const deadline = Date.now() + 20_000;
@@ -226,6 +160,28 @@ describe.each(backends)('a backlog of expired requests and stopped runs, on %s',
     expect(calls).toEqual([]);
     await allSlotsFree(agent);
     expect(await agent.recoverStaleRuns()).toEqual([]);
+  });
+
+  it('taking over batch after batch says when it ran out of room with runs left, so the sweep comes back soon', async () => {
+    const m = backlogModel();
+    const { tool } = countingTool('delete_record', { requireApproval: true });
+    const agent = agentWith({ id: 'room', model: m.model, tools: { delete_record: tool }, storage: database, maxConcurrentRuns: 2 });
+    const stopped = await suspendedRuns(agent, 'room', 5);
+    await approvedByAStoppedProcess(stopped);
+    const release = m.hold();
+    const taken: RecoveredRun[] = [];
+    expect(await takeOverWhileFull(agent, (batch) => taken.push(...batch))).toEqual({ taken: 2, more: true });
+    // Still no room: nothing taken, and the runs are still likely there.
+    expect(await takeOverWhileFull(agent, (batch) => taken.push(...batch))).toEqual({ taken: 0, more: true });
+    release();
+    await finish(taken);
+    await allSlotsFree(agent);
+    expect(await takeOverWhileFull(agent, (batch) => taken.push(...batch))).toEqual({ taken: 2, more: true });
+    await finish(taken);
+    await allSlotsFree(agent);
+    expect(await takeOverWhileFull(agent, (batch) => taken.push(...batch))).toEqual({ taken: 1, more: false });
+    await finish(taken);
+    expect(new Set(taken.map((r) => r.runId))).toEqual(new Set(stopped));
   });
 
   it('a decided run waiting for a slot keeps its claim: no other instance takes it over meanwhile', async () => {

@@ -7,19 +7,25 @@ const BURST = 10;
 /** Tier 1 (about 1 a minute) is the slowest Slack has; no method allows more than 100 a second for long. */
 const MIN_PER_MINUTE = 1;
 const MAX_PER_MINUTE = 6_000;
-/** Each call that goes through while others wait speeds the method up by this much. */
+/**
+ * Each call that goes through while others wait speeds the method up by this much: fast until
+ * Slack first refuses one (slow start, as TCP's: the pace doubles about every seven calls), then
+ * slowly, to stay near the limit it found.
+ */
+const SPEED_UP_UNTIL_LIMITED = 1.1;
 const SPEED_UP = 1.02;
 /** A 429 slows it down by this much, besides waiting out Retry-After. */
 const SLOW_DOWN = 0.7;
 
 /**
  * One method's pace, found as Slack allows it: a token bucket (bursts of BURST) refilled at a rate
- * that each call going through while others wait raises a little and each 429 cuts, with every call
- * held until its Retry-After has passed (additive increase, multiplicative decrease, as TCP finds a
- * link's rate). A method used now and then never waits.
+ * that each call going through while others wait raises and each 429 cuts, with every call held
+ * until its Retry-After has passed (slow start, then additive increase and multiplicative
+ * decrease, as TCP finds a link's rate). A method used now and then never waits.
  */
 export class MethodPace {
   private perMs = START_PER_MINUTE / 60_000;
+  private everLimited = false;
   private tokens = BURST;
   private at = performance.now();
   private readonly waiting: Array<{ go: () => void; stop: (error: Error) => void }> = [];
@@ -40,7 +46,7 @@ export class MethodPace {
 
   succeeded(): void {
     // Only a method kept waiting has a pace to find; one used now and then stays where it is.
-    if (this.waiting.length > 0) this.perMs = Math.min(MAX_PER_MINUTE / 60_000, this.perMs * SPEED_UP);
+    if (this.waiting.length > 0) this.perMs = Math.min(MAX_PER_MINUTE / 60_000, this.perMs * (this.everLimited ? SPEED_UP : SPEED_UP_UNTIL_LIMITED));
   }
 
   /** Slack refused a call (this client's or the app's): slower, and nothing before `retryAfterS`. */
@@ -48,6 +54,7 @@ export class MethodPace {
     const now = performance.now();
     // The calls that were in flight together hear the same 429: one cut for them all.
     if (now >= this.at) this.perMs = Math.max(MIN_PER_MINUTE / 60_000, this.perMs * SLOW_DOWN);
+    this.everLimited = true;
     // One call goes when Retry-After has passed, the rest at the new pace.
     this.tokens = 1;
     this.at = Math.max(this.at, now + Math.max(0, retryAfterS) * 1000);

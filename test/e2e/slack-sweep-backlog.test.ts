@@ -4,7 +4,7 @@ import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { backends } from '../helpers/db.js';
 import { backlogModel } from '../helpers/backlog-model.js';
-import { inThread, mention, recordingDeleteTool, slackHarness, startBot, textOf, updatesOf, waitForCard, type PostedCard } from '../helpers/slack-bot.js';
+import { inThread, mention, recordingDeleteTool, slackHarness, startBot, textOf, updatesOf, waitForCard, type AgentDeps, type PostedCard } from '../helpers/slack-bot.js';
 import { CHANNEL, REQUESTER } from '../helpers/test-workspace.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -63,5 +63,44 @@ describe.each(backends)('a backlog of expired requests through Slack, on %s', (b
     expect(h.fake.callsTo('chat.update').filter((c) => c.status === 429).length).toBeGreaterThan(0);
     expect(bot.logs.join('').match(/rate limiting/g) ?? []).toEqual([]);
     expect(await bot.slack.sweepExpired()).toBe(0);
+  });
+
+  it('an instance that stops mid-backlog loses no run, card or answer: another takes the runs over and repairs the cards; each answer is shown once', async () => {
+    const m = backlogModel();
+    const { deleteRecord, deleted } = recordingDeleteTool();
+    const agentWith = (maxConcurrentRuns: number) => (deps: AgentDeps) =>
+      new Agent({ id: 'ops', instructions: 'test', model: m.model, tools: { delete_record: deleteRecord }, storage: h.database, policy: definePolicy({}), maxConcurrentRuns, runLeaseMs: 300, ...deps });
+    const first = await startBot({ fake: h.fake, db: h.database.db, makeAgent: agentWith(1), cardRepairAfterMs: 1_000 });
+    const cards: PostedCard[] = [];
+    for (let i = 0; i < 6; i++) {
+      const thread = await mention(first, { user: REQUESTER, channel: CHANNEL, text: `delete s${i}` });
+      cards.push(await waitForCard(h.fake, thread, 'approval'));
+    }
+    await first.slack.idle();
+    await sql`UPDATE pending_actions SET expires_at = now() - interval '1 minute' WHERE status = 'pending'`.execute(h.database.db);
+    const release = m.hold();
+    expect(await first.slack.sweepExpired()).toBe(6);
+    await until(() => m.inFlight === 1, 'the first run going on');
+    // It stops with one run going on and five waiting their turn in memory.
+    const stopping = first.stop();
+    release();
+    await stopping;
+
+    h.bot = await startBot({ fake: h.fake, db: h.database.db, makeAgent: agentWith(32), cardRepairAfterMs: 1_000 });
+    const answers = () => cards.map((card) => h.fake.callsTo('chat.postMessage').filter((c) => c.ok && inThread(c, card.channel, card.threadTs) && textOf(c).startsWith('Did not delete')).length);
+    const expiredCards = () => cards.filter((card) => textOf(updatesOf(h.fake, card).filter((c) => c.ok).at(-1) ?? card.call).includes('Expired')).length;
+    // Past the lease and the repair delay, the other instance's sweeps make good what the first left.
+    const deadline = Date.now() + 20_000;
+    while (answers().some((n) => n === 0) || expiredCards() < cards.length) {
+      if (Date.now() > deadline) throw new Error(`not made good: answers ${answers().join(',')}, ${expiredCards()} cards expired`);
+      await sleep(300);
+      await h.bot.slack.sweepExpired();
+      await h.bot.slack.idle();
+    }
+    expect(answers()).toEqual(Array(6).fill(1));
+    // The five that waited in the first instance's memory went on here, from their record.
+    expect(h.bot.logs.join('').match(/the process that recorded it stopped before continuing it/g)).toHaveLength(5);
+    expect([...m.continued.values()]).toEqual(Array(6).fill(1));
+    expect(deleted).toEqual([]);
   });
 });

@@ -104,7 +104,8 @@ export class SweepBacklog {
 
   /** Resolves once nothing of the backlog is running or waiting. */
   async idle(): Promise<void> {
-    while ((this.lane?.size ?? 0) > 0 || this.cards.size > 0 || this.redrawing > 0) {
+    // A lane task hands in a redraw; a redraw ends after the lane's task did.
+    while (!this.isIdle) {
       await Promise.all([this.lane?.idle(), new Promise<void>((resolve) => (this.cards.size + this.redrawing === 0 ? resolve() : this.idlers.push(resolve)))]);
     }
   }

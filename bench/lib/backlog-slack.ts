@@ -86,6 +86,12 @@ export async function measureSlackBacklog(ctx: SuiteContext, databaseUrl: string
     const answered: number[] = [];
     const watchAnswer = (s: Started) => void s.watch.answer.promise.then((a) => answered.push(a.at));
     threads.forEach((t) => watchAnswer(t.started));
+    // The requester's notice comes from the instance that expired the request, in its order, which
+    // for a run another instance took over (after RUN_LEASE_MS, while this one was busy) may be after the answer.
+    let noticed = 0;
+    h.traffic.listeners.push((call) => {
+      if (call.method === 'chat.postMessage' && call.ok && call.text?.includes('expired: nobody decided')) noticed += 1;
+    });
 
     ctx.log(`slack: ${o.due} requests due now, ${o.stale} runs to take over, two instances sweeping every ${o.sweepIntervalMs} ms`);
     // The run slots' readings start now.
@@ -103,10 +109,11 @@ export async function measureSlackBacklog(ctx: SuiteContext, databaseUrl: string
       1_800_000,
       'continuing every run',
     );
-    const allShown = await pollUntil(async () => answered.length >= o.due + o.stale, 600_000, 'showing every answer');
+    const allShown = await pollUntil(async () => answered.length >= o.due + o.stale && noticed >= o.due, 600_000, 'showing every answer and expiry notice');
     const duringTimings = await during;
     const slots = await Promise.all([h.slots(), second.slots()]);
     const end = performance.now();
+    const appRateLimited = (await h.botStats()).appRateLimited + (await second.stats()).appRateLimited;
 
     const first = redraws[0] ?? end;
     const redrawSeconds = Math.max(1e-3, (end - first) / 1000);
@@ -127,6 +134,7 @@ export async function measureSlackBacklog(ctx: SuiteContext, databaseUrl: string
       answersShownPerSec: round((o.due + o.stale) / ((allShown - t0) / 1000), 1),
       redraws: { count: redraws.length, seconds: round(redrawSeconds, 1), perMinute: round((redraws.length / redrawSeconds) * 60, 0) },
       rateLimited: limited,
+      appClientRateLimited: appRateLimited,
       slots,
       interactive: { before: clickToAnswer(before), during: clickToAnswer(duringTimings) },
     };

@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
-import { App, HTTPReceiver, LogLevel, type BlockAction, type ButtonAction, type webApi } from '@slack/bolt';
+import { App, HTTPReceiver, LogLevel, webApi, type BlockAction, type ButtonAction } from '@slack/bolt';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { ACTION_IDS, parseCardBlockId } from '../../src/slack/blocks/action-ids.js';
@@ -60,6 +60,8 @@ export interface BotStats {
   /** process.cpuUsage() of the bot process, µs. */
   cpuUserMicros: number;
   cpuSystemMicros: number;
+  /** 429s the app's own Web API client met (the sweep's backlog has a client of its own). */
+  appRateLimited: number;
 }
 
 /** One request as the bot's HTTP server saw it (epoch ms, fractional, comparable across processes). */
@@ -130,12 +132,13 @@ function sampleSlots(slots: RunSlots): void {
 function takeSlotStats(): SlotStats {
   const s = slotSampler;
   if (!s) return { limit: 0, maxActive: 0, meanActive: 0, waiting: 0 };
-  const out = { limit: s.slots.limit, maxActive: s.max, meanActive: s.n ? s.sum / s.n : 0, waiting: s.slots.waiting };
+  const out = { limit: s.slots.limit, maxActive: s.max, meanActive: Math.round((s.n ? s.sum / s.n : 0) * 10) / 10, waiting: s.slots.waiting };
   Object.assign(s, { max: 0, sum: 0, n: 0 });
   return out;
 }
 
 let pool: CountingPool | undefined;
+let appRateLimited = 0;
 let slack: SlackApp | undefined;
 let started: BotStartArgs | undefined;
 
@@ -333,6 +336,7 @@ const rpc = serveRpc({
       sweepIntervalMs: a.backlog?.sweepIntervalMs ?? 0,
     });
     if (a.backlog) sampleSlots(agent.runtime.runSlots);
+    slack.app.client.on(webApi.WebClientEvent.RATE_LIMITED, () => (appRateLimited += 1));
     const { port } = await slack.start();
     return { port };
   },
@@ -345,7 +349,7 @@ const rpc = serveRpc({
   },
   stats(): BotStats {
     const cpu = process.cpuUsage();
-    return { statements: pool?.counter.count ?? 0, cpuUserMicros: cpu.user, cpuSystemMicros: cpu.system };
+    return { statements: pool?.counter.count ?? 0, cpuUserMicros: cpu.user, cpuSystemMicros: cpu.system, appRateLimited };
   },
   /** The server-side timings collected since the last call, and how the event loop fared meanwhile. */
   takeServerTimings: (): { requests: ServerTiming[]; loop: LoopStats } => ({ requests: serverTimings.splice(0), loop: takeLoopStats() }),

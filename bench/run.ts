@@ -13,6 +13,7 @@ import { argumentsOrExit, parseCommandLine, UsageError } from '../src/cli/parse-
 const suites: Record<string, () => Promise<Suite>> = {
   runtime: async () => (await import('./suites/runtime.js')).runtimeSuite,
   slack: async () => (await import('./suites/slack.js')).slackSuite,
+  backlog: async () => (await import('./suites/backlog.js')).backlogSuite,
 };
 
 const resultsDir = join(dirname(fileURLToPath(import.meta.url)), 'results');

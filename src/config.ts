@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { readMcpServersFile } from './mcp/read-mcp-servers-file.js';
 import type { McpServerConfig } from './mcp/mcp-server-config.js';
 import { errorMessage } from './error-message.js';
+import { DEFAULT_MAX_CONCURRENT_RUNS } from './agent/runtime-deps.js';
 
 /**
  * The only reader of `process.env`. Everything else receives a frozen `Config`.
@@ -90,6 +91,13 @@ const envSchema = z.object({
   SWEEP_INTERVAL_MS: durationMs('SWEEP_INTERVAL_MS', 30_000, 100),
   CARD_REPAIR_AFTER_MS: durationMs('CARD_REPAIR_AFTER_MS', 60_000, 1_000),
   SHUTDOWN_TIMEOUT_MS: durationMs('SHUTDOWN_TIMEOUT_MS', 10_000, 100),
+  MAX_CONCURRENT_RUNS: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? DEFAULT_MAX_CONCURRENT_RUNS : Number(v.trim())))
+    .refine((n) => Number.isInteger(n) && n >= 1 && n <= 10_000, {
+      message: 'MAX_CONCURRENT_RUNS must be a whole number from 1 to 10000',
+    }),
   METRICS_TOKEN: optionalString,
   // Set by npm for `npm run …`: the folder it was run from (npm runs scripts in the package's own).
   INIT_CWD: optionalString,
@@ -144,6 +152,11 @@ export interface Config {
    * process hands its runs over to other instances and exits 1.
    */
   readonly shutdownTimeoutMs: number;
+  /**
+   * How many runs one instance works on at once: continuations past it wait for a slot,
+   * decisions ahead of the sweep's backlog (see RunSlots).
+   */
+  readonly maxConcurrentRuns: number;
   readonly adminApiToken?: string;
   readonly policyFile?: string;
   /**
@@ -246,6 +259,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     logFormat: e.LOG_FORMAT,
     metricsToken: e.METRICS_TOKEN,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    maxConcurrentRuns: e.MAX_CONCURRENT_RUNS,
     adminApiToken: e.ADMIN_API_TOKEN,
     policyFile: e.POLICY_FILE,
     shadowPolicyFile: e.SHADOW_POLICY_FILE,

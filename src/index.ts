@@ -28,7 +28,7 @@ export { evaluateCall, type CallToEvaluate, type Evaluation, type PastCall } fro
 export type { CallVerdict } from './approvals/call-verdict.js';
 export { cachedGroupResolver, type GroupResolver } from './approvals/group-resolver.js';
 export { listAuditEvents, type AuditEvent } from './db/audit.js';
-export { startExpirySweeper } from './agent/sweeps.js';
+export { startExpirySweeper, takeWhileFull, type SweepExpiredOptions } from './agent/sweeps.js';
 export { openDatabase, type Database, type DatabaseOptions } from './db/database.js';
 export { migrate } from './db/migrate.js';
 export { createLogger } from './logger.js';

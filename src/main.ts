@@ -45,7 +45,7 @@ async function main(config: Config, logger: Logger): Promise<Drainable> {
   }
   if (config.model) resolveModel(config.model, config.providers);
   const agentsModule = config.agentsModule
-    ? await importAgentsModule({ path: config.agentsModule, policyFile, logger, runLeaseMs: config.timings.runLeaseMs, providers: config.providers })
+    ? await importAgentsModule({ path: config.agentsModule, policyFile, logger, runLeaseMs: config.timings.runLeaseMs, maxConcurrentRuns: config.maxConcurrentRuns, providers: config.providers })
     : undefined;
 
   const database = await openConfiguredDatabase(config, logger);
@@ -62,6 +62,7 @@ async function main(config: Config, logger: Logger): Promise<Drainable> {
         policyFile,
         logger,
         runLeaseMs: config.timings.runLeaseMs,
+        maxConcurrentRuns: config.maxConcurrentRuns,
         sandbox: !slackConfigured,
       });
   logger.info({ policyVersion: agents.policy.version, source: agents.policySource }, 'policy loaded');

@@ -5,7 +5,7 @@
  *   node --import tsx bench/lib/simulator-process.ts   (with an IPC channel; see child-rpc.ts)
  */
 import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
-import { startSlackSimulator, type RecordedCall, type SlackSimulator } from '../../src/simulator/index.js';
+import { startSlackSimulator, type RateLimit, type RecordedCall, type SlackSimulator } from '../../src/simulator/index.js';
 import { serveRpc } from './child-rpc.js';
 
 /** What the bench needs to know about one Web API call. */
@@ -65,6 +65,10 @@ const rpc = serveRpc({
     simulator = await startSlackSimulator();
     unsubscribe = simulator.onCall(forward);
     return { apiUrl: simulator.apiUrl, origin: simulator.origin };
+  },
+  /** Slack's rate limit on a method (see SlackSimulator.rateLimit). */
+  rateLimit({ method, limit }: { method: string; limit: RateLimit | undefined }) {
+    simulator!.rateLimit(method, limit);
   },
   /** Puts people's messages in place, so reactions on them work as on Slack. */
   seed(messages: Array<{ channel: string; text: string; user: string; ts: string }>) {

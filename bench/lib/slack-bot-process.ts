@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
-import { App, HTTPReceiver, LogLevel, type BlockAction, type ButtonAction, type webApi } from '@slack/bolt';
+import { App, HTTPReceiver, LogLevel, webApi, type BlockAction, type ButtonAction } from '@slack/bolt';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { ACTION_IDS, parseCardBlockId } from '../../src/slack/blocks/action-ids.js';
@@ -28,6 +28,7 @@ import { createSlackApp, type SlackApp } from '../../src/slack/create-slack-app.
 import { answerMessages } from '../../src/slack/flows/post-answer.js';
 import { DEFAULT_WORKING_REACTION_DELAY_MS, workingReaction } from '../../src/slack/flows/working-reaction.js';
 import { openCountingPool, type CountingPool } from './bench-db.js';
+import type { RunSlots } from '../../src/agent/run-slots.js';
 import { serveRpc } from './child-rpc.js';
 import { benchAgent, toolName } from './fixture.js';
 
@@ -39,6 +40,19 @@ export interface BotStartArgs {
   apiUrl: string;
   botUserId: string;
   approvers: string[];
+  /**
+   * The backlog suite's bot, as in production: the sweep on a timer, the Web API's own retries
+   * (Slack's 429s are part of what is measured), and a run limit.
+   */
+  backlog?: { maxConcurrentRuns: number; sweepIntervalMs: number };
+}
+
+/** How busy the bot's run slots were since the last reading (sampled every 10 ms). */
+export interface SlotStats {
+  limit: number;
+  maxActive: number;
+  meanActive: number;
+  waiting: number;
 }
 
 export interface BotStats {
@@ -46,6 +60,8 @@ export interface BotStats {
   /** process.cpuUsage() of the bot process, µs. */
   cpuUserMicros: number;
   cpuSystemMicros: number;
+  /** 429s the app's own Web API client met (the sweep's backlog has a client of its own). */
+  appRateLimited: number;
 }
 
 /** One request as the bot's HTTP server saw it (epoch ms, fractional, comparable across processes). */
@@ -100,7 +116,29 @@ function takeLoopStats(): LoopStats {
   return out;
 }
 
+let slotSampler: { slots: RunSlots; max: number; sum: number; n: number } | undefined;
+
+function sampleSlots(slots: RunSlots): void {
+  slotSampler = { slots, max: 0, sum: 0, n: 0 };
+  const timer = setInterval(() => {
+    const s = slotSampler!;
+    s.max = Math.max(s.max, slots.active);
+    s.sum += slots.active;
+    s.n += 1;
+  }, 10);
+  timer.unref();
+}
+
+function takeSlotStats(): SlotStats {
+  const s = slotSampler;
+  if (!s) return { limit: 0, maxActive: 0, meanActive: 0, waiting: 0 };
+  const out = { limit: s.slots.limit, maxActive: s.max, meanActive: Math.round((s.n ? s.sum / s.n : 0) * 10) / 10, waiting: s.slots.waiting };
+  Object.assign(s, { max: 0, sum: 0, n: 0 });
+  return out;
+}
+
 let pool: CountingPool | undefined;
+let appRateLimited = 0;
 let slack: SlackApp | undefined;
 let started: BotStartArgs | undefined;
 
@@ -282,19 +320,28 @@ const rpc = serveRpc({
     started = a;
     pool = await openCountingPool(a.databaseUrl, a.schema);
     const policy = definePolicy({ tools: { [toolName]: { requireApproval: true, approvers: a.approvers } } });
-    const agent = benchAgent(pool.db, (e) => rpc.emit('executed', e.recordId), { policy, botUserId: a.botUserId });
+    const agent = benchAgent(pool.db, (e) => rpc.emit('executed', e.recordId), {
+      policy,
+      botUserId: a.botUserId,
+      ...(a.backlog ? { maxConcurrentRuns: a.backlog.maxConcurrentRuns } : {}),
+    });
     slack = createSlackApp({
       config: { botToken: a.botToken, signingSecret: a.signingSecret, apiUrl: a.apiUrl, port: 0 },
       agent,
       db: pool.db,
       logger: createLogger({ level: 'silent', name: 'bench-bot' }),
-      // Nothing should fail against the fake; a failure must show, not be retried away.
-      retryConfig: { retries: 0 },
-      sweepIntervalMs: 0,
+      // Nothing should fail against the fake; a failure must show, not be retried away. The backlog
+      // suite's fake limits rates as Slack does, and its bot retries as in production.
+      ...(a.backlog ? {} : { retryConfig: { retries: 0 } }),
+      sweepIntervalMs: a.backlog?.sweepIntervalMs ?? 0,
     });
+    if (a.backlog) sampleSlots(agent.runtime.runSlots);
+    slack.app.client.on(webApi.WebClientEvent.RATE_LIMITED, () => (appRateLimited += 1));
     const { port } = await slack.start();
     return { port };
   },
+  /** The run slots since the last call (backlog mode). */
+  slots: (): SlotStats => takeSlotStats(),
   /** Resolves once no work handed off after an ack is still running. */
   async idle() {
     await slack?.idle();
@@ -302,7 +349,7 @@ const rpc = serveRpc({
   },
   stats(): BotStats {
     const cpu = process.cpuUsage();
-    return { statements: pool?.counter.count ?? 0, cpuUserMicros: cpu.user, cpuSystemMicros: cpu.system };
+    return { statements: pool?.counter.count ?? 0, cpuUserMicros: cpu.user, cpuSystemMicros: cpu.system, appRateLimited };
   },
   /** The server-side timings collected since the last call, and how the event loop fared meanwhile. */
   takeServerTimings: (): { requests: ServerTiming[]; loop: LoopStats } => ({ requests: serverTimings.splice(0), loop: takeLoopStats() }),

@@ -22,9 +22,9 @@ interface CycleTarget {
   runsTool: boolean;
 }
 
-const theBot = (env: Env): CycleTarget => ({ client: env.h.client, runsTool: true });
+export const theBot = (env: Env): CycleTarget => ({ client: env.h.client, runsTool: true });
 
-async function cycle(env: Env, target: CycleTarget, p: Planned): Promise<CycleTiming> {
+export async function cycle(env: Env, target: CycleTarget, p: Planned): Promise<CycleTiming> {
   const s = await mention(env, p, target.client);
   const card = await waitForCard(s);
   const click = await target.client.prepare(approveClickBody(env.h.fakeOrigin, card, APPROVER)).send();

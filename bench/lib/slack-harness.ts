@@ -17,12 +17,13 @@ import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
 import { appMentionEnvelope, blockActionsPayload, FAKE_BOT_TOKEN, formBody, SLACK_IDS } from '../../src/simulator/index.js';
 import { ChildRpc } from './child-rpc.js';
 import type { CallSummary } from './simulator-process.js';
-import type { BotStartArgs, BotStats, FloorKind, LoopStats, ServerTiming } from './slack-bot-process.js';
+import type { BotStartArgs, BotStats, FloorKind, LoopStats, ServerTiming, SlotStats } from './slack-bot-process.js';
+import type { RateLimit } from '../../src/simulator/index.js';
 import { SIGNING_SECRET, SignedClient, type SignedResponse } from './signed-client.js';
 
 
 export { SIGNING_SECRET, SignedClient, SLACK_IDS, type SignedResponse };
-export type { BotStats, LoopStats, ServerTiming };
+export type { BotStats, LoopStats, ServerTiming, SlotStats };
 
 const libDir = dirname(fileURLToPath(import.meta.url));
 const repoRoot = join(libDir, '..', '..');
@@ -122,9 +123,15 @@ export class SlackTraffic {
     if (w.card.settled) void w.card.promise.then((c) => this.cards.delete(`${c.channel}/${c.ts}`));
   }
 
+  /** Called with every call as it is filed, and when this process learned of it. */
+  readonly listeners: Array<(call: CallSummary, at: number) => void> = [];
+
   file(calls: CallSummary[]): void {
     const now = performance.now();
-    for (const call of calls) this.fileOne(call, now);
+    for (const call of calls) {
+      this.fileOne(call, now);
+      for (const listener of this.listeners) listener(call, now);
+    }
   }
 
   private fileOne(call: CallSummary, now: number): void {
@@ -240,6 +247,12 @@ export interface SlackHarness {
    * A floor server alone in a fresh process, so that nothing of the bot (its heap, its timers)
    * is in its timings or its CPU; `cpu` reads that process's CPU time, `stop` ends it.
    */
+  /** Another instance of the bot on the same schema and fake (as its own process, with the same settings). */
+  addBot(): Promise<ExtraBot>;
+  /** Slack's rate limit on a method, on the fake. */
+  rateLimit(method: string, limit: RateLimit | undefined): Promise<void>;
+  /** The first bot's run slots since the last reading (backlog mode). */
+  slots(): Promise<SlotStats>;
   startFloorProcess(kind: 'http' | 'bolt'): Promise<{
     client: SignedClient;
     cpu(): Promise<CpuMicros>;
@@ -249,15 +262,22 @@ export interface SlackHarness {
   close(): Promise<void>;
 }
 
+/** A second instance of the bot (see SlackHarness.addBot). */
+export interface ExtraBot {
+  client: SignedClient;
+  slots(): Promise<SlotStats>;
+  stats(): Promise<BotStats>;
+}
+
 /** Starts the fake Web API, then the bot against it (with a silent logger), each in its own process. */
-export async function startSlackHarness(options: { databaseUrl: string; schema: string; approvers: string[] }): Promise<SlackHarness> {
+export async function startSlackHarness(options: { databaseUrl: string; schema: string; approvers: string[]; backlog?: BotStartArgs['backlog'] }): Promise<SlackHarness> {
   const children: ChildRpc[] = [];
   const client: { current?: SignedClient } = {};
   const closeAll = async () => {
     client.current?.close();
     // The bot first (it stops taking requests and finishes its work), then the fake it talks to.
     for (const child of [...children].reverse()) {
-      await child.call(child.name === 'bot' ? 'stop' : 'close').catch(() => {});
+      await child.call(child.name.startsWith('bot') ? 'stop' : 'close').catch(() => {});
       await child.close();
     }
   };
@@ -277,6 +297,7 @@ export async function startSlackHarness(options: { databaseUrl: string; schema: 
       apiUrl,
       botUserId: SLACK_IDS.botUserId,
       approvers: options.approvers,
+      ...(options.backlog ? { backlog: options.backlog } : {}),
     };
     const { port } = await bot.call<{ port: number }>('start', botArgs);
     client.current = new SignedClient(`http://127.0.0.1:${port}/slack/events`);
@@ -307,6 +328,19 @@ export async function startSlackHarness(options: { databaseUrl: string; schema: 
         return new SignedClient(`http://127.0.0.1:${floorPort}/slack/events`);
       },
       stopFloor: () => bot.call('stopFloor'),
+      async addBot() {
+        const extra = await ChildRpc.spawn(`bot-${children.length}`, join(libDir, 'slack-bot-process.ts'), { cwd: repoRoot });
+        // Stopped before the fake, as the first bot is (see closeAll).
+        children.splice(1, 0, extra);
+        const { port: extraPort } = await extra.call<{ port: number }>('start', botArgs);
+        return {
+          client: new SignedClient(`http://127.0.0.1:${extraPort}/slack/events`),
+          slots: () => extra.call<SlotStats>('slots'),
+          stats: () => extra.call<BotStats>('stats'),
+        };
+      },
+      rateLimit: (method, limit) => fake.call('rateLimit', { method, limit }),
+      slots: () => bot.call<SlotStats>('slots'),
       async startFloorProcess(kind) {
         const child = await ChildRpc.spawn(`floor-${kind}`, join(libDir, 'slack-bot-process.ts'), { cwd: repoRoot });
         try {

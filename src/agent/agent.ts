@@ -25,7 +25,7 @@ import { checkTelemetry, liveOptions } from './live-options.js';
 import { resolveModel, type ModelInput, type ProviderSettings } from './model.js';
 import type { Tool } from './tool.js';
 import { listSuspendedRuns, findSnapshot } from '../db/run-snapshots.js';
-import { sweepExpired, recoverStaleRuns } from './sweeps.js';
+import { sweepExpired, recoverStaleRuns, type SweepExpiredOptions } from './sweeps.js';
 import { freshRun, startRun, startContinuation } from './run-lifecycle.js';
 import { unreachable } from '../unreachable.js';
 import { findAction, latestApprovalId, closeAction } from '../db/pending-actions.js';
@@ -551,14 +551,22 @@ export class Agent implements AgentInternals {
     return req.approved ? this.approveToolCall(decision) : this.declineToolCall(decision);
   }
 
-  /** Expires approval requests of this agent's runs that are past their time; safe on many instances. */
-  async sweepExpired(limit = 100) {
-    return sweepExpired(this, this.runtime, limit);
+  /**
+   * Expires up to `limit` approval requests of this agent's runs that are past their time; safe
+   * on many instances (each request is expired by one). Their runs continue as run slots free up
+   * (maxConcurrentRuns), after the decisions waiting for one. To drain a backlog, call it again
+   * while it returns `limit` requests (takeWhileFull).
+   */
+  async sweepExpired(limit = 100, options?: SweepExpiredOptions) {
+    return sweepExpired(this, this.runtime, limit, options);
   }
 
   /**
    * Takes over runs whose process stopped while continuing them (their claim
-   * was not renewed within `runLeaseMs`) and continues them here. What was
+   * was not renewed within `runLeaseMs`) and continues them here: at most
+   * `limit`, and no more than maxConcurrentRuns less the runs this process took
+   * over and has not finished (they wait for a run slot ahead of the sweep's
+   * backlog, their claims renewed). What was
    * approved or answered before the stop is not run again: the model is told
    * it was interrupted. The Slack app calls this with its expiry sweep.
    */

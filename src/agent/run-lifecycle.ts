@@ -3,12 +3,13 @@ import { endRun, takeRunLease, failDelegation, persistSuspension, dropFailedRun,
 import type { SnapshotRow } from '../db/rows.js';
 import { errorMessage } from '../error-message.js';
 import { cancelPendingRuns, pendingActionsOfRoot, type LeasedRun } from '../db/pending-actions.js';
-import type { AgentInternals, RunOutcome, RunState, RuntimeDeps, Snapshot, AgentStream, StreamOptions, LiveOptions } from './types.js';
+import type { AgentInternals, RunOutcome, RunState, RuntimeDeps, Snapshot, AgentStream, StreamOptions, LiveOptions, RunLease } from './types.js';
 import { sinkEmitter, subAgentEmitter, type Emitter, rememberStoredAction, StreamSink, type AnnouncedRequest, announcementChunk, pendingOfAnnounced, rememberPause } from './stream.js';
 import { announcedNow, waitingCalls } from './waiting-calls.js';
 import { loadThreadHistory } from '../db/thread-messages.js';
 import { resumeClaimed } from './resume.js';
 import { holdLease, checkLease, recordFreshRunIfSlow } from './run-lease.js';
+import type { ReleaseSlot, RunPriority } from './run-slots.js';
 import { LeaseLostError, RunAbortedError, SnapshotNotFoundError, hasAgentErrorCode } from './errors.js';
 import { mergeCallSettings, storableSettings } from './model-settings.js';
 import { runTelemetry } from './telemetry.js';
@@ -105,6 +106,7 @@ export async function continueRun(
   sink: StreamSink,
   claimed?: LeasedRun,
   live?: LiveOptions,
+  held?: RunLease,
 ): Promise<void> {
   const row = claimed?.snapshot ?? (await takeRunLease(deps.db, runId));
   if (!row) {
@@ -119,7 +121,7 @@ export async function continueRun(
     sink.finishWaiting(rest.map(pendingOfAnnounced));
     return;
   }
-  const claim = holdLease(deps, row.run_id, row.claim_epoch);
+  const claim = held ?? holdLease(deps, row.run_id, row.claim_epoch);
   const run = await restoreRun(root, row, deps, live).catch((error: unknown) => {
     claim.release();
     throw error;
@@ -330,6 +332,8 @@ function jsonSafe(value: Record<string, unknown>): Record<string, unknown> {
 export function startRun(root: AgentInternals, run: RunState): AgentStream {
   const sink = new StreamSink(run.runId);
   sink.push({ type: 'start', runId: run.runId, payload: {} });
+  // Not on record yet, so it must not wait for a slot (a stop would lose it); it takes one anyway.
+  const slot = run.deps.runSlots.takeAnyway();
   const stopClock = recordFreshRunIfSlow(run);
   void (async () => {
     try {
@@ -346,6 +350,7 @@ export function startRun(root: AgentInternals, run: RunState): AgentStream {
       sink.finish('error', error);
     } finally {
       run.lease?.release();
+      slot();
     }
   })();
   return sink.toStream();
@@ -355,7 +360,10 @@ export function startRun(root: AgentInternals, run: RunState): AgentStream {
  * Continues a run in the background; the returned stream reports it. With
  * `startAfter`, the continuation waits for it first (a front end that records
  * a decision before acknowledging the click holds the run's work until the
- * acknowledgement is sent).
+ * acknowledgement is sent). Then it waits for a run slot (RunSlots) in the
+ * queue of `priority`. A run already claimed (by the decision, or taken over)
+ * keeps its claim renewed while it waits, so no other instance takes over a
+ * run that is merely queued.
  */
 export function startContinuation(
   root: AgentInternals,
@@ -365,10 +373,15 @@ export function startContinuation(
   claimed?: LeasedRun,
   startAfter?: PromiseLike<unknown>,
   live?: LiveOptions,
+  priority: RunPriority = 'decision',
 ): AgentStream {
   const sink = new StreamSink(rootRunId);
-  const go = () => continueRun(root, runId, deps, sink, claimed, live);
-  const running = startAfter ? Promise.resolve(startAfter).then(go, go) : go();
+  const held = claimed ? holdLease(deps, claimed.snapshot.run_id, claimed.snapshot.claim_epoch) : undefined;
+  const go = (release: ReleaseSlot) => continueRun(root, runId, deps, sink, claimed, live, held).finally(release);
+  const queue = () => deps.runSlots.take(priority).then(go);
+  // Started in this tick when a slot is free, as before there were slots.
+  const now = startAfter ? undefined : deps.runSlots.tryTake();
+  const running = now ? go(now) : startAfter ? Promise.resolve(startAfter).then(queue, queue) : queue();
   running.catch((error: unknown) => {
     // A lost claim is not a failure of the run: the process that took it over carries it on (and has logged it).
     if (error instanceof LeaseLostError) deps.logger.warn({ runId, rootRunId }, 'stopped continuing a run another process took over');

@@ -5,6 +5,10 @@ import type { Database, Db } from '../db/database.js';
 import { silentLogger, type Logger } from '../logger.js';
 import type { RuntimeDeps } from './types.js';
 import type { Workspace } from '../approvals/workspace.js';
+import { RunSlots } from './run-slots.js';
+
+/** See RuntimeSettings.maxConcurrentRuns. */
+export const DEFAULT_MAX_CONCURRENT_RUNS = 32;
 
 /** Approval only where a tool asks for it: what an agent given no policy runs under. */
 export const defaultPolicy = definePolicy({});
@@ -33,6 +37,12 @@ export interface RuntimeSettings {
   /** See RuntimeDeps.recordRunAfterMs; default 250 ms. */
   recordRunAfterMs?: number;
   /**
+   * How many runs this process works on at once (default 32): continuations past it wait for a
+   * slot, decisions ahead of the sweep's backlog (see RunSlots). Model providers' rate limits
+   * usually bind first; this keeps a backlog of thousands from starting thousands of model calls.
+   */
+  maxConcurrentRuns?: number;
+  /**
    * Keep each finished run's answer in run_results until a front end has shown it (see
    * RuntimeDeps.keepResults); a front end that delivers answers turns it on (keepResults()).
    */
@@ -55,6 +65,7 @@ export function runtimeSettingsOf(config: RuntimeSettings): RuntimeSettings {
     grantTtlMs: config.grantTtlMs,
     runLeaseMs: config.runLeaseMs,
     recordRunAfterMs: config.recordRunAfterMs,
+    maxConcurrentRuns: config.maxConcurrentRuns,
     keepResults: config.keepResults,
   });
 }
@@ -77,6 +88,7 @@ export function runtimeDeps(settings: RuntimeSettings & { storage: Database | Db
     // Before the Slack app's working reaction (300 ms) shows: a run people see at work is on record.
     recordRunAfterMs: settings.recordRunAfterMs ?? 250,
     keepResults: settings.keepResults ?? false,
+    runSlots: new RunSlots(settings.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS),
   };
 }
 

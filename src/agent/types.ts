@@ -18,6 +18,7 @@ import type { Workspace } from '../approvals/workspace.js';
 import type { SharedV3ProviderOptions } from '@ai-sdk/provider';
 import type { CallSettings, ModelSettings } from './model-settings.js';
 import type { RunTelemetry, TelemetrySettings } from './telemetry.js';
+import type { RunSlots } from './run-slots.js';
 
 /** What the step loop needs from an agent, whatever class provides it. */
 export interface AgentInternals {
@@ -362,6 +363,8 @@ export interface RuntimeDeps {
    * process does not lose it; Infinity turns that off.
    */
   recordRunAfterMs: number;
+  /** The slots runs of this process take (maxConcurrentRuns): continuations wait here for one. */
+  runSlots: RunSlots;
   /**
    * Keep the answer of every top-level run that was on record in run_results, written with the
    * run's end, until its front end has shown it (the Slack app turns this on: a run that ended in

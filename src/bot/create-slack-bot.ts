@@ -38,6 +38,8 @@ export interface SlackBotOptions {
   /** HTTP mode: listen on this port; without it, mount `handler` in a server of your own. */
   port?: number;
   timings?: { runLeaseMs?: number; sweepIntervalMs?: number; cardRepairAfterMs?: number };
+  /** How many runs this process works on at once (see AgentConfig.maxConcurrentRuns); default 32. */
+  maxConcurrentRuns?: number;
   /** MCP servers whose tools the agents get (as an agents module's `mcpServers`): connected by start(), closed by stop(). */
   mcpServers?: McpServersInput;
 }
@@ -95,6 +97,7 @@ export function createSlackBot(options: SlackBotOptions): SlackBot {
         ...(policy ? { policy } : {}),
         ...(shadowPolicy ? { shadowPolicy } : {}),
         ...(options.timings?.runLeaseMs !== undefined ? { runLeaseMs: options.timings.runLeaseMs } : {}),
+        ...(options.maxConcurrentRuns !== undefined ? { maxConcurrentRuns: options.maxConcurrentRuns } : {}),
       });
       if (mcpServers.length > 0) mcp = await attachMcpServers(agent, mcpServers, { logger });
       slack = createSlackApp({

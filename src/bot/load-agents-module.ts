@@ -23,6 +23,8 @@ export interface AgentsModuleOptions {
   policyFile?: { path: string; policy: Policy } | undefined;
   logger: Logger;
   runLeaseMs: number;
+  /** MAX_CONCURRENT_RUNS (see AgentConfig.maxConcurrentRuns); the runtime's default when absent. */
+  maxConcurrentRuns?: number;
   /**
    * The configured providers, for the module's agents whose model is a `provider/model` string
    * (see useHostProviders). Without them such a model uses the AI SDK's defaults.
@@ -62,10 +64,10 @@ export async function importAgentsModule(options: Omit<AgentsModuleOptions, 'dat
   const mcpServers = mcpServersOf(options.path, exports.mcpServers);
   const examples = examplesOf(options.path, exports.examples);
   const policy = options.policyFile?.policy ?? modulePolicy;
-  const { logger, runLeaseMs } = options;
+  const { logger, runLeaseMs, maxConcurrentRuns } = options;
   return {
     serve: (database) => ({
-      agentFor: (workspace) => agent.attach({ storage: database, logger, runLeaseMs, ...workspace, ...(policy ? { policy } : {}) }),
+      agentFor: (workspace) => agent.attach({ storage: database, logger, runLeaseMs, ...(maxConcurrentRuns ? { maxConcurrentRuns } : {}), ...workspace, ...(policy ? { policy } : {}) }),
       policy: policy ?? agent.policy,
       policySource: options.policyFile?.path ?? (modulePolicy ? `${options.path} (export policy)` : `${options.path} (the agent's own)`),
       modelLabel: `${agent.model.provider}/${agent.model.modelId}`,

@@ -28,6 +28,8 @@ export interface DemoAgentsOptions {
   resolveGroupMembers?: GroupResolver;
   /** See AgentConfig.runLeaseMs. */
   runLeaseMs?: number;
+  /** See AgentConfig.maxConcurrentRuns. */
+  maxConcurrentRuns?: number;
 }
 
 export interface DemoAgents {
@@ -104,6 +106,7 @@ export function createDemoAgents(options: DemoAgentsOptions): DemoAgents {
     ...(options.botUserId ? { botUserId: options.botUserId } : {}),
     ...(options.resolveGroupMembers ? { resolveGroupMembers: options.resolveGroupMembers } : {}),
     ...(options.runLeaseMs !== undefined ? { runLeaseMs: options.runLeaseMs } : {}),
+    ...(options.maxConcurrentRuns !== undefined ? { maxConcurrentRuns: options.maxConcurrentRuns } : {}),
   });
 
   return { ops };

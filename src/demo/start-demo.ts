@@ -20,6 +20,8 @@ export interface StartDemoOptions {
   policyFile?: { path: string; policy: Policy } | undefined;
   logger: Logger;
   runLeaseMs: number;
+  /** MAX_CONCURRENT_RUNS; the runtime's default when absent. */
+  maxConcurrentRuns?: number;
   /** Behind the local sandbox, whose people are known, the demo policy names refund approvers. */
   sandbox?: boolean;
 }
@@ -40,13 +42,13 @@ export const DEMO_EXAMPLES = [
  * approved calls changed), its model when none is configured, and its agents.
  */
 export async function startDemo(options: StartDemoOptions): Promise<BotAgents> {
-  const { database, logger, runLeaseMs } = options;
+  const { database, logger, runLeaseMs, maxConcurrentRuns } = options;
   await createDemoTables(database.db);
   await seedDemoData(database.db);
   const model = options.model ?? createDemoModel();
   const policy = options.policyFile?.policy ?? (options.sandbox ? sandboxDemoPolicy : demoPolicy);
   return {
-    agentFor: (workspace) => createDemoAgents({ db: database.db, storage: database, model, ...(options.providers ? { providers: options.providers } : {}), policy, logger, runLeaseMs, ...workspace }).ops,
+    agentFor: (workspace) => createDemoAgents({ db: database.db, storage: database, model, ...(options.providers ? { providers: options.providers } : {}), policy, logger, runLeaseMs, ...(maxConcurrentRuns ? { maxConcurrentRuns } : {}), ...workspace }).ops,
     policy,
     policySource: options.policyFile?.path ?? 'built-in demo policy',
     modelLabel: options.model ?? 'built-in demo model (set MODEL and its API key for a real one)',

@@ -1,8 +1,9 @@
 /**
  * The failures a test asks for, per Web API method: faults for the next calls or for the n-th
- * call from now, delays, responses held until released, and responses dropped altogether.
+ * call from now, delays, responses held until released, responses dropped altogether, and
+ * Slack's rate limits.
  */
-import type { Fault } from './types.js';
+import type { Fault, RateLimit } from './types.js';
 
 export interface PlannedCall {
   fault?: Fault;
@@ -24,8 +25,17 @@ function push<T>(map: Map<string, T[]>, method: string, item: T, times = 1): voi
   map.set(method, queue);
 }
 
+/** A token bucket: `burst` tokens, refilled at `perMinute`. */
+interface Bucket {
+  perMs: number;
+  burst: number;
+  tokens: number;
+  at: number;
+}
+
 export class FaultPlan {
   private seen = new Map<string, number>();
+  private limits = new Map<string, Bucket>();
   private numbered = new Map<string, Map<number, Fault>>();
   private faults = new Map<string, Fault[]>();
   private delays = new Map<string, number[]>();
@@ -57,6 +67,21 @@ export class FaultPlan {
     push(this.drops, method, true, times);
   }
 
+  /**
+   * From now on, calls to `method` beyond its limit are answered HTTP 429 `ratelimited` with
+   * Retry-After (whole seconds until the next call would be allowed), as Slack does per method and
+   * workspace; undefined lifts the limit.
+   */
+  rateLimit(method: string, limit: RateLimit | undefined): void {
+    if (!limit) {
+      this.limits.delete(method);
+      return;
+    }
+    if (!(limit.perMinute > 0) || (limit.burst !== undefined && !(limit.burst >= 1))) throw new Error(`rateLimit: perMinute must be positive and burst at least 1, got ${JSON.stringify(limit)}`);
+    const burst = limit.burst ?? 1;
+    this.limits.set(method, { perMs: limit.perMinute / 60_000, burst, tokens: burst, at: performance.now() });
+  }
+
   /** What happens to the call arriving now; counts it. */
   next(method: string): PlannedCall {
     const count = (this.seen.get(method) ?? 0) + 1;
@@ -65,6 +90,7 @@ export class FaultPlan {
     let fault = byNumber?.get(count);
     if (fault) byNumber?.delete(count);
     else fault = take(this.faults, method);
+    fault ??= this.overLimit(method);
     const planned: PlannedCall = { drop: take(this.drops, method) === true };
     if (fault) planned.fault = fault;
     const delayMs = take(this.delays, method);
@@ -77,8 +103,23 @@ export class FaultPlan {
     return take(this.holds, method);
   }
 
+  /** A 429 when `method` has a limit and no call left in it now; otherwise the call takes one. */
+  private overLimit(method: string): Fault | undefined {
+    const bucket = this.limits.get(method);
+    if (!bucket) return undefined;
+    const now = performance.now();
+    bucket.tokens = Math.min(bucket.burst, bucket.tokens + (now - bucket.at) * bucket.perMs);
+    bucket.at = now;
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return undefined;
+    }
+    return { status: 429, retryAfter: Math.max(1, Math.ceil((1 - bucket.tokens) / bucket.perMs / 1000)) };
+  }
+
   reset(): void {
     this.seen = new Map();
+    this.limits = new Map();
     this.numbered = new Map();
     this.faults = new Map();
     this.delays = new Map();

@@ -10,6 +10,7 @@ export { FaultPlan } from './fault-plan.js';
 export { webApiEndpoint } from './web-api-endpoint.js';
 export type {
   Fault,
+  RateLimit,
   RecordedCall,
   ResponseUrlTarget,
   SimulatedUser,

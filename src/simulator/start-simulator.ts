@@ -127,6 +127,7 @@ export async function startSlackSimulator(options: SlackSimulatorOptions = {}): 
     failCall: (method, n, fault) => plan.failCall(method, n, fault),
     delayNext: (method, ms, times = 1) => plan.delayNext(method, ms, times),
     dropResponseNext: (method, times = 1) => plan.dropNext(method, times),
+    rateLimit: (method, limit) => plan.rateLimit(method, limit),
     holdResponseNext: (method) => plan.holdNext(method),
     responseUrl: (target) => store.responseUrls.create(origin, target),
     onCall: (listener) => {

@@ -109,6 +109,13 @@ export type Fault =
   /** HTTP 200 with `{ ok: false, error }`, e.g. 'ratelimited', 'channel_not_found'. */
   | { error: string };
 
+/** A method's rate limit as Slack applies it: about `perMinute` calls a minute, bursts of up to `burst`. */
+export interface RateLimit {
+  perMinute: number;
+  /** Calls allowed at once after a quiet spell; default 1, i.e. calls evenly spaced. */
+  burst?: number;
+}
+
 export interface SlackSimulatorOptions {
   /** The bot token the simulator accepts; default FAKE_BOT_TOKEN. */
   botToken?: string;
@@ -241,6 +248,11 @@ export interface SlackSimulator {
    * but send the caller its response only when the returned function is called.
    */
   holdResponseNext(method: string): () => void;
+  /**
+   * Slack's rate limit on `method` (e.g. chat.update, Tier 3: about 50 a minute): calls beyond it
+   * are answered HTTP 429 with Retry-After until reset(); undefined lifts it.
+   */
+  rateLimit(method: string, limit: RateLimit | undefined): void;
   /** A response_url served by the simulator, to put in interaction payloads. */
   responseUrl(target: ResponseUrlTarget): string;
   /** Calls `listener` with each call as it is recorded (after its effects); returns the unsubscribe. */

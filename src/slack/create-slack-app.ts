@@ -3,15 +3,15 @@ import type { RequestListener, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, HTTPReceiver, type CustomRoute, type webApi } from '@slack/bolt';
 import type { Agent } from '../agent/agent.js';
-import { startExpirySweeper } from '../agent/sweeps.js';
+import { startSweeping } from '../agent/sweeps.js';
 import { sendDueNotices } from './flows/send-due-notices.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import { BackgroundTasks } from './transport/background-tasks.js';
 import { boltLogger } from './transport/bolt-logger.js';
-import { handleExpired } from './flows/handle-expired.js';
-import { handleRecovered } from './flows/handle-recovered.js';
+import { SweepBacklog, type BacklogSwept } from './flows/sweep-backlog.js';
+import { PacedWebClient } from './transport/paced-web-client.js';
 import { inboundRequests } from './transport/inbound-requests.js';
 import { registerAppMention } from './listeners/app-mention.js';
 import { registerApprovalActions } from './listeners/approval-actions.js';
@@ -36,7 +36,6 @@ import { postUnpostedCard } from './flows/post-unposted-card.js';
 import { claimStaleCards } from './store/claim-stale-cards.js';
 import { claimKeptResults } from './store/claim-kept-results.js';
 import { deliverKeptResult } from './flows/deliver-kept-result.js';
-import { updateCard } from './flows/update-card.js';
 import { timeAcks } from './transport/time-acks.js';
 import { botMetrics } from '../metrics/bot-metrics.js';
 import { registerAppHomeOpened } from './listeners/app-home-opened.js';
@@ -114,8 +113,10 @@ export interface SlackApp {
   /** Stops taking requests, then waits for work already acknowledged to finish. */
   stop(): Promise<void>;
   /**
-   * Runs one sweep now: expired requests, runs whose instance stopped mid-way, and cards an
-   * instance stopped before posting; returns how many requests expired.
+   * Runs one sweep now: expired requests and runs whose instance stopped mid-way (batch after
+   * batch while they come back full), and cards, notices and answers to repair; returns how many
+   * requests expired. What it found is shown in Slack at Slack's pace (see SweepBacklog): idle()
+   * waits for it.
    */
   sweepExpired(): Promise<number>;
   /** Resolves when nothing handed off after an ack is still running. */
@@ -224,32 +225,35 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   registerInboxActions(routes, context);
   registerRememberedActions(routes, context);
 
-  const sweepExpired = async (): Promise<number> => {
+  const sweepExpired = async (repairs = true): Promise<BacklogSwept> => {
     try {
-      const expired = await sweepOnce();
+      const swept = await sweepOnce(repairs);
       botMetrics.sweeps.inc({ result: 'ok' });
-      return expired;
+      return swept;
     } catch (error) {
       botMetrics.sweeps.inc({ result: 'failed' });
       throw error;
     }
   };
-  const sweepOnce = async (): Promise<number> => {
-    const expired = await agent.sweepExpired();
-    for (const e of expired) tasks.run('expired', () => handleExpired(context, e));
-    const recovered = await agent.recoverStaleRuns();
-    for (const r of recovered) tasks.run('recovered', () => handleRecovered(context, r));
-    const unposted = await claimUnpostedCards(context.slackDb, agent.id, repairAfterMs);
-    for (const actionId of unposted) tasks.run('unposted card', () => postUnpostedCard(context, actionId));
-    const stale = await claimStaleCards(context.slackDb, agent.id, repairAfterMs);
-    for (const actionId of stale) tasks.run('stale card', async () => void (await updateCard(context, actionId)));
-    await sendDueNotices(context, repairAfterMs).catch((error: unknown) => log.warn({ err: error }, 'approval notices failed'));
-    const kept = await claimKeptResults(context.slackDb, agent.id, repairAfterMs);
-    for (const result of kept) tasks.run('kept answer', () => deliverKeptResult(context, result));
-    const found = { expired, recovered, unposted_card: unposted, stale_card: stale, kept_answer: kept };
-    for (const [kind, items] of Object.entries(found)) if (items.length > 0) botMetrics.sweptItems.inc({ kind }, items.length);
-    await pruneEvents(context.slackDb).catch((error: unknown) => log.warn({ err: error }, 'pruning old event ids failed'));
-    return expired.length;
+  // Expired requests, runs taken over and stale cards come in thousands at once: they go at Slack's pace, on a client of their own.
+  const backlog = new SweepBacklog(context, new PacedWebClient(config.botToken, clientOptions, app.client));
+  /** `repairs`: also cards, notices and answers to repair, which a sweep that follows at once to drain a backlog leaves to the interval. */
+  const sweepOnce = async (repairs: boolean): Promise<BacklogSwept> => {
+    const swept = await backlog.sweep();
+    const found: Record<string, number> = { expired: swept.expired, recovered: swept.recovered };
+    if (repairs) {
+      const unposted = await claimUnpostedCards(context.slackDb, agent.id, repairAfterMs);
+      for (const actionId of unposted) tasks.run('unposted card', () => postUnpostedCard(context, actionId));
+      const stale = await claimStaleCards(context.slackDb, agent.id, repairAfterMs);
+      backlog.redraw(stale);
+      await sendDueNotices(context, repairAfterMs).catch((error: unknown) => log.warn({ err: error }, 'approval notices failed'));
+      const kept = await claimKeptResults(context.slackDb, agent.id, repairAfterMs);
+      for (const result of kept) tasks.run('kept answer', () => deliverKeptResult(context, result));
+      Object.assign(found, { unposted_card: unposted.length, stale_card: stale.length, kept_answer: kept.length });
+      await pruneEvents(context.slackDb).catch((error: unknown) => log.warn({ err: error }, 'pruning old event ids failed'));
+    }
+    for (const [kind, count] of Object.entries(found)) if (count > 0) botMetrics.sweptItems.inc({ kind }, count);
+    return swept;
   };
 
   let sweeper: { stop(): void } | undefined;
@@ -288,16 +292,22 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       started = true;
       const intervalMs = options.sweepIntervalMs ?? 30_000;
       if (intervalMs > 0) {
-        sweeper = startExpirySweeper([{ sweepExpired: async () => (await sweepExpired(), []) }], {
-          intervalMs,
-          onError: (error) => log.warn({ err: error }, 'expiry sweep failed'),
-        });
+        let repairedAt = -Infinity;
+        sweeper = startSweeping(
+          () => {
+            const repairs = performance.now() - repairedAt >= intervalMs;
+            if (repairs) repairedAt = performance.now();
+            return sweepExpired(repairs);
+          },
+          { intervalMs, onError: (error) => log.warn({ err: error }, 'expiry sweep failed') },
+        );
       }
       log.info({ mode: receiver ? 'http' : 'socket', port, botUserId }, 'Slack app started');
       return { ...(port !== undefined ? { port } : {}), botUserId };
     },
     async stop() {
       sweeper?.stop();
+      backlog.stop();
       home.stop();
       if (started) {
         started = false;
@@ -317,8 +327,11 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       }
       await tasks.drain();
     },
-    sweepExpired,
-    idle: () => tasks.drain(),
+    sweepExpired: async () => (await sweepExpired()).expired,
+    async idle() {
+      // A task may hand the backlog more (a redraw), and the backlog starts tasks.
+      while (tasks.size > 0 || !backlog.isIdle) await Promise.all([tasks.drain(), backlog.idle()]);
+    },
   };
 }
 

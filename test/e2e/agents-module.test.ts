@@ -105,4 +105,10 @@ describe('a module that cannot be used stops start-up with a message naming the 
     // No `examples` export: the sandbox offers a question any agent answers, not the demo's requests.
     expect(agents.examples).toEqual(['what can you do?']);
   });
+
+  it('MAX_CONCURRENT_RUNS reaches the module\'s agent: its continuations past it wait for a slot', async () => {
+    const limited = await loadAgentsModule({ path: 'test/fixtures/agents-modules/plain-js.mjs', database: {} as never, logger: silentLogger, runLeaseMs: 60_000, maxConcurrentRuns: 5 });
+    const workspace = { botUserId: 'UBOT', resolveGroupMembers: async () => [] };
+    expect(limited.agentFor(workspace).runtime.runSlots.limit).toBe(5);
+  });
 });

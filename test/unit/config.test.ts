@@ -10,6 +10,8 @@ describe('parseConfig', () => {
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.slack)).toBe(true);
     expect(config.timings).toEqual({ runLeaseMs: 60_000, sweepIntervalMs: 30_000, cardRepairAfterMs: 60_000 });
+    expect(config.maxConcurrentRuns).toBe(32);
+    expect(parseConfig({ MAX_CONCURRENT_RUNS: '4' }).maxConcurrentRuns).toBe(4);
     expect(parseConfig({ RUN_LEASE_MS: '5000', SWEEP_INTERVAL_MS: '1000', CARD_REPAIR_AFTER_MS: '2000' }).timings).toEqual({
       runLeaseMs: 5_000,
       sweepIntervalMs: 1_000,
@@ -35,6 +37,8 @@ describe('parseConfig', () => {
     [{ RUN_LEASE_MS: 'a minute' }, 'RUN_LEASE_MS'],
     [{ RUN_LEASE_MS: '10' }, 'RUN_LEASE_MS'],
     [{ SWEEP_INTERVAL_MS: '1.5' }, 'SWEEP_INTERVAL_MS'],
+    [{ MAX_CONCURRENT_RUNS: '0' }, 'MAX_CONCURRENT_RUNS'],
+    [{ MAX_CONCURRENT_RUNS: 'many' }, 'MAX_CONCURRENT_RUNS'],
     [{ CARD_REPAIR_AFTER_MS: '-1' }, 'CARD_REPAIR_AFTER_MS'],
     [{ CARD_REPAIR_AFTER_MS: '100000000' }, 'CARD_REPAIR_AFTER_MS'],
     [{ SLACK_ASSISTANT: 'yes' }, 'SLACK_ASSISTANT'],

@@ -1,6 +1,6 @@
 import type { ExpiredRequest } from '../../agent/types.js';
 import type { PendingAction } from '../../db/rows.js';
-import type { CardRow } from '../store/cards.js';
+import { findCard, type CardRow } from '../store/cards.js';
 import { expiredText } from '../blocks/notice-text.js';
 import { updateCard } from './update-card.js';
 import { runInThread } from './run-in-thread.js';
@@ -29,9 +29,14 @@ export async function tellRequesterExpired(ctx: SlackContext, action: PendingAct
   }
 }
 
-/** After the expiry sweep: the card says Expired and the run's continuation shows in its thread. */
-export async function handleExpired(ctx: SlackContext, expired: ExpiredRequest): Promise<void> {
-  const card = await updateCard(ctx, expired.action.id);
+/**
+ * After the expiry sweep: the card says Expired and the run's continuation shows in its thread.
+ * With `redraw`, the card is handed to it instead of redrawn here (the sweep redraws a backlog at
+ * the pace Slack allows, while the runs go on).
+ */
+export async function handleExpired(ctx: SlackContext, expired: ExpiredRequest, redraw?: (actionId: number) => void): Promise<void> {
+  const card = redraw ? await findCard(ctx.slackDb, expired.action.id) : await updateCard(ctx, expired.action.id);
+  redraw?.(expired.action.id);
   refreshHomesFor(ctx, expired.action);
   await tellRequesterExpired(ctx, expired.action, card);
   if (!expired.stream) return;

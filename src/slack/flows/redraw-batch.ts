@@ -10,8 +10,12 @@ import { renderBatchCard } from './render-batch-card.js';
 /** How often a redraw draws again because a member moved on while the batch was being drawn. */
 const MAX_DRAWS = 3;
 
-/** The redraw of each batch under way in this process, by its first member: the next one waits for it. */
-const redraws = new WeakMap<SlackContext, Map<number, Promise<unknown>>>();
+/**
+ * The redraw of each batch under way in this process, by its first member: the next one waits for
+ * it. Kept by the process's map of card redraws, which every view of its context shares (the
+ * sweep's backlog works with one of its own, on another client).
+ */
+const redraws = new WeakMap<SlackContext['cardRedraws'], Map<number, Promise<unknown>>>();
 
 /**
  * Redraws every message of the batch `members` (a card row's `batch`) from its members' current rows. A click
@@ -24,8 +28,8 @@ const redraws = new WeakMap<SlackContext, Map<number, Promise<unknown>>>();
 export async function redrawBatch(ctx: SlackContext, members: readonly number[]): Promise<void> {
   const lead = members[0];
   if (lead === undefined) return;
-  let queue = redraws.get(ctx);
-  if (!queue) redraws.set(ctx, (queue = new Map()));
+  let queue = redraws.get(ctx.cardRedraws);
+  if (!queue) redraws.set(ctx.cardRedraws, (queue = new Map()));
   const before = queue.get(lead);
   const mine = (async () => {
     if (before) await before.catch(() => undefined);

@@ -13,7 +13,7 @@ import { AgentsModuleError } from './bot/agents-module-error.js';
 import { runWithSandbox } from './sandbox/run-with-sandbox.js';
 import { join } from 'node:path';
 import { suspendedRunsRoute } from './http/suspended-runs-route.js';
-import { createSlackApp } from './slack/create-slack-app.js';
+import { createSlackApp } from './slack/app.js';
 import { slackWebClient } from './slack/transport/slack-web-client.js';
 import { slackGroupResolver } from './slack/transport/slack-group-resolver.js';
 import { AgentError } from './agent/errors.js';

@@ -4,7 +4,7 @@
  * Every call it records is summarised and sent to the parent (`calls` events, batched per tick).
  *   node --import tsx bench/lib/simulator-process.ts   (with an IPC channel; see child-rpc.ts)
  */
-import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { startSlackSimulator, type RateLimit, type RecordedCall, type SlackSimulator } from '../../src/simulator/index.js';
 import { serveRpc } from './child-rpc.js';
 

@@ -13,7 +13,7 @@
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { appMentionEnvelope, blockActionsPayload, FAKE_BOT_TOKEN, formBody, SLACK_IDS } from '../../src/simulator/index.js';
 import { ChildRpc } from './child-rpc.js';
 import type { CallSummary } from './simulator-process.js';

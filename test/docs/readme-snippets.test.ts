@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { readmeSnippets } from '../helpers/readme-snippets.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';

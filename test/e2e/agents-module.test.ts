@@ -5,7 +5,7 @@ import { AgentsModuleError } from '../../src/bot/agents-module-error.js';
 import { loadAgentsModule } from '../../src/bot/load-agents-module.js';
 import type { BotAgents } from '../../src/bot-agents.js';
 import { silentLogger } from '../../src/logger.js';
-import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { backends } from '../helpers/db.js';
 import { clickButton, mention, slackHarness, startBot, textOf, updatesOf, waitForCard, waitForText, waitForUpdate } from '../helpers/slack-bot.js';
 import { viewSubmissionPayload } from '../../src/simulator/index.js';

@@ -5,7 +5,7 @@ import { askUserTool } from '../../src/agent/ask-user.js';
 import { findAction } from '../../src/db/pending-actions.js';
 import { suspendedRunsRoute } from '../../src/http/suspended-runs-route.js';
 import { silentLogger } from '../../src/logger.js';
-import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
+import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
 import { backends } from '../helpers/db.js';
 import { opsAgent } from '../helpers/ops-agent.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';

@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
-import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
+import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
 import { viewSubmissionPayload, type RecordedCall } from '../../src/simulator/index.js';
 import { backends } from '../helpers/db.js';
 import { recordingRefundTool } from '../helpers/recording-refund-tool.js';

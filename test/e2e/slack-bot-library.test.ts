@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { createSlackBot, type SlackBot } from '../../src/bot/create-slack-bot.js';
-import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
+import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
 import { backends } from '../helpers/db.js';
 import { FAKE_BOT_TOKEN, slackSender, viewSubmissionPayload } from '../../src/simulator/index.js';
 import { scriptedModel } from '../helpers/scripted-model.js';

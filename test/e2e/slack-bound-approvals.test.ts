@@ -5,7 +5,7 @@ import { createTool } from '../../src/agent/tool.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { attachMcpServers, type AttachedMcpServers } from '../../src/mcp/attach-mcp-servers.js';
 import { STATED_REASON_FIELD } from '../../src/agent/stated-reason.js';
-import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { backends } from '../helpers/db.js';
 import { callLog, rugPull, stdioTracker } from '../helpers/mcp.js';

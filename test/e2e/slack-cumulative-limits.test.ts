@@ -11,7 +11,7 @@ import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { Agent } from '../../src/agent/agent.js';
 import { createTool } from '../../src/agent/tool.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
-import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
+import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { viewSubmissionPayload } from '../../src/simulator/index.js';
 import { backends } from '../helpers/db.js';

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
-import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
-import { actionButtonValue, approvalButtonValue } from '../../src/slack/blocks/button-value.js';
-import { APPROVALS_USAGE } from '../../src/slack/flows/approvals-command.js';
-import { UNSEEN_REQUEST } from '../../src/slack/flows/unseen-request.js';
+import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
+import { actionButtonValue, approvalButtonValue } from '../../src/slack/kit/button-value.js';
+import { APPROVALS_USAGE } from '../../src/slack/inbox/approvals-command.js';
+import { UNSEEN_REQUEST } from '../../src/slack/kit/unseen-request.js';
 import {
   appHomeOpenedEnvelope,
   blockActionsPayload,

@@ -13,7 +13,7 @@ import { createTool } from '../../src/agent/tool.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { attachMcpServers, type AttachedMcpServers } from '../../src/mcp/attach-mcp-servers.js';
-import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
+import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
 import { blockActionsPayload, messageEnvelope, viewSubmissionPayload, type SlackSimulator } from '../../src/simulator/index.js';
 import { backends } from '../helpers/db.js';
 import { recordingRefundTool } from '../helpers/recording-refund-tool.js';

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { listAuditEvents } from '../../src/db/audit.js';
-import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { messageEnvelope } from '../../src/simulator/index.js';
 import { backends } from '../helpers/db.js';
 import { clickButton, freshTs, mention, recordingDeleteTool, slackHarness, waitForCard, waitForEphemeral, waitForText, waitForUpdate, type PostedCard } from '../helpers/slack-bot.js';

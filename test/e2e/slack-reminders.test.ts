@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
-import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { backends } from '../helpers/db.js';
 import type { RecordedCall } from '../../src/simulator/index.js';
 import { clickButton, mention, recordingDeleteTool, slackHarness, waitForCard, waitForText, waitForUpdate, type Bot } from '../helpers/slack-bot.js';

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
-import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { messageEnvelope, type RecordedCall } from '../../src/simulator/index.js';
 import { backends } from '../helpers/db.js';
 import { blocksOf, cardActions, clickButton, freshTs, mention, recordingDeleteTool, slackHarness, waitForCard, waitForText, waitForUpdate, type PostedCard } from '../helpers/slack-bot.js';

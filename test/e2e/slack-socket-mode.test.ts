@@ -6,8 +6,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
-import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
-import { createSlackApp, type SlackApp } from '../../src/slack/create-slack-app.js';
+import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
+import { createSlackApp, type SlackApp } from '../../src/slack/app.js';
 import { slackGroupResolver } from '../../src/slack/transport/slack-group-resolver.js';
 import { slackWebClient } from '../../src/slack/transport/slack-web-client.js';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
-import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { backends } from '../helpers/db.js';
 import { viewSubmissionPayload } from '../../src/simulator/index.js';
 import {

@@ -4,7 +4,7 @@ import { Agent } from '../../src/agent/agent.js';
 import { askUserTool } from '../../src/agent/ask-user.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
-import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/blocks/action-ids.js';
+import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
 import { appHomeOpenedEnvelope, appMentionEnvelope, blockActionsPayload, messageEnvelope, SLACK_IDS, viewSubmissionPayload, type StoredView } from '../../src/simulator/index.js';
 import { backends } from '../helpers/db.js';
 import { viewText } from '../helpers/home-view.js';

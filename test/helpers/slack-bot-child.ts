@@ -10,7 +10,7 @@ import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { openDatabase } from '../../src/db/database.js';
 import { createLogger } from '../../src/logger.js';
-import { createSlackApp } from '../../src/slack/create-slack-app.js';
+import { createSlackApp } from '../../src/slack/app.js';
 import { FAKE_BOT_TOKEN, SLACK_IDS } from '../../src/simulator/index.js';
 import { recordingDeleteTool } from './recording-delete-tool.js';
 import { scriptedModel, type ScriptStep } from './scripted-model.js';

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slackDb } from '../../src/slack/store/slack-tables.js';
-import { claimEventStartingRun, lockThread } from '../../src/slack/store/claim-event.js';
-import { markRunShown } from '../../src/slack/store/mark-run-shown.js';
-import { claimUnpostedCards, flagLostCard, settleCardRepair } from '../../src/slack/store/claim-unposted-cards.js';
-import { findThread } from '../../src/slack/store/threads.js';
+import { slackDb } from '../../src/slack/tables.js';
+import { claimEventStartingRun, lockThread } from '../../src/slack/thread/claim-event.js';
+import { markRunShown } from '../../src/slack/thread/mark-run-shown.js';
+import { claimUnpostedCards, flagLostCard, settleCardRepair } from '../../src/slack/card/claim-unposted-cards.js';
+import { findThread } from '../../src/slack/thread/threads.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { scriptedModel } from '../helpers/scripted-model.js';

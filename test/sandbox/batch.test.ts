@@ -4,7 +4,7 @@
  * three, each once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTION_IDS } from '../../src/slack/blocks/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { shownText, startStack, type Stack } from './stack.js';
 
 let s: Stack;

@@ -10,7 +10,7 @@ import { seedDemoData } from '../../src/demo/seed-demo-data.js';
 import { createDemoTables, demoDb, type DemoDb } from '../../src/demo/demo-tables.js';
 import { runWithSandbox, type RunningSandbox } from '../../src/sandbox/run-with-sandbox.js';
 import type { StoredEphemeral, StoredMessage } from '../../src/sandbox/store.js';
-import { createSlackApp } from '../../src/slack/create-slack-app.js';
+import { createSlackApp } from '../../src/slack/app.js';
 import { slackGroupResolver } from '../../src/slack/transport/slack-group-resolver.js';
 import { slackWebClient } from '../../src/slack/transport/slack-web-client.js';
 import { openDatabase, type Database } from '../../src/db/database.js';

@@ -1,5 +1,5 @@
 import type { Logger } from '../../logger.js';
-import { errorReference } from '../flows/error-reference.js';
+import { errorReference } from '../kit/error-reference.js';
 import type { InboundRequests } from './inbound-requests.js';
 
 /** Longest a handed-off task waits for the receiver to catch up, so steady traffic cannot starve it. */

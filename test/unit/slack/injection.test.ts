@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { approvalCard } from '../../../src/slack/blocks/approval-card.js';
-import type { ApprovalCardState, QuestionCardState, SuspensionCardState } from '../../../src/slack/blocks/card-types.js';
-import { declineModal } from '../../../src/slack/blocks/decline-modal.js';
-import { questionCard } from '../../../src/slack/blocks/question-card.js';
-import { respondModal } from '../../../src/slack/blocks/respond-modal.js';
-import { suspensionCard } from '../../../src/slack/blocks/suspension-card.js';
+import { approvalCard } from '../../../src/slack/card/approval-card.js';
+import type { ApprovalCardState, QuestionCardState, SuspensionCardState } from '../../../src/slack/card/card-types.js';
+import { declineModal } from '../../../src/slack/approval/decline-modal.js';
+import { questionCard } from '../../../src/slack/answer/question-card.js';
+import { respondModal } from '../../../src/slack/answer/respond-modal.js';
+import { suspensionCard } from '../../../src/slack/answer/suspension-card.js';
 import { blockLimitErrors, viewLimitErrors } from '../../../src/simulator/index.js';
-import { markdownToMrkdwn } from '../../../src/slack/mrkdwn/markdown-to-mrkdwn.js';
-import { splitMessage } from '../../../src/slack/mrkdwn/split-message.js';
-import { expectNoInjection, expectWellFormed, INJECTION, INJECTIONS, textsIn } from './block-text.js';
+import { markdownToMrkdwn } from '../../../src/slack/kit/mrkdwn/markdown-to-mrkdwn.js';
+import { splitMessage } from '../../../src/slack/kit/mrkdwn/split-message.js';
+import { expectNoInjection, expectWellFormed, INJECTION, INJECTIONS, textsIn } from '../../helpers/slack/block-text.js';
 
 /** Injection in every string a model or user controls, at normal and at extreme size. */
 const SIZES = [1, 400];

@@ -1,7 +1,7 @@
 import { App } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
-import { ACTION_IDS, CALLBACK_IDS } from '../../../src/slack/blocks/action-ids.js';
-import { interactionRoutes } from '../../../src/slack/listeners/interaction-routes.js';
+import { ACTION_IDS, CALLBACK_IDS } from '../../../src/slack/kit/action-ids.js';
+import { interactionRoutes } from '../../../src/slack/interaction-routes.js';
 
 const app = () => new App({ token: 'xoxb-1', signingSecret: 's', deferInitialization: true, tokenVerificationEnabled: false });
 const unknown = { unknownAction: async () => {}, unknownView: async () => {}, malformedAction: async () => {}, malformedView: async () => {} };

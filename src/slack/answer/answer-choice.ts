@@ -1,0 +1,56 @@
+import type { BlockElementAction } from '@slack/bolt';
+import { parseCardBlockId } from '../kit/action-ids.js';
+import type { Click, SlackContext } from '../context.js';
+import { questionOf } from '../card/card-subject.js';
+import { clickedCard, tamperedButton } from '../card/clicked-card.js';
+import { recordAnswer, showAnswer, type RecordedAnswer } from './resume-from-slack.js';
+import { tellUser } from '../kit/tell-user.js';
+
+/** What a choice came to: nothing to say (no clicker), a message for the clicker alone, or a recorded answer. */
+export type RecordedChoice = undefined | { tell: string; click: Click } | { answer: RecordedAnswer };
+
+/**
+ * Reads an askUser choice: the option values are indexes into the question's
+ * options, mapped back to the exact labels here, and the answer is recorded
+ * (its run's work waits for `startAfter`). Nothing is posted here.
+ */
+export async function recordChoice(
+  ctx: SlackContext,
+  click: Click | undefined,
+  action: Pick<BlockElementAction, 'block_id' | 'action_id'>,
+  selected: string[],
+  multi: boolean,
+  startAfter: Promise<void>,
+  buttonActionId?: number,
+): Promise<RecordedChoice> {
+  if (!click) return undefined;
+  const block = parseCardBlockId(action.block_id);
+  const actionId = block?.kind === 'question' && (buttonActionId === undefined || buttonActionId === block.actionId) ? block.actionId : undefined;
+  const checked = actionId === undefined ? false : await clickedCard(ctx, click, actionId);
+  if (!checked) return tampered(ctx, click, action);
+  const row = checked.state?.action;
+  const question = row ? questionOf(ctx.agent, row) : undefined;
+  if (!row || !question?.options) return tampered(ctx, click, action);
+
+  const labels: string[] = [];
+  for (const value of selected) {
+    const option = /^\d{1,3}$/.test(value) ? question.options[Number(value)] : undefined;
+    if (!option) return tampered(ctx, click, action);
+    labels.push(option.label);
+  }
+  if (labels.length === 0) return { tell: multi ? 'Tick at least one option, then press Submit.' : 'Choose an option.', click };
+  const data = question.selectionMode === 'multi_select' ? labels : labels[0];
+  return { answer: await recordAnswer(ctx, row, data, click, startAfter) };
+}
+
+/** Shows a recorded choice (the card and the run's continuation), or tells the clicker why it was not taken. */
+export async function showChoice(ctx: SlackContext, recorded: RecordedChoice): Promise<void> {
+  if (!recorded) return;
+  if ('tell' in recorded) return tellUser(ctx, recorded.click, recorded.tell);
+  await showAnswer(ctx, recorded.answer);
+}
+
+function tampered(ctx: SlackContext, click: Click, action: Pick<BlockElementAction, 'block_id' | 'action_id'>): RecordedChoice {
+  ctx.logger.warn({ user: click.user, actionId: action.action_id, blockId: action.block_id }, 'question answer refused: does not match a card');
+  return { tell: tamperedButton, click };
+}

@@ -1,0 +1,133 @@
+import type { ButtonAction } from '@slack/bolt';
+import type { z } from 'zod';
+import type { PendingAction } from '../../db/rows.js';
+import { resumeSchemaFor } from '../../agent/tool.js';
+import { parseCardBlockId } from '../kit/action-ids.js';
+import { parseButtonValue } from '../kit/button-value.js';
+import type { RespondField } from '../card/card-types.js';
+import { parseRespondModal, respondFieldBlockId, respondModal } from './respond-modal.js';
+import type { SubmittedView } from '../kit/submitted-payloads.js';
+import { splitPayload } from './suspension-card.js';
+import type { Click, Person } from '../context.js';
+import type { SlackContext } from '../context.js';
+import { findCard } from '../card/cards.js';
+import { clickedCard, tamperedButton } from '../card/clicked-card.js';
+import { errorReference } from '../kit/error-reference.js';
+import { failureText } from '../kit/failure-text.js';
+import { mayAnswer } from './may-answer.js';
+import { describeOutcome } from '../card/refusal-text.js';
+import { recordAnswer, type RecordedAnswer } from './resume-from-slack.js';
+import { respondFieldsFor } from './respond-fields.js';
+import { tellUser } from '../kit/tell-user.js';
+
+/** The form a suspended tool's flat resume schema turns into, with the schema to check answers against. */
+function formFor(ctx: SlackContext, action: PendingAction): { schema: z.ZodType; fields: RespondField[] } | undefined {
+  const tool = ctx.agent.toolOf(action);
+  const schema = tool ? resumeSchemaFor(tool, action.args) : undefined;
+  const fields = respondFieldsFor(schema);
+  return schema && fields ? { schema, fields } : undefined;
+}
+
+/** What the tool asked, for the top of its form (the card shows the same). */
+function questionOfPayload(payload: unknown): { question?: string } {
+  const { message } = splitPayload(payload);
+  return message !== undefined && message.trim() !== '' ? { question: message } : {};
+}
+
+/**
+ * Respond on a suspension card: checks the button and who is answering, then
+ * opens the modal built from the tool's resume schema; says why not otherwise.
+ */
+export async function openRespondForm(ctx: SlackContext, click: Click, action: Pick<ButtonAction, 'value' | 'block_id'>): Promise<void> {
+  const value = parseButtonValue(action.value);
+  const block = parseCardBlockId(action.block_id);
+  const checked = value && block?.kind === 'suspension' && block.actionId === value.actionId ? await clickedCard(ctx, click, value.actionId) : false;
+  const row = checked ? checked.state?.action : undefined;
+  if (!row || row.kind !== 'suspension') {
+    ctx.logger.warn({ user: click.user, value: action.value }, 'respond button refused: does not match a card');
+    return tellUser(ctx, click, tamperedButton);
+  }
+  if (row.status !== 'pending') return tellUser(ctx, click, `This request was ${describeOutcome(row)}. Nothing was changed.`);
+  if (!(await mayAnswer(ctx, row, click))) {
+    return tellUser(ctx, click, 'Only the person who started this run can answer this. Nothing was changed.');
+  }
+  const form = formFor(ctx, row);
+  if (!form) return tellUser(ctx, click, 'This input cannot be given in a form; reply in this thread instead.');
+  try {
+    if (!click.triggerId) throw new Error('no trigger_id');
+    await ctx.client.views.open({ trigger_id: click.triggerId, view: respondModal({ actionId: row.id, toolName: row.tool_name, ...questionOfPayload(row.suspend_payload), fields: form.fields }) });
+  } catch (error) {
+    ctx.logger.warn({ err: error, actionId: row.id }, 'respond modal could not open');
+    await tellUser(ctx, click, 'I could not open the form. Press Respond again, or reply in this thread.');
+  }
+}
+
+/** What a Respond modal's submission comes to: close it, show errors beside its fields, or an answer to record. */
+export type RespondSubmission =
+  | { kind: 'close' }
+  | { kind: 'errors'; errors: Record<string, string> }
+  | { kind: 'answer'; row: PendingAction; data: unknown };
+
+/**
+ * Reads a Respond modal's submission and checks the answer against the tool's
+ * resume schema before the modal closes, so a wrong value is shown next to its
+ * field instead of in a message after the fact.
+ */
+export async function checkRespondSubmission(
+  ctx: SlackContext,
+  view: SubmittedView,
+  user: string,
+): Promise<RespondSubmission> {
+  const meta = parseButtonValue(view.private_metadata);
+  let row: PendingAction | undefined;
+  try {
+    row = meta ? await ctx.agent.findRequest(meta.actionId) : undefined;
+  } catch (error) {
+    // The modal must still close within Slack's 3 seconds; the person can press Respond again.
+    ctx.logger.error({ err: error, user, ref: errorReference() }, 'respond modal: request could not be loaded');
+    return { kind: 'close' };
+  }
+  const form = row && row.kind === 'suspension' ? formFor(ctx, row) : undefined;
+  if (!row || !form) {
+    ctx.logger.warn({ user, metadata: view.private_metadata }, 'respond modal submitted for an unknown request');
+    return { kind: 'close' };
+  }
+  const parsed = parseRespondModal(form.fields, view.state.values);
+  if (!parsed.ok) return { kind: 'errors', errors: parsed.errors };
+  const checked = form.schema.safeParse(parsed.data);
+  if (!checked.success) {
+    const errors: Record<string, string> = {};
+    for (const issue of checked.error.issues) {
+      const index = form.fields.findIndex((f) => f.name === issue.path[0]);
+      const field = form.fields[index];
+      if (field) errors[respondFieldBlockId(field, index)] ??= issue.message;
+    }
+    if (Object.keys(errors).length > 0) return { kind: 'errors', errors };
+  }
+  return { kind: 'answer', row, data: parsed.data };
+}
+
+/** Records a checked Respond answer beside the request's card (undefined: the request has no card). */
+export async function recordRespondAnswer(
+  ctx: SlackContext,
+  answer: { row: PendingAction; data: unknown },
+  who: Person,
+  startAfter: Promise<void>,
+): Promise<RecordedAnswer | undefined> {
+  const card = await findCard(ctx.slackDb, answer.row.id);
+  if (!card) {
+    ctx.logger.warn({ actionId: answer.row.id }, 'respond modal submitted for a request without a card');
+    return undefined;
+  }
+  const where = { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) };
+  return recordAnswer(ctx, answer.row, answer.data, { ...where, ...who }, startAfter);
+}
+
+/** Tells the submitter, beside the card, that recording or showing their answer failed (with the log reference). */
+export function tellRespondFailure(ctx: SlackContext, actionId: number, user: string): (ref: string) => Promise<void> {
+  return async (ref) => {
+    const card = await findCard(ctx.slackDb, actionId);
+    if (card) await tellUser(ctx, { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}), user }, failureText(ref));
+  };
+}
+

@@ -1,0 +1,83 @@
+import { hasAgentErrorCode, type ResumeValidationError, type ToolCallNotPendingError } from '../../agent/errors.js';
+import type { AgentStream } from '../../agent/types.js';
+import type { PendingAction } from '../../db/rows.js';
+import { mention } from '../kit/mention.js';
+import { updateCard } from '../card/update-card.js';
+import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
+import { mayAnswer } from './may-answer.js';
+import { describeOutcome } from '../card/refusal-text.js';
+import { runInThread } from '../thread/run-in-thread.js';
+import { actorOf, type Person, type SlackContext, type ThreadTarget } from '../context.js';
+import { targetForAction } from '../thread/target-for-action.js';
+import { tellUser } from '../kit/tell-user.js';
+import { recipientOf } from '../thread/answer-stream.js';
+
+export type ResumeOutcome = { ok: true } | { ok: false; message: string };
+
+/** An answer recorded (its run's continuation ready to show), or why it was refused. */
+export type RecordedAnswer =
+  | { ok: true; stream: AgentStream; action: PendingAction; who: ThreadTarget & Person }
+  | { ok: false; message: string; who: ThreadTarget & Person };
+
+/**
+ * Gives a suspended tool (or askUser) its answer from Slack: checks who is
+ * answering, lets the runtime validate and record the data (the continuation
+ * waits for `startAfter`). Nothing is posted here: showAnswer does that, after
+ * a click has been acknowledged.
+ */
+export async function recordAnswer(
+  ctx: SlackContext,
+  action: PendingAction,
+  data: unknown,
+  who: ThreadTarget & Person,
+  startAfter?: PromiseLike<unknown>,
+): Promise<RecordedAnswer> {
+  const refuse = (message: string): RecordedAnswer => ({ ok: false, message, who });
+  if (action.kind !== 'suspension') return refuse('That is not a question or input request. Nothing was changed.');
+  if (action.status !== 'pending') return refuse(`This request was ${describeOutcome(action)}. Nothing was changed.`);
+  if (!(await mayAnswer(ctx, action, who))) {
+    ctx.logger.info({ actionId: action.id, user: who.user }, 'answer refused: not the requester');
+    const owner = action.requester ? mention(action.requester) : 'the person who started this run';
+    return refuse(`Only ${owner} can answer this. Nothing was changed.`);
+  }
+  let stream;
+  try {
+    stream = await ctx.agent.resumeStream(data, { runId: action.root_run_id, actionId: action.id, actor: actorOf(who) }, startAfter ? { startAfter } : {});
+  } catch (error) {
+    if (hasAgentErrorCode(error, 'RESUME_DATA_INVALID')) {
+      return refuse(`That answer does not fit: ${escapeMrkdwn((error as ResumeValidationError).issues.join('; '))}`);
+    }
+    if (hasAgentErrorCode(error, 'TOOL_CALL_NOT_PENDING') && (error as ToolCallNotPendingError).reason === 'not-allowed') {
+      return refuse(`${escapeMrkdwn((error as ToolCallNotPendingError).detail ?? 'You may not answer this.')} Nothing was changed.`);
+    }
+    if (hasAgentErrorCode(error, 'TOOL_CALL_NOT_PENDING') || hasAgentErrorCode(error, 'SNAPSHOT_NOT_FOUND')) {
+      return refuse('This was already answered or its run has ended. Nothing was changed.');
+    }
+    throw error;
+  }
+  ctx.logger.info({ actionId: action.id, user: who.user }, 'suspension resumed from Slack');
+  return { ok: true, stream, action, who };
+}
+
+/** Shows a recorded answer: the card redrawn with it and the run's continuation; a refusal goes to the person only. */
+export async function showAnswer(ctx: SlackContext, recorded: RecordedAnswer, options: { reactTo?: { channel: string; ts: string } } = {}): Promise<ResumeOutcome> {
+  if (!recorded.ok) {
+    await tellUser(ctx, recorded.who, recorded.message);
+    return { ok: false, message: recorded.message };
+  }
+  const card = await updateCard(ctx, recorded.action.id);
+  const target = (await targetForAction(ctx, recorded.action, recorded.who, { card })) ?? recorded.who;
+  await runInThread(ctx, recorded.stream, target, { ...options, ...recipientOf(recorded.action.requester, recorded.who) });
+  return { ok: true };
+}
+
+/** recordAnswer then showAnswer, for an answer that needs no acknowledgement first (a thread reply). */
+export async function resumeFromSlack(
+  ctx: SlackContext,
+  action: PendingAction,
+  data: unknown,
+  who: ThreadTarget & Person,
+  options: { reactTo?: { channel: string; ts: string } } = {},
+): Promise<ResumeOutcome> {
+  return showAnswer(ctx, await recordAnswer(ctx, action, data, who), options);
+}

@@ -1,0 +1,48 @@
+import type { BlockAction, ButtonAction } from '@slack/bolt';
+import { ACTION_IDS } from '../kit/action-ids.js';
+import { openDecline, recordApproval, showApproval } from './approval-click.js';
+import { tellClicker } from '../card/clicked-card.js';
+import { openApproveReason } from './approve-with-reason.js';
+import { showArguments } from './show-arguments.js';
+import type { SlackContext } from '../context.js';
+import { clickOf } from '../kit/click-of.js';
+import type { InteractionRoutes } from '../interaction-routes.js';
+import { recordThenAck } from '../ack.js';
+
+/**
+ * Approve decides at once, recorded before the click is acknowledged (see
+ * recordThenAck); Decline first asks for an optional reason in a modal, and so does Approve
+ * (a required one) where the policy says requireReason. Show arguments opens a read-only modal.
+ */
+export function registerApprovalActions(routes: InteractionRoutes, ctx: SlackContext): void {
+  routes.action<BlockAction<ButtonAction>>(ACTION_IDS.approve, async ({ ack, body, action }) => {
+    await recordThenAck(ctx, ack, {
+      name: 'approve',
+      record: (startAfter) => recordApproval(ctx, clickOf(body), action, startAfter),
+      show: (recorded) => showApproval(ctx, recorded),
+      onError: tellClicker(ctx, clickOf(body)),
+    });
+  });
+  // "Approve and allow for …": the same approve, which also asks to remember the approval.
+  routes.action<BlockAction<ButtonAction>>(ACTION_IDS.approveRemember, async ({ ack, body, action }) => {
+    await recordThenAck(ctx, ack, {
+      name: 'approve and remember',
+      record: (startAfter) => recordApproval(ctx, clickOf(body), action, startAfter, { remember: true }),
+      show: (recorded) => showApproval(ctx, recorded),
+      onError: tellClicker(ctx, clickOf(body)),
+    });
+  });
+  routes.action<BlockAction<ButtonAction>>(ACTION_IDS.decline, async ({ ack, body, action }) => {
+    await ack();
+    ctx.tasks.run('decline', () => openDecline(ctx, clickOf(body), action), tellClicker(ctx, clickOf(body)));
+  });
+  // Where the policy wants a reason, Approve opens a form for it; the approval comes with its submission.
+  routes.action<BlockAction<ButtonAction>>(ACTION_IDS.approveWithReason, async ({ ack, body, action }) => {
+    await ack();
+    ctx.tasks.run('approve-with-reason', () => openApproveReason(ctx, clickOf(body), action), tellClicker(ctx, clickOf(body)));
+  });
+  routes.action<BlockAction<ButtonAction>>(ACTION_IDS.showArguments, async ({ ack, body, action }) => {
+    await ack();
+    ctx.tasks.run('show-arguments', () => showArguments(ctx, clickOf(body), action), tellClicker(ctx, clickOf(body)));
+  });
+}

@@ -1,0 +1,74 @@
+import type { Agent } from '../../agent/agent.js';
+import type { PendingAction } from '../../db/rows.js';
+import { approversAt } from '../../approvals/approvers-at.js';
+import { batchCard } from './batch-card.js';
+import { truncate } from '../kit/limits.js';
+import { whoDecides } from '../kit/who-decides.js';
+import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
+import { approvalState, type RenderedCard } from '../card/render-card.js';
+import { callOnCard, editShownOnCard } from '../card/card-description.js';
+import { editFacts } from '../edit/edit-form.js';
+
+/** A member of a batch as drawn: its request row, and whether its approved call was blocked at the gate. */
+export interface BatchMemberRow {
+  action: PendingAction;
+  blocked: boolean;
+}
+
+/**
+ * Every message of a batch card, drawn from its members' rows (the truth every instance shares,
+ * as for a single card), one per part in `parts` (see batchParts), and every part says how many
+ * calls of the whole batch the run still waits for.
+ */
+export function renderBatchCard(agent: Agent, parts: ReadonlyArray<readonly BatchMemberRow[]>, now = new Date()): RenderedCard[] {
+  const members = parts.flat();
+  const states = members.map((m) => ({ row: m.action, state: approvalState(m.action, m.blocked, now) }));
+  const waiting = states.filter((s) => s.state.kind === 'pending').length;
+  const first = members[0]?.action;
+  const approvers = new Set<string>();
+  let notify: 'mentions' | 'none' = 'mentions';
+  for (const m of members) {
+    const requirement = agent.requirementOf(m.action);
+    for (const id of approversAt(requirement, new Date(m.action.created_at), now)) approvers.add(id);
+    if (requirement.reach.notify === 'none') notify = 'none';
+  }
+  const pendingExpiries = states
+    .filter((s) => s.state.kind === 'pending' && s.row.expires_at)
+    .map((s) => new Date(s.row.expires_at!).getTime());
+  const tools = escapeMrkdwn(truncate(members.map((m) => m.action.tool_name).join(', '), 200));
+  const who = [...approvers];
+  const text =
+    `${members.length} actions need approval: ${tools}` +
+    (waiting > 0 && notify === 'mentions' && who.length > 0 ? ` for ${whoDecides(who, notify, { maxChars: 1500 })}` : '');
+  let offset = 0;
+  return parts.map((memberRows, i): RenderedCard => {
+    const part = states.slice(offset, offset + memberRows.length);
+    offset += memberRows.length;
+    return {
+      kind: 'approval',
+      text,
+      blocks: batchCard({
+        total: members.length,
+        part: i + 1,
+        parts: parts.length,
+        offset: offset - part.length,
+        waiting,
+        ...(first?.requester ? { requester: first.requester } : {}),
+        approvers: who,
+        notify,
+        ...(pendingExpiries.length > 0 ? { expiresAt: new Date(Math.min(...pendingExpiries)) } : {}),
+        members: part.map((s) => ({
+          actionId: s.row.id,
+          toolName: s.row.tool_name,
+          args: s.row.args,
+          fingerprint: s.row.fingerprint ?? '',
+          quorum: s.row.quorum,
+          approvals: s.row.approvals.map((a) => a.userId),
+          state: s.state,
+          described: callOnCard(agent, s.row),
+          ...editFacts(agent, s.row, editShownOnCard(agent, s.row)),
+        })),
+      }),
+    };
+  });
+}

@@ -1,0 +1,77 @@
+import { failureText } from '../kit/failure-text.js';
+import type { Click, SlackContext } from '../context.js';
+import { tellUser } from '../kit/tell-user.js';
+import { addCardCopies, type CardCopy, type CardRow } from './cards.js';
+import { loadCardState, type CardState } from './card-state.js';
+import { CARD_EVENT_TYPE, parseCardMetadata } from './card-metadata.js';
+import { botMessagesWithMetadata } from './metadata-messages.js';
+import { updateCard } from './update-card.js';
+
+/**
+ * A button's value names the request it decides; a value copied from another
+ * card (or made up) names a request that card is not. When we know where the
+ * request's card is, the click must have come from that very message, or from
+ * a copy of it: one on record, or one the bot posted whose location could not
+ * be stored (see unrecordedCopy). Reads the request with its card: false when
+ * the click is not from the request's card, else the request as read
+ * (undefined when there is no such request), which the handler starts from
+ * instead of reading it again.
+ */
+export async function clickedCard(ctx: SlackContext, click: Click, actionId: number): Promise<{ state: CardState | undefined } | false> {
+  await placesStored(ctx, [actionId]);
+  const state = await loadCardState(ctx.slackDb, actionId);
+  if (cameFromCard(click, state?.card)) return { state };
+  const copy = state?.card ? await unrecordedCopy(ctx, click, actionId) : undefined;
+  if (!state?.card || !copy) return false;
+  await addCardCopies(ctx.slackDb, actionId, [copy]);
+  ctx.logger.warn({ actionId, channel: copy.channel, ts: copy.ts }, 'click on a copy of a card whose location had not been stored; the copy is on record now');
+  const card: CardRow = { ...state.card, copies: [...(state.card.copies ?? []), copy] };
+  // Nothing this click decides redraws a request decided already: the copy is drawn as it is now here.
+  if (state.action.status !== 'pending') ctx.tasks.run('recorded copy', () => updateCard(ctx, actionId));
+  return { state: { ...state, card } };
+}
+
+/**
+ * A click can reach us between chat.postMessage returning and the card's location being stored
+ * (one statement later): a card this process is posting is waited for, so the click is judged
+ * against where its card is, as every later click is. Costs nothing for any other card.
+ */
+export async function placesStored(ctx: Pick<SlackContext, 'cardsInFlight'>, actionIds: readonly number[]): Promise<void> {
+  for (const id of actionIds) await ctx.cardsInFlight.get(id)?.stored;
+}
+
+function cameFromCard(click: Click, card: CardRow | undefined): boolean {
+  if (!card) return true;
+  // A copy routed to an approver is the request's card as much as the one in the thread.
+  return [card, ...(card.copies ?? [])].some((c) => c.channel === click.channel && (click.messageTs === undefined || c.ts === click.messageTs));
+}
+
+/**
+ * The clicked message as a copy of the request's card, when it is one the bot posted (its
+ * metadata says so) but whose location could not be stored after posting (the database
+ * connection dropped in between): copies are routed after the card is stored, each recorded once
+ * posted. Asked of Slack only for a click from no message on record. A DM copy is its person's.
+ */
+async function unrecordedCopy(ctx: SlackContext, click: Click, actionId: number): Promise<CardCopy | undefined> {
+  if (click.messageTs === undefined) return undefined;
+  try {
+    const ts = click.messageTs;
+    const messages = await botMessagesWithMetadata(ctx, { channel: click.channel }, CARD_EVENT_TYPE, { oldest: ts, latest: ts, inclusive: true });
+    const facts = messages.find((m) => m.ts === ts);
+    const copy = facts && parseCardMetadata(facts.payload);
+    if (!copy?.copy || copy.actionIds.length !== 1 || copy.actionIds[0] !== actionId) return undefined;
+    return { channel: click.channel, ts, ...(click.channel.startsWith('D') ? { user: click.user } : {}) };
+  } catch (error) {
+    ctx.logger.warn({ err: error, actionId }, 'could not read the clicked message to tell whether it is a copy of the card');
+    return undefined;
+  }
+}
+
+export const tamperedButton = 'This button does not belong to a request I know, so nothing was changed.';
+
+/** For BackgroundTasks: a failed click handler tells the clicker, with the log reference. */
+export function tellClicker(ctx: SlackContext, click: Click | undefined): (ref: string) => Promise<void> {
+  return async (ref) => {
+    if (click) await tellUser(ctx, click, failureText(ref));
+  };
+}

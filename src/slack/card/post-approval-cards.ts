@@ -1,0 +1,27 @@
+import type { AgentStream, ApprovalRequest } from '../../agent/types.js';
+import type { SlackContext, ThreadTarget } from '../context.js';
+import { postBatchCard } from '../batch/post-batch-card.js';
+import { postCard } from './post-card.js';
+
+/**
+ * The cards for the approval requests a run announced together when it paused: the calls of one
+ * run's step (two or more) share one batch card; a lone call gets the card it always had.
+ */
+export async function postApprovalCards(
+  ctx: SlackContext,
+  requests: readonly ApprovalRequest[],
+  target: ThreadTarget,
+  onCancelled: (stream: AgentStream) => Promise<void>,
+): Promise<void> {
+  const byRun = new Map<string, ApprovalRequest[]>();
+  for (const r of requests) {
+    const group = byRun.get(r.runId);
+    if (group) group.push(r);
+    else byRun.set(r.runId, [r]);
+  }
+  for (const group of byRun.values()) {
+    const stored = group.map((r) => ctx.agent.storedRequestOf(r));
+    if (group.length === 1) await postCard(ctx, group[0]!.actionId, target, onCancelled, stored[0]);
+    else await postBatchCard(ctx, group.map((r) => r.actionId), target, onCancelled, stored);
+  }
+}

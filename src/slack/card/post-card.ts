@@ -1,0 +1,127 @@
+import type { AgentStream } from '../../agent/types.js';
+import type { PendingAction } from '../../db/rows.js';
+import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
+import { errorReference } from '../kit/error-reference.js';
+import { truncate } from '../kit/limits.js';
+import type { CardInFlight, SlackContext, ThreadTarget } from '../context.js';
+import { saveCard } from './cards.js';
+import { updateCard } from './update-card.js';
+import { renderCard } from './render-card.js';
+import { routeCard } from '../routing/route-card.js';
+import { unreachableQuorumOf } from './unreachable-quorum-of.js';
+import { cardStateKey } from './card-state-key.js';
+import { blocksAsJson } from '../transport/blocks-as-json.js';
+import { refreshHomesFor } from '../inbox/affected-users.js';
+import { cardMetadata } from './card-metadata.js';
+
+export type PostCardOutcome = 'posted' | 'fallback' | 'cancelled' | 'missing';
+
+/**
+ * Posts the card for a pending action and remembers where it went. A card that
+ * cannot be posted must not leave a run waiting on a button nobody can see:
+ * first a plain-text notice is tried, and when even that fails the request is
+ * cancelled (the run then continues with a denied result) and logged with a reference.
+ * `onCancelled` receives that continuation so the caller can show its outcome.
+ * `stored` is the row as the runtime stored it moments ago, when it was this
+ * process (see storedActionOf); otherwise the row is read. Drawing the card
+ * from it is safe: a decision made meanwhile elsewhere is caught when the
+ * card's location is saved, and the card is then redrawn.
+ */
+export async function postCard(
+  ctx: SlackContext,
+  actionId: number,
+  target: ThreadTarget,
+  onCancelled?: (stream: AgentStream) => Promise<void>,
+  stored?: PendingAction,
+): Promise<PostCardOutcome> {
+  let located!: () => void;
+  const placed = new Promise<void>((resolve) => (located = resolve));
+  const posting = post(ctx, actionId, target, stored?.id === actionId ? stored : undefined, located);
+  const inFlight: CardInFlight = { done: posting.catch(() => undefined), stored: placed, redrawWaiting: false };
+  ctx.cardsInFlight.set(actionId, inFlight);
+  let result: Awaited<typeof posting>;
+  try {
+    result = await posting;
+  } finally {
+    located();
+    ctx.cardsInFlight.delete(actionId);
+  }
+  // Decided by another instance before the card's location was stored: nobody else can redraw it.
+  if (result.decidedMeanwhile && !inFlight.redrawWaiting && !ctx.decisionsInFlight.has(actionId)) await updateCard(ctx, actionId);
+  if (result.continuation) {
+    if (onCancelled) await onCancelled(result.continuation);
+    else await result.continuation.result;
+  }
+  return result.outcome;
+}
+
+async function post(
+  ctx: SlackContext,
+  actionId: number,
+  target: ThreadTarget,
+  stored: PendingAction | undefined,
+  located: () => void,
+): Promise<{ outcome: PostCardOutcome; continuation?: AgentStream; decidedMeanwhile?: boolean }> {
+  const action = stored ?? (await ctx.agent.findRequest(actionId));
+  if (!action) {
+    ctx.logger.error({ actionId }, 'announced pending action not found');
+    return { outcome: 'missing' };
+  }
+  const log = ctx.logger.child({ actionId, runId: action.run_id });
+  const unreachableQuorum = await unreachableQuorumOf(ctx, action);
+  if (unreachableQuorum) {
+    log.warn({ toolName: action.tool_name, quorum: action.quorum, eligible: unreachableQuorum.eligible, policyVersion: action.policy_version }, 'request can never be approved: fewer people may approve it than its quorum');
+  }
+  const rendered = renderCard(ctx.agent, action, { blocked: false, unreachableQuorum });
+  try {
+    const posted = await ctx.client.chat.postMessage({
+      channel: target.channel,
+      ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
+      text: rendered.text,
+      blocks: blocksAsJson(rendered.blocks),
+      metadata: cardMetadata({ actionIds: [action.id] }),
+    });
+    if (!posted.ts) throw new Error('chat.postMessage returned no ts');
+    try {
+      const saved = await saveCard(ctx.slackDb, {
+        action_id: action.id,
+        channel: target.channel,
+        ts: posted.ts,
+        thread_ts: target.threadTs ?? null,
+        kind: rendered.kind,
+        drawn: cardStateKey(action, false),
+      });
+      located();
+      // The request is in Slack now: the inboxes of who may decide it, and of who asked, show it too.
+      refreshHomesFor(ctx, action);
+      if (rendered.kind === 'approval' && !saved.decidedMeanwhile) {
+        await routeCard(ctx, action, target, rendered).catch((error: unknown) => log.warn({ err: error }, 'card could not be routed to the approvers'));
+      }
+      return { outcome: 'posted', decidedMeanwhile: saved.decidedMeanwhile };
+    } catch (error) {
+      // The card is visible and its buttons work (they carry the action id). Its metadata names the request, so a
+      // redraw, or the sweep after CARD_REPAIR_AFTER_MS, finds it in the thread and adopts it (adoptCard).
+      log.error({ err: error, ref: errorReference(), ts: posted.ts }, 'card posted but its location could not be stored');
+    }
+    return { outcome: 'posted' };
+  } catch (error) {
+    const ref = errorReference();
+    log.warn({ err: error, ref }, 'card could not be posted; trying a plain-text notice');
+    const what = action.kind === 'approval' ? 'an approval' : 'an answer';
+    const notice =
+      `:warning: This run is waiting for ${what} on \`${escapeMrkdwn(truncate(action.tool_name, 100))}\` (request #${action.id}), ` +
+      `but I could not post its card (reference \`${ref}\`). Say \`cancel\` in this thread to stop the run.`;
+    try {
+      await ctx.client.chat.postMessage({
+        channel: target.channel,
+        ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
+        text: notice,
+      });
+      return { outcome: 'fallback' };
+    } catch (fallbackError) {
+      const cancelled = await ctx.agent.cancelRequest(action.id, `The request could not be shown in Slack (reference ${ref}), so it was cancelled.`);
+      log.error({ err: fallbackError, ref }, 'neither card nor notice could be posted; request cancelled');
+      return cancelled ? { outcome: 'cancelled', continuation: cancelled.stream } : { outcome: 'cancelled' };
+    }
+  }
+}

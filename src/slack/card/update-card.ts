@@ -1,0 +1,107 @@
+import type { PendingAction } from '../../db/rows.js';
+import { errorReference } from '../kit/error-reference.js';
+import type { SlackContext } from '../context.js';
+import type { CardRow } from './cards.js';
+import { loadCardState, type CardState } from './card-state.js';
+import { markCardDrawn } from './mark-card-drawn.js';
+import { renderCard } from './render-card.js';
+import { unreachableQuorumOf } from './unreachable-quorum-of.js';
+import { cardStateKey } from './card-state-key.js';
+import { blocksAsJson } from '../transport/blocks-as-json.js';
+import { redrawBatch } from '../batch/redraw-batch.js';
+import { adoptCard } from './adopt-card.js';
+
+/** A card drawn whose `drawn` mark is left to ride on a later statement (markRunShown) instead of one of its own. */
+export interface DrawnMark {
+  actionId: number;
+  key: string;
+}
+
+/** A request this process has just approved or declined, and where its card is. */
+export interface DecidedCard {
+  action: PendingAction;
+  card: CardRow;
+  /** Where to leave the drawn mark for the caller to write with its run's last statement. */
+  marks: DrawnMark[];
+}
+
+/** How often a redraw draws again because the request moved on while it was being drawn. */
+const MAX_DRAWS = 3;
+
+/**
+ * Redraws a posted card from its pending action's current row (chat.update),
+ * so the buttons disappear and the card says who decided. Safe to repeat, and
+ * it converges on the request's current state:
+ * - redraws of one card in this process run one after the other, each drawing
+ *   the row as it is when its turn comes (a retried "1 of 2" can no longer land
+ *   after the "approved" that followed it);
+ * - after each draw the key it drew is recorded (slack_cards.drawn) and
+ *   compared with the request's key now; a request that moved on meanwhile
+ *   (decided on another instance, say) is drawn again;
+ * - a draw that fails leaves the old key recorded, and the sweep redraws it;
+ * - a request with no card row may have a card whose location could not be
+ *   stored: it is looked for in the run's thread and adopted (adoptCard).
+ * `decided` is a row this process has just moved to approved or declined: such
+ * a row changes no further, so it is drawn without reading it again and its
+ * mark is left to the caller (see DrawnMark), unless another redraw of the card
+ * is under way. Returns where the card is (undefined when it has none), whether
+ * or not the redraw went through.
+ */
+export async function updateCard(ctx: SlackContext, actionId: number, decided?: DecidedCard): Promise<CardRow | undefined> {
+  const before = ctx.cardRedraws.get(actionId);
+  const mine = (async () => {
+    if (before) await before.catch(() => undefined);
+    return redraw(ctx, actionId, before ? undefined : decided);
+  })();
+  ctx.cardRedraws.set(actionId, mine);
+  try {
+    return await mine;
+  } finally {
+    if (ctx.cardRedraws.get(actionId) === mine) ctx.cardRedraws.delete(actionId);
+  }
+}
+
+async function redraw(ctx: SlackContext, actionId: number, decided: DecidedCard | undefined): Promise<CardRow | undefined> {
+  const inFlight = ctx.cardsInFlight.get(actionId);
+  if (inFlight) {
+    inFlight.redrawWaiting = true;
+    await inFlight.done;
+  }
+  const fast = !inFlight && decided ? decided : undefined;
+  let state: CardState | undefined = fast ? { action: fast.action, card: fast.card, blocked: false } : await loadCardState(ctx.slackDb, actionId);
+  // Posted, but where it went was never stored: the card is found by its metadata and drawn as any other.
+  if (state && !state.card && (await adoptCard(ctx, state.action)) === 'adopted') state = await loadCardState(ctx.slackDb, actionId);
+  if (!state?.card) {
+    ctx.logger.debug({ actionId }, 'no card to update');
+    return undefined;
+  }
+  const card = state.card;
+  // A card shared by the parallel calls of one step is drawn from all of them.
+  if (card.batch?.length) return redrawBatch(ctx, card.batch).then(() => card);
+  for (let draws = 1; state?.card; draws++) {
+    const key = cardStateKey(state.action, state.blocked);
+    const rendered = renderCard(ctx.agent, state.action, { blocked: state.blocked, unreachableQuorum: await unreachableQuorumOf(ctx, state.action) });
+    try {
+      const blocks = blocksAsJson(rendered.blocks);
+      await ctx.client.chat.update({ channel: state.card.channel, ts: state.card.ts, text: rendered.text, blocks });
+      // Copies show the same request; one that cannot be redrawn leaves the old key for the sweep, which redraws them all.
+      for (const copy of state.card.copies ?? []) await ctx.client.chat.update({ channel: copy.channel, ts: copy.ts, text: rendered.text, blocks });
+    } catch (error) {
+      // The old key stays recorded: the sweep draws the card again.
+      ctx.logger.warn({ err: error, actionId, ref: errorReference() }, 'card could not be updated');
+      return card;
+    }
+    if (fast && draws === 1) {
+      fast.marks.push({ actionId, key });
+      return card;
+    }
+    const current = await markCardDrawn(ctx.slackDb, actionId, key);
+    if (current === undefined || current === key) return card;
+    if (draws >= MAX_DRAWS) {
+      ctx.logger.warn({ actionId, drawn: key, current }, 'card kept changing while being drawn; the sweep draws it again');
+      return card;
+    }
+    state = await loadCardState(ctx.slackDb, actionId);
+  }
+  return card;
+}

@@ -1,0 +1,108 @@
+import type { webApi } from '@slack/bolt';
+import type { Agent } from '../agent/agent.js';
+import type { Actor } from '../agent/types.js';
+import type { Logger } from '../logger.js';
+import type { BackgroundTasks } from './transport/background-tasks.js';
+import type { SlackDb } from './tables.js';
+import type { HomeRefresher } from './inbox/home-refresher.js';
+import type { AssistantSupport } from './thread/assistant-support.js';
+import type { UserTeams } from './transport/user-teams.js';
+
+/** What every listener and helper of the Slack front end works with. */
+export interface SlackContext {
+  readonly agent: Agent;
+  /**
+   * The Slack front end's own tables (events, cards, threads, locks, repairs), in the agent's database;
+   * everything about runs and requests goes through the agent.
+   */
+  readonly slackDb: SlackDb;
+  readonly logger: Logger;
+  /** The app's Web API client (bot token, retries, SLACK_API_URL). */
+  readonly client: webApi.WebClient;
+  readonly tasks: BackgroundTasks;
+  /**
+   * Cards being posted by this process, by action id: a redraw that arrives
+   * before the card's location is stored waits for it instead of finding nothing.
+   */
+  readonly cardsInFlight: Map<number, CardInFlight>;
+  /** The redraw of each card under way in this process, by action id: the next one waits for it (see updateCard). */
+  readonly cardRedraws: Map<number, Promise<unknown>>;
+  /** Requests this process is deciding right now (see markDecisionInFlight), by action id. */
+  readonly decisionsInFlight: Map<number, number>;
+  /** How long work runs before its message gets the working reaction (see workingReaction). */
+  readonly workingReactionDelayMs: number;
+  /** Known once auth.test has answered at start. */
+  botUserId?: string;
+  /** The workspace's id (auth.test's `team_id`): read-only views are for its members. */
+  teamId?: string;
+  /** The workspace's web address (auth.test's `url`), for links to threads. */
+  teamUrl?: string;
+  /**
+   * Channels conversations.info said are public, with when it said so (see routeCard): a busy
+   * public channel is asked once in a while, not for every request. Absent: asked every time.
+   */
+  readonly publicChannels?: Map<string, number>;
+  /** Republishes people's Home tabs when requests they see change (absent where no Home is kept). */
+  readonly home?: HomeRefresher;
+  /** A person's team from users.info, cached (for the Home tab, whose event does not name it). */
+  readonly userTeams: UserTeams;
+  /** Slack's AI-app methods (status, streaming), when SLACK_ASSISTANT allows them; absent: never used. */
+  readonly assistant?: AssistantSupport;
+}
+
+/** A card this process is posting. */
+export interface CardInFlight {
+  /** Settles once the card is posted and its location stored (or that failed), and it was routed. */
+  readonly done: Promise<unknown>;
+  /** Settles once the card's location is stored, or could not be (the post failed, or the save). */
+  readonly stored: Promise<unknown>;
+  /** A redraw in this process is waiting for `done`; the poster need not redraw itself. */
+  redrawWaiting: boolean;
+}
+
+/** A place to post: a channel and, unless it is a DM's top level, a thread. */
+export interface ThreadTarget {
+  channel: string;
+  threadTs?: string;
+}
+
+/**
+ * A person acting in Slack, as the signed payload names them: their id and their own team
+ * (`user.team_id` of a click or submission, the message's `user_team`/`team`, a command's
+ * `team_id`), `''` when Slack said none. The runtime refuses a team outside the workspace.
+ */
+export interface Person {
+  user: string;
+  teamId: string;
+  /** Only where the payload says it reliably (see TeamOfActor.enterpriseId). */
+  enterpriseId?: string;
+}
+
+/** The runtime's actor for a person acting in Slack: always with their team (see Person). */
+export function actorOf(person: Person): Actor {
+  return { userId: person.user, teamId: person.teamId, ...(person.enterpriseId ? { enterpriseId: person.enterpriseId } : {}) };
+}
+
+/**
+ * The clicker's own team: `user.team_id`. In a Slack Connect channel `team` is the app's
+ * workspace whoever clicks, so it is only a fallback for payloads without the user's team.
+ */
+export function teamOfClicker(body: { user?: { team_id?: string }; team?: { id?: string } | null }): string {
+  return body.user?.team_id ?? body.team?.id ?? '';
+}
+
+/** The person a signed interaction payload (a click, a modal submission) comes from. */
+export function personOf(body: { user: { id: string; team_id?: string }; team?: { id?: string } | null }): Person {
+  return { user: body.user.id, teamId: teamOfClicker(body) };
+}
+
+/** Who clicked where. Only `user` and `teamId` are vouched for by Slack's signature; the rest locates the reply. */
+export interface Click extends ThreadTarget, Person {
+  /**
+   * Where to tell the clicker something, when not beside the card: a click from the inbox is
+   * answered on their Home tab, or in the conversation where they typed /approvals.
+   */
+  answerAt?: 'home' | ThreadTarget;
+  messageTs?: string;
+  triggerId?: string;
+}

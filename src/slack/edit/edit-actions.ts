@@ -1,0 +1,33 @@
+import type { BlockAction, ButtonAction } from '@slack/bolt';
+import { ACTION_IDS, CALLBACK_IDS } from '../kit/action-ids.js';
+import { tellClicker } from '../card/clicked-card.js';
+import { openEdit } from './edit-click.js';
+import { checkEditSubmission, recordEditSubmission, showEditSubmission, tellEditFailure } from './edit-submission.js';
+import { personOf, type SlackContext } from '../context.js';
+import { clickOf } from '../kit/click-of.js';
+import type { InteractionRoutes } from '../interaction-routes.js';
+import { recordThenAck } from '../ack.js';
+
+/**
+ * Edit opens a modal of the tool's arguments (after checking the clicker may approve); its
+ * submission is checked (errors shown beside the fields before the modal closes), recorded, then
+ * acknowledged, as an Approve click is.
+ */
+export function registerEditActions(routes: InteractionRoutes, ctx: SlackContext): void {
+  routes.action<BlockAction<ButtonAction>>(ACTION_IDS.edit, async ({ ack, body, action }) => {
+    await ack();
+    ctx.tasks.run('edit-open', () => openEdit(ctx, clickOf(body), action), tellClicker(ctx, clickOf(body)));
+  });
+  routes.view(CALLBACK_IDS.editModal, async ({ ack, body, view }) => {
+    const user = body.user.id;
+    const submission = await checkEditSubmission(ctx, view, user);
+    if (submission.kind === 'errors') return void (await ack({ response_action: 'errors', errors: submission.errors }));
+    if (submission.kind === 'close') return void (await ack());
+    await recordThenAck(ctx, () => ack(), {
+      name: 'edit-submit',
+      record: (startAfter) => recordEditSubmission(ctx, submission, personOf(body), startAfter),
+      show: (recorded) => showEditSubmission(ctx, personOf(body), recorded),
+      onError: tellEditFailure(ctx, submission.row.id, user),
+    });
+  });
+}

@@ -1,0 +1,174 @@
+import type { EditOutcome } from '../../agent/edit.js';
+import type { Decision } from '../../agent/types.js';
+import type { PendingAction } from '../../db/rows.js';
+import { approversAt } from '../../approvals/approvers-at.js';
+import { parseButtonValue } from '../kit/button-value.js';
+import type { SubmittedView } from '../kit/submitted-payloads.js';
+import { editFieldBlockId, parseEditModal } from './edit-modal.js';
+import { elicitationFieldId } from '../answer/elicitation-modal.js';
+import { mention } from '../kit/mention.js';
+import { whoDecides } from '../kit/who-decides.js';
+import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
+import { actorOf, type Person, type SlackContext, type ThreadTarget } from '../context.js';
+import { carryCard } from './carry-card.js';
+import { cardStateKey } from '../card/card-state-key.js';
+import { findCard, type CardRow } from '../card/cards.js';
+import { refreshHomesFor } from '../inbox/affected-users.js';
+import { editFormOf } from './edit-form.js';
+import { errorReference } from '../kit/error-reference.js';
+import { failureText } from '../kit/failure-text.js';
+import { handleDecision } from '../approval/handle-decision.js';
+import { tellUser } from '../kit/tell-user.js';
+import { updateCard } from '../card/update-card.js';
+import { routeEditedCard } from '../routing/route-edited-card.js';
+import { unreachable } from '../../unreachable.js';
+
+export type EditSubmission =
+  | { kind: 'close' }
+  | { kind: 'errors'; errors: Record<string, string> }
+  | { kind: 'edit'; row: PendingAction; args: Record<string, unknown>; fingerprintPrefix: string };
+
+/**
+ * Reads the Edit modal's submission into typed arguments and checks them against the tool's
+ * input schema; a wrong value is shown beside its field before the modal closes. Who may edit,
+ * and whether the request is still as the editor saw it, is decided when the edit is recorded.
+ */
+export async function checkEditSubmission(ctx: SlackContext, view: SubmittedView, user: string): Promise<EditSubmission> {
+  const meta = parseButtonValue(view.private_metadata);
+  if (!meta?.fingerprintPrefix) {
+    ctx.logger.warn({ user }, 'edit modal submitted with metadata that is not ours');
+    return { kind: 'close' };
+  }
+  let row: PendingAction | undefined;
+  try {
+    row = await ctx.agent.findRequest(meta.actionId);
+  } catch (error) {
+    ctx.logger.error({ err: error, user, ref: errorReference() }, 'edit: request could not be loaded');
+    return { kind: 'close' };
+  }
+  const form = row ? editFormOf(ctx.agent, row) : undefined;
+  if (!row || !form) {
+    ctx.logger.warn({ user, actionId: meta.actionId }, 'edit submitted for a request that cannot be edited');
+    return { kind: 'close' };
+  }
+  const parsed = parseEditModal(form, view.state.values);
+  if (!parsed.ok) return { kind: 'errors', errors: parsed.errors };
+  const checked = ctx.agent.toolOf(row)?.inputSchema.safeParse(parsed.content);
+  if (checked && !checked.success) {
+    const errors: Record<string, string> = {};
+    for (const issue of checked.error.issues) {
+      const block = editFieldBlockId(form, String(issue.path[0] ?? '')) ?? elicitationFieldId(0);
+      errors[block] ??= issue.message;
+    }
+    return { kind: 'errors', errors };
+  }
+  return { kind: 'edit', row, args: parsed.content, fingerprintPrefix: meta.fingerprintPrefix };
+}
+
+export interface RecordedEdit {
+  outcome: EditOutcome;
+  /** The edited request, as the editor submitted it. */
+  row: PendingAction;
+}
+
+/** Records the edit (see Agent.editToolCall); the run's work waits for `startAfter`. */
+export async function recordEditSubmission(
+  ctx: SlackContext,
+  submission: Extract<EditSubmission, { kind: 'edit' }>,
+  who: Person,
+  startAfter: Promise<void>,
+): Promise<RecordedEdit> {
+  const outcome = await ctx.agent.editToolCall(
+    { actionId: submission.row.id, fingerprint: submission.fingerprintPrefix, actor: actorOf(who), args: submission.args },
+    { action: submission.row, startAfter },
+  );
+  ctx.logger.info({ actionId: submission.row.id, user: who.user, outcome: outcome.outcome, ...('action' in outcome && outcome.action ? { toActionId: outcome.action.id } : {}) }, 'edit submitted');
+  return { outcome, row: submission.row };
+}
+
+/**
+ * Shows a recorded edit beside its card: the card now tracks the new request (its buttons, its
+ * "edited by" line), the editor hears what their edit did, the thread hears who must still
+ * approve, and the run goes on when the edit approved it.
+ */
+export async function showEditSubmission(ctx: SlackContext, who: Person, recorded: RecordedEdit): Promise<void> {
+  const user = who.user;
+  const { outcome, row } = recorded;
+  const card = await findCard(ctx.slackDb, row.id);
+  const at = { ...who, ...(card ? { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) } : { channel: user }) };
+  switch (outcome.outcome) {
+    case 'unchanged':
+      return handleDecision(ctx, outcome.decision, at, card);
+    case 'not-allowed':
+    case 'already-decided':
+    case 'expired':
+    case 'policy-changed':
+    case 'fingerprint-mismatch':
+    case 'not-found':
+      return handleDecision(ctx, outcome as Decision, at, card);
+    case 'invalid-args':
+      return tellUser(ctx, at, `The edited arguments were refused: ${escapeMrkdwn(outcome.issues.map((i) => `${i.path || 'input'}: ${i.message}`).join('; '))}. Nothing was changed.`);
+    case 'not-editable':
+      return tellUser(ctx, at, 'The arguments of this request cannot be edited. Nothing was changed.');
+    // Minimal until the card work shows it in the modal (issue 27): the editor hears why.
+    case 'denied':
+      return tellUser(ctx, at, `The approval policy denies this call with the edited arguments: ${escapeMrkdwn(outcome.denial.reason)}. Nothing was changed.`);
+    case 'approved':
+    case 'approval-recorded':
+    case 'pending': {
+      const moved = await moveCard(ctx, outcome.previous, outcome.action);
+      refreshHomesFor(ctx, outcome.previous);
+      if (outcome.outcome === 'approved') {
+        return handleDecision(ctx, { outcome: 'approved', action: outcome.action, ...(outcome.stream ? { stream: outcome.stream } : {}) }, at, moved);
+      }
+      if (outcome.outcome === 'approval-recorded') {
+        await handleDecision(ctx, { outcome: 'approval-recorded', action: outcome.action, approvals: outcome.approvals, quorum: outcome.quorum, alreadyCounted: false }, at, moved);
+        return routeEditedCard(ctx, outcome.action, moved);
+      }
+      await updateCard(ctx, outcome.action.id);
+      refreshHomesFor(ctx, outcome.action);
+      await tellUser(ctx, at, `Your edit is saved as request #${outcome.action.id}, but it does not count as your approval: ${escapeMrkdwn(outcome.message)}`);
+      await postStillNeeded(ctx, outcome.action, user, moved ?? card);
+      return routeEditedCard(ctx, outcome.action, moved);
+    }
+    default:
+      return unreachable(outcome, 'edit outcome');
+  }
+}
+
+/** The card goes on to show the new request; where it is now (undefined when the request had none). */
+async function moveCard(ctx: SlackContext, previous: PendingAction, next: PendingAction): Promise<CardRow | undefined> {
+  try {
+    return (await carryCard(ctx.slackDb, previous.id, cardStateKey(previous, false), next.id)) ?? (await findCard(ctx.slackDb, next.id));
+  } catch (error) {
+    // The sweep posts a card for a pending request without one; an approved one goes on regardless.
+    ctx.logger.warn({ err: error, from: previous.id, to: next.id }, 'card could not be moved to the edited request');
+    return undefined;
+  }
+}
+
+/** Tells the thread who must approve the edited request, as a new request's card would. */
+async function postStillNeeded(ctx: SlackContext, action: PendingAction, editor: string, card: CardRow | undefined): Promise<void> {
+  if (!card) return;
+  const requirement = ctx.agent.requirementOf(action);
+  const approvers = approversAt(requirement, new Date(action.created_at), new Date());
+  const who = approvers.length === 0 ? 'any approver' : whoDecides(approvers, requirement.reach.notify, { conjunction: 'or', maxChars: 1000 });
+  const target: ThreadTarget = { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) };
+  try {
+    await ctx.client.chat.postMessage({
+      channel: target.channel,
+      ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
+      text: `:pencil2: ${mention(editor)} edited the arguments of request #${action.id}: it now waits for ${who}.`,
+    });
+  } catch (error) {
+    ctx.logger.warn({ err: error, actionId: action.id }, 'edit notice could not be posted');
+  }
+}
+
+/** Tells the editor, beside the card, that recording or showing the edit failed (with the log reference). */
+export function tellEditFailure(ctx: SlackContext, actionId: number, user: string): (ref: string) => Promise<void> {
+  return async (ref) => {
+    const card = await findCard(ctx.slackDb, actionId);
+    if (card) await tellUser(ctx, { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}), user }, failureText(ref));
+  };
+}

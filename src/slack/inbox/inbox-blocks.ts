@@ -1,0 +1,266 @@
+import { highRiskConfirm } from '../card/approve-button.js';
+import type { Button, HomeView, KnownBlock } from '@slack/types';
+import type { PendingAction } from '../../db/rows.js';
+import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
+import { inlineCode } from '../kit/mrkdwn/inline-code.js';
+import { isActionId } from '../../db/is-action-id.js';
+import { ACTION_IDS, cardBlockId } from '../kit/action-ids.js';
+import { approvalButtonValue } from '../kit/button-value.js';
+import { context, section } from '../kit/layout.js';
+import { LIMITS, truncate, truncateMrkdwn } from '../kit/limits.js';
+import { mention } from '../kit/mention.js';
+import { slackDate } from '../kit/slack-date.js';
+import { plainText } from '../kit/text-objects.js';
+import { rememberedBlocks, type RememberedItem } from '../remembered/remembered-blocks.js';
+import { callFieldsLine, type CallInWords } from '../kit/describe-args.js';
+import { moreBlock, type InboxList } from './inbox-lists.js';
+
+/** One request as the inbox shows it. */
+export interface InboxItem {
+  action: Pick<
+    PendingAction,
+    'id' | 'tool_name' | 'args' | 'fingerprint' | 'status' | 'requester' | 'quorum' | 'approvals' | 'expires_at' | 'decided_by' | 'decided_at' | 'created_at'
+  >;
+  /** The call in words, as its card describes it (the tool's describe(), else its arguments as labelled fields). */
+  call: CallInWords;
+  /** The card's thread in Slack, or, for a request without a card (one run under a remembered approval), its run's thread. */
+  link?: string;
+  /** Set on a request an approver's edit created: who edited it, and what changed (mrkdwn, see editDiffText). */
+  edited?: { editor: string; line: string };
+  /** Set on a request closed by an edit: the request that took its place. */
+  replacedBy?: number;
+  /** A high-risk call (its title, for the confirm dialog): Approve asks to confirm, as on the card. */
+  highRisk?: { title: string };
+  /** Set when the request is one of a model step's parallel calls shown on one card: which of how many. */
+  batch?: { position: number; size: number };
+}
+
+export interface InboxData {
+  /** One page of what waits for this person, oldest first. */
+  waiting: InboxItem[];
+  /** How many requests wait for this person in all, counted exactly. */
+  waitingTotal: number;
+  /** How many of them come before this page. */
+  waitingBefore: number;
+  requested: InboxItem[];
+  requestedTotal: number;
+  decided: InboxItem[];
+  decidedTotal: number;
+  /** Live remembered approvals the person may revoke; listed (Home tab) only when given. */
+  remembered?: RememberedItem[];
+  /**
+   * Shown first, e.g. why a click from the inbox changed nothing: mrkdwn the caller built with
+   * every model or user part escaped, like any text told to a clicker (tellUser).
+   */
+  notice?: string;
+}
+
+export interface InboxFit {
+  /** The surface's block limit: 100 for a view, 50 for a message. */
+  maxBlocks: number;
+  /** Waiting requests read for one page (the page shows as many as fit). */
+  waitingPage: number;
+  /** At most this many of the person's own requests and of their decisions are listed. */
+  maxListed: number;
+}
+
+export const HOME_FIT: InboxFit = { maxBlocks: LIMITS.modalBlocks, waitingPage: 35, maxListed: 10 };
+/** A message also has a JSON size limit (messageBlocksJson), so the ephemeral list is shorter. */
+export const MESSAGE_FIT: InboxFit = { maxBlocks: 24, waitingPage: 6, maxListed: 5 };
+
+/** The fields line of a request, and its edit line. */
+const FIELDS_CHARS = 400;
+
+/**
+ * The approvals inbox: requests waiting for this person (oldest first, a page at a time, with
+ * Approve and Decline that go through the card's own checks, and buttons to the next page and
+ * back), their own requests with where each stands, and what they decided lately. The other
+ * lists, longer than the surface allows, end in "and N more".
+ */
+export function inboxBlocks(data: InboxData, fit: InboxFit): KnownBlock[] {
+  const head: KnownBlock[] = [{ type: 'header', text: plainText('Approvals', LIMITS.headerText) }];
+  if (data.notice) head.push(section(`:warning: ${data.notice}`));
+
+  const requested = listed('requested', 'Requested by you', data.requested, data.requestedTotal, fit.maxListed, requestedLine, 'You have not asked for anything that needs approval.');
+  const decided = listed('decided', 'Your recent decisions', data.decided, data.decidedTotal, fit.maxListed, decidedLine, 'You have not decided any requests yet.');
+  const remembered = data.remembered ? [{ type: 'divider' } as KnownBlock, ...rememberedBlocks(data.remembered, fit.maxListed)] : [];
+  const tail = [...remembered, { type: 'divider' } as KnownBlock, ...requested, { type: 'divider' } as KnownBlock, ...decided];
+
+  // The waiting list gets what is left: two blocks a request, and its heading, where the page stands and its buttons.
+  const room = fit.maxBlocks - head.length - tail.length - 3;
+  const shown = data.waiting.slice(0, Math.max(0, Math.floor(room / 2)));
+  const waiting: KnownBlock[] = [section(`*Waiting for you* (${data.waitingTotal})`)];
+  if (data.waitingTotal === 0) waiting.push(context('Nothing is waiting for your decision.'));
+  for (const item of shown) waiting.push(section(waitingText(item)), decisionButtons(item));
+  return [...head, ...waiting, ...pager(data, shown), ...tail];
+}
+
+/**
+ * Where the page stands among everything waiting, and the buttons to the next page (after the
+ * last request shown) and back to the oldest; nothing when one page holds it all.
+ */
+function pager(data: InboxData, shown: InboxItem[]): KnownBlock[] {
+  const last = data.waitingBefore + shown.length;
+  const after = data.waitingTotal - last;
+  if (data.waitingBefore === 0 && after <= 0) return [];
+  const where =
+    shown.length > 0
+      ? `Showing ${data.waitingBefore + 1}–${last} of ${data.waitingTotal}, oldest first${after > 0 ? `; ${after} more after these` : ''}.`
+      : `Nothing waits for you after the requests before this page (${data.waitingTotal} in all).`;
+  const buttons: Button[] = [];
+  if (data.waitingBefore > 0) buttons.push(pageButton('← First page', undefined));
+  if (after > 0 && shown.length > 0) buttons.push(pageButton('Next page →', shown.at(-1)!.action.id));
+  return [context(where), ...(buttons.length > 0 ? [{ type: 'actions', block_id: INBOX_PAGE_BLOCK, elements: buttons } as KnownBlock] : [])];
+}
+
+const INBOX_PAGE_BLOCK = 'inbox:page';
+
+function pageButton(text: string, after: number | undefined): Button {
+  return {
+    type: 'button',
+    text: plainText(text, LIMITS.buttonText),
+    action_id: after === undefined ? ACTION_IDS.inboxFirstPage : ACTION_IDS.inboxNextPage,
+    value: after === undefined ? 'first' : `after:${after}`,
+  };
+}
+
+/** The page a page button asks for: `{}` for the first, `{ after }` for the one after request `after`; undefined when the value is not one of ours. */
+export function parseInboxPage(value: string | undefined): { after?: number } | undefined {
+  if (value === 'first') return {};
+  const m = /^after:([1-9]\d{0,9})$/.exec(value ?? '');
+  const after = Number(m?.[1]);
+  return m && isActionId(after) ? { after } : undefined;
+}
+
+/** The Home tab: the inbox as a view (views.publish). */
+export function homeView(data: InboxData): HomeView {
+  return { type: 'home', blocks: inboxBlocks(data, HOME_FIT) };
+}
+
+/** One request in full, for `/approvals <id>`; buttons only when `canDecide`. */
+export function requestBlocks(item: InboxItem, canDecide: boolean): KnownBlock[] {
+  const blocks: KnownBlock[] = [section(fullText(item, facts(item.action), `${title(item)} — ${statusOf(item)}`))];
+  if (canDecide && item.action.status === 'pending') blocks.push(decisionButtons(item));
+  return blocks;
+}
+
+function listed(
+  list: InboxList,
+  heading: string,
+  items: InboxItem[],
+  total: number,
+  max: number,
+  line: (item: InboxItem) => string,
+  empty: string,
+): KnownBlock[] {
+  const blocks: KnownBlock[] = [section(`*${heading}*`)];
+  if (items.length === 0) return [...blocks, context(empty)];
+  const shown = items.slice(0, max);
+  blocks.push(section(shown.map(line).join('\n')));
+  if (total > shown.length) blocks.push(moreBlock(list, total - shown.length, total));
+  return blocks;
+}
+
+
+function title(item: InboxItem, short = false): string {
+  const of = item.batch ? ` (call ${item.batch.position} of ${item.batch.size} on one card)` : '';
+  // A one-line title whose words are only the tool's name says its arguments too, briefly.
+  const args = short && !item.call.own && item.call.fields.length > 0 ? ` (${truncateMrkdwn(callFieldsLine(item.call.fields), 160)})` : '';
+  const name = `*${escapeMrkdwn(truncate(item.call.title, 150))}*${args} #${item.action.id}${of}`;
+  return item.link ? `${name} · <${item.link}|open thread>` : name;
+}
+
+/** Title, who asked and when, the call's fields and, for an edited request, what the edit changed. */
+function fullText(item: InboxItem, shown: string[], head = title(item)): string {
+  const lines = [head, shown.join(' · ')];
+  if (item.call.fields.length > 0) lines.push(truncateMrkdwn(callFieldsLine(item.call.fields), FIELDS_CHARS));
+  if (item.edited) lines.push(truncateMrkdwn(item.edited.line, FIELDS_CHARS));
+  return lines.join('\n');
+}
+
+function waitingText(item: InboxItem): string {
+  const a = item.action;
+  const shown = facts(a);
+  if (a.quorum > 1) shown.push(`${votes(a)} of ${a.quorum} approvals`);
+  return fullText(item, shown);
+}
+
+/** Who asked, when, and (while it waits) until when. */
+function facts(a: InboxItem['action']): string[] {
+  const shown = [inlineCode(truncate(a.tool_name, 80)), a.requester ? `requested by ${mention(a.requester)}` : 'requested by a scheduled run', slackDate(new Date(a.created_at))];
+  if (a.expires_at && a.status === 'pending') shown.push(`expires ${slackDate(new Date(a.expires_at))}`);
+  return shown;
+}
+
+export function requestedLine(item: InboxItem): string {
+  return `${title(item, true)} — ${statusOf(item)}`;
+}
+
+export function decidedLine(item: InboxItem): string {
+  const a = item.action;
+  const by = a.requester ? ` (requested by ${mention(a.requester)})` : '';
+  return `${title(item, true)} — ${statusOf(item)}${by}`;
+}
+
+/** Where the request stands; one an edit replaced says which request took its place, one an edit made says so. */
+function statusOf(item: InboxItem): string {
+  const a = item.action;
+  if (a.status === 'edited') {
+    const by = a.decided_by ? ` by ${mention(a.decided_by)}` : '';
+    const at = a.decided_at ? ` ${slackDate(new Date(a.decided_at))}` : '';
+    return `:pencil2: edited${by}${at}${item.replacedBy !== undefined ? `; it goes on as #${item.replacedBy}` : ''}`;
+  }
+  const edited = item.edited ? ` (edited by ${mention(item.edited.editor)})` : '';
+  return `${statusText(a)}${edited}`;
+}
+
+/** Where a request stands, in words. */
+export function statusText(a: InboxItem['action']): string {
+  const by = a.decided_by ? ` by ${mention(a.decided_by)}` : '';
+  const at = a.decided_at ? ` ${slackDate(new Date(a.decided_at))}` : '';
+  switch (a.status) {
+    case 'pending':
+      return a.quorum > 1 ? `:hourglass_flowing_sand: waiting (${votes(a)} of ${a.quorum} approvals)` : ':hourglass_flowing_sand: waiting';
+    case 'approved':
+      return `:white_check_mark: approved${by}${at}`;
+    case 'declined':
+      return `:x: declined${by}${at}`;
+    case 'expired':
+      return `:hourglass: expired${at}`;
+    case 'cancelled':
+      return `:no_entry_sign: cancelled${by}${at}`;
+    case 'superseded':
+      return ':arrows_counterclockwise: replaced by a new request';
+    case 'edited':
+      return `:pencil2: edited${by}${at}`;
+    case 'resumed':
+      return `:speech_balloon: answered${by}${at}`;
+    default:
+      return escapeMrkdwn(a.status);
+  }
+}
+
+function votes(a: InboxItem['action']): number {
+  return Array.isArray(a.approvals) ? a.approvals.length : 0;
+}
+
+
+/** The card's Approve and Decline, under the inbox's action ids and the card's block id and value. */
+function decisionButtons(item: InboxItem): KnownBlock {
+  const value = approvalButtonValue(item.action.id, item.action.fingerprint ?? '');
+  const button = (text: string, actionId: string, style: 'primary' | 'danger'): Button => ({
+    type: 'button',
+    text: plainText(text, LIMITS.buttonText),
+    action_id: actionId,
+    value,
+    style,
+  });
+  return {
+    type: 'actions',
+    block_id: cardBlockId('approval', item.action.id),
+    elements: [
+      { ...button('Approve', ACTION_IDS.inboxApprove, 'primary'), ...(item.highRisk ? { confirm: highRiskConfirm(item.highRisk.title) } : {}) },
+      button('Decline', ACTION_IDS.inboxDecline, 'danger'),
+    ],
+  };
+}

@@ -1,0 +1,103 @@
+import { argsDiff } from '../../approvals/args-diff.js';
+import { inboxRequests, type InboxRow } from '../../db/inbox-requests.js';
+import type { PendingAction } from '../../db/rows.js';
+import type { RememberedGrant } from '../../db/remembered-grants.js';
+import { editDiffText } from '../kit/edit-diff-text.js';
+import { HOME_FIT, type InboxData, type InboxFit, type InboxItem } from './inbox-blocks.js';
+import type { RememberedItem } from '../remembered/remembered-blocks.js';
+import { threadLink } from '../kit/thread-link.js';
+import { actorOf, type Person, type SlackContext } from '../context.js';
+import { findCards } from '../card/cards.js';
+import { findThreads } from '../thread/threads.js';
+import { callOnCard, editShownOnCard } from '../card/card-description.js';
+
+/**
+ * A person's inbox: one page of the open requests they may approve and have not voted on
+ * (Agent.waitingFor: mayDecide's rule, groups, escalation and limits included, counted exactly,
+ * oldest first, starting after request `after`); their own requests; and their decisions; each
+ * in words, as its card describes it, with the link to its card.
+ */
+export async function loadInbox(ctx: SlackContext, who: Person, fit: InboxFit, after?: number): Promise<Omit<InboxData, 'notice'>> {
+  // Someone outside the workspace has no inbox here: nothing of any request is read for them.
+  if (ctx.agent.isOutsider(actorOf(who))) return emptyInbox;
+  const user = who.user;
+  const [page, rows] = await Promise.all([
+    ctx.agent.waitingFor(actorOf(who), { ...(after !== undefined ? { after } : {}), limit: fit.waitingPage }),
+    inboxRequests(ctx.slackDb, ctx.agent.id, user, { requested: fit.maxListed, decided: fit.maxListed }),
+  ]);
+  const [items, remembered] = await Promise.all([inboxItems(ctx, [...page.requests, ...rows.requested, ...rows.decided]), loadRemembered(ctx, who, fit)]);
+  return {
+    waiting: page.requests.map((r) => items.get(r.id)!),
+    waitingTotal: page.total,
+    waitingBefore: page.before,
+    requested: rows.requested.map((r) => items.get(r.id)!),
+    requestedTotal: rows.requestedTotal,
+    decided: rows.decided.map((r) => items.get(r.id)!),
+    decidedTotal: rows.decidedTotal,
+    ...(remembered ? { remembered } : {}),
+  };
+}
+
+/**
+ * Requests as the inbox shows them, by id: each in words (callOnCard), what an edit changed, the
+ * request an edit replaced it with, and the link to its card, or, for a request without one (a
+ * call run under a remembered approval), to its run's thread; Approve on a high-risk one asks to
+ * confirm, as on the card. At most two statements, for all.
+ */
+export async function inboxItems(ctx: SlackContext, rows: ReadonlyArray<PendingAction | InboxRow>): Promise<Map<number, InboxItem>> {
+  const cards = await findCards(ctx.slackDb, rows.map((r) => r.id));
+  const cardless = rows.filter((r) => !cards.has(r.id));
+  const threads = await findThreads(ctx.slackDb, cardless.map((r) => r.root_run_id));
+  const items = new Map<number, InboxItem>();
+  for (const action of rows) {
+    const card = cards.get(action.id);
+    const thread = card ? undefined : threads.get(action.root_run_id);
+    const link = card ? threadLink(ctx.teamUrl, card) : thread ? threadLink(ctx.teamUrl, { channel: thread.channel, ts: thread.thread_ts ?? thread.message_ts ?? '', thread_ts: thread.thread_ts }) : undefined;
+    // Each call of a batch card stays its own request here, decided on its own; the line says which call it is.
+    const position = card?.batch ? card.batch.indexOf(action.id) + 1 : 0;
+    const { title, fields, own, risk } = callOnCard(ctx.agent, action);
+    const replacedBy = 'replaced_by' in action ? action.replaced_by : null;
+    items.set(action.id, {
+      action,
+      call: { title, fields, own },
+      ...(link ? { link } : {}),
+      ...(position > 0 ? { batch: { position, size: card!.batch!.length } } : {}),
+      // What the card says of risk, the inbox's Approve says too (no statement: the tool and policy are in memory).
+      ...(risk === 'high' && action.status === 'pending' ? { highRisk: { title } } : {}),
+      ...(action.edit ? { edited: { editor: action.edit.editor, line: editedLine(ctx, action) } } : {}),
+      ...(replacedBy !== null && replacedBy !== undefined ? { replacedBy } : {}),
+    });
+  }
+  return items;
+}
+
+/** What an edit changed, as the card says it ("Edited by @bob: Amount $25.00 → $15.00"). */
+function editedLine(ctx: SlackContext, action: PendingAction): string {
+  const shown = editShownOnCard(ctx.agent, action);
+  return editDiffText(action.edit!.editor, argsDiff(action.edit!.proposedArgs, action.args), shown.format, 400, shown.label);
+}
+
+/** The Home tab lists remembered approvals the person may revoke; the shorter /approvals list does not. */
+async function loadRemembered(ctx: SlackContext, who: Person, fit: InboxFit): Promise<RememberedItem[] | undefined> {
+  if (fit !== HOME_FIT) return undefined;
+  return rememberedItems(ctx, await ctx.agent.listRememberedGrants(actorOf(who)));
+}
+
+/** Remembered approvals as the inbox lists them, the calls they allow in words. */
+export function rememberedItems(ctx: SlackContext, grants: readonly RememberedGrant[]): RememberedItem[] {
+  return grants.map((g) => {
+    const { title, fields, own } = callOnCard(ctx.agent, { tool_name: g.tool_name, args: g.args, path: g.path });
+    return { id: g.id, toolName: g.tool_name, call: { title, fields, own }, requester: g.requester, createdBy: g.created_by, expiresAt: new Date(g.expires_at) };
+  });
+}
+
+/** An inbox with nothing in it: what someone outside the workspace is shown. */
+export const emptyInbox: Omit<InboxData, 'notice'> = Object.freeze({
+  waiting: [],
+  waitingTotal: 0,
+  waitingBefore: 0,
+  requested: [],
+  requestedTotal: 0,
+  decided: [],
+  decidedTotal: 0,
+});

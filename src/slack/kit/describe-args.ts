@@ -1,0 +1,111 @@
+import type { JSONSchema7, JSONSchema7Definition } from '@ai-sdk/provider';
+import { escapeMrkdwn } from './mrkdwn/escape-mrkdwn.js';
+import { truncate } from './limits.js';
+import { formatArgValue } from './format-arg-value.js';
+import { humanizeKey, humanizeWords } from './humanize.js';
+
+/** A label (plain words) and its value (mrkdwn, already escaped) as a card shows them. */
+export interface CardField {
+  label: string;
+  value: string;
+}
+
+/** A call as its card describes it: every string already safe to put in mrkdwn. */
+export interface CardDescription {
+  /** Plain text (headers are plain_text, never parsed). */
+  title: string;
+  fields: CardField[];
+}
+
+/**
+ * A call in words wherever it is listed: its description, and whether the title is the tool's
+ * own (a describe() title says what the call does; a default one is only the tool's name in
+ * words, so a one-line listing adds the arguments to it).
+ */
+export interface CallInWords extends CardDescription {
+  own: boolean;
+}
+
+/** A call's fields on one line, as its card's fields read ("*Amount* $5.00 · *Order* 1044"): labels escaped here, values mrkdwn already. */
+export function callFieldsLine(fields: readonly CardField[]): string {
+  return fields.map((f) => `*${escapeMrkdwn(truncate(f.label, LABEL_CHARS))}* ${f.value.replace(/\s*\n+\s*/g, ' ')}`).join(' · ');
+}
+
+/** The parts of a tool's own `describe(args)` the card uses (plain text from the tool's code). */
+export interface OwnDescription {
+  title: string;
+  fields: ReadonlyArray<{ label: string; value: string }>;
+}
+
+const MAX_FIELDS = 40;
+const LABEL_CHARS = 80;
+const VALUE_CHARS = 1000;
+
+/**
+ * The default description of a call, from its arguments and the tool's input JSON Schema: the
+ * tool's name in words, one field per top-level argument labelled by the schema's `title`, else
+ * its short `description`, else the key in words.
+ */
+export function describeArgs(toolName: string, args: unknown, schema?: JSONSchema7): CardDescription {
+  const title = humanizeWords(toolName);
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+    return args === undefined ? { title, fields: [] } : { title, fields: [{ label: 'Arguments', value: formatArgValue(args, { key: 'arguments' }) }] };
+  }
+  const record = args as Record<string, unknown>;
+  const properties = propertiesOf(schema);
+  // Schema order first (how the tool's author wrote it), then anything else the call holds.
+  const keys = [...Object.keys(properties).filter((k) => Object.hasOwn(record, k)), ...Object.keys(record).filter((k) => !Object.hasOwn(properties, k))];
+  const fields: CardField[] = [];
+  for (const key of keys) {
+    const value = record[key];
+    if (value === undefined) continue;
+    if (fields.length === MAX_FIELDS) {
+      fields.push({ label: 'More', value: `${keys.length - MAX_FIELDS} more arguments (Show arguments has them all)` });
+      break;
+    }
+    const prop = properties[key];
+    fields.push({
+      label: truncate(labelOf(key, prop), LABEL_CHARS),
+      value: formatArgValue(value, { key, schema: prop, currency: record.currency, maxChars: VALUE_CHARS }),
+    });
+  }
+  return { title, fields };
+}
+
+/** A tool's own description made safe for mrkdwn: its values may carry what the model wrote. */
+export function escapeOwnDescription(own: OwnDescription): CardDescription {
+  return {
+    title: truncate(own.title.trim(), 300),
+    fields: own.fields.slice(0, MAX_FIELDS).map((f) => ({
+      label: truncate(f.label.trim() === '' ? '—' : f.label.trim(), LABEL_CHARS),
+      value: escapeMrkdwn(truncate(f.value.trim() === '' ? '—' : f.value, VALUE_CHARS)),
+    })),
+  };
+}
+
+function propertiesOf(schema: JSONSchema7 | undefined): Record<string, JSONSchema7 | undefined> {
+  const out: Record<string, JSONSchema7 | undefined> = {};
+  const props = schema?.properties;
+  if (!props || typeof props !== 'object') return out;
+  for (const [key, definition] of Object.entries(props)) out[key] = schemaOf(definition);
+  return out;
+}
+
+function schemaOf(definition: JSONSchema7Definition | undefined): JSONSchema7 | undefined {
+  return typeof definition === 'object' && definition !== null ? definition : undefined;
+}
+
+/** The schema's title, else its description when short (first clause, no "The"), else the key in words. */
+export function labelOf(key: string, prop: JSONSchema7 | undefined): string {
+  if (typeof prop?.title === 'string' && prop.title.trim() !== '') return prop.title.trim();
+  const short = shortDescription(prop?.description);
+  return short ?? humanizeKey(key);
+}
+
+function shortDescription(description: unknown): string | undefined {
+  if (typeof description !== 'string') return undefined;
+  let clause = description.split(/[,:;.(\n]|\s+e\.g\.?|\s+-\s+/)[0]?.trim() ?? '';
+  clause = clause.replace(/^(the|a|an)\s+/i, '').replace(/\s+in\s+(cents|minor units)$/i, '').trim();
+  if (clause === '' || clause.length > 40) return undefined;
+  return clause.charAt(0).toUpperCase() + clause.slice(1);
+}

@@ -1,0 +1,66 @@
+import type { KnownBlock } from '@slack/types';
+import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
+import { context } from '../kit/layout.js';
+import { truncate } from '../kit/limits.js';
+import { mention } from '../kit/mention.js';
+import { slackDate } from '../kit/slack-date.js';
+import type { RememberedUnusedNote } from '../card/card-types.js';
+import { unreachable } from '../../unreachable.js';
+
+export interface RememberedUseData {
+  toolName: string;
+  actionId: number;
+  allowedBy: string;
+  rememberedGrantId: number;
+  expiresAt: Date;
+}
+
+/** The thread is told an approval was remembered: who allowed what, for whom, until when, and where to revoke it. */
+export function rememberedCreatedText(d: { toolName: string; allowedBy: string; requester: string; rememberedGrantId: number; expiresAt: Date }): string {
+  return (
+    `:repeat: ${mention(d.allowedBy)} allowed identical *${escapeMrkdwn(truncate(d.toolName, 80))}* calls by ${mention(d.requester)} ` +
+    `until ${slackDate(d.expiresAt)} without asking again (remembered approval #${d.rememberedGrantId}; revocable in the Home tab)`
+  );
+}
+
+/** The thread is told a call ran without a card, and whose remembered approval let it. */
+export function rememberedUseBlocks(d: RememberedUseData): KnownBlock[] {
+  return [context(rememberedUseText(d))];
+}
+
+export function rememberedUseText(d: RememberedUseData): string {
+  return (
+    `:repeat: *${escapeMrkdwn(truncate(d.toolName, 80))}* ran under a remembered approval by ${mention(d.allowedBy)} ` +
+    `(request #${d.actionId}; allowed until ${slackDate(d.expiresAt)}, revocable in the Home tab)`
+  );
+}
+
+/**
+ * Why a card was posted although a remembered approval matched the call, e.g. "*Remembered
+ * approval not used:* @alice's remembered approval #3 (until …) stands for 1 approval; this
+ * call needs 2 approvals now". `quorum` is the request's.
+ */
+export function rememberedUnusedText(d: RememberedUnusedNote, quorum: number): string {
+  const needs = d.why.map((why) => {
+    switch (why) {
+      case 'quorum':
+        return `${quorum} approvals (it stands for ${d.approvals})`;
+      case 'approvers':
+        return 'approval by the approvers listed above';
+      case 'self-approval':
+        return 'approval by someone other than the requester';
+      case 'reason':
+        return 'a reason with each approval';
+      case 'risk':
+        return 'the care of a high-risk action';
+      case 'limits':
+        return 'approval under the cumulative limits it goes over';
+      default:
+        return unreachable(why, 'remembered approval refusal');
+    }
+  });
+  return (
+    `:repeat: *Remembered approval not used:* ${mention(d.allowedBy)}'s remembered approval #${d.rememberedGrantId} ` +
+    `(until ${slackDate(d.expiresAt)}) does not cover this call, which now needs ${needs.length > 0 ? needs.join(', ') : 'more'}.`
+  );
+}

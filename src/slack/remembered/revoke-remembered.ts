@@ -1,0 +1,48 @@
+import { parseRevokeValue } from './remembered-blocks.js';
+import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
+import { truncate } from '../kit/limits.js';
+import { actorOf, type Person, type SlackContext } from '../context.js';
+import { affectedUsers } from '../inbox/affected-users.js';
+import { unreachable } from '../../unreachable.js';
+
+/**
+ * Revoke on a remembered approval in the Home tab: authorised by the Agent (creator, requester,
+ * or anyone who may approve that tool now), recorded, and the Home of everyone who saw it in
+ * their list republished; the clicker's at once, with what happened on top.
+ */
+export async function revokeRemembered(ctx: SlackContext, who: Person, value: string | undefined): Promise<void> {
+  const user = who.user;
+  const id = parseRevokeValue(value);
+  const tell = (text: string) => (ctx.home ? ctx.home.notice(user, text) : Promise.resolve());
+  if (id === undefined) {
+    ctx.logger.warn({ user, value }, 'revoke refused: the button names no remembered approval');
+    return tell('That button does not name a remembered approval. Nothing was changed.');
+  }
+  const result = await ctx.agent.revokeRememberedGrant(id, actorOf(who));
+  switch (result.outcome) {
+    case 'revoked': {
+      const grant = result.grant;
+      ctx.logger.info({ user, rememberedGrantId: id }, 'remembered approval revoked from the Home tab');
+      const users = new Set([grant.created_by, grant.requester]);
+      let everyone = false;
+      const source = await ctx.agent.findRequest(grant.action_id).catch(() => undefined);
+      if (source) {
+        const affected = await affectedUsers(ctx, source).catch(() => ({ users: [], everyone: false }));
+        for (const u of affected.users) users.add(u);
+        everyone = affected.everyone;
+      }
+      users.delete(user);
+      ctx.home?.refresh(users, everyone);
+      return tell(`Revoked the remembered approval #${id} of *${escapeMrkdwn(truncate(grant.tool_name, 80))}*: its next call asks for approval again.`);
+    }
+    case 'already-ended':
+      return tell(`The remembered approval #${id} was already revoked or has ended. Nothing was changed.`);
+    // Someone who may not revoke it is told what an unknown id is told: nothing says it exists.
+    case 'not-allowed':
+    case 'not-found':
+      ctx.logger.info({ user, rememberedGrantId: id, outcome: result.outcome }, 'revoke refused');
+      return tell(`I could not find the remembered approval #${id}, or it is not one you may revoke. Nothing was changed.`);
+    default:
+      return unreachable(result, 'revoke outcome');
+  }
+}

@@ -1,0 +1,152 @@
+import type { SlackContext, ThreadTarget } from '../context.js';
+import { slackErrorCode } from '../transport/slack-error-code.js';
+import { ANSWER_EVENT_TYPE, answerMessages } from './post-answer.js';
+
+/** Slack's limit on markdown_text per call; a streamed answer longer than this is posted as messages instead. */
+export const STREAM_MAX_CHARS = 12_000;
+/** Text is sent in pieces of at least this many characters, or after APPEND_EVERY_MS, not per token. */
+const APPEND_CHARS = 256;
+const APPEND_EVERY_MS = 800;
+
+/** Who an answer streamed outside a DM is for (Slack requires it there). */
+export interface StreamRecipient {
+  userId: string;
+  teamId?: string;
+}
+
+/** The run's requester as the recipient of its streamed answer (team from the click, when it says). */
+export function recipientOf(requester: string | null | undefined, click: { user: string; teamId?: string }): { recipient?: StreamRecipient } {
+  return requester ? { recipient: { userId: requester, ...(click.teamId ? { teamId: click.teamId } : {}) } } : {};
+}
+
+/**
+ * One streamed message (chat.startStream → appendStream → stopStream) carrying the model's text
+ * as it arrives. Anything Slack refuses ends the stream: finish() then says the text was not
+ * delivered, the half-streamed message is deleted, and the caller posts the whole text the usual
+ * way, so an answer is never lost. unknown_method / missing_scope stop streaming for the process.
+ */
+export class AnswerStream {
+  private raw = '';
+  private sent = 0;
+  private ts: string | undefined;
+  private broken = false;
+  private lastSentAt = 0;
+
+  private constructor(
+    private readonly ctx: SlackContext,
+    private readonly target: ThreadTarget & { threadTs: string },
+    private readonly recipient: StreamRecipient | undefined,
+  ) {}
+
+  /**
+   * A stream for this thread, when SLACK_ASSISTANT allows one here and Slack has not refused
+   * streaming for good; outside a DM only with a recipient, which Slack requires there.
+   */
+  static open(ctx: SlackContext, target: ThreadTarget, recipient?: StreamRecipient): AnswerStream | undefined {
+    if (!ctx.assistant?.tries('stream', target) || target.threadTs === undefined) return undefined;
+    if (!target.channel.startsWith('D') && recipient === undefined) return undefined;
+    return new AnswerStream(ctx, { channel: target.channel, threadTs: target.threadTs }, recipient);
+  }
+
+  async push(delta: string): Promise<void> {
+    if (this.broken) return;
+    this.raw += delta;
+    if (this.raw.length > STREAM_MAX_CHARS) return this.abandon('answer too long to stream');
+    const due = this.ts === undefined || this.raw.length - this.sent >= APPEND_CHARS || Date.now() - this.lastSentAt >= APPEND_EVERY_MS;
+    if (due) await this.send(false);
+  }
+
+  /**
+   * Ends the stream with the rest of the text; true when the whole text is in the thread.
+   * With `answer`, a one-message answer carries the run's answer metadata, as posted answers do.
+   */
+  async finish(answer?: { runId: string }): Promise<boolean> {
+    if (this.broken) return false;
+    if (this.raw.trim() === '' && this.ts === undefined) return true;
+    try {
+      await this.send(true);
+      if (this.broken || this.ts === undefined) return this.broken ? false : this.raw.trim() === '';
+      const rest = safeText(this.raw).slice(this.sent);
+      const single = answer !== undefined && answerMessages(this.raw).length === 1;
+      await this.ctx.client.chat.stopStream({
+        channel: this.target.channel,
+        ts: this.ts,
+        ...(rest !== '' ? { markdown_text: rest } : {}),
+        ...(single ? { metadata: { event_type: ANSWER_EVENT_TYPE, event_payload: { run_id: answer.runId, part: 0, parts: 1 } } } : {}),
+      });
+      return true;
+    } catch (error) {
+      await this.fail(error, 'chat.stopStream');
+      return false;
+    }
+  }
+
+  private async send(final: boolean): Promise<void> {
+    let safe = safeText(this.raw);
+    // A trailing "<" might yet become "<!channel>": it waits for the next piece.
+    if (!final && safe.endsWith('<')) safe = safe.slice(0, -1);
+    const piece = safe.slice(this.sent);
+    if (piece.trim() === '' && (final || this.ts !== undefined)) return;
+    if (piece === '') return;
+    try {
+      if (this.ts === undefined) {
+        const started = await this.ctx.client.chat.startStream({
+          channel: this.target.channel,
+          thread_ts: this.target.threadTs,
+          markdown_text: piece,
+          ...(this.recipient && !this.target.channel.startsWith('D')
+            ? { recipient_user_id: this.recipient.userId, ...(this.recipient.teamId ? { recipient_team_id: this.recipient.teamId } : {}) }
+            : {}),
+        });
+        if (typeof started.ts !== 'string') throw new Error('chat.startStream answered without a ts');
+        this.ts = started.ts;
+      } else if (!final) {
+        await this.ctx.client.chat.appendStream({ channel: this.target.channel, ts: this.ts, markdown_text: piece });
+      } else {
+        return; // the last piece goes with stopStream
+      }
+      this.sent += piece.length;
+      this.lastSentAt = Date.now();
+    } catch (error) {
+      await this.fail(error, this.ts === undefined ? 'chat.startStream' : 'chat.appendStream');
+    }
+  }
+
+  /** The run stopped showing here (an error, another instance took it over): a stream still open goes. */
+  async abort(): Promise<void> {
+    if (!this.broken) await this.discard();
+  }
+
+  private async abandon(reason: string): Promise<void> {
+    this.ctx.logger.info({ channel: this.target.channel, reason }, 'streaming given up; the answer is posted as messages');
+    await this.discard();
+  }
+
+  private async fail(error: unknown, method: string): Promise<void> {
+    const code = slackErrorCode(error);
+    this.ctx.assistant?.failed('stream', code);
+    this.ctx.logger.warn({ err: error, code, method, channel: this.target.channel }, 'streaming the answer failed; it is posted as messages');
+    await this.discard();
+  }
+
+  /** The half-streamed message goes, so the answer posted instead is not shown twice. */
+  private async discard(): Promise<void> {
+    this.broken = true;
+    const ts = this.ts;
+    if (ts === undefined) return;
+    await this.ctx.client.chat
+      .stopStream({ channel: this.target.channel, ts })
+      .catch(() => undefined)
+      .then(() => this.ctx.client.chat.delete({ channel: this.target.channel, ts }))
+      .catch((error: unknown) => this.ctx.logger.debug({ err: error }, 'could not delete a half-streamed answer'));
+  }
+}
+
+/**
+ * The model's Markdown as streamed: Slack's own markup (`<!channel>`, `<@U…>`, `<#C…>`) is
+ * broken with a zero-width space after `<`, so a model cannot ping or link by writing it.
+ * Each character maps to the same or longer text, so a prefix of the input gives a prefix here.
+ */
+export function safeText(markdown: string): string {
+  return markdown.replace(/<(?=[!@#])/g, '<\u200b');
+}

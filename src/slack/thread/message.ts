@@ -1,0 +1,49 @@
+import type { App } from '@slack/bolt';
+import { handleMessage, reportMessageFailure, type IncomingMessage } from './handle-message.js';
+import type { SlackContext } from '../context.js';
+
+/** Subtypes that are still a person writing; edits, deletions, joins and bot posts are not. */
+const PERSON_SUBTYPES = new Set([undefined, 'thread_broadcast', 'file_share']);
+
+interface MessageFields {
+  subtype?: string;
+  bot_id?: string;
+  user?: string;
+  text?: string;
+  ts: string;
+  thread_ts?: string;
+  parent_user_id?: string;
+  channel: string;
+  channel_type?: string;
+  team?: string;
+  user_team?: string;
+}
+
+/**
+ * DMs start or continue a run; a thread reply without a mention may answer
+ * what the thread's run waits on. Mentions in channels arrive as app_mention
+ * too, and are handled there.
+ */
+export function registerMessage(app: App, ctx: SlackContext): void {
+  app.event('message', async ({ event, body }) => {
+    const m = event as unknown as MessageFields;
+    if (!PERSON_SUBTYPES.has(m.subtype) || m.bot_id || !m.user || m.user === ctx.botUserId) return;
+    const dm = m.channel_type === 'im';
+    const reply = !dm && m.thread_ts !== undefined && m.thread_ts !== m.ts;
+    if (!dm && !reply) return;
+    if (!dm && ctx.botUserId && (m.text ?? '').includes(`<@${ctx.botUserId}>`)) return;
+    const message: IncomingMessage = {
+      eventId: body.event_id,
+      kind: dm ? 'dm' : 'reply',
+      channel: m.channel,
+      ts: m.ts,
+      ...(m.thread_ts ? { threadTs: m.thread_ts } : {}),
+      ...(m.parent_user_id ? { parentUserId: m.parent_user_id } : {}),
+      user: m.user,
+      teamId: body.team_id ?? m.team ?? '',
+      userTeamId: m.user_team ?? m.team ?? '',
+      text: m.text ?? '',
+    };
+    ctx.tasks.run(dm ? 'dm' : 'thread_reply', () => handleMessage(ctx, message), reportMessageFailure(ctx, message));
+  });
+}

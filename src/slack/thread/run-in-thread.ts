@@ -1,0 +1,171 @@
+import type { AgentStream, ApprovalRequest } from '../../agent/types.js';
+import { paragraphs, type AnnouncedRequest } from '../../agent/stream.js';
+import { hasAgentErrorCode } from '../../agent/errors.js';
+import { postCard } from '../card/post-card.js';
+import { postApprovalCards } from '../card/post-approval-cards.js';
+import { updateCard, type DrawnMark } from '../card/update-card.js';
+import { markCardsDrawn, markRunShown } from './mark-run-shown.js';
+import { postAnswer } from './post-answer.js';
+import { postError } from './post-error.js';
+import type { SlackContext, ThreadTarget } from '../context.js';
+import { workingReaction, type WorkingReaction } from './working-reaction.js';
+import { unreachable } from '../../unreachable.js';
+import type { PendingAction } from '../../db/rows.js';
+import { AnswerStream, type StreamRecipient } from './answer-stream.js';
+import { clearAssistantStatus, clearWaitingStatus, showWaitingStatus } from './assistant-status.js';
+import { postRememberedUse } from '../remembered/post-remembered-use.js';
+
+export interface RunInThreadOptions {
+  /** The message that asked for this work; it carries the working reaction meanwhile. */
+  reactTo?: { channel: string; ts: string };
+  /** A working reaction the caller already added; removed when the stream ends. */
+  working?: WorkingReaction;
+  /** Cards the caller drew whose marks ride on this stream's last statement (see DrawnMark). */
+  drawn?: DrawnMark[];
+  /** Who the run answers, for a streamed answer outside a DM (SLACK_ASSISTANT). */
+  recipient?: StreamRecipient;
+}
+
+/**
+ * Shows a run (or a continuation of one) in its thread: text as it is
+ * complete up to each card, a card for every approval or question it stops
+ * on, the card of a call stopped at the gate redrawn as blocked, and an error
+ * with a reference when it fails. When the run's outcome is in the thread, its
+ * kept answer is let go and the thread is free for the next run (markRunShown);
+ * an answer that could not be posted stays kept, for the sweep to post.
+ * Resolves when the stream has ended.
+ */
+export async function runInThread(
+  ctx: SlackContext,
+  stream: AgentStream,
+  target: ThreadTarget,
+  options: RunInThreadOptions = {},
+): Promise<void> {
+  const log = ctx.logger.child({ runId: stream.runId, channel: target.channel });
+  const reaction = options.working ?? (options.reactTo ? workingReaction(ctx, options.reactTo) : undefined);
+  const drawn = options.drawn ?? [];
+  // What is shown stays shown: a failed write is the sweep's to make good (it skips parts already posted).
+  const bookkeeping = (write: Promise<void>) =>
+    write.catch((error: unknown) => log.warn({ err: error }, 'could not record what was shown; the sweep will check it'));
+  let text = '';
+  let stepEnded = false;
+  let failure: unknown;
+  // With SLACK_ASSISTANT: the text streamed as it comes; a stream Slack refuses leaves it to postAnswer.
+  let streamed: AnswerStream | undefined;
+  const waitingOn: PendingAction[] = [];
+  const flush = async (answer?: { runId: string }) => {
+    const pending = text;
+    text = '';
+    const stream = streamed;
+    streamed = undefined;
+    if (stream && (await stream.finish(answer))) return;
+    if (pending.trim() !== '') await postAnswer(ctx, target, pending, answer);
+  };
+  // The approvals a pause announces arrive together; the calls of one step share a card (postApprovalCards).
+  let approvals: ApprovalRequest[] = [];
+  const postApprovals = async () => {
+    const requests = approvals;
+    approvals = [];
+    if (requests.length > 0) await postApprovalCards(ctx, requests, target, (continuation) => runInThread(ctx, continuation, target));
+  };
+  try {
+    // A status this process set ("waiting for approval") is over once the run moves on.
+    const statusCleared = ctx.assistant ? await clearWaitingStatus(ctx, target) : false;
+    // One request of a pause as it always showed: approvals gather for postApprovals, a question gets its card.
+    const show = async (request: AnnouncedRequest) => {
+      await flush();
+      if (request.kind === 'suspension') {
+        await postApprovals();
+        const stored = ctx.agent.storedRequestOf(request.payload);
+        await postCard(ctx, request.payload.actionId, target, (continuation) => runInThread(ctx, continuation, target), stored);
+        return;
+      }
+      approvals.push(request.payload);
+      if (ctx.assistant?.tries('status', target)) {
+        // The row is read only when the status is configured and this process did not just store it.
+        const stored = ctx.agent.storedRequestOf(request.payload);
+        const row = stored?.id === request.payload.actionId ? stored : await ctx.agent.findRequest(request.payload.actionId);
+        if (row) waitingOn.push(row);
+      }
+    };
+    for await (const chunk of stream.fullStream) {
+      if (chunk.type !== 'tool-call-approval' && chunk.type !== 'tool-call-suspended') await postApprovals();
+      switch (chunk.type) {
+        case 'text-delta': {
+          // The first text of a step starts a paragraph of its own.
+          const piece = stepEnded ? paragraphs(text, chunk.payload.text).slice(text.length) : chunk.payload.text;
+          stepEnded = false;
+          text += piece;
+          if (ctx.assistant) {
+            streamed ??= AnswerStream.open(ctx, target, options.recipient);
+            await streamed?.push(piece);
+          }
+          break;
+        }
+        case 'tool-call-approval':
+        case 'tool-call-suspended': {
+          // A stream announces one call of a pause; every request the pause stored is shown at once
+          // (the calls of one step share a batch card). A reminder of a call shown before shows nothing.
+          const pause = ctx.agent.requestsOfPause(chunk.payload);
+          for (const request of pause ?? []) await show(request);
+          break;
+        }
+        case 'tool-call-blocked':
+          await redrawBlocked(ctx, chunk.payload.runId, chunk.payload.toolCallId);
+          break;
+        case 'tool-call-remembered':
+          await flush();
+          await postRememberedUse(ctx, target, chunk.payload);
+          break;
+        case 'error':
+          failure = chunk.payload.error;
+          break;
+        case 'step-finish':
+          stepEnded = true;
+          break;
+        case 'start':
+        case 'finish':
+        case 'tool-call':
+        case 'tool-result':
+        case 'tool-output-denied':
+        case 'tool-call-resumed':
+          break;
+        default:
+          unreachable(chunk, 'agent chunk');
+      }
+    }
+    await postApprovals();
+    // A paused stream ends without a finish chunk (as Mastra's); the stream says why it ended.
+    const finishReason = await stream.finishReason;
+    if (hasAgentErrorCode(failure, 'LEASE_LOST')) {
+      // Another instance took the run over and shows it in this thread; anything more from here would be a duplicate.
+      log.warn('run taken over by another instance; nothing more is posted from here');
+      return;
+    }
+    if (failure === undefined && finishReason === 'suspended') {
+      await flush();
+      await bookkeeping(markCardsDrawn(ctx.slackDb, drawn));
+      if (waitingOn.length > 0) await showWaitingStatus(ctx, target, waitingOn);
+      else if (!statusCleared) await clearAssistantStatus(ctx, target);
+      return;
+    }
+    // The run's answer, marked as this run's, so the sweep can tell what of it was posted if this process stops.
+    await flush(failure === undefined ? { runId: stream.runId } : undefined);
+    if (failure !== undefined) await postError(ctx, target, failure, 'run failed');
+    // Cleared here too when another instance (or this one before a restart) set it.
+    if (!statusCleared) await clearAssistantStatus(ctx, target);
+    await bookkeeping(markRunShown(ctx.slackDb, stream.runId, drawn));
+  } catch (error) {
+    await postError(ctx, target, error, 'showing the run in Slack failed');
+  } finally {
+    await streamed?.abort();
+    await reaction?.done();
+    log.debug('stream shown');
+  }
+}
+
+/** `runId` owns the call: the stream's own run, or a sub-agent's run under it. */
+async function redrawBlocked(ctx: SlackContext, runId: string, toolCallId: string): Promise<void> {
+  const id = await ctx.agent.latestApprovalId(runId, toolCallId);
+  if (id !== undefined) await updateCard(ctx, id);
+}

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { approveReasonModal, parseApproveReasonModal } from '../../../../src/slack/approval/approve-reason-modal.js';
+import { argumentsModal } from '../../../../src/slack/approval/arguments-modal.js';
+import { approvalCard } from '../../../../src/slack/card/approval-card.js';
+import { checkedView, blockLimitErrors } from '../../../../src/simulator/index.js';
+import { approvalCardData } from '../../../helpers/slack/approval-card-data.js';
+
+const FP = '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef';
+
+/** A block's mrkdwn text, when it has one. */
+function textOfBlock(b: unknown): string {
+  return (b as { text?: { text?: string } }).text?.text ?? '';
+}
+
+function texts(view: { blocks: unknown[] }): string {
+  return JSON.stringify(view.blocks);
+}
+
+describe('argumentsModal', () => {
+  it('shows the exact arguments as pretty JSON, read-only', () => {
+    const args = { orderId: '1042', amountCents: 150050 };
+    const view = argumentsModal({ actionId: 7, toolName: 'issue_refund', args });
+    expect(checkedView({ view }, 'modal')).toBe(view);
+    expect(view.submit).toBeUndefined();
+    expect(view.blocks.some((b) => b.type === 'input')).toBe(false);
+    const code = view.blocks.map(textOfBlock).join('\n');
+    expect(code).toContain('```\n' + JSON.stringify(args, null, 2) + '\n```');
+    // The fingerprint is on the card's context line only.
+    expect(texts(view)).not.toContain('Fingerprint');
+  });
+
+  it('splits long JSON over code blocks within limits and says when it is cut', () => {
+    const args = { items: Array.from({ length: 20_000 }, (_, i) => ({ sku: `<&>${i}`, qty: i })), long: '&'.repeat(9000) };
+    const view = argumentsModal({ actionId: 7, toolName: 'bulk', args });
+    expect(checkedView({ view }, 'modal')).toBe(view);
+    expect(view.blocks.length).toBeLessThanOrEqual(100);
+    expect(texts(view)).toContain('Cut: showing');
+    for (const b of view.blocks) expect(textOfBlock(b).split('```').length - 1).toBe(textOfBlock(b).includes('```') ? 2 : 0);
+  });
+
+  it('escapes what the model wrote', () => {
+    const view = argumentsModal({ actionId: 7, toolName: '<!channel>', args: { note: '<!here> ```' } });
+    expect(checkedView({ view }, 'modal')).toBe(view);
+    expect(texts(view)).not.toContain('<!here>');
+    expect(texts(view)).not.toContain('<!channel>');
+  });
+});
+
+describe('approveReasonModal', () => {
+  it('asks for a required reason of at most 3000 characters, bound to the request and fingerprint', () => {
+    const view = approveReasonModal({ actionId: 9, fingerprint: FP, toolName: 'delete_record', title: 'Delete record <b>', risk: 'high' });
+    expect(checkedView({ view }, 'modal')).toBe(view);
+    expect(view.callback_id).toBe('approval.approve_reason_modal');
+    expect(view.private_metadata).toBe('{"a":9,"f":"0123456789abcdef"}');
+    const input = view.blocks.find((b) => b.type === 'input') as { optional: boolean; element: { max_length: number } };
+    expect(input.optional).toBe(false);
+    expect(input.element.max_length).toBe(3000);
+    expect(texts(view)).toContain('high-risk');
+    expect(texts(view)).toContain('Delete record &lt;b&gt;');
+  });
+
+  it('reads a submission, trimmed; blank is empty; foreign metadata is not ours', () => {
+    const values = (value: string) => ({ reason: { reason: { type: 'plain_text_input', value } } });
+    expect(parseApproveReasonModal('{"a":9,"f":"0123456789abcdef"}', values('  ok, verified  '))).toEqual({ actionId: 9, fingerprintPrefix: '0123456789abcdef', reason: 'ok, verified' });
+    expect(parseApproveReasonModal('{"a":9,"f":"0123456789abcdef"}', values('   '))?.reason).toBe('');
+    expect(parseApproveReasonModal('{"a":9}', values('x'))).toBeUndefined();
+    expect(parseApproveReasonModal('nope', values('x'))).toBeUndefined();
+  });
+});
+
+describe('approval card blocks pass the simulator checker', () => {
+  it('in every variant', () => {
+    for (const over of [{}, { risk: 'high' as const }, { requireReason: true }, { risk: 'high' as const, requireReason: true, title: 'T'.repeat(400) }]) {
+      expect(blockLimitErrors(approvalCard(approvalCardData(over)))).toEqual([]);
+    }
+  });
+});

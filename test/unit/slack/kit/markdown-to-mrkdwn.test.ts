@@ -1,0 +1,186 @@
+import { describe, expect, it } from 'vitest';
+import { markdownToMrkdwn } from '../../../../src/slack/kit/mrkdwn/markdown-to-mrkdwn.js';
+
+const md = markdownToMrkdwn;
+
+describe('markdownToMrkdwn: inline formatting', () => {
+  it('converts bold, italic and strikethrough', () => {
+    expect(md('**bold** and __bold__')).toBe('*bold* and *bold*');
+    expect(md('*italic* and _italic_')).toBe('_italic_ and _italic_');
+    expect(md('~~gone~~')).toBe('~gone~');
+    expect(md('***both***')).toBe('*_both_*');
+    expect(md('**bold _and italic_ inside**')).toBe('*bold _and italic_ inside*');
+  });
+
+  it('leaves lone or intraword markers as text', () => {
+    expect(md('snake_case_name')).toBe('snake_case_name');
+    expect(md('2 * 3 * 4')).toBe('2 * 3 * 4');
+    expect(md('**not closed')).toBe('**not closed');
+    expect(md('a ~ b')).toBe('a ~ b');
+  });
+
+  it('honours backslash escapes', () => {
+    expect(md('\\*not italic\\*')).toBe('*not italic*');
+    expect(md('\\<!channel\\>')).toBe('&lt;!channel&gt;');
+  });
+
+  it('keeps code spans untouched by other rules, but escaped', () => {
+    expect(md('use `**x**` and `a<b>&c`')).toBe('use `**x**` and `a&lt;b&gt;&amp;c`');
+    expect(md('`[x](https://a.example)`')).toBe('`[x](https://a.example)`');
+    expect(md('``a ` b``')).toBe('`a ˋ b`');
+    expect(md('unclosed `code')).toBe('unclosed `code');
+  });
+});
+
+describe('markdownToMrkdwn: links', () => {
+  it('turns http, https and mailto links into Slack links with an escaped label', () => {
+    expect(md('[docs](https://example.com/a?b=1&c=2)')).toBe('<https://example.com/a?b=1&amp;c=2|docs>');
+    expect(md('[mail](mailto:a@example.com)')).toBe('<mailto:a@example.com|mail>');
+    expect(md('[a <b> & c](http://x.example)')).toBe('<http://x.example|a &lt;b&gt; &amp; c>');
+    expect(md('[**bold** label](https://x.example "title")')).toBe('<https://x.example|*bold* label>');
+    expect(md('[wiki](https://en.wikipedia.org/wiki/Foo_(bar))')).toBe('<https://en.wikipedia.org/wiki/Foo_(bar)|wiki>');
+    expect(md('[sp](<https://x.example/a b>)')).toBe('<https://x.example/a%20b|sp>');
+  });
+
+  it('keeps a | in a URL from ending it', () => {
+    expect(md('[x](https://x.example/a|b)')).toBe('<https://x.example/a%7Cb|x>');
+  });
+
+  it('leaves other schemes as plain escaped text', () => {
+    expect(md('[click](javascript:alert(1))')).toBe('click (javascript:alert(1))');
+    expect(md('[x](<!channel>)')).toBe('x (!channel)');
+    expect(md('[x](a<!channel>b)')).toBe('x (a&lt;!channel&gt;b)');
+    expect(md('[rel](/docs/a)')).toBe('rel (/docs/a)');
+    expect(md('![diagram](data:image/png;base64,AAA)')).toBe('diagram (data:image/png;base64,AAA)');
+  });
+
+  it('links autolinks and bare URLs, without their trailing punctuation', () => {
+    expect(md('see <https://a.example/x>')).toBe('see <https://a.example/x>');
+    expect(md('see https://a.example/x_y_z.')).toBe('see <https://a.example/x_y_z>.');
+    expect(md('(https://a.example/x)')).toBe('(<https://a.example/x>)');
+  });
+
+  it('does not nest links', () => {
+    expect(md('[see https://a.example](https://b.example)')).toBe('<https://b.example|see https://a.example>');
+  });
+
+  it('leaves unfinished link syntax as text', () => {
+    expect(md('[x](https://a.example')).toBe('[x](<https://a.example>');
+    expect(md('[only brackets]')).toBe('[only brackets]');
+  });
+});
+
+describe('markdownToMrkdwn: blocks', () => {
+  it('turns headings into bold lines, without doubled stars', () => {
+    expect(md('# Title')).toBe('*Title*');
+    expect(md('### **Bold** title ###')).toBe('*Bold title*');
+    expect(md('#hashtag')).toBe('#hashtag');
+  });
+
+  it('turns bullet and task lists into bullets, keeping nesting', () => {
+    expect(md('- one\n* two\n+ three')).toBe('• one\n• two\n• three');
+    expect(md('- top\n  - nested\n    - deeper')).toBe('• top\n    ◦ nested\n        • deeper');
+    expect(md('- [ ] todo\n- [x] done')).toBe('☐ todo\n☑ done');
+    expect(md('1. first\n2) second')).toBe('1. first\n2. second');
+    expect(md('- **bold** item')).toBe('• *bold* item');
+  });
+
+  it('keeps fenced code verbatim (escaped), without the language', () => {
+    expect(md('```ts\nconst a = x < 1 && **y**;\n```')).toBe('```\nconst a = x &lt; 1 &amp;&amp; **y**;\n```');
+    expect(md('~~~\n<!channel>\n~~~')).toBe('```\n&lt;!channel&gt;\n```');
+    expect(md('- item\n  ```\n  indented\n  ```')).toBe('• item\n```\nindented\n```');
+  });
+
+  it('closes an unclosed fence and defuses ``` inside code', () => {
+    expect(md('```\nnever closed')).toBe('```\nnever closed\n```');
+    expect(md('````\n```\n````')).toBe('```\n`\u200b`\u200b`\n```');
+  });
+
+  it('converts quotes and rules', () => {
+    expect(md('> quoted **text**')).toBe('> quoted *text*');
+    expect(md('> > nested')).toBe('> nested');
+    expect(md('---')).toBe('──────────');
+  });
+
+  it('escapes everything a model could use to notify', () => {
+    const out = md('Hey <!channel> and <@U123> and <!subteam^S1> & <!here>\n- <!everyone>\n# <@W999>');
+    expect(out).not.toMatch(/<[!@#]/);
+    expect(out).toContain('&lt;!channel&gt;');
+  });
+
+  it('handles CRLF line endings and stays fast on hostile input', () => {
+    expect(md('a\r\n**b**')).toBe('a\n*b*');
+    const hostile = [
+      '**a '.repeat(5000) + '*_~'.repeat(3000) + '['.repeat(3000),
+      '[a]('.repeat(10_000),
+      '` a '.repeat(10_000),
+      '_a '.repeat(10_000) + 'b_',
+      '**a **'.repeat(5000),
+    ];
+    for (const text of hostile) {
+      const started = Date.now();
+      const out = md(text);
+      expect(Date.now() - started, text.slice(0, 20)).toBeLessThan(3000);
+      expect(out.length).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe('markdownToMrkdwn: CommonMark and GitHub structure', () => {
+  it('writes tables as lines of cells, the header in bold', () => {
+    expect(md('| a | b |\n|---|---|\n| 1 | **2** |')).toBe('*a* | *b*\n1 | *2*');
+  });
+
+  it('resolves reference links and drops their definitions', () => {
+    expect(md('See [the docs][d].\n\n[d]: https://d.example "t"')).toBe('See <https://d.example|the docs>.');
+    expect(md('[bad][d]\n\n[d]: javascript:alert(1)')).toBe('bad (javascript:alert(1))');
+  });
+
+  it('keeps indented code, raw HTML and footnotes as escaped text', () => {
+    expect(md('    indented <b>')).toBe('```\nindented &lt;b&gt;\n```');
+    expect(md('<div>\n<!channel>\n</div>')).toBe('&lt;div&gt;\n&lt;!channel&gt;\n&lt;/div&gt;');
+    expect(md('[^1]\n\n[^1]: <!here>')).toBe('[^1]\n\n[^1]: &lt;!here&gt;');
+  });
+
+  it('keeps paragraphs apart by one blank line and a list item\'s later paragraphs under it', () => {
+    expect(md('one\nstill one\n\n\n\ntwo')).toBe('one\nstill one\n\ntwo');
+    expect(md('- item\n\n  second para\n- next')).toBe('• item\n\n  second para\n• next');
+    expect(md('3. three\n4. four')).toBe('3. three\n4. four');
+  });
+
+  it('links bare e-mail addresses and www. hosts', () => {
+    expect(md('a@b.example or www.example.com')).toBe('<mailto:a@b.example|a@b.example> or <http://www.example.com|www.example.com>');
+  });
+});
+
+describe('markdownToMrkdwn: hostile input', () => {
+  /** Inputs that are quadratic (or overflow the stack) in micromark unless parse-units.ts bounds them. */
+  const hostile: Record<string, (n: number) => string> = {
+    'unclosed link openers': (n) => '[a]('.repeat(n / 4),
+    'bracket pairs without definitions': (n) => '[a]'.repeat(n / 3),
+    'unmatched emphasis runs': (n) => '*_~'.repeat(n / 3),
+    'deeply nested emphasis': (n) => '*_'.repeat(n / 8) + 'x' + '_*'.repeat(n / 8),
+    'one deeply nested quote': (n) => '>'.repeat(n),
+    'nested quotes with spaces': (n) => '> '.repeat(n / 2),
+    'nested ordered lists on one line': (n) => '1. '.repeat(n / 3),
+    'nested lists on every line': (n) => ('- '.repeat(50) + 'x\n').repeat(n / 101),
+    'unclosed code spans': (n) => '` a '.repeat(n / 4),
+  };
+  const time = (text: string): number => {
+    const started = performance.now();
+    expect(md(text).length).toBeGreaterThan(0);
+    return performance.now() - started;
+  };
+
+  for (const [name, make] of Object.entries(hostile)) {
+    it(`converts 200 KB of ${name} in time linear in its size`, () => {
+      const small = Math.min(time(make(50_000)), time(make(50_000)));
+      // Four times the input: linear is about 4x, quadratic 16x (unbounded, minutes); the margin and
+      // one retry absorb a busy machine.
+      const bound = 10 * small + 2000;
+      let large = time(make(200_000));
+      if (large >= bound) large = Math.min(large, time(make(200_000)));
+      expect(large, `50 KB took ${Math.round(small)} ms`).toBeLessThan(bound);
+    }, 120_000);
+  }
+});

@@ -5,12 +5,6 @@ import { migrate, type Migration } from '../../src/db/migrate.js';
 
 export type Backend = 'postgres' | 'pglite';
 
-/**
- * Every storage test runs on PGlite; when DATABASE_URL is set (CI) it runs on
- * the real PostgreSQL as well.
- */
-export const backends: Backend[] = process.env.DATABASE_URL ? ['postgres', 'pglite'] : ['pglite'];
-
 export function uniqueSchema(prefix = 't'): string {
   return `${prefix}_${randomBytes(6).toString('hex')}`;
 }

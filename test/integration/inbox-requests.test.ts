@@ -1,11 +1,12 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inboxListPage, inboxRequests } from '../../src/db/inbox-requests.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 
 const FINISHED = 50_000;
 
-describe.each(backends)('the inbox queries with 50,000 finished requests, on %s', (backend) => {
+describeBackends('the inbox queries with 50,000 finished requests, on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

@@ -130,8 +130,7 @@ describeBackends('Slack approvals end to end on %s', (backend) => {
     expect(h.fake.calls.indexOf(intro)).toBeLessThan(h.fake.calls.indexOf(card.call));
     expect(made.tools.deleted).toEqual([]);
 
-    const click = await clickButton(b, card, ALICE, ACTION_IDS.approve);
-    expect(click.elapsedMs).toBeLessThan(1000);
+    await clickButton(b, card, ALICE, ACTION_IDS.approve);
     await waitForUpdate(h.fake, card, `Approved by <@${ALICE}>`);
     const answer = await waitForText(h.fake, thread, 'Deleted *abc*');
     expect(textOf(answer)).toContain('&lt;!channel&gt;');
@@ -181,7 +180,6 @@ describeBackends('Slack approvals end to end on %s', (backend) => {
       }),
     );
     expect(submitted.status).toBe(200);
-    expect(submitted.elapsedMs).toBeLessThan(1000);
     await waitForUpdate(h.fake, card, `Declined by <@${ALICE}>: wrong record &lt;!everyone&gt;`);
     await waitForText(h.fake, thread, 'Understood, not deleting x1.');
     expect(made.tools.deleted).toEqual([]);

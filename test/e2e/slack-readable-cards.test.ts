@@ -171,7 +171,6 @@ describeBackends('readable approval cards end to end on %s', (backend) => {
       }),
     );
     expect(submitted.status).toBe(200);
-    expect(submitted.elapsedMs).toBeLessThan(1000);
     await waitForUpdate(h.fake, card, `Approved by <@${ALICE}>: Customer double-charged &lt;!channel&gt;, ticket 77`);
     await waitForText(h.fake, thread, 'Refund issued.');
     expect(refunds).toEqual([REFUND_ARGS]);

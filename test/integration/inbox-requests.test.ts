@@ -79,8 +79,5 @@ describeBackends('the inbox queries with 50,000 finished requests, on %s', (back
     expect(text).toContain('pending_actions_requester');
     expect(text).toContain('pending_actions_decided_by');
     expect(text).not.toMatch(/Seq Scan on pending_actions/);
-    const started = performance.now();
-    for (let i = 0; i < 20; i++) await inboxRequests(database.db, 'ops', 'U0ME', { requested: 10, decided: 10 });
-    expect((performance.now() - started) / 20).toBeLessThan(50);
   });
 });

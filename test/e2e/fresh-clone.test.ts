@@ -22,7 +22,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeProviders, type FakeProviders, type Reply, type Turn } from '../helpers/fake-providers.js';
 import { readmeSnippets } from '../helpers/readme-snippets.js';
-import { freePort, npmStart, stopProcessGroup, type NpmStart } from '../sandbox/npm-start.js';
+import { freePort, npmStart, stopProcessGroup, type NpmStart } from '../helpers/sandbox/npm-start.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { openSandboxPage, type SandboxPage } from '../helpers/sandbox-page.js';
 import { needing } from '../helpers/needs.js';
-import { freePort, npmStart, stopProcessGroup, type NpmStart } from './npm-start.js';
+import { freePort, npmStart, stopProcessGroup, type NpmStart } from '../helpers/sandbox/npm-start.js';
 
 
 /** examples/agents.ts's `examples` export, which the sandbox offers instead of the demo's requests. */

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
-import { freePort, npmStart, stopProcessGroup, type NpmStart } from './npm-start.js';
+import { freePort, npmStart, stopProcessGroup, type NpmStart } from '../helpers/sandbox/npm-start.js';
 
 interface Message {
   ts: string;

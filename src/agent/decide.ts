@@ -1,4 +1,5 @@
 import { startContinuation } from './run-lifecycle.js';
+import { childLogger } from './child-logger.js';
 import { authorizeActor, type RefusalReason } from '../approvals/authorize-actor.js';
 import { closeAction, recordApprovalVote, recordDecline, findAction, findDecisionTarget, pendingActionsOfRoot } from '../db/pending-actions.js';
 import { callUnderDelegation } from './waiting-calls.js';
@@ -89,7 +90,7 @@ async function recordDecision(
   if ('outcome' in found) return found;
   const action = found;
   const actor = req.actor ?? apiActor;
-  const log = deps.logger.child({ runId: action.run_id, toolCallId: action.tool_call_id, actionId: action.id });
+  const log = childLogger(deps.logger, { runId: action.run_id, toolCallId: action.tool_call_id, actionId: action.id });
 
   const refused = (why: string) => auditRefusal(deps, action, actor.userId, decision, why);
   if (action.status !== 'pending') {

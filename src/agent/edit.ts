@@ -1,4 +1,5 @@
 import type { JSONSchema7 } from '@ai-sdk/provider';
+import { childLogger } from './child-logger.js';
 import { z } from 'zod';
 import { fingerprint } from '../approvals/fingerprint.js';
 import { requirementOfRequest, type PolicyDenial, type RequestFacts } from '../approvals/requirement-for.js';
@@ -96,7 +97,7 @@ async function recordEditOf(root: AgentInternals, deps: RuntimeDeps, req: EditRe
   if ('outcome' in found) return found;
   const action = found;
   const actor: Actor = req.actor ?? apiActor;
-  const log = deps.logger.child({ runId: action.run_id, toolCallId: action.tool_call_id, actionId: action.id });
+  const log = childLogger(deps.logger, { runId: action.run_id, toolCallId: action.tool_call_id, actionId: action.id });
   const refused = (why: string) => auditRefusal(deps, action, actor.userId, 'edit', why);
 
   if (action.status !== 'pending') {

@@ -86,7 +86,7 @@ export async function runDelegation(
   let outcome: RunOutcome;
   try {
     // Quiet, but a call run under a remembered approval is still told where people look.
-    outcome = await runSteps(child, { ...quietEmitter, remembered: out.remembered });
+    outcome = await runSteps(child, { ...quietEmitter, remembered: (call) => out.remembered(call) });
   } catch (error) {
     // A lost claim or an abort ends the whole tree here; anything else is this call's failure, as a tool's would be.
     if (error instanceof LeaseLostError || hasAgentErrorCode(error, 'RUN_ABORTED')) throw error;

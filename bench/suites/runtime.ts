@@ -62,7 +62,7 @@ export const mastra = {
 };
 
 /** Tracks `execute` calls so each cycle can check its tool ran exactly once. */
-class Executions {
+export class Executions {
   private readonly byRun = new Map<string, { count: number; at: number }>();
   total = 0;
 
@@ -109,7 +109,8 @@ async function cycle(agent: Agent, executions: Executions): Promise<CycleTiming>
   return { suspendMs: t1 - t0, approveToExecuteMs: executedAt - t1, cycleMs: t2 - t0, endedAt: t2 };
 }
 
-async function runCycles(agent: Agent, executions: Executions, count: number, inFlight: number) {
+/** `count` cycles from `inFlight` concurrent loops: rate, Node CPU per cycle (process.cpuUsage, user + system) and each cycle's timings. */
+export async function runCycles(agent: Agent, executions: Executions, count: number, inFlight: number) {
   const timings: CycleTiming[] = [];
   let started = 0;
   const executedBefore = executions.total;

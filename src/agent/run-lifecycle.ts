@@ -1,7 +1,7 @@
 import { agentsAlong } from './run-state.js';
 import { childLogger } from './child-logger.js';
 import { endRun, type RunEnd, takeRunLease, failDelegation, persistSuspension, dropFailedRun, findSnapshot } from '../db/run-snapshots.js';
-import type { SnapshotRow } from '../db/rows.js';
+import type { PendingAction, SnapshotRow } from '../db/rows.js';
 import { errorMessage } from '../error-message.js';
 import { cancelPendingRuns, pendingActionsOfRoot, type LeasedRun } from '../db/pending-actions.js';
 import type { ApprovalRequest, SuspensionRequest, AgentInternals, RunOutcome, RunState, RuntimeDeps, Snapshot, AgentStream, StreamOptions, LiveOptions, RunLease } from './types.js';
@@ -51,11 +51,10 @@ export async function settleOutcome(
       const top = await findSnapshot(db, run.rootRunId);
       if (top) sink.seed(priorOfSnapshot(top));
     }
-    const ids = new Map(persisted.map((p) => [`${p.run_id}\u0000${p.tool_call_id}`, p]));
     const announced: AnnouncedRequest[] = [];
     for (const action of outcome.plan.actions) {
       if (!action.announce) continue;
-      const row = ids.get(`${action.write.run_id}\u0000${action.write.tool_call_id}`)!;
+      const row = storedRow(persisted, action.write);
       // The planned payload becomes the announced one: it was made for this announcement alone.
       let request: AnnouncedRequest;
       if (action.announce.kind === 'approval') {
@@ -102,6 +101,12 @@ export async function settleOutcome(
     return;
   }
   await continueRun(root, parent.runId, run.deps, sink, undefined, run.live);
+}
+
+/** The row `persisted` holds for a planned call (a pause stores a handful of calls at most). */
+function storedRow(persisted: PendingAction[], write: { run_id: string; tool_call_id: string }): PendingAction {
+  for (const row of persisted) if (row.run_id === write.run_id && row.tool_call_id === write.tool_call_id) return row;
+  throw new Error(`run ${write.run_id}: call ${write.tool_call_id} was not stored with its pause`);
 }
 
 /** Claims a run whose last wait just ended and continues it; otherwise reports what it still waits on. */

@@ -1,4 +1,5 @@
-import type { RequireToolApproval, RequireToolApprovalContext, CallTarget, PlannedAction, RunState, AgentInternals } from './types.js';
+import type { RequireToolApproval, RequireToolApprovalContext } from './api-types.js';
+import type { CallTarget, PlannedAction, RunState, AgentInternals } from './run-model.js';
 import { fingerprint } from '../approvals/fingerprint.js';
 import { requirementFor, type Requirement } from '../approvals/requirement-for.js';
 import { callVerdict, type CallVerdict } from '../approvals/call-verdict.js';

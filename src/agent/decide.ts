@@ -9,7 +9,8 @@ import { requirementOfRequest, type Requirement } from '../approvals/requirement
 import { approversAt } from '../approvals/approvers-at.js';
 import { findSnapshot } from '../db/run-snapshots.js';
 import { observeDecision } from '../metrics/observe-decision.js';
-import type { Actor, AgentInternals, Decision, DecisionRequest, RuntimeDeps } from './types.js';
+import type { Actor, Decision, DecisionRequest } from './api-types.js';
+import type { AgentInternals, RuntimeDeps } from './run-model.js';
 import { rememberForOf } from './remembered-call.js';
 import { findAgent } from './run-state.js';
 import { outsideWorkspace, outsideWorkspaceMessage } from '../approvals/workspace.js';

@@ -13,7 +13,8 @@ import { previewEditedLimits } from './count-limits.js';
 import { AgentError } from './errors.js';
 import { findAgent } from './run-state.js';
 import type { Tool } from './tool.js';
-import type { Actor, AgentInternals, AgentStream, Decision, DecisionRequest, RuntimeDeps } from './types.js';
+import type { Actor, AgentStream, Decision, DecisionRequest } from './api-types.js';
+import type { AgentInternals, RuntimeDeps } from './run-model.js';
 
 /** An approver's edit: the request (by id, or run + call), who edits, the arguments as edited. */
 export interface EditRequest extends Pick<DecisionRequest, 'runId' | 'toolCallId' | 'actionId' | 'actor'> {

@@ -1,4 +1,4 @@
-import type { CallOutcome, RunState } from './types.js';
+import type { CallOutcome, RunState } from './run-model.js';
 import { childLogger } from './child-logger.js';
 import type { LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import { errorMessage } from '../error-message.js';

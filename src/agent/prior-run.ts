@@ -1,5 +1,6 @@
 import type { LanguageModelV3Message, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
-import type { RunState, Snapshot, StepResult, ToolResultEntry } from './types.js';
+import type { StepResult, ToolResultEntry } from './api-types.js';
+import type { RunState, Snapshot } from './run-model.js';
 import type { SnapshotRow } from '../db/rows.js';
 import { addUsage, toolCallEntry, toolResultEntry, type PriorRun } from './stream.js';
 

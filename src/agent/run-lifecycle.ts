@@ -4,7 +4,8 @@ import { endRun, type RunEnd, takeRunLease, failDelegation, persistSuspension, d
 import type { PendingAction, SnapshotRow } from '../db/rows.js';
 import { errorMessage } from '../error-message.js';
 import { cancelPendingRuns, pendingActionsOfRoot, type LeasedRun } from '../db/pending-actions.js';
-import type { ApprovalRequest, SuspensionRequest, AgentInternals, RunOutcome, RunState, RuntimeDeps, Snapshot, AgentStream, StreamOptions, LiveOptions, RunLease } from './types.js';
+import type { ApprovalRequest, SuspensionRequest, AgentStream, StreamOptions } from './api-types.js';
+import type { AgentInternals, RunOutcome, RunState, RuntimeDeps, Snapshot, LiveOptions, RunLease } from './run-model.js';
 import { sinkEmitter, subAgentEmitter, type Emitter, rememberStoredAction, StreamSink, type AnnouncedRequest, announcementChunk, pendingOfAnnounced, rememberPause } from './stream.js';
 import { announcedNow, waitingCalls } from './waiting-calls.js';
 import { loadThreadHistory } from '../db/thread-messages.js';

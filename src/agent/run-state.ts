@@ -1,6 +1,6 @@
 import type { SnapshotWrite } from '../db/run-snapshots.js';
 import { childLogger } from './child-logger.js';
-import type { RunState, AgentInternals, Snapshot, TopCall } from './types.js';
+import type { RunState, AgentInternals, Snapshot, TopCall } from './run-model.js';
 import type { LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';

@@ -1,4 +1,5 @@
-import type { CallTarget, ToolCallInput, AgentInternals, CallOutcome, RunOutcome, RunState, SuspensionPlan, Usage } from './types.js';
+import type { Usage } from './api-types.js';
+import type { CallTarget, ToolCallInput, AgentInternals, CallOutcome, RunOutcome, RunState, SuspensionPlan } from './run-model.js';
 import { approvalAction, approvalGate } from './approval-gate.js';
 import { childRun, pushToolResults, delegationInput, snapshotWrite } from './run-state.js';
 import { settle, executeTool } from './execute-tool.js';

@@ -14,7 +14,7 @@ import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.j
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { Agent } from '../../src/agent/agent.js';
 import { createTool, type Tool } from '../../src/agent/tool.js';
-import type { AgentStream } from '../../src/agent/types.js';
+import type { AgentStream } from '../../src/agent/api-types.js';
 
 const users = [
   { name: 'Dero Israel', email: 'dero@mail.com' },

@@ -1,4 +1,4 @@
-import type { Decision } from '../../agent/types.js';
+import type { Decision } from '../../agent/api-types.js';
 import { isActionId } from '../../db/is-action-id.js';
 import { BATCH_PART_SIZE } from '../blocks/batch-card.js';
 import { batchDeclineModal } from '../blocks/batch-decline-modal.js';

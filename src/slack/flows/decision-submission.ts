@@ -1,4 +1,4 @@
-import type { Decision } from '../../agent/types.js';
+import type { Decision } from '../../agent/api-types.js';
 import { actorOf, type Person, type SlackContext } from '../slack-context.js';
 import { findCard } from '../store/cards.js';
 import { failureText } from './failure-text.js';

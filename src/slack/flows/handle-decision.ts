@@ -1,4 +1,4 @@
-import type { Decision } from '../../agent/types.js';
+import type { Decision } from '../../agent/api-types.js';
 import { updateCard, type DrawnMark } from './update-card.js';
 import { markCardsDrawn } from '../store/mark-run-shown.js';
 import type { CardRow } from '../store/cards.js';

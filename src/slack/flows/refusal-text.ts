@@ -1,4 +1,4 @@
-import type { Decision } from '../../agent/types.js';
+import type { Decision } from '../../agent/api-types.js';
 import type { PendingAction } from '../../db/rows.js';
 import { mention } from '../blocks/mention.js';
 import { escapeMrkdwn } from '../mrkdwn/escape-mrkdwn.js';

@@ -1,4 +1,4 @@
-import type { ClaimFacts, CallOutcome, RunState, CallTarget } from './types.js';
+import type { ClaimFacts, CallOutcome, RunState, CallTarget } from './run-model.js';
 import { fingerprint } from '../approvals/fingerprint.js';
 import { consumeGrant, grantWasSpent, matchSpentGrant, noMatchingGrant, type GrantCheck } from '../db/grants.js';
 import { applyHook } from './before-tool-call.js';

@@ -1,4 +1,4 @@
-import type { CallOutcome, CallTarget, PlannedAction, RunState } from './types.js';
+import type { CallOutcome, CallTarget, PlannedAction, RunState } from './run-model.js';
 import type { DefinitionPin, Tool, ToolPreviewContext } from './tool.js';
 import type { Emitter } from './stream.js';
 import type { PendingAction } from '../db/rows.js';

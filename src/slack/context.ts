@@ -1,6 +1,6 @@
 import type { webApi } from '@slack/bolt';
 import type { Agent } from '../agent/agent.js';
-import type { Actor } from '../agent/types.js';
+import type { Actor } from '../agent/api-types.js';
 import type { Logger } from '../logger.js';
 import type { BackgroundTasks } from './transport/background-tasks.js';
 import type { SlackDb } from './tables.js';

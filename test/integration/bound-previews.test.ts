@@ -11,7 +11,7 @@ import { consumeGrant } from '../../src/db/grants.js';
 import { fingerprint } from '../../src/approvals/fingerprint.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { STATED_REASON_FIELD } from '../../src/agent/stated-reason.js';
-import type { AgentChunk, ApprovalRequest } from '../../src/agent/types.js';
+import type { AgentChunk, ApprovalRequest } from '../../src/agent/api-types.js';
 
 /**
  * Records kept in memory, each with a version bumped on every change: `set_status` previews the

@@ -6,7 +6,7 @@ import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel, lastToolResults, type ScriptStep } from '../helpers/scripted-model.js';
 import { collect } from '../helpers/agents.js';
 import { ResumeValidationError, ToolCallNotPendingError } from '../../src/agent/errors.js';
-import type { AgentChunk, ApprovalRequest, SuspensionRequest } from '../../src/agent/types.js';
+import type { AgentChunk, ApprovalRequest, SuspensionRequest } from '../../src/agent/api-types.js';
 import { createDemoAgents } from '../../src/demo/create-demo-agents.js';
 import { demoPolicy } from '../../src/demo/demo-policy.js';
 import { createDemoTables, demoDb, type DemoDb } from '../../src/demo/demo-tables.js';

@@ -11,7 +11,7 @@ import { listAuditEvents } from '../../src/db/audit.js';
 import { captureLogger } from '../helpers/slack-bot.js';
 import { callLog, eventually, rugPull, stdioTracker } from '../helpers/mcp.js';
 import { PULLED_DESCRIPTION } from '../fixtures/mcp/tracker-server.js';
-import type { AgentChunk, ApprovalRequest } from '../../src/agent/types.js';
+import type { AgentChunk, ApprovalRequest } from '../../src/agent/api-types.js';
 
 const approvalOf = (chunks: AgentChunk[]) => chunks.find((c) => c.type === 'tool-call-approval')?.payload as ApprovalRequest | undefined;
 

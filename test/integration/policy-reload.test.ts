@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/agent/agent.js';
-import type { AgentChunk, ApprovalRequest } from '../../src/agent/types.js';
+import type { AgentChunk, ApprovalRequest } from '../../src/agent/api-types.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { loadPolicyFile } from '../../src/approvals/load-policy-file.js';
 import { watchPolicy, type WatchedPolicy } from '../../src/watch-policy.js';

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/agent/agent.js';
-import type { ExpiredRequest, RecoveredRun } from '../../src/agent/types.js';
+import type { ExpiredRequest, RecoveredRun } from '../../src/agent/api-types.js';
 import { takeOverWhileFull, takeWhileFull } from '../../src/agent/sweeps.js';
 import { findDecisionTarget, recordApprovalVote } from '../../src/db/pending-actions.js';
 import { agentWith, countingTool } from '../helpers/agents.js';

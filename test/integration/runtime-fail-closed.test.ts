@@ -12,7 +12,7 @@ import { ToolCallNotPendingError } from '../../src/agent/errors.js';
 import { fingerprint } from '../../src/approvals/fingerprint.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { listAuditEvents } from '../../src/db/audit.js';
-import type { RequireToolApprovalContext, ApprovalRequest } from '../../src/agent/types.js';
+import type { RequireToolApprovalContext, ApprovalRequest } from '../../src/agent/api-types.js';
 
 /** A tool with no approval of its own, counting its runs. */
 function plainTool(id: string) {

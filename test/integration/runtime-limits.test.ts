@@ -8,7 +8,7 @@ import { agentWith, collect, countingTool } from '../helpers/agents.js';
 import { createTool } from '../../src/agent/tool.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { Database } from '../../src/db/database.js';
-import type { ApprovalRequest } from '../../src/agent/types.js';
+import type { ApprovalRequest } from '../../src/agent/api-types.js';
 
 const refundPolicy = () =>
   definePolicy({

@@ -17,7 +17,7 @@ import { createTool } from '../../src/agent/tool.js';
 import { askUserTool } from '../../src/agent/ask-user.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { ResumeValidationError } from '../../src/agent/errors.js';
-import type { AgentChunk, AgentStream } from '../../src/agent/types.js';
+import type { AgentChunk, AgentStream } from '../../src/agent/api-types.js';
 
 type Chunk = AgentChunk;
 

@@ -15,7 +15,7 @@ import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { Agent } from '../../src/agent/agent.js';
 import { createTool, type Tool } from '../../src/agent/tool.js';
-import type { AgentStream } from '../../src/agent/types.js';
+import type { AgentStream } from '../../src/agent/api-types.js';
 
 const users = [
   { name: 'Dero Israel', email: 'dero@mail.com' },

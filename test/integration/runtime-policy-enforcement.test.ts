@@ -9,7 +9,7 @@ import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { botMetrics } from '../../src/metrics/bot-metrics.js';
 import { evaluateCall, type PastCall } from '../../src/approvals/evaluate-call.js';
-import type { AgentChunk, ApprovalRequest, DeniedCall } from '../../src/agent/types.js';
+import type { AgentChunk, ApprovalRequest, DeniedCall } from '../../src/agent/api-types.js';
 import type { Agent } from '../../src/agent/agent.js';
 
 const ALICE = 'U0ALICE';

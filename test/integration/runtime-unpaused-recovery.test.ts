@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { LeaseLostError } from '../../src/agent/errors.js';
-import type { RecoveredRun } from '../../src/agent/types.js';
+import type { RecoveredRun } from '../../src/agent/api-types.js';
 import { interruptedMessage } from '../../src/agent/approved-call.js';
 import { createTool } from '../../src/agent/tool.js';
 import type { Agent } from '../../src/agent/agent.js';

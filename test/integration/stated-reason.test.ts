@@ -9,7 +9,7 @@ import { Agent } from '../../src/agent/agent.js';
 import { fingerprint } from '../../src/approvals/fingerprint.js';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { STATED_REASON_FIELD } from '../../src/agent/stated-reason.js';
-import type { ApprovalRequest } from '../../src/agent/types.js';
+import type { ApprovalRequest } from '../../src/agent/api-types.js';
 
 /** A tool with a strict schema (unknown keys refused), as Mastra users write them; records what execute got. */
 function strictDelete(options: { requireApproval?: boolean } = {}) {

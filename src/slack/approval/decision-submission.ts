@@ -1,4 +1,4 @@
-import type { Decision } from '../../agent/types.js';
+import type { Decision } from '../../agent/api-types.js';
 import { actorOf, type Person, type SlackContext } from '../context.js';
 import { findCard } from '../card/cards.js';
 import { failureText } from '../kit/failure-text.js';

@@ -1,4 +1,4 @@
-import type { Decision } from '../../agent/types.js';
+import type { Decision } from '../../agent/api-types.js';
 import { updateCard, type DrawnMark } from '../card/update-card.js';
 import { markCardsDrawn } from '../thread/mark-run-shown.js';
 import type { CardRow } from '../card/cards.js';

@@ -1,4 +1,4 @@
-import type { ExpiredRequest } from '../../agent/types.js';
+import type { ExpiredRequest } from '../../agent/api-types.js';
 import type { PendingAction } from '../../db/rows.js';
 import { findCard, type CardRow } from '../card/cards.js';
 import { expiredText } from '../routing/notice-text.js';

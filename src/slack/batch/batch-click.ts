@@ -1,4 +1,4 @@
-import type { Decision } from '../../agent/types.js';
+import type { Decision } from '../../agent/api-types.js';
 import { isActionId } from '../../db/is-action-id.js';
 import { BATCH_PART_SIZE } from './batch-card.js';
 import { batchDeclineModal } from './batch-decline-modal.js';

@@ -1,4 +1,4 @@
-import type { AgentStream } from '../../agent/types.js';
+import type { AgentStream } from '../../agent/api-types.js';
 import type { PendingAction } from '../../db/rows.js';
 import { batchParts } from './batch-card.js';
 import type { CardInFlight, SlackContext, ThreadTarget } from '../context.js';

@@ -1,4 +1,4 @@
-import type { AgentStream } from '../../agent/types.js';
+import type { AgentStream } from '../../agent/api-types.js';
 import type { PendingAction } from '../../db/rows.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { errorReference } from '../kit/error-reference.js';

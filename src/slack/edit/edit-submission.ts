@@ -1,5 +1,5 @@
 import type { EditOutcome } from '../../agent/edit.js';
-import type { Decision } from '../../agent/types.js';
+import type { Decision } from '../../agent/api-types.js';
 import type { PendingAction } from '../../db/rows.js';
 import { approversAt } from '../../approvals/approvers-at.js';
 import { parseButtonValue } from '../kit/button-value.js';

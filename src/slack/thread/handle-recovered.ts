@@ -1,4 +1,4 @@
-import type { RecoveredRun } from '../../agent/types.js';
+import type { RecoveredRun } from '../../agent/api-types.js';
 import { runInThread } from './run-in-thread.js';
 import type { SlackContext } from '../context.js';
 import { findThread, threadTarget } from './threads.js';

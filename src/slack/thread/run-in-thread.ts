@@ -1,4 +1,4 @@
-import type { AgentStream, ApprovalRequest } from '../../agent/types.js';
+import type { AgentStream, ApprovalRequest } from '../../agent/api-types.js';
 import { paragraphs, type AnnouncedRequest } from '../../agent/stream.js';
 import { hasAgentErrorCode } from '../../agent/errors.js';
 import { postCard } from '../card/post-card.js';

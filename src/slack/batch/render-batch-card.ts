@@ -8,6 +8,8 @@ import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { approvalState, type RenderedCard } from '../card/render-card.js';
 import { callOnCard, editShownOnCard } from '../card/card-description.js';
 import { editFacts } from '../edit/edit-form.js';
+import { boundOnCard, unattendedOf } from '../card/card-bound.js';
+import type { Requirement } from '../../approvals/requirement-for.js';
 
 /** A member of a batch as drawn: its request row, and whether its approved call was blocked at the gate. */
 export interface BatchMemberRow {
@@ -27,8 +29,10 @@ export function renderBatchCard(agent: Agent, parts: ReadonlyArray<readonly Batc
   const first = members[0]?.action;
   const approvers = new Set<string>();
   let notify: 'mentions' | 'none' = 'mentions';
+  const requirements = new Map<number, Requirement>();
   for (const m of members) {
     const requirement = agent.requirementOf(m.action);
+    requirements.set(m.action.id, requirement);
     for (const id of approversAt(requirement, new Date(m.action.created_at), now)) approvers.add(id);
     if (requirement.reach.notify === 'none') notify = 'none';
   }
@@ -40,6 +44,10 @@ export function renderBatchCard(agent: Agent, parts: ReadonlyArray<readonly Batc
   const text =
     `${members.length} actions need approval: ${tools}` +
     (waiting > 0 && notify === 'mentions' && who.length > 0 ? ` for ${whoDecides(who, notify, { maxChars: 1500 })}` : '');
+  const boundOf = (row: PendingAction) => {
+    const bound = boundOnCard(agent, row, requirements.get(row.id));
+    return bound ? { bound } : {};
+  };
   let offset = 0;
   return parts.map((memberRows, i): RenderedCard => {
     const part = states.slice(offset, offset + memberRows.length);
@@ -54,6 +62,7 @@ export function renderBatchCard(agent: Agent, parts: ReadonlyArray<readonly Batc
         offset: offset - part.length,
         waiting,
         ...(first?.requester ? { requester: first.requester } : {}),
+        ...(first && !first.requester ? { unattended: unattendedOf(first, agent.id)! } : {}),
         approvers: who,
         notify,
         ...(pendingExpiries.length > 0 ? { expiresAt: new Date(Math.min(...pendingExpiries)) } : {}),
@@ -67,6 +76,7 @@ export function renderBatchCard(agent: Agent, parts: ReadonlyArray<readonly Batc
           state: s.state,
           described: callOnCard(agent, s.row),
           ...editFacts(agent, s.row, editShownOnCard(agent, s.row)),
+          ...boundOf(s.row),
         })),
       }),
     };

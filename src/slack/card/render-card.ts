@@ -24,6 +24,7 @@ import { approvalReasons, callOnCard, editShownOnCard } from './card-description
 import { elicitationAnswerSchema, isElicitationPayload } from '../../mcp/elicitation-payload.js';
 import { editFacts } from '../edit/edit-form.js';
 import { rememberedUnusedFromRow } from '../../db/remembered-grants.js';
+import { boundOnCard, unattendedOf } from './card-bound.js';
 
 export interface RenderedCard {
   kind: CardKind;
@@ -52,6 +53,8 @@ export function renderCard(
     const rememberFor = action.status === 'pending' ? agent.rememberForOf(action) : undefined;
     const call = callOnCard(agent, action);
     const unused = rememberedUnusedFromRow(action.remembered_unused);
+    const bound = boundOnCard(agent, action, requirement);
+    const unattended = unattendedOf(action, agent.id);
     return {
       kind,
       blocks: approvalCard({
@@ -80,6 +83,8 @@ export function renderCard(
         unreachableQuorum: facts.unreachableQuorum,
         ...editFacts(agent, action, editShownOnCard(agent, action)),
         ...(rememberFor !== undefined ? { rememberFor } : {}),
+        ...(bound ? { bound } : {}),
+        ...(unattended ? { unattended } : {}),
         state: approvalState(action, facts.blocked, now),
       }),
       text: approvalText(action, call.title, approvers, notify),
@@ -201,3 +206,4 @@ function suspensionState(a: PendingAction, fields: RespondField[] | undefined): 
   }
   return { kind: 'cancelled' };
 }
+

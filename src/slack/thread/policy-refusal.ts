@@ -20,7 +20,9 @@ export interface PolicyRefusal {
  */
 export function policyRefusalText(r: PolicyRefusal): string {
   const during = r.freeze ? ` during change freeze ${inlineCode(truncate(r.freeze.name, 80))}${r.freeze.until ? ` (until ${slackDate(r.freeze.until)})` : ''}` : '';
-  return `:no_entry: ${inlineCode(truncate(r.toolName, 100))} refused by policy${during}: ${escapeMrkdwn(truncate(oneLine(r.reason), 1500))}. It did not run, and nobody was asked.`;
+  const reason = escapeMrkdwn(truncate(oneLine(r.reason), 1500));
+  const stop = /[.!?…]$/.test(reason) ? '' : '.';
+  return `:no_entry: ${inlineCode(truncate(r.toolName, 100))} refused by policy${during}: ${reason}${stop} It did not run, and nobody was asked.`;
 }
 
 /**

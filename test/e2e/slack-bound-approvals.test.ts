@@ -61,6 +61,9 @@ describe.each(backends)('approvals bound to what will happen, in Slack, on %s', 
     const card = await waitForCard(h.fake, thread, 'approval');
     const row = (await b.agent.findRequest(card.actionId))!;
     expect(b.agent.bindingOf(row)).toMatchObject({ statedReason: 'The customer closed their account.', preview: { stateDigest: 'v1', diff: [{ before: 'active', after: 'archived' }] } });
+    // The card shows the agent's reason as its words, and the preview: the record now and after.
+    expect(textOf(card.call)).toContain(":speech_balloon: *The agent's stated reason* (its own words, not checked):\n>The customer closed their account.");
+    expect(textOf(card.call)).toContain("*Preview* (the tool's, now → after the call):\n*Record:* `abc, version 1`\n*Status:* `active` → `archived`");
 
     record.version = 2; // someone else edited the record while the card waited
     await clickButton(b, card, ALICE, ACTION_IDS.approve);
@@ -71,6 +74,8 @@ describe.each(backends)('approvals bound to what will happen, in Slack, on %s', 
     const askedAgain = (await b.agent.findRequest(second.actionId))!;
     expect(b.agent.bindingOf(askedAgain)).toMatchObject({ askedAgain: { fromActionId: card.actionId, why: 'state-changed' }, preview: { stateDigest: 'v2' }, statedReason: 'The customer closed their account.' });
     expect(textOf(second.call)).toContain('set_status');
+    expect(textOf(second.call)).toContain(`:arrows_counterclockwise: *Asked again:* the record changed since it was approved. Request #${card.actionId} was approved, but its call did not run.`);
+    expect(textOf(second.call)).toContain('*Record:* `abc, version 2`');
 
     await clickButton(b, second, ALICE, ACTION_IDS.approve);
     await waitForUpdate(h.fake, second, `Approved by <@${ALICE}>`);
@@ -78,6 +83,40 @@ describe.each(backends)('approvals bound to what will happen, in Slack, on %s', 
     expect(executed).toEqual(['abc:archived@v2']);
     const events = (await listAuditEvents(h.database.db, { runId: row.run_id })).map((e) => e.event);
     expect(events).toEqual(['requested', 'approved', 'consumed', 'superseded', 'requested', 'approved', 'consumed', 'executed']);
+  });
+
+  it('a preview that fails on a tool that asks anyway: the card says the preview failed and why, escaped, and the agent’s reason is quoted as its words', async () => {
+    const executed: string[] = [];
+    const archive = createTool({
+      id: 'archive_record',
+      description: 'Archive a record.',
+      inputSchema: z.object({ id: z.string() }),
+      requireApproval: true,
+      onPreviewError: 'ask',
+      preview: async () => {
+        throw new Error('CRM timed out <!channel>');
+      },
+      execute: async ({ id }) => {
+        executed.push(id);
+        return { id };
+      },
+    });
+    const model = scriptedModel([{ toolCalls: [{ toolName: 'archive_record', args: { id: 'abc', [STATED_REASON_FIELD]: 'Asked by <!here> *everyone*' } }] }, { text: 'Archived.' }]);
+    h.bot = await startBot({
+      fake: h.fake,
+      db: h.database.db,
+      makeAgent: (deps: AgentDeps) => new Agent({ id: 'ops', model, tools: { archive_record: archive }, storage: h.database, policy: definePolicy({}), ...deps }),
+    });
+    const thread = await mention(h.bot, { user: REQUESTER, channel: CHANNEL, text: 'archive abc' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    const text = textOf(card.call);
+    expect(text).toContain(':warning: *The preview failed:* ');
+    expect(text).toContain('CRM timed out &lt;!channel&gt;');
+    expect(text).toContain('>Asked by &lt;!here&gt; *everyone*');
+    expect(text).not.toContain('<!here>');
+    await clickButton(h.bot, card, ALICE, ACTION_IDS.approve);
+    await waitForText(h.fake, thread, 'Archived.');
+    expect(executed).toEqual(['abc']);
   });
 
   it("an MCP server changes its tool's description after the approval: a new card, the server not called until it is approved", async () => {
@@ -107,6 +146,8 @@ describe.each(backends)('approvals bound to what will happen, in Slack, on %s', 
       changes: [{ part: 'description', before: 'Create an issue in the tracker.', after: expect.stringContaining('audit@elsewhere.example') }],
     });
     expect(b.logs.some((l) => l.includes('the MCP server changed the tool since the call was approved; asked again'))).toBe(true);
+    expect(textOf(second.call)).toContain('*Asked again:* the MCP server changed this tool since it was approved: description “Create an issue in the tracker.” → “');
+    expect(textOf(second.call)).toContain('audit@elsewhere.example');
 
     await clickButton(b, second, ALICE, ACTION_IDS.approve);
     await waitForText(h.fake, thread, 'Filed the issue.');

@@ -80,7 +80,8 @@ function deniedEdit(ctx: SlackContext, form: NonNullable<ReturnType<typeof editF
   const before = row.args !== null && typeof row.args === 'object' ? (row.args as Record<string, unknown>) : {};
   const changed = form.fields.find((f) => JSON.stringify(args[f.name]) !== JSON.stringify(before[f.name]))?.name ?? form.fields[0]?.name;
   const block = (changed !== undefined ? editFieldBlockId(form, changed) : undefined) ?? elicitationFieldId(0);
-  return { [block]: `The approval policy denies this call with these arguments: ${truncate(oneLine(denial.reason), 300)}. Change them, or close to leave the request as it is.` };
+  const reason = truncate(oneLine(denial.reason), 300);
+  return { [block]: `The approval policy denies this call with these arguments: ${reason}${/[.!?…]$/.test(reason) ? '' : '.'} Change them, or close to leave the request as it is.` };
 }
 
 export interface RecordedEdit {

@@ -119,6 +119,39 @@ describe.each(backends)('approvals bound to what will happen, in Slack, on %s', 
     expect(executed).toEqual(['abc']);
   });
 
+  it('a preview that fails right before the approved call runs: the call does not run, and its card says why it was blocked', async () => {
+    let up = true;
+    const executed: string[] = [];
+    const archive = createTool({
+      id: 'archive_record',
+      description: 'Archive a record.',
+      inputSchema: z.object({ id: z.string() }),
+      requireApproval: true,
+      preview: async ({ id }) => {
+        if (!up) throw new Error('CRM is down');
+        return { fields: [{ label: 'Record', value: id }], stateDigest: 'v1' };
+      },
+      execute: async ({ id }) => {
+        executed.push(id);
+        return { id };
+      },
+    });
+    const model = scriptedModel([{ toolCalls: [{ toolName: 'archive_record', args: { id: 'abc' } }] }, { text: 'Could not archive.' }]);
+    h.bot = await startBot({
+      fake: h.fake,
+      db: h.database.db,
+      makeAgent: (deps: AgentDeps) => new Agent({ id: 'ops', model, tools: { archive_record: archive }, storage: h.database, policy: definePolicy({}), ...deps }),
+    });
+    const thread = await mention(h.bot, { user: REQUESTER, channel: CHANNEL, text: 'archive abc' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    up = false;
+    await clickButton(h.bot, card, ALICE, ACTION_IDS.approve);
+    const blocked = await waitForUpdate(h.fake, card, ':warning: Blocked:');
+    expect(textOf(blocked)).toContain(':warning: Blocked: it did not run because its preview failed right before it was to run, so the state it was approved for could not be checked');
+    await waitForText(h.fake, thread, 'Could not archive.');
+    expect(executed).toEqual([]);
+  });
+
   it("an MCP server changes its tool's description after the approval: a new card, the server not called until it is approved", async () => {
     const log = callLog();
     const rug = rugPull();

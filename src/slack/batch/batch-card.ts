@@ -167,7 +167,7 @@ function statusLine(m: BatchMember, scale: number): string {
     case 'expired':
       return ':hourglass: Expired: nobody decided in time';
     case 'blocked':
-      return ':warning: Blocked: arguments changed since it was approved';
+      return `:warning: Blocked: ${s.reason !== undefined ? `it did not run because ${escapeMrkdwn(truncate(oneLine(s.reason), scaled(300, scale, 60)))}` : 'arguments changed since it was approved'}`;
     case 'superseded':
       return ':arrows_counterclockwise: Superseded: the approval policy changed, so it was asked again';
     case 'cancelled':

@@ -15,6 +15,8 @@ import type { Requirement } from '../../approvals/requirement-for.js';
 export interface BatchMemberRow {
   action: PendingAction;
   blocked: boolean;
+  /** Why, as its `blocked` audit event says (see blockedReasonText). */
+  blockedReason?: string;
 }
 
 /**
@@ -24,7 +26,7 @@ export interface BatchMemberRow {
  */
 export function renderBatchCard(agent: Agent, parts: ReadonlyArray<readonly BatchMemberRow[]>, now = new Date()): RenderedCard[] {
   const members = parts.flat();
-  const states = members.map((m) => ({ row: m.action, state: approvalState(m.action, m.blocked, now) }));
+  const states = members.map((m) => ({ row: m.action, state: approvalState(m.action, m.blocked, now, m.blockedReason) }));
   const waiting = states.filter((s) => s.state.kind === 'pending').length;
   const first = members[0]?.action;
   const approvers = new Set<string>();

@@ -121,7 +121,7 @@ function stateBlocks(d: ApprovalCardData, quorum: number, scale: number): KnownB
     case 'expired':
       return [section(`:hourglass: Expired: nobody decided before ${slackDate(d.expiresAt)}`)];
     case 'blocked':
-      return [section(':warning: Blocked: arguments changed since this card was posted, so the approval does not apply')];
+      return [section(`:warning: Blocked: ${d.state.reason !== undefined ? `it did not run because ${escapeMrkdwn(truncate(d.state.reason, 500))}` : 'arguments changed since this card was posted, so the approval does not apply'}`)];
     case 'superseded':
       return [section(':arrows_counterclockwise: Superseded: the approval policy changed, so the request was asked again')];
     case 'edited':

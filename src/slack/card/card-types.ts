@@ -9,8 +9,11 @@ export type ApprovalCardState =
   | { kind: 'approved'; by: string[]; at: Date; reasons?: Record<string, string> }
   | { kind: 'declined'; by: string; reason?: string; at: Date }
   | { kind: 'expired' }
-  /** The arguments no longer match the approved fingerprint. */
-  | { kind: 'blocked' }
+  /**
+   * The approved call was stopped right before it ran: by default because the arguments no longer
+   * match the approved fingerprint; `reason` (plain text) when something else stopped it.
+   */
+  | { kind: 'blocked'; reason?: string }
   /** The approval policy changed before a decision; the request was asked again under the new one. */
   | { kind: 'superseded' }
   | { kind: 'cancelled'; by?: string }

@@ -5,6 +5,8 @@ import type { CardBound } from '../../../../src/slack/card/card-types.js';
 import { blockLimitErrors } from '../../../../src/simulator/index.js';
 import { LIMITS } from '../../../../src/slack/kit/limits.js';
 import { ACTION_IDS } from '../../../../src/slack/kit/action-ids.js';
+import { blockedReasonText } from '../../../../src/slack/card/render-card.js';
+import { noMatchingGrant } from '../../../../src/db/grants.js';
 import { approvalCardData } from '../../../helpers/slack/approval-card-data.js';
 import { allText, expectNoInjection, expectWellFormed, INJECTION } from '../../../helpers/slack/block-text.js';
 
@@ -120,5 +122,18 @@ describe('batch card: what each call is bound to', () => {
     expect(text).toContain('Status: `active` → `archived`');
     expect(text).toContain(':snowflake: freeze `weekend` until <!date^');
     expect(text).toContain(':warning: the preview failed');
+  });
+});
+
+describe('a blocked card says why it was blocked', () => {
+  it('in words for the reasons the runtime records, the hook’s own (escaped) otherwise, and arguments by default', () => {
+    expect(blockedReasonText(undefined)).toBeUndefined();
+    expect(blockedReasonText(noMatchingGrant)).toBeUndefined();
+    expect(blockedReasonText('tool gone')).toBe('its MCP server no longer offers the tool');
+    const state = { kind: 'blocked' as const, reason: blockedReasonText(`hook says no ${INJECTION}`)! };
+    const blocks = approvalCard(approvalCardData({ state }));
+    valid(blocks);
+    expect(allText(blocks)).toContain(':warning: Blocked: it did not run because a check right before it ran refused it (hook says no &lt;!channel&gt;');
+    expect(allText(approvalCard(approvalCardData({ state: { kind: 'blocked' } })))).toContain(':warning: Blocked: arguments changed since this card was posted');
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Issue 27's policy features over the Slack simulator, through the real Slack front end: a deny
- * that a remembered approval cannot override, a change freeze that holds a call already
- * approved, a run nobody requested that waits for a person, and a shadow policy whose
+ * that a remembered approval cannot override (and the thread told), a change freeze that holds a
+ * call already approved (its new card naming the freeze), a freeze that denies one, a run nobody
+ * requested that waits for a person and is decided from the Home tab, and a shadow policy whose
  * difference is recorded while the enforced one decides.
  */
 import { describe, expect, it } from 'vitest';
@@ -10,8 +11,8 @@ import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { listAuditEvents } from '../../src/db/audit.js';
-import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
-import { appHomeOpenedEnvelope } from '../../src/simulator/index.js';
+import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
+import { appHomeOpenedEnvelope, viewSubmissionPayload } from '../../src/simulator/index.js';
 import { backends } from '../helpers/db.js';
 import { viewText } from '../helpers/home-view.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
@@ -237,6 +238,37 @@ describe.each(backends)('policy enforcement in Slack on %s', (backend) => {
     const events = await listAuditEvents(h.database.db, { runId: stream.runId });
     expect(events.find((e) => e.event === 'requested')).toMatchObject({ actor: null, detail: { caller: 'nightly-cleanup' } });
     expect(events.find((e) => e.event === 'approved')).toMatchObject({ actor: ALICE });
+  });
+
+  it('a run nobody requested declined from the Home tab: the reason form opens, the decline stands, nothing runs, the Home is redrawn', async () => {
+    const { bot, deleted } = await boot({ tools: { delete_record: { requireApproval: true, approvers: [ALICE] } } });
+    const stream = await bot.agent.stream('delete nightly-2', { caller: 'nightly-cleanup' });
+    const paused = await stream.result;
+    const id = (await bot.agent.latestApprovalId(stream.runId, paused.suspendPayload!.toolCallId))!;
+    const published = () => h.fake.callsTo('views.publish').filter((c) => c.args.user_id === ALICE).length;
+    let before = published();
+    await bot.send.event(appHomeOpenedEnvelope({ user: ALICE, channel: `D${ALICE.slice(1)}` }));
+    await h.fake.waitFor(() => published() > before);
+    const view = h.fake.homeView(ALICE)!;
+    const buttons = (view.blocks as Block[]).find((x) => x.type === 'actions' && x.block_id === `approval:${id}`)!;
+    const decline = (buttons.elements as Block[]).find((e) => e.action_id === ACTION_IDS.inboxDecline)!;
+    const opened = h.fake.callsTo('views.open').length;
+    expect((await bot.send.interaction(homeClickPayload(view, ALICE, decline, buttons.block_id))).status).toBe(200);
+    await h.fake.waitFor(() => h.fake.callsTo('views.open').length > opened);
+    const modal = h.fake.callsTo('views.open').at(-1)!.args.view as { callback_id: string; private_metadata: string };
+    expect(modal.callback_id).toBe(CALLBACK_IDS.declineModal);
+    before = published();
+    const submitted = await bot.send.interaction(viewSubmissionPayload({ user: ALICE, callbackId: CALLBACK_IDS.declineModal, privateMetadata: modal.private_metadata, stateValues: { reason: { reason: 'Not tonight.' } } }));
+    expect(submitted.status).toBe(200);
+    await expect.poll(async () => (await bot.agent.findRequest(id))!.status, { timeout: 10_000 }).toBe('declined');
+    await h.fake.waitFor(() => published() > before);
+    await bot.slack.idle();
+    const home = viewText(h.fake.homeView(ALICE)!);
+    expect(home).toContain('*Waiting for you* (0)');
+    expect(home).toMatch(new RegExp(`#${id} — :x: declined by <@${ALICE}>`));
+    expect(deleted).toEqual([]);
+    const events = await listAuditEvents(h.database.db, { runId: stream.runId });
+    expect(events.find((e) => e.event === 'declined')).toMatchObject({ actor: ALICE });
   });
 
   it('a shadow policy that would ask someone else: the card is the enforced policy’s, the difference is recorded', async () => {

@@ -186,4 +186,30 @@ describe.each(backends)('approvals bound to what will happen, in Slack, on %s', 
     await waitForText(h.fake, thread, 'Filed the issue.');
     expect(log.lines()).toEqual(['create_issue Printer on fire']);
   });
+  it('an MCP server changes its tool while the request waits for a second approval: the redrawn card says what changed, and that approving asks again', async () => {
+    const log = callLog();
+    const rug = rugPull();
+    const model = scriptedModel([{ toolCalls: [{ toolName: 'tracker__create_issue', args: { title: 'Printer on fire' } }] }, { text: 'Filed the issue.' }]);
+    let agent!: Agent;
+    h.bot = await startBot({
+      fake: h.fake,
+      db: h.database.db,
+      makeAgent: (deps: AgentDeps) =>
+        (agent = new Agent({ id: 'ops', model, storage: h.database, policy: definePolicy({ tools: { 'tracker.*': { requireApproval: true, quorum: 2 } } }), ...deps })),
+    });
+    attached.push(await attachMcpServers(agent, [stdioTracker(log.path, {}, rug.path)], { logger: h.bot.agent.runtime.logger, reconnect: { initialDelayMs: 50, maxDelayMs: 200 } }));
+    const b = h.bot;
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'file an issue' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    expect(textOf(card.call)).not.toContain('changed this tool');
+
+    await rug.pull('notify'); // the server says its tools changed: the agent lists them again
+    const row = (await b.agent.findRequest(card.actionId))!;
+    await expect.poll(() => b.agent.bindingOf(row).toolChanged?.map((c) => c.part), { timeout: 10_000 }).toEqual(['description']);
+    await clickButton(b, card, ALICE, ACTION_IDS.approve);
+    const redrawn = await waitForUpdate(h.fake, card, '1 of 2 approvals');
+    expect(textOf(redrawn)).toContain(':warning: *The MCP server changed this tool since it was asked for:* description “Create an issue in the tracker.” → “');
+    expect(textOf(redrawn)).toContain('Approving it asks again under the new definition.');
+    expect(log.lines()).toEqual([]);
+  });
 });

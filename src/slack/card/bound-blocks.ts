@@ -10,8 +10,9 @@ import type { CardAskedAgainWhy, CardBound, CardPreview, CardToolChange, CardUna
 
 /**
  * What a request's approval is bound to and what holds it, drawn for the people deciding: why it
- * was asked again, a tool its MCP server changed meanwhile, the change freezes in force, the
- * agent's stated reason (its words, labelled as such) and the tool's preview. Everything that
+ * was asked again, a tool its MCP server changed meanwhile, a deny the policy now has for it, the
+ * change freezes in force, the agent's stated reason (its words, labelled as such) and the tool's
+ * preview. Everything that
  * came from the model, the tool or its server is escaped and cut to a budget that shrinks with
  * `scale` (see fitMessage). `pending`: what holds a request is said only while it waits.
  */
@@ -21,6 +22,7 @@ export function boundBlocks(bound: CardBound, pending: boolean, scale: number): 
   if (pending && bound.toolChanged?.length) {
     blocks.push(section(`:warning: *The MCP server changed this tool since it was asked for:* ${changesText(bound.toolChanged, scaled(1500, scale, 200))}. Approving it asks again under the new definition.`));
   }
+  if (pending && bound.deniedNow !== undefined) blocks.push(section(deniedNowText(bound.deniedNow, scaled(500, scale, 80))));
   if (pending && bound.freezes?.length) blocks.push(section(freezeText(bound.freezes)));
   if (bound.statedReason !== undefined) blocks.push(section(statedReasonText(bound.statedReason, scaled(1000, scale, 120))));
   if (bound.preview) blocks.push(...previewBlocks(bound.preview, scale));
@@ -48,6 +50,11 @@ function changesText(changes: readonly CardToolChange[], budget: number): string
   const side = (text: string | undefined) => (text === undefined ? '(none)' : `“${escapeMrkdwn(truncate(oneLine(text), each))}”`);
   const text = changes.slice(0, 5).map((c) => `${escapeMrkdwn(truncate(c.part, 40))} ${side(c.before)} → ${side(c.after)}`).join('; ');
   return truncateMrkdwn(text + (changes.length > 5 ? `; and ${changes.length - 5} more` : ''), budget);
+}
+
+/** The policy changed to deny the call while it waited: approving it runs nothing. */
+export function deniedNowText(reason: string, max: number): string {
+  return `:no_entry: *The approval policy now denies this call:* ${escapeMrkdwn(truncate(oneLine(reason), max))}. Approving it will not run it.`;
 }
 
 /** Which change freezes hold the request, and until when. */
@@ -87,6 +94,7 @@ export function boundLine(bound: CardBound, pending: boolean, max: number): stri
   const parts: string[] = [];
   if (bound.askedAgain) parts.push(`:arrows_counterclockwise: asked again: ${askedAgainWords[bound.askedAgain.why]}`);
   if (pending && bound.toolChanged?.length) parts.push(':warning: the MCP server changed this tool since it was asked for');
+  if (pending && bound.deniedNow !== undefined) parts.push(`:no_entry: the policy now denies it: ${escapeMrkdwn(truncate(oneLine(bound.deniedNow), 150))}`);
   if (pending && bound.freezes?.length) {
     const f = bound.freezes[0]!;
     parts.push(`:snowflake: freeze ${inlineCode(truncate(f.name, 60))}${f.until ? ` until ${slackDate(f.until)}` : ''}`);

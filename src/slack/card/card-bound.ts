@@ -7,19 +7,20 @@ type BoundFacts = Pick<PendingAction, 'tool_name' | 'args' | 'path' | 'stated_re
 
 /**
  * What a card shows of a request's binding (Agent.bindingOf: the stated reason, the preview, why
- * it was asked again, a tool changed meanwhile) and of the change freezes its requirement has in
- * force (`requirement`, when the caller worked it out already). Undefined when there is none of
- * it, as for most requests.
+ * it was asked again, a tool changed meanwhile) and of its requirement now (the change freezes in
+ * force, a deny the policy now has for it; `requirement`, when the caller worked it out already).
+ * Undefined when there is none of it, as for most requests.
  */
-export function boundOnCard(agent: Agent, action: BoundFacts, requirement?: Pick<Requirement, 'freezes'>): CardBound | undefined {
+export function boundOnCard(agent: Agent, action: BoundFacts, requirement?: Pick<Requirement, 'freezes' | 'deny'>): CardBound | undefined {
   const binding = agent.bindingOf(action);
-  const freezes = (requirement ?? agent.requirementOf(action)).freezes;
+  const { freezes, deny } = requirement ?? agent.requirementOf(action);
   const bound: CardBound = {
     ...(binding.statedReason !== undefined ? { statedReason: binding.statedReason } : {}),
     ...(binding.preview ? { preview: binding.preview } : {}),
     ...(binding.askedAgain ? { askedAgain: binding.askedAgain } : {}),
     ...(binding.toolChanged?.length ? { toolChanged: binding.toolChanged } : {}),
     ...(freezes?.length ? { freezes: freezes.map((f) => ({ name: f.name, ...(f.until ? { until: new Date(f.until) } : {}) })) } : {}),
+    ...(deny ? { deniedNow: deny.reason } : {}),
   };
   return Object.keys(bound).length > 0 ? bound : undefined;
 }

@@ -89,6 +89,8 @@ export interface CardBound {
   toolChanged?: CardToolChange[];
   /** Change freezes in force for the call, and until when (absent: no end in sight). */
   freezes?: Array<{ name: string; until?: Date }>;
+  /** The policy as it stands now denies the call (it changed, or a freeze that denies began): its reason. */
+  deniedNow?: string;
 }
 
 export type CardAskedAgainWhy = 'state-changed' | 'preview-failed' | 'not-previewed' | 'tool-changed' | 'freeze' | 'policy-changed';

@@ -71,6 +71,12 @@ describe('approval card: what the approval is bound to', () => {
     expect(decided).not.toContain('Change freeze');
   });
 
+  it('says when the policy now denies the call it asks for, escaped, while it waits', () => {
+    const text = allText(approvalCard(approvalCardData({ bound: { deniedNow: `Frozen <!here>` } })));
+    expect(text).toContain(':no_entry: *The approval policy now denies this call:* Frozen &lt;!here&gt;. Approving it will not run it.');
+    expect(allText(approvalCard(approvalCardData({ bound: { deniedNow: 'x' }, state: { kind: 'expired' } })))).not.toContain('now denies');
+  });
+
   it('says who asked when no person did: the agent and its caller label, and keeps the buttons', () => {
     const blocks = approvalCard(approvalCardData({ requester: undefined, unattended: { agent: 'ops', caller: `nightly <!channel>` } }));
     valid(blocks);

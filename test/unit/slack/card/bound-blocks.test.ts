@@ -131,6 +131,23 @@ describe('batch card: what each call is bound to', () => {
   });
 });
 
+describe('batch card: ten calls at the largest a binding can be', () => {
+  it('stays within Block Kit limits and one message', () => {
+    const big = '&<>'.repeat(1000);
+    const bound: CardBound = {
+      statedReason: big.slice(0, 1000),
+      preview: { diff: Array.from({ length: 20 }, (_, i) => ({ label: `${big.slice(0, 190)}${i}`, before: big, after: big })) },
+      askedAgain: { fromActionId: 1, why: 'tool-changed', changes: [{ part: 'description', before: big, after: big }] },
+      toolChanged: [{ part: 'description', before: big, after: big }],
+      freezes: [{ name: big.slice(0, 200), until: UNTIL }],
+      deniedNow: big,
+    };
+    const members: BatchMember[] = Array.from({ length: 10 }, (_, i) => ({ actionId: i + 1, toolName: 'set_status', args: { note: big }, fingerprint: 'f'.repeat(64), quorum: 1, approvals: [], state: { kind: 'pending' }, bound }));
+    const blocks = batchCard({ total: 10, part: 1, parts: 1, offset: 0, waiting: 10, unattended: { agent: 'ops', caller: big.slice(0, 100) }, approvers: [], members });
+    valid(blocks);
+  });
+});
+
 describe('a blocked card says why it was blocked', () => {
   it('in words for the reasons the runtime records, the hook’s own (escaped) otherwise, and arguments by default', () => {
     expect(blockedReasonText(undefined)).toBeUndefined();

@@ -53,7 +53,7 @@ export async function showDecisionSubmission(ctx: SlackContext, who: Person, rec
   const { actionId, decision } = recorded;
   const card = await findCard(ctx.slackDb, actionId);
   if (!card) {
-    // No card to answer beside (a request of a run started outside Slack, decided from the inbox): the Home tab is told.
+    // No card to answer beside (a request of a run nobody requested, decided from the inbox): the Home tab is told.
     ctx.logger.info({ actionId }, 'decision submitted for a request without a card');
     return handleDecision(ctx, decision, { ...who, channel: who.user, answerAt: 'home' });
   }

@@ -26,8 +26,8 @@ export async function inboxClick(ctx: SlackContext, body: BlockAction<ButtonActi
   if (actionId !== undefined) await placesStored(ctx, [actionId]);
   const card = actionId !== undefined ? await findCard(ctx.slackDb, actionId) : undefined;
   const base = { user, ...(body.trigger_id ? { triggerId: body.trigger_id } : {}), teamId: teamOfClicker(body), answerAt };
-  // A run started outside Slack (an API run, a scheduled job) has no thread and so no card: it is decided here.
-  if (!card && actionId !== undefined && (await outsideSlack(ctx, actionId))) return { ...base, channel: channel ?? user };
+  // A run nobody requested (an API run, a scheduled job) has no thread and so no card: it is decided here.
+  if (!card && actionId !== undefined && (await unattendedOutsideSlack(ctx, actionId))) return { ...base, channel: channel ?? user };
   if (!card) {
     ctx.logger.warn({ user, value: action.value }, 'inbox click for a request without a card');
     // Whether the id names a request at all is not for this reply to say (see unseen-request.ts).
@@ -37,8 +37,8 @@ export async function inboxClick(ctx: SlackContext, body: BlockAction<ButtonActi
   return { ...base, channel: card.channel, messageTs: card.ts, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) };
 }
 
-/** Whether the request is of a run with no thread in Slack: one nobody started here. */
-async function outsideSlack(ctx: SlackContext, actionId: number): Promise<boolean> {
+/** Whether the request is of a run nobody requested, with no thread in Slack. */
+async function unattendedOutsideSlack(ctx: SlackContext, actionId: number): Promise<boolean> {
   const row = await ctx.agent.findRequest(actionId);
-  return row !== undefined && row.kind === 'approval' && (await findThread(ctx.slackDb, row.root_run_id)) === undefined;
+  return row !== undefined && row.kind === 'approval' && !row.requester && (await findThread(ctx.slackDb, row.root_run_id)) === undefined;
 }

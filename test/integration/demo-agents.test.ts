@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel, lastToolResults, type ScriptStep } from '../helpers/scripted-model.js';
 import { collect } from '../helpers/agents.js';
 import { ResumeValidationError, ToolCallNotPendingError } from '../../src/agent/errors.js';
@@ -50,7 +51,7 @@ function refundScript(orderId: string, amountCents: number, reason = 'damaged in
   ];
 }
 
-describe.each(backends)('demo agents on %s', (backend) => {
+describeBackends('demo agents on %s', (backend) => {
   let database: TestDatabase;
   let demo: DemoDb;
   let firstSeed: SeedResult;

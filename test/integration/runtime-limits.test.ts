@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 import { agentWith, collect, countingTool } from '../helpers/agents.js';
 import { createTool } from '../../src/agent/tool.js';
@@ -52,7 +53,7 @@ async function approvalOf(stream: Awaited<ReturnType<ReturnType<typeof agentWith
   return chunk?.type === 'tool-call-approval' ? chunk.payload : undefined;
 }
 
-describe.each(backends)('cumulative limits in the runtime on %s', (backend) => {
+describeBackends('cumulative limits in the runtime on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

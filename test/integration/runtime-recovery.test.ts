@@ -17,12 +17,13 @@ import { askUserTool } from '../../src/agent/ask-user.js';
 import { createLogger } from '../../src/logger.js';
 import { z } from 'zod';
 import { agentWith, countingTool } from '../helpers/agents.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends, needing } from '../helpers/needs.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe.each(backends)('runs whose process stopped mid-way, on %s', (backend) => {
+describeBackends('runs whose process stopped mid-way, on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);
@@ -328,7 +329,7 @@ describe.each(backends)('runs whose process stopped mid-way, on %s', (backend) =
   });
 });
 
-describe.skipIf(!process.env.DATABASE_URL)('a bot process killed while a tool runs (postgres)', () => {
+describe('a bot process killed while a tool runs (postgres)', needing('postgres'), () => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase('postgres');

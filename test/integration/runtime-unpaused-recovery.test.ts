@@ -8,12 +8,13 @@ import { interruptedMessage } from '../../src/agent/approved-call.js';
 import { createTool } from '../../src/agent/tool.js';
 import type { Agent } from '../../src/agent/agent.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { lastToolResults, modelStuckOnFirstCall, modelThatFailsAfter, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe.each(backends)('runs that never paused, when their process stops, on %s', (backend) => {
+describeBackends('runs that never paused, when their process stops, on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

@@ -7,10 +7,11 @@ import { markRunShown } from '../../src/slack/thread/mark-run-shown.js';
 import { claimUnpostedCards, flagLostCard, settleCardRepair } from '../../src/slack/card/claim-unposted-cards.js';
 import { findThread } from '../../src/slack/thread/threads.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 
-describe.each(backends)('claiming a message that asks for work, or a card nobody posted, on %s', (backend) => {
+describeBackends('claiming a message that asks for work, or a card nobody posted, on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { lastToolResults, scriptedModel } from '../helpers/scripted-model.js';
 import { agentWith, collect } from '../helpers/agents.js';
 import { createTool } from '../../src/agent/tool.js';
@@ -26,7 +27,7 @@ function strictDelete(options: { requireApproval?: boolean } = {}) {
   return { tool, executed };
 }
 
-describe.each(backends)("the agent's stated reason (%s)", (backend) => {
+describeBackends("the agent's stated reason (%s)", (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

@@ -48,9 +48,10 @@ export async function handleDecision(ctx: SlackContext, decision: Decision, clic
   // This click found the request past its time and expired it (a stream means it did): the requester hears, once.
   if (decision.outcome === 'expired' && stream) await tellRequesterExpired(ctx, decision.action, redrawn?.card);
   if (!stream) return markCardsDrawn(ctx.slackDb, drawn);
-  const target = await targetForAction(ctx, decision.action, click, redrawn);
+  // From the inbox, a run without a card or thread (one started outside Slack) goes on where it was started, not where the click was.
+  const target = await targetForAction(ctx, decision.action, click.answerAt === undefined ? click : undefined, redrawn);
   if (!target) {
-    ctx.logger.error({ actionId: decision.action.id }, 'no thread to continue the run in');
+    ctx.logger.info({ actionId: decision.action.id }, 'the run has no thread in Slack; it goes on without one');
     await stream.result;
     return;
   }

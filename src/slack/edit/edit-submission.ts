@@ -22,6 +22,8 @@ import { tellUser } from '../kit/tell-user.js';
 import { updateCard } from '../card/update-card.js';
 import { routeEditedCard } from '../routing/route-edited-card.js';
 import { unreachable } from '../../unreachable.js';
+import { truncate } from '../kit/limits.js';
+import { oneLine } from '../kit/text-objects.js';
 
 export type EditSubmission =
   | { kind: 'close' }
@@ -62,7 +64,24 @@ export async function checkEditSubmission(ctx: SlackContext, view: SubmittedView
     }
     return { kind: 'errors', errors };
   }
+  const denied = deniedEdit(ctx, form, row, parsed.content);
+  if (denied) return { kind: 'errors', errors: denied };
   return { kind: 'edit', row, args: parsed.content, fingerprintPrefix: meta.fingerprintPrefix };
+}
+
+/**
+ * An edit the policy would deny (a rule, the tool's entry, a freeze) is refused in the modal,
+ * beside the first argument it changed, before anything is written; recording the edit checks
+ * it again (its cumulative limits counted with the edited arguments) and says so if it denies.
+ */
+function deniedEdit(ctx: SlackContext, form: NonNullable<ReturnType<typeof editFormOf>>, row: PendingAction, args: Record<string, unknown>): Record<string, string> | undefined {
+  const denial = ctx.agent.requirementOf({ ...row, args }).deny;
+  if (!denial) return undefined;
+  const before = row.args !== null && typeof row.args === 'object' ? (row.args as Record<string, unknown>) : {};
+  const changed = form.fields.find((f) => JSON.stringify(args[f.name]) !== JSON.stringify(before[f.name]))?.name ?? form.fields[0]?.name;
+  const block = (changed !== undefined ? editFieldBlockId(form, changed) : undefined) ?? elicitationFieldId(0);
+  const reason = truncate(oneLine(denial.reason), 300);
+  return { [block]: `The approval policy denies this call with these arguments: ${reason}${/[.!?…]$/.test(reason) ? '' : '.'} Change them, or close to leave the request as it is.` };
 }
 
 export interface RecordedEdit {
@@ -110,7 +129,7 @@ export async function showEditSubmission(ctx: SlackContext, who: Person, recorde
       return tellUser(ctx, at, `The edited arguments were refused: ${escapeMrkdwn(outcome.issues.map((i) => `${i.path || 'input'}: ${i.message}`).join('; '))}. Nothing was changed.`);
     case 'not-editable':
       return tellUser(ctx, at, 'The arguments of this request cannot be edited. Nothing was changed.');
-    // Minimal until the card work shows it in the modal (issue 27): the editor hears why.
+    // Refused in the modal already (checkEditSubmission), unless a cumulative limit counted with the edit denies it.
     case 'denied':
       return tellUser(ctx, at, `The approval policy denies this call with the edited arguments: ${escapeMrkdwn(outcome.denial.reason)}. Nothing was changed.`);
     case 'approved':

@@ -14,6 +14,7 @@ import type { PendingAction } from '../../db/rows.js';
 import { AnswerStream, type StreamRecipient } from './answer-stream.js';
 import { clearAssistantStatus, clearWaitingStatus, showWaitingStatus } from './assistant-status.js';
 import { postRememberedUse } from '../remembered/post-remembered-use.js';
+import { postPolicyRefusal } from './policy-refusal.js';
 
 export interface RunInThreadOptions {
   /** The message that asked for this work; it carries the working reaction meanwhile. */
@@ -29,7 +30,8 @@ export interface RunInThreadOptions {
 /**
  * Shows a run (or a continuation of one) in its thread: text as it is
  * complete up to each card, a card for every approval or question it stops
- * on, the card of a call stopped at the gate redrawn as blocked, and an error
+ * on, the card of a call stopped at the gate redrawn as blocked, a call the
+ * policy refused said as such (the tool and the policy's reason), and an error
  * with a reference when it fails. When the run's outcome is in the thread, its
  * kept answer is let go and the thread is free for the next run (markRunShown);
  * an answer that could not be posted stays kept, for the sweep to post.
@@ -117,6 +119,12 @@ export async function runInThread(
           await flush();
           await postRememberedUse(ctx, target, chunk.payload);
           break;
+        case 'tool-output-denied':
+          if (chunk.payload.policy) {
+            await flush();
+            await postPolicyRefusal(ctx, target, chunk.payload);
+          }
+          break;
         case 'error':
           failure = chunk.payload.error;
           break;
@@ -127,7 +135,6 @@ export async function runInThread(
         case 'finish':
         case 'tool-call':
         case 'tool-result':
-        case 'tool-output-denied':
         case 'tool-call-resumed':
           break;
         default:

@@ -1,4 +1,4 @@
-import type { DeniedCall } from '../../agent/types.js';
+import type { DeniedCall } from '../../agent/api-types.js';
 import { context } from '../kit/layout.js';
 import { truncate } from '../kit/limits.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';

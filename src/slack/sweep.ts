@@ -5,7 +5,7 @@ import { loadCardState } from './card/card-state.js';
 import { PacedClientStoppedError, type PacedWebClient } from './transport/paced-web-client.js';
 import { TaskLane } from './transport/task-lane.js';
 import { handleExpired } from './approval/handle-expired.js';
-import { handleRecovered } from './thread/handle-recovered.js';
+import { handleRecovered } from './thread/run-in-thread.js';
 import { updateCard } from './card/update-card.js';
 
 /** Cards being redrawn at once; chat.update's pace, not this, decides how fast they go. */

@@ -6,7 +6,7 @@ import { refusalText } from '../card/refusal-text.js';
 import { runInThread } from '../thread/run-in-thread.js';
 import type { Click, SlackContext, ThreadTarget } from '../context.js';
 import { onItsCard, refusalSeenBy } from '../kit/unseen-request.js';
-import { targetForAction } from '../thread/target-for-action.js';
+import { targetForAction } from '../thread/threads.js';
 import { tellUser } from '../kit/tell-user.js';
 import { postQuorumProgress } from './post-quorum-progress.js';
 import { tellRequesterExpired } from './handle-expired.js';

@@ -20,7 +20,7 @@ import { failureText } from '../kit/failure-text.js';
 import { handleDecision } from '../approval/handle-decision.js';
 import { tellUser } from '../kit/tell-user.js';
 import { updateCard } from '../card/update-card.js';
-import { routeEditedCard } from '../routing/route-edited-card.js';
+import { routeEditedCard } from '../routing/route-card.js';
 import { unreachable } from '../../unreachable.js';
 
 export type EditSubmission =

@@ -3,24 +3,23 @@ import type { SuspendedRun, PendingAction } from '../../db/rows.js';
 import { resumeSchemaFor } from '../../agent/tool.js';
 import { answerFromText } from '../answer/answer-from-text.js';
 import { mention } from '../kit/mention.js';
-import { cancelThreadRuns } from './cancel-thread-run.js';
 import { questionOf, toolOf } from '../card/card-subject.js';
 import { updateCard } from '../card/update-card.js';
 import { mayAnswer } from '../answer/may-answer.js';
 import { failureText } from '../kit/failure-text.js';
-import { isCancel, messageText, threadIdOf } from './message-text.js';
+import { isCancel, messageText, threadIdOf, looksLikeDecision } from './message-text.js';
 import { postError } from './post-error.js';
 import { respondFieldsFor } from '../answer/respond-fields.js';
 import { resumeFromSlack } from '../answer/resume-from-slack.js';
 import { runInThread } from './run-in-thread.js';
 import { actorOf, type Person, type SlackContext, type ThreadTarget } from '../context.js';
 import { hasAgentErrorCode } from '../../agent/errors.js';
-import { claimEvent, claimEventStartingRun, lockThread } from './claim-event.js';
+import { claimEvent, claimEventStartingRun, lockThread, releaseThreadLocks } from './claim-event.js';
 import { tellUser } from '../kit/tell-user.js';
 import { workingReaction } from './working-reaction.js';
-import { looksLikeDecision } from './looks-like-decision.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { truncate } from '../kit/limits.js';
+import { refreshHomesFor } from '../inbox/affected-users.js';
 
 export interface IncomingMessage {
   eventId: string;
@@ -243,4 +242,25 @@ export function reportMessageFailure(ctx: SlackContext, m: Pick<IncomingMessage,
 
 function threadArgs(target: ThreadTarget): { channel: string; thread_ts?: string } {
   return { channel: target.channel, ...(target.threadTs ? { thread_ts: target.threadTs } : {}) };
+}
+
+/**
+ * Stops the runs waiting in a thread (Agent.cancelRuns), so nothing further
+ * runs and no model is asked to carry on (the thread's memory says the calls
+ * were cancelled, by whom), frees the thread for the next request, and redraws
+ * the cancelled requests' cards. Returns the ids of the requests it cancelled:
+ * none when a decision landed first.
+ */
+export async function cancelThreadRuns(ctx: SlackContext, rootRunIds: string[], actor: string): Promise<number[]> {
+  const cancelled = await ctx.agent.cancelRuns(rootRunIds, actor, 'Cancelled in Slack.');
+  if (cancelled.length > 0) await releaseThreadLocks(ctx.slackDb, rootRunIds);
+  for (const id of cancelled) await updateCard(ctx, id);
+  // Inboxes that listed them drop them; read after the redraws, so nothing waits on it.
+  if (ctx.home) for (const id of cancelled) {
+    ctx.agent.findRequest(id).then(
+      (row) => refreshHomesFor(ctx, row),
+      (error: unknown) => ctx.logger.warn({ err: error, actionId: id }, 'cancelled request could not be read for Home updates'),
+    );
+  }
+  return cancelled;
 }

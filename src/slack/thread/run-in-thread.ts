@@ -1,4 +1,4 @@
-import type { AgentStream, ApprovalRequest } from '../../agent/types.js';
+import type { AgentStream, ApprovalRequest, RecoveredRun } from '../../agent/types.js';
 import { paragraphs, type AnnouncedRequest } from '../../agent/stream.js';
 import { hasAgentErrorCode } from '../../agent/errors.js';
 import { postCard } from '../card/post-card.js';
@@ -14,6 +14,7 @@ import type { PendingAction } from '../../db/rows.js';
 import { AnswerStream, type StreamRecipient } from './answer-stream.js';
 import { clearAssistantStatus, clearWaitingStatus, showWaitingStatus } from './assistant-status.js';
 import { postRememberedUse } from '../remembered/post-remembered-use.js';
+import { findThread, threadTarget } from './threads.js';
 
 export interface RunInThreadOptions {
   /** The message that asked for this work; it carries the working reaction meanwhile. */
@@ -168,4 +169,18 @@ export async function runInThread(
 async function redrawBlocked(ctx: SlackContext, runId: string, toolCallId: string): Promise<void> {
   const id = await ctx.agent.latestApprovalId(runId, toolCallId);
   if (id !== undefined) await updateCard(ctx, id);
+}
+
+/** A run taken over from a stopped instance goes on in its own thread, where people expect it. */
+export async function handleRecovered(ctx: SlackContext, recovered: RecoveredRun): Promise<void> {
+  const thread = await findThread(ctx.slackDb, recovered.rootRunId);
+  if (!thread) {
+    ctx.logger.warn({ runId: recovered.runId, rootRunId: recovered.rootRunId }, 'recovered run has no thread; continuation not shown');
+    await recovered.stream.result;
+    return;
+  }
+  // The message that asked for the run shows it working again, and the stopped process's reaction goes at the end.
+  await runInThread(ctx, recovered.stream, threadTarget(thread), {
+    ...(thread.message_ts ? { reactTo: { channel: thread.channel, ts: thread.message_ts } } : {}),
+  });
 }

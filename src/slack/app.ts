@@ -15,6 +15,7 @@ import { PacedWebClient } from './transport/paced-web-client.js';
 import { inboundRequests } from './transport/inbound-requests.js';
 import { registerAppMention, registerMessage } from './thread/message.js';
 import { registerApprovalActions } from './approval/approval-actions.js';
+import { openDecline, recordApproval, showApproval } from './approval/approval-click.js';
 import { registerBatchActions } from './batch/batch-actions.js';
 import { registerDeclineModalSubmit } from './approval/decline-modal-submit.js';
 import { registerEditActions } from './edit/edit-actions.js';
@@ -36,12 +37,10 @@ import { claimStaleCards } from './card/claim-stale-cards.js';
 import { claimKeptResults, deliverKeptResult } from './thread/kept-results.js';
 import { timeAcks } from './transport/time-acks.js';
 import { botMetrics } from '../metrics/bot-metrics.js';
-import { registerAppHomeOpened } from './inbox/app-home-opened.js';
-import { registerApprovalsCommand } from './inbox/approvals-command-listener.js';
-import { registerInboxActions } from './inbox/inbox-actions.js';
+import { registerAppHomeOpened, registerInboxActions, registerApprovalsCommand } from './inbox/inbox-actions.js';
 import { registerRememberedActions } from './remembered/remembered-actions.js';
 import { HomeRefresher } from './inbox/home-refresher.js';
-import { publishHome } from './inbox/publish-home.js';
+import { showHome } from './inbox/show-home.js';
 import { slackUserTeams } from './transport/user-teams.js';
 import { homeViewersAmong, recordHomeViewer } from './inbox/home-viewers.js';
 
@@ -181,7 +180,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   agent.keepResults();
   // Publishes through `context`, which exists by the time anything is published.
   const home = new HomeRefresher({
-    publish: (user, notice) => publishHome(context, user, notice),
+    publish: (user, notice) => showHome(context, user, notice),
     recordViewer: (user) => recordHomeViewer(context.slackDb, user),
     viewersAmong: (users) => homeViewersAmong(context.slackDb, users),
     logger: log,
@@ -220,7 +219,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   registerQuestionActions(routes, context);
   registerRespondActions(routes, context);
   registerElicitationActions(routes, context);
-  registerInboxActions(routes, context);
+  registerInboxActions(routes, context, { recordApproval, showApproval, openDecline });
   registerRememberedActions(routes, context);
 
   const sweepExpired = async (repairs = true): Promise<BacklogSwept> => {

@@ -10,7 +10,7 @@ import { targetForAction } from '../thread/threads.js';
 import { tellUser } from '../kit/tell-user.js';
 import { postQuorumProgress } from './post-quorum-progress.js';
 import { tellRequesterExpired } from './handle-expired.js';
-import { refreshHomesFor } from '../inbox/affected-users.js';
+import { refreshHomesFor } from '../card/inbox-refresh.js';
 import { recipientOf } from '../thread/answer-stream.js';
 import { postRememberedCreated } from '../remembered/post-remembered-use.js';
 

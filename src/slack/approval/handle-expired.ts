@@ -6,7 +6,7 @@ import { updateCard } from '../card/update-card.js';
 import { runInThread } from '../thread/run-in-thread.js';
 import type { SlackContext } from '../context.js';
 import { targetForAction } from '../thread/threads.js';
-import { refreshHomesFor } from '../inbox/affected-users.js';
+import { refreshHomesFor } from '../card/inbox-refresh.js';
 
 /**
  * The requester hears that their request expired (the card alone changes silently). Only the

@@ -16,7 +16,7 @@ import { runInThread } from '../thread/run-in-thread.js';
 import { targetForAction } from '../thread/threads.js';
 import { tellUser } from '../kit/tell-user.js';
 import { updateCard } from '../card/update-card.js';
-import { refreshHomesFor } from '../inbox/affected-users.js';
+import { refreshHomesFor } from '../card/inbox-refresh.js';
 
 export type RecordedBatch =
   | { kind: 'no-click' }

@@ -5,7 +5,7 @@ import type { CardInFlight, SlackContext, ThreadTarget } from '../context.js';
 import { saveBatchCards } from './batch-cards.js';
 import { cardStateKey } from '../card/card-state-key.js';
 import { blocksAsJson } from '../transport/blocks-as-json.js';
-import { refreshHomesFor } from '../inbox/affected-users.js';
+import { refreshHomesFor } from '../card/inbox-refresh.js';
 import { cardMetadata } from '../card/card-metadata.js';
 import { errorReference } from '../kit/error-reference.js';
 import { postCard } from '../card/post-card.js';

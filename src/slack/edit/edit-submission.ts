@@ -13,7 +13,7 @@ import { actorOf, type Person, type SlackContext, type ThreadTarget } from '../c
 import { carryCard } from './carry-card.js';
 import { cardStateKey } from '../card/card-state-key.js';
 import { findCard, type CardRow } from '../card/cards.js';
-import { refreshHomesFor } from '../inbox/affected-users.js';
+import { refreshHomesFor } from '../card/inbox-refresh.js';
 import { editFormOf } from './edit-form.js';
 import { errorReference } from '../kit/error-reference.js';
 import { failureText } from '../kit/failure-text.js';

@@ -2,7 +2,7 @@ import { approversAt } from '../../approvals/approvers-at.js';
 import { dueNotices, type NoticeName } from '../../approvals/due-notices.js';
 import type { Requirement } from '../../approvals/requirement-for.js';
 import { escalationText, lastWarningText, reminderText, type NoticeFacts } from './notice-text.js';
-import { refreshHomesFor } from '../inbox/affected-users.js';
+import { refreshHomesFor } from '../card/inbox-refresh.js';
 import type { SlackContext } from '../context.js';
 import { claimNotices, loadWaitingApprovals, markNoticeSent, type WaitingApproval } from './claim-notices.js';
 import { updateCard } from '../card/update-card.js';

@@ -19,7 +19,7 @@ import { tellUser } from '../kit/tell-user.js';
 import { workingReaction } from './working-reaction.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { truncate } from '../kit/limits.js';
-import { refreshHomesFor } from '../inbox/affected-users.js';
+import { refreshHomesFor } from '../card/inbox-refresh.js';
 
 export interface IncomingMessage {
   eventId: string;

@@ -41,7 +41,7 @@ import { registerAppHomeOpened, registerInboxActions, registerApprovalsCommand }
 import { registerRememberedActions } from './remembered/remembered-actions.js';
 import { HomeRefresher } from './inbox/home-refresher.js';
 import { showHome } from './inbox/show-home.js';
-import { slackUserTeams } from './transport/user-teams.js';
+import { slackUserTeams } from './transport/directory.js';
 import { homeViewersAmong, recordHomeViewer } from './inbox/home-viewers.js';
 
 export interface SlackAppOptions {

@@ -6,7 +6,7 @@ import type { BackgroundTasks } from './transport/background-tasks.js';
 import type { SlackDb } from './tables.js';
 import type { HomeRefresher } from './inbox/home-refresher.js';
 import type { AssistantSupport } from './thread/assistant-support.js';
-import type { UserTeams } from './transport/user-teams.js';
+import type { UserTeams } from './transport/directory.js';
 
 /** What every listener and helper of the Slack front end works with. */
 export interface SlackContext {

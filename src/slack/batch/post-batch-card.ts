@@ -4,7 +4,7 @@ import { batchParts } from './batch-card.js';
 import type { CardInFlight, SlackContext, ThreadTarget } from '../context.js';
 import { saveBatchCards } from './batch-cards.js';
 import { cardStateKey } from '../card/card-state-key.js';
-import { blocksAsJson } from '../transport/blocks-as-json.js';
+import { blocksAsJson } from '../transport/slack-web-client.js';
 import { refreshHomesFor } from '../card/inbox-refresh.js';
 import { cardMetadata } from '../card/card-metadata.js';
 import { errorReference } from '../kit/error-reference.js';

@@ -9,7 +9,7 @@ import type { SlackContext, ThreadTarget } from '../context.js';
 import { privateWithoutApprovers } from './private-without-approvers.js';
 import { addCardCopies, type CardCopy } from '../card/cards.js';
 import type { RenderedCard } from '../card/render-card.js';
-import { blocksAsJson } from '../transport/blocks-as-json.js';
+import { blocksAsJson } from '../transport/slack-web-client.js';
 import { cardMetadata } from '../card/card-metadata.js';
 import type { CardRow } from '../card/cards.js';
 import { renderCard } from '../card/render-card.js';

@@ -1,5 +1,5 @@
 import type { SlackContext, ThreadTarget } from '../context.js';
-import { slackErrorCode } from '../transport/slack-error-code.js';
+import { slackErrorCode } from '../transport/slack-web-client.js';
 import { ANSWER_EVENT_TYPE, answerMessages } from './post-answer.js';
 
 /** Slack's limit on markdown_text per call; a streamed answer longer than this is posted as messages instead. */

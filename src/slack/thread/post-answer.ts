@@ -4,7 +4,7 @@ import { LIMITS, truncateMrkdwn } from '../kit/limits.js';
 import { markdownToMrkdwn } from '../kit/mrkdwn/markdown-to-mrkdwn.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
 import { splitMessage } from '../kit/mrkdwn/split-message.js';
-import { blocksAsJson } from '../transport/blocks-as-json.js';
+import { blocksAsJson } from '../transport/slack-web-client.js';
 
 /** Room left under msg_blocks_too_long for JSON escaping and block overhead. */
 const MESSAGE_JSON_BUDGET = LIMITS.messageBlocksJson - 1_000;

@@ -28,7 +28,7 @@ import { BackgroundTasks } from '../../src/slack/transport/background-tasks.js';
 import { inboundRequests } from '../../src/slack/transport/inbound-requests.js';
 import { nodeHttpFetch } from '../../src/slack/transport/node-http-fetch.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/app.js';
-import { answerMessages } from '../../src/slack/thread/post-answer.js';
+import { answerMessages } from '../../src/slack/thread/show-answer.js';
 import { DEFAULT_WORKING_REACTION_DELAY_MS, workingReaction } from '../../src/slack/thread/working-reaction.js';
 import { openCountingPool, type CountingPool } from './bench-db.js';
 import type { RunSlots } from '../../src/agent/run-slots.js';

@@ -38,7 +38,7 @@ export async function routeCard(ctx: SlackContext, action: PendingAction, target
     // Outside a DM an empty list ("anyone but the requester") leaves nobody to send it to.
     if (!dm && approvers.length === 0) return;
     if (await requesterMayApprove(ctx, action)) return;
-    if (dm && approvers.length === 0) return tellNobodyElseSees(ctx, action, target);
+    if (dm && approvers.length === 0) return showNobodyElseSees(ctx, action, target);
     if (!dm && !(await privateWithoutApprovers(ctx, action, target.channel))) return;
     route = 'dm';
     fallback = true;
@@ -103,7 +103,7 @@ export async function sendDmCopies(ctx: SlackContext, actionId: number, people: 
  * "Anyone but you may approve" in a DM names nobody to send it to: the requester at least learns
  * that the card waits unseen, and what would change that.
  */
-async function tellNobodyElseSees(ctx: SlackContext, action: PendingAction, target: ThreadTarget): Promise<void> {
+async function showNobodyElseSees(ctx: SlackContext, action: PendingAction, target: ThreadTarget): Promise<void> {
   const text =
     `:warning: Only you can see this card here, and you may not approve \`${escapeMrkdwn(truncate(action.tool_name, 100))}\` yourself. ` +
     'Ask for it in a channel where others can approve it, or give this tool `approvers` or a `route` in the approval policy.';

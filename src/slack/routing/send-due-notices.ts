@@ -23,7 +23,7 @@ interface Planned {
  * instance that stopped before sending it is claimed again after `staleAfterMs`. Returns how many
  * it claimed.
  */
-export async function sendDueNotices(ctx: SlackContext, staleAfterMs: number, now = new Date()): Promise<number> {
+export async function showDueNotices(ctx: SlackContext, staleAfterMs: number, now = new Date()): Promise<number> {
   const waiting = await loadWaitingApprovals(ctx.slackDb, ctx.agent.id, staleAfterMs);
   const planned: Planned[] = [];
   for (const request of waiting) {

@@ -8,7 +8,7 @@ import { updateCard } from '../card/update-card.js';
 import { mayAnswer } from '../answer/may-answer.js';
 import { failureText } from '../kit/failure-text.js';
 import { isCancel, messageText, threadIdOf, looksLikeDecision } from './message-text.js';
-import { postError } from './post-error.js';
+import { showError } from './show-error.js';
 import { respondFieldsFor } from '../answer/respond-fields.js';
 import { resumeFromSlack } from '../answer/resume-from-slack.js';
 import { runInThread } from './run-in-thread.js';
@@ -83,11 +83,11 @@ export async function handleMessage(ctx: SlackContext, m: IncomingMessage): Prom
   if (action && action.status === 'pending' && (await answerByText(ctx, m, action, text, threadId))) return;
 
   const approvals = runs.flatMap((r) => r.toolCalls).filter((c) => c.requiresApproval);
-  if (approvals.length > 0 && looksLikeDecision(text)) return hintButtons(ctx, who, approvals);
+  if (approvals.length > 0 && looksLikeDecision(text)) return showButtonsHint(ctx, who, approvals);
 
   if (runs.length > 0 || (m.kind !== 'reply' && text !== '' && runId === undefined)) {
     // Waiting on someone, or another run holds the thread (at work here or on another instance).
-    if (m.kind !== 'reply') await postWaiting(ctx, target, runs);
+    if (m.kind !== 'reply') await showWaiting(ctx, target, runs);
     return;
   }
   if (m.kind === 'reply') return;
@@ -102,7 +102,7 @@ export async function handleMessage(ctx: SlackContext, m: IncomingMessage): Prom
     stream = await ctx.agent.stream(text, { ...(runId ? { runId } : {}), threadId, resourceId: m.teamId, requester: m.user, requesterTeamId: m.userTeamId });
   } catch (error) {
     await working.done();
-    await postError(ctx, target, error, 'could not start a run');
+    await showError(ctx, target, error, 'could not start a run');
     return;
   }
   log.info({ runId: stream.runId }, 'run started from Slack');
@@ -199,7 +199,7 @@ async function cancel(ctx: SlackContext, m: IncomingMessage, all: SuspendedRun[]
 }
 
 /** A reply that reads like a decision decides nothing: its writer alone is told to use the card's buttons. */
-async function hintButtons(ctx: SlackContext, who: ThreadTarget & { user: string }, calls: SuspendedRun['toolCalls']): Promise<void> {
+async function showButtonsHint(ctx: SlackContext, who: ThreadTarget & { user: string }, calls: SuspendedRun['toolCalls']): Promise<void> {
   const listed = calls.slice(0, 3).map((c) => `\`${escapeMrkdwn(truncate(c.toolName, 100))}\` (request #${c.actionId})`);
   const more = calls.length > listed.length ? ` and ${calls.length - listed.length} more` : '';
   await tellUser(
@@ -210,7 +210,7 @@ async function hintButtons(ctx: SlackContext, who: ThreadTarget & { user: string
   );
 }
 
-async function postWaiting(ctx: SlackContext, target: ThreadTarget, runs: SuspendedRun[]): Promise<void> {
+async function showWaiting(ctx: SlackContext, target: ThreadTarget, runs: SuspendedRun[]): Promise<void> {
   const calls = runs.flatMap((r) => r.toolCalls);
   if (calls.length === 0) {
     // On record but waiting on nobody: the run is at work (a model call, a tool), here or on another instance.

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { claimRepairs } from '../card/claim-repairs.js';
 import type { SlackDb } from '../tables.js';
-import { ANSWER_EVENT_TYPE, answerMessages, postAnswer } from './post-answer.js';
+import { ANSWER_EVENT_TYPE, answerMessages, showAnswer } from './show-answer.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
 import { markRunShown } from './mark-run-shown.js';
 import { threadTarget } from './threads.js';
@@ -51,7 +51,7 @@ const TOP_LEVEL_LOOKBACK_S = 300;
  * again, so the thread gets the answer once. Clears the working reaction the
  * process left.
  */
-export async function deliverKeptResult(ctx: SlackContext, kept: KeptResult): Promise<void> {
+export async function showKeptResult(ctx: SlackContext, kept: KeptResult): Promise<void> {
   const log = ctx.logger.child({ runId: kept.run_id });
   if (!kept.channel) {
     log.warn('kept answer of a run with no thread on record; let go unposted');
@@ -61,7 +61,7 @@ export async function deliverKeptResult(ctx: SlackContext, kept: KeptResult): Pr
   const target = threadTarget({ channel: kept.channel, thread_ts: kept.thread_ts });
   const parts = answerMessages(kept.text).length;
   const posted = parts > 0 ? await postedParts(ctx, target, kept) : new Set<number>();
-  await postAnswer(ctx, target, kept.text, { runId: kept.run_id }, posted);
+  await showAnswer(ctx, target, kept.text, { runId: kept.run_id }, posted);
   await markRunShown(ctx.slackDb, kept.run_id);
   log.warn({ parts, alreadyPosted: posted.size }, 'answer posted by the sweep: the process that ended the run did not show it');
   if (kept.message_ts) await clearWorkingReaction(ctx, { channel: kept.channel, ts: kept.message_ts });

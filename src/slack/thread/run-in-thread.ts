@@ -5,8 +5,8 @@ import { postCard } from '../card/post-card.js';
 import { postApprovalCards } from '../card/post-approval-cards.js';
 import { updateCard, type DrawnMark } from '../card/update-card.js';
 import { markCardsDrawn, markRunShown } from './mark-run-shown.js';
-import { postAnswer } from './post-answer.js';
-import { postError } from './post-error.js';
+import { showAnswer } from './show-answer.js';
+import { showError } from './show-error.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
 import { workingReaction, type WorkingReaction } from './working-reaction.js';
 import { unreachable } from '../../unreachable.js';
@@ -51,7 +51,7 @@ export async function runInThread(
   let text = '';
   let stepEnded = false;
   let failure: unknown;
-  // With SLACK_ASSISTANT: the text streamed as it comes; a stream Slack refuses leaves it to postAnswer.
+  // With SLACK_ASSISTANT: the text streamed as it comes; a stream Slack refuses leaves it to showAnswer.
   let streamed: AnswerStream | undefined;
   const waitingOn: PendingAction[] = [];
   const flush = async (answer?: { runId: string }) => {
@@ -60,7 +60,7 @@ export async function runInThread(
     const stream = streamed;
     streamed = undefined;
     if (stream && (await stream.finish(answer))) return;
-    if (pending.trim() !== '') await postAnswer(ctx, target, pending, answer);
+    if (pending.trim() !== '') await showAnswer(ctx, target, pending, answer);
   };
   // The approvals a pause announces arrive together; the calls of one step share a card (postApprovalCards).
   let approvals: ApprovalRequest[] = [];
@@ -152,12 +152,12 @@ export async function runInThread(
     }
     // The run's answer, marked as this run's, so the sweep can tell what of it was posted if this process stops.
     await flush(failure === undefined ? { runId: stream.runId } : undefined);
-    if (failure !== undefined) await postError(ctx, target, failure, 'run failed');
+    if (failure !== undefined) await showError(ctx, target, failure, 'run failed');
     // Cleared here too when another instance (or this one before a restart) set it.
     if (!statusCleared) await clearAssistantStatus(ctx, target);
     await bookkeeping(markRunShown(ctx.slackDb, stream.runId, drawn));
   } catch (error) {
-    await postError(ctx, target, error, 'showing the run in Slack failed');
+    await showError(ctx, target, error, 'showing the run in Slack failed');
   } finally {
     await streamed?.abort();
     await reaction?.done();
@@ -172,7 +172,7 @@ async function redrawBlocked(ctx: SlackContext, runId: string, toolCallId: strin
 }
 
 /** A run taken over from a stopped instance goes on in its own thread, where people expect it. */
-export async function handleRecovered(ctx: SlackContext, recovered: RecoveredRun): Promise<void> {
+export async function showRecovered(ctx: SlackContext, recovered: RecoveredRun): Promise<void> {
   const thread = await findThread(ctx.slackDb, recovered.rootRunId);
   if (!thread) {
     ctx.logger.warn({ runId: recovered.runId, rootRunId: recovered.rootRunId }, 'recovered run has no thread; continuation not shown');

@@ -41,9 +41,9 @@ export const ANSWER_EVENT_TYPE = 'approval_bot_answer';
  * Posts the model's Markdown in as many messages as it takes. With `answer`,
  * each message carries the run id and its part number as Slack message
  * metadata, so whoever posts a kept answer after a stop can see which parts
- * are already in the thread (see deliverKeptResult) and post only the rest.
+ * are already in the thread (see showKeptResult) and post only the rest.
  */
-export async function postAnswer(ctx: SlackContext, target: ThreadTarget, markdown: string, answer?: { runId: string }, skip: ReadonlySet<number> = new Set()): Promise<void> {
+export async function showAnswer(ctx: SlackContext, target: ThreadTarget, markdown: string, answer?: { runId: string }, skip: ReadonlySet<number> = new Set()): Promise<void> {
   const messages = answerMessages(markdown);
   for (const [part, message] of messages.entries()) {
     if (skip.has(part)) continue;

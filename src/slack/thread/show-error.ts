@@ -7,7 +7,7 @@ import { inlineCode } from '../kit/mrkdwn/inline-code.js';
  * Tells the thread something failed, with a reference that is also in the
  * log line; the details stay in the log, where only operators see them.
  */
-export async function postError(ctx: SlackContext, target: ThreadTarget, error: unknown, what: string): Promise<string> {
+export async function showError(ctx: SlackContext, target: ThreadTarget, error: unknown, what: string): Promise<string> {
   const ref = errorReference();
   ctx.logger.error({ err: error, ref, channel: target.channel, threadTs: target.threadTs }, what);
   try {
@@ -16,8 +16,8 @@ export async function postError(ctx: SlackContext, target: ThreadTarget, error: 
       ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
       text: runFailureText(error, ref),
     });
-  } catch (postError) {
-    ctx.logger.error({ err: postError, ref }, 'could not post the error message either');
+  } catch (failed) {
+    ctx.logger.error({ err: failed, ref }, 'could not post the error message either');
   }
   return ref;
 }

@@ -14,6 +14,11 @@ import { SweepBacklog, type BacklogSwept } from './sweep.js';
 import { PacedWebClient } from './transport/paced-web-client.js';
 import { inboundRequests } from './transport/inbound-requests.js';
 import { registerAppMention, registerMessage } from './thread/message.js';
+import { postRememberedUse } from './remembered/post-remembered-use.js';
+import { answerFromText } from './answer/answer-from-text.js';
+import { mayAnswer } from './answer/may-answer.js';
+import { respondFieldsFor } from './answer/respond-fields.js';
+import { resumeFromSlack } from './answer/resume-from-slack.js';
 import { registerApprovalActions } from './approval/approval-actions.js';
 import { openDecline, recordApproval, showApproval } from './approval/approval-click.js';
 import { registerBatchActions } from './batch/batch-actions.js';
@@ -198,6 +203,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     publicChannels: new Map(),
     decisionsInFlight: new Map(),
     userTeams: slackUserTeams(app.client, log),
+    showRememberedUse: (target, call) => postRememberedUse(context, target, call),
     workingReactionDelayMs: options.workingReactionDelayMs ?? DEFAULT_WORKING_REACTION_DELAY_MS,
     ...assistantOf(options.assistant ?? config.assistant),
     ...(options.botUserId ? { botUserId: options.botUserId } : {}),
@@ -206,8 +212,10 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   app.error(async (error) => {
     log.error({ err: error }, 'Slack listener failed');
   });
-  registerAppMention(app, context);
-  registerMessage(app, context);
+  // What a reply does to the request its thread waits on is the answer feature's (answer/).
+  const answers = { answerFromText, resumeFromSlack, mayAnswer, hasRespondForm: (schema: Parameters<typeof respondFieldsFor>[0]) => respondFieldsFor(schema) !== undefined };
+  registerAppMention(app, context, answers);
+  registerMessage(app, context, answers);
   registerAppHomeOpened(app, context);
   registerApprovalsCommand(app, context);
   const routes = interactionRoutes(app, unknownInteractions(context));

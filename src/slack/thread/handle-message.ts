@@ -1,16 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { SuspendedRun, PendingAction } from '../../db/rows.js';
 import { resumeSchemaFor } from '../../agent/tool.js';
-import { answerFromText } from '../answer/answer-from-text.js';
 import { mention } from '../kit/mention.js';
-import { questionOf, toolOf } from '../card/card-subject.js';
+import { questionOf, toolOf, type AskUserQuestion } from '../card/card-subject.js';
 import { updateCard } from '../card/update-card.js';
-import { mayAnswer } from '../answer/may-answer.js';
 import { failureText } from '../kit/failure-text.js';
 import { isCancel, messageText, threadIdOf, looksLikeDecision } from './message-text.js';
 import { showError } from './show-error.js';
-import { respondFieldsFor } from '../answer/respond-fields.js';
-import { resumeFromSlack } from '../answer/resume-from-slack.js';
 import { runInThread } from './run-in-thread.js';
 import { actorOf, type Person, type SlackContext, type ThreadTarget } from '../context.js';
 import { hasAgentErrorCode } from '../../agent/errors.js';
@@ -41,11 +37,26 @@ export interface IncomingMessage {
 }
 
 /**
+ * What the answer feature (answer/) does with a reply, passed in by the app: thread/ imports no
+ * other feature.
+ */
+export interface MessageAnswers {
+  /** A question's answer as read from a reply's text. */
+  answerFromText(question: AskUserQuestion, text: string): unknown;
+  /** Records the answer and shows the run going on (a reply needs no acknowledgement first). */
+  resumeFromSlack(ctx: SlackContext, action: PendingAction, data: unknown, who: ThreadTarget & Person, options: { reactTo: { channel: string; ts: string } }): Promise<unknown>;
+  /** Whether the tool's resume schema has a Respond form (answered there, not by a reply). */
+  hasRespondForm(schema: ReturnType<typeof resumeSchemaFor>): boolean;
+  /** Whether this person may answer the request (its requester, by default). */
+  mayAnswer(ctx: SlackContext, action: PendingAction, who: Person): Promise<boolean>;
+}
+
+/**
  * One message from a person: cancel the thread's waiting run, answer what it
  * waits on, say that it is waiting, or start a run. Each event id acts once,
  * however often Slack delivers it.
  */
-export async function handleMessage(ctx: SlackContext, m: IncomingMessage): Promise<void> {
+export async function handleMessage(ctx: SlackContext, m: IncomingMessage, answers: MessageAnswers): Promise<void> {
   const text = messageText(m.text, ctx.botUserId);
   const target: ThreadTarget = { channel: m.channel, ...(m.threadTs ? { threadTs: m.threadTs } : {}) };
   const who = { ...target, user: m.user, teamId: m.userTeamId };
@@ -73,14 +84,14 @@ export async function handleMessage(ctx: SlackContext, m: IncomingMessage): Prom
   }
   const log = ctx.logger.child({ eventId: m.eventId, threadId, user: m.user });
 
-  if (isCancel(text)) return cancel(ctx, m, runs, who);
+  if (isCancel(text)) return cancel(ctx, m, runs, who, answers);
 
   const newest = runs
     .flatMap((r) => r.toolCalls)
     .filter((c) => !c.requiresApproval)
     .sort((a, b) => b.actionId - a.actionId)[0];
   const action = newest ? await ctx.agent.findRequest(newest.actionId) : undefined;
-  if (action && action.status === 'pending' && (await answerByText(ctx, m, action, text, threadId))) return;
+  if (action && action.status === 'pending' && (await answerByText(ctx, m, action, text, threadId, answers))) return;
 
   const approvals = runs.flatMap((r) => r.toolCalls).filter((c) => c.requiresApproval);
   if (approvals.length > 0 && looksLikeDecision(text)) return showButtonsHint(ctx, who, approvals);
@@ -146,19 +157,19 @@ function conversationTs(ctx: SlackContext, m: IncomingMessage): string | undefin
  * says to reply (no form can be built, or the agent auto-resumes). True when
  * the message was taken as an answer (or refused as one).
  */
-async function answerByText(ctx: SlackContext, m: IncomingMessage, action: PendingAction, text: string, threadId: string): Promise<boolean> {
+async function answerByText(ctx: SlackContext, m: IncomingMessage, action: PendingAction, text: string, threadId: string, answers: MessageAnswers): Promise<boolean> {
   const target: ThreadTarget = { channel: m.channel, ...(m.threadTs ? { threadTs: m.threadTs } : {}) };
   // A file shared without a comment (or a reply that only mentions someone) says nothing to answer with.
   if (text === '') return false;
   const question = questionOf(ctx.agent, action);
   if (question) {
-    await resumeFromSlack(ctx, action, answerFromText(question, text), { ...target, user: m.user, teamId: m.userTeamId }, { reactTo: { channel: m.channel, ts: m.ts } });
+    await answers.resumeFromSlack(ctx, action, answers.answerFromText(question, text), { ...target, user: m.user, teamId: m.userTeamId }, { reactTo: { channel: m.channel, ts: m.ts } });
     return true;
   }
   const tool = toolOf(ctx.agent, action);
-  const form = tool ? respondFieldsFor(resumeSchemaFor(tool, action.args)) : undefined;
+  const form = tool ? answers.hasRespondForm(resumeSchemaFor(tool, action.args)) : false;
   if (form && !ctx.agent.defaultOptions.autoResumeSuspendedTools) return false;
-  if (!(await mayAnswer(ctx, action, { user: m.user, teamId: m.userTeamId }))) {
+  if (!(await answers.mayAnswer(ctx, action, { user: m.user, teamId: m.userTeamId }))) {
     await tellUser(ctx, { ...target, user: m.user }, `Only ${action.requester ? mention(action.requester) : 'the person who started this run'} can answer this.`);
     return true;
   }
@@ -170,7 +181,7 @@ async function answerByText(ctx: SlackContext, m: IncomingMessage, action: Pendi
   return true;
 }
 
-async function cancel(ctx: SlackContext, m: IncomingMessage, all: SuspendedRun[], who: ThreadTarget & Person): Promise<void> {
+async function cancel(ctx: SlackContext, m: IncomingMessage, all: SuspendedRun[], who: ThreadTarget & Person, answers: MessageAnswers): Promise<void> {
   // A run at work waits on nobody: "cancel" only stops what waits on someone.
   const runs = all.filter((r) => r.toolCalls.length > 0);
   if (runs.length === 0) {
@@ -180,7 +191,7 @@ async function cancel(ctx: SlackContext, m: IncomingMessage, all: SuspendedRun[]
     return;
   }
   const actions = await Promise.all(runs.flatMap((r) => r.toolCalls).map((c) => ctx.agent.findRequest(c.actionId)));
-  const allowed = (await Promise.all(actions.map((a) => !a || mayAnswer(ctx, a, who)))).every(Boolean);
+  const allowed = (await Promise.all(actions.map((a) => !a || answers.mayAnswer(ctx, a, who)))).every(Boolean);
   if (!allowed) {
     await tellUser(ctx, who, 'Only the person who started this run can cancel it. Nothing was changed.');
     return;

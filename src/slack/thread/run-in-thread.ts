@@ -13,7 +13,6 @@ import { unreachable } from '../../unreachable.js';
 import type { PendingAction } from '../../db/rows.js';
 import { AnswerStream, type StreamRecipient } from './answer-stream.js';
 import { clearAssistantStatus, clearWaitingStatus, showWaitingStatus } from './assistant-status.js';
-import { postRememberedUse } from '../remembered/post-remembered-use.js';
 import { findThread, threadTarget } from './threads.js';
 
 export interface RunInThreadOptions {
@@ -116,7 +115,7 @@ export async function runInThread(
           break;
         case 'tool-call-remembered':
           await flush();
-          await postRememberedUse(ctx, target, chunk.payload);
+          await ctx.showRememberedUse(target, chunk.payload);
           break;
         case 'error':
           failure = chunk.payload.error;

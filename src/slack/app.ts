@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { App, HTTPReceiver, type CustomRoute, type webApi } from '@slack/bolt';
 import type { Agent } from '../agent/agent.js';
 import { startSweeping } from '../agent/sweeps.js';
-import { sendDueNotices } from './routing/send-due-notices.js';
+import { showDueNotices } from './routing/send-due-notices.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
@@ -13,14 +13,19 @@ import { boltLogger } from './transport/bolt-logger.js';
 import { SweepBacklog, type BacklogSwept } from './sweep.js';
 import { PacedWebClient } from './transport/paced-web-client.js';
 import { inboundRequests } from './transport/inbound-requests.js';
-import { registerAppMention } from './thread/app-mention.js';
+import { registerAppMention, registerMessage } from './thread/message.js';
+import { postRememberedUse } from './remembered/post-remembered-use.js';
+import { answerFromText } from './answer/answer-from-text.js';
+import { mayAnswer } from './answer/may-answer.js';
+import { respondFieldsFor } from './answer/respond-fields.js';
+import { resumeFromSlack } from './answer/resume-from-slack.js';
 import { registerApprovalActions } from './approval/approval-actions.js';
+import { openDecline, recordApproval, showApproval } from './approval/approval-click.js';
 import { registerBatchActions } from './batch/batch-actions.js';
 import { registerDeclineModalSubmit } from './approval/decline-modal-submit.js';
 import { registerEditActions } from './edit/edit-actions.js';
 import { registerApproveReasonSubmit } from './approval/approve-reason-submit.js';
 import { interactionRoutes } from './interaction-routes.js';
-import { registerMessage } from './thread/message.js';
 import { registerQuestionActions } from './answer/question-actions.js';
 import { registerRespondActions } from './answer/respond-actions.js';
 import { registerElicitationActions } from './answer/elicitation-actions.js';
@@ -34,17 +39,14 @@ import { pruneEvents } from './thread/claim-event.js';
 import { claimUnpostedCards } from './card/claim-unposted-cards.js';
 import { postUnpostedCard } from './card/post-unposted-card.js';
 import { claimStaleCards } from './card/claim-stale-cards.js';
-import { claimKeptResults } from './thread/claim-kept-results.js';
-import { deliverKeptResult } from './thread/deliver-kept-result.js';
+import { claimKeptResults, showKeptResult } from './thread/kept-results.js';
 import { timeAcks } from './transport/time-acks.js';
 import { botMetrics } from '../metrics/bot-metrics.js';
-import { registerAppHomeOpened } from './inbox/app-home-opened.js';
-import { registerApprovalsCommand } from './inbox/approvals-command-listener.js';
-import { registerInboxActions } from './inbox/inbox-actions.js';
+import { registerAppHomeOpened, registerInboxActions, registerApprovalsCommand } from './inbox/inbox-actions.js';
 import { registerRememberedActions } from './remembered/remembered-actions.js';
 import { HomeRefresher } from './inbox/home-refresher.js';
-import { publishHome } from './inbox/publish-home.js';
-import { slackUserTeams } from './transport/user-teams.js';
+import { showHome } from './inbox/show-home.js';
+import { slackUserTeams } from './transport/directory.js';
 import { homeViewersAmong, recordHomeViewer } from './inbox/home-viewers.js';
 
 export interface SlackAppOptions {
@@ -183,7 +185,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   agent.keepResults();
   // Publishes through `context`, which exists by the time anything is published.
   const home = new HomeRefresher({
-    publish: (user, notice) => publishHome(context, user, notice),
+    publish: (user, notice) => showHome(context, user, notice),
     recordViewer: (user) => recordHomeViewer(context.slackDb, user),
     viewersAmong: (users) => homeViewersAmong(context.slackDb, users),
     logger: log,
@@ -201,6 +203,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     publicChannels: new Map(),
     decisionsInFlight: new Map(),
     userTeams: slackUserTeams(app.client, log),
+    showRememberedUse: (target, call) => postRememberedUse(context, target, call),
     workingReactionDelayMs: options.workingReactionDelayMs ?? DEFAULT_WORKING_REACTION_DELAY_MS,
     ...assistantOf(options.assistant ?? config.assistant),
     ...(options.botUserId ? { botUserId: options.botUserId } : {}),
@@ -209,8 +212,10 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   app.error(async (error) => {
     log.error({ err: error }, 'Slack listener failed');
   });
-  registerAppMention(app, context);
-  registerMessage(app, context);
+  // What a reply does to the request its thread waits on is the answer feature's (answer/).
+  const answers = { answerFromText, resumeFromSlack, mayAnswer, hasRespondForm: (schema: Parameters<typeof respondFieldsFor>[0]) => respondFieldsFor(schema) !== undefined };
+  registerAppMention(app, context, answers);
+  registerMessage(app, context, answers);
   registerAppHomeOpened(app, context);
   registerApprovalsCommand(app, context);
   const routes = interactionRoutes(app, unknownInteractions(context));
@@ -222,7 +227,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   registerQuestionActions(routes, context);
   registerRespondActions(routes, context);
   registerElicitationActions(routes, context);
-  registerInboxActions(routes, context);
+  registerInboxActions(routes, context, { recordApproval, showApproval, openDecline });
   registerRememberedActions(routes, context);
 
   const sweepExpired = async (repairs = true): Promise<BacklogSwept> => {
@@ -246,9 +251,9 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       for (const actionId of unposted) tasks.run('unposted card', () => postUnpostedCard(context, actionId));
       const stale = await claimStaleCards(context.slackDb, agent.id, repairAfterMs);
       backlog.redraw(stale);
-      await sendDueNotices(context, repairAfterMs).catch((error: unknown) => log.warn({ err: error }, 'approval notices failed'));
+      await showDueNotices(context, repairAfterMs).catch((error: unknown) => log.warn({ err: error }, 'approval notices failed'));
       const kept = await claimKeptResults(context.slackDb, agent.id, repairAfterMs);
-      for (const result of kept) tasks.run('kept answer', () => deliverKeptResult(context, result));
+      for (const result of kept) tasks.run('kept answer', () => showKeptResult(context, result));
       Object.assign(found, { unposted_card: unposted.length, stale_card: stale.length, kept_answer: kept.length });
       await pruneEvents(context.slackDb).catch((error: unknown) => log.warn({ err: error }, 'pruning old event ids failed'));
     }

@@ -10,7 +10,7 @@ import { definePolicy } from '../../src/approvals/define-policy.js';
 import { findAction } from '../../src/db/pending-actions.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { postCard } from '../../src/slack/card/post-card.js';
-import { postAnswer } from '../../src/slack/thread/post-answer.js';
+import { showAnswer } from '../../src/slack/thread/show-answer.js';
 import { recordThread } from '../../src/slack/thread/threads.js';
 import { describeBackends, needing } from '../helpers/needs.js';
 import { openSlowDelivery } from '../helpers/slow-delivery.js';
@@ -99,7 +99,7 @@ describeBackends('Slack threads converge on what is stored, on %s', (backend) =>
     const { b } = await boot(scriptedModel([deleteStep('u1'), { text: long }]));
     const { runId, thread } = await runEndedUnshown(b, long);
     // The stopped process had posted the first part of the answer, marked as this run's.
-    await postAnswer(b.slack.context, thread, long, { runId }, new Set(Array.from({ length: 20 }, (_, i) => i + 1)));
+    await showAnswer(b.slack.context, thread, long, { runId }, new Set(Array.from({ length: 20 }, (_, i) => i + 1)));
     const parts = () => h.fake.callsTo('chat.postMessage').filter((c) => c.args.thread_ts === thread.threadTs && (c.args.metadata as { event_payload?: { run_id?: string } } | undefined)?.event_payload?.run_id === runId);
     const before = parts().length;
     expect(before).toBe(1);

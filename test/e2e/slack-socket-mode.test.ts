@@ -8,7 +8,7 @@ import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/app.js';
-import { slackGroupResolver } from '../../src/slack/transport/slack-group-resolver.js';
+import { slackGroupResolver } from '../../src/slack/transport/directory.js';
 import { slackWebClient } from '../../src/slack/transport/slack-web-client.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { describeBackends } from '../helpers/needs.js';

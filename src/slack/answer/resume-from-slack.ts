@@ -8,7 +8,7 @@ import { mayAnswer } from './may-answer.js';
 import { describeOutcome } from '../card/refusal-text.js';
 import { runInThread } from '../thread/run-in-thread.js';
 import { actorOf, type Person, type SlackContext, type ThreadTarget } from '../context.js';
-import { targetForAction } from '../thread/target-for-action.js';
+import { targetForAction } from '../thread/threads.js';
 import { tellUser } from '../kit/tell-user.js';
 import { recipientOf } from '../thread/answer-stream.js';
 

@@ -6,11 +6,11 @@ import { refusalText } from '../card/refusal-text.js';
 import { runInThread } from '../thread/run-in-thread.js';
 import type { Click, SlackContext, ThreadTarget } from '../context.js';
 import { onItsCard, refusalSeenBy } from '../kit/unseen-request.js';
-import { targetForAction } from '../thread/target-for-action.js';
+import { targetForAction } from '../thread/threads.js';
 import { tellUser } from '../kit/tell-user.js';
 import { postQuorumProgress } from './post-quorum-progress.js';
 import { tellRequesterExpired } from './handle-expired.js';
-import { refreshHomesFor } from '../inbox/affected-users.js';
+import { refreshHomesFor } from '../card/inbox-refresh.js';
 import { recipientOf } from '../thread/answer-stream.js';
 import { postRememberedCreated } from '../remembered/post-remembered-use.js';
 

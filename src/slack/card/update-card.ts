@@ -7,7 +7,7 @@ import { markCardDrawn } from './mark-card-drawn.js';
 import { renderCard } from './render-card.js';
 import { unreachableQuorumOf } from './unreachable-quorum-of.js';
 import { cardStateKey } from './card-state-key.js';
-import { blocksAsJson } from '../transport/blocks-as-json.js';
+import { blocksAsJson } from '../transport/slack-web-client.js';
 import { redrawBatch } from '../batch/redraw-batch.js';
 import { adoptCard } from './adopt-card.js';
 

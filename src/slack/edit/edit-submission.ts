@@ -13,14 +13,14 @@ import { actorOf, type Person, type SlackContext, type ThreadTarget } from '../c
 import { carryCard } from './carry-card.js';
 import { cardStateKey } from '../card/card-state-key.js';
 import { findCard, type CardRow } from '../card/cards.js';
-import { refreshHomesFor } from '../inbox/affected-users.js';
+import { refreshHomesFor } from '../card/inbox-refresh.js';
 import { editFormOf } from './edit-form.js';
 import { errorReference } from '../kit/error-reference.js';
 import { failureText } from '../kit/failure-text.js';
 import { handleDecision } from '../approval/handle-decision.js';
 import { tellUser } from '../kit/tell-user.js';
 import { updateCard } from '../card/update-card.js';
-import { routeEditedCard } from '../routing/route-edited-card.js';
+import { routeEditedCard } from '../routing/route-card.js';
 import { unreachable } from '../../unreachable.js';
 import { truncate } from '../kit/limits.js';
 import { oneLine } from '../kit/text-objects.js';

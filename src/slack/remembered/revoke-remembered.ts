@@ -2,7 +2,7 @@ import { parseRevokeValue } from './remembered-blocks.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { truncate } from '../kit/limits.js';
 import { actorOf, type Person, type SlackContext } from '../context.js';
-import { affectedUsers } from '../inbox/affected-users.js';
+import { affectedUsers } from '../card/inbox-refresh.js';
 import { unreachable } from '../../unreachable.js';
 
 /**

@@ -1,20 +1,20 @@
-import type { AgentStream, ApprovalRequest } from '../../agent/api-types.js';
+import type { AgentStream, ApprovalRequest, RecoveredRun } from '../../agent/api-types.js';
 import { paragraphs, type AnnouncedRequest } from '../../agent/stream.js';
 import { hasAgentErrorCode } from '../../agent/errors.js';
 import { postCard } from '../card/post-card.js';
 import { postApprovalCards } from '../card/post-approval-cards.js';
 import { updateCard, type DrawnMark } from '../card/update-card.js';
 import { markCardsDrawn, markRunShown } from './mark-run-shown.js';
-import { postAnswer } from './post-answer.js';
-import { postError } from './post-error.js';
+import { showAnswer } from './show-answer.js';
+import { showError } from './show-error.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
 import { workingReaction, type WorkingReaction } from './working-reaction.js';
 import { unreachable } from '../../unreachable.js';
 import type { PendingAction } from '../../db/rows.js';
 import { AnswerStream, type StreamRecipient } from './answer-stream.js';
 import { clearAssistantStatus, clearWaitingStatus, showWaitingStatus } from './assistant-status.js';
-import { postRememberedUse } from '../remembered/post-remembered-use.js';
 import { postPolicyRefusal } from './policy-refusal.js';
+import { findThread, threadTarget } from './threads.js';
 
 export interface RunInThreadOptions {
   /** The message that asked for this work; it carries the working reaction meanwhile. */
@@ -52,7 +52,7 @@ export async function runInThread(
   let text = '';
   let stepEnded = false;
   let failure: unknown;
-  // With SLACK_ASSISTANT: the text streamed as it comes; a stream Slack refuses leaves it to postAnswer.
+  // With SLACK_ASSISTANT: the text streamed as it comes; a stream Slack refuses leaves it to showAnswer.
   let streamed: AnswerStream | undefined;
   const waitingOn: PendingAction[] = [];
   const flush = async (answer?: { runId: string }) => {
@@ -61,7 +61,7 @@ export async function runInThread(
     const stream = streamed;
     streamed = undefined;
     if (stream && (await stream.finish(answer))) return;
-    if (pending.trim() !== '') await postAnswer(ctx, target, pending, answer);
+    if (pending.trim() !== '') await showAnswer(ctx, target, pending, answer);
   };
   // The approvals a pause announces arrive together; the calls of one step share a card (postApprovalCards).
   let approvals: ApprovalRequest[] = [];
@@ -117,7 +117,7 @@ export async function runInThread(
           break;
         case 'tool-call-remembered':
           await flush();
-          await postRememberedUse(ctx, target, chunk.payload);
+          await ctx.showRememberedUse(target, chunk.payload);
           break;
         case 'tool-output-denied':
           if (chunk.payload.policy) {
@@ -158,12 +158,12 @@ export async function runInThread(
     }
     // The run's answer, marked as this run's, so the sweep can tell what of it was posted if this process stops.
     await flush(failure === undefined ? { runId: stream.runId } : undefined);
-    if (failure !== undefined) await postError(ctx, target, failure, 'run failed');
+    if (failure !== undefined) await showError(ctx, target, failure, 'run failed');
     // Cleared here too when another instance (or this one before a restart) set it.
     if (!statusCleared) await clearAssistantStatus(ctx, target);
     await bookkeeping(markRunShown(ctx.slackDb, stream.runId, drawn));
   } catch (error) {
-    await postError(ctx, target, error, 'showing the run in Slack failed');
+    await showError(ctx, target, error, 'showing the run in Slack failed');
   } finally {
     await streamed?.abort();
     await reaction?.done();
@@ -175,4 +175,18 @@ export async function runInThread(
 async function redrawBlocked(ctx: SlackContext, runId: string, toolCallId: string): Promise<void> {
   const id = await ctx.agent.latestApprovalId(runId, toolCallId);
   if (id !== undefined) await updateCard(ctx, id);
+}
+
+/** A run taken over from a stopped instance goes on in its own thread, where people expect it. */
+export async function showRecovered(ctx: SlackContext, recovered: RecoveredRun): Promise<void> {
+  const thread = await findThread(ctx.slackDb, recovered.rootRunId);
+  if (!thread) {
+    ctx.logger.warn({ runId: recovered.runId, rootRunId: recovered.rootRunId }, 'recovered run has no thread; continuation not shown');
+    await recovered.stream.result;
+    return;
+  }
+  // The message that asked for the run shows it working again, and the stopped process's reaction goes at the end.
+  await runInThread(ctx, recovered.stream, threadTarget(thread), {
+    ...(thread.message_ts ? { reactTo: { channel: thread.channel, ts: thread.message_ts } } : {}),
+  });
 }

@@ -563,11 +563,11 @@ export class Agent implements AgentInternals {
   }
 
   /**
-   * Takes over runs whose process stopped while continuing them (their claim
+   * Takes over runs whose process stopped while continuing them (their lease
    * was not renewed within `runLeaseMs`) and continues them here: at most
    * `limit`, and no more than maxConcurrentRuns less the runs this process took
    * over and has not finished (they wait for a run slot ahead of the sweep's
-   * backlog, their claims renewed). What was
+   * backlog, their leases renewed). What was
    * approved or answered before the stop is not run again: the model is told
    * it was interrupted. The Slack app calls this with its expiry sweep.
    */

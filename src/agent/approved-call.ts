@@ -1,4 +1,4 @@
-import type { ClaimFacts, CallOutcome, RunState, CallTarget } from './run-model.js';
+import type { LeaseFacts, CallOutcome, RunState, CallTarget } from './run-model.js';
 import { fingerprint } from '../approvals/fingerprint.js';
 import { consumeGrant, grantWasSpent, matchSpentGrant, noMatchingGrant, type GrantCheck } from '../db/grants.js';
 import { applyHook } from './before-tool-call.js';
@@ -81,7 +81,7 @@ export async function runApproved(
   row: PendingAction,
   args: unknown,
   out: Emitter,
-  { spentGrant, recovered, proposedArgs }: ClaimFacts & { proposedArgs?: unknown },
+  { spentGrant, recovered, proposedArgs }: LeaseFacts & { proposedArgs?: unknown },
 ): Promise<CallOutcome> {
   const call = { toolCallId: row.tool_call_id, toolName: row.tool_name };
   // The policy as it stands now (see policy-hold.ts): a deny holds before the hook is asked.

@@ -156,8 +156,8 @@ async function recordDecision(
       policyVersion: action.policy_version ?? '',
     });
     if (!written) return refreshed(deps, action);
-    const { row, claimed } = written;
-    return { outcome: 'declined', action: row, stream: startContinuation(root, deps, row.run_id, row.root_run_id, claimed, known.startAfter) };
+    const { row, leased } = written;
+    return { outcome: 'declined', action: row, stream: startContinuation(root, deps, row.run_id, row.root_run_id, leased, known.startAfter) };
   }
 
   // Remembering is offered only where the current policy (and the tool) allow it; elsewhere the click is a plain approve.
@@ -172,12 +172,12 @@ async function recordDecision(
     reason,
   });
   if (!written) return refreshed(deps, action);
-  const { row, claimed } = written;
+  const { row, leased } = written;
   if (row.status === 'pending') {
     return { outcome: 'approval-recorded', action: row, approvals: row.approvals.map((a) => a.userId), quorum: row.quorum, alreadyCounted: false };
   }
   const remembered = written.remembered ? { remembered: { id: written.remembered.id, expiresAt: new Date(written.remembered.expires_at) } } : {};
-  return { outcome: 'approved', action: row, stream: startContinuation(root, deps, row.run_id, row.root_run_id, claimed, known.startAfter), ...remembered };
+  return { outcome: 'approved', action: row, stream: startContinuation(root, deps, row.run_id, row.root_run_id, leased, known.startAfter), ...remembered };
 }
 
 /**

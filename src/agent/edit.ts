@@ -222,10 +222,10 @@ async function recordEditOf(root: AgentInternals, deps: RuntimeDeps, req: EditRe
     await refused(current.outcome === 'expired' ? 'expired' : 'already-decided');
     return current.outcome === 'expired' ? current : { outcome: 'already-decided', action: current.outcome === 'not-found' ? action : current.action };
   }
-  const { row, previous, claimed } = written;
+  const { row, previous, leased } = written;
   log.info({ editor: actor.userId, toActionId: row.id, status: row.status }, 'request edited');
   if (row.status === 'approved') {
-    return { outcome: 'approved', action: row, previous, stream: startContinuation(root, deps, row.run_id, row.root_run_id, claimed, known.startAfter) };
+    return { outcome: 'approved', action: row, previous, stream: startContinuation(root, deps, row.run_id, row.root_run_id, leased, known.startAfter) };
   }
   if (!editorVerdict.allowed) return { outcome: 'pending', action: row, previous, why: editorVerdict.why, message: editorVerdict.message };
   return { outcome: 'approval-recorded', action: row, previous, approvals: row.approvals.map((a) => a.userId), quorum: row.quorum };

@@ -154,13 +154,13 @@ function causeMessage(error: unknown): string {
 }
 
 /**
- * This process's claim on a run it was continuing is gone: it went longer than
+ * This process's lease on a run it was continuing is gone: it went longer than
  * the lease without renewing it (a stall, a lost connection) and another
  * process took the run over. Nothing more of the run happens here.
  */
 export class LeaseLostError extends AgentError {
   constructor(runId: string) {
-    super('LEASE_LOST', `run ${runId} was taken over by another process after this one stopped renewing its claim; it continues there`, { runId });
+    super('LEASE_LOST', `run ${runId} was taken over by another process after this one stopped renewing its lease; it continues there`, { runId });
     this.name = 'LeaseLostError';
   }
 }

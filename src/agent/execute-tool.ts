@@ -38,7 +38,7 @@ export async function executeTool(
 ): Promise<ExecutionOutcome> {
   const abortSignal = run.live?.abortSignal;
   if (abortSignal?.aborted) throw new RunAbortedError(run.runId, abortSignal.reason);
-  // Outside the tool's try: a lost claim ends the run here, it is not the tool's error.
+  // Outside the tool's try: a lost lease ends the run here, it is not the tool's error.
   await checkLease(run);
   if (!run.telemetry) return execute(run, tool, call, resumeData);
   return inSpan(

@@ -9,13 +9,13 @@ interface HeldLease {
   surrender(): void;
 }
 
-/** The claims this process holds right now (holdLease adds each, its release removes it). */
+/** The leases this process holds right now (holdLease adds each, its release removes it). */
 export const heldLeases = new Set<HeldLease>();
 
 /**
- * For a shutdown that ran out of time: gives up every claim this process still holds, so other
+ * For a shutdown that ran out of time: gives up every lease this process still holds, so other
  * instances take those runs over at their next sweep instead of after the lease. Each run stops
- * renewing first, so the claim cannot be renewed again behind the hand-over. Returns the run ids
+ * renewing first, so the lease cannot be renewed again behind the hand-over. Returns the run ids
  * handed over.
  */
 export async function handOverHeldLeases(): Promise<string[]> {

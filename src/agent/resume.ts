@@ -1,5 +1,5 @@
 import type { ResumedCall } from './api-types.js';
-import type { ClaimFacts, RunOutcome, CallOutcome, RunState } from './run-model.js';
+import type { LeaseFacts, RunOutcome, CallOutcome, RunState } from './run-model.js';
 import { askAgain, interrupted, runApproved } from './approved-call.js';
 import { denialMessage, denialOf, denied } from './denied-call.js';
 import { showEditedCall } from './edited-call.js';
@@ -12,21 +12,21 @@ import { announcedAs, lastToolCalls } from './run-state.js';
 import { unreachable } from '../unreachable.js';
 
 /**
- * Continues a claimed run: settles every call of the step it paused in (each
+ * Continues a leased run: settles every call of the step it paused in (each
  * from its latest pending-action row), then goes back to the step loop.
  */
-export async function resumeClaimed(run: RunState, out: Emitter, claimed: Partial<LeasedRun> = {}): Promise<RunOutcome> {
-  const latest = claimed.actions ?? (await latestActionsOfRun(run.deps.db, run.runId));
+export async function resumeLeased(run: RunState, out: Emitter, leased: Partial<LeasedRun> = {}): Promise<RunOutcome> {
+  const latest = leased.actions ?? (await latestActionsOfRun(run.deps.db, run.runId));
   const rows = new Map(latest.map((r) => [r.tool_call_id, r]));
   const paused = await settleStep(run, lastToolCalls(run), async (call) => {
     const row = rows.get(call.toolCallId);
     if (!row) {
       // A call that needed nobody's decision, written down before it ran (checkpointStep): the stopped process may have run it.
-      if (claimed.recovered) return interrupted(run, { tool_call_id: call.toolCallId, tool_name: call.toolName, fingerprint: null, policy_version: null }, out);
+      if (leased.recovered) return interrupted(run, { tool_call_id: call.toolCallId, tool_name: call.toolName, fingerprint: null, policy_version: null }, out);
       return { kind: 'result', output: { type: 'error-text', value: 'No result' } };
     }
-    const spentGrant = claimed.spentGrant?.action_id === row.id ? claimed.spentGrant : undefined;
-    return settleAction(run, row, call.input, out, { spentGrant, recovered: claimed.recovered === true });
+    const spentGrant = leased.spentGrant?.action_id === row.id ? leased.spentGrant : undefined;
+    return settleAction(run, row, call.input, out, { spentGrant, recovered: leased.recovered === true });
   });
   if (paused) return paused;
   // The paused step ends here, after its calls' results (its tokens were counted when the model answered).
@@ -39,7 +39,7 @@ async function settleAction(
   row: PendingAction,
   rawArgs: unknown,
   out: Emitter,
-  facts: ClaimFacts,
+  facts: LeaseFacts,
 ): Promise<CallOutcome> {
   const call = { toolCallId: row.tool_call_id, toolName: row.tool_name };
   if (row.kind === 'delegation') {

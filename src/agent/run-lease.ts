@@ -12,7 +12,7 @@ export function checkLease(run: RunState): Promise<void> | undefined {
 
 /**
  * Before a continued run runs a tool nobody approved (or hands a call to a
- * sub-agent), its step is written down under the claim, once per step. A
+ * sub-agent), its step is written down under the lease, once per step. A
  * process that takes the run over after a crash then restores the step with
  * the call already made, and reports the call interrupted instead of asking
  * the model again, which could run the tool a second time. Approved calls and
@@ -35,11 +35,11 @@ export async function checkpointStep(run: RunState): Promise<void> {
 }
 
 /**
- * Renews this process's claim on a run every third of the lease while it is
+ * Renews this process's lease on a run every third of the lease while it is
  * being continued, so nobody takes over a run that is merely slow (a long model
  * call, a long tool). Costs nothing for runs that finish within that time.
  *
- * Renewing only works while the claim's epoch is still ours. If the process
+ * Renewing only works while the lease's epoch is still ours. If the process
  * stalled past the lease (a frozen VM, a stopped process) and the run was taken
  * over meanwhile, the next renewal or check finds out and the run stops here:
  * otherwise both processes would call the model, run unguarded tools and post
@@ -62,16 +62,16 @@ export function holdLease(deps: RuntimeDeps, runId: string, epoch: number): RunL
     // A renewal sent just before the run's own final write (its end or its next pause) finds the
     // row moved on: no takeover, nothing to warn about. If another process did end the run, the
     // next check says so.
-    if (renewal === 'taken') deps.logger.warn({ runId, claimEpoch: epoch }, 'claim on the run lost: another process took it over; this process stops continuing it');
+    if (renewal === 'taken') deps.logger.warn({ runId, leaseEpoch: epoch }, 'lease on the run lost: another process took it over; this process stops continuing it');
   };
   const renew = async (): Promise<void> => {
     const sent = performance.now();
     noteRenewal(await renewRunLease(deps.db, runId, epoch), sent);
   };
   const timer = setInterval(() => {
-    renew().catch((error: unknown) => deps.logger.warn({ err: error, runId }, 'could not renew the claim on a run'));
+    renew().catch((error: unknown) => deps.logger.warn({ err: error, runId }, 'could not renew the lease on a run'));
   }, every);
-  // A claim being held must not keep a finished process alive.
+  // A lease being held must not keep a finished process alive.
   timer.unref();
   const held = {
     db: deps.db,
@@ -110,7 +110,7 @@ export function holdLease(deps: RuntimeDeps, runId: string, epoch: number): RunL
 
 /**
  * Puts a top-level run that has never paused on record: its row, `running`
- * under a claim this process renews from then on. If the process stops, an
+ * under a lease this process renews from then on. If the process stops, an
  * instance's sweep takes the run over (recoverStaleRuns) instead of the request
  * being lost. Once per run. Resolves when written, or when writing failed: the
  * run then goes on unrecorded, as every run did before, and the log says so.

@@ -9,7 +9,7 @@ import type { AgentInternals, RunOutcome, RunState, RuntimeDeps, Snapshot, LiveO
 import { sinkEmitter, subAgentEmitter, type Emitter, rememberStoredAction, StreamSink, type AnnouncedRequest, announcementChunk, pendingOfAnnounced, rememberPause } from './stream.js';
 import { announcedNow, waitingCalls } from './waiting-calls.js';
 import { loadThreadHistory } from '../db/thread-messages.js';
-import { resumeClaimed } from './resume.js';
+import { resumeLeased } from './resume.js';
 import { holdLease, checkLease, recordFreshRunIfSlow } from './run-lease.js';
 import type { ReleaseSlot, RunPriority } from './run-slots.js';
 import { LeaseLostError, RunAbortedError, SnapshotNotFoundError, hasAgentErrorCode } from './errors.js';
@@ -110,17 +110,17 @@ function storedRow(persisted: PendingAction[], write: { run_id: string; tool_cal
   throw new Error(`run ${write.run_id}: call ${write.tool_call_id} was not stored with its pause`);
 }
 
-/** Claims a run whose last wait just ended and continues it; otherwise reports what it still waits on. */
+/** Leases a run whose last wait just ended and continues it; otherwise reports what it still waits on. */
 export async function continueRun(
   root: AgentInternals,
   runId: string,
   deps: RuntimeDeps,
   sink: StreamSink,
-  claimed?: LeasedRun,
+  leased?: LeasedRun,
   live?: LiveOptions,
   held?: RunLease,
 ): Promise<void> {
-  const row = claimed?.snapshot ?? (await takeRunLease(deps.db, runId));
+  const row = leased?.snapshot ?? (await takeRunLease(deps.db, runId));
   if (!row) {
     // The run still waits on other calls: this stream announces the first of them, as Mastra's
     // continuation announces the next call of the step (a reminder: its request is shown already),
@@ -133,19 +133,19 @@ export async function continueRun(
     sink.finishWaiting(rest.map(pendingOfAnnounced));
     return;
   }
-  const claim = held ?? holdLease(deps, row.run_id, row.claim_epoch);
+  const lease = held ?? holdLease(deps, row.run_id, row.claim_epoch);
   const run = await restoreRun(root, row, deps, live).catch((error: unknown) => {
-    claim.release();
+    lease.release();
     throw error;
   });
-  run.lease = claim;
+  run.lease = lease;
   // The top-level run's stream reports the whole run, what it did before the pause included.
   if (!run.parentRunId) sink.seed(priorOf(run));
   let failedSubAgent = false;
   try {
     let outcome: RunOutcome;
     try {
-      outcome = await resumeClaimed(run, emitterFor(run, sink), claimed);
+      outcome = await resumeLeased(run, emitterFor(run, sink), leased);
     } catch (error) {
       // What already ran must be on record even when the rest of the run fails.
       await appendAudit(deps.db, run.audit.splice(0));
@@ -163,7 +163,7 @@ export async function continueRun(
       throw error;
     }
   } finally {
-    claim.release();
+    lease.release();
   }
   // As after a tool that failed, the caller is told and carries on (its own failure is its own).
   if (failedSubAgent) await continueRun(root, run.parentRunId!, deps, sink, undefined, live);
@@ -238,7 +238,7 @@ export async function restoreRun(root: AgentInternals, row: SnapshotRow, deps: R
  * After a top-level run failed in this process, with its failure reported:
  * its record goes, so that no sweep takes it over only to fail again (a model
  * that keeps failing would otherwise be retried, and the failure posted, every
- * lease). Only while this process holds the claim; a run another process took
+ * lease). Only while this process holds the lease; a run another process took
  * over is that process's. A failed sub-agent is its parent's to hear about
  * (see continueRun), not this.
  */
@@ -246,27 +246,27 @@ export async function forgetFailedRun(run: RunState, error: unknown): Promise<vo
   if (error instanceof LeaseLostError || run.parentRunId) return;
   // A record still being written would otherwise land after this and outlive the run.
   await run.recording;
-  const claim = run.lease;
-  if (!claim || claim.runId !== run.runId) return;
-  await dropFailedRun(run.deps.db, run.runId, claim.epoch).catch((dropError: unknown) =>
+  const lease = run.lease;
+  if (!lease || lease.runId !== run.runId) return;
+  await dropFailedRun(run.deps.db, run.runId, lease.epoch).catch((dropError: unknown) =>
     run.log.warn({ err: dropError }, 'could not remove the record of the failed run; a sweep will take it over'),
   );
 }
 
 /**
  * A run stopped by its caller's abortSignal is cancelled, not left to resume:
- * its record goes (while this process holds the claim), and when it is a
+ * its record goes (while this process holds the lease), and when it is a
  * sub-agent's, so do the requests and records of the rest of its tree, with
  * `cancelled` in the audit log, so no sweep or click carries any of it on.
  */
 export async function cancelAbortedRun(run: RunState): Promise<void> {
   await run.recording;
   run.log.info('run aborted by its caller; cancelled');
-  const claim = run.lease;
+  const lease = run.lease;
   try {
     // What ran before the abort stays on the trail.
     await appendAudit(run.deps.db, run.audit.splice(0));
-    if (claim && claim.runId === run.runId) await dropFailedRun(run.deps.db, run.runId, claim.epoch);
+    if (lease && lease.runId === run.runId) await dropFailedRun(run.deps.db, run.runId, lease.epoch);
     if (run.parentRunId) await cancelPendingRuns(run.deps.db, [run.rootRunId], 'api', 'The run was aborted.');
   } catch (error) {
     run.log.warn({ err: error }, 'could not cancel the record of the aborted run; a sweep will take it over');
@@ -354,7 +354,7 @@ export function startRun(root: AgentInternals, run: RunState): AgentStream {
       await settleOutcome(root, run, outcome, sink);
     } catch (error) {
       stopClock();
-      // A lost claim is not a failure of the run: the process that took it over carries it on.
+      // A lost lease is not a failure of the run: the process that took it over carries it on.
       if (error instanceof LeaseLostError) run.log.warn('stopped a run another process took over');
       else if (!hasAgentErrorCode(error, 'RUN_ABORTED')) run.log.error({ err: error }, 'run failed');
       if (hasAgentErrorCode(error, 'RUN_ABORTED')) await cancelAbortedRun(run);
@@ -373,8 +373,8 @@ export function startRun(root: AgentInternals, run: RunState): AgentStream {
  * `startAfter`, the continuation waits for it first (a front end that records
  * a decision before acknowledging the click holds the run's work until the
  * acknowledgement is sent). Then it waits for a run slot (RunSlots) in the
- * queue of `priority`. A run already claimed (by the decision, or taken over)
- * keeps its claim renewed while it waits, so no other instance takes over a
+ * queue of `priority`. A run already leased (by the decision, or taken over)
+ * keeps its lease renewed while it waits, so no other instance takes over a
  * run that is merely queued.
  */
 export function startContinuation(
@@ -382,20 +382,20 @@ export function startContinuation(
   deps: RuntimeDeps,
   runId: string,
   rootRunId: string,
-  claimed?: LeasedRun,
+  leased?: LeasedRun,
   startAfter?: PromiseLike<unknown>,
   live?: LiveOptions,
   priority: RunPriority = 'decision',
 ): AgentStream {
   const sink = new StreamSink(rootRunId);
-  const held = claimed ? holdLease(deps, claimed.snapshot.run_id, claimed.snapshot.claim_epoch) : undefined;
-  const go = (release: ReleaseSlot) => continueRun(root, runId, deps, sink, claimed, live, held).finally(release);
+  const held = leased ? holdLease(deps, leased.snapshot.run_id, leased.snapshot.claim_epoch) : undefined;
+  const go = (release: ReleaseSlot) => continueRun(root, runId, deps, sink, leased, live, held).finally(release);
   const queue = () => deps.runSlots.take(priority).then(go);
   // Started in this tick when a slot is free, as before there were slots.
   const now = startAfter ? undefined : deps.runSlots.tryTake();
   const running = now ? go(now) : startAfter ? Promise.resolve(startAfter).then(queue, queue) : queue();
   running.catch((error: unknown) => {
-    // A lost claim is not a failure of the run: the process that took it over carries it on (and has logged it).
+    // A lost lease is not a failure of the run: the process that took it over carries it on (and has logged it).
     if (error instanceof LeaseLostError) deps.logger.warn({ runId, rootRunId }, 'stopped continuing a run another process took over');
     else if (!hasAgentErrorCode(error, 'RUN_ABORTED')) deps.logger.error({ err: error, runId, rootRunId }, 'run failed while resuming');
     sink.finish('error', error);

@@ -85,13 +85,13 @@ export interface RuntimeDeps {
   grantTtlMs: number;
   /**
    * How long a run being continued may go without its process renewing the
-   * claim (it does so every third of this) before another process may take it
+   * lease (it does so every third of this) before another process may take it
    * over: what keeps a crash mid-run from leaving the run stuck.
    */
   runLeaseMs: number;
   /**
    * A top-level run that has neither paused nor finished after this long is
-   * put on record under a claim (recordFreshRunIfSlow), so that a stop of this
+   * put on record under a lease (recordFreshRunIfSlow), so that a stop of this
    * process does not lose it; Infinity turns that off.
    */
   recordRunAfterMs: number;
@@ -200,7 +200,7 @@ export interface RunState {
   deps: RuntimeDeps;
   log: Logger;
   /**
-   * The claim under which this process continues the run (a sub-agent run
+   * The lease under which this process continues the run (a sub-agent run
    * started inside a continuation shares its parent's); absent for a run
    * that was never suspended, which nobody else can see or take over.
    */
@@ -228,29 +228,29 @@ export type CallOutcome =
   | { kind: 'result'; output: LanguageModelV3ToolResultOutput }
   | { kind: 'pending'; plan: SuspensionPlan };
 
-/** What the claim says about a call beyond its row (see LeasedRun). */
-export interface ClaimFacts {
-  /** The grant the claiming decision spent for this call. */
+/** What the lease says about a call beyond its row (see LeasedRun). */
+export interface LeaseFacts {
+  /** The grant the leasing decision spent for this call. */
   spentGrant: SpentGrant | undefined;
   /** The run was taken over from a process that stopped. */
   recovered: boolean;
 }
 
-/** A claim this process holds on a run while it continues it. */
+/** A lease this process holds on a run while it continues it. */
 export interface RunLease {
-  /** The run the claim is on (sub-agent runs started under it share it). */
+  /** The run the lease is on (sub-agent runs started under it share it). */
   readonly runId: string;
-  /** Which claim on the run this is (run_snapshots.claim_epoch). */
+  /** Which lease on the run this is (run_snapshots.claim_epoch). */
   readonly epoch: number;
   /**
-   * Resolves (or returns undefined at once) while the claim is still this
+   * Resolves (or returns undefined at once) while the lease is still this
    * process's; rejects with LeaseLostError once another process took the run
    * over. Called before each model call, each execute and the run's next write.
    */
   check(): Promise<void> | undefined;
   /**
    * Stores `snapshot` as where the run stands, with `audit`, renewing the
-   * claim; rejects with LeaseLostError (having written nothing) once it is not ours.
+   * lease; rejects with LeaseLostError (having written nothing) once it is not ours.
    */
   checkpoint(snapshot: Snapshot, audit?: AuditInput[]): Promise<void>;
   release(): void;

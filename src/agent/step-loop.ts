@@ -89,7 +89,7 @@ export async function runDelegation(
     // Quiet, but a call run under a remembered approval is still told where people look.
     outcome = await runSteps(child, { ...quietEmitter, remembered: (call) => out.remembered(call) });
   } catch (error) {
-    // A lost claim or an abort ends the whole tree here; anything else is this call's failure, as a tool's would be.
+    // A lost lease or an abort ends the whole tree here; anything else is this call's failure, as a tool's would be.
     if (error instanceof LeaseLostError || hasAgentErrorCode(error, 'RUN_ABORTED')) throw error;
     child.log.error({ err: error }, 'sub-agent failed; its caller is told');
     const message = delegationFailure(call.toolName, errorMessage(error));

@@ -18,7 +18,7 @@ const takenOver = new WeakMap<RunSlots, number>();
 
 /**
  * See Agent.recoverStaleRuns. A run taken over waits for a run slot ahead of the sweep's backlog,
- * its claim renewed meanwhile; so that a process never holds more claims than it can work on soon,
+ * its lease renewed meanwhile; so that a process never holds more leases than it can work on soon,
  * it takes no more runs than `maxConcurrentRuns` less those it took over and has not finished.
  */
 export async function recoverStaleRuns(root: AgentInternals, deps: RuntimeDeps, limit = SWEEP_BATCH): Promise<RecoveredRun[]> {
@@ -33,11 +33,11 @@ export async function recoverStaleRuns(root: AgentInternals, deps: RuntimeDeps, 
     // A stranded suspended run was never continued after its decision, so nothing in it can have
     // run yet: it goes on as a continuation would have (grants are still single-use).
     const recoveredFromStop = takenFrom === 'running';
-    if (recoveredFromStop) deps.logger.warn({ runId: row.run_id, rootRunId: row.root_run_id }, 'run taken over: its process stopped renewing its claim');
+    if (recoveredFromStop) deps.logger.warn({ runId: row.run_id, rootRunId: row.root_run_id }, 'run taken over: its process stopped renewing its lease');
     else deps.logger.warn({ runId: row.run_id, rootRunId: row.root_run_id }, 'run continued: its last decision was recorded, but the process that recorded it stopped before continuing it');
-    const claimed = recoveredFromStop ? { snapshot, recovered: true as const } : { snapshot };
+    const leased = recoveredFromStop ? { snapshot, recovered: true as const } : { snapshot };
     // The continuation reads the run's calls itself, off the sweep's path.
-    const stream = startContinuation(root, deps, row.run_id, row.root_run_id, claimed);
+    const stream = startContinuation(root, deps, row.run_id, row.root_run_id, leased);
     void stream.result.then(ended, ended);
     return { runId: row.run_id, rootRunId: row.root_run_id, stream };
   });

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
-import { claimedColumns, pendingActionColumns, type ClaimedRow, type PendingAction } from './rows.js';
+import { leasedColumns, pendingActionColumns, type LeasedRow, type PendingAction } from './rows.js';
 import type { DecisionWrite, SpentGrant } from './pending-actions.js';
 import type { Approval, RequestEdit } from './schema.js';
 import { recountCtes, recountedHits, recountHeld, recountWrite, type Recount } from './limit-usage.js';
@@ -34,7 +34,7 @@ export type EditWritten = (DecisionWrite & { previous: PendingAction }) | { limi
 
 type EditResultRow = PendingAction & {
   limits_held?: boolean;
-  claimed: ClaimedRow | null;
+  leased: LeasedRow | null;
   run_actions: PendingAction[] | null;
   spent_grant: SpentGrant | null;
   previous: PendingAction;
@@ -47,7 +47,7 @@ type EditResultRow = PendingAction & {
  * the same tool call opens with the edited arguments, their fingerprint and the requirement of
  * the arguments as edited, starting with the approvals given. When those meet the quorum the new
  * request is approved at once: its grant is written (spent, as a deciding vote's is, when the run
- * is claimed here too) and the run is claimed if nothing else of it is pending. `edited` is
+ * is leased here too) and the run is leased if nothing else of it is pending. `edited` is
  * audited with what was proposed and what it became.
  *
  * With `recount`, the same statement counts the edited call again under its counters' locks
@@ -63,10 +63,10 @@ export async function recordEdit(db: Db, e: EditWrite): Promise<EditWritten> {
   const selection = sql`
     SELECT upd.*,
       (SELECT to_jsonb(closed.*) FROM closed) AS previous,
-      (SELECT to_jsonb(claim.*) FROM claim) AS claimed,
+      (SELECT to_jsonb(lease.*) FROM lease) AS leased,
       (SELECT jsonb_agg(to_jsonb(x.*)) FROM (
          SELECT DISTINCT ON (tool_call_id) ${pendingActionColumns()} FROM pending_actions
-         WHERE run_id = upd.run_id AND EXISTS (SELECT 1 FROM claim)
+         WHERE run_id = upd.run_id AND EXISTS (SELECT 1 FROM lease)
          ORDER BY tool_call_id, id DESC) x) AS run_actions,
       (SELECT to_jsonb(g.*) - 'consumed_at' FROM grant_row g WHERE g.consumed_at IS NOT NULL) AS spent_grant
     FROM upd`;
@@ -93,19 +93,19 @@ export async function recordEdit(db: Db, e: EditWrite): Promise<EditWritten> {
              stated_reason, tool_pin, caller
       FROM closed
       RETURNING ${pendingActionColumns()}
-    ), claim AS (
+    ), lease AS (
       -- The statement's snapshot still shows the edited request as pending: it is left out by id.
       UPDATE run_snapshots s SET status = 'running', claimed_at = now(), claim_epoch = s.claim_epoch + 1
       FROM upd
       WHERE upd.status = 'approved' AND s.run_id = upd.run_id AND s.status = 'suspended'
         AND NOT EXISTS (SELECT 1 FROM pending_actions p WHERE p.run_id = upd.run_id AND p.status = 'pending' AND p.id <> ${e.fromActionId})
-      RETURNING ${claimedColumns('s')}
+      RETURNING ${leasedColumns('s')}
     ), grant_row AS (
       INSERT INTO approval_grants (action_id, run_id, tool_call_id, fingerprint, approvers, requester, policy_version, expires_at, consumed_at,
                                    state_digest, tool_digest)
       SELECT id, run_id, tool_call_id, fingerprint, (SELECT jsonb_agg(a->'userId') FROM jsonb_array_elements(approvals) a),
              requester, policy_version, now() + make_interval(secs => ${e.grantTtlMs} / 1000.0),
-             CASE WHEN EXISTS (SELECT 1 FROM claim) THEN now() END,
+             CASE WHEN EXISTS (SELECT 1 FROM lease) THEN now() END,
              preview->>'stateDigest', tool_pin->>'digest'
       FROM upd WHERE status = 'approved'
       RETURNING id, action_id, fingerprint, policy_version, approvers, consumed_at, state_digest, tool_digest
@@ -123,17 +123,17 @@ export async function recordEdit(db: Db, e: EditWrite): Promise<EditWritten> {
         (3, 'consumed', NULL, upd.fingerprint, upd.policy_version, NULL)) AS ev(n, event, actor, fingerprint, policy_version, detail)
       WHERE ev.n = 1
          OR (ev.n = 2 AND upd.approvals @> ${JSON.stringify([{ userId: e.editor }])}::jsonb)
-         OR (ev.n = 3 AND EXISTS (SELECT 1 FROM claim))
+         OR (ev.n = 3 AND EXISTS (SELECT 1 FROM lease))
       ORDER BY ev.n
     )
     ${r ? sql`SELECT w.*, ${recountHeld} AS limits_held FROM (SELECT 1) one LEFT JOIN (${selection}) w ON true` : selection}
   `.execute(db);
   const found = result.rows[0];
   if (!found || found.id === null) return found?.limits_held === false ? { limitsMoved: true } : undefined;
-  const { claimed, run_actions, spent_grant, previous, limits_held: _held, ...row } = found;
-  if (!claimed) return { row, previous };
+  const { leased, run_actions, spent_grant, previous, limits_held: _held, ...row } = found;
+  if (!leased) return { row, previous };
   // The statement's snapshot holds the edited request as the call's latest row; the new one replaces it.
   const actions = (run_actions ?? []).map((a) => (a.tool_call_id === row.tool_call_id ? row : a));
   if (!actions.some((a) => a.id === row.id)) actions.push(row);
-  return { row, previous, claimed: { snapshot: claimed, actions, ...(spent_grant ? { spentGrant: spent_grant } : {}) } };
+  return { row, previous, leased: { snapshot: leased, actions, ...(spent_grant ? { spentGrant: spent_grant } : {}) } };
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
-import { claimedColumns, pendingActionColumns, type ClaimedRow, type PendingAction } from './rows.js';
+import { leasedColumns, pendingActionColumns, type LeasedRow, type PendingAction } from './rows.js';
 import { CachedStatement } from './cached-statement.js';
 import { rememberCtes, rememberedSelect, type RememberedRequirement } from './remembered-grants.js';
 
@@ -98,14 +98,14 @@ export async function latestApprovalId(db: Db, runId: string, toolCallId: string
 }
 
 
-/** A decision that ended the run's last wait also claims the run, in the same statement. */
+/** A decision that ended the run's last wait also leases the run, in the same statement. */
 export interface LeasedRun {
-  snapshot: ClaimedRow;
-  /** Latest row per tool call of the claimed run, as resuming needs them; read when resuming if absent. */
+  snapshot: LeasedRow;
+  /** Latest row per tool call of the leased run, as resuming needs them; read when resuming if absent. */
   actions?: PendingAction[];
   /**
    * The grant this decision created, already spent because this process holds
-   * the run: only the claimer may execute, so nobody else can use it, and
+   * the run: only the leaseholder may execute, so nobody else can use it, and
    * spending it here saves a commit between approve and execute. The caller
    * must still compare its fingerprint with the arguments about to run.
    */
@@ -131,7 +131,7 @@ export interface SpentGrant {
 
 export interface DecisionWrite {
   row: PendingAction;
-  claimed?: LeasedRun;
+  leased?: LeasedRun;
   /** The remembered grant this vote created (the vote asked to remember and the request was approved). */
   remembered?: { id: number; expires_at: string };
 }
@@ -139,32 +139,32 @@ export interface DecisionWrite {
 /**
  * A CTE for a decision statement whose CTE \`upd\` holds the decided row: if
  * nothing else of the run is still pending (as of this statement), take the
- * run. Saves the separate claim round trip on the common path; when another
- * call of the run was decided at the same moment neither statement claims,
+ * run. Saves the separate lease round trip on the common path; when another
+ * call of the run was decided at the same moment neither statement leases,
  * and the caller falls back to takeRunLease.
  */
-const claimCte = sql`
-    claim AS (
+const leaseCte = sql`
+    lease AS (
       UPDATE run_snapshots s SET status = 'running', claimed_at = now(), claim_epoch = s.claim_epoch + 1
       FROM upd
       WHERE upd.status <> 'pending' AND s.run_id = upd.run_id AND s.status = 'suspended'
         AND NOT EXISTS (SELECT 1 FROM pending_actions p WHERE p.run_id = upd.run_id AND p.status = 'pending' AND p.id <> upd.id)
-      RETURNING ${claimedColumns('s')}
+      RETURNING ${leasedColumns('s')}
     )
 `;
 
-/** The decided row, the claimed snapshot (or null) and, when claimed, what resuming needs. */
+/** The decided row, the leased snapshot (or null) and, when leased, what resuming needs. */
 const selectDecision = sql`
     SELECT upd.*,
-      (SELECT to_jsonb(claim.*) FROM claim) AS claimed,
+      (SELECT to_jsonb(lease.*) FROM lease) AS leased,
       (SELECT jsonb_agg(to_jsonb(x.*)) FROM (
          SELECT DISTINCT ON (tool_call_id) ${pendingActionColumns()} FROM pending_actions
-         WHERE run_id = upd.run_id AND EXISTS (SELECT 1 FROM claim)
+         WHERE run_id = upd.run_id AND EXISTS (SELECT 1 FROM lease)
          ORDER BY tool_call_id, id DESC) x) AS run_actions
 `;
 
 type DecisionResultRow = PendingAction & {
-  claimed: ClaimedRow | null;
+  leased: LeasedRow | null;
   run_actions: PendingAction[] | null;
   spent_grant?: SpentGrant | null;
   remembered?: { id: number; expires_at: string } | null;
@@ -172,12 +172,12 @@ type DecisionResultRow = PendingAction & {
 
 function toDecisionWrite(result: DecisionResultRow | undefined): DecisionWrite | undefined {
   if (!result) return undefined;
-  const { claimed, run_actions, spent_grant, remembered: made, ...row } = result;
+  const { leased, run_actions, spent_grant, remembered: made, ...row } = result;
   const remembered = made ? { remembered: made } : {};
-  if (!claimed) return { row, ...remembered };
+  if (!leased) return { row, ...remembered };
   // The statement's own snapshot still shows the decided row as pending; use what it wrote.
   const actions = (run_actions ?? []).map((a) => (a.id === row.id ? row : a));
-  return { row, claimed: { snapshot: claimed, actions, ...(spent_grant ? { spentGrant: spent_grant } : {}) }, ...remembered };
+  return { row, leased: { snapshot: leased, actions, ...(spent_grant ? { spentGrant: spent_grant } : {}) }, ...remembered };
 }
 
 /**
@@ -234,18 +234,18 @@ function voteSql(p: VoteParams, remember?: { forMs: number; satisfied: Remembere
         AND (expires_at IS NULL OR expires_at > now())
         AND NOT approvals @> ${p.voter}::jsonb
       RETURNING ${columns}
-    ), ${claimCte}, grant_row AS (
+    ), ${leaseCte}, grant_row AS (
       INSERT INTO approval_grants (action_id, run_id, tool_call_id, fingerprint, approvers, requester, policy_version,
                                    expires_at, consumed_at, state_digest, tool_digest)
       SELECT id, run_id, tool_call_id, fingerprint, (SELECT jsonb_agg(a->'userId') FROM jsonb_array_elements(approvals) a),
              requester, policy_version, now() + make_interval(secs => ${p.grantTtlMs} / 1000.0),
-             CASE WHEN EXISTS (SELECT 1 FROM claim) THEN now() END,
+             CASE WHEN EXISTS (SELECT 1 FROM lease) THEN now() END,
              -- Bound to the state and tool definition the request was asked with (agent/bound-call.ts).
              preview->>'stateDigest', tool_pin->>'digest'
       FROM upd WHERE status = 'approved'
       RETURNING id, action_id, fingerprint, policy_version, approvers, consumed_at, state_digest, tool_digest
     ), audit AS (
-      -- With the run claimed, the grant is spent here for the call that runs next: \`consumed\` is on
+      -- With the run leased, the grant is spent here for the call that runs next: \`consumed\` is on
       -- record before it can run (a \`blocked\` follows if what is about to run does not match).
       INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, actor, fingerprint, policy_version, detail)
       SELECT e.event, upd.run_id, upd.tool_call_id, upd.tool_name, e.actor, upd.fingerprint, upd.policy_version, e.detail
@@ -254,7 +254,7 @@ function voteSql(p: VoteParams, remember?: { forMs: number; satisfied: Remembere
             jsonb_build_object('approvals', jsonb_array_length(upd.approvals), 'quorum', upd.quorum)
               || CASE WHEN ${p.reason}::text IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('reason', ${p.reason}::text) END),
         (2, 'consumed', NULL, NULL)) AS e(n, event, actor, detail)
-      WHERE e.n = 1 OR EXISTS (SELECT 1 FROM claim)
+      WHERE e.n = 1 OR EXISTS (SELECT 1 FROM lease)
       ORDER BY e.n
     )${remember ? sql`, ${rememberCtes(p.actor, remember.forMs, remember.satisfied)}` : sql``}
     ${selectDecision},
@@ -278,7 +278,7 @@ export async function recordDecline(
         AND policy_version = ${decline.policyVersion}
         AND (expires_at IS NULL OR expires_at > now())
       RETURNING ${columns}
-    ), ${claimCte}, audit AS (
+    ), ${leaseCte}, audit AS (
       INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, actor, fingerprint, policy_version, detail)
       SELECT 'declined', run_id, tool_call_id, tool_name, ${decline.actor}, fingerprint, policy_version,
              CASE WHEN reason IS NULL THEN NULL ELSE jsonb_build_object('reason', reason) END
@@ -354,9 +354,9 @@ export interface CancelledMemory {
  * Cancels every pending request of these top-level runs and drops their
  * suspended snapshots, with an audit event per request, in one statement. A
  * decision landing at the same moment either comes first (its run goes on if
- * the decision claimed it, or is dropped with the rest when another of its
+ * the decision leased it, or is dropped with the rest when another of its
  * requests was still open) or finds its request cancelled; never half of a run
- * cancelled and the rest going on. A run already claimed keeps going. The
+ * cancelled and the rest going on. A run already leased keeps going. The
  * `memory` of a run is appended to its thread's only if this statement dropped
  * it. Returns the ids of the requests it cancelled: none when a decision came first.
  */

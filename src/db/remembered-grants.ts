@@ -166,7 +166,7 @@ export interface RememberedUse {
  * accepts (no more than the approval was given under, or listed by id now), no self-approval it
  * forbids, a reason where it needs one, never a high-risk call. One that covers it is used: an
  * approved request and its single-use grant (already spent, as a deciding vote spends one for a
- * run it claims) are written with `remembered-grant-used` and `consumed` in the audit log. A
+ * run it leases) are written with `remembered-grant-used` and `consumed` in the audit log. A
  * revoke committed first is seen (the lock re-reads the row), so nothing is written; a revoke
  * arriving later waits for this statement.
  * `unused`: grants matched but none covers the call (why, of the best one); nothing written, the

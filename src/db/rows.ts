@@ -20,11 +20,11 @@ export type PendingAction = Omit<Selectable<PendingActionsTable>, 'limit_hits' |
   caller?: string | null;
 };
 
-/** A run_snapshots row as read back (the claim's time and epoch are bookkeeping, not state). */
+/** A run_snapshots row as read back (the lease's time and epoch are bookkeeping, not state). */
 export type SnapshotRow = Omit<Selectable<RunSnapshotsTable>, 'claimed_at' | 'claim_epoch'>;
 
-/** A row as a claim returns it: `claim_epoch` identifies this claim until the next one. */
-export type ClaimedRow = SnapshotRow & { claim_epoch: number };
+/** A row as a lease returns it: `claim_epoch` identifies this lease until the next one. */
+export type LeasedRow = SnapshotRow & { claim_epoch: number };
 
 const pendingActionColumnNames = [
   'id', 'run_id', 'root_run_id', 'tool_call_id', 'tool_name', 'kind', 'args', 'fingerprint', 'suspend_payload',
@@ -32,9 +32,9 @@ const pendingActionColumnNames = [
   'reason', 'resume_data', 'limit_hits', 'remembered_unused', 'edit', 'stated_reason', 'preview', 'tool_pin', 'asked_again', 'caller', 'created_at',
 ] as const satisfies ReadonlyArray<keyof Selectable<PendingActionsTable>>;
 
-const claimedColumnNames = [
+const leasedColumnNames = [
   'run_id', 'root_run_id', 'parent_run_id', 'agent_id', 'thread_id', 'resource_id', 'status', 'snapshot', 'suspended_at', 'claim_epoch',
-] as const satisfies ReadonlyArray<keyof ClaimedRow>;
+] as const satisfies ReadonlyArray<keyof LeasedRow>;
 
 function columnsOf(names: readonly string[], alias?: string): RawBuilder<unknown> {
   return sql.raw(names.map((c) => (alias ? `${alias}.${c}` : c)).join(', '));
@@ -45,9 +45,9 @@ export function pendingActionColumns(alias?: string): RawBuilder<unknown> {
   return columnsOf(pendingActionColumnNames, alias);
 }
 
-/** Every column of a ClaimedRow, of the run_snapshots alias `alias`. */
-export function claimedColumns(alias?: string): RawBuilder<unknown> {
-  return columnsOf(claimedColumnNames, alias);
+/** Every column of a LeasedRow, of the run_snapshots alias `alias`. */
+export function leasedColumns(alias?: string): RawBuilder<unknown> {
+  return columnsOf(leasedColumnNames, alias);
 }
 
 export interface SuspendedToolCall {

@@ -1,4 +1,4 @@
-import { type SuspendedRun, claimedColumns, pendingActionColumns, type ClaimedRow, type PendingAction, type SnapshotRow } from './rows.js';
+import { type SuspendedRun, leasedColumns, pendingActionColumns, type LeasedRow, type PendingAction, type SnapshotRow } from './rows.js';
 import { sql } from 'kysely';
 import type { Db } from './database.js';
 import { auditJson, insertAuditJson, insertAuditRows, type AuditInput } from './audit.js';
@@ -10,12 +10,12 @@ import { CachedStatement } from './cached-statement.js';
  * The conditional update is the lock: of two processes that both see the last
  * decision land, exactly one gets the row back.
  */
-export async function takeRunLease(db: Db, runId: string): Promise<ClaimedRow | undefined> {
-  const result = await sql<ClaimedRow>`
+export async function takeRunLease(db: Db, runId: string): Promise<LeasedRow | undefined> {
+  const result = await sql<LeasedRow>`
     UPDATE run_snapshots s SET status = 'running', claimed_at = now(), claim_epoch = s.claim_epoch + 1
     WHERE s.run_id = ${runId} AND s.status = 'suspended'
       AND NOT EXISTS (SELECT 1 FROM pending_actions WHERE run_id = ${runId} AND status = 'pending')
-    RETURNING ${claimedColumns('s')}
+    RETURNING ${leasedColumns('s')}
   `.execute(db);
   return result.rows[0];
 }
@@ -24,13 +24,13 @@ export async function takeRunLease(db: Db, runId: string): Promise<ClaimedRow | 
 export type Renewal = 'held' | 'moved-on' | 'taken';
 
 /**
- * Keeps a claim alive while its process continues the run; with `snapshot`,
+ * Keeps a lease alive while its process continues the run; with `snapshot`,
  * also writes where the run stands (see checkpointStep), and `audit` with it
- * while the claim holds. Anything but `held`
- * means the claim is no longer this one and the caller must stop continuing
- * the run. `moved-on` (the row is gone, or paused under this same claim) is
+ * while the lease holds. Anything but `held`
+ * means the lease is no longer this one and the caller must stop continuing
+ * the run. `moved-on` (the row is gone, or paused under this same lease) is
  * what a renewal sent just before the run's own final write finds, so it is
- * told apart from `taken` (a newer claim) in the same statement.
+ * told apart from `taken` (a newer lease) in the same statement.
  */
 export async function renewRunLease(db: Db, runId: string, epoch: number, snapshot?: unknown, audit: AuditInput[] = []): Promise<Renewal> {
   const result = await sql<{ held: boolean; epoch: number | null }>`
@@ -47,8 +47,8 @@ export async function renewRunLease(db: Db, runId: string, epoch: number, snapsh
 }
 
 /**
- * Puts a run that has never paused on record, `running` under a new claim
- * (see recordFreshRun), with the audit events it owes. Returns the claim's epoch;
+ * Puts a run that has never paused on record, `running` under a new lease
+ * (see recordFreshRun), with the audit events it owes. Returns the lease's epoch;
  * undefined when the run id is already on record (the run paused, or this id
  * was used before), and nothing was written.
  */
@@ -67,12 +67,12 @@ export async function recordRunningRun(db: Db, write: SnapshotWrite, audit: Audi
   return result.rows[0]?.claim_epoch;
 }
 
-/** Deletes a run's `running` row only while `epoch` is still its claim. */
+/** Deletes a run's `running` row only while `epoch` is still its lease. */
 const dropOwnRunningRow = (runId: string, epoch: number) =>
   sql`DELETE FROM run_snapshots WHERE run_id = ${runId} AND status = 'running' AND claim_epoch = ${epoch} RETURNING run_id`;
 
 /**
- * Removes the record of a run that failed while this process held its claim:
+ * Removes the record of a run that failed while this process held its lease:
  * the failure was reported, and a takeover would only repeat it (a model that
  * keeps failing would be retried, and the failure posted, every lease).
  */
@@ -81,10 +81,10 @@ export async function dropFailedRun(db: Db, runId: string, epoch: number): Promi
 }
 
 /**
- * A sub-agent run that failed while this process held its claim: its record
+ * A sub-agent run that failed while this process held its lease: its record
  * goes, and its parent's delegation is closed as `failed` with the error's
  * message as `reason`, so the parent can carry on as after a failed tool.
- * False when the claim is no longer this one (or the delegation is not
+ * False when the lease is no longer this one (or the delegation is not
  * waiting): nothing was changed.
  */
 export async function failDelegation(
@@ -102,18 +102,18 @@ export async function failDelegation(
 }
 
 /** A run the sweep took, and what it was when taken: `running` (its process stopped mid-way) or a stranded `suspended` run. */
-export type StaleRow = ClaimedRow & { taken_from: 'running' | 'suspended' };
+export type StaleRow = LeasedRow & { taken_from: 'running' | 'suspended' };
 
 /**
- * Claims runs of the given top-level agent that nobody is moving on:
- * - `running` whose claim has not been renewed for `leaseMs`: the process
+ * Leases runs of the given top-level agent that nobody is moving on:
+ * - `running` whose lease has not been renewed for `leaseMs`: the process
  *   continuing them stopped;
  * - `suspended` with nothing left pending, its last request decided more than
  *   `leaseMs` ago: the decision was recorded, but the process that recorded it
- *   stopped before claiming the run (expiry, a superseded request, an answer,
+ *   stopped before leasing the run (expiry, a superseded request, an answer,
  *   a sub-agent's end, or a vote that found a sibling still open). Without
  *   this, the run and its thread would wait for ever.
- * SKIP LOCKED and the renewed claim time let every instance sweep at once.
+ * SKIP LOCKED and the renewed lease time let every instance sweep at once.
  */
 export async function takeStaleRuns(db: Db, rootAgentId: string, leaseMs: number, limit: number): Promise<StaleRow[]> {
   const lease = sql`make_interval(secs => ${leaseMs} / 1000.0)`;
@@ -134,7 +134,7 @@ export async function takeStaleRuns(db: Db, rootAgentId: string, leaseMs: number
     )
     UPDATE run_snapshots s SET status = 'running', claimed_at = now(), claim_epoch = s.claim_epoch + 1
     FROM stale WHERE s.run_id = stale.run_id AND s.status = stale.status
-    RETURNING ${claimedColumns('s')}, stale.status AS taken_from
+    RETURNING ${leasedColumns('s')}, stale.status AS taken_from
   `.execute(db);
   return result.rows;
 }
@@ -415,9 +415,9 @@ const suspension = new CachedStatement<{ snapshots: string; actions: string; aud
 );
 
 /**
- * Gives up this process's claim on a run it is still continuing (a shutdown out of time): the
- * claim is dated far back, so the next sweep of any instance takes the run over from its last
- * record, as after a crash but without waiting out the lease. Only while the claim is still this
+ * Gives up this process's lease on a run it is still continuing (a shutdown out of time): the
+ * lease is dated far back, so the next sweep of any instance takes the run over from its last
+ * record, as after a crash but without waiting out the lease. Only while the lease is still this
  * one; false when the run moved on meanwhile.
  */
 export async function handOverRunLease(db: Db, runId: string, epoch: number): Promise<boolean> {

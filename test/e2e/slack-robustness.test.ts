@@ -273,7 +273,7 @@ describeBackends('Slack front end under bad input and failures on %s', (backend)
     await h.fake.waitFor((c) => c.method === 'reactions.remove' && c.args.timestamp === thread.ts);
     // What an instance that stopped right after its approving vote leaves behind: the run claimed, the grant spent.
     const action = (await findAction(h.database.db, card.actionId))!;
-    expect((await recordApprovalVote(h.database.db, { actionId: action.id, actor: ALICE, policyVersion: action.policy_version!, grantTtlMs: 60_000 }))?.claimed).toBeDefined();
+    expect((await recordApprovalVote(h.database.db, { actionId: action.id, actor: ALICE, policyVersion: action.policy_version!, grantTtlMs: 60_000 }))?.leased).toBeDefined();
     expect(await b.slack.sweepExpired()).toBe(0);
     await sql`UPDATE run_snapshots SET claimed_at = now() - interval '1 hour' WHERE run_id = ${action.root_run_id}`.execute(h.database.db);
     await b.slack.sweepExpired();

@@ -151,7 +151,7 @@ describeBackends('approval integrity on %s', (backend) => {
 
     const two = await agent.decideToolCall({ runId: first.runId, toolCallId: b, decision: 'approve', actor: { userId: 'U_BOSS' } });
     if (two.outcome !== 'approved') throw new Error(`expected approved, got ${two.outcome}`);
-    // Spent by the claiming statement itself, before anything ran.
+    // Spent by the leasing statement itself, before anything ran.
     expect((await grants()).find((g) => g.tool_call_id === b)).toEqual({ tool_call_id: b, consumed: true });
     expect((await two.stream!.result).text).toBe('both done');
     expect(calls.map((c) => (c as { id: string }).id).sort()).toEqual(['o-1', 'o-2']);

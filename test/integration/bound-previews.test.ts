@@ -121,7 +121,7 @@ describeBackends('previews bound to state (%s)', (backend) => {
   });
 
   it('a grant not spent by the vote is consumed only for the digest it was written with', async () => {
-    // Two gated calls in one step: the first approval does not claim the run, so its grant is consumed when the run goes on.
+    // Two gated calls in one step: the first approval does not lease the run, so its grant is consumed when the run goes on.
     const t = setUp([
       { toolCalls: [{ toolName: 'set_status', args: { id: 'abc', status: 'archived' } }, { toolName: 'set_status', args: { id: 'abc', status: 'active' } }] },
       { text: 'ok' },

@@ -45,9 +45,9 @@ describeBackends('"cancel" in a thread against decisions landing at the same mom
     expect(events.filter((e) => e.event === 'cancelled').map((e) => e.actor)).toEqual(['UREQ', 'UREQ']);
   });
 
-  it('an approval that claimed the run just before: nothing is cancelled and the run goes on', async () => {
+  it('an approval that leased the run just before: nothing is cancelled and the run goes on', async () => {
     const { runId, actions } = await waitingRun(['c3']);
-    expect((await approve(runId, actions[0]!.tool_call_id))?.claimed).toBeDefined();
+    expect((await approve(runId, actions[0]!.tool_call_id))?.leased).toBeDefined();
     expect(await cancel(runId)).toEqual([]);
     expect(await statuses(runId)).toEqual(['approved']);
     expect(await snapshot(runId)).toBe('running');
@@ -55,7 +55,7 @@ describeBackends('"cancel" in a thread against decisions landing at the same mom
 
   it('an approval of one call while another is open: the rest is cancelled and the run dropped, so the approved call never runs', async () => {
     const { runId, actions } = await waitingRun(['c4', 'c5']);
-    expect((await approve(runId, actions[1]!.tool_call_id))?.claimed).toBeUndefined();
+    expect((await approve(runId, actions[1]!.tool_call_id))?.leased).toBeUndefined();
     expect(await cancel(runId)).toEqual([actions[0]!.id]);
     expect(await statuses(runId)).toEqual(['cancelled', 'approved']);
     expect(await snapshot(runId)).toBeUndefined();
@@ -85,13 +85,13 @@ describeBackends('"cancel" in a thread against decisions landing at the same mom
     expect(calls).toHaveLength(0);
   });
 
-  it('a run a decision claimed first leaves nothing in memory: it goes on, and its own end is what the thread remembers', async () => {
+  it('a run a decision leased first leaves nothing in memory: it goes on, and its own end is what the thread remembers', async () => {
     const { tool } = countingTool('delete_record', { requireApproval: true });
     const model = scriptedModel([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'm3' } }] }, { text: 'Deleted m3.' }]);
     const agent = agentWith({ model, tools: { delete_record: tool }, storage: database, memory: true });
     const thread = { threadId: 'cancel-memory-raced', resourceId: 'team' };
     const first = await agent.generate('delete m3', thread);
-    expect((await approve(first.runId, first.pending[0]!.toolCallId))?.claimed).toBeDefined();
+    expect((await approve(first.runId, first.pending[0]!.toolCallId))?.leased).toBeDefined();
     expect(await agent.cancelRuns([first.runId], 'UREQ', 'Cancelled in Slack.')).toEqual([]);
     const stored = await sql<{ n: number }>`SELECT count(*)::int AS n FROM thread_messages WHERE thread_id = 'cancel-memory-raced'`.execute(database.db);
     expect(stored.rows[0]!.n).toBe(0);

@@ -39,7 +39,7 @@ describeBackends('a backlog of expired requests and stopped runs, on %s', (backe
   }
   const makeDue = (runIds: string[]) =>
     sql`UPDATE pending_actions SET expires_at = now() - interval '1 minute' WHERE run_id = ANY(${runIds}::text[]) AND status = 'pending'`.execute(database.db);
-  /** What a process leaves when it stops right after its approving vote: the run claimed, nothing run; the claim made stale. */
+  /** What a process leaves when it stops right after its approving vote: the run leased, nothing run; the lease made stale. */
   async function approvedByAStoppedProcess(runIds: string[]): Promise<void> {
     for (const runId of runIds) {
       const action = (await findDecisionTarget(database.db, runId, undefined, ['approval']))!;
@@ -125,7 +125,7 @@ describeBackends('a backlog of expired requests and stopped runs, on %s', (backe
     await until(() => agent.runtime.runSlots.active === 0, 'every slot given back');
   });
 
-  it('takes over at most maxConcurrentRuns runs at a time, which keep their claims while they wait; the backlog waiting here is another instance\'s to take', async () => {
+  it('takes over at most maxConcurrentRuns runs at a time, which keep their leases while they wait; the backlog waiting here is another instance\'s to take', async () => {
     const m = backlogModel();
     const { tool, calls } = countingTool('delete_record', { requireApproval: true });
     const config = { id: 'takeover', model: m.model, tools: { delete_record: tool }, storage: database, runLeaseMs: 150 };
@@ -142,8 +142,8 @@ describeBackends('a backlog of expired requests and stopped runs, on %s', (backe
     const taken = await agent.recoverStaleRuns();
     expect(taken).toHaveLength(4);
     expect(await agent.recoverStaleRuns()).toEqual([]);
-    // Several leases long. The runs taken over wait here with their claims renewed; the expired
-    // requests' runs waiting here are on record as decided and not claimed, so another instance
+    // Several leases long. The runs taken over wait here with their leases renewed; the expired
+    // requests' runs waiting here are on record as decided and not leased, so another instance
     // may take them, as it takes the stopped runs this one had no room for.
     await sleep(600);
     const stolen = await other.recoverStaleRuns();
@@ -185,7 +185,7 @@ describeBackends('a backlog of expired requests and stopped runs, on %s', (backe
     expect(new Set(taken.map((r) => r.runId))).toEqual(new Set(stopped));
   });
 
-  it('a decided run waiting for a slot keeps its claim: no other instance takes it over meanwhile', async () => {
+  it('a decided run waiting for a slot keeps its lease: no other instance takes it over meanwhile', async () => {
     const m = backlogModel();
     const { tool, calls } = countingTool('delete_record', { requireApproval: true });
     const config = { id: 'held', model: m.model, tools: { delete_record: tool }, storage: database, runLeaseMs: 150 };
@@ -197,7 +197,7 @@ describeBackends('a backlog of expired requests and stopped runs, on %s', (backe
     const expired = await agent.sweepExpired();
     await until(() => m.inFlight === 1, 'the slot taken');
     const approved = await agent.approveToolCall({ runId: waiting! });
-    // Several leases long: a claim nobody renewed would be stale by now.
+    // Several leases long: a lease nobody renewed would be stale by now.
     await sleep(600);
     expect(await other.recoverStaleRuns()).toEqual([]);
     release();

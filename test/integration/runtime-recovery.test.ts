@@ -33,7 +33,7 @@ describeBackends('runs whose process stopped mid-way, on %s', (backend) => {
     await database?.close();
   });
 
-  /** What a process leaves behind when it stops right after its approving vote committed: claimed, grant spent, nothing run. */
+  /** What a process leaves behind when it stops right after its approving vote committed: leased, grant spent, nothing run. */
   async function approveWithoutContinuing(runId: string, toolCallId?: string) {
     const action = (await findDecisionTarget(database.db, runId, toolCallId, ['approval']))!;
     const written = await recordApprovalVote(database.db, { actionId: action.id, actor: 'U_BOSS', policyVersion: action.policy_version!, grantTtlMs: 60_000 });
@@ -42,14 +42,14 @@ describeBackends('runs whose process stopped mid-way, on %s', (backend) => {
   }
   const age = (runId: string) => sql`UPDATE run_snapshots SET claimed_at = now() - interval '1 hour' WHERE run_id = ${runId}`.execute(database.db);
 
-  it('a claimed run nobody renews is taken over once; its approved call is reported interrupted, never run again', async () => {
+  it('a leased run nobody renews is taken over once; its approved call is reported interrupted, never run again', async () => {
     const { tool, calls } = countingTool('delete_record', { requireApproval: true });
     const model = scriptedModel([{ toolCalls: [{ toolName: 'delete_record', args: { id: 'r1' } }] }, { text: 'told the user' }]);
     const agent = agentWith({ model, tools: { delete_record: tool }, storage: database, runLeaseMs: 60_000 });
     const first = await agent.generate('delete r1');
-    expect((await approveWithoutContinuing(first.runId)).claimed).toBeDefined();
+    expect((await approveWithoutContinuing(first.runId)).leased).toBeDefined();
 
-    // Within the lease it belongs to the (stopped) process that claimed it.
+    // Within the lease it belongs to the (stopped) process that leased it.
     expect(await agent.recoverStaleRuns()).toEqual([]);
     await age(first.runId);
     const recovered = await agent.recoverStaleRuns();
@@ -76,8 +76,8 @@ describeBackends('runs whose process stopped mid-way, on %s', (backend) => {
     const agent = agentWith({ model, tools: { delete_record: tool }, storage: database });
     const first = await agent.generate('delete a and b');
     const [a, b] = first.pending.map((p) => p.toolCallId);
-    expect((await approveWithoutContinuing(first.runId, a)).claimed).toBeUndefined();
-    expect((await approveWithoutContinuing(first.runId, b)).claimed?.spentGrant).toBeDefined();
+    expect((await approveWithoutContinuing(first.runId, a)).leased).toBeUndefined();
+    expect((await approveWithoutContinuing(first.runId, b)).leased?.spentGrant).toBeDefined();
     await age(first.runId);
     const [recovered] = await agent.recoverStaleRuns();
     await recovered!.stream.result;
@@ -111,7 +111,7 @@ describeBackends('runs whose process stopped mid-way, on %s', (backend) => {
       { text: 'answered by the stalled instance' },
     ]);
     const stalled = agentWith({ model: stalledModel, tools: { delete_record: tool }, storage: database, memory: true, runLeaseMs: 200 });
-    // Another instance of the same bot; its 1 ms lease makes the stalled instance's claim stale at once.
+    // Another instance of the same bot; its 1 ms lease makes the stalled instance's lease stale at once.
     const taker = agentWith({
       model: scriptedModel([{ text: 'answered by the instance that took over' }]),
       tools: { delete_record: tool },
@@ -207,7 +207,7 @@ describeBackends('runs whose process stopped mid-way, on %s', (backend) => {
     const strict = agentWith({ model, tools: { refund: tool }, storage: database, policy: definePolicy({ tools: { refund: { requireApproval: true } } }) });
     const first = await strict.generate('refund o-9');
     const action = (await findDecisionTarget(database.db, first.runId, undefined, ['approval']))!;
-    // What a process leaves behind when it stops right after superseding the request and claiming the run.
+    // What a process leaves behind when it stops right after superseding the request and leasing the run.
     expect(await closeAction(database.db, { actionId: action.id, status: 'superseded', reason: 'policy changed' })).toBeDefined();
     expect(await takeRunLease(database.db, first.runId)).toBeDefined();
     await age(first.runId);
@@ -218,7 +218,7 @@ describeBackends('runs whose process stopped mid-way, on %s', (backend) => {
     expect(lastToolResults(model)[0]).toMatchObject({ output: { type: 'error-text', value: interruptedMessage('refund') } });
   });
 
-  it('a slow tool keeps its claim: a sweep during a long execute takes nothing, and the call runs once', async () => {
+  it('a slow tool keeps its lease: a sweep during a long execute takes nothing, and the call runs once', async () => {
     let executions = 0;
     const slow = createTool({
       id: 'slow_job',
@@ -278,7 +278,7 @@ describeBackends('runs whose process stopped mid-way, on %s', (backend) => {
     const two = agentWith({ model: script, tools: { refund: approvals.tool, ask_user: askUserTool }, storage: database, runLeaseMs: 60_000 });
     const second = await two.generate('refund x2');
     const vote = await approveWithoutContinuing(second.runId, (await findDecisionTarget(database.db, second.runId, undefined, ['approval']))!.tool_call_id);
-    expect(vote.claimed).toBeUndefined();
+    expect(vote.leased).toBeUndefined();
     const question = (await findDecisionTarget(database.db, second.runId, undefined, ['suspension']))!;
     expect(await recordResume(database.db, { actionId: question.id, resumeData: 'customer asked', actor: 'U1' })).toBeDefined();
     await ago(second.runId);
@@ -291,11 +291,11 @@ describeBackends('runs whose process stopped mid-way, on %s', (backend) => {
     expect(left.rows[0]!.n).toBe(0);
   });
 
-  it('a renewal that lands after the run\'s own final write is no takeover: no warning; a newer claim is one, warned once', async () => {
+  it('a renewal that lands after the run\'s own final write is no takeover: no warning; a newer lease is one, warned once', async () => {
     const lines: string[] = [];
     const logger = createLogger({ level: 'info' }, new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) }));
     const deps = { db: database.db, logger, runLeaseMs: 30 } as RuntimeDeps;
-    const warned = () => lines.filter((l) => l.includes('claim on the run lost'));
+    const warned = () => lines.filter((l) => l.includes('lease on the run lost'));
     const claimedRun = async (id: string) => {
       const { tool } = countingTool('delete_record', { requireApproval: true });
       const agent = agentWith({ model: scriptedModel([{ toolCalls: [{ toolName: 'delete_record', args: { id } }] }]), tools: { delete_record: tool }, storage: database });
@@ -319,7 +319,7 @@ describeBackends('runs whose process stopped mid-way, on %s', (backend) => {
       expect(warned()).toEqual([]);
     }
 
-    // Another process took the run over (a newer claim): that is worth a warning, and the run stops here.
+    // Another process took the run over (a newer lease): that is worth a warning, and the run stops here.
     const { runId, epoch } = await claimedRun(randomUUID().slice(0, 8));
     const hold = holdLease(deps, runId, epoch);
     await sql`UPDATE run_snapshots SET claim_epoch = claim_epoch + 1 WHERE run_id = ${runId}`.execute(database.db);

@@ -2,7 +2,7 @@ import { isElicitationPayload, type ElicitationAnswer, type McpElicitationPayloa
 import type { PendingAction } from '../../db/rows.js';
 import { parseElicitationFieldBlockId } from '../kit/action-ids.js';
 import { parseButtonValue } from '../kit/button-value.js';
-import { parseFieldValue } from './elicitation-inputs.js';
+import { readField } from '../kit/form-inputs.js';
 import type { InputState, SubmittedView } from '../kit/submitted-payloads.js';
 import { elicitationModal, parseElicitationModal } from './elicitation-modal.js';
 import type { Click, Person, SlackContext } from '../context.js';
@@ -64,7 +64,7 @@ export function inlineAnswer(state: InputState | undefined): AnswerOf {
   return (payload) => {
     if (payload.mode !== 'form' || payload.form.fields.length !== 1) return { tell: tamperedButton };
     const { name, required, field } = payload.form.fields[0]!;
-    const parsed = parseFieldValue(field, required, state);
+    const parsed = readField(field, required, state);
     if (!parsed.ok) return { tell: `${parsed.error} Nothing was sent yet.` };
     return { action: 'accept', content: parsed.value === undefined ? {} : { [name]: parsed.value } };
   };

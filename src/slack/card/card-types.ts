@@ -140,23 +140,3 @@ export interface SuspensionCardData {
   autoResume: boolean;
   state: SuspensionCardState;
 }
-
-export interface RespondField {
-  name: string;
-  /** What the form shows for the field (schema title or description, else the key humanised); default the name. */
-  label?: string;
-  kind: 'string' | 'number' | 'boolean' | 'enum';
-  /** The allowed values when kind is 'enum'. */
-  options?: string[];
-  optional: boolean;
-  /** The field's hint under its input. */
-  description?: string;
-}
-
-export interface RespondModalData {
-  actionId: number;
-  toolName: string;
-  /** What the tool asked (its suspend payload's message/question/prompt), shown at the top. */
-  question?: string;
-  fields: RespondField[];
-}

@@ -4,8 +4,7 @@ import type { PendingAction } from '../../db/rows.js';
 import { approversAt } from '../../approvals/approvers-at.js';
 import { parseButtonValue } from '../kit/button-value.js';
 import type { SubmittedView } from '../kit/submitted-payloads.js';
-import { editFieldBlockId, parseEditModal } from './edit-modal.js';
-import { elicitationFieldId } from '../answer/elicitation-modal.js';
+import { parseEditModal } from './edit-modal.js';
 import { mention } from '../kit/mention.js';
 import { whoDecides } from '../kit/who-decides.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
@@ -51,17 +50,8 @@ export async function checkEditSubmission(ctx: SlackContext, view: SubmittedView
     ctx.logger.warn({ user, actionId: meta.actionId }, 'edit submitted for a request that cannot be edited');
     return { kind: 'close' };
   }
-  const parsed = parseEditModal(form, view.state.values);
+  const parsed = parseEditModal(form, view.state.values, ctx.agent.toolOf(row)?.inputSchema);
   if (!parsed.ok) return { kind: 'errors', errors: parsed.errors };
-  const checked = ctx.agent.toolOf(row)?.inputSchema.safeParse(parsed.content);
-  if (checked && !checked.success) {
-    const errors: Record<string, string> = {};
-    for (const issue of checked.error.issues) {
-      const block = editFieldBlockId(form, String(issue.path[0] ?? '')) ?? elicitationFieldId(0);
-      errors[block] ??= issue.message;
-    }
-    return { kind: 'errors', errors };
-  }
   return { kind: 'edit', row, args: parsed.content, fingerprintPrefix: meta.fingerprintPrefix };
 }
 

@@ -10,7 +10,7 @@ import { mayAnswer } from '../answer/may-answer.js';
 import { failureText } from '../kit/failure-text.js';
 import { isCancel, messageText, threadIdOf } from './message-text.js';
 import { postError } from './post-error.js';
-import { respondFieldsFor } from '../answer/respond-fields.js';
+import { formOfZod } from '../kit/form-fields.js';
 import { resumeFromSlack } from '../answer/resume-from-slack.js';
 import { runInThread } from './run-in-thread.js';
 import { actorOf, type Person, type SlackContext, type ThreadTarget } from '../context.js';
@@ -157,7 +157,7 @@ async function answerByText(ctx: SlackContext, m: IncomingMessage, action: Pendi
     return true;
   }
   const tool = toolOf(ctx.agent, action);
-  const form = tool ? respondFieldsFor(resumeSchemaFor(tool, action.args)) : undefined;
+  const form = tool ? formOfZod(resumeSchemaFor(tool, action.args)) : undefined;
   if (form && !ctx.agent.defaultOptions.autoResumeSuspendedTools) return false;
   if (!(await mayAnswer(ctx, action, { user: m.user, teamId: m.userTeamId }))) {
     await tellUser(ctx, { ...target, user: m.user }, `Only ${action.requester ? mention(action.requester) : 'the person who started this run'} can answer this.`);

@@ -9,9 +9,9 @@ import type { Click, Person, SlackContext } from '../context.js';
 import { findCard } from '../card/cards.js';
 import { clickedCard, tamperedButton } from '../card/clicked-card.js';
 import { errorReference } from '../kit/error-reference.js';
-import { mayAnswer } from './may-answer.js';
+
 import { describeOutcome } from '../card/refusal-text.js';
-import { recordAnswer, showAnswer, type RecordedAnswer } from './resume-from-slack.js';
+import { mayAnswer, recordAnswer, showAnswer, type RecordedAnswer } from './resume-from-slack.js';
 import { tellUser } from '../kit/tell-user.js';
 
 /** What an elicitation click came to: nothing to say, a message for the clicker alone, or a recorded answer. */

@@ -3,7 +3,7 @@ import { ACTION_IDS, CALLBACK_IDS } from '../kit/action-ids.js';
 import { tellClicker } from '../card/clicked-card.js';
 import { checkRespondSubmission, openRespondForm, recordRespondAnswer, tellRespondFailure } from './respond-form.js';
 import { showAnswer } from './resume-from-slack.js';
-import { recordConfirmation } from './confirmation-click.js';
+import { recordConfirmation } from './confirmation.js';
 import { showChoice } from './answer-choice.js';
 import { personOf, type SlackContext } from '../context.js';
 import { clickOf } from '../kit/click-of.js';

@@ -14,9 +14,9 @@ import { findCard } from '../card/cards.js';
 import { clickedCard, tamperedButton } from '../card/clicked-card.js';
 import { errorReference } from '../kit/error-reference.js';
 import { failureText } from '../kit/failure-text.js';
-import { mayAnswer } from './may-answer.js';
+
 import { describeOutcome } from '../card/refusal-text.js';
-import { recordAnswer, type RecordedAnswer } from './resume-from-slack.js';
+import { mayAnswer, recordAnswer, type RecordedAnswer } from './resume-from-slack.js';
 import { tellUser } from '../kit/tell-user.js';
 
 /** The form a suspended tool's flat resume schema turns into, with the schema to check answers against. */

@@ -4,7 +4,6 @@ import type { PendingAction } from '../../db/rows.js';
 import { mention } from '../kit/mention.js';
 import { updateCard } from '../card/update-card.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
-import { mayAnswer } from './may-answer.js';
 import { describeOutcome } from '../card/refusal-text.js';
 import { runInThread } from '../thread/run-in-thread.js';
 import { actorOf, type Person, type SlackContext, type ThreadTarget } from '../context.js';
@@ -80,4 +79,18 @@ export async function resumeFromSlack(
   options: { reactTo?: { channel: string; ts: string } } = {},
 ): Promise<ResumeOutcome> {
   return showAnswer(ctx, await recordAnswer(ctx, action, data, who), options);
+}
+
+/**
+ * Whether a Slack user may answer this question or suspended tool (or cancel
+ * its run): the runtime's rule (Agent.mayAnswer), asked before anything is
+ * shown, so a refusal can be explained. A group lookup that fails refuses.
+ */
+export async function mayAnswer(ctx: Pick<SlackContext, 'agent' | 'logger'>, action: PendingAction, who: Person): Promise<boolean> {
+  try {
+    return (await ctx.agent.mayAnswer(action, actorOf(who))).allowed;
+  } catch (error) {
+    ctx.logger.warn({ err: error, actionId: action.id, user: who.user }, 'could not check who may answer; refused');
+    return false;
+  }
 }

@@ -16,9 +16,9 @@ import { whoDecides } from '../kit/who-decides.js';
 import { slackDate } from '../kit/slack-date.js';
 import { oneLine, plainText } from '../kit/text-objects.js';
 import { unreachable } from '../../unreachable.js';
-import { rememberButton } from '../remembered/remember-button.js';
+import { rememberButton } from '../remembered/remember-blocks.js';
 import { limitReasonText } from './limit-reason.js';
-import { rememberedUnusedText } from '../remembered/remembered-use-blocks.js';
+import { rememberedUnusedText } from '../remembered/remember-blocks.js';
 
 /**
  * The approval card: what is about to run (tool, delegation path, arguments), who asked, who

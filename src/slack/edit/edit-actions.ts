@@ -1,8 +1,7 @@
 import type { BlockAction, ButtonAction } from '@slack/bolt';
 import { ACTION_IDS, CALLBACK_IDS } from '../kit/action-ids.js';
 import { tellClicker } from '../card/clicked-card.js';
-import { openEdit } from './edit-click.js';
-import { checkEditSubmission, recordEditSubmission, showEditSubmission, tellEditFailure } from './edit-submission.js';
+import { checkEditSubmission, openEdit, recordEditSubmission, showEditSubmission, tellEditFailure } from './edit-flow.js';
 import { personOf, type SlackContext } from '../context.js';
 import { clickOf } from '../kit/click-of.js';
 import type { InteractionRoutes } from '../interaction-routes.js';

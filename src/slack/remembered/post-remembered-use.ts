@@ -1,7 +1,7 @@
 import type { RememberedCall } from '../../agent/types.js';
 import type { Decision } from '../../agent/types.js';
 import { context } from '../kit/layout.js';
-import { rememberedCreatedText, rememberedUseBlocks, rememberedUseText } from './remembered-use-blocks.js';
+import { rememberedCreatedText, rememberedUseBlocks, rememberedUseText } from './remember-blocks.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
 
 /**

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { SuspendedRun, PendingAction } from '../../db/rows.js';
 import { resumeSchemaFor } from '../../agent/tool.js';
-import { answerFromText } from '../answer/answer-from-text.js';
+import { answerFromText } from '../answer/answer-choice.js';
 import { mention } from '../kit/mention.js';
 import { cancelThreadRuns } from './cancel-thread-run.js';
 import { questionOf, toolOf } from '../card/card-subject.js';
 import { updateCard } from '../card/update-card.js';
-import { mayAnswer } from '../answer/may-answer.js';
+import { mayAnswer } from '../answer/resume-from-slack.js';
 import { failureText } from '../kit/failure-text.js';
 import { isCancel, messageText, threadIdOf } from './message-text.js';
 import { postError } from './post-error.js';

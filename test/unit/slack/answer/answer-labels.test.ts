@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { summariseAnswer } from '../../../../src/slack/answer/answer-summary.js';
-import { answeredText } from '../../../../src/slack/answer/answered-text.js';
+import { answeredText, summariseAnswer } from '../../../../src/slack/answer/answered-text.js';
 import { respondModal } from '../../../../src/slack/answer/respond-modal.js';
-import { confirmationOf } from '../../../../src/slack/answer/confirmation-of.js';
+import { confirmationOf } from '../../../../src/slack/answer/confirmation.js';
 import { formOfZod } from '../../../../src/slack/kit/form-fields.js';
 import { fieldText } from '../../../../src/slack/kit/form-inputs.js';
 import { humanizeKey } from '../../../../src/slack/kit/humanize.js';

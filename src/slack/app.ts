@@ -18,9 +18,15 @@ import { registerApprovalActions } from './approval/approval-actions.js';
 import { registerBatchActions } from './batch/batch-actions.js';
 import { registerDeclineModalSubmit } from './approval/decline-modal-submit.js';
 import { registerEditActions } from './edit/edit-actions.js';
+import { decisionRefusal } from './approval/decision-refusal.js';
+import { handleDecision } from './approval/handle-decision.js';
+import { routeEditedCard } from './routing/route-edited-card.js';
+import { affectedUsers, refreshHomesFor } from './inbox/affected-users.js';
+import { listClickOf, showInboxList } from './inbox/inbox-list.js';
 import { registerApproveReasonSubmit } from './approval/approve-reason-submit.js';
 import { interactionRoutes } from './interaction-routes.js';
 import { registerMessage } from './thread/message.js';
+import { goOnAfterAnswer } from './thread/run-in-thread.js';
 import { registerQuestionActions } from './answer/question-actions.js';
 import { registerRespondActions } from './answer/respond-actions.js';
 import { registerElicitationActions } from './answer/elicitation-actions.js';
@@ -217,13 +223,21 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   registerApprovalActions(routes, context);
   registerBatchActions(routes, context);
   registerDeclineModalSubmit(routes, context);
-  registerEditActions(routes, context);
+  registerEditActions(routes, context, {
+    refusal: (ctx, click, button) => decisionRefusal(ctx, click, button, { as: 'edit' }),
+    showDecision: handleDecision,
+    routeEdited: routeEditedCard,
+    refreshHomes: refreshHomesFor,
+  });
   registerApproveReasonSubmit(routes, context);
-  registerQuestionActions(routes, context);
-  registerRespondActions(routes, context);
-  registerElicitationActions(routes, context);
+  registerQuestionActions(routes, context, goOnAfterAnswer);
+  registerRespondActions(routes, context, goOnAfterAnswer);
+  registerElicitationActions(routes, context, goOnAfterAnswer);
   registerInboxActions(routes, context);
-  registerRememberedActions(routes, context);
+  registerRememberedActions(routes, context, {
+    affectedUsers: (ctx, action) => affectedUsers(ctx, action),
+    redrawList: (ctx, body, listValue) => showInboxList(ctx, listClickOf(body, listValue)),
+  });
 
   const sweepExpired = async (repairs = true): Promise<BacklogSwept> => {
     try {

@@ -3,7 +3,7 @@ import { parseCardBlockId } from '../kit/action-ids.js';
 import type { Click, SlackContext } from '../context.js';
 import { questionOf } from '../card/card-subject.js';
 import { clickedCard, tamperedButton } from '../card/clicked-card.js';
-import { recordAnswer, showAnswer, type RecordedAnswer } from './resume-from-slack.js';
+import { recordAnswer, showAnswer, type GoOnInThread, type RecordedAnswer } from './resume-from-slack.js';
 import { tellUser } from '../kit/tell-user.js';
 import type { AskUserQuestion } from '../card/card-subject.js';
 
@@ -45,10 +45,10 @@ export async function recordChoice(
 }
 
 /** Shows a recorded choice (the card and the run's continuation), or tells the clicker why it was not taken. */
-export async function showChoice(ctx: SlackContext, recorded: RecordedChoice): Promise<void> {
+export async function showChoice(ctx: SlackContext, recorded: RecordedChoice, goOn: GoOnInThread): Promise<void> {
   if (!recorded) return;
   if ('tell' in recorded) return tellUser(ctx, recorded.click, recorded.tell);
-  await showAnswer(ctx, recorded.answer);
+  await showAnswer(ctx, recorded.answer, goOn);
 }
 
 function tampered(ctx: SlackContext, click: Click, action: Pick<BlockElementAction, 'block_id' | 'action_id'>): RecordedChoice {

@@ -11,7 +11,7 @@ import { clickedCard, tamperedButton } from '../card/clicked-card.js';
 import { errorReference } from '../kit/error-reference.js';
 
 import { describeOutcome } from '../card/refusal-text.js';
-import { mayAnswer, recordAnswer, showAnswer, type RecordedAnswer } from './resume-from-slack.js';
+import { mayAnswer, recordAnswer, showAnswer, type GoOnInThread, type RecordedAnswer } from './resume-from-slack.js';
 import { tellUser } from '../kit/tell-user.js';
 
 /** What an elicitation click came to: nothing to say, a message for the clicker alone, or a recorded answer. */
@@ -44,10 +44,10 @@ export async function recordElicitationClick(
   return { answer: await recordAnswer(ctx, row, answer, click, startAfter) };
 }
 
-export async function showElicitationClick(ctx: SlackContext, recorded: RecordedElicitation): Promise<void> {
+export async function showElicitationClick(ctx: SlackContext, recorded: RecordedElicitation, goOn: GoOnInThread): Promise<void> {
   if (!recorded) return;
   if ('tell' in recorded) return tellUser(ctx, recorded.click, recorded.tell);
-  await showAnswer(ctx, recorded.answer);
+  await showAnswer(ctx, recorded.answer, goOn);
 }
 
 /** The request a button names (its value) or an inline field names (its block id). */

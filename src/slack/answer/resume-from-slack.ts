@@ -3,13 +3,11 @@ import type { AgentStream } from '../../agent/types.js';
 import type { PendingAction } from '../../db/rows.js';
 import { mention } from '../kit/mention.js';
 import { updateCard } from '../card/update-card.js';
+import type { CardRow } from '../card/cards.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { describeOutcome } from '../card/refusal-text.js';
-import { runInThread } from '../thread/run-in-thread.js';
 import { actorOf, type Person, type SlackContext, type ThreadTarget } from '../context.js';
-import { targetForAction } from '../thread/target-for-action.js';
 import { tellUser } from '../kit/tell-user.js';
-import { recipientOf } from '../thread/answer-stream.js';
 
 export type ResumeOutcome = { ok: true } | { ok: false; message: string };
 
@@ -58,15 +56,30 @@ export async function recordAnswer(
   return { ok: true, stream, action, who };
 }
 
+/** Where a reply is reacted to while the run that answer resumed works. */
+export interface ShowAnswerOptions {
+  reactTo?: { channel: string; ts: string };
+}
+
+/**
+ * How a run an answer resumed goes on in its thread, beside its card: the thread feature's to
+ * give (app.ts passes it in), as answer/ draws the card but not the run.
+ */
+export type GoOnInThread = (
+  ctx: SlackContext,
+  answered: { stream: AgentStream; action: PendingAction; who: ThreadTarget & Person },
+  card: CardRow | undefined,
+  options: ShowAnswerOptions,
+) => Promise<void>;
+
 /** Shows a recorded answer: the card redrawn with it and the run's continuation; a refusal goes to the person only. */
-export async function showAnswer(ctx: SlackContext, recorded: RecordedAnswer, options: { reactTo?: { channel: string; ts: string } } = {}): Promise<ResumeOutcome> {
+export async function showAnswer(ctx: SlackContext, recorded: RecordedAnswer, goOn: GoOnInThread, options: ShowAnswerOptions = {}): Promise<ResumeOutcome> {
   if (!recorded.ok) {
     await tellUser(ctx, recorded.who, recorded.message);
     return { ok: false, message: recorded.message };
   }
   const card = await updateCard(ctx, recorded.action.id);
-  const target = (await targetForAction(ctx, recorded.action, recorded.who, { card })) ?? recorded.who;
-  await runInThread(ctx, recorded.stream, target, { ...options, ...recipientOf(recorded.action.requester, recorded.who) });
+  await goOn(ctx, recorded, card, options);
   return { ok: true };
 }
 
@@ -76,9 +89,10 @@ export async function resumeFromSlack(
   action: PendingAction,
   data: unknown,
   who: ThreadTarget & Person,
-  options: { reactTo?: { channel: string; ts: string } } = {},
+  goOn: GoOnInThread,
+  options: ShowAnswerOptions = {},
 ): Promise<ResumeOutcome> {
-  return showAnswer(ctx, await recordAnswer(ctx, action, data, who), options);
+  return showAnswer(ctx, await recordAnswer(ctx, action, data, who), goOn, options);
 }
 
 /**

@@ -9,24 +9,35 @@ import { mention } from '../kit/mention.js';
 import { whoDecides } from '../kit/who-decides.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { actorOf, type Person, type SlackContext, type ThreadTarget } from '../context.js';
-import { carryCard } from './carry-card.js';
+import { carryCard } from './card-carry.js';
 import { cardStateKey } from '../card/card-state-key.js';
 import { findCard, type CardRow } from '../card/cards.js';
-import { refreshHomesFor } from '../inbox/affected-users.js';
 import { editFormOf } from './edit-form.js';
 import { errorReference } from '../kit/error-reference.js';
 import { failureText } from '../kit/failure-text.js';
-import { handleDecision } from '../approval/handle-decision.js';
 import { tellUser } from '../kit/tell-user.js';
 import { updateCard } from '../card/update-card.js';
-import { routeEditedCard } from '../routing/route-edited-card.js';
 import { unreachable } from '../../unreachable.js';
 import type { ButtonAction } from '@slack/bolt';
 import { editModal } from './edit-modal.js';
 import type { Click } from '../context.js';
-import { genuineButton } from '../card/genuine-button.js';
+import { genuineButton, type GenuineButton } from '../card/genuine-button.js';
 import { tamperedButton } from '../card/clicked-card.js';
-import { decisionRefusal } from '../approval/decision-refusal.js';
+
+/**
+ * What Edit asks of the approval, routing and inbox features: passed in (app.ts), as edit/ imports
+ * no other feature.
+ */
+export interface EditDeps {
+  /** Approve's check of who may decide the request, asked for an edit: what to tell a clicker who may not. */
+  refusal(ctx: SlackContext, click: Click, button: GenuineButton): Promise<string | undefined>;
+  /** A decision shown as Approve shows it: the card, the thread, the run going on (or the refusal, to the person). */
+  showDecision(ctx: SlackContext, decision: Decision, at: ThreadTarget & Person, card?: CardRow): Promise<void>;
+  /** An edited request that still waits: copies of its card for approvers it newly needs. */
+  routeEdited(ctx: SlackContext, action: PendingAction, card: CardRow | undefined): Promise<void>;
+  /** The Home tabs that list the request, republished. */
+  refreshHomes(ctx: SlackContext, action: PendingAction): void;
+}
 
 export type EditSubmission =
   | { kind: 'close' }
@@ -87,21 +98,21 @@ export async function recordEditSubmission(
  * "edited by" line), the editor hears what their edit did, the thread hears who must still
  * approve, and the run goes on when the edit approved it.
  */
-export async function showEditSubmission(ctx: SlackContext, who: Person, recorded: RecordedEdit): Promise<void> {
+export async function showEditSubmission(ctx: SlackContext, deps: EditDeps, who: Person, recorded: RecordedEdit): Promise<void> {
   const user = who.user;
   const { outcome, row } = recorded;
   const card = await findCard(ctx.slackDb, row.id);
   const at = { ...who, ...(card ? { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) } : { channel: user }) };
   switch (outcome.outcome) {
     case 'unchanged':
-      return handleDecision(ctx, outcome.decision, at, card);
+      return deps.showDecision(ctx, outcome.decision, at, card);
     case 'not-allowed':
     case 'already-decided':
     case 'expired':
     case 'policy-changed':
     case 'fingerprint-mismatch':
     case 'not-found':
-      return handleDecision(ctx, outcome as Decision, at, card);
+      return deps.showDecision(ctx, outcome as Decision, at, card);
     case 'invalid-args':
       return tellUser(ctx, at, `The edited arguments were refused: ${escapeMrkdwn(outcome.issues.map((i) => `${i.path || 'input'}: ${i.message}`).join('; '))}. Nothing was changed.`);
     case 'not-editable':
@@ -113,19 +124,19 @@ export async function showEditSubmission(ctx: SlackContext, who: Person, recorde
     case 'approval-recorded':
     case 'pending': {
       const moved = await moveCard(ctx, outcome.previous, outcome.action);
-      refreshHomesFor(ctx, outcome.previous);
+      deps.refreshHomes(ctx, outcome.previous);
       if (outcome.outcome === 'approved') {
-        return handleDecision(ctx, { outcome: 'approved', action: outcome.action, ...(outcome.stream ? { stream: outcome.stream } : {}) }, at, moved);
+        return deps.showDecision(ctx, { outcome: 'approved', action: outcome.action, ...(outcome.stream ? { stream: outcome.stream } : {}) }, at, moved);
       }
       if (outcome.outcome === 'approval-recorded') {
-        await handleDecision(ctx, { outcome: 'approval-recorded', action: outcome.action, approvals: outcome.approvals, quorum: outcome.quorum, alreadyCounted: false }, at, moved);
-        return routeEditedCard(ctx, outcome.action, moved);
+        await deps.showDecision(ctx, { outcome: 'approval-recorded', action: outcome.action, approvals: outcome.approvals, quorum: outcome.quorum, alreadyCounted: false }, at, moved);
+        return deps.routeEdited(ctx, outcome.action, moved);
       }
       await updateCard(ctx, outcome.action.id);
-      refreshHomesFor(ctx, outcome.action);
+      deps.refreshHomes(ctx, outcome.action);
       await tellUser(ctx, at, `Your edit is saved as request #${outcome.action.id}, but it does not count as your approval: ${escapeMrkdwn(outcome.message)}`);
       await postStillNeeded(ctx, outcome.action, user, moved ?? card);
-      return routeEditedCard(ctx, outcome.action, moved);
+      return deps.routeEdited(ctx, outcome.action, moved);
     }
     default:
       return unreachable(outcome, 'edit outcome');
@@ -174,11 +185,11 @@ export function tellEditFailure(ctx: SlackContext, actionId: number, user: strin
  * Agent, as Approve is); then a modal of the tool's input schema opens, prefilled with the
  * request's arguments as stored (read here by the button's request id, never from the click).
  */
-export async function openEdit(ctx: SlackContext, click: Click | undefined, action: ButtonAction): Promise<void> {
+export async function openEdit(ctx: SlackContext, deps: EditDeps, click: Click | undefined, action: ButtonAction): Promise<void> {
   if (!click) return void ctx.logger.warn('edit click without user or channel');
   const button = await genuineButton(ctx, click, action);
   if (!button) return tellUser(ctx, click, tamperedButton);
-  const refusal = await decisionRefusal(ctx, click, button, { as: 'edit' });
+  const refusal = await deps.refusal(ctx, click, button);
   const row = button.row;
   if (refusal || !row) {
     ctx.logger.info({ actionId: button.value.actionId, user: click.user }, 'edit refused before the modal');

@@ -2,15 +2,24 @@ import { parseRevokeValue } from './remembered-blocks.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { truncate } from '../kit/limits.js';
 import { actorOf, type Person, type SlackContext } from '../context.js';
-import { affectedUsers } from '../inbox/affected-users.js';
+import type { BlockActionsBody } from '../kit/submitted-payloads.js';
+import type { PendingAction } from '../../db/rows.js';
 import { unreachable } from '../../unreachable.js';
+
+/** What Revoke asks of the inbox: passed in (app.ts), as remembered/ imports no other feature. */
+export interface RememberedDeps {
+  /** Who has the request in their Home tab (and whether everyone may). */
+  affectedUsers(ctx: SlackContext, action: PendingAction): Promise<{ users: string[]; everyone: boolean }>;
+  /** The list modal a Revoke was clicked in, drawn again as the list is now. */
+  redrawList(ctx: SlackContext, body: BlockActionsBody, listValue: string | undefined): Promise<void>;
+}
 
 /**
  * Revoke on a remembered approval in the Home tab: authorised by the Agent (creator, requester,
  * or anyone who may approve that tool now), recorded, and the Home of everyone who saw it in
  * their list republished; the clicker's at once, with what happened on top.
  */
-export async function revokeRemembered(ctx: SlackContext, who: Person, value: string | undefined): Promise<void> {
+export async function revokeRemembered(ctx: SlackContext, deps: RememberedDeps, who: Person, value: string | undefined): Promise<void> {
   const user = who.user;
   const id = parseRevokeValue(value);
   const tell = (text: string) => (ctx.home ? ctx.home.notice(user, text) : Promise.resolve());
@@ -27,7 +36,7 @@ export async function revokeRemembered(ctx: SlackContext, who: Person, value: st
       let everyone = false;
       const source = await ctx.agent.findRequest(grant.action_id).catch(() => undefined);
       if (source) {
-        const affected = await affectedUsers(ctx, source).catch(() => ({ users: [], everyone: false }));
+        const affected = await deps.affectedUsers(ctx, source).catch(() => ({ users: [], everyone: false }));
         for (const u of affected.users) users.add(u);
         everyone = affected.everyone;
       }

@@ -12,7 +12,7 @@ import { isCancel, messageText, threadIdOf } from './message-text.js';
 import { postError } from './post-error.js';
 import { formOfZod } from '../kit/form-fields.js';
 import { resumeFromSlack } from '../answer/resume-from-slack.js';
-import { runInThread } from './run-in-thread.js';
+import { goOnAfterAnswer, runInThread } from './run-in-thread.js';
 import { actorOf, type Person, type SlackContext, type ThreadTarget } from '../context.js';
 import { hasAgentErrorCode } from '../../agent/errors.js';
 import { claimEvent, claimEventStartingRun, lockThread } from './claim-event.js';
@@ -153,7 +153,7 @@ async function answerByText(ctx: SlackContext, m: IncomingMessage, action: Pendi
   if (text === '') return false;
   const question = questionOf(ctx.agent, action);
   if (question) {
-    await resumeFromSlack(ctx, action, answerFromText(question, text), { ...target, user: m.user, teamId: m.userTeamId }, { reactTo: { channel: m.channel, ts: m.ts } });
+    await resumeFromSlack(ctx, action, answerFromText(question, text), { ...target, user: m.user, teamId: m.userTeamId }, goOnAfterAnswer, { reactTo: { channel: m.channel, ts: m.ts } });
     return true;
   }
   const tool = toolOf(ctx.agent, action);

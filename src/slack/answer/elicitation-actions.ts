@@ -5,7 +5,7 @@ import { tellClicker } from '../card/clicked-card.js';
 import {
   checkElicitationSubmission,
   inlineAnswer,
-  openElicitationForm,
+  showElicitationForm,
   recordElicitationClick,
   recordElicitationSubmission,
   requestOfButton,
@@ -60,7 +60,7 @@ export function registerElicitationActions(routes: InteractionRoutes, ctx: Slack
   routes.action<BlockAction<ButtonAction>>(ACTION_IDS.elicitationAnswer, async ({ ack, body, action }) => {
     await ack();
     const click = clickOf(body);
-    if (click) ctx.tasks.run('elicitation-open', () => openElicitationForm(ctx, click, requestOfButton(action.value)), tellClicker(ctx, click));
+    if (click) ctx.tasks.run('elicitation-open', () => showElicitationForm(ctx, click, requestOfButton(action.value)), tellClicker(ctx, click));
   });
 
   routes.view(CALLBACK_IDS.elicitationModal, async ({ ack, body, view }) => {

@@ -71,7 +71,7 @@ export function inlineAnswer(state: InputState | undefined): AnswerOf {
 }
 
 /** Answer on a card with several fields: opens the form in a modal, for someone who may answer. */
-export async function openElicitationForm(ctx: SlackContext, click: Click, actionId: number | undefined): Promise<void> {
+export async function showElicitationForm(ctx: SlackContext, click: Click, actionId: number | undefined): Promise<void> {
   const checked = actionId === undefined ? false : await clickedCard(ctx, click, actionId);
   const row = checked ? checked.state?.action : undefined;
   if (!row || !isElicitationPayload(row.suspend_payload) || row.suspend_payload.mode !== 'form') return tellUser(ctx, click, tamperedButton);

@@ -1,7 +1,7 @@
 import type { BlockAction, ButtonAction } from '@slack/bolt';
 import { ACTION_IDS, CALLBACK_IDS } from '../kit/action-ids.js';
 import { tellClicker } from '../card/clicked-card.js';
-import { checkRespondSubmission, openRespondForm, recordRespondAnswer, tellRespondFailure } from './respond-form.js';
+import { checkRespondSubmission, showRespondForm, recordRespondAnswer, tellRespondFailure } from './respond-form.js';
 import { showAnswer, type GoOnInThread } from './resume-from-slack.js';
 import { recordConfirmation } from './confirmation.js';
 import { showChoice } from './answer-choice.js';
@@ -19,7 +19,7 @@ export function registerRespondActions(routes: InteractionRoutes, ctx: SlackCont
   routes.action<BlockAction<ButtonAction>>(ACTION_IDS.suspensionRespond, async ({ ack, body, action }) => {
     await ack();
     const click = clickOf(body);
-    if (click) ctx.tasks.run('respond-open', () => openRespondForm(ctx, click, action), tellClicker(ctx, click));
+    if (click) ctx.tasks.run('respond-open', () => showRespondForm(ctx, click, action), tellClicker(ctx, click));
   });
 
   // Yes / No answer a one-boolean resume schema at once: recorded before the ack, like every answer.

@@ -37,7 +37,7 @@ function questionOfPayload(payload: unknown): { question?: string } {
  * Respond on a suspension card: checks the button and who is answering, then
  * opens the modal built from the tool's resume schema; says why not otherwise.
  */
-export async function openRespondForm(ctx: SlackContext, click: Click, action: Pick<ButtonAction, 'value' | 'block_id'>): Promise<void> {
+export async function showRespondForm(ctx: SlackContext, click: Click, action: Pick<ButtonAction, 'value' | 'block_id'>): Promise<void> {
   const value = parseButtonValue(action.value);
   const block = parseCardBlockId(action.block_id);
   const checked = value && block?.kind === 'suspension' && block.actionId === value.actionId ? await clickedCard(ctx, click, value.actionId) : false;

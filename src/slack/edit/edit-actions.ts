@@ -1,7 +1,7 @@
 import type { BlockAction, ButtonAction } from '@slack/bolt';
 import { ACTION_IDS, CALLBACK_IDS } from '../kit/action-ids.js';
 import { tellClicker } from '../card/clicked-card.js';
-import { checkEditSubmission, openEdit, recordEditSubmission, showEditSubmission, tellEditFailure, type EditDeps } from './edit-flow.js';
+import { checkEditSubmission, showEditForm, recordEditSubmission, showEditSubmission, tellEditFailure, type EditDeps } from './edit-flow.js';
 import { personOf, type SlackContext } from '../context.js';
 import { clickOf } from '../kit/click-of.js';
 import type { InteractionRoutes } from '../interaction-routes.js';
@@ -15,7 +15,7 @@ import { recordThenAck } from '../ack.js';
 export function registerEditActions(routes: InteractionRoutes, ctx: SlackContext, deps: EditDeps): void {
   routes.action<BlockAction<ButtonAction>>(ACTION_IDS.edit, async ({ ack, body, action }) => {
     await ack();
-    ctx.tasks.run('edit-open', () => openEdit(ctx, deps, clickOf(body), action), tellClicker(ctx, clickOf(body)));
+    ctx.tasks.run('edit-open', () => showEditForm(ctx, deps, clickOf(body), action), tellClicker(ctx, clickOf(body)));
   });
   routes.view(CALLBACK_IDS.editModal, async ({ ack, body, view }) => {
     const user = body.user.id;

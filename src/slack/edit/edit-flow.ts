@@ -135,7 +135,7 @@ export async function showEditSubmission(ctx: SlackContext, deps: EditDeps, who:
       await updateCard(ctx, outcome.action.id);
       deps.refreshHomes(ctx, outcome.action);
       await tellUser(ctx, at, `Your edit is saved as request #${outcome.action.id}, but it does not count as your approval: ${escapeMrkdwn(outcome.message)}`);
-      await postStillNeeded(ctx, outcome.action, user, moved ?? card);
+      await showStillNeeded(ctx, outcome.action, user, moved ?? card);
       return deps.routeEdited(ctx, outcome.action, moved);
     }
     default:
@@ -155,7 +155,7 @@ async function moveCard(ctx: SlackContext, previous: PendingAction, next: Pendin
 }
 
 /** Tells the thread who must approve the edited request, as a new request's card would. */
-async function postStillNeeded(ctx: SlackContext, action: PendingAction, editor: string, card: CardRow | undefined): Promise<void> {
+async function showStillNeeded(ctx: SlackContext, action: PendingAction, editor: string, card: CardRow | undefined): Promise<void> {
   if (!card) return;
   const requirement = ctx.agent.requirementOf(action);
   const approvers = approversAt(requirement, new Date(action.created_at), new Date());
@@ -185,7 +185,7 @@ export function tellEditFailure(ctx: SlackContext, actionId: number, user: strin
  * Agent, as Approve is); then a modal of the tool's input schema opens, prefilled with the
  * request's arguments as stored (read here by the button's request id, never from the click).
  */
-export async function openEdit(ctx: SlackContext, deps: EditDeps, click: Click | undefined, action: ButtonAction): Promise<void> {
+export async function showEditForm(ctx: SlackContext, deps: EditDeps, click: Click | undefined, action: ButtonAction): Promise<void> {
   if (!click) return void ctx.logger.warn('edit click without user or channel');
   const button = await genuineButton(ctx, click, action);
   if (!button) return tellUser(ctx, click, tamperedButton);

@@ -16,7 +16,7 @@ import { targetForAction } from './target-for-action.js';
 import type { CardRow } from '../card/cards.js';
 import type { Person } from '../context.js';
 import { clearAssistantStatus, clearWaitingStatus, showWaitingStatus } from './assistant-status.js';
-import { postRememberedUse } from '../remembered/post-remembered-use.js';
+import { showRememberedUse } from '../remembered/show-remembered-use.js';
 
 export interface RunInThreadOptions {
   /** The message that asked for this work; it carries the working reaction meanwhile. */
@@ -118,7 +118,7 @@ export async function runInThread(
           break;
         case 'tool-call-remembered':
           await flush();
-          await postRememberedUse(ctx, target, chunk.payload);
+          await showRememberedUse(ctx, target, chunk.payload);
           break;
         case 'error':
           failure = chunk.payload.error;

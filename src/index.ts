@@ -14,7 +14,7 @@ export { definitionDigest, definitionChanges, type ToolDefinitionSnapshot, type 
 export type { CallPresentation } from './agent/describe-call.js';
 export { askUserTool, type AskUserPayload } from './agent/ask-user.js';
 export type { SuspendedRun, SuspendedToolCall } from './db/rows.js';
-export { AgentError, type AgentErrorCode, SnapshotNotFoundError, ToolCallNotPendingError, ResumeValidationError, AmbiguousToolCallError, ModelConfigError, ModelSettingsError, ModelCallError, RunAbortedError, LeaseLostError, OutsideWorkspaceError, ClaimLostError } from './agent/errors.js';
+export { AgentError, type AgentErrorCode, SnapshotNotFoundError, ToolCallNotPendingError, ResumeValidationError, AmbiguousToolCallError, ModelConfigError, ModelSettingsError, ModelCallError, RunAbortedError, LeaseLostError, OutsideWorkspaceError } from './agent/errors.js';
 export { resolveModel } from './agent/model.js';
 export { fingerprint, shortFingerprint } from './approvals/fingerprint.js';
 export { definePolicy } from './approvals/define-policy.js';

@@ -186,8 +186,3 @@ export class OutsideWorkspaceError extends AgentError {
 export function hasAgentErrorCode<C extends AgentErrorCode>(error: unknown, code: C): error is AgentError & { code: C } {
   return error instanceof Error && (error as { code?: unknown }).code === code;
 }
-
-/** @deprecated Renamed LeaseLostError (the code says lease, as the configuration does); this name goes in the next release. */
-export const ClaimLostError = LeaseLostError;
-/** @deprecated See LeaseLostError. */
-export type ClaimLostError = LeaseLostError;

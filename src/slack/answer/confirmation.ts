@@ -8,6 +8,7 @@ import { toolOf } from '../card/card-subject.js';
 import { clickedCard, tamperedButton } from '../card/clicked-card.js';
 import { recordAnswer } from './resume-from-slack.js';
 import { z } from 'zod';
+import { formOfZod } from '../kit/form-fields.js';
 
 /**
  * Yes or No on a suspension card whose resume schema is one boolean: the button must be this
@@ -48,16 +49,11 @@ export interface Confirmation {
 }
 
 export function confirmationOf(schema: z.ZodType | undefined): Confirmation | undefined {
-  if (schema === undefined) return undefined;
   if (schema instanceof z.ZodBoolean) return { answer: (yes) => yes };
-  if (!(schema instanceof z.ZodObject)) return undefined;
-  const entries = Object.entries(schema.shape as Record<string, z.ZodType>);
-  if (entries.length !== 1) return undefined;
-  const [field, raw] = entries[0]!;
-  let inner = raw;
-  for (let depth = 0; depth < 8 && (inner instanceof z.ZodOptional || inner instanceof z.ZodDefault || inner instanceof z.ZodNullable); depth++) {
-    inner = inner.unwrap() as z.ZodType;
-  }
-  if (!(inner instanceof z.ZodBoolean)) return undefined;
+  // The form Respond would show: one field, and that a boolean.
+  const fields = formOfZod(schema)?.fields;
+  const only = fields?.length === 1 ? fields[0]! : undefined;
+  if (only?.field.type !== 'boolean') return undefined;
+  const field = only.name;
   return { field, answer: (yes) => ({ [field]: yes }) };
 }

@@ -7,8 +7,7 @@ import type { RecordedChoice } from './answer-choice.js';
 import { toolOf } from '../card/card-subject.js';
 import { clickedCard, tamperedButton } from '../card/clicked-card.js';
 import { recordAnswer } from './resume-from-slack.js';
-import { z } from 'zod';
-import { formOfZod } from '../kit/form-fields.js';
+import { confirmationOf } from '../kit/form-fields.js';
 
 /**
  * Yes or No on a suspension card whose resume schema is one boolean: the button must be this
@@ -35,25 +34,4 @@ export async function recordConfirmation(
     return { tell: tamperedButton, click };
   }
   return { answer: await recordAnswer(ctx, row, confirmation.answer(yes), click, startAfter) };
-}
-
-/**
- * A resume schema that is a yes/no question: a bare boolean, or an object with exactly one
- * field, a boolean (e.g. `{ confirmed: boolean }`). Such a card gets Yes / No buttons instead of
- * a form; `answer(yes)` is the resume data either button gives.
- */
-export interface Confirmation {
-  /** The one field's key; absent for a bare boolean. */
-  field?: string;
-  answer(yes: boolean): unknown;
-}
-
-export function confirmationOf(schema: z.ZodType | undefined): Confirmation | undefined {
-  if (schema instanceof z.ZodBoolean) return { answer: (yes) => yes };
-  // The form Respond would show: one field, and that a boolean.
-  const fields = formOfZod(schema)?.fields;
-  const only = fields?.length === 1 ? fields[0]! : undefined;
-  if (only?.field.type !== 'boolean') return undefined;
-  const field = only.name;
-  return { field, answer: (yes) => ({ [field]: yes }) };
 }

@@ -46,6 +46,27 @@ export function formOfZod(schema: z.ZodType | undefined): Form | undefined {
   }
 }
 
+/**
+ * A resume schema that is a yes/no question: a bare boolean, or an object with exactly one
+ * field, a boolean (e.g. `{ confirmed: boolean }`). Such a card gets Yes / No buttons instead of
+ * a form; `answer(yes)` is the resume data either button gives.
+ */
+export interface Confirmation {
+  /** The one field's key; absent for a bare boolean. */
+  field?: string;
+  answer(yes: boolean): unknown;
+}
+
+export function confirmationOf(schema: z.ZodType | undefined): Confirmation | undefined {
+  if (schema instanceof z.ZodBoolean) return { answer: (yes) => yes };
+  // The form Respond would show: one field, and that a boolean.
+  const fields = formOfZod(schema)?.fields;
+  const only = fields?.length === 1 ? fields[0]! : undefined;
+  if (only?.field.type !== 'boolean') return undefined;
+  const field = only.name;
+  return { field, answer: (yes) => ({ [field]: yes }) };
+}
+
 /** zod writes ±2^53−1 as an integer's bounds: no bound a person needs to see in a number input. */
 function withoutSafeIntegerBounds(p: Record<string, unknown>): Record<string, unknown> {
   const { minimum, maximum, ...rest } = p;

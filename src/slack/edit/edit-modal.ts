@@ -1,5 +1,6 @@
 import type { KnownBlock, ModalView } from '@slack/types';
-import type { ElicitationField, ElicitationForm } from '../../mcp/elicitation-payload.js';
+import type { ElicitationField } from '../../mcp/elicitation-payload.js';
+import type { Form } from '../kit/form-fields.js';
 import { inlineCode } from '../kit/mrkdwn/inline-code.js';
 import { CALLBACK_IDS } from '../kit/action-ids.js';
 import { approvalButtonValue } from '../kit/button-value.js';
@@ -18,7 +19,7 @@ export interface EditModalData {
   /** The fingerprint of the arguments the editor sees: the edit is refused if the request moved on. */
   fingerprint: string;
   toolName: string;
-  form: ElicitationForm;
+  form: Form;
   /** The request's arguments now, prefilled. */
   current: unknown;
 }
@@ -49,7 +50,7 @@ export function editModal(d: EditModalData): ModalView {
 }
 
 /** The submitted arguments, typed as the form describes them and checked against the tool's input schema; errors by block id. */
-export function parseEditModal(form: ElicitationForm, values: ViewStateValues, inputSchema?: z.ZodType): ReadForm {
+export function parseEditModal(form: Form, values: ViewStateValues, inputSchema?: z.ZodType): ReadForm {
   return readForm(form.fields.slice(0, EDIT_MAX_FIELDS), values, blockIdByIndex, inputSchema);
 }
 

@@ -14,6 +14,8 @@ const suites: Record<string, () => Promise<Suite>> = {
   runtime: async () => (await import('./suites/runtime.js')).runtimeSuite,
   slack: async () => (await import('./suites/slack.js')).slackSuite,
   backlog: async () => (await import('./suites/backlog.js')).backlogSuite,
+  timings: async () => (await import('./suites/timings.js')).timingsSuite,
+  mastra: async () => (await import('./suites/mastra.js')).mastraSuite,
 };
 
 const resultsDir = join(dirname(fileURLToPath(import.meta.url)), 'results');

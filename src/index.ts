@@ -1,6 +1,6 @@
 /** The package's public API: define agents and tools, drive and decide runs from code. */
 export { Agent, type AgentConfig } from './agent/agent.js';
-export type { StreamOptions, UserInput, AgentStream, AgentChunk, ApprovalRequest, SuspensionRequest, GenerateResult, SuspendPayload, FinishReason, Decision, DecisionRequest, Actor, ResumeRequest, RequireToolApproval, RequireToolApprovalContext, BeforeToolCallHook, BeforeToolCallContext, BeforeToolCallVerdict, ContinuationOptions, RememberedCall, DeniedCall } from './agent/types.js';
+export type { StreamOptions, UserInput, AgentStream, AgentChunk, ApprovalRequest, SuspensionRequest, GenerateResult, SuspendPayload, FinishReason, Decision, DecisionRequest, Actor, ResumeRequest, RequireToolApproval, RequireToolApprovalContext, BeforeToolCallHook, BeforeToolCallContext, BeforeToolCallVerdict, ContinuationOptions, RememberedCall, DeniedCall } from './agent/api-types.js';
 export type { RememberedGrant } from './db/remembered-grants.js';
 export type { RevokeOutcome } from './agent/remembered-approvals.js';
 export type { WaitingPage } from './agent/waiting-for.js';

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { suspendedRunsRoute } from './http/suspended-runs-route.js';
 import { createSlackApp } from './slack/app.js';
 import { slackWebClient } from './slack/transport/slack-web-client.js';
-import { slackGroupResolver } from './slack/transport/slack-group-resolver.js';
+import { slackGroupResolver } from './slack/transport/directory.js';
 import { AgentError } from './agent/errors.js';
 import { resolveModel } from './agent/model.js';
 import { errorMessage } from './error-message.js';

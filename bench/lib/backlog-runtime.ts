@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import type { Agent } from '../../src/agent/agent.js';
 import { startSweeping, takeOverWhileFull, takeWhileFull } from '../../src/agent/sweeps.js';
-import type { AgentStream } from '../../src/agent/types.js';
+import type { AgentStream } from '../../src/agent/api-types.js';
 import { findDecisionTarget, recordApprovalVote } from '../../src/db/pending-actions.js';
 import type { Db } from '../../src/db/database.js';
 import { openCountingPool, type CountingPool } from './bench-db.js';

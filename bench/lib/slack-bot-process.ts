@@ -12,6 +12,9 @@
  * so the bot's heap and timers are in neither their timings nor their CPU.
  */
 import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import { Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
@@ -25,7 +28,7 @@ import { BackgroundTasks } from '../../src/slack/transport/background-tasks.js';
 import { inboundRequests } from '../../src/slack/transport/inbound-requests.js';
 import { nodeHttpFetch } from '../../src/slack/transport/node-http-fetch.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/app.js';
-import { answerMessages } from '../../src/slack/thread/post-answer.js';
+import { answerMessages } from '../../src/slack/thread/show-answer.js';
 import { DEFAULT_WORKING_REACTION_DELAY_MS, workingReaction } from '../../src/slack/thread/working-reaction.js';
 import { openCountingPool, type CountingPool } from './bench-db.js';
 import type { RunSlots } from '../../src/agent/run-slots.js';
@@ -152,6 +155,7 @@ interface Floor {
 }
 
 let floor: Floor | undefined;
+let profiler: Session | undefined;
 
 async function startFloor(kind: FloorKind): Promise<Floor> {
   const a = started!;
@@ -368,6 +372,22 @@ const rpc = serveRpc({
   async stopFloor() {
     await floor?.stop();
     floor = undefined;
+  },
+  /** Starts V8's CPU profiler in this process (see BENCH_BOT_CPU_PROF in slack-cycles.ts). */
+  async startProfile() {
+    profiler ??= new Session();
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.setSamplingInterval', { interval: 200 });
+    await profiler.post('Profiler.start');
+  },
+  /** Stops the profiler; writes `<dir>/<name>.cpuprofile` (open it in Chrome DevTools or speedscope). */
+  async stopProfile({ dir, name }: { dir: string; name: string }) {
+    if (!profiler) return;
+    const { profile } = await profiler.post('Profiler.stop');
+    profiler.disconnect();
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
   },
   /** Starts timing every statement by its text. */
   traceStatements() {

@@ -44,6 +44,23 @@ export async function cycle(env: Env, target: CycleTarget, p: Planned): Promise<
 
 const cpuMs = (a: CpuMicros, b: CpuMicros) => (b.user - a.user + b.system - a.system) / 1000;
 
+/**
+ * BENCH_BOT_CPU_PROF=<dir> writes a CPU profile of the bot process for each measured phase
+ * (`cycles-sequential`, `cycles-concurrent`, `floor-sequential`, `floor-concurrent`), covering
+ * only those cycles: no start-up, no warm-up, no other measurement.
+ */
+const profileDir = process.env.BENCH_BOT_CPU_PROF;
+
+async function profiled<T>(env: Env, name: string, work: () => Promise<T>): Promise<T> {
+  if (!profileDir) return work();
+  await env.h.startProfile();
+  try {
+    return await work();
+  } finally {
+    await env.h.stopProfile(profileDir, name);
+  }
+}
+
 async function runCycles(env: Env, count: number, inFlight: number, target = theBot(env)) {
   const planned = await plan(env, count, 'c');
   await env.h.settle();
@@ -131,11 +148,11 @@ export async function measureCycles(ctx: SuiteContext, env: Env) {
   ctx.log(`cycles: ${w.sequentialCycles} warm-up + ${seq.cycles} sequential`);
   await runCycles(env, w.sequentialCycles, 1);
   await env.h.traceStatements();
-  const sequential = await runCycles(env, seq.cycles, 1);
+  const sequential = await profiled(env, 'cycles-sequential', () => runCycles(env, seq.cycles, 1));
   const timings = await env.h.takeStatementTrace();
   ctx.log(`cycles: ${w.concurrentCycles} warm-up + ${conc.cycles} with ${conc.inFlight} in flight`);
   await runCycles(env, w.concurrentCycles, conc.inFlight);
-  const concurrent = await runCycles(env, conc.cycles, conc.inFlight);
+  const concurrent = await profiled(env, 'cycles-concurrent', () => runCycles(env, conc.cycles, conc.inFlight));
   return { sequential, concurrent, statements: statementTable(timings, seq.cycles) };
 }
 
@@ -151,9 +168,9 @@ export async function measureFloorCycles(ctx: SuiteContext, env: Env) {
   const target: CycleTarget = { client: await env.h.startFloor('bolt-cycle'), runsTool: false };
   try {
     await runCycles(env, w.sequentialCycles, 1, target);
-    const sequential = await runCycles(env, seq.cycles, 1, target);
+    const sequential = await profiled(env, 'floor-sequential', () => runCycles(env, seq.cycles, 1, target));
     await runCycles(env, w.concurrentCycles, conc.inFlight, target);
-    const concurrent = await runCycles(env, conc.cycles, conc.inFlight, target);
+    const concurrent = await profiled(env, 'floor-concurrent', () => runCycles(env, conc.cycles, conc.inFlight, target));
     return { sequential, concurrent };
   } finally {
     target.client.close();

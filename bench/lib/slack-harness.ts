@@ -237,6 +237,9 @@ export interface SlackHarness {
   botStats(): Promise<BotStats>;
   cpu(): Promise<{ bot: CpuMicros; fake: CpuMicros; driver: CpuMicros }>;
   traceStatements(): Promise<void>;
+  /** The bot process's CPU profile, from start until stop, written to `<dir>/<name>.cpuprofile`. */
+  startProfile(): Promise<void>;
+  stopProfile(dir: string, name: string): Promise<void>;
   takeStatementTrace(): Promise<Array<[string, number[]]>>;
   /** When each request since the last call reached the bot's HTTP server and when its ack left. */
   takeServerTimings(): Promise<{ requests: ServerTiming[]; loop: LoopStats }>;
@@ -321,6 +324,8 @@ export async function startSlackHarness(options: { databaseUrl: string; schema: 
         return { bot: b, fake: f, driver: { user: d.user, system: d.system } };
       },
       traceStatements: () => bot.call('traceStatements'),
+      startProfile: () => bot.call('startProfile'),
+      stopProfile: (dir, name) => bot.call('stopProfile', { dir, name }),
       takeStatementTrace: () => bot.call<Array<[string, number[]]>>('takeStatementTrace'),
       takeServerTimings: () => bot.call<{ requests: ServerTiming[]; loop: LoopStats }>('takeServerTimings'),
       async startFloor(kind) {

@@ -1,4 +1,5 @@
-import type { ContinuationOptions, StreamOptions, UserInput, AgentInternals, GenerateResult, Actor, Decision, DecisionRequest, MemoryOptions, RuntimeDeps, ResumeRequest, BeforeToolCallHook, AgentStream, RequireToolApproval, ApprovalRequest, SuspensionRequest } from './types.js';
+import type { ContinuationOptions, StreamOptions, UserInput, GenerateResult, Actor, Decision, DecisionRequest, MemoryOptions, ResumeRequest, BeforeToolCallHook, AgentStream, RequireToolApproval, ApprovalRequest, SuspensionRequest } from './api-types.js';
+import type { AgentInternals, RuntimeDeps } from './run-model.js';
 import type { GroupResolver } from '../approvals/group-resolver.js';
 import type { JSONSchema7, LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Message, SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { z } from 'zod';

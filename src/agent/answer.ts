@@ -1,4 +1,5 @@
-import type { ResumeRequest, AgentInternals, RuntimeDeps, Actor, AgentStream, LiveOptions } from './types.js';
+import type { ResumeRequest, Actor, AgentStream } from './api-types.js';
+import type { AgentInternals, RuntimeDeps, LiveOptions } from './run-model.js';
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
 import { z } from 'zod';
 import { recordResume } from '../db/pending-actions.js';

@@ -1,10 +1,12 @@
-import type { RequireToolApproval, RequireToolApprovalContext, CallTarget, PlannedAction, RunState, AgentInternals } from './types.js';
+import type { RequireToolApproval, RequireToolApprovalContext } from './api-types.js';
+import type { CallTarget, PlannedAction, RunState, AgentInternals } from './run-model.js';
 import { fingerprint } from '../approvals/fingerprint.js';
 import { requirementFor, type Requirement } from '../approvals/requirement-for.js';
 import { callVerdict, type CallVerdict } from '../approvals/call-verdict.js';
 import { countLimits } from './count-limits.js';
 import type { RememberedUnused } from '../db/remembered-grants.js';
 import type { Tool } from './tool.js';
+import type { PendingWrite } from '../db/run-snapshots.js';
 import { announcedAs } from './run-state.js';
 import { compareShadow } from './shadow-policy.js';
 
@@ -49,44 +51,42 @@ export function approvalAction(
 ): PlannedAction {
   const fp = fingerprint(call.toolName, args);
   const requester = run.options.requester ?? null;
-  return {
-    write: {
-      run_id: run.runId,
-      root_run_id: run.rootRunId,
-      tool_call_id: call.toolCallId,
-      tool_name: call.toolName,
-      kind: 'approval',
-      args,
-      fingerprint: fp,
-      suspend_payload: null,
-      path: run.path,
-      requester,
-      policy_version: requirement.policyVersion,
-      quorum: requirement.quorum,
-      expires_in_ms: requirement.expiresInMs,
-      ...(requirement.limitHits ? { limit_hits: requirement.limitHits } : {}),
-      ...(rememberedUnused ? { remembered_unused: rememberedUnused } : {}),
-      ...(run.options.caller ? { caller: run.options.caller } : {}),
-    },
-    announce: {
-      kind: 'approval',
-      payload: {
-        ...announcedAs(run.top, { ...call, args }, 'approval'),
-        path: run.path,
-        runId: run.runId,
-        fingerprint: fp,
-        policyVersion: requirement.policyVersion,
-        ...(requester ? { requester } : {}),
-        approvers: requirement.approvers,
-        quorum: requirement.quorum,
-        ...(requirement.limitHits ? { limitHits: requirement.limitHits } : {}),
-        ...(rememberedUnused ? { rememberedUnused } : {}),
-        ...(run.options.caller ? { caller: run.options.caller } : {}),
-        ...(requirement.freezes ? { freezes: requirement.freezes } : {}),
-      },
-    },
+  const caller = run.options.caller;
+  // Built field by field, not spread: this runs for every call that asks.
+  const write: PendingWrite = {
+    run_id: run.runId,
+    root_run_id: run.rootRunId,
+    tool_call_id: call.toolCallId,
+    tool_name: call.toolName,
+    kind: 'approval',
+    args,
+    fingerprint: fp,
+    suspend_payload: null,
+    path: run.path,
+    requester,
+    policy_version: requirement.policyVersion,
+    quorum: requirement.quorum,
+    expires_in_ms: requirement.expiresInMs,
   };
+  if (requirement.limitHits) write.limit_hits = requirement.limitHits;
+  if (rememberedUnused) write.remembered_unused = rememberedUnused;
+  if (caller) write.caller = caller;
+  const payload: ApprovalAnnouncement = announcedAs(run.top, { toolCallId: call.toolCallId, toolName: call.toolName, args }, 'approval') as ApprovalAnnouncement;
+  payload.path = run.path;
+  payload.runId = run.runId;
+  payload.fingerprint = fp;
+  payload.policyVersion = requirement.policyVersion;
+  if (requester) payload.requester = requester;
+  payload.approvers = requirement.approvers;
+  payload.quorum = requirement.quorum;
+  if (requirement.limitHits) payload.limitHits = requirement.limitHits;
+  if (rememberedUnused) payload.rememberedUnused = rememberedUnused;
+  if (caller) payload.caller = caller;
+  if (requirement.freezes) payload.freezes = requirement.freezes;
+  return { write, announce: { kind: 'approval', payload } };
 }
+
+type ApprovalAnnouncement = Extract<NonNullable<PlannedAction['announce']>, { kind: 'approval' }>['payload'];
 
 /**
  * The approval rules that hold for calls made by the last agent of `lineage`

@@ -1,4 +1,4 @@
-import type { ClaimFacts, CallOutcome, RunState, CallTarget } from './types.js';
+import type { ClaimFacts, CallOutcome, RunState, CallTarget } from './run-model.js';
 import { fingerprint } from '../approvals/fingerprint.js';
 import { consumeGrant, grantWasSpent, matchSpentGrant, noMatchingGrant, type GrantCheck } from '../db/grants.js';
 import { applyHook } from './before-tool-call.js';
@@ -9,7 +9,7 @@ import type { Emitter } from './stream.js';
 import { approvalAction, approvalGate } from './approval-gate.js';
 import { editNote, withNote } from './edited-call.js';
 import { bindAgain, checkBinding, mustCheckBinding, unbound, withBinding } from './bound-call.js';
-import type { RequestBinding } from './request-binding.js';
+import type { AskedAgain, RequestBinding } from './request-binding.js';
 import { refuseByPolicy } from './denied-call.js';
 import { policyHold } from './policy-hold.js';
 
@@ -44,6 +44,7 @@ export function interrupted(
 /**
  * The policy changed under the request, or what its approval was bound to moved (`rebound`, see
  * bound-call.ts): ask again under the current policy, or run if it no longer needs approval.
+ * `held`: why, when the policy (or a change freeze) held the approved call, kept on the new request.
  */
 export async function askAgain(
   run: RunState,
@@ -53,6 +54,7 @@ export async function askAgain(
   out: Emitter,
   recovered: boolean,
   rebound?: RequestBinding,
+  held?: AskedAgain,
 ): Promise<CallOutcome> {
   const call = { toolCallId: row.tool_call_id, toolName: row.tool_name };
   const gate = await approvalGate(run, target, row.tool_name, args, row.tool_call_id);
@@ -60,7 +62,8 @@ export async function askAgain(
   if (gate.outcome === 'asks') {
     const bound = rebound ? { kind: 'bound' as const, binding: rebound } : await bindAgain(run, target, row, args, out);
     if (bound.kind === 'refused') return bound.outcome;
-    return { kind: 'pending', plan: { snapshots: [], actions: [withBinding(approvalAction(run, call, args, gate.requirement), bound.binding)] } };
+    const binding = held ? { ...bound.binding, askedAgain: held } : bound.binding;
+    return { kind: 'pending', plan: { snapshots: [], actions: [withBinding(approvalAction(run, call, args, gate.requirement), binding)] } };
   }
   // Nothing records that the stopped process ran it, so it may have: at most once.
   if (recovered) return interrupted(run, row, out);
@@ -117,7 +120,7 @@ export async function runApproved(
         ? { reason: 'a change freeze is in force that the approval was not given under, before the call ran', freezes: held.freezes }
         : { reason: row.policy_version?.startsWith(`${run.deps.policy.version}+freeze:`) ? 'the change freeze it was approved under is over, before the call ran' : 'policy changed after approval, before the call ran' },
     });
-    return askAgain(run, target, row, args, out, recovered);
+    return askAgain(run, target, row, args, out, recovered, undefined, { fromActionId: row.id, why: held.freezes ? 'freeze' : 'policy-changed' });
   }
   // Bound to what will actually happen (bound-call.ts): the tool's definition and its preview's
   // state, worked out again now, must be what was approved; the grant carries both. (Arguments

@@ -1,6 +1,6 @@
 import type { LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import { toOutput } from './execute-tool.js';
-import type { RunState } from './types.js';
+import type { RunState } from './run-model.js';
 
 /** What the hook decided: run these arguments, or return this result to the model without running. */
 export type HookOutcome =

@@ -1,4 +1,4 @@
-import type { CallOutcome, CallTarget, PlannedAction, RunState } from './types.js';
+import type { CallOutcome, CallTarget, PlannedAction, RunState } from './run-model.js';
 import type { DefinitionPin, Tool, ToolPreviewContext } from './tool.js';
 import type { Emitter } from './stream.js';
 import type { PendingAction } from '../db/rows.js';
@@ -184,6 +184,8 @@ const askedAgainLine: Record<AskedAgainWhy, string> = {
   'preview-failed': 'the preview failed right before the approved call was to run; asked again',
   'not-previewed': 'the call was approved without the preview it has now; asked again',
   'tool-changed': 'the MCP server changed the tool since the call was approved; asked again',
+  freeze: 'a change freeze began after the call was approved; asked again',
+  'policy-changed': 'policy changed after approval, before the call ran; asked again',
 };
 
 /** The preview of a call, checked (PREVIEW_LIMITS); a throw or a malformed result is its failure, with why. */

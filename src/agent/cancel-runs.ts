@@ -2,7 +2,7 @@ import type { LanguageModelV3Message, LanguageModelV3ToolResultOutput } from '@a
 import { cancelPendingRuns, pendingActionsOfRoot, type CancelledMemory } from '../db/pending-actions.js';
 import { findSnapshot } from '../db/run-snapshots.js';
 import { denialMessage, deniedOutput } from './denied-call.js';
-import type { RuntimeDeps, Snapshot } from './types.js';
+import type { RuntimeDeps, Snapshot } from './run-model.js';
 
 /**
  * Cancels every pending request of these top-level runs and stops them, in one statement (a

@@ -4,7 +4,7 @@ import { limitChecksFor, type LimitCheck } from '../approvals/limit-checks.js';
 import { limitHitsOf, type LimitHit } from '../approvals/apply-limits.js';
 import { countLimitUsage, previewRecount, type CounterKey, type Recount, type UsageCount, type UsageTotal } from '../db/limit-usage.js';
 import type { Db } from '../db/database.js';
-import type { RunState } from './types.js';
+import type { RunState } from './run-model.js';
 
 /** The counters one call of a tool with cumulative limits adds to, and how their totals become hits. */
 interface LimitCount {

@@ -1,14 +1,16 @@
 import { startContinuation } from './run-lifecycle.js';
+import { childLogger } from './child-logger.js';
 import { authorizeActor, type RefusalReason } from '../approvals/authorize-actor.js';
 import { closeAction, recordApprovalVote, recordDecline, findAction, findDecisionTarget, pendingActionsOfRoot } from '../db/pending-actions.js';
 import { callUnderDelegation } from './waiting-calls.js';
 import type { PendingAction } from '../db/rows.js';
 import { appendAudit } from '../db/audit.js';
-import { requirementOfRequest } from '../approvals/requirement-for.js';
+import { requirementOfRequest, type Requirement } from '../approvals/requirement-for.js';
 import { approversAt } from '../approvals/approvers-at.js';
 import { findSnapshot } from '../db/run-snapshots.js';
 import { observeDecision } from '../metrics/observe-decision.js';
-import type { Actor, AgentInternals, Decision, DecisionRequest, RuntimeDeps } from './types.js';
+import type { Actor, Decision, DecisionRequest } from './api-types.js';
+import type { AgentInternals, RuntimeDeps } from './run-model.js';
 import { rememberForOf } from './remembered-call.js';
 import { findAgent } from './run-state.js';
 import { outsideWorkspace, outsideWorkspaceMessage } from '../approvals/workspace.js';
@@ -89,7 +91,7 @@ async function recordDecision(
   if ('outcome' in found) return found;
   const action = found;
   const actor = req.actor ?? apiActor;
-  const log = deps.logger.child({ runId: action.run_id, toolCallId: action.tool_call_id, actionId: action.id });
+  const log = childLogger(deps.logger, { runId: action.run_id, toolCallId: action.tool_call_id, actionId: action.id });
 
   const refused = (why: string) => auditRefusal(deps, action, actor.userId, decision, why);
   if (action.status !== 'pending') {
@@ -116,7 +118,7 @@ async function recordDecision(
   }
   const current = requirementOfRequest(deps.policy, action, deps.mcpIdentity, deps.now());
   const policyChanged = current.policyVersion !== action.policy_version;
-  const verdict = await mayDecide(deps, action, actor, decision);
+  const verdict = await mayDecide(deps, action, actor, decision, current);
   if (!verdict.allowed) {
     log.info({ actor: actor.userId, why: verdict.why }, 'decision refused');
     await refused(verdict.why);
@@ -166,8 +168,8 @@ async function recordDecision(
     policyVersion: action.policy_version ?? '',
     grantTtlMs: deps.grantTtlMs,
     // What the approval satisfied (the request's requirement, limits included) is kept with it: a later call uses it only if it asks no more.
-    ...(rememberForMs !== undefined ? { remember: { forMs: rememberForMs, satisfied: current } } : {}),
-    ...(reason !== undefined ? { reason } : {}),
+    remember: rememberForMs !== undefined ? { forMs: rememberForMs, satisfied: current } : undefined,
+    reason,
   });
   if (!written) return refreshed(deps, action);
   const { row, claimed } = written;
@@ -244,11 +246,13 @@ export async function mayDecide(
   action: Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'> & { path?: string[] | null; created_at?: PendingAction['created_at']; limit_hits?: unknown },
   actor: Actor,
   decision: 'approve' | 'decline',
+  /** The request's requirement under the policy in force, when the caller has just worked it out. */
+  known?: Requirement,
 ): Promise<DecisionVerdict> {
   const outside = workspaceRefusal(deps, actor);
   if (outside) return outside;
   // The limits the request went over when it was asked still hold for deciding it (their approvers, self-approval).
-  const policyRequirement = requirementOfRequest(deps.policy, action, deps.mcpIdentity, deps.now());
+  const policyRequirement = known ?? requirementOfRequest(deps.policy, action, deps.mcpIdentity, deps.now());
   // Once escalated, the policy's escalateTo decide too. Escalation is part of the policy (and so of
   // its version), and a request's age is fixed, so a grant one of them makes is honoured like any other.
   const current =

@@ -1,6 +1,6 @@
 import type { LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import type { PendingAction } from '../db/rows.js';
-import type { CallOutcome, RunState } from './types.js';
+import type { CallOutcome, RunState } from './run-model.js';
 import { editChanges } from './edited-call.js';
 import type { PolicyDenial } from '../approvals/requirement-for.js';
 import { fingerprint } from '../approvals/fingerprint.js';

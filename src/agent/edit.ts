@@ -1,4 +1,5 @@
 import type { JSONSchema7 } from '@ai-sdk/provider';
+import { childLogger } from './child-logger.js';
 import { z } from 'zod';
 import { fingerprint } from '../approvals/fingerprint.js';
 import { requirementOfRequest, type PolicyDenial, type RequestFacts } from '../approvals/requirement-for.js';
@@ -12,7 +13,8 @@ import { previewEditedLimits } from './count-limits.js';
 import { AgentError } from './errors.js';
 import { findAgent } from './run-state.js';
 import type { Tool } from './tool.js';
-import type { Actor, AgentInternals, AgentStream, Decision, DecisionRequest, RuntimeDeps } from './types.js';
+import type { Actor, AgentStream, Decision, DecisionRequest } from './api-types.js';
+import type { AgentInternals, RuntimeDeps } from './run-model.js';
 
 /** An approver's edit: the request (by id, or run + call), who edits, the arguments as edited. */
 export interface EditRequest extends Pick<DecisionRequest, 'runId' | 'toolCallId' | 'actionId' | 'actor'> {
@@ -96,7 +98,7 @@ async function recordEditOf(root: AgentInternals, deps: RuntimeDeps, req: EditRe
   if ('outcome' in found) return found;
   const action = found;
   const actor: Actor = req.actor ?? apiActor;
-  const log = deps.logger.child({ runId: action.run_id, toolCallId: action.tool_call_id, actionId: action.id });
+  const log = childLogger(deps.logger, { runId: action.run_id, toolCallId: action.tool_call_id, actionId: action.id });
   const refused = (why: string) => auditRefusal(deps, action, actor.userId, 'edit', why);
 
   if (action.status !== 'pending') {

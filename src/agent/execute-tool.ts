@@ -1,4 +1,5 @@
-import type { CallOutcome, RunState } from './types.js';
+import type { CallOutcome, RunState } from './run-model.js';
+import { childLogger } from './child-logger.js';
 import type { LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import { errorMessage } from '../error-message.js';
 import type { Tool } from './tool.js';
@@ -68,7 +69,7 @@ async function execute(
   let suspended: { payload: unknown } | undefined;
   // Named as the model called it (the key in `tools`), as everywhere else the call is reported.
   const name = call.toolName;
-  const log = run.log.child({ toolCallId: call.toolCallId, tool: name });
+  const log = childLogger(run.log, { toolCallId: call.toolCallId, tool: name });
   const abortSignal = run.live?.abortSignal;
   try {
     const value = await tool.execute(call.args, {

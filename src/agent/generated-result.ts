@@ -1,4 +1,4 @@
-import type { GenerateResult } from './types.js';
+import type { GenerateResult } from './api-types.js';
 
 /** The text of the step a paused result's run paused in (see asGenerated). */
 const pausedStepText = new WeakMap<GenerateResult, string>();

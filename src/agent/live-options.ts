@@ -1,4 +1,5 @@
-import type { ContinuationOptions, LiveOptions } from './types.js';
+import type { ContinuationOptions } from './api-types.js';
+import type { LiveOptions } from './run-model.js';
 import { checkCallSettings } from './model-settings.js';
 import type { TelemetrySettings } from './telemetry.js';
 import { ModelSettingsError } from './errors.js';

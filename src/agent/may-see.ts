@@ -1,6 +1,7 @@
 import type { PendingAction } from '../db/rows.js';
 import { mayDecide, workspaceRefusal } from './decide.js';
-import type { Actor, AgentInternals, RuntimeDeps } from './types.js';
+import type { Actor } from './api-types.js';
+import type { AgentInternals, RuntimeDeps } from './run-model.js';
 
 /** What seeing a request is judged on. */
 export type SeenRequest = Pick<PendingAction, 'kind' | 'tool_name' | 'args' | 'requester' | 'policy_version' | 'decided_by' | 'approvals'> & {

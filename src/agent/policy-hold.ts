@@ -1,7 +1,7 @@
 import { requirementOfRequest, type PolicyDenial } from '../approvals/requirement-for.js';
 import type { FreezeInForce } from '../approvals/freeze-windows.js';
 import type { PendingAction } from '../db/rows.js';
-import type { RunState } from './types.js';
+import type { RunState } from './run-model.js';
 
 /** What the policy in force right now says about an approved call that has not run yet. */
 export type PolicyHold =

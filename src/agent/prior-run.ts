@@ -1,5 +1,6 @@
 import type { LanguageModelV3Message, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
-import type { RunState, Snapshot, StepResult, ToolResultEntry } from './types.js';
+import type { StepResult, ToolResultEntry } from './api-types.js';
+import type { RunState, Snapshot } from './run-model.js';
 import type { SnapshotRow } from '../db/rows.js';
 import { addUsage, toolCallEntry, toolResultEntry, type PriorRun } from './stream.js';
 
@@ -10,36 +11,45 @@ import { addUsage, toolCallEntry, toolResultEntry, type PriorRun } from './strea
  * Denied calls have no result, as in Mastra.
  */
 export function priorOf(run: Pick<RunState, 'runId' | 'messages' | 'results' | 'outputFrom' | 'usage'>): PriorRun {
-  const from = run.outputFrom ?? firstAssistant(run.messages);
+  const messages = run.messages;
   const steps: StepResult[] = [];
   let paused: StepResult | undefined;
   let text = '';
-  const messages = run.messages.slice(from);
-  for (const [i, m] of messages.entries()) {
+  for (let i = run.outputFrom ?? firstAssistant(messages); i < messages.length; i++) {
+    const m = messages[i]!;
     if (m.role !== 'assistant') continue;
-    const step: StepResult = {
-      text: m.content.map((p) => (p.type === 'text' ? p.text : '')).join(''),
-      toolCalls: m.content.flatMap((p) => (p.type === 'tool-call' ? [toolCallEntry(run.runId, { toolCallId: p.toolCallId, toolName: p.toolName, args: p.input })] : [])),
-      toolResults: [],
-      finishReason: 'tool-calls',
-      usage: addUsage(undefined, undefined),
-    };
+    const step: StepResult = { text: '', toolCalls: [], toolResults: [], finishReason: 'tool-calls', usage: addUsage(undefined, undefined) };
+    for (const p of m.content) {
+      if (p.type === 'text') step.text += p.text;
+      else if (p.type === 'tool-call') step.toolCalls.push(toolCallEntry(run.runId, { toolCallId: p.toolCallId, toolName: p.toolName, args: p.input }));
+    }
     text += step.text;
     const next = messages[i + 1];
-    const args = new Map(step.toolCalls.map((c) => [c.toolCallId, c.args]));
-    const entry = (toolCallId: string, toolName: string, output: LanguageModelV3ToolResultOutput) => resultEntry(run.runId, toolCallId, toolName, args.get(toolCallId), output);
     if (next?.role === 'tool') {
-      for (const p of next.content) if (p.type === 'tool-result') pushDefined(step.toolResults, entry(p.toolCallId, p.toolName, p.output));
+      for (const p of next.content) {
+        if (p.type === 'tool-result') pushDefined(step.toolResults, resultEntry(run.runId, p.toolCallId, p.toolName, argsOf(step, p.toolCallId), p.output));
+      }
       steps.push(step);
     } else if (step.toolCalls.length) {
       for (const c of step.toolCalls) {
         const output = run.results[c.toolCallId];
-        if (output) pushDefined(step.toolResults, entry(c.toolCallId, c.toolName, output));
+        if (output) pushDefined(step.toolResults, resultEntry(run.runId, c.toolCallId, c.toolName, c.args, output));
       }
       paused = step;
-    } else steps.push({ ...step, finishReason: 'stop' });
+    } else {
+      step.finishReason = 'stop';
+      steps.push(step);
+    }
   }
-  return { text, steps, ...(paused ? { paused } : {}), usage: addUsage(run.usage, undefined) };
+  const prior: PriorRun = { text, steps, usage: addUsage(run.usage, undefined) };
+  if (paused) prior.paused = paused;
+  return prior;
+}
+
+/** The arguments of the step's call `toolCallId` (a step has a handful of calls at most). */
+function argsOf(step: StepResult, toolCallId: string): unknown {
+  for (const c of step.toolCalls) if (c.toolCallId === toolCallId) return c.args;
+  return undefined;
 }
 
 /** priorOf a run from its stored snapshot alone (no lease, no thread history): for a stream while the run still waits. */

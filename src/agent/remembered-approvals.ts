@@ -1,4 +1,5 @@
-import type { Actor, AgentInternals, RuntimeDeps } from './types.js';
+import type { Actor } from './api-types.js';
+import type { AgentInternals, RuntimeDeps } from './run-model.js';
 import { endRememberedOfReplacedTools, findRememberedGrant, liveRememberedGrants, revokeRememberedGrant, type RememberedGrant } from '../db/remembered-grants.js';
 import { mayDecide, workspaceRefusal } from './decide.js';
 

@@ -1,4 +1,4 @@
-import type { CallOutcome, CallTarget, RunState } from './types.js';
+import type { CallOutcome, CallTarget, RunState } from './run-model.js';
 import { requirementFor, type Requirement } from '../approvals/requirement-for.js';
 import type { Tool } from './tool.js';
 import type { Emitter } from './stream.js';

@@ -42,9 +42,11 @@ export interface PinnedTool {
  *   (a tool whose onPreviewError is 'ask');
  * - `not-previewed`: it was approved without the preview it has now (an approver's edit, a
  *   preview that had failed and works now, a tool that gained or lost its preview);
- * - `tool-changed`: its MCP server's definition of the tool is not the one approved (`changes`).
+ * - `tool-changed`: its MCP server's definition of the tool is not the one approved (`changes`);
+ * - `freeze`: a change freeze began after it was approved, and its `then` decides the call now;
+ * - `policy-changed`: the approval policy (or a freeze it was approved under, now over) changed after it was approved.
  */
-export type AskedAgainWhy = 'state-changed' | 'preview-failed' | 'not-previewed' | 'tool-changed';
+export type AskedAgainWhy = 'state-changed' | 'preview-failed' | 'not-previewed' | 'tool-changed' | 'freeze' | 'policy-changed';
 
 export interface AskedAgain {
   /** The approved request this one replaces. */
@@ -68,7 +70,7 @@ export const toolPreviewSchema = z.object({
 });
 
 const failedSchema = z.object({ failed: z.string() });
-const askedAgainWhys: readonly AskedAgainWhy[] = ['state-changed', 'preview-failed', 'not-previewed', 'tool-changed'];
+const askedAgainWhys: readonly AskedAgainWhy[] = ['state-changed', 'preview-failed', 'not-previewed', 'tool-changed', 'freeze', 'policy-changed'];
 const changeSchema = z.object({ part: z.string(), before: z.string().max(MAX_CHANGE_TEXT).optional(), after: z.string().max(MAX_CHANGE_TEXT).optional() });
 
 /** The binding columns of a pending_actions row. */

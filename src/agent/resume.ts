@@ -1,4 +1,5 @@
-import type { ClaimFacts, RunOutcome, CallOutcome, RunState, ResumedCall } from './types.js';
+import type { ResumedCall } from './api-types.js';
+import type { ClaimFacts, RunOutcome, CallOutcome, RunState } from './run-model.js';
 import { askAgain, interrupted, runApproved } from './approved-call.js';
 import { denialMessage, denialOf, denied } from './denied-call.js';
 import { showEditedCall } from './edited-call.js';

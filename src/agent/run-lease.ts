@@ -1,4 +1,4 @@
-import type { RunLease, RuntimeDeps, RunState } from './types.js';
+import type { RunLease, RuntimeDeps, RunState } from './run-model.js';
 import { toSnapshot, snapshotWrite } from './run-state.js';
 import { appendAudit } from '../db/audit.js';
 import { renewRunLease, type Renewal, recordRunningRun } from '../db/run-snapshots.js';

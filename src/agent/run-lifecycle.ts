@@ -1,9 +1,11 @@
 import { agentsAlong } from './run-state.js';
-import { endRun, takeRunLease, failDelegation, persistSuspension, dropFailedRun, findSnapshot } from '../db/run-snapshots.js';
-import type { SnapshotRow } from '../db/rows.js';
+import { childLogger } from './child-logger.js';
+import { endRun, type RunEnd, takeRunLease, failDelegation, persistSuspension, dropFailedRun, findSnapshot } from '../db/run-snapshots.js';
+import type { PendingAction, SnapshotRow } from '../db/rows.js';
 import { errorMessage } from '../error-message.js';
 import { cancelPendingRuns, pendingActionsOfRoot, type LeasedRun } from '../db/pending-actions.js';
-import type { AgentInternals, RunOutcome, RunState, RuntimeDeps, Snapshot, AgentStream, StreamOptions, LiveOptions, RunLease } from './types.js';
+import type { ApprovalRequest, SuspensionRequest, AgentStream, StreamOptions } from './api-types.js';
+import type { AgentInternals, RunOutcome, RunState, RuntimeDeps, Snapshot, LiveOptions, RunLease } from './run-model.js';
 import { sinkEmitter, subAgentEmitter, type Emitter, rememberStoredAction, StreamSink, type AnnouncedRequest, announcementChunk, pendingOfAnnounced, rememberPause } from './stream.js';
 import { announcedNow, waitingCalls } from './waiting-calls.js';
 import { loadThreadHistory } from '../db/thread-messages.js';
@@ -50,15 +52,22 @@ export async function settleOutcome(
       const top = await findSnapshot(db, run.rootRunId);
       if (top) sink.seed(priorOfSnapshot(top));
     }
-    const ids = new Map(persisted.map((p) => [`${p.run_id}\u0000${p.tool_call_id}`, p]));
     const announced: AnnouncedRequest[] = [];
     for (const action of outcome.plan.actions) {
       if (!action.announce) continue;
-      const row = ids.get(`${action.write.run_id}\u0000${action.write.tool_call_id}`)!;
-      const request: AnnouncedRequest =
-        action.announce.kind === 'approval'
-          ? { kind: 'approval', payload: { ...action.announce.payload, actionId: row.id, expiresAt: new Date(row.expires_at!).toISOString() } }
-          : { kind: 'suspension', payload: { ...action.announce.payload, actionId: row.id } };
+      const row = storedRow(persisted, action.write);
+      // The planned payload becomes the announced one: it was made for this announcement alone.
+      let request: AnnouncedRequest;
+      if (action.announce.kind === 'approval') {
+        const payload = action.announce.payload as ApprovalRequest;
+        payload.actionId = row.id;
+        payload.expiresAt = new Date(row.expires_at!).toISOString();
+        request = { kind: 'approval', payload };
+      } else {
+        const payload = action.announce.payload as SuspensionRequest;
+        payload.actionId = row.id;
+        request = { kind: 'suspension', payload };
+      }
       rememberStoredAction(request.payload, row);
       announced.push(request);
     }
@@ -77,25 +86,28 @@ export async function settleOutcome(
     run.parentRunId && run.parentToolCallId
       ? { runId: run.parentRunId, toolCallId: run.parentToolCallId, result: { text: outcome.text } }
       : undefined;
-  await endRun(db, {
-    runId: run.runId,
-    hadSnapshot: run.hadSnapshot,
-    audit: run.audit.splice(0),
-    ...(parent ? { parent } : {}),
-    // A run on record has its answer kept in the same statement, for a front end that must show it even if
-    // this process stops first (see keepResults).
-    ...(!parent && run.hadSnapshot && run.deps.keepResults
-      ? { result: { agentId: run.agent.id, threadId: run.threadId, resourceId: run.resourceId, text: outcome.answer, finishReason: outcome.finishReason } }
-      : {}),
-    ...(run.options.memory && run.threadId && run.resourceId && !run.parentRunId
-      ? { memory: { threadId: run.threadId, resourceId: run.resourceId, messages: run.messages } }
-      : {}),
-  });
+  const end: RunEnd = { runId: run.runId, hadSnapshot: run.hadSnapshot, audit: run.audit.splice(0) };
+  if (parent) end.parent = parent;
+  // A run on record has its answer kept in the same statement, for a front end that must show it even if
+  // this process stops first (see keepResults).
+  else if (run.hadSnapshot && run.deps.keepResults) {
+    end.result = { agentId: run.agent.id, threadId: run.threadId, resourceId: run.resourceId, text: outcome.answer, finishReason: outcome.finishReason };
+  }
+  if (run.options.memory && run.threadId && run.resourceId && !run.parentRunId) {
+    end.memory = { threadId: run.threadId, resourceId: run.resourceId, messages: run.messages };
+  }
+  await endRun(db, end);
   if (!parent) {
     sink.finish(outcome.finishReason);
     return;
   }
   await continueRun(root, parent.runId, run.deps, sink, undefined, run.live);
+}
+
+/** The row `persisted` holds for a planned call (a pause stores a handful of calls at most). */
+function storedRow(persisted: PendingAction[], write: { run_id: string; tool_call_id: string }): PendingAction {
+  for (const row of persisted) if (row.run_id === write.run_id && row.tool_call_id === write.tool_call_id) return row;
+  throw new Error(`run ${write.run_id}: call ${write.tool_call_id} was not stored with its pause`);
 }
 
 /** Claims a run whose last wait just ended and continues it; otherwise reports what it still waits on. */
@@ -215,7 +227,7 @@ export async function restoreRun(root: AgentInternals, row: SnapshotRow, deps: R
     hadSnapshot: true,
     audit: [],
     deps,
-    log: deps.logger.child({ runId: row.run_id, rootRunId: row.root_run_id }),
+    log: childLogger(deps.logger, { runId: row.run_id, rootRunId: row.root_run_id }),
     ...(live ? { live } : {}),
     ...(settings ? { settings } : {}),
     ...(telemetry ? { telemetry } : {}),
@@ -313,7 +325,7 @@ export async function freshRun(
     hadSnapshot: false,
     audit: [],
     deps,
-    log: deps.logger.child({ runId, agentId: agent.id }),
+    log: childLogger(deps.logger, { runId, agentId: agent.id }),
     ...(live ? { live } : {}),
     ...(settings ? { settings } : {}),
     ...(telemetry ? { telemetry } : {}),

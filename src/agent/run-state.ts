@@ -1,5 +1,6 @@
 import type { SnapshotWrite } from '../db/run-snapshots.js';
-import type { RunState, AgentInternals, Snapshot, TopCall } from './types.js';
+import { childLogger } from './child-logger.js';
+import type { RunState, AgentInternals, Snapshot, TopCall } from './run-model.js';
 import type { LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -18,19 +19,18 @@ export function snapshotWrite(run: RunState): SnapshotWrite {
 }
 
 export function toSnapshot(run: RunState): Snapshot {
-  return {
-    v: 1,
-    path: run.path,
-    ...(run.parentToolCallId ? { parentToolCallId: run.parentToolCallId } : {}),
-    ...(run.top ? { top: run.top } : {}),
-    ...(run.outputFrom !== undefined ? { outputFrom: run.outputFrom } : {}),
-    ...(run.usage ? { usage: run.usage } : {}),
-    messages: run.messages,
-    ...(run.options.memory ? { history: { upTo: run.historyUpTo, count: run.history.length } } : {}),
-    results: run.results,
-    step: run.step,
-    options: run.options,
-  };
+  // In the order the snapshot has always been written; absent parts are left out, not null.
+  const snapshot: Snapshot = { v: 1, path: run.path } as Snapshot;
+  if (run.parentToolCallId) snapshot.parentToolCallId = run.parentToolCallId;
+  if (run.top) snapshot.top = run.top;
+  if (run.outputFrom !== undefined) snapshot.outputFrom = run.outputFrom;
+  if (run.usage) snapshot.usage = run.usage;
+  snapshot.messages = run.messages;
+  if (run.options.memory) snapshot.history = { upTo: run.historyUpTo, count: run.history.length };
+  snapshot.results = run.results;
+  snapshot.step = run.step;
+  snapshot.options = run.options;
+  return snapshot;
 }
 
 export function subAgentToolName(key: string): string {
@@ -85,7 +85,7 @@ export function childRun(parent: RunState, agent: AgentInternals, call: { toolCa
     hadSnapshot: false,
     audit: [],
     deps: parent.deps,
-    log: parent.log.child({ subRunId: runId, agentPath: [...parent.path, agent.id].join('/') }),
+    log: childLogger(parent.log, { subRunId: runId, agentPath: [...parent.path, agent.id].join('/') }),
     ...(parent.lease ? { lease: parent.lease } : {}),
     // The caller's abort and spans reach the whole tree; call settings are each agent's own.
     ...(parent.live?.abortSignal ? { live: { abortSignal: parent.live.abortSignal } } : {}),

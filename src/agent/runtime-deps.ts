@@ -3,7 +3,7 @@ import { definePolicy } from '../approvals/define-policy.js';
 import type { Policy } from '../approvals/policy-types.js';
 import type { Database, Db } from '../db/database.js';
 import { silentLogger, type Logger } from '../logger.js';
-import type { RuntimeDeps } from './types.js';
+import type { RuntimeDeps } from './run-model.js';
 import type { Workspace } from '../approvals/workspace.js';
 import { RunSlots } from './run-slots.js';
 

@@ -4,7 +4,7 @@ import type { Policy } from '../approvals/policy-types.js';
 import { requirementFor } from '../approvals/requirement-for.js';
 import { callVerdict, type CallVerdict } from '../approvals/call-verdict.js';
 import { botMetrics } from '../metrics/bot-metrics.js';
-import type { RunState } from './types.js';
+import type { RunState } from './run-model.js';
 
 /**
  * How the shadow policy's verdict on a call differs from the enforced one: what the shadow would

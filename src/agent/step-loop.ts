@@ -1,4 +1,5 @@
-import type { CallTarget, ToolCallInput, AgentInternals, CallOutcome, RunOutcome, RunState, SuspensionPlan, Usage } from './types.js';
+import type { Usage } from './api-types.js';
+import type { CallTarget, ToolCallInput, AgentInternals, CallOutcome, RunOutcome, RunState, SuspensionPlan } from './run-model.js';
 import { approvalAction, approvalGate } from './approval-gate.js';
 import { childRun, pushToolResults, delegationInput, snapshotWrite } from './run-state.js';
 import { settle, executeTool } from './execute-tool.js';
@@ -86,7 +87,7 @@ export async function runDelegation(
   let outcome: RunOutcome;
   try {
     // Quiet, but a call run under a remembered approval is still told where people look.
-    outcome = await runSteps(child, { ...quietEmitter, remembered: out.remembered });
+    outcome = await runSteps(child, { ...quietEmitter, remembered: (call) => out.remembered(call) });
   } catch (error) {
     // A lost claim or an abort ends the whole tree here; anything else is this call's failure, as a tool's would be.
     if (error instanceof LeaseLostError || hasAgentErrorCode(error, 'RUN_ABORTED')) throw error;

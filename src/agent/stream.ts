@@ -1,4 +1,4 @@
-import type { AgentStream, AgentChunk, FinishReason, GenerateResult, SuspendPayload, BlockedCall, RememberedCall, ApprovalRequest, SuspensionRequest, StepResult, ToolCallEntry, ToolResultEntry, Usage, DeniedCall, ResumedCall } from './types.js';
+import type { AgentStream, AgentChunk, FinishReason, GenerateResult, SuspendPayload, BlockedCall, RememberedCall, ApprovalRequest, SuspensionRequest, StepResult, ToolCallEntry, ToolResultEntry, Usage, DeniedCall, ResumedCall } from './api-types.js';
 import type { PendingAction } from '../db/rows.js';
 import { unreachable } from '../unreachable.js';
 import { notePausedStep } from './generated-result.js';
@@ -116,9 +116,13 @@ export class StreamSink {
       case 'step-finish': {
         const step = this.current;
         // In the order of the calls, as Mastra lists them, whenever each ran (some before a pause).
-        const order = step.toolCalls.map((c) => c.toolCallId);
-        step.toolResults.sort((a, b) => order.indexOf(a.toolCallId) - order.indexOf(b.toolCallId));
-        this.finished.push({ ...step, usage: addUsage(undefined, chunk.payload.usage), finishReason: step.toolCalls.length ? 'tool-calls' : 'stop' });
+        if (step.toolResults.length > 1) {
+          const order = step.toolCalls.map((c) => c.toolCallId);
+          step.toolResults.sort((a, b) => order.indexOf(a.toolCallId) - order.indexOf(b.toolCallId));
+        }
+        step.usage = addUsage(undefined, chunk.payload.usage);
+        step.finishReason = step.toolCalls.length ? 'tool-calls' : 'stop';
+        this.finished.push(step);
         this.current = emptyStep();
         break;
       }
@@ -174,9 +178,11 @@ export class StreamSink {
     // A paused step is not finished: its results are reported once it is (Mastra's generate() does the same).
     // A step cut short (an error) is reported as far as it got.
     const cut = this.current;
-    const last = reason !== 'suspended' && (cut.text !== '' || cut.toolCalls.length > 0) ? [cut] : [];
-    const steps = [...(prior?.steps ?? []), ...this.finished, ...last];
-    const final = steps.at(-1);
+    const steps: StepResult[] = [];
+    if (prior) for (const step of prior.steps) steps.push(step);
+    for (const step of this.finished) steps.push(step);
+    if (reason !== 'suspended' && (cut.text !== '' || cut.toolCalls.length > 0)) steps.push(cut);
+    const final = steps[steps.length - 1];
     if (final && reason !== 'suspended' && reason !== 'tool-calls' && final.toolCalls.length === 0) final.finishReason = reason;
     const usage = addUsage(prior?.usage ?? noUsage(), this.usage);
     // As Mastra's, a paused stream ends with the chunk announcing the pause: no finish chunk (finishReason says 'suspended').
@@ -184,18 +190,16 @@ export class StreamSink {
     this.done = true;
     this.wake();
     const pending = reason === 'suspended' ? this.pending : [];
-    const result: GenerateResult = {
-      runId: this.runId,
-      text,
-      finishReason: reason,
-      suspendPayload: pending[0],
-      pending,
-      toolCalls: [...[...(prior?.steps ?? []), ...(prior?.paused ? [prior.paused] : [])].flatMap((s) => s.toolCalls), ...this.toolCalls],
-      toolResults: steps.flatMap((s) => s.toolResults),
-      steps,
-      usage,
-      ...(error !== undefined ? { error } : {}),
-    };
+    const toolCalls: ToolCallEntry[] = [];
+    if (prior) {
+      for (const step of prior.steps) for (const call of step.toolCalls) toolCalls.push(call);
+      if (prior.paused) for (const call of prior.paused.toolCalls) toolCalls.push(call);
+    }
+    for (const call of this.toolCalls) toolCalls.push(call);
+    const toolResults: ToolResultEntry[] = [];
+    for (const step of steps) for (const r of step.toolResults) toolResults.push(r);
+    const result: GenerateResult = { runId: this.runId, text, finishReason: reason, suspendPayload: pending[0], pending, toolCalls, toolResults, steps, usage };
+    if (error !== undefined) result.error = error;
     // The step a run paused in is the one with calls still open (a reply not taken as an answer is no step's).
     if (reason === 'suspended' && cut.toolCalls.length > 0 && text.endsWith(cut.text)) notePausedStep(result, cut.text);
     this.resolveResult(result);
@@ -215,7 +219,8 @@ export class StreamSink {
     this.waiters.clear();
   }
 
-  private async *read(): AsyncGenerator<AgentChunk> {
+  /** Replays every chunk from the first, then follows the live ones. */
+  async *read(): AsyncGenerator<AgentChunk> {
     let index = 0;
     for (;;) {
       while (index < this.chunks.length) yield this.chunks[index++]!;
@@ -225,28 +230,71 @@ export class StreamSink {
   }
 
   toStream(): AgentStream {
-    const sink = this;
-    const result = this.result;
-    return {
-      runId: this.runId,
-      get fullStream() {
-        return sink.read();
-      },
-      get textStream() {
-        return (async function* () {
-          for await (const chunk of sink.read()) if (chunk.type === 'text-delta') yield chunk.payload.text;
-        })();
-      },
-      text: result.then((r) => r.text),
-      finishReason: result.then((r) => r.finishReason),
-      suspendPayload: result.then((r) => r.suspendPayload),
-      toolCalls: result.then((r) => r.toolCalls),
-      toolResults: result.then((r) => r.toolResults),
-      steps: result.then((r) => r.steps),
-      usage: result.then((r) => r.usage),
-      result,
-      consumeStream: () => result,
-    };
+    return new SinkStream(this);
+  }
+}
+
+/**
+ * A stream's reading side. The derived promises are made when first asked for:
+ * most callers read one or two of them, and each costs a promise and a closure.
+ */
+class SinkStream implements AgentStream {
+  readonly runId: string;
+  readonly result: Promise<GenerateResult>;
+  #text: Promise<string> | undefined;
+  #finishReason: Promise<FinishReason> | undefined;
+  #suspendPayload: Promise<SuspendPayload | undefined> | undefined;
+  #toolCalls: Promise<ToolCallEntry[]> | undefined;
+  #toolResults: Promise<ToolResultEntry[]> | undefined;
+  #steps: Promise<StepResult[]> | undefined;
+  #usage: Promise<Usage> | undefined;
+
+  constructor(private readonly sink: StreamSink) {
+    this.runId = sink.runId;
+    this.result = sink.result;
+  }
+
+  get fullStream(): AsyncIterable<AgentChunk> {
+    return this.sink.read();
+  }
+
+  get textStream(): AsyncIterable<string> {
+    const sink = this.sink;
+    return (async function* () {
+      for await (const chunk of sink.read()) if (chunk.type === 'text-delta') yield chunk.payload.text;
+    })();
+  }
+
+  get text(): Promise<string> {
+    return (this.#text ??= this.result.then((r) => r.text));
+  }
+
+  get finishReason(): Promise<FinishReason> {
+    return (this.#finishReason ??= this.result.then((r) => r.finishReason));
+  }
+
+  get suspendPayload(): Promise<SuspendPayload | undefined> {
+    return (this.#suspendPayload ??= this.result.then((r) => r.suspendPayload));
+  }
+
+  get toolCalls(): Promise<ToolCallEntry[]> {
+    return (this.#toolCalls ??= this.result.then((r) => r.toolCalls));
+  }
+
+  get toolResults(): Promise<ToolResultEntry[]> {
+    return (this.#toolResults ??= this.result.then((r) => r.toolResults));
+  }
+
+  get steps(): Promise<StepResult[]> {
+    return (this.#steps ??= this.result.then((r) => r.steps));
+  }
+
+  get usage(): Promise<Usage> {
+    return (this.#usage ??= this.result.then((r) => r.usage));
+  }
+
+  consumeStream(): Promise<GenerateResult> {
+    return this.result;
   }
 }
 
@@ -291,20 +339,54 @@ export interface Emitter {
   resumed(call: ResumedCall): void;
 }
 
+/** The emitter of a run whose chunks go to its caller's stream (one per stream: methods, not closures). */
+class SinkEmitter implements Emitter {
+  private readonly runId: string;
+
+  constructor(private readonly sink: StreamSink) {
+    this.runId = sink.runId;
+  }
+
+  text(text: string): void {
+    this.sink.push({ type: 'text-delta', runId: this.runId, payload: { text } });
+  }
+
+  toolCall(toolCallId: string, toolName: string, args: unknown): void {
+    this.sink.push({ type: 'tool-call', runId: this.runId, payload: { toolCallId, toolName, args } });
+  }
+
+  toolResult(toolCallId: string, toolName: string, result: unknown, isError: boolean): void {
+    const sink = this.sink;
+    sink.push({ type: 'tool-result', runId: this.runId, payload: { toolCallId, toolName, args: sink.argsOfCall(toolCallId), result, isError } });
+  }
+
+  stepFinish(step: number, usage?: Usage): void {
+    this.sink.push({ type: 'step-finish', runId: this.runId, payload: usage ? { step, usage } : { step } });
+  }
+
+  tokens(usage: Usage): void {
+    this.sink.addTokens(usage);
+  }
+
+  blocked(call: BlockedCall): void {
+    this.sink.push({ type: 'tool-call-blocked', runId: this.runId, payload: call });
+  }
+
+  remembered(call: RememberedCall): void {
+    this.sink.push({ type: 'tool-call-remembered', runId: this.runId, payload: call });
+  }
+
+  denied(call: DeniedCall): void {
+    this.sink.push({ type: 'tool-output-denied', runId: this.runId, payload: call });
+  }
+
+  resumed(call: ResumedCall): void {
+    this.sink.push({ type: 'tool-call-resumed', runId: this.runId, payload: call });
+  }
+}
+
 export function sinkEmitter(sink: StreamSink): Emitter {
-  const runId = sink.runId;
-  return {
-    text: (text) => sink.push({ type: 'text-delta', runId, payload: { text } }),
-    toolCall: (toolCallId, toolName, args) => sink.push({ type: 'tool-call', runId, payload: { toolCallId, toolName, args } }),
-    toolResult: (toolCallId, toolName, result, isError) =>
-      sink.push({ type: 'tool-result', runId, payload: { toolCallId, toolName, args: sink.argsOfCall(toolCallId), result, isError } }),
-    stepFinish: (step, usage) => sink.push({ type: 'step-finish', runId, payload: { step, ...(usage ? { usage } : {}) } }),
-    tokens: (usage) => sink.addTokens(usage),
-    blocked: (call) => sink.push({ type: 'tool-call-blocked', runId, payload: call }),
-    remembered: (call) => sink.push({ type: 'tool-call-remembered', runId, payload: call }),
-    denied: (call) => sink.push({ type: 'tool-output-denied', runId, payload: call }),
-    resumed: (call) => sink.push({ type: 'tool-call-resumed', runId, payload: call }),
-  };
+  return new SinkEmitter(sink);
 }
 
 /** A sub-agent's words are its parent's tool result, not the user's answer. */
@@ -329,7 +411,12 @@ export const quietEmitter: Emitter = {
  */
 export function subAgentEmitter(sink: StreamSink): Emitter {
   const top = sinkEmitter(sink);
-  return { ...quietEmitter, blocked: top.blocked, remembered: top.remembered, resumed: top.resumed };
+  return {
+    ...quietEmitter,
+    blocked: (call) => top.blocked(call),
+    remembered: (call) => top.remembered(call),
+    resumed: (call) => top.resumed(call),
+  };
 }
 
 /** Every request one pause stored, by the payload object of the one chunk that announced the pause. */

@@ -1,4 +1,5 @@
-import type { RecoveredRun, ExpiredRequest, AgentInternals, RuntimeDeps } from './types.js';
+import type { RecoveredRun, ExpiredRequest } from './api-types.js';
+import type { AgentInternals, RuntimeDeps } from './run-model.js';
 import type { PendingAction } from '../db/rows.js';
 import { expireDueRequests } from '../db/pending-actions.js';
 import { takeStaleRuns } from '../db/run-snapshots.js';

@@ -3,7 +3,7 @@ import { requirementFor } from '../approvals/requirement-for.js';
 import { limitHitsFromRow } from '../approvals/apply-limits.js';
 import { announcedAs } from './run-state.js';
 import type { AnnouncedRequest } from './stream.js';
-import type { RuntimeDeps, TopCall } from './types.js';
+import type { RuntimeDeps, TopCall } from './run-model.js';
 import { bindingOfRow, bindingPayload } from './request-binding.js';
 
 /**

@@ -5,7 +5,8 @@ import type { PendingAction } from '../db/rows.js';
 import { allOf, always, anyOf, lastOf, madeByLastOf, not, type RequestFilter } from '../db/request-filter.js';
 import { openApprovalCalls, waitingRequests } from '../db/waiting-requests.js';
 import { mayDecide, workspaceRefusal } from './decide.js';
-import type { Actor, AgentInternals, RuntimeDeps } from './types.js';
+import type { Actor } from './api-types.js';
+import type { AgentInternals, RuntimeDeps } from './run-model.js';
 
 /** Distinct (tool, agent path) pairs of open requests the policy is evaluated for per view. */
 export const WAITING_CALLS_MAX = 1000;

@@ -7,7 +7,7 @@ import type { Database } from '../db/database.js';
 import { migrate } from '../db/migrate.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { createSlackApp, type SlackApp } from '../slack/app.js';
-import { slackGroupResolver } from '../slack/transport/slack-group-resolver.js';
+import { slackGroupResolver } from '../slack/transport/directory.js';
 import { slackWebClient } from '../slack/transport/slack-web-client.js';
 import { attachMcpServers, type AttachedMcpServers } from '../mcp/attach-mcp-servers.js';
 import { issueText, mcpServersSchema, toServerList, type McpServersInput } from '../mcp/mcp-server-config.js';

@@ -54,7 +54,7 @@ export interface AuditEvent {
   detail: Record<string, unknown> | null;
 }
 
-function auditRow(e: AuditInput) {
+function auditRow(e: AuditInput, n: number) {
   return {
     event: e.event,
     run_id: e.runId,
@@ -64,23 +64,36 @@ function auditRow(e: AuditInput) {
     fingerprint: e.fingerprint ?? null,
     policy_version: e.policyVersion ?? null,
     detail: e.detail ?? null,
+    n,
   };
 }
 
+/** The events as the one parameter insertAuditJson reads. */
+export function auditJson(events: AuditInput[]): string {
+  const rows = new Array<ReturnType<typeof auditRow>>(events.length);
+  for (let n = 0; n < events.length; n++) rows[n] = auditRow(events[n]!, n);
+  return JSON.stringify(rows);
+}
+
 /**
- * An INSERT of the given events, for use as a CTE inside a larger statement
- * (order kept); with `onlyIf`, only when that condition holds in the statement
- * (e.g. the write they belong to happened).
+ * An INSERT of the events in `json` (auditJson's, as a parameter), for use as a CTE
+ * inside a larger statement (order kept); with `onlyIf`, only when that condition
+ * holds in the statement (e.g. the write they belong to happened).
  */
-export function insertAuditRows(events: AuditInput[], onlyIf?: RawBuilder<unknown>) {
+export function insertAuditJson(json: unknown, onlyIf?: RawBuilder<unknown>) {
   return sql`
     INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, actor, fingerprint, policy_version, detail)
     SELECT a.event, a.run_id, a.tool_call_id, a.tool_name, a.actor, a.fingerprint, a.policy_version, a.detail
-    FROM jsonb_to_recordset(${JSON.stringify(events.map((e, n) => ({ ...auditRow(e), n })))}::jsonb) AS a(
+    FROM jsonb_to_recordset(${json}::jsonb) AS a(
       event text, run_id text, tool_call_id text, tool_name text, actor text, fingerprint text, policy_version text, detail jsonb, n integer)
     ${onlyIf ? sql`WHERE ${onlyIf}` : sql``}
     ORDER BY a.n
     RETURNING id`;
+}
+
+/** insertAuditJson of these events. */
+export function insertAuditRows(events: AuditInput[], onlyIf?: RawBuilder<unknown>) {
+  return insertAuditJson(auditJson(events), onlyIf);
 }
 
 export async function appendAudit(db: Db, events: AuditInput[]): Promise<void> {

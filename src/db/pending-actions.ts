@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
 import { claimedColumns, pendingActionColumns, type ClaimedRow, type PendingAction } from './rows.js';
+import { CachedStatement } from './cached-statement.js';
 import { rememberCtes, rememberedSelect, type RememberedRequirement } from './remembered-grants.js';
 
 /**
@@ -46,16 +47,20 @@ export async function findDecisionTarget(
   toolCallId: string | undefined,
   kinds: Array<'approval' | 'suspension'>,
 ): Promise<PendingAction | undefined> {
-  const result = await sql<PendingAction>`
-    SELECT ${columns} FROM pending_actions
-    WHERE (root_run_id = ${runId} OR run_id = ${runId})
-      AND kind = ANY(${kinds}::text[])
-      AND (${toolCallId ?? null}::text IS NULL OR tool_call_id = ${toolCallId ?? null})
-    ORDER BY (status = 'pending') DESC, id DESC
-    LIMIT 1
-  `.execute(db);
+  const result = await decisionTarget.execute<PendingAction>(db, '', { runId, kinds, toolCallId: toolCallId ?? null });
   return result.rows[0];
 }
+
+const decisionTarget = new CachedStatement<{ runId: string; kinds: string[]; toolCallId: string | null }>(
+  (p) => sql`
+    SELECT ${columns} FROM pending_actions
+    WHERE (root_run_id = ${p.runId} OR run_id = ${p.runId})
+      AND kind = ANY(${p.kinds}::text[])
+      AND (${p.toolCallId}::text IS NULL OR tool_call_id = ${p.toolCallId})
+    ORDER BY (status = 'pending') DESC, id DESC
+    LIMIT 1
+  `,
+);
 
 export async function findAction(db: Db, id: number): Promise<PendingAction | undefined> {
   const result = await sql<PendingAction>`SELECT ${columns} FROM pending_actions WHERE id = ${id}`.execute(db);
@@ -185,29 +190,55 @@ export async function recordApprovalVote(
   db: Db,
   vote: { actionId: number; actor: string; policyVersion: string; grantTtlMs: number; remember?: { forMs: number; satisfied: RememberedRequirement }; reason?: string },
 ): Promise<DecisionWrite | undefined> {
-  const remember = vote.remember !== undefined;
+  const remember = vote.remember;
   // A reason (required by some policies) rides on the vote itself and on its audit event.
-  const ballot = JSON.stringify([
-    { userId: vote.actor, at: new Date().toISOString(), ...(remember ? { remember: true } : {}), ...(vote.reason !== undefined ? { reason: vote.reason } : {}) },
-  ]);
-  const voter = JSON.stringify([{ userId: vote.actor }]);
-  const result = await sql<DecisionResultRow>`
+  const ballot: { userId: string; at: string; remember?: true; reason?: string } = { userId: vote.actor, at: new Date().toISOString() };
+  if (remember) ballot.remember = true;
+  if (vote.reason !== undefined) ballot.reason = vote.reason;
+  const params: VoteParams = {
+    ballot: JSON.stringify([ballot]),
+    voter: JSON.stringify([{ userId: vote.actor }]),
+    actionId: vote.actionId,
+    actor: vote.actor,
+    policyVersion: vote.policyVersion,
+    grantTtlMs: vote.grantTtlMs,
+    reason: vote.reason ?? null,
+  };
+  const result = remember
+    ? // Remembering is rare, and its CTEs take values of their own: built for this vote alone.
+      await voteSql(params, { forMs: remember.forMs, satisfied: remember.satisfied }).execute(db)
+    : await voteStatement.execute<DecisionResultRow>(db, '', params);
+  return toDecisionWrite(result.rows[0] as DecisionResultRow | undefined);
+}
+
+interface VoteParams extends Record<string, unknown> {
+  ballot: string;
+  voter: string;
+  actionId: number;
+  actor: string;
+  policyVersion: string;
+  grantTtlMs: number;
+  reason: string | null;
+}
+
+function voteSql(p: VoteParams, remember?: { forMs: number; satisfied: RememberedRequirement }) {
+  return sql<DecisionResultRow>`
     WITH upd AS (
       UPDATE pending_actions SET
-        approvals  = approvals || ${ballot}::jsonb,
+        approvals  = approvals || ${p.ballot}::jsonb,
         status     = CASE WHEN jsonb_array_length(approvals) + 1 >= quorum THEN 'approved' ELSE 'pending' END,
-        decided_by = CASE WHEN jsonb_array_length(approvals) + 1 >= quorum THEN ${vote.actor} ELSE NULL END,
+        decided_by = CASE WHEN jsonb_array_length(approvals) + 1 >= quorum THEN ${p.actor} ELSE NULL END,
         decided_at = CASE WHEN jsonb_array_length(approvals) + 1 >= quorum THEN now() ELSE NULL END
-      WHERE id = ${vote.actionId} AND kind = 'approval' AND status = 'pending'
-        AND policy_version = ${vote.policyVersion}
+      WHERE id = ${p.actionId} AND kind = 'approval' AND status = 'pending'
+        AND policy_version = ${p.policyVersion}
         AND (expires_at IS NULL OR expires_at > now())
-        AND NOT approvals @> ${voter}::jsonb
+        AND NOT approvals @> ${p.voter}::jsonb
       RETURNING ${columns}
     ), ${claimCte}, grant_row AS (
       INSERT INTO approval_grants (action_id, run_id, tool_call_id, fingerprint, approvers, requester, policy_version,
                                    expires_at, consumed_at, state_digest, tool_digest)
       SELECT id, run_id, tool_call_id, fingerprint, (SELECT jsonb_agg(a->'userId') FROM jsonb_array_elements(approvals) a),
-             requester, policy_version, now() + make_interval(secs => ${vote.grantTtlMs} / 1000.0),
+             requester, policy_version, now() + make_interval(secs => ${p.grantTtlMs} / 1000.0),
              CASE WHEN EXISTS (SELECT 1 FROM claim) THEN now() END,
              -- Bound to the state and tool definition the request was asked with (agent/bound-call.ts).
              preview->>'stateDigest', tool_pin->>'digest'
@@ -219,19 +250,21 @@ export async function recordApprovalVote(
       INSERT INTO audit_events (event, run_id, tool_call_id, tool_name, actor, fingerprint, policy_version, detail)
       SELECT e.event, upd.run_id, upd.tool_call_id, upd.tool_name, e.actor, upd.fingerprint, upd.policy_version, e.detail
       FROM upd CROSS JOIN LATERAL (VALUES
-        (1, CASE WHEN upd.status = 'approved' THEN 'approved' ELSE 'approval-recorded' END, ${vote.actor}::text,
+        (1, CASE WHEN upd.status = 'approved' THEN 'approved' ELSE 'approval-recorded' END, ${p.actor}::text,
             jsonb_build_object('approvals', jsonb_array_length(upd.approvals), 'quorum', upd.quorum)
-              || CASE WHEN ${vote.reason ?? null}::text IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('reason', ${vote.reason ?? null}::text) END),
+              || CASE WHEN ${p.reason}::text IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('reason', ${p.reason}::text) END),
         (2, 'consumed', NULL, NULL)) AS e(n, event, actor, detail)
       WHERE e.n = 1 OR EXISTS (SELECT 1 FROM claim)
       ORDER BY e.n
-    )${vote.remember ? sql`, ${rememberCtes(vote.actor, vote.remember.forMs, vote.remember.satisfied)}` : sql``}
+    )${remember ? sql`, ${rememberCtes(p.actor, remember.forMs, remember.satisfied)}` : sql``}
     ${selectDecision},
       (SELECT to_jsonb(g.*) - 'consumed_at' FROM grant_row g WHERE g.consumed_at IS NOT NULL) AS spent_grant${remember ? sql`, ${rememberedSelect}` : sql``}
     FROM upd
-  `.execute(db);
-  return toDecisionWrite(result.rows[0]);
+  `;
 }
+
+/** A vote without remembering: the statement of every approve click. */
+const voteStatement = new CachedStatement<VoteParams>((p) => voteSql(p));
 
 export async function recordDecline(
   db: Db,

@@ -1,7 +1,8 @@
 import { type SuspendedRun, claimedColumns, pendingActionColumns, type ClaimedRow, type PendingAction, type SnapshotRow } from './rows.js';
 import { sql } from 'kysely';
 import type { Db } from './database.js';
-import { insertAuditRows, type AuditInput } from './audit.js';
+import { auditJson, insertAuditJson, insertAuditRows, type AuditInput } from './audit.js';
+import { CachedStatement } from './cached-statement.js';
 
 
 /**
@@ -163,37 +164,79 @@ export interface RunEnd {
 /** Ends a run in one statement: snapshot gone, parent told, memory appended, answer kept for its front end. */
 export async function endRun(db: Db, end: RunEnd): Promise<void> {
   const { parent, memory, audit, result } = end;
+  const withMemory = memory !== undefined && memory.messages.length > 0;
+  const withAudit = audit !== undefined && audit.length > 0;
   // Only the parts this run needs: a statement's unused CTEs still cost PostgreSQL their executor setup.
+  const shape = `${end.hadSnapshot ? 'd' : ''}${parent ? 'p' : ''}${withMemory ? 'm' : ''}${withAudit ? 'a' : ''}${result ? 'r' : ''}`;
+  if (shape === '') return;
+  let messages: string | null = null;
+  if (withMemory) {
+    const numbered = new Array<{ i: number; message: unknown }>(memory.messages.length);
+    for (let i = 0; i < numbered.length; i++) numbered[i] = { i, message: memory.messages[i] };
+    messages = JSON.stringify(numbered);
+  }
+  await runEnd.execute(db, shape, {
+    runId: end.runId,
+    parentResult: parent ? JSON.stringify(parent.result ?? null) : null,
+    parentRunId: parent?.runId ?? null,
+    parentToolCallId: parent?.toolCallId ?? null,
+    threadId: memory?.threadId ?? null,
+    resourceId: memory?.resourceId ?? null,
+    messages,
+    audit: withAudit ? auditJson(audit) : null,
+    resultAgentId: result?.agentId ?? null,
+    resultThreadId: result?.threadId ?? null,
+    resultResourceId: result?.resourceId ?? null,
+    resultText: result?.text ?? null,
+    resultFinishReason: result?.finishReason ?? null,
+  });
+}
+
+/** endRun's statement; its shape names the parts present: d(elete), p(arent), m(emory), a(udit), r(esult). */
+const runEnd = new CachedStatement<{
+  runId: string;
+  parentResult: string | null;
+  parentRunId: string | null;
+  parentToolCallId: string | null;
+  threadId: string | null;
+  resourceId: string | null;
+  messages: string | null;
+  audit: string | null;
+  resultAgentId: string | null;
+  resultThreadId: string | null;
+  resultResourceId: string | null;
+  resultText: string | null;
+  resultFinishReason: string | null;
+}>((p, shape) => {
   const parts = [
-    end.hadSnapshot ? sql`del AS (DELETE FROM run_snapshots WHERE run_id = ${end.runId} RETURNING run_id)` : undefined,
-    parent
+    shape.includes('d') ? sql`del AS (DELETE FROM run_snapshots WHERE run_id = ${p.runId} RETURNING run_id)` : undefined,
+    shape.includes('p')
       ? sql`parent AS (
           UPDATE pending_actions
-          SET status = 'resolved', resume_data = ${JSON.stringify(parent.result ?? null)}::jsonb, decided_at = now()
-          WHERE run_id = ${parent.runId} AND tool_call_id = ${parent.toolCallId} AND status = 'pending' AND kind = 'delegation'
+          SET status = 'resolved', resume_data = ${p.parentResult}::jsonb, decided_at = now()
+          WHERE run_id = ${p.parentRunId} AND tool_call_id = ${p.parentToolCallId} AND status = 'pending' AND kind = 'delegation'
           RETURNING id)`
       : undefined,
-    memory?.messages.length
+    shape.includes('m')
       ? sql`mem AS (
           INSERT INTO thread_messages (thread_id, resource_id, message)
-          SELECT ${memory.threadId}, ${memory.resourceId}, m.message
-          FROM jsonb_to_recordset(${JSON.stringify(memory.messages.map((m, i) => ({ i, message: m })))}::jsonb)
+          SELECT ${p.threadId}, ${p.resourceId}, m.message
+          FROM jsonb_to_recordset(${p.messages}::jsonb)
             AS m(i integer, message jsonb)
           ORDER BY m.i
           RETURNING id)`
       : undefined,
-    audit?.length ? sql`audit AS (${insertAuditRows(audit)})` : undefined,
-    result
+    shape.includes('a') ? sql`audit AS (${insertAuditJson(p.audit)})` : undefined,
+    shape.includes('r')
       ? sql`res AS (
           INSERT INTO run_results (run_id, agent_id, thread_id, resource_id, text, finish_reason)
-          VALUES (${end.runId}, ${result.agentId}, ${result.threadId}, ${result.resourceId}, ${result.text}, ${result.finishReason})
+          VALUES (${p.runId}, ${p.resultAgentId}, ${p.resultThreadId}, ${p.resultResourceId}, ${p.resultText}, ${p.resultFinishReason})
           ON CONFLICT (run_id) DO NOTHING
           RETURNING run_id)`
       : undefined,
-  ].filter((p) => p !== undefined);
-  if (parts.length === 0) return;
-  await sql`WITH ${sql.join(parts)} SELECT 1`.execute(db);
-}
+  ].filter((part) => part !== undefined);
+  return sql`WITH ${sql.join(parts)} SELECT 1`;
+});
 
 /**
  * Top-level runs of an agent that wait on people, each with the calls it
@@ -323,11 +366,21 @@ export async function persistSuspension(
   actions: PendingWrite[],
   audit: AuditInput[] = [],
 ): Promise<PendingAction[]> {
-  const result = await sql<PendingAction>`
+  const withAudit = audit.length > 0;
+  const result = await suspension.execute<PendingAction>(db, withAudit ? 'audit' : '', {
+    snapshots: JSON.stringify(snapshots),
+    actions: JSON.stringify(actions),
+    audit: withAudit ? auditJson(audit) : null,
+  });
+  return result.rows;
+}
+
+const suspension = new CachedStatement<{ snapshots: string; actions: string; audit: string | null }, '' | 'audit'>(
+  (p, shape) => sql`
     WITH snaps AS (
       INSERT INTO run_snapshots (run_id, root_run_id, parent_run_id, agent_id, thread_id, resource_id, status, snapshot)
       SELECT s.run_id, s.root_run_id, s.parent_run_id, s.agent_id, s.thread_id, s.resource_id, 'suspended', s.snapshot
-      FROM jsonb_to_recordset(${JSON.stringify(snapshots)}::jsonb) AS s(
+      FROM jsonb_to_recordset(${p.snapshots}::jsonb) AS s(
         run_id text, root_run_id text, parent_run_id text, agent_id text, thread_id text, resource_id text, snapshot jsonb)
       ON CONFLICT (run_id) DO UPDATE
         SET status = 'suspended', snapshot = EXCLUDED.snapshot, suspended_at = now(), claimed_at = NULL
@@ -341,16 +394,16 @@ export async function persistSuspension(
              CASE WHEN a.expires_in_ms IS NULL THEN NULL
                   ELSE now() + make_interval(secs => a.expires_in_ms / 1000.0) END,
              a.limit_hits, a.remembered_unused, a.stated_reason, a.preview, a.tool_pin, a.asked_again, a.caller
-      FROM jsonb_to_recordset(${JSON.stringify(actions)}::jsonb) AS a(
+      FROM jsonb_to_recordset(${p.actions}::jsonb) AS a(
         run_id text, root_run_id text, tool_call_id text, tool_name text, kind text, args jsonb,
         fingerprint text, suspend_payload jsonb, path jsonb, requester text, policy_version text,
         quorum integer, expires_in_ms bigint, limit_hits jsonb, remembered_unused jsonb,
         stated_reason text, preview jsonb, tool_pin jsonb, asked_again jsonb, caller text)
       RETURNING ${pendingActionColumns()}
     )${
-      audit.length
+      shape === 'audit'
         ? sql`, earlier AS (
-      ${insertAuditRows(audit)}
+      ${insertAuditJson(p.audit)}
     ), audit AS (
       -- Reading \`earlier\` first makes what already happened (e.g. \`executed\`) precede the new requests.
       ${requestedAudit} AND (SELECT count(*) FROM earlier) >= 0 ORDER BY id
@@ -358,9 +411,8 @@ export async function persistSuspension(
         : sql`, audit AS (${requestedAudit} ORDER BY id)`
     }
     SELECT * FROM acts
-  `.execute(db);
-  return result.rows;
-}
+  `,
+);
 
 /**
  * Gives up this process's claim on a run it is still continuing (a shutdown out of time): the

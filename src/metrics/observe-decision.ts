@@ -1,4 +1,4 @@
-import type { Decision } from '../agent/types.js';
+import type { Decision } from '../agent/api-types.js';
 import { botMetrics } from './bot-metrics.js';
 
 /** Counts a decision by outcome and, for one that closed its request, how long the request waited. */

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { App, HTTPReceiver, type CustomRoute, type webApi } from '@slack/bolt';
 import type { Agent } from '../agent/agent.js';
 import { startSweeping } from '../agent/sweeps.js';
-import { sendDueNotices } from './routing/send-due-notices.js';
+import { showDueNotices } from './routing/send-due-notices.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
@@ -13,20 +13,24 @@ import { boltLogger } from './transport/bolt-logger.js';
 import { SweepBacklog, type BacklogSwept } from './sweep.js';
 import { PacedWebClient } from './transport/paced-web-client.js';
 import { inboundRequests } from './transport/inbound-requests.js';
-import { registerAppMention } from './thread/app-mention.js';
+import { registerAppMention, registerMessage } from './thread/message.js';
+import { showRememberedUse } from './remembered/show-remembered-use.js';
+import { answerFromText } from './answer/answer-choice.js';
+import { mayAnswer, resumeFromSlack } from './answer/resume-from-slack.js';
+import { formOfZod } from './kit/form-fields.js';
 import { registerApprovalActions } from './approval/approval-actions.js';
+import { openDecline, recordApproval, showApproval } from './approval/approval-click.js';
 import { registerBatchActions } from './batch/batch-actions.js';
 import { registerDeclineModalSubmit } from './approval/decline-modal-submit.js';
 import { registerEditActions } from './edit/edit-actions.js';
 import { decisionRefusal } from './approval/decision-refusal.js';
 import { handleDecision } from './approval/handle-decision.js';
-import { routeEditedCard } from './routing/route-edited-card.js';
-import { affectedUsers, refreshHomesFor } from './inbox/affected-users.js';
+import { routeEditedCard } from './routing/route-card.js';
 import { listClickOf, showInboxList } from './inbox/inbox-list.js';
 import { registerApproveReasonSubmit } from './approval/approve-reason-submit.js';
 import { interactionRoutes } from './interaction-routes.js';
-import { registerMessage } from './thread/message.js';
 import { goOnAfterAnswer } from './thread/run-in-thread.js';
+import type { MessageAnswers } from './thread/handle-message.js';
 import { registerQuestionActions } from './answer/question-actions.js';
 import { registerRespondActions } from './answer/respond-actions.js';
 import { registerElicitationActions } from './answer/elicitation-actions.js';
@@ -40,17 +44,14 @@ import { pruneEvents } from './thread/claim-event.js';
 import { claimUnpostedCards } from './card/claim-unposted-cards.js';
 import { postUnpostedCard } from './card/post-unposted-card.js';
 import { claimStaleCards } from './card/claim-stale-cards.js';
-import { claimKeptResults } from './thread/claim-kept-results.js';
-import { deliverKeptResult } from './thread/deliver-kept-result.js';
+import { claimKeptResults, showKeptResult } from './thread/kept-results.js';
 import { timeAcks } from './transport/time-acks.js';
 import { botMetrics } from '../metrics/bot-metrics.js';
-import { registerAppHomeOpened } from './inbox/app-home-opened.js';
-import { registerApprovalsCommand } from './inbox/approvals-command-listener.js';
-import { registerInboxActions } from './inbox/inbox-actions.js';
+import { registerAppHomeOpened, registerInboxActions, registerApprovalsCommand } from './inbox/inbox-actions.js';
 import { registerRememberedActions } from './remembered/remembered-actions.js';
 import { HomeRefresher } from './inbox/home-refresher.js';
-import { publishHome } from './inbox/publish-home.js';
-import { slackUserTeams } from './transport/user-teams.js';
+import { showHome } from './inbox/show-home.js';
+import { slackUserTeams } from './transport/directory.js';
 import { homeViewersAmong, recordHomeViewer } from './inbox/home-viewers.js';
 
 export interface SlackAppOptions {
@@ -189,7 +190,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   agent.keepResults();
   // Publishes through `context`, which exists by the time anything is published.
   const home = new HomeRefresher({
-    publish: (user, notice) => publishHome(context, user, notice),
+    publish: (user, notice) => showHome(context, user, notice),
     recordViewer: (user) => recordHomeViewer(context.slackDb, user),
     viewersAmong: (users) => homeViewersAmong(context.slackDb, users),
     logger: log,
@@ -207,6 +208,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     publicChannels: new Map(),
     decisionsInFlight: new Map(),
     userTeams: slackUserTeams(app.client, log),
+    showRememberedUse: (target, call) => showRememberedUse(context, target, call),
     workingReactionDelayMs: options.workingReactionDelayMs ?? DEFAULT_WORKING_REACTION_DELAY_MS,
     ...assistantOf(options.assistant ?? config.assistant),
     ...(options.botUserId ? { botUserId: options.botUserId } : {}),
@@ -215,8 +217,15 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   app.error(async (error) => {
     log.error({ err: error }, 'Slack listener failed');
   });
-  registerAppMention(app, context);
-  registerMessage(app, context);
+  // What a reply does to the request its thread waits on is the answer feature's (answer/).
+  const answers: MessageAnswers = {
+    answerFromText,
+    mayAnswer,
+    resumeFromSlack: (ctx, action, data, who, options) => resumeFromSlack(ctx, action, data, who, goOnAfterAnswer, options),
+    hasRespondForm: (schema) => formOfZod(schema) !== undefined,
+  };
+  registerAppMention(app, context, answers);
+  registerMessage(app, context, answers);
   registerAppHomeOpened(app, context);
   registerApprovalsCommand(app, context);
   const routes = interactionRoutes(app, unknownInteractions(context));
@@ -227,17 +236,13 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     refusal: (ctx, click, button) => decisionRefusal(ctx, click, button, { as: 'edit' }),
     showDecision: handleDecision,
     routeEdited: routeEditedCard,
-    refreshHomes: refreshHomesFor,
   });
   registerApproveReasonSubmit(routes, context);
   registerQuestionActions(routes, context, goOnAfterAnswer);
   registerRespondActions(routes, context, goOnAfterAnswer);
   registerElicitationActions(routes, context, goOnAfterAnswer);
-  registerInboxActions(routes, context);
-  registerRememberedActions(routes, context, {
-    affectedUsers: (ctx, action) => affectedUsers(ctx, action),
-    redrawList: (ctx, body, listValue) => showInboxList(ctx, listClickOf(body, listValue)),
-  });
+  registerInboxActions(routes, context, { recordApproval, showApproval, openDecline });
+  registerRememberedActions(routes, context, { redrawList: (ctx, body, listValue) => showInboxList(ctx, listClickOf(body, listValue)) });
 
   const sweepExpired = async (repairs = true): Promise<BacklogSwept> => {
     try {
@@ -260,9 +265,9 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       for (const actionId of unposted) tasks.run('unposted card', () => postUnpostedCard(context, actionId));
       const stale = await claimStaleCards(context.slackDb, agent.id, repairAfterMs);
       backlog.redraw(stale);
-      await sendDueNotices(context, repairAfterMs).catch((error: unknown) => log.warn({ err: error }, 'approval notices failed'));
+      await showDueNotices(context, repairAfterMs).catch((error: unknown) => log.warn({ err: error }, 'approval notices failed'));
       const kept = await claimKeptResults(context.slackDb, agent.id, repairAfterMs);
-      for (const result of kept) tasks.run('kept answer', () => deliverKeptResult(context, result));
+      for (const result of kept) tasks.run('kept answer', () => showKeptResult(context, result));
       Object.assign(found, { unposted_card: unposted.length, stale_card: stale.length, kept_answer: kept.length });
       await pruneEvents(context.slackDb).catch((error: unknown) => log.warn({ err: error }, 'pruning old event ids failed'));
     }

@@ -1,12 +1,12 @@
 import type { webApi } from '@slack/bolt';
 import type { Agent } from '../agent/agent.js';
-import type { Actor } from '../agent/types.js';
+import type { Actor, RememberedCall } from '../agent/api-types.js';
 import type { Logger } from '../logger.js';
 import type { BackgroundTasks } from './transport/background-tasks.js';
 import type { SlackDb } from './tables.js';
 import type { HomeRefresher } from './inbox/home-refresher.js';
 import type { AssistantSupport } from './thread/assistant-support.js';
-import type { UserTeams } from './transport/user-teams.js';
+import type { UserTeams } from './transport/directory.js';
 
 /** What every listener and helper of the Slack front end works with. */
 export interface SlackContext {
@@ -48,6 +48,11 @@ export interface SlackContext {
   readonly userTeams: UserTeams;
   /** Slack's AI-app methods (status, streaming), when SLACK_ASSISTANT allows them; absent: never used. */
   readonly assistant?: AssistantSupport;
+  /**
+   * Says in a run's thread that a call ran under a remembered approval (remembered/), passed in
+   * so that showing a run (thread/) imports no other feature.
+   */
+  readonly showRememberedUse: (target: ThreadTarget, call: RememberedCall) => Promise<void>;
 }
 
 /** A card this process is posting. */

@@ -5,7 +5,7 @@ import { loadCardState } from './card/card-state.js';
 import { PacedClientStoppedError, type PacedWebClient } from './transport/paced-web-client.js';
 import { TaskLane } from './transport/task-lane.js';
 import { handleExpired } from './approval/handle-expired.js';
-import { handleRecovered } from './thread/handle-recovered.js';
+import { showRecovered } from './thread/run-in-thread.js';
 import { updateCard } from './card/update-card.js';
 
 /** Cards being redrawn at once; chat.update's pace, not this, decides how fast they go. */
@@ -76,7 +76,7 @@ export class SweepBacklog {
     // A run taken over is already running (claimed, waiting for a run slot): its thread shows it at once.
     const recovered = await takeOverWhileFull(agent, (batch) => {
       // Stopping: the run is claimed and its continuation under way; the answer is kept until shown, by another instance if need be.
-      for (const r of batch) if (!this.stopped) ctx.tasks.run('recovered', () => handleRecovered(ctx, r).catch(quietOnStop));
+      for (const r of batch) if (!this.stopped) ctx.tasks.run('recovered', () => showRecovered(ctx, r).catch(quietOnStop));
     });
     return { expired: expired.taken, recovered: recovered.taken, more: expired.more || recovered.more };
   }

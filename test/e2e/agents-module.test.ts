@@ -6,7 +6,7 @@ import { loadAgentsModule } from '../../src/bot/load-agents-module.js';
 import type { BotAgents } from '../../src/bot-agents.js';
 import { silentLogger } from '../../src/logger.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
-import { backends } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { clickButton, mention, slackHarness, startBot, textOf, updatesOf, waitForCard, waitForText, waitForUpdate } from '../helpers/slack-bot.js';
 import { viewSubmissionPayload } from '../../src/simulator/index.js';
 
@@ -17,7 +17,7 @@ const ALICE = 'U0ALICE';
 // The example imports the package by name, as a team's module would: its built copy.
 beforeAll(ensureBuiltPackage, 300_000);
 
-describe.each(backends)('an agents module (AGENTS_MODULE) behind Slack on %s', (backend) => {
+describeBackends('an agents module (AGENTS_MODULE) behind Slack on %s', (backend) => {
   const h = slackHarness(backend);
   let mcp: AttachedMcpServers | undefined;
   afterEach(async () => {

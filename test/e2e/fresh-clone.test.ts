@@ -1,8 +1,8 @@
 /**
  * The README's doors from a fresh clone, as a newcomer walks them: the files a clone of this
- * repository has (what git tracks, as they are in the working tree: nothing built, no
- * node_modules, no .data) copied to a temporary directory, `npm install` there (which builds the
- * package through `prepare`), then `npm start` in it, driven through the sandbox the way its page
+ * repository has (what git tracks, as they are in the working tree: no node_modules, no .data)
+ * copied to a temporary directory, `npm install` there (which builds the package through
+ * `prepare`, incrementally from this working tree's build), then `npm start` in it, driven through the sandbox the way its page
  * drives it (its /ui routes):
  * - the quick start with a real provider setting, `MODEL=openai-compatible/…` against an
  *   OpenAI-compatible server on loopback: a mention, the card, Approve, the model's answer;
@@ -15,14 +15,15 @@
  * The install needs only the npm registry, or its cache (`--prefer-offline`).
  */
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { startFakeProviders, type FakeProviders, type Reply, type Turn } from '../helpers/fake-providers.js';
 import { readmeSnippets } from '../helpers/readme-snippets.js';
-import { freePort, npmStart, stopProcessGroup, type NpmStart } from '../sandbox/npm-start.js';
+import { freePort, npmStart, stopProcessGroup, type NpmStart } from '../helpers/sandbox/npm-start.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -96,7 +97,13 @@ beforeAll(async () => {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
   }
+  // `prepare` builds the package as in any clone, incrementally from this working tree's build
+  // (dist/ with tsc's build info, current as ensureBuiltPackage leaves it): the same command and
+  // output, without compiling every file a second time.
+  await ensureBuiltPackage();
+  cpSync(join(ROOT, 'dist'), join(CLONE, 'dist'), { recursive: true });
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: CLONE, timeout: 600_000 });
+  expect(existsSync(join(CLONE, 'dist/src/main.js')) && existsSync(join(CLONE, 'dist/cjs/index.cjs'))).toBe(true);
 
   // The team's own project beside the clone: zod, and the clone as its slack-approval-bot.
   mkdirSync(TEAM);

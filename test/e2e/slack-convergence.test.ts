@@ -10,9 +10,9 @@ import { definePolicy } from '../../src/approvals/define-policy.js';
 import { findAction } from '../../src/db/pending-actions.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { postCard } from '../../src/slack/card/post-card.js';
-import { postAnswer } from '../../src/slack/thread/post-answer.js';
+import { showAnswer } from '../../src/slack/thread/show-answer.js';
 import { recordThread } from '../../src/slack/thread/threads.js';
-import { backends } from '../helpers/db.js';
+import { describeBackends, needing } from '../helpers/needs.js';
 import { openSlowDelivery } from '../helpers/slow-delivery.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { clickButton, freshTs, mention, recordingDeleteTool, SIGNING_SECRET, slackHarness, startBot, textOf, updatesOf, waitForCard, waitForText, waitForUpdate, type AgentDeps, type Bot, type PostedCard } from '../helpers/slack-bot.js';
@@ -29,7 +29,7 @@ const REPAIR_AFTER_MS = 1_000;
 const deleteStep = (id: string): ScriptStep => ({ toolCalls: [{ toolName: 'delete_record', args: { id } }] });
 const hasButtons = (call: { args: Record<string, unknown> }) => JSON.stringify(call.args.blocks ?? '').includes('"type":"button"');
 
-describe.each(backends)('Slack threads converge on what is stored, on %s', (backend) => {
+describeBackends('Slack threads converge on what is stored, on %s', (backend) => {
   const h = slackHarness(backend);
 
   async function boot(model: MockLanguageModelV3, options: { policy?: Parameters<typeof definePolicy>[0]; ackFirstMaxHoldMs?: number } = {}) {
@@ -99,7 +99,7 @@ describe.each(backends)('Slack threads converge on what is stored, on %s', (back
     const { b } = await boot(scriptedModel([deleteStep('u1'), { text: long }]));
     const { runId, thread } = await runEndedUnshown(b, long);
     // The stopped process had posted the first part of the answer, marked as this run's.
-    await postAnswer(b.slack.context, thread, long, { runId }, new Set(Array.from({ length: 20 }, (_, i) => i + 1)));
+    await showAnswer(b.slack.context, thread, long, { runId }, new Set(Array.from({ length: 20 }, (_, i) => i + 1)));
     const parts = () => h.fake.callsTo('chat.postMessage').filter((c) => c.args.thread_ts === thread.threadTs && (c.args.metadata as { event_payload?: { run_id?: string } } | undefined)?.event_payload?.run_id === runId);
     const before = parts().length;
     expect(before).toBe(1);
@@ -219,7 +219,7 @@ async function childBot(h: ReturnType<typeof slackHarness>, script: ScriptStep[]
   return { child, executed, bot: { fake: h.fake, send: slackSender(url, SIGNING_SECRET), url } as unknown as Bot };
 }
 
-describe.skipIf(!process.env.DATABASE_URL)('Slack threads converge after a process is killed (SIGKILL, PostgreSQL)', () => {
+describe('Slack threads converge after a process is killed (SIGKILL, PostgreSQL)', needing('postgres'), () => {
   const h = slackHarness('postgres');
   let child: ChildProcess | undefined;
   afterEach(async () => {

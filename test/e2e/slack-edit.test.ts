@@ -5,7 +5,7 @@ import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
 import { newTriggerId, viewSubmissionPayload, type RecordedCall } from '../../src/simulator/index.js';
-import { backends } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { viewText } from '../helpers/home-view.js';
 import { recordingRefundTool } from '../helpers/recording-refund-tool.js';
 import { lastToolResults, scriptedModel } from '../helpers/scripted-model.js';
@@ -39,7 +39,7 @@ const policy = (extra: Record<string, unknown> = {}): PolicyInput => ({
   },
 });
 
-describe.each(backends)('Slack: edit, then approve, on %s', (backend) => {
+describeBackends('Slack: edit, then approve, on %s', (backend) => {
   const h = slackHarness(backend);
 
   function refundAgent(deps: AgentDeps, amountCents: number, p: PolicyInput) {
@@ -212,6 +212,39 @@ describe.each(backends)('Slack: edit, then approve, on %s', (backend) => {
     expect(made().refunds).toEqual([]);
 
     await clickButton(b, edited, DAVE, ACTION_IDS.approve);
+    await waitForText(h.fake, thread, 'Refund done.');
+    expect(made().refunds).toEqual([{ orderId: '1042', amountCents: 90000 }]);
+  });
+
+  it('an edit the policy denies is refused in the modal, beside the argument it changed, and changes nothing', async () => {
+    const denying: PolicyInput = {
+      tools: {
+        issue_refund: {
+          requireApproval: true,
+          approvers: [BOB, CAROL, DAVE],
+          rules: [{ when: { arg: 'amountCents', op: 'gt', value: 500000 }, then: { deny: 'Refunds above 5,000.00 <!channel> go through finance.' } }],
+        },
+      },
+    };
+    const { b, made } = await boot(100000, denying);
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'refund 1042' });
+    const card = await waitForCard(h.fake, thread, 'approval');
+    const view = await openEditModal(b, card, CAROL);
+    const refused = await submitEdit(b, CAROL, view, '600000');
+    expect(refused.status).toBe(200);
+    // Plain text beside the field: Slack shows errors as they are, so nothing in it can notify anyone.
+    expect(JSON.parse(refused.body)).toEqual({
+      response_action: 'errors',
+      errors: { f1: 'The approval policy denies this call with these arguments: Refunds above 5,000.00 <!channel> go through finance. Change them, or close to leave the request as it is.' },
+    });
+    await b.slack.idle();
+    const row = (await b.agent.findRequest(card.actionId))!;
+    expect(row).toMatchObject({ status: 'pending', args: { orderId: '1042', amountCents: 100000 } });
+    expect(row.edit ?? null).toBeNull();
+    expect(h.fake.callsTo('chat.postEphemeral').filter((c) => String(c.args.text).includes('denies'))).toEqual([]);
+
+    // An edit the policy allows goes on as usual.
+    await submitEdit(b, CAROL, view, '90000');
     await waitForText(h.fake, thread, 'Refund done.');
     expect(made().refunds).toEqual([{ orderId: '1042', amountCents: 90000 }]);
   });

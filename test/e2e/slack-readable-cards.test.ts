@@ -6,7 +6,7 @@ import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
 import { listAuditEvents } from '../../src/db/audit.js';
-import { backends } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { blocksOf, buttonClick, clickButton, expectCleanSlackOutput, mention, slackHarness, startBot, textOf, waitForCard, waitForEphemeral, waitForText, waitForUpdate, type AgentDeps } from '../helpers/slack-bot.js';
 import { blockLimitErrors, checkedView, viewSubmissionPayload } from '../../src/simulator/index.js';
@@ -41,7 +41,7 @@ function refundTool(options: { describe?: boolean } = {}) {
   return { tool, refunds };
 }
 
-describe.each(backends)('readable approval cards end to end on %s', (backend) => {
+describeBackends('readable approval cards end to end on %s', (backend) => {
   const h = slackHarness(backend);
 
   async function boot(steps: ScriptStep[], policy: PolicyInput, tool = refundTool()) {
@@ -171,7 +171,6 @@ describe.each(backends)('readable approval cards end to end on %s', (backend) =>
       }),
     );
     expect(submitted.status).toBe(200);
-    expect(submitted.elapsedMs).toBeLessThan(1000);
     await waitForUpdate(h.fake, card, `Approved by <@${ALICE}>: Customer double-charged &lt;!channel&gt;, ticket 77`);
     await waitForText(h.fake, thread, 'Refund issued.');
     expect(refunds).toEqual([REFUND_ARGS]);

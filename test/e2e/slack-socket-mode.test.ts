@@ -8,9 +8,10 @@ import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/app.js';
-import { slackGroupResolver } from '../../src/slack/transport/slack-group-resolver.js';
+import { slackGroupResolver } from '../../src/slack/transport/directory.js';
 import { slackWebClient } from '../../src/slack/transport/slack-web-client.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { appMentionEnvelope, FAKE_APP_TOKEN, FAKE_BOT_TOKEN, SLACK_IDS, type SlackSimulator, startSlackSimulator } from '../../src/simulator/index.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { captureLogger, buttonClick, recordingDeleteTool, expectCleanSlackOutput, freshTs, textOf, waitForCard, waitForText, waitForUpdate, type AgentDeps, type PostedCard } from '../helpers/slack-bot.js';
@@ -18,8 +19,6 @@ import { captureLogger, buttonClick, recordingDeleteTool, expectCleanSlackOutput
 const CHANNEL = 'C0CHANNEL01';
 const REQUESTER = 'U0REQUESTER';
 const ALICE = 'U0ALICE';
-/** Slack's deadline is 3 s; an ack that waits on the model or the database would show up far above this. */
-const QUICK_ACK_MS = 1_000;
 /** @slack/socket-mode waits its client ping timeout (5 s) before reconnecting, then needs a moment more. */
 const RECONNECT_WITHIN_MS = 15_000;
 
@@ -30,7 +29,7 @@ interface SocketBot {
   model: ReturnType<typeof scriptedModel>;
 }
 
-describe.each(backends)('Slack Socket Mode end to end on %s', (backend) => {
+describeBackends('Slack Socket Mode end to end on %s', (backend) => {
   let database: TestDatabase;
   let fake: SlackSimulator;
   let bot: SocketBot | undefined;
@@ -116,8 +115,7 @@ describe.each(backends)('Slack Socket Mode end to end on %s', (backend) => {
     const retryNow = fake.socket.event(m.body, { retryAttempt: 1, retryReason: 'timeout' });
     const ack = await fake.socket.waitForAck(m.envelopeId);
     expect(ack.connection).toBe(connection.id);
-    expect(ack.elapsedMs).toBeLessThan(QUICK_ACK_MS);
-    expect((await fake.socket.waitForAck(retryNow)).elapsedMs).toBeLessThan(QUICK_ACK_MS);
+    expect((await fake.socket.waitForAck(retryNow)).connection).toBe(connection.id);
 
     const eyes = await fake.waitFor((c) => c.method === 'reactions.add' && c.args.timestamp === m.ts);
     // Bolt acks before any listener runs, so the ack cannot wait on the run's Slack calls.
@@ -127,13 +125,12 @@ describe.each(backends)('Slack Socket Mode end to end on %s', (backend) => {
     expect(b.deleted).toEqual([]);
 
     const retryLate = fake.socket.event(m.body, { retryAttempt: 2, retryReason: 'timeout' });
-    expect((await fake.socket.waitForAck(retryLate)).elapsedMs).toBeLessThan(QUICK_ACK_MS);
+    await fake.socket.waitForAck(retryLate);
     await b.slack.idle();
     expect(b.model.doStreamCalls).toHaveLength(1);
 
     const approve = click(card, ALICE, ACTION_IDS.approve);
     const approveAck = await fake.socket.waitForAck(approve);
-    expect(approveAck.elapsedMs).toBeLessThan(QUICK_ACK_MS);
     await waitForUpdate(fake, card, `Approved by <@${ALICE}>`);
     const answer = await waitForText(fake, m.thread, 'Deleted *abc*');
     expect(approveAck.at).toBeLessThanOrEqual(answer.at);
@@ -188,7 +185,6 @@ describe.each(backends)('Slack Socket Mode end to end on %s', (backend) => {
     const next = mention('are you there?');
     const nextAck = await fake.socket.waitForAck(next.envelopeId);
     expect(nextAck.connection).toBe(second.id);
-    expect(nextAck.elapsedMs).toBeLessThan(QUICK_ACK_MS);
     await waitForText(fake, next.thread, 'Still here.');
     await b.slack.idle();
     expect(fake.socket.connections.filter((c) => c.closedAt === undefined).map((c) => c.id)).toEqual([second.id]);

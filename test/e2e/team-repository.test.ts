@@ -13,11 +13,11 @@
  * The install needs only the npm registry (or its cache: `--prefer-offline`). One pack and one
  * install serve every case. Node 20 runs here; TEAM_REPO_NODE_VERSIONS=22,24 also runs the
  * module forms under those versions (their binaries installed from the npm packages node@22 and
- * node@24 into the temporary directory), which takes a download each.
+ * node@24 into ~/.cache/slack-approval-bot once, then reused from there).
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -37,6 +37,8 @@ const BARE = join(work, 'nothing-installed');
 const REQUESTER = 'U0REQUESTER';
 const LEAD = 'U0ALICE';
 const CHANNEL = 'C0CHANNEL01';
+/** Where the Node binaries of TEAM_REPO_NODE_VERSIONS are kept between runs. */
+const NODES_CACHE = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'slack-approval-bot/team-repository-nodes');
 const extraNodes = (process.env.TEAM_REPO_NODE_VERSIONS ?? '').split(',').map((v) => v.trim()).filter(Boolean);
 
 /** The tool both modules below define, in plain JavaScript. */
@@ -114,10 +116,19 @@ beforeAll(async () => {
   writeFileSync(join(BARE, 'agent-only.mjs'), `import { Agent } from 'slack-approval-bot';\nexport default new Agent({ id: 'a', model: 'openai/gpt-5-mini' });\n`);
 
   for (const version of extraNodes) {
-    const dir = join(work, `node-${version}`);
-    mkdirSync(dir);
-    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', `node@${version}`], { cwd: dir, timeout: 300_000 });
+    // Installed once into a folder that outlives the run and the clone (the binaries are tens of MB
+    // each); remove it to take the latest release of that major version.
+    const dir = join(NODES_CACHE, `node-${version}`);
     const bin = join(dir, 'node_modules/.bin');
+    if (!existsSync(join(bin, 'node'))) {
+      const partial = `${dir}.${process.pid}`;
+      rmSync(partial, { recursive: true, force: true });
+      mkdirSync(partial, { recursive: true });
+      writeFileSync(join(partial, 'package.json'), JSON.stringify({ name: `node-${version}`, private: true }));
+      await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', `node@${version}`], { cwd: partial, timeout: 300_000 });
+      rmSync(dir, { recursive: true, force: true });
+      renameSync(partial, dir);
+    }
     const { stdout: v } = await run(join(bin, 'node'), ['--version']);
     expect(v.trim()).toMatch(new RegExp(`^v${version}\\.`));
     nodePaths.set(version, `${bin}:${process.env.PATH ?? ''}`);

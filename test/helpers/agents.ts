@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Agent, type AgentConfig } from '../../src/agent/agent.js';
 import { createTool } from '../../src/agent/tool.js';
-import type { AgentChunk, AgentStream } from '../../src/agent/types.js';
+import type { AgentChunk, AgentStream } from '../../src/agent/api-types.js';
 
 /** A tool whose executions are counted, for "ran exactly once" assertions. */
 export function countingTool(id: string, options: { requireApproval?: boolean | ((input: { id: string }) => boolean | Promise<boolean>) } = {}) {

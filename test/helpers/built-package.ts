@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -16,8 +16,12 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-/** What `npm run build` makes: the ES build and the CommonJS entry (scripts/build-commonjs.ts). */
-const OUTPUTS = ['dist/src/index.js', 'dist/cjs/index.cjs'];
+/**
+ * What `npm run build` writes every time it has something to do: tsc's build info (an
+ * incremental build rewrites only the files that changed) and the CommonJS entry
+ * (scripts/build-commonjs.ts).
+ */
+const OUTPUTS = ['dist/.tsbuildinfo', 'dist/cjs/index.cjs'];
 
 function fresh(): boolean {
   const sources = Math.max(newestMtime(join(ROOT, 'src')), statSync(join(ROOT, 'scripts/build-commonjs.ts')).mtimeMs);
@@ -46,6 +50,9 @@ export async function ensureBuiltPackage(): Promise<void> {
       if (!fresh()) {
         await run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, timeout: 300_000 });
         await run(process.execPath, ['--import', 'tsx', 'scripts/build-commonjs.ts'], { cwd: ROOT, timeout: 300_000 });
+        // A source saved unchanged leaves tsc nothing to write: mark the build as newer anyway.
+        const now = new Date();
+        utimesSync(join(ROOT, OUTPUTS[0]!), now, now);
       }
     } finally {
       if (locked) rmSync(LOCK, { recursive: true, force: true });

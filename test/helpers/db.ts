@@ -1,15 +1,15 @@
-import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, sql } from 'kysely';
 import { openDatabase, type Database } from '../../src/db/database.js';
-import { migrate, type Migration } from '../../src/db/migrate.js';
+import { migrate, readMigrations, type Migration } from '../../src/db/migrate.js';
+import { PGliteDialect } from '../../src/db/pglite-dialect.js';
+import type { DB } from '../../src/db/schema.js';
 
 export type Backend = 'postgres' | 'pglite';
-
-/**
- * Every storage test runs on PGlite; when DATABASE_URL is set (CI) it runs on
- * the real PostgreSQL as well.
- */
-export const backends: Backend[] = process.env.DATABASE_URL ? ['postgres', 'pglite'] : ['pglite'];
 
 export function uniqueSchema(prefix = 't'): string {
   return `${prefix}_${randomBytes(6).toString('hex')}`;
@@ -21,11 +21,59 @@ export interface TestDatabase extends Database {
   reopen(): Promise<Database>;
 }
 
+/** The schema of the migrated PGlite copies: each is an instance of its own, so one name serves all. */
+const PGLITE_SCHEMA = 't_pglite';
+
+/**
+ * A PGlite data directory as `initdb` and every migration leave it, made once per set of
+ * migrations (and PGlite version) and kept as a tarball in the temp folder: loading it skips
+ * `initdb` and the migrations, the most of a PGlite start-up. Written under a temporary name and
+ * renamed, so test files making it at the same time never read half of one.
+ */
+async function migratedPgliteTarball(): Promise<Blob> {
+  const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '../../node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string };
+  const key = createHash('sha256').update(version).update(JSON.stringify(readMigrations())).digest('hex').slice(0, 16);
+  const path = join(tmpdir(), `slack-approval-bot-pglite-${key}.tar`);
+  if (!existsSync(path)) {
+    const { db, pglite } = await pgliteDatabase(new PGlite('memory://'));
+    await migrate(db);
+    const tarball = await pglite.dumpDataDir('none');
+    await db.destroy();
+    const partial = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    writeFileSync(partial, Buffer.from(await tarball.arrayBuffer()));
+    renameSync(partial, path);
+  }
+  return new Blob([readFileSync(path)]);
+}
+
+/** Kysely on a PGlite instance, in PGLITE_SCHEMA (as openDatabase does with a schema). */
+async function pgliteDatabase(pglite: PGlite): Promise<{ db: Kysely<DB>; pglite: PGlite }> {
+  await pglite.waitReady;
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  await sql.raw(`CREATE SCHEMA IF NOT EXISTS ${PGLITE_SCHEMA}; SET search_path TO ${PGLITE_SCHEMA}`).execute(db);
+  return { db, pglite };
+}
+
+/** A PGlite instance of its own, loaded from the migrated tarball. */
+async function migratedPglite(): Promise<TestDatabase> {
+  const { db } = await pgliteDatabase(new PGlite({ dataDir: 'memory://', loadDataDir: await migratedPgliteTarball() }));
+  const database: TestDatabase = {
+    db,
+    kind: 'pglite',
+    schema: PGLITE_SCHEMA,
+    // PGlite is one connection: the "other" is the same one, and closing it must not end the test's.
+    reopen: () => Promise.resolve({ db, kind: 'pglite', close: async () => {} }),
+    close: () => db.destroy(),
+  };
+  return database;
+}
+
 /**
  * A fresh, migrated database (its own schema on Postgres, its own instance on PGlite);
  * `migrations` to build one as an older release left it.
  */
 export async function createTestDatabase(backend: Backend, dataDir = 'memory://', migrations?: Migration[]): Promise<TestDatabase> {
+  if (backend === 'pglite' && dataDir === 'memory://' && migrations === undefined) return migratedPglite();
   const schema = uniqueSchema();
   const options =
     backend === 'postgres'

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { freePort, npmStart, stopProcessGroup, type NpmStart } from '../sandbox/npm-start.js';
+import { freePort, npmStart, stopProcessGroup, type NpmStart } from './sandbox/npm-start.js';
 import { openSandboxPage, type SandboxPage } from './sandbox-page.js';
 
 export interface SandboxInChromium {

@@ -1,14 +1,12 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { CHROMIUM } from './needs.js';
 
-/** Debian's Chromium, driven by playwright-core: nothing is downloaded. */
-export const CHROMIUM = '/usr/bin/chromium';
+export { CHROMIUM };
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-/** Where Chromium is missing the browser tests are skipped, except on CI, which must have it. */
-export const chromiumMissing = !existsSync(CHROMIUM) && process.env.CI !== 'true';
 
 /**
  * Where docsScreenshot writes: docs/ with UPDATE_SCREENSHOTS=1 (then commit them), else a temp

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MockLanguageModelV3 } from 'ai/test';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel, lastToolResults } from '../helpers/scripted-model.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
@@ -18,7 +19,7 @@ import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 const oneCall = (toolName: string, args: unknown, text = 'finished') =>
   scriptedModel([{ toolCalls: [{ toolName, args }] }, { text }]);
 
-describe.each(backends)('approval integrity on %s', (backend) => {
+describeBackends('approval integrity on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

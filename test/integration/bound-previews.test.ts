@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { sql } from 'kysely';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { agentWith, collect } from '../helpers/agents.js';
 import { createTool, type Tool, type ToolDefinition } from '../../src/agent/tool.js';
@@ -10,7 +11,7 @@ import { consumeGrant } from '../../src/db/grants.js';
 import { fingerprint } from '../../src/approvals/fingerprint.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { STATED_REASON_FIELD } from '../../src/agent/stated-reason.js';
-import type { AgentChunk, ApprovalRequest } from '../../src/agent/types.js';
+import type { AgentChunk, ApprovalRequest } from '../../src/agent/api-types.js';
 
 /**
  * Records kept in memory, each with a version bumped on every change: `set_status` previews the
@@ -54,7 +55,7 @@ function recordsTool(options: Partial<Pick<ToolDefinition, 'onPreviewError'>> & 
 
 const approvalOf = (chunks: AgentChunk[]) => chunks.find((c) => c.type === 'tool-call-approval')?.payload as ApprovalRequest | undefined;
 
-describe.each(backends)('previews bound to state (%s)', (backend) => {
+describeBackends('previews bound to state (%s)', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);
@@ -251,7 +252,7 @@ describe.each(backends)('previews bound to state (%s)', (backend) => {
   });
 });
 
-describe.each(backends)('what a preview costs (%s)', (backend) => {
+describeBackends('what a preview costs (%s)', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

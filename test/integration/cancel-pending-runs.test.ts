@@ -3,10 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { findDecisionTarget, recordApprovalVote, cancelPendingRuns } from '../../src/db/pending-actions.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { lastToolResults, scriptedModel } from '../helpers/scripted-model.js';
 
-describe.each(backends)('"cancel" in a thread against decisions landing at the same moment, on %s', (backend) => {
+describeBackends('"cancel" in a thread against decisions landing at the same moment, on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

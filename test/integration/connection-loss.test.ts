@@ -2,6 +2,7 @@ import pg from 'pg';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { needing } from '../helpers/needs.js';
 import { uniqueSchema } from '../helpers/db.js';
 
 const run = promisify(execFile);
@@ -66,7 +67,7 @@ function expectReconnected(report: Report, schema: string): void {
   expect(report.after.schemas).toEqual([schema]);
 }
 
-describe.skipIf(!databaseUrl)('a connection PostgreSQL terminates (postgres)', () => {
+describe('a connection PostgreSQL terminates (postgres)', needing('postgres'), () => {
   it('idle in the pool: the process stays up, logs one line per connection and reconnects', async () => {
     const { code, stderr, report, schema } = await scenario('idle');
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });

@@ -1,11 +1,12 @@
 import { sql } from 'kysely';
 import type { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel, lastToolResults, type ScriptStep } from '../helpers/scripted-model.js';
 import { collect } from '../helpers/agents.js';
 import { ResumeValidationError, ToolCallNotPendingError } from '../../src/agent/errors.js';
-import type { AgentChunk, ApprovalRequest, SuspensionRequest } from '../../src/agent/types.js';
+import type { AgentChunk, ApprovalRequest, SuspensionRequest } from '../../src/agent/api-types.js';
 import { createDemoAgents } from '../../src/demo/create-demo-agents.js';
 import { demoPolicy } from '../../src/demo/demo-policy.js';
 import { createDemoTables, demoDb, type DemoDb } from '../../src/demo/demo-tables.js';
@@ -50,7 +51,7 @@ function refundScript(orderId: string, amountCents: number, reason = 'damaged in
   ];
 }
 
-describe.each(backends)('demo agents on %s', (backend) => {
+describeBackends('demo agents on %s', (backend) => {
   let database: TestDatabase;
   let demo: DemoDb;
   let firstSeed: SeedResult;

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel, lastToolResults } from '../helpers/scripted-model.js';
 import { agentWith } from '../helpers/agents.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
@@ -17,7 +18,7 @@ import { editFormOf } from '../../src/slack/edit/edit-form.js';
 
 const refundArgs = { orderId: 'o-1', amountCents: 150050 };
 
-describe.each(backends)('edit then approve on %s', (backend) => {
+describeBackends('edit then approve on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { countLimitUsage, MAX_COUNTER_ENTRIES, previewRecount, type UsageCount } from '../../src/db/limit-usage.js';
 import type { Database } from '../../src/db/database.js';
 
@@ -20,7 +21,7 @@ async function age(database: TestDatabase, toolKey: string, ms: number): Promise
   await sql`UPDATE limit_usage SET at = (SELECT array_agg(t - make_interval(secs => ${ms} / 1000.0)) FROM unnest(at) AS t) WHERE tool_key = ${toolKey}`.execute(database.db);
 }
 
-describe.each(backends)('limit usage counters on %s', (backend) => {
+describeBackends('limit usage counters on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

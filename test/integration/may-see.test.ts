@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PendingAction } from '../../src/db/rows.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 
 const REQUESTER = 'U0REQ';
@@ -29,7 +30,7 @@ const policy = definePolicy({
   },
 });
 
-describe.each(backends)('who may see a request (Agent.maySee) on %s', (backend) => {
+describeBackends('who may see a request (Agent.maySee) on %s', (backend) => {
   let database: TestDatabase;
   let request: PendingAction;
   let agent: ReturnType<typeof agentWith>;

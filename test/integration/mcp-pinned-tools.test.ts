@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { agentWith, collect } from '../helpers/agents.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
@@ -10,11 +11,11 @@ import { listAuditEvents } from '../../src/db/audit.js';
 import { captureLogger } from '../helpers/slack-bot.js';
 import { callLog, eventually, rugPull, stdioTracker } from '../helpers/mcp.js';
 import { PULLED_DESCRIPTION } from '../fixtures/mcp/tracker-server.js';
-import type { AgentChunk, ApprovalRequest } from '../../src/agent/types.js';
+import type { AgentChunk, ApprovalRequest } from '../../src/agent/api-types.js';
 
 const approvalOf = (chunks: AgentChunk[]) => chunks.find((c) => c.type === 'tool-call-approval')?.payload as ApprovalRequest | undefined;
 
-describe.each(backends)('MCP tools pinned to their definition (%s)', (backend) => {
+describeBackends('MCP tools pinned to their definition (%s)', (backend) => {
   let database: TestDatabase;
   const attached: AttachedMcpServers[] = [];
   beforeAll(async () => {

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { agentWith } from '../helpers/agents.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
@@ -12,7 +13,7 @@ import { mcpHttpServer } from '../helpers/mcp-http-server.js';
 
 const fast = { initialDelayMs: 50, maxDelayMs: 200 };
 
-describe.each(backends)('MCP tools behind approvals (%s)', (backend) => {
+describeBackends('MCP tools behind approvals (%s)', (backend) => {
   let database: TestDatabase;
   const attached: AttachedMcpServers[] = [];
   beforeAll(async () => {

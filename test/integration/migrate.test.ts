@@ -9,11 +9,12 @@ import { openDatabase, type Db } from '../../src/db/database.js';
 import { migrate, readMigrations, RETIRED_VERSIONS, type Migration } from '../../src/db/migrate.js';
 import { createDemoTables, demoDb } from '../../src/demo/demo-tables.js';
 import { seedDemoData } from '../../src/demo/seed-demo-data.js';
-import { backends, createTestDatabase, uniqueSchema } from '../helpers/db.js';
+import { createTestDatabase, uniqueSchema } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 
 const run = promisify(execFile);
 
-describe.each(backends)('migrations on %s', (backend) => {
+describeBackends('migrations on %s', (backend) => {
   it('applies every numbered file once, in order, and records it', async () => {
     const database = await createTestDatabase(backend);
     try {
@@ -47,7 +48,7 @@ function migrationsWithRetiredDemo(): Migration[] {
   return [...readMigrations(), demo].sort((a, b) => a.version - b.version);
 }
 
-describe.each(backends)('the demo tables on %s', (backend) => {
+describeBackends('the demo tables on %s', (backend) => {
   it('a fresh database gets none from the migrations; the demo creates them, however many times it starts', async () => {
     const database = await createTestDatabase(backend);
     try {

@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openWorkCounts } from '../../src/db/open-work-counts.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 
-describe.each(backends)('open work for the metrics scrape on %s', (backend) => {
+describeBackends('open work for the metrics scrape on %s', (backend) => {
   let database: TestDatabase | undefined;
   afterEach(async () => {
     await database?.close();

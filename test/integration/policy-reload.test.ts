@@ -8,13 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/agent/agent.js';
-import type { AgentChunk, ApprovalRequest } from '../../src/agent/types.js';
+import type { AgentChunk, ApprovalRequest } from '../../src/agent/api-types.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { loadPolicyFile } from '../../src/approvals/load-policy-file.js';
 import { watchPolicy, type WatchedPolicy } from '../../src/watch-policy.js';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { agentWith, collect, countingTool } from '../helpers/agents.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 import { captureLogger } from '../helpers/slack-bot.js';
 
@@ -54,7 +55,7 @@ async function until<T>(find: () => T | undefined, what: string, timeoutMs = 10_
 const dir = mkdtempSync(join(tmpdir(), 'policy-reload-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe.each(backends)('policy reload without restart on %s', (backend) => {
+describeBackends('policy reload without restart on %s', (backend) => {
   let database: TestDatabase;
   let watched: WatchedPolicy | undefined;
   beforeAll(async () => {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { needing } from '../helpers/needs.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { maxPreparedStatements } from '../../src/db/prepared-statement-client.js';
 
@@ -17,7 +18,7 @@ async function prepared(db: Database['db']): Promise<string[]> {
   return result.rows.map((r) => r.statement);
 }
 
-describe.skipIf(!databaseUrl)('statements prepared per connection (postgres)', () => {
+describe('statements prepared per connection (postgres)', needing('postgres'), () => {
   it('prepares a parameterised statement once and reuses it, with the same results', async () => {
     database = await openDatabase({ databaseUrl: databaseUrl!, poolSize: 1 });
     const text = (n: number) => sql<{ doubled: number }>`SELECT ${n}::int * 2 AS doubled`;

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readinessCheck } from '../../src/http/readiness.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 
-describe.each(backends)('GET /readyz on %s', (backend) => {
+describeBackends('GET /readyz on %s', (backend) => {
   const opened: TestDatabase[] = [];
   afterEach(async () => {
     for (const db of opened.splice(0)) await db.close().catch(() => undefined);

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { z } from 'zod';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { agentWith, collect } from '../helpers/agents.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
@@ -51,7 +52,7 @@ function deleteAgent(database: TestDatabase, policy: Policy = rememberPolicy, de
   return { agent, calls };
 }
 
-describe.each(backends)('remembered approvals on %s', (backend) => {
+describeBackends('remembered approvals on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

@@ -8,7 +8,8 @@ import { RunAbortedError } from '../../src/agent/errors.js';
 import { createTool } from '../../src/agent/tool.js';
 import { collect, countingTool } from '../helpers/agents.js';
 import { confirmTool } from '../helpers/confirm-tool.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { runRecordCount } from '../helpers/run-record-count.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 
@@ -62,7 +63,7 @@ function toolWaitingForAbort() {
   return { tool, inTool, seen };
 }
 
-describe.each(backends)('aborting a run on %s', (backend) => {
+describeBackends('aborting a run on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

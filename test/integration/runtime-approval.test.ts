@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel, lastToolResults } from '../helpers/scripted-model.js';
 import { agentWith, collect, countingTool } from '../helpers/agents.js';
 import { ToolCallNotPendingError } from '../../src/agent/errors.js';
 
-describe.each(backends)('runtime approvals on %s', (backend) => {
+describeBackends('runtime approvals on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

@@ -1,11 +1,12 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/agent/agent.js';
-import type { ExpiredRequest, RecoveredRun } from '../../src/agent/types.js';
+import type { ExpiredRequest, RecoveredRun } from '../../src/agent/api-types.js';
 import { takeOverWhileFull, takeWhileFull } from '../../src/agent/sweeps.js';
 import { findDecisionTarget, recordApprovalVote } from '../../src/db/pending-actions.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { backlogModel } from '../helpers/backlog-model.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -21,7 +22,7 @@ async function until(condition: () => boolean | Promise<boolean>, what: string):
 /** A stream ends a moment before its continuation gives its slot back. */
 const allSlotsFree = (agent: Agent) => until(() => agent.runtime.runSlots.free === agent.runtime.runSlots.limit, 'every slot free');
 
-describe.each(backends)('a backlog of expired requests and stopped runs, on %s', (backend) => {
+describeBackends('a backlog of expired requests and stopped runs, on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

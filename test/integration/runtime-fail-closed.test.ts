@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel, lastToolResults } from '../helpers/scripted-model.js';
 import { agentWith, collect } from '../helpers/agents.js';
 import { Agent } from '../../src/agent/agent.js';
@@ -11,7 +12,7 @@ import { ToolCallNotPendingError } from '../../src/agent/errors.js';
 import { fingerprint } from '../../src/approvals/fingerprint.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { listAuditEvents } from '../../src/db/audit.js';
-import type { RequireToolApprovalContext, ApprovalRequest } from '../../src/agent/types.js';
+import type { RequireToolApprovalContext, ApprovalRequest } from '../../src/agent/api-types.js';
 
 /** A tool with no approval of its own, counting its runs. */
 function plainTool(id: string) {
@@ -31,7 +32,7 @@ function plainTool(id: string) {
 const approvals = (chunks: Array<{ type: string; payload: unknown }>) =>
   chunks.filter((c) => c.type === 'tool-call-approval').map((c) => c.payload as ApprovalRequest);
 
-describe.each(backends)('fail closed: approval rules, hooks and answering rights on %s', (backend) => {
+describeBackends('fail closed: approval rules, hooks and answering rights on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

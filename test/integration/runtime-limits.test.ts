@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 import { agentWith, collect, countingTool } from '../helpers/agents.js';
 import { createTool } from '../../src/agent/tool.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { Database } from '../../src/db/database.js';
-import type { ApprovalRequest } from '../../src/agent/types.js';
+import type { ApprovalRequest } from '../../src/agent/api-types.js';
 
 const refundPolicy = () =>
   definePolicy({
@@ -52,7 +53,7 @@ async function approvalOf(stream: Awaited<ReturnType<ReturnType<typeof agentWith
   return chunk?.type === 'tool-call-approval' ? chunk.payload : undefined;
 }
 
-describe.each(backends)('cumulative limits in the runtime on %s', (backend) => {
+describeBackends('cumulative limits in the runtime on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

@@ -8,7 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel, lastToolResults } from '../helpers/scripted-model.js';
 import { agentWith, collect, countingTool } from '../helpers/agents.js';
 import { Agent } from '../../src/agent/agent.js';
@@ -16,7 +17,7 @@ import { createTool } from '../../src/agent/tool.js';
 import { askUserTool } from '../../src/agent/ask-user.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { ResumeValidationError } from '../../src/agent/errors.js';
-import type { AgentChunk, AgentStream } from '../../src/agent/types.js';
+import type { AgentChunk, AgentStream } from '../../src/agent/api-types.js';
 
 type Chunk = AgentChunk;
 
@@ -28,7 +29,7 @@ async function nextApproval(stream: AgentStream): Promise<Extract<Chunk, { type:
 
 const prompts = (model: ReturnType<typeof scriptedModel>) => model.doStreamCalls.map((c) => c.prompt);
 
-describe.each(backends)('Mastra code against this runtime on %s', (backend) => {
+describeBackends('Mastra code against this runtime on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

@@ -10,11 +10,12 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { Agent } from '../../src/agent/agent.js';
 import { createTool, type Tool } from '../../src/agent/tool.js';
-import type { AgentStream } from '../../src/agent/types.js';
+import type { AgentStream } from '../../src/agent/api-types.js';
 
 const users = [
   { name: 'Dero Israel', email: 'dero@mail.com' },
@@ -31,7 +32,7 @@ const findUserCall = { toolCalls: [{ toolName: 'findUserTool', args: { name: 'De
 /** A model that calls findUserTool, then reports what it got back. */
 const findUserModel = () => scriptedModel([findUserCall, (call) => ({ text: `Found: ${lastResult(call)}` })]);
 
-describe.each(backends)("Mastra's own approval and suspension tests on %s", (backend) => {
+describeBackends("Mastra's own approval and suspension tests on %s", (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

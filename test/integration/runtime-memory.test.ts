@@ -1,14 +1,15 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
 import { createLogger } from '../../src/logger.js';
 import { createTool } from '../../src/agent/tool.js';
 import { AmbiguousToolCallError } from '../../src/agent/errors.js';
 
-describe.each(backends)('memory, sendToolApproval and logging on %s', (backend) => {
+describeBackends('memory, sendToolApproval and logging on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

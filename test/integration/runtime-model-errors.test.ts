@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { AgentError, ModelCallError, SnapshotNotFoundError } from '../../src/agent/errors.js';
 import { collect, countingTool } from '../helpers/agents.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { runRecordCount } from '../helpers/run-record-count.js';
 import { modelThatFailsAfter } from '../helpers/scripted-model.js';
 
@@ -30,7 +31,7 @@ async function failingOpenAI(status: number, message: string): Promise<{ baseURL
 
 const providersFor = (apiKey: string, baseURL: string) => ({ openai: { apiKey, baseURL }, anthropic: {}, openaiCompatible: {} });
 
-describe.each(backends)('a model that fails on %s', (backend) => {
+describeBackends('a model that fails on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

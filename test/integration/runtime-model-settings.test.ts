@@ -5,7 +5,8 @@ import { Agent } from '../../src/agent/agent.js';
 import { ModelCallError, ModelSettingsError } from '../../src/agent/errors.js';
 import { countingTool } from '../helpers/agents.js';
 import { confirmTool } from '../helpers/confirm-tool.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 
 /** A scripted model whose first `failures` calls fail with `error` (a provider answering 429 or 500, say). */
@@ -32,7 +33,7 @@ const apiError = (statusCode: number, headers: Record<string, string> = {}) =>
     isRetryable: statusCode === 429 || statusCode >= 500,
   });
 
-describe.each(backends)('model call settings on %s', (backend) => {
+describeBackends('model call settings on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { agentWith, collect, countingTool } from '../helpers/agents.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
@@ -8,7 +9,7 @@ import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { botMetrics } from '../../src/metrics/bot-metrics.js';
 import { evaluateCall, type PastCall } from '../../src/approvals/evaluate-call.js';
-import type { AgentChunk, ApprovalRequest, DeniedCall } from '../../src/agent/types.js';
+import type { AgentChunk, ApprovalRequest, DeniedCall } from '../../src/agent/api-types.js';
 import type { Agent } from '../../src/agent/agent.js';
 
 const ALICE = 'U0ALICE';
@@ -39,7 +40,7 @@ function toldModel(model: ReturnType<typeof scriptedModel>): unknown[] {
   return prompt.flatMap((m) => (m.role === 'tool' ? m.content.map((p) => (p.type === 'tool-result' ? p.output : undefined)) : []));
 }
 
-describe.each(backends)('the policy says no, freezes, unattended runs and a shadow policy, in the runtime on %s', (backend) => {
+describeBackends('the policy says no, freezes, unattended runs and a shadow policy, in the runtime on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

@@ -10,19 +10,21 @@ import { definePolicy } from '../../src/approvals/define-policy.js';
 import { takeRunLease } from '../../src/db/run-snapshots.js';
 import { interruptedMessage } from '../../src/agent/approved-call.js';
 import { LeaseLostError } from '../../src/agent/errors.js';
-import type { RecoveredRun, RuntimeDeps } from '../../src/agent/types.js';
+import type { RecoveredRun } from '../../src/agent/api-types.js';
+import type { RuntimeDeps } from '../../src/agent/run-model.js';
 import { createTool } from '../../src/agent/tool.js';
 import { holdLease } from '../../src/agent/run-lease.js';
 import { askUserTool } from '../../src/agent/ask-user.js';
 import { createLogger } from '../../src/logger.js';
 import { z } from 'zod';
 import { agentWith, countingTool } from '../helpers/agents.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends, needing } from '../helpers/needs.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe.each(backends)('runs whose process stopped mid-way, on %s', (backend) => {
+describeBackends('runs whose process stopped mid-way, on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);
@@ -328,7 +330,7 @@ describe.each(backends)('runs whose process stopped mid-way, on %s', (backend) =
   });
 });
 
-describe.skipIf(!process.env.DATABASE_URL)('a bot process killed while a tool runs (postgres)', () => {
+describe('a bot process killed while a tool runs (postgres)', needing('postgres'), () => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase('postgres');

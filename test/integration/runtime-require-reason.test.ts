@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { sql } from 'kysely';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
@@ -22,7 +23,7 @@ async function auditOf(database: TestDatabase, runId: string) {
   return rows.rows;
 }
 
-describe.each(backends)('approvals that require a reason on %s', (backend) => {
+describeBackends('approvals that require a reason on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

@@ -8,14 +8,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
-import { backends, uniqueSchema } from '../helpers/db.js';
+import { uniqueSchema } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 
 const run = promisify(execFile);
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-describe.each(backends)('restart on %s', (backend) => {
+describeBackends('restart on %s', (backend) => {
   it('a second Node process lists the suspended run and approves it; the snapshot is then gone', async () => {
     const schema = uniqueSchema('restart');
     const dataDir = mkdtempSync(join(tmpdir(), 'approval-bot-restart-'));

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { countingTool } from '../helpers/agents.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { runRecordCount } from '../helpers/run-record-count.js';
 import { lastToolResults, modelThatFailsAfter, scriptedModel } from '../helpers/scripted-model.js';
 
@@ -10,7 +11,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const told = 'Delegation to agent-billing failed: model mock-provider/mock-model-id failed: the provider is down';
 
-describe.each(backends)('a sub-agent that fails, on %s', (backend) => {
+describeBackends('a sub-agent that fails, on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

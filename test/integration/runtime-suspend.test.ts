@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { MockLanguageModelV3 } from 'ai/test';
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { scriptedModel, lastToolResults } from '../helpers/scripted-model.js';
@@ -34,7 +35,7 @@ function deployTool() {
   return { tool, log };
 }
 
-describe.each(backends)('suspension, ask_user and supervisors on %s', (backend) => {
+describeBackends('suspension, ask_user and supervisors on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

@@ -5,10 +5,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { createTool } from '../../src/agent/tool.js';
 import { countingTool } from '../helpers/agents.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { modelThatFailsAfter, scriptedModel } from '../helpers/scripted-model.js';
 
-describe.each(backends)('OpenTelemetry spans on %s', (backend) => {
+describeBackends('OpenTelemetry spans on %s', (backend) => {
   let database: TestDatabase;
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });

@@ -3,17 +3,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { LeaseLostError } from '../../src/agent/errors.js';
-import type { RecoveredRun } from '../../src/agent/types.js';
+import type { RecoveredRun } from '../../src/agent/api-types.js';
 import { interruptedMessage } from '../../src/agent/approved-call.js';
 import { createTool } from '../../src/agent/tool.js';
 import type { Agent } from '../../src/agent/agent.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { lastToolResults, modelStuckOnFirstCall, modelThatFailsAfter, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe.each(backends)('runs that never paused, when their process stops, on %s', (backend) => {
+describeBackends('runs that never paused, when their process stops, on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

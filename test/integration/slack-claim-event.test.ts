@@ -7,10 +7,11 @@ import { markRunShown } from '../../src/slack/thread/mark-run-shown.js';
 import { claimUnpostedCards, flagLostCard, settleCardRepair } from '../../src/slack/card/claim-unposted-cards.js';
 import { findThread } from '../../src/slack/thread/threads.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 
-describe.each(backends)('claiming a message that asks for work, or a card nobody posted, on %s', (backend) => {
+describeBackends('claiming a message that asks for work, or a card nobody posted, on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);
@@ -62,6 +63,18 @@ describe.each(backends)('claiming a message that asks for work, or a card nobody
     expect(await lockThread(db, thread(randomUUID(), 'C3'), where)).toBe(false);
     await markRunShown(db, claims[0] === 'start' ? a : b);
     expect(await claimEventStartingRun(db, 'Ev-race-c', thread(randomUUID(), 'C3'), where)).toBe('start');
+  });
+
+  it('runs shown at the same moment each free their thread, and each resolves only once its thread is free', async () => {
+    const db = slackDb(database.db);
+    const runs = Array.from({ length: 6 }, (_, i) => ({ runId: randomUUID(), where: { agentId: 'ops', threadId: `C5:50${i}.1`, resourceId: 'T1', staleAfterMs: 60_000 } }));
+    for (const [i, r] of runs.entries()) expect(await claimEventStartingRun(db, `Ev-shown-${i}`, thread(r.runId, 'C5'), r.where)).toBe('start');
+    await Promise.all(
+      runs.map(async (r, i) => {
+        await markRunShown(db, r.runId);
+        expect(await lockThread(db, thread(randomUUID(), 'C5'), r.where), `thread ${i}`).toBe(true);
+      }),
+    );
   });
 
   it('a lock left by a process that stopped before its run was on record is taken over after the lease; one whose run is on record is not', async () => {

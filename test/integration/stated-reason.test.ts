@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { lastToolResults, scriptedModel } from '../helpers/scripted-model.js';
 import { agentWith, collect } from '../helpers/agents.js';
 import { createTool } from '../../src/agent/tool.js';
@@ -8,7 +9,7 @@ import { Agent } from '../../src/agent/agent.js';
 import { fingerprint } from '../../src/approvals/fingerprint.js';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { STATED_REASON_FIELD } from '../../src/agent/stated-reason.js';
-import type { ApprovalRequest } from '../../src/agent/types.js';
+import type { ApprovalRequest } from '../../src/agent/api-types.js';
 
 /** A tool with a strict schema (unknown keys refused), as Mastra users write them; records what execute got. */
 function strictDelete(options: { requireApproval?: boolean } = {}) {
@@ -26,7 +27,7 @@ function strictDelete(options: { requireApproval?: boolean } = {}) {
   return { tool, executed };
 }
 
-describe.each(backends)("the agent's stated reason (%s)", (backend) => {
+describeBackends("the agent's stated reason (%s)", (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

@@ -4,10 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { suspendedRunsRoute } from '../../src/http/suspended-runs-route.js';
 import { silentLogger } from '../../src/logger.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 
-describe.each(backends)('GET /agents/:agentId/suspended-runs on %s', (backend) => {
+describeBackends('GET /agents/:agentId/suspended-runs on %s', (backend) => {
   let database: TestDatabase;
   let server: Server;
   let base: string;

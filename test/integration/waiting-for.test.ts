@@ -6,7 +6,8 @@ import type { JsonValue } from '../../src/approvals/policy-types.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import type { PendingAction } from '../../src/db/rows.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 
 const USERS = ['U01', 'U02', 'U03'] as const;
@@ -103,7 +104,7 @@ const request = fc.record({
 
 type RequestCase = typeof request extends fc.Arbitrary<infer R> ? R : never;
 
-describe.each(backends)('what waits for a person (Agent.waitingFor) on %s', (backend) => {
+describeBackends('what waits for a person (Agent.waitingFor) on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);
@@ -247,7 +248,7 @@ describe.each(backends)('what waits for a person (Agent.waitingFor) on %s', (bac
   });
 });
 
-describe.each(backends)('an inbox flooded by requests for others, on %s', (backend) => {
+describeBackends('an inbox flooded by requests for others, on %s', (backend) => {
   let database: TestDatabase;
   let agent: ReturnType<typeof agentWith>;
   let bobs: number;

@@ -5,14 +5,15 @@ import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { askUserTool } from '../../src/agent/ask-user.js';
 import { OutsideWorkspaceError, ToolCallNotPendingError } from '../../src/agent/errors.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 
 const HOME = 'T0HOME';
 const member = (userId: string) => ({ userId, teamId: HOME });
 const outsider = (userId: string) => ({ userId, teamId: 'T0ELSEWHERE' });
 
-describe.each(backends)('the workspace rule in the runtime on %s', (backend) => {
+describeBackends('the workspace rule in the runtime on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);

@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
-import { chromiumMissing, openSandboxPage, type SandboxPage } from '../helpers/sandbox-page.js';
-import { freePort, npmStart, stopProcessGroup, type NpmStart } from './npm-start.js';
+import { openSandboxPage, type SandboxPage } from '../helpers/sandbox-page.js';
+import { needing } from '../helpers/needs.js';
+import { freePort, npmStart, stopProcessGroup, type NpmStart } from '../helpers/sandbox/npm-start.js';
 
 
 /** examples/agents.ts's `examples` export, which the sandbox offers instead of the demo's requests. */
@@ -20,7 +21,7 @@ const examples = ['list open tickets', 'look up ticket 101', 'close ticket 102',
 
 const UNSET = ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'SLACK_API_URL', 'MODEL', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'POLICY_FILE'];
 
-describe.skipIf(chromiumMissing)('an agents module in the sandbox, in Chromium', { timeout: 120_000 }, () => {
+describe('an agents module in the sandbox, in Chromium', needing('chromium', { timeout: 120_000 }), () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'agents-module-browser-'));
   let app: NpmStart | undefined;
   let sandbox: SandboxPage | undefined;

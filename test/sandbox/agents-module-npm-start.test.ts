@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
-import { freePort, npmStart, stopProcessGroup, type NpmStart } from './npm-start.js';
+import { freePort, npmStart, stopProcessGroup, type NpmStart } from '../helpers/sandbox/npm-start.js';
 
 interface Message {
   ts: string;
@@ -94,13 +94,11 @@ describe('AGENTS_MODULE=examples/agents.ts npm start', { timeout: 180_000 }, () 
 
     // SIGTERM to the whole group, as a terminal or a supervisor sends it: the bot drains and exits,
     // and nothing npm started is left behind.
-    const stopped = Date.now();
     await stopProcessGroup(app.child);
     const { code, signal } = await app.exited;
     // npm reports a script it stopped for a signal by dying of that signal itself.
     expect(code === 0 || signal === 'SIGTERM').toBe(true);
     await until(async () => (groupAlive(app!.child.pid!) ? undefined : true), 'every process of npm start to exit');
-    expect(Date.now() - stopped).toBeLessThan(15_000);
     expect(app.output()).toContain('"signal":"SIGTERM","msg":"shutting down"');
     expect(app.output()).not.toMatch(/"level":(50|60)/);
     await expect(fetch(`${app.url}/`)).rejects.toThrow();

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
-import { shownText, startStack, type Stack } from './stack.js';
+import { shownText, startStack, type Stack } from '../helpers/sandbox/stack.js';
 
 let s: Stack;
 beforeAll(async () => {

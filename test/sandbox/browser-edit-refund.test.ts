@@ -9,9 +9,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { demoDb } from '../../src/demo/demo-tables.js';
 import { useSandboxInChromium } from '../helpers/sandbox-in-chromium.js';
-import { chromiumMissing, type SandboxPage } from '../helpers/sandbox-page.js';
+import { type SandboxPage } from '../helpers/sandbox-page.js';
+import { needing } from '../helpers/needs.js';
 
-describe.skipIf(chromiumMissing)('edit then approve in the sandbox in Chromium', { timeout: 120_000 }, () => {
+describe('edit then approve in the sandbox in Chromium', needing('chromium', { timeout: 120_000 }), () => {
   const browser = useSandboxInChromium('edit-refund', 'U0ALICE');
   let page: Page;
   let actAs: SandboxPage['actAs'];

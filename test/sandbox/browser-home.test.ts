@@ -9,9 +9,10 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useSandboxInChromium } from '../helpers/sandbox-in-chromium.js';
-import { chromiumMissing, type SandboxPage } from '../helpers/sandbox-page.js';
+import { type SandboxPage } from '../helpers/sandbox-page.js';
+import { needing } from '../helpers/needs.js';
 
-describe.skipIf(chromiumMissing)('the approvals inbox in the sandbox, in Chromium', { timeout: 120_000 }, () => {
+describe('the approvals inbox in the sandbox, in Chromium', needing('chromium', { timeout: 120_000 }), () => {
   const browser = useSandboxInChromium('home', 'U0BOB');
   let page: Page;
   let actAs: SandboxPage['actAs'];

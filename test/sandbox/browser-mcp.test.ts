@@ -12,7 +12,8 @@ import { join, resolve } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useSandboxInChromium } from '../helpers/sandbox-in-chromium.js';
-import { chromiumMissing, type SandboxPage } from '../helpers/sandbox-page.js';
+import { type SandboxPage } from '../helpers/sandbox-page.js';
+import { needing } from '../helpers/needs.js';
 
 const configDir = mkdtempSync(join(tmpdir(), 'sandbox-mcp-config-'));
 const mcpFile = join(configDir, 'mcp.yaml');
@@ -21,7 +22,7 @@ writeFileSync(
   ['mcpServers:', '  runbooks:', '    command: node', `    args: [--import, tsx, ${JSON.stringify(resolve('examples/mcp-server.ts'))}]`, ''].join('\n'),
 );
 
-describe.skipIf(chromiumMissing)('MCP tools in the sandbox with the built-in demo model, in Chromium', { timeout: 120_000 }, () => {
+describe('MCP tools in the sandbox with the built-in demo model, in Chromium', needing('chromium', { timeout: 120_000 }), () => {
   const browser = useSandboxInChromium('mcp', 'U0ALICE', undefined, { MCP_SERVERS: mcpFile, MODEL: undefined, OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined });
   let page: Page;
   let request: SandboxPage['request'];

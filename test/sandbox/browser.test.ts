@@ -10,11 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { galleryBlocks, galleryModal } from './gallery.js';
-import { startHarness, type Harness } from './helpers.js';
-import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing, docsScreenshot, openSandboxPage, type SandboxPage } from '../helpers/sandbox-page.js';
+import { galleryBlocks, galleryModal } from '../helpers/sandbox/gallery.js';
+import { startHarness, type Harness } from '../helpers/sandbox/harness.js';
+import { CHROMIUM, CHROMIUM_ARGS, docsScreenshot, openSandboxPage, type SandboxPage } from '../helpers/sandbox-page.js';
+import { needing } from '../helpers/needs.js';
 import { listeningAddresses, nonLoopbackAddresses, portTakenOn } from '../helpers/listening-addresses.js';
-import { freePort, npmStart, stopProcessGroup } from './npm-start.js';
+import { freePort, npmStart, stopProcessGroup } from '../helpers/sandbox/npm-start.js';
 import { openDatabase } from '../../src/db/database.js';
 import { demoDb } from '../../src/demo/demo-tables.js';
 import { DEMO_EXAMPLES } from '../../src/demo/start-demo.js';
@@ -22,7 +23,7 @@ import { DEMO_EXAMPLES } from '../../src/demo/start-demo.js';
 /** A shortcode the page shows as text instead of its emoji, e.g. `:white_check_mark:`. */
 const SHORTCODE = /:[a-z][a-z0-9_+-]*:/;
 
-describe.skipIf(chromiumMissing)('the README’s quick start in Chromium: every demo request, more than once', { timeout: 180_000 }, () => {
+describe('the README’s quick start in Chromium: every demo request, more than once', needing('chromium', { timeout: 180_000 }), () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'sandbox-npm-start-'));
   let app: Awaited<ReturnType<typeof npmStart>> | undefined;
   let sandbox: SandboxPage;
@@ -240,7 +241,7 @@ describe.skipIf(chromiumMissing)('the README’s quick start in Chromium: every 
   });
 });
 
-describe.skipIf(chromiumMissing)('Block Kit in the sandbox UI', { timeout: 60_000 }, () => {
+describe('Block Kit in the sandbox UI', needing('chromium', { timeout: 60_000 }), () => {
   let h: Harness;
   let browser: Browser;
   let page: Page;

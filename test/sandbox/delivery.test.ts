@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startHarness, type Harness, type Received } from './helpers.js';
+import { startHarness, type Harness, type Received } from '../helpers/sandbox/harness.js';
 
 let h: Harness;
 

@@ -5,7 +5,7 @@
  * answered with the edited amount, never the one first asked for.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardBlock, shownText, startStack, type Stack } from './stack.js';
+import { cardBlock, shownText, startStack, type Stack } from '../helpers/sandbox/stack.js';
 
 let s: Stack;
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardBlock, shownText, startStack, type Stack } from './stack.js';
+import { cardBlock, shownText, startStack, type Stack } from '../helpers/sandbox/stack.js';
 
 let s: Stack;
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from './helpers.js';
+import { startHarness, type Harness } from '../helpers/sandbox/harness.js';
 
 let h: Harness;
 

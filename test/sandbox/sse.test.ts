@@ -1,6 +1,6 @@
 import { get, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from './helpers.js';
+import { startHarness, type Harness } from '../helpers/sandbox/harness.js';
 
 let h: Harness;
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { quietLogger, startHarness, slackError, TOKEN, type Harness } from './helpers.js';
+import { quietLogger, startHarness, slackError, TOKEN, type Harness } from '../helpers/sandbox/harness.js';
 
 let h: Harness;
 

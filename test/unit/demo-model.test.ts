@@ -4,7 +4,7 @@ import { formatQuestionAnswer } from '../../src/agent/ask-user.js';
 import { denialMessage } from '../../src/agent/denied-call.js';
 import { collect } from '../helpers/agents.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import type { AgentChunk, ApprovalRequest, SuspensionRequest } from '../../src/agent/types.js';
+import type { AgentChunk, ApprovalRequest, SuspensionRequest } from '../../src/agent/api-types.js';
 import { extractionPrompt } from '../../src/agent/extraction-prompt.js';
 import { createDemoAgents, type DemoAgents } from '../../src/demo/create-demo-agents.js';
 import { createDemoModel } from '../../src/demo/model/create-demo-model.js';

@@ -1,5 +1,5 @@
 import { hasAgentErrorCode, type ResumeValidationError, type ToolCallNotPendingError } from '../../agent/errors.js';
-import type { AgentStream } from '../../agent/types.js';
+import type { AgentStream } from '../../agent/api-types.js';
 import type { PendingAction } from '../../db/rows.js';
 import { mention } from '../kit/mention.js';
 import { updateCard } from '../card/update-card.js';

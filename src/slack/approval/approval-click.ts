@@ -1,5 +1,5 @@
 import type { ButtonAction } from '@slack/bolt';
-import type { Decision } from '../../agent/types.js';
+import type { Decision } from '../../agent/api-types.js';
 import { declineModal } from './decline-modal.js';
 import { actorOf, type Click, type SlackContext } from '../context.js';
 import type { CardRow } from '../card/cards.js';

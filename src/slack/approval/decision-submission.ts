@@ -1,4 +1,4 @@
-import type { Decision } from '../../agent/types.js';
+import type { Decision } from '../../agent/api-types.js';
 import { actorOf, type Person, type SlackContext } from '../context.js';
 import { findCard } from '../card/cards.js';
 import { failureText } from '../kit/failure-text.js';
@@ -53,10 +53,9 @@ export async function showDecisionSubmission(ctx: SlackContext, who: Person, rec
   const { actionId, decision } = recorded;
   const card = await findCard(ctx.slackDb, actionId);
   if (!card) {
-    // No card to answer beside (a forged submission, most likely): the decision still stands or was refused.
-    ctx.logger.warn({ actionId }, 'decision submitted for a request without a card');
-    if ('stream' in decision && decision.stream) await decision.stream.result;
-    return;
+    // No card to answer beside (a request of a run nobody requested, decided from the inbox): the Home tab is told.
+    ctx.logger.info({ actionId }, 'decision submitted for a request without a card');
+    return handleDecision(ctx, decision, { ...who, channel: who.user, answerAt: 'home' });
   }
   await handleDecision(ctx, decision, { ...who, channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) }, card);
 }

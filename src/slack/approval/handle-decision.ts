@@ -1,4 +1,4 @@
-import type { Decision } from '../../agent/types.js';
+import type { Decision } from '../../agent/api-types.js';
 import { updateCard, type DrawnMark } from '../card/update-card.js';
 import { markCardsDrawn } from '../thread/mark-run-shown.js';
 import type { CardRow } from '../card/cards.js';
@@ -6,11 +6,11 @@ import { refusalText } from '../card/refusal-text.js';
 import { runInThread } from '../thread/run-in-thread.js';
 import type { Click, SlackContext, ThreadTarget } from '../context.js';
 import { onItsCard, refusalSeenBy } from '../kit/unseen-request.js';
-import { targetForAction } from '../thread/target-for-action.js';
+import { targetForAction } from '../thread/threads.js';
 import { tellUser } from '../kit/tell-user.js';
 import { postQuorumProgress } from './post-quorum-progress.js';
 import { tellRequesterExpired } from './handle-expired.js';
-import { refreshHomesFor } from '../inbox/affected-users.js';
+import { refreshHomesFor } from '../card/inbox-refresh.js';
 import { recipientOf } from '../thread/answer-stream.js';
 import { showRememberedCreated } from '../remembered/show-remembered-use.js';
 
@@ -48,9 +48,10 @@ export async function handleDecision(ctx: SlackContext, decision: Decision, clic
   // This click found the request past its time and expired it (a stream means it did): the requester hears, once.
   if (decision.outcome === 'expired' && stream) await tellRequesterExpired(ctx, decision.action, redrawn?.card);
   if (!stream) return markCardsDrawn(ctx.slackDb, drawn);
-  const target = await targetForAction(ctx, decision.action, click, redrawn);
+  // From the inbox, a run without a card or thread (one started outside Slack) goes on where it was started, not where the click was.
+  const target = await targetForAction(ctx, decision.action, click.answerAt === undefined ? click : undefined, redrawn);
   if (!target) {
-    ctx.logger.error({ actionId: decision.action.id }, 'no thread to continue the run in');
+    ctx.logger.info({ actionId: decision.action.id }, 'the run has no thread in Slack; it goes on without one');
     await stream.result;
     return;
   }

@@ -1,12 +1,12 @@
-import type { ExpiredRequest } from '../../agent/types.js';
+import type { ExpiredRequest } from '../../agent/api-types.js';
 import type { PendingAction } from '../../db/rows.js';
 import { findCard, type CardRow } from '../card/cards.js';
 import { expiredText } from '../routing/notice-text.js';
 import { updateCard } from '../card/update-card.js';
 import { runInThread } from '../thread/run-in-thread.js';
 import type { SlackContext } from '../context.js';
-import { targetForAction } from '../thread/target-for-action.js';
-import { refreshHomesFor } from '../inbox/affected-users.js';
+import { targetForAction } from '../thread/threads.js';
+import { refreshHomesFor } from '../card/inbox-refresh.js';
 
 /**
  * The requester hears that their request expired (the card alone changes silently). Only the

@@ -6,9 +6,11 @@ import { actorOf, type Click, type SlackContext } from '../context.js';
 import { clickedCard, tamperedButton } from '../card/clicked-card.js';
 import { tellUser } from '../kit/tell-user.js';
 import { onItsCard } from '../kit/unseen-request.js';
+import type { PendingAction } from '../../db/rows.js';
+import type { CardPreview } from '../card/card-types.js';
 
 /**
- * "Show arguments": a read-only modal with the request's exact arguments, read from the request
+ * "Show arguments": a read-only modal with the request's exact arguments (and the tool's preview in full), read from the request
  * itself (the button only names which one, and must sit on that request's card). Anyone in the
  * workspace who sees the card may look; a click from another workspace (a shared channel) may not,
  * nor, for a request without a card, anyone who may not see the request (Agent.maySee).
@@ -37,10 +39,15 @@ export async function showArguments(ctx: SlackContext, click: Click | undefined,
   try {
     await ctx.client.views.open({
       trigger_id: click.triggerId,
-      view: argumentsModal({ actionId: row.id, toolName: row.tool_name, args: row.args }),
+      view: argumentsModal({ actionId: row.id, toolName: row.tool_name, args: row.args, ...previewOf(ctx, row) }),
     });
   } catch (error) {
     ctx.logger.warn({ err: error, actionId: row.id }, 'arguments modal could not open');
     await tellUser(ctx, click, 'I could not open the arguments just now (the click may have expired); please try again.');
   }
+}
+
+function previewOf(ctx: SlackContext, row: PendingAction): { preview?: CardPreview } {
+  const preview = ctx.agent.bindingOf(row).preview;
+  return preview ? { preview } : {};
 }

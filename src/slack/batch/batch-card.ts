@@ -5,7 +5,8 @@ import { LIMITS, truncate, truncateMrkdwn } from '../kit/limits.js';
 import { highRiskConfirm } from '../card/approve-button.js';
 import { ACTION_IDS, batchBlockId, cardBlockId } from '../kit/action-ids.js';
 import { approvalButtonValue, FINGERPRINT_PREFIX_LENGTH } from '../kit/button-value.js';
-import type { ApprovalCardState } from '../card/card-types.js';
+import type { ApprovalCardState, CardBound, CardUnattended } from '../card/card-types.js';
+import { boundLine, unattendedText } from '../card/bound-blocks.js';
 import { fitMessage, scaled } from '../kit/fit-message.js';
 import { context, section } from '../kit/layout.js';
 import { humanList, mention } from '../kit/mention.js';
@@ -36,6 +37,8 @@ export interface BatchMember {
   editable?: boolean;
   /** Set on a request an approver's edit created: what changed, by whom (already mrkdwn; see editDiffText). */
   editedLine?: string;
+  /** What its approval is bound to and what holds it, told in a line (see boundLine). */
+  bound?: CardBound;
 }
 
 export interface BatchCardData {
@@ -51,6 +54,8 @@ export interface BatchCardData {
   /** Calls of the whole batch still undecided: what the run waits for. */
   waiting: number;
   requester?: string;
+  /** Set when no person requested the run: what did. */
+  unattended?: CardUnattended;
   /** User ids (U…/W…) and user group ids (S…) who may decide; empty means anyone. */
   approvers: string[];
   notify?: 'mentions' | 'none';
@@ -86,6 +91,7 @@ function render(d: BatchCardData, scale: number): KnownBlock[] {
   const blocks: KnownBlock[] = [{ type: 'header', text: plainText(oneLine(title), LIMITS.headerText) }];
   const facts: string[] = [];
   if (d.requester !== undefined) facts.push(`*Requested by:* ${mention(d.requester)}`);
+  else if (d.unattended !== undefined) facts.push(`*Requested by:* ${unattendedText(d.unattended)}`);
   const approvers = d.approvers.length === 0 ? 'anyone' : whoDecides(d.approvers, d.notify ?? 'mentions', { maxChars: scaled(800, scale, 100) });
   facts.push(`*Approvers:* ${approvers}`);
   if (d.waiting > 0 && d.expiresAt !== undefined) facts.push(`*Expires:* ${slackDate(d.expiresAt)}`);
@@ -95,7 +101,8 @@ function render(d: BatchCardData, scale: number): KnownBlock[] {
   d.members.forEach((m, i) => {
     const n = d.offset + i + 1;
     const edited = m.editedLine !== undefined ? `\n${truncateMrkdwn(m.editedLine, scaled(500, scale, 80))}` : '';
-    blocks.push(section(`*${n}.* ${memberLine(m, scale)}${edited}\n${statusLine(m, scale)}`));
+    const bound = m.bound ? boundLine(m.bound, m.state.kind === 'pending', scaled(600, scale, 100)) : '';
+    blocks.push(section(`*${n}.* ${memberLine(m, scale)}${edited}${bound ? `\n${bound}` : ''}\n${statusLine(m, scale)}`));
     if (m.state.kind !== 'pending') return;
     pending.push(m);
     const value = approvalButtonValue(m.actionId, m.fingerprint);
@@ -160,7 +167,7 @@ function statusLine(m: BatchMember, scale: number): string {
     case 'expired':
       return ':hourglass: Expired: nobody decided in time';
     case 'blocked':
-      return ':warning: Blocked: arguments changed since it was approved';
+      return `:warning: Blocked: ${s.reason !== undefined ? `it did not run because ${escapeMrkdwn(truncate(oneLine(s.reason), scaled(300, scale, 60)))}` : 'arguments changed since it was approved'}`;
     case 'superseded':
       return ':arrows_counterclockwise: Superseded: the approval policy changed, so it was asked again';
     case 'cancelled':

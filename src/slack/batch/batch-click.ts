@@ -1,4 +1,4 @@
-import type { Decision } from '../../agent/types.js';
+import type { Decision } from '../../agent/api-types.js';
 import { isActionId } from '../../db/is-action-id.js';
 import { BATCH_PART_SIZE } from './batch-card.js';
 import { batchDeclineModal } from './batch-decline-modal.js';
@@ -13,10 +13,10 @@ import { markDecisionInFlight } from '../card/decisions-in-flight.js';
 import { postQuorumProgress } from '../approval/post-quorum-progress.js';
 import { refusalText } from '../card/refusal-text.js';
 import { runInThread } from '../thread/run-in-thread.js';
-import { targetForAction } from '../thread/target-for-action.js';
+import { targetForAction } from '../thread/threads.js';
 import { tellUser } from '../kit/tell-user.js';
 import { updateCard } from '../card/update-card.js';
-import { refreshHomesFor } from '../inbox/affected-users.js';
+import { refreshHomesFor } from '../card/inbox-refresh.js';
 
 export type RecordedBatch =
   | { kind: 'no-click' }

@@ -1,11 +1,11 @@
-import type { AgentStream } from '../../agent/types.js';
+import type { AgentStream } from '../../agent/api-types.js';
 import type { PendingAction } from '../../db/rows.js';
 import { batchParts } from './batch-card.js';
 import type { CardInFlight, SlackContext, ThreadTarget } from '../context.js';
 import { saveBatchCards } from './batch-cards.js';
 import { cardStateKey } from '../card/card-state-key.js';
-import { blocksAsJson } from '../transport/blocks-as-json.js';
-import { refreshHomesFor } from '../inbox/affected-users.js';
+import { blocksAsJson } from '../transport/slack-web-client.js';
+import { refreshHomesFor } from '../card/inbox-refresh.js';
 import { cardMetadata } from '../card/card-metadata.js';
 import { errorReference } from '../kit/error-reference.js';
 import { postCard } from '../card/post-card.js';

@@ -3,7 +3,7 @@ import { markBatchDrawn } from './batch-cards.js';
 import { loadCardStates } from '../card/card-state.js';
 import { cardStateKey } from '../card/card-state-key.js';
 import type { CardState } from '../card/card-state.js';
-import { blocksAsJson } from '../transport/blocks-as-json.js';
+import { blocksAsJson } from '../transport/slack-web-client.js';
 import { errorReference } from '../kit/error-reference.js';
 import { renderBatchCard } from './render-batch-card.js';
 

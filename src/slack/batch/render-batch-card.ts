@@ -8,11 +8,15 @@ import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { approvalState, type RenderedCard } from '../card/render-card.js';
 import { callOnCard, editShownOnCard } from '../card/card-description.js';
 import { editFacts } from '../edit/edit-form.js';
+import { boundOnCard, unattendedOf } from '../card/card-bound.js';
+import type { Requirement } from '../../approvals/requirement-for.js';
 
 /** A member of a batch as drawn: its request row, and whether its approved call was blocked at the gate. */
 export interface BatchMemberRow {
   action: PendingAction;
   blocked: boolean;
+  /** Why, as its `blocked` audit event says (see blockedReasonText). */
+  blockedReason?: string;
 }
 
 /**
@@ -22,13 +26,15 @@ export interface BatchMemberRow {
  */
 export function renderBatchCard(agent: Agent, parts: ReadonlyArray<readonly BatchMemberRow[]>, now = new Date()): RenderedCard[] {
   const members = parts.flat();
-  const states = members.map((m) => ({ row: m.action, state: approvalState(m.action, m.blocked, now) }));
+  const states = members.map((m) => ({ row: m.action, state: approvalState(m.action, m.blocked, now, m.blockedReason) }));
   const waiting = states.filter((s) => s.state.kind === 'pending').length;
   const first = members[0]?.action;
   const approvers = new Set<string>();
   let notify: 'mentions' | 'none' = 'mentions';
+  const requirements = new Map<number, Requirement>();
   for (const m of members) {
     const requirement = agent.requirementOf(m.action);
+    requirements.set(m.action.id, requirement);
     for (const id of approversAt(requirement, new Date(m.action.created_at), now)) approvers.add(id);
     if (requirement.reach.notify === 'none') notify = 'none';
   }
@@ -40,6 +46,10 @@ export function renderBatchCard(agent: Agent, parts: ReadonlyArray<readonly Batc
   const text =
     `${members.length} actions need approval: ${tools}` +
     (waiting > 0 && notify === 'mentions' && who.length > 0 ? ` for ${whoDecides(who, notify, { maxChars: 1500 })}` : '');
+  const boundOf = (row: PendingAction) => {
+    const bound = boundOnCard(agent, row, requirements.get(row.id));
+    return bound ? { bound } : {};
+  };
   let offset = 0;
   return parts.map((memberRows, i): RenderedCard => {
     const part = states.slice(offset, offset + memberRows.length);
@@ -54,6 +64,7 @@ export function renderBatchCard(agent: Agent, parts: ReadonlyArray<readonly Batc
         offset: offset - part.length,
         waiting,
         ...(first?.requester ? { requester: first.requester } : {}),
+        ...(first && !first.requester ? { unattended: unattendedOf(first, agent.id)! } : {}),
         approvers: who,
         notify,
         ...(pendingExpiries.length > 0 ? { expiresAt: new Date(Math.min(...pendingExpiries)) } : {}),
@@ -67,6 +78,7 @@ export function renderBatchCard(agent: Agent, parts: ReadonlyArray<readonly Batc
           state: s.state,
           described: callOnCard(agent, s.row),
           ...editFacts(agent, s.row, editShownOnCard(agent, s.row)),
+          ...boundOf(s.row),
         })),
       }),
     };

@@ -4,7 +4,7 @@ import { findCard } from './cards.js';
 import { flagLostCard } from './claim-unposted-cards.js';
 import { recordFoundCards } from './record-found-cards.js';
 import { findThread, threadTarget, type ThreadRow } from '../thread/threads.js';
-import { refreshHomesFor } from '../inbox/affected-users.js';
+import { refreshHomesFor } from './inbox-refresh.js';
 import { CARD_EVENT_TYPE, parseCardMetadata, type CardMessageFacts } from './card-metadata.js';
 import { cardKindOf } from './card-subject.js';
 import { errorReference } from '../kit/error-reference.js';

@@ -18,6 +18,7 @@ import { unreachable } from '../../unreachable.js';
 import { rememberButton } from '../remembered/remember-blocks.js';
 import { limitReasonText } from './limit-reason.js';
 import { rememberedUnusedText } from '../remembered/remember-blocks.js';
+import { boundBlocks, unattendedText } from './bound-blocks.js';
 
 /**
  * The approval card: what is about to run (tool, delegation path, arguments), who asked, who
@@ -38,6 +39,7 @@ function render(d: ApprovalCardData, scale: number): KnownBlock[] {
   }
   // Without a description from the caller, the arguments are described without their schema.
   blocks.push(...callFieldBlocks(d.fields ?? describeArgs(d.toolName, d.args).fields, scale));
+  if (d.bound) blocks.push(...boundBlocks(d.bound, pending, scale));
 
   const facts: string[] = [`*Tool:* ${inlineCode(truncate(d.toolName, 150))}`];
   if (d.path.length > 1) {
@@ -50,6 +52,7 @@ function render(d: ApprovalCardData, scale: number): KnownBlock[] {
     facts.push(`*MCP server:* ${inlineCode(truncate(d.mcp.server, 100))}, tool ${inlineCode(truncate(d.mcp.tool, 150))}${hint}`);
   }
   if (d.requester !== undefined) facts.push(`*Requested by:* ${mention(d.requester)}`);
+  else if (d.unattended !== undefined) facts.push(`*Requested by:* ${unattendedText(d.unattended)}`);
   const approvers =
     d.approvers.length === 0
       ? 'anyone'
@@ -117,7 +120,7 @@ function stateBlocks(d: ApprovalCardData, quorum: number, scale: number): KnownB
     case 'expired':
       return [section(`:hourglass: Expired: nobody decided before ${slackDate(d.expiresAt)}`)];
     case 'blocked':
-      return [section(':warning: Blocked: arguments changed since this card was posted, so the approval does not apply')];
+      return [section(`:warning: Blocked: ${d.state.reason !== undefined ? `it did not run because ${escapeMrkdwn(truncate(d.state.reason, 500))}` : 'arguments changed since this card was posted, so the approval does not apply'}`)];
     case 'superseded':
       return [section(':arrows_counterclockwise: Superseded: the approval policy changed, so the request was asked again')];
     case 'edited':

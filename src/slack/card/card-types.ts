@@ -9,8 +9,11 @@ export type ApprovalCardState =
   | { kind: 'approved'; by: string[]; at: Date; reasons?: Record<string, string> }
   | { kind: 'declined'; by: string; reason?: string; at: Date }
   | { kind: 'expired' }
-  /** The arguments no longer match the approved fingerprint. */
-  | { kind: 'blocked' }
+  /**
+   * The approved call was stopped right before it ran: by default because the arguments no longer
+   * match the approved fingerprint; `reason` (plain text) when something else stopped it.
+   */
+  | { kind: 'blocked'; reason?: string }
   /** The approval policy changed before a decision; the request was asked again under the new one. */
   | { kind: 'superseded' }
   | { kind: 'cancelled'; by?: string }
@@ -64,7 +67,49 @@ export interface ApprovalCardData {
   editable?: boolean;
   /** Set on a request an approver's edit created: what changed, by whom (already mrkdwn; see editDiffText). */
   editedLine?: string;
+  /** What the approval is bound to besides the arguments, and what holds the request (bound-blocks.ts). */
+  bound?: CardBound;
+  /** Set when no person requested the run (requester absent): what did (see CardUnattended). */
+  unattended?: CardUnattended;
   state: ApprovalCardState;
+}
+
+/**
+ * What a request's approval is bound to besides its arguments, and what holds it, as a card shows
+ * it (see agent/request-binding.ts, approvals/freeze-windows.ts). Plain text: the builders escape.
+ */
+export interface CardBound {
+  /** The model's own words for why it makes the call: shown as the agent's, never as a fact. */
+  statedReason?: string;
+  /** The tool's preview of what the call acts on, or why it failed (the tool chose a card without it). */
+  preview?: CardPreview;
+  /** Set on a request that replaces an approved one whose call did not run: why. */
+  askedAgain?: { fromActionId: number; why: CardAskedAgainWhy; changes?: CardToolChange[] };
+  /** The tool's MCP server changed its definition while the request waits: approving it asks again. */
+  toolChanged?: CardToolChange[];
+  /** Change freezes in force for the call, and until when (absent: no end in sight). */
+  freezes?: Array<{ name: string; until?: Date }>;
+  /** The policy as it stands now denies the call (it changed, or a freeze that denies began): its reason. */
+  deniedNow?: string;
+}
+
+export type CardAskedAgainWhy = 'state-changed' | 'preview-failed' | 'not-previewed' | 'tool-changed' | 'freeze' | 'policy-changed';
+
+export type CardPreview =
+  | { fields?: Array<{ label: string; value: string }>; diff?: Array<{ label: string; before?: string; after?: string }> }
+  | { failed: string };
+
+/** One part of an MCP tool's definition that changed (description, input schema, …), as text. */
+export interface CardToolChange {
+  part: string;
+  before?: string;
+  after?: string;
+}
+
+/** A run nobody requested (an API run, a scheduled job): the agent that made the call, and its caller's label. */
+export interface CardUnattended {
+  agent: string;
+  caller?: string;
 }
 
 /** A remembered approval that matched a call but does not cover what it asks now. */

@@ -1,4 +1,4 @@
-import type { AgentStream, ApprovalRequest } from '../../agent/types.js';
+import type { AgentStream, ApprovalRequest } from '../../agent/api-types.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
 import { postBatchCard } from '../batch/post-batch-card.js';
 import { postCard } from './post-card.js';

@@ -1,4 +1,4 @@
-import type { AgentStream } from '../../agent/types.js';
+import type { AgentStream } from '../../agent/api-types.js';
 import type { PendingAction } from '../../db/rows.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { errorReference } from '../kit/error-reference.js';
@@ -10,8 +10,8 @@ import { renderCard } from './render-card.js';
 import { routeCard } from '../routing/route-card.js';
 import { unreachableQuorumOf } from './unreachable-quorum-of.js';
 import { cardStateKey } from './card-state-key.js';
-import { blocksAsJson } from '../transport/blocks-as-json.js';
-import { refreshHomesFor } from '../inbox/affected-users.js';
+import { blocksAsJson } from '../transport/slack-web-client.js';
+import { refreshHomesFor } from './inbox-refresh.js';
 import { cardMetadata } from './card-metadata.js';
 
 export type PostCardOutcome = 'posted' | 'fallback' | 'cancelled' | 'missing';

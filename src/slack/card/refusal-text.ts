@@ -1,4 +1,4 @@
-import type { Decision } from '../../agent/types.js';
+import type { Decision } from '../../agent/api-types.js';
 import type { PendingAction } from '../../db/rows.js';
 import { mention } from '../kit/mention.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';

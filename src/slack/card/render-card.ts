@@ -16,13 +16,14 @@ import { summariseAnswer } from '../answer/answered-text.js';
 import { cardKindOf, questionOf, toolOf } from './card-subject.js';
 import { unreachable } from '../../unreachable.js';
 import { approversAt } from '../../approvals/approvers-at.js';
-import { whoDecides } from '../kit/who-decides.js';
-import { describeRoute } from '../routing/describe-route.js';
+import { whoDecides, describeRoute } from '../kit/who-decides.js';
 import { elicitationCard, type ElicitationCardState } from '../answer/elicitation-card.js';
 import { approvalReasons, callOnCard, editShownOnCard } from './card-description.js';
 import { elicitationAnswerSchema, isElicitationPayload } from '../../mcp/elicitation-payload.js';
 import { editFacts } from '../edit/edit-form.js';
 import { rememberedUnusedFromRow } from '../../db/remembered-grants.js';
+import { boundOnCard, unattendedOf } from './card-bound.js';
+import { expiredGrant, noMatchingGrant } from '../../db/grants.js';
 
 export interface RenderedCard {
   kind: CardKind;
@@ -39,7 +40,7 @@ export interface RenderedCard {
 export function renderCard(
   agent: Agent,
   action: PendingAction,
-  facts: { blocked: boolean; now?: Date; unreachableQuorum?: { eligible: number } | undefined; routedTo?: string },
+  facts: { blocked: boolean; blockedReason?: string; now?: Date; unreachableQuorum?: { eligible: number } | undefined; routedTo?: string },
 ): RenderedCard {
   const kind = cardKindOf(agent, action);
   const now = facts.now ?? new Date();
@@ -51,6 +52,8 @@ export function renderCard(
     const rememberFor = action.status === 'pending' ? agent.rememberForOf(action) : undefined;
     const call = callOnCard(agent, action);
     const unused = rememberedUnusedFromRow(action.remembered_unused);
+    const bound = boundOnCard(agent, action, requirement);
+    const unattended = unattendedOf(action, agent.id);
     return {
       kind,
       blocks: approvalCard({
@@ -79,7 +82,9 @@ export function renderCard(
         unreachableQuorum: facts.unreachableQuorum,
         ...editFacts(agent, action, editShownOnCard(agent, action)),
         ...(rememberFor !== undefined ? { rememberFor } : {}),
-        state: approvalState(action, facts.blocked, now),
+        ...(bound ? { bound } : {}),
+        ...(unattended ? { unattended } : {}),
+        state: approvalState(action, facts.blocked, now, facts.blockedReason),
       }),
       text: approvalText(action, call.title, approvers, notify),
     };
@@ -141,14 +146,36 @@ function approvalText(action: PendingAction, title: string, approvers: readonly 
   return `${what} for ${whoDecides(approvers, notify, { maxChars: 2000 })}`;
 }
 
-export function approvalState(a: PendingAction, blocked: boolean, now: Date): ApprovalCardState {
+/** The reasons the runtime writes on a `blocked` audit event besides a grant that does not match, in words. */
+const blockedWords: Record<string, string> = {
+  'preview failed': 'its preview failed right before it was to run, so the state it was approved for could not be checked',
+  'tool definition unreadable': "its MCP server's definition of the tool could not be checked right before it ran",
+  'tool gone': 'its MCP server no longer offers the tool',
+  'tool definition changed': 'its MCP server changed the tool after it was approved, and the arguments no longer fit it',
+  [expiredGrant]: 'the approval expired before the call ran; it was asked again',
+};
+
+/**
+ * Why an approved call was stopped, in words (plain text), from its `blocked` audit event's
+ * reason: undefined for arguments that no longer match (the card's usual words); a reason of a
+ * `beforeToolCall` hook's, or any other, quoted.
+ */
+export function blockedReasonText(reason: string | undefined): string | undefined {
+  if (reason === undefined || reason === noMatchingGrant) return undefined;
+  return Object.hasOwn(blockedWords, reason) ? blockedWords[reason] : `a check right before it ran refused it (${reason})`;
+}
+
+export function approvalState(a: PendingAction, blocked: boolean, now: Date, blockedReason?: string): ApprovalCardState {
   const at = a.decided_at ? new Date(a.decided_at) : now;
   switch (a.status) {
     case 'pending':
       // Past its time but not yet swept: nobody can approve it any more, so do not offer buttons.
       return a.expires_at && new Date(a.expires_at).getTime() <= now.getTime() ? { kind: 'expired' } : { kind: 'pending' };
     case 'approved':
-      if (blocked) return { kind: 'blocked' };
+      if (blocked) {
+        const reason = blockedReasonText(blockedReason);
+        return reason !== undefined ? { kind: 'blocked', reason } : { kind: 'blocked' };
+      }
       return { kind: 'approved', by: a.approvals.length > 0 ? a.approvals.map((v) => v.userId) : [a.decided_by ?? 'unknown'], at, reasons: approvalReasons(a) };
     case 'declined':
       return { kind: 'declined', by: a.decided_by ?? 'unknown', ...(a.reason ? { reason: a.reason } : {}), at };
@@ -204,3 +231,4 @@ function suspensionState(a: PendingAction, form: Form | undefined): SuspensionCa
   }
   return { kind: 'cancelled' };
 }
+

@@ -1,5 +1,5 @@
 import type { EditOutcome } from '../../agent/edit.js';
-import type { Decision } from '../../agent/types.js';
+import type { Decision } from '../../agent/api-types.js';
 import type { PendingAction } from '../../db/rows.js';
 import { approversAt } from '../../approvals/approvers-at.js';
 import { parseButtonValue } from '../kit/button-value.js';
@@ -12,12 +12,16 @@ import { actorOf, type Person, type SlackContext, type ThreadTarget } from '../c
 import { carryCard } from './card-carry.js';
 import { cardStateKey } from '../card/card-state-key.js';
 import { findCard, type CardRow } from '../card/cards.js';
+import { refreshHomesFor } from '../card/inbox-refresh.js';
 import { editFormOf } from './edit-form.js';
 import { errorReference } from '../kit/error-reference.js';
 import { failureText } from '../kit/failure-text.js';
 import { tellUser } from '../kit/tell-user.js';
 import { updateCard } from '../card/update-card.js';
 import { unreachable } from '../../unreachable.js';
+import { truncate } from '../kit/limits.js';
+import { oneLine } from '../kit/text-objects.js';
+import { blockIdByIndex } from '../kit/form-inputs.js';
 import type { ButtonAction } from '@slack/bolt';
 import { editModal } from './edit-modal.js';
 import type { Click } from '../context.js';
@@ -25,7 +29,7 @@ import { genuineButton, type GenuineButton } from '../card/genuine-button.js';
 import { tamperedButton } from '../card/clicked-card.js';
 
 /**
- * What Edit asks of the approval, routing and inbox features: passed in (app.ts), as edit/ imports
+ * What Edit asks of the approval and routing features: passed in (app.ts), as edit/ imports
  * no other feature.
  */
 export interface EditDeps {
@@ -35,8 +39,6 @@ export interface EditDeps {
   showDecision(ctx: SlackContext, decision: Decision, at: ThreadTarget & Person, card?: CardRow): Promise<void>;
   /** An edited request that still waits: copies of its card for approvers it newly needs. */
   routeEdited(ctx: SlackContext, action: PendingAction, card: CardRow | undefined): Promise<void>;
-  /** The Home tabs that list the request, republished. */
-  refreshHomes(ctx: SlackContext, action: PendingAction): void;
 }
 
 export type EditSubmission =
@@ -69,7 +71,24 @@ export async function checkEditSubmission(ctx: SlackContext, view: SubmittedView
   }
   const parsed = parseEditModal(form, view.state.values, ctx.agent.toolOf(row)?.inputSchema);
   if (!parsed.ok) return { kind: 'errors', errors: parsed.errors };
+  const denied = deniedEdit(ctx, form, row, parsed.content);
+  if (denied) return { kind: 'errors', errors: denied };
   return { kind: 'edit', row, args: parsed.content, fingerprintPrefix: meta.fingerprintPrefix };
+}
+
+/**
+ * An edit the policy would deny (a rule, the tool's entry, a freeze) is refused in the modal,
+ * beside the first argument it changed, before anything is written; recording the edit checks
+ * it again (its cumulative limits counted with the edited arguments) and says so if it denies.
+ */
+function deniedEdit(ctx: SlackContext, form: NonNullable<ReturnType<typeof editFormOf>>, row: PendingAction, args: Record<string, unknown>): Record<string, string> | undefined {
+  const denial = ctx.agent.requirementOf({ ...row, args }).deny;
+  if (!denial) return undefined;
+  const before = row.args !== null && typeof row.args === 'object' ? (row.args as Record<string, unknown>) : {};
+  const changed = Math.max(0, form.fields.findIndex((f) => JSON.stringify(args[f.name]) !== JSON.stringify(before[f.name])));
+  const block = blockIdByIndex(form.fields[changed]!, changed);
+  const reason = truncate(oneLine(denial.reason), 300);
+  return { [block]: `The approval policy denies this call with these arguments: ${reason}${/[.!?…]$/.test(reason) ? '' : '.'} Change them, or close to leave the request as it is.` };
 }
 
 export interface RecordedEdit {
@@ -117,14 +136,14 @@ export async function showEditSubmission(ctx: SlackContext, deps: EditDeps, who:
       return tellUser(ctx, at, `The edited arguments were refused: ${escapeMrkdwn(outcome.issues.map((i) => `${i.path || 'input'}: ${i.message}`).join('; '))}. Nothing was changed.`);
     case 'not-editable':
       return tellUser(ctx, at, 'The arguments of this request cannot be edited. Nothing was changed.');
-    // Minimal until the card work shows it in the modal (issue 27): the editor hears why.
+    // Refused in the modal already (checkEditSubmission), unless a cumulative limit counted with the edit denies it.
     case 'denied':
       return tellUser(ctx, at, `The approval policy denies this call with the edited arguments: ${escapeMrkdwn(outcome.denial.reason)}. Nothing was changed.`);
     case 'approved':
     case 'approval-recorded':
     case 'pending': {
       const moved = await moveCard(ctx, outcome.previous, outcome.action);
-      deps.refreshHomes(ctx, outcome.previous);
+      refreshHomesFor(ctx, outcome.previous);
       if (outcome.outcome === 'approved') {
         return deps.showDecision(ctx, { outcome: 'approved', action: outcome.action, ...(outcome.stream ? { stream: outcome.stream } : {}) }, at, moved);
       }
@@ -133,7 +152,7 @@ export async function showEditSubmission(ctx: SlackContext, deps: EditDeps, who:
         return deps.routeEdited(ctx, outcome.action, moved);
       }
       await updateCard(ctx, outcome.action.id);
-      deps.refreshHomes(ctx, outcome.action);
+      refreshHomesFor(ctx, outcome.action);
       await tellUser(ctx, at, `Your edit is saved as request #${outcome.action.id}, but it does not count as your approval: ${escapeMrkdwn(outcome.message)}`);
       await showStillNeeded(ctx, outcome.action, user, moved ?? card);
       return deps.routeEdited(ctx, outcome.action, moved);

@@ -14,6 +14,8 @@ import { plainText } from '../kit/text-objects.js';
 import { rememberedBlocks, type RememberedItem } from '../remembered/remembered-blocks.js';
 import { callFieldsLine, type CallInWords } from '../kit/describe-args.js';
 import { moreBlock, type InboxList } from './inbox-lists.js';
+import { boundLine, unattendedText } from '../card/bound-blocks.js';
+import type { CardBound, CardUnattended } from '../card/card-types.js';
 
 /** One request as the inbox shows it. */
 export interface InboxItem {
@@ -33,6 +35,10 @@ export interface InboxItem {
   highRisk?: { title: string };
   /** Set when the request is one of a model step's parallel calls shown on one card: which of how many. */
   batch?: { position: number; size: number };
+  /** What its approval is bound to and what holds it, as its card says (one line, see boundLine). */
+  bound?: CardBound;
+  /** Set when no person requested the run: what did (the agent, the run's caller label). */
+  unattended?: CardUnattended;
 }
 
 export interface InboxData {
@@ -139,7 +145,7 @@ export function homeView(data: InboxData): HomeView {
 
 /** One request in full, for `/approvals <id>`; buttons only when `canDecide`. */
 export function requestBlocks(item: InboxItem, canDecide: boolean): KnownBlock[] {
-  const blocks: KnownBlock[] = [section(fullText(item, facts(item.action), `${title(item)} — ${statusOf(item)}`))];
+  const blocks: KnownBlock[] = [section(fullText(item, facts(item.action, item.unattended), `${title(item)} — ${statusOf(item)}`))];
   if (canDecide && item.action.status === 'pending') blocks.push(decisionButtons(item));
   return blocks;
 }
@@ -175,19 +181,24 @@ function fullText(item: InboxItem, shown: string[], head = title(item)): string 
   const lines = [head, shown.join(' · ')];
   if (item.call.fields.length > 0) lines.push(truncateMrkdwn(callFieldsLine(item.call.fields), FIELDS_CHARS));
   if (item.edited) lines.push(truncateMrkdwn(item.edited.line, FIELDS_CHARS));
+  if (item.bound) {
+    const bound = boundLine(item.bound, item.action.status === 'pending', FIELDS_CHARS);
+    if (bound) lines.push(bound);
+  }
   return lines.join('\n');
 }
 
 function waitingText(item: InboxItem): string {
   const a = item.action;
-  const shown = facts(a);
+  const shown = facts(a, item.unattended);
   if (a.quorum > 1) shown.push(`${votes(a)} of ${a.quorum} approvals`);
   return fullText(item, shown);
 }
 
-/** Who asked, when, and (while it waits) until when. */
-function facts(a: InboxItem['action']): string[] {
-  const shown = [inlineCode(truncate(a.tool_name, 80)), a.requester ? `requested by ${mention(a.requester)}` : 'requested by a scheduled run', slackDate(new Date(a.created_at))];
+/** Who asked (no person: what did), when, and (while it waits) until when. */
+function facts(a: InboxItem['action'], unattended: CardUnattended | undefined): string[] {
+  const by = a.requester ? mention(a.requester) : unattended ? unattendedText(unattended) : 'no person';
+  const shown = [inlineCode(truncate(a.tool_name, 80)), `requested by ${by}`, slackDate(new Date(a.created_at))];
   if (a.expires_at && a.status === 'pending') shown.push(`expires ${slackDate(new Date(a.expires_at))}`);
   return shown;
 }

@@ -5,6 +5,7 @@ import { findCard } from '../card/cards.js';
 import { placesStored } from '../card/clicked-card.js';
 import { tellUser } from '../kit/tell-user.js';
 import { UNSEEN_REQUEST } from '../kit/unseen-request.js';
+import { findThread } from '../thread/threads.js';
 
 /**
  * A click on Approve or Decline in the inbox (Home tab, or the /approvals list), as if it were
@@ -24,19 +25,20 @@ export async function inboxClick(ctx: SlackContext, body: BlockAction<ButtonActi
   const actionId = parseButtonValue(action.value)?.actionId;
   if (actionId !== undefined) await placesStored(ctx, [actionId]);
   const card = actionId !== undefined ? await findCard(ctx.slackDb, actionId) : undefined;
+  const base = { user, ...(body.trigger_id ? { triggerId: body.trigger_id } : {}), teamId: teamOfClicker(body), answerAt };
+  // A run nobody requested (an API run, a scheduled job) has no thread and so no card: it is decided here.
+  if (!card && actionId !== undefined && (await unattendedOutsideSlack(ctx, actionId))) return { ...base, channel: channel ?? user };
   if (!card) {
     ctx.logger.warn({ user, value: action.value }, 'inbox click for a request without a card');
     // Whether the id names a request at all is not for this reply to say (see unseen-request.ts).
     await tellUser(ctx, { user, channel: channel ?? user, answerAt }, UNSEEN_REQUEST);
     return undefined;
   }
-  return {
-    user,
-    channel: card.channel,
-    messageTs: card.ts,
-    ...(card.thread_ts ? { threadTs: card.thread_ts } : {}),
-    ...(body.trigger_id ? { triggerId: body.trigger_id } : {}),
-    teamId: teamOfClicker(body),
-    answerAt,
-  };
+  return { ...base, channel: card.channel, messageTs: card.ts, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) };
+}
+
+/** Whether the request is of a run nobody requested, with no thread in Slack. */
+async function unattendedOutsideSlack(ctx: SlackContext, actionId: number): Promise<boolean> {
+  const row = await ctx.agent.findRequest(actionId);
+  return row !== undefined && row.kind === 'approval' && !row.requester && (await findThread(ctx.slackDb, row.root_run_id)) === undefined;
 }

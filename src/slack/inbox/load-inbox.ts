@@ -10,6 +10,7 @@ import { actorOf, type Person, type SlackContext } from '../context.js';
 import { findCards } from '../card/cards.js';
 import { findThreads } from '../thread/threads.js';
 import { callOnCard, editShownOnCard } from '../card/card-description.js';
+import { boundOnCard, unattendedOf } from '../card/card-bound.js';
 
 /**
  * A person's inbox: one page of the open requests they may approve and have not voted on
@@ -40,7 +41,8 @@ export async function loadInbox(ctx: SlackContext, who: Person, fit: InboxFit, a
 
 /**
  * Requests as the inbox shows them, by id: each in words (callOnCard), what an edit changed, the
- * request an edit replaced it with, and the link to its card, or, for a request without one (a
+ * request an edit replaced it with, what its approval is bound to (the agent's reason, the
+ * preview, a freeze), who asked when no person did, and the link to its card, or, for a request without one (a
  * call run under a remembered approval), to its run's thread; Approve on a high-risk one asks to
  * confirm, as on the card. At most two statements, for all.
  */
@@ -57,6 +59,8 @@ export async function inboxItems(ctx: SlackContext, rows: ReadonlyArray<PendingA
     const position = card?.batch ? card.batch.indexOf(action.id) + 1 : 0;
     const { title, fields, own, risk } = callOnCard(ctx.agent, action);
     const replacedBy = 'replaced_by' in action ? action.replaced_by : null;
+    const bound = boundOnCard(ctx.agent, action);
+    const unattended = unattendedOf(action, ctx.agent.id);
     items.set(action.id, {
       action,
       call: { title, fields, own },
@@ -66,6 +70,8 @@ export async function inboxItems(ctx: SlackContext, rows: ReadonlyArray<PendingA
       ...(risk === 'high' && action.status === 'pending' ? { highRisk: { title } } : {}),
       ...(action.edit ? { edited: { editor: action.edit.editor, line: editedLine(ctx, action) } } : {}),
       ...(replacedBy !== null && replacedBy !== undefined ? { replacedBy } : {}),
+      ...(bound ? { bound } : {}),
+      ...(unattended ? { unattended } : {}),
     });
   }
   return items;

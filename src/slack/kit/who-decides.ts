@@ -1,4 +1,4 @@
-import type { NotifyMode } from '../../approvals/policy-types.js';
+import type { NotifyMode, Route } from '../../approvals/policy-types.js';
 import { inlineCode } from './mrkdwn/inline-code.js';
 import { humanList, isUserGroupId, isUserId, mentionApprover } from './mention.js';
 
@@ -14,4 +14,10 @@ export function whoDecides(
 ): string {
   const shown = approvers.map((id) => (notify === 'none' && (isUserId(id) || isUserGroupId(id)) ? inlineCode(id) : mentionApprover(id)));
   return humanList(shown, { conjunction: options.conjunction ?? 'or', noun: 'approvers', ...(options.maxChars !== undefined ? { maxChars: options.maxChars } : {}) });
+}
+
+/** Where copies of a card go besides the thread, as the card's *Sent to:* line says it; undefined for `thread`. */
+export function describeRoute(route: Route): string | undefined {
+  if (route === 'thread') return undefined;
+  return route === 'dm' ? 'the approvers by DM' : `<#${route.channel}>`;
 }

@@ -3,13 +3,11 @@ import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { truncate } from '../kit/limits.js';
 import { actorOf, type Person, type SlackContext } from '../context.js';
 import type { BlockActionsBody } from '../kit/submitted-payloads.js';
-import type { PendingAction } from '../../db/rows.js';
+import { affectedUsers } from '../card/inbox-refresh.js';
 import { unreachable } from '../../unreachable.js';
 
 /** What Revoke asks of the inbox: passed in (app.ts), as remembered/ imports no other feature. */
 export interface RememberedDeps {
-  /** Who has the request in their Home tab (and whether everyone may). */
-  affectedUsers(ctx: SlackContext, action: PendingAction): Promise<{ users: string[]; everyone: boolean }>;
   /** The list modal a Revoke was clicked in, drawn again as the list is now. */
   redrawList(ctx: SlackContext, body: BlockActionsBody, listValue: string | undefined): Promise<void>;
 }
@@ -36,7 +34,7 @@ export async function revokeRemembered(ctx: SlackContext, deps: RememberedDeps, 
       let everyone = false;
       const source = await ctx.agent.findRequest(grant.action_id).catch(() => undefined);
       if (source) {
-        const affected = await deps.affectedUsers(ctx, source).catch(() => ({ users: [], everyone: false }));
+        const affected = await affectedUsers(ctx, source).catch(() => ({ users: [], everyone: false }));
         for (const u of affected.users) users.add(u);
         everyone = affected.everyone;
       }

@@ -1,5 +1,5 @@
-import type { RememberedCall } from '../../agent/types.js';
-import type { Decision } from '../../agent/types.js';
+import type { RememberedCall } from '../../agent/api-types.js';
+import type { Decision } from '../../agent/api-types.js';
 import { context } from '../kit/layout.js';
 import { rememberedCreatedText, rememberedUseBlocks, rememberedUseText } from './remember-blocks.js';
 import type { SlackContext, ThreadTarget } from '../context.js';

@@ -1,5 +1,5 @@
 import type { PendingAction } from '../../db/rows.js';
-import { slackErrorCode } from '../transport/slack-error-code.js';
+import { slackErrorCode } from '../transport/slack-web-client.js';
 import type { SlackContext } from '../context.js';
 
 /** Private channels are read this many members at a time, and at most this many pages. */

@@ -9,8 +9,10 @@ import type { SlackContext, ThreadTarget } from '../context.js';
 import { privateWithoutApprovers } from './private-without-approvers.js';
 import { addCardCopies, type CardCopy } from '../card/cards.js';
 import type { RenderedCard } from '../card/render-card.js';
-import { blocksAsJson } from '../transport/blocks-as-json.js';
+import { blocksAsJson } from '../transport/slack-web-client.js';
 import { cardMetadata } from '../card/card-metadata.js';
+import type { CardRow } from '../card/cards.js';
+import { renderCard } from '../card/render-card.js';
 
 /**
  * Copies of a new approval card for the approvers, where the policy routes them (`dm`, or
@@ -36,7 +38,7 @@ export async function routeCard(ctx: SlackContext, action: PendingAction, target
     // Outside a DM an empty list ("anyone but the requester") leaves nobody to send it to.
     if (!dm && approvers.length === 0) return;
     if (await requesterMayApprove(ctx, action)) return;
-    if (dm && approvers.length === 0) return tellNobodyElseSees(ctx, action, target);
+    if (dm && approvers.length === 0) return showNobodyElseSees(ctx, action, target);
     if (!dm && !(await privateWithoutApprovers(ctx, action, target.channel))) return;
     route = 'dm';
     fallback = true;
@@ -101,7 +103,7 @@ export async function sendDmCopies(ctx: SlackContext, actionId: number, people: 
  * "Anyone but you may approve" in a DM names nobody to send it to: the requester at least learns
  * that the card waits unseen, and what would change that.
  */
-async function tellNobodyElseSees(ctx: SlackContext, action: PendingAction, target: ThreadTarget): Promise<void> {
+async function showNobodyElseSees(ctx: SlackContext, action: PendingAction, target: ThreadTarget): Promise<void> {
   const text =
     `:warning: Only you can see this card here, and you may not approve \`${escapeMrkdwn(truncate(action.tool_name, 100))}\` yourself. ` +
     'Ask for it in a channel where others can approve it, or give this tool `approvers` or a `route` in the approval policy.';
@@ -170,4 +172,23 @@ export async function dmRecipients(
     }
   }
   return [...people];
+}
+
+/**
+ * An edited request still waiting may need other approvers than the one it replaced (a bigger
+ * amount for finance). Where the card reaches approvers by DM (the policy's `route: dm`, or the
+ * DM fallback the first card took), those the edit newly requires get a copy of their own; the
+ * ones already holding a copy see it redrawn with the card.
+ */
+export async function routeEditedCard(ctx: SlackContext, action: PendingAction, card: CardRow | undefined): Promise<void> {
+  if (!card || action.status !== 'pending') return;
+  const requirement = ctx.agent.requirementOf(action);
+  const byDm = requirement.reach.route === 'dm' || (card.copies ?? []).some((c) => c.user !== undefined);
+  if (!byDm) return;
+  const approvers = approversAt(requirement, new Date(action.created_at), new Date());
+  const holding = new Set((card.copies ?? []).flatMap((c) => (c.user ? [c.user] : [])));
+  const voted = new Set(action.approvals.map((a) => a.userId));
+  const people = (await dmRecipients(ctx, approvers, action, requirement.reach.dmLimit, requirement.allowSelfApproval)).filter((p) => !holding.has(p) && !voted.has(p));
+  if (people.length === 0) return;
+  await sendDmCopies(ctx, action.id, people, renderCard(ctx.agent, action, { blocked: false }));
 }

@@ -2,7 +2,7 @@ import { approversAt } from '../../approvals/approvers-at.js';
 import { dueNotices, type NoticeName } from '../../approvals/due-notices.js';
 import type { Requirement } from '../../approvals/requirement-for.js';
 import { escalationText, lastWarningText, reminderText, type NoticeFacts } from './notice-text.js';
-import { refreshHomesFor } from '../inbox/affected-users.js';
+import { refreshHomesFor } from '../card/inbox-refresh.js';
 import type { SlackContext } from '../context.js';
 import { claimNotices, loadWaitingApprovals, markNoticeSent, type WaitingApproval } from './claim-notices.js';
 import { updateCard } from '../card/update-card.js';
@@ -23,7 +23,7 @@ interface Planned {
  * instance that stopped before sending it is claimed again after `staleAfterMs`. Returns how many
  * it claimed.
  */
-export async function sendDueNotices(ctx: SlackContext, staleAfterMs: number, now = new Date()): Promise<number> {
+export async function showDueNotices(ctx: SlackContext, staleAfterMs: number, now = new Date()): Promise<number> {
   const waiting = await loadWaitingApprovals(ctx.slackDb, ctx.agent.id, staleAfterMs);
   const planned: Planned[] = [];
   for (const request of waiting) {

@@ -1,6 +1,6 @@
 import type { SlackContext, ThreadTarget } from '../context.js';
-import { slackErrorCode } from '../transport/slack-error-code.js';
-import { ANSWER_EVENT_TYPE, answerMessages } from './post-answer.js';
+import { slackErrorCode } from '../transport/slack-web-client.js';
+import { ANSWER_EVENT_TYPE, answerMessages } from './show-answer.js';
 
 /** Slack's limit on markdown_text per call; a streamed answer longer than this is posted as messages instead. */
 export const STREAM_MAX_CHARS = 12_000;

@@ -2,7 +2,7 @@ import { approversAt } from '../../approvals/approvers-at.js';
 import type { PendingAction } from '../../db/rows.js';
 import { humanList, isUserGroupId, isUserId } from '../kit/mention.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
-import { slackErrorCode } from '../transport/slack-error-code.js';
+import { slackErrorCode } from '../transport/slack-web-client.js';
 
 /** Slack shows a status on one line; a long approver list ends in "and 3 more". */
 const STATUS_CHARS = 120;

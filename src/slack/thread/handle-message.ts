@@ -1,26 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { SuspendedRun, PendingAction } from '../../db/rows.js';
 import { resumeSchemaFor } from '../../agent/tool.js';
-import { answerFromText } from '../answer/answer-choice.js';
 import { mention } from '../kit/mention.js';
-import { cancelThreadRuns } from './cancel-thread-run.js';
-import { questionOf, toolOf } from '../card/card-subject.js';
+import { questionOf, toolOf, type AskUserQuestion } from '../card/card-subject.js';
 import { updateCard } from '../card/update-card.js';
-import { mayAnswer } from '../answer/resume-from-slack.js';
 import { failureText } from '../kit/failure-text.js';
-import { isCancel, messageText, threadIdOf } from './message-text.js';
-import { postError } from './post-error.js';
-import { formOfZod } from '../kit/form-fields.js';
-import { resumeFromSlack } from '../answer/resume-from-slack.js';
-import { goOnAfterAnswer, runInThread } from './run-in-thread.js';
+import { isCancel, messageText, threadIdOf, looksLikeDecision } from './message-text.js';
+import { showError } from './show-error.js';
+import { runInThread } from './run-in-thread.js';
 import { actorOf, type Person, type SlackContext, type ThreadTarget } from '../context.js';
 import { hasAgentErrorCode } from '../../agent/errors.js';
-import { claimEvent, claimEventStartingRun, lockThread } from './claim-event.js';
+import { claimEvent, claimEventStartingRun, lockThread, releaseThreadLocks } from './claim-event.js';
 import { tellUser } from '../kit/tell-user.js';
 import { workingReaction } from './working-reaction.js';
-import { looksLikeDecision } from './looks-like-decision.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { truncate } from '../kit/limits.js';
+import { refreshHomesFor } from '../card/inbox-refresh.js';
 
 export interface IncomingMessage {
   eventId: string;
@@ -42,11 +37,26 @@ export interface IncomingMessage {
 }
 
 /**
+ * What the answer feature (answer/) does with a reply, passed in by the app: thread/ imports no
+ * other feature.
+ */
+export interface MessageAnswers {
+  /** A question's answer as read from a reply's text. */
+  answerFromText(question: AskUserQuestion, text: string): unknown;
+  /** Records the answer and shows the run going on (a reply needs no acknowledgement first). */
+  resumeFromSlack(ctx: SlackContext, action: PendingAction, data: unknown, who: ThreadTarget & Person, options: { reactTo: { channel: string; ts: string } }): Promise<unknown>;
+  /** Whether the tool's resume schema has a Respond form (answered there, not by a reply). */
+  hasRespondForm(schema: ReturnType<typeof resumeSchemaFor>): boolean;
+  /** Whether this person may answer the request (its requester, by default). */
+  mayAnswer(ctx: SlackContext, action: PendingAction, who: Person): Promise<boolean>;
+}
+
+/**
  * One message from a person: cancel the thread's waiting run, answer what it
  * waits on, say that it is waiting, or start a run. Each event id acts once,
  * however often Slack delivers it.
  */
-export async function handleMessage(ctx: SlackContext, m: IncomingMessage): Promise<void> {
+export async function handleMessage(ctx: SlackContext, m: IncomingMessage, answers: MessageAnswers): Promise<void> {
   const text = messageText(m.text, ctx.botUserId);
   const target: ThreadTarget = { channel: m.channel, ...(m.threadTs ? { threadTs: m.threadTs } : {}) };
   const who = { ...target, user: m.user, teamId: m.userTeamId };
@@ -74,21 +84,21 @@ export async function handleMessage(ctx: SlackContext, m: IncomingMessage): Prom
   }
   const log = ctx.logger.child({ eventId: m.eventId, threadId, user: m.user });
 
-  if (isCancel(text)) return cancel(ctx, m, runs, who);
+  if (isCancel(text)) return cancel(ctx, m, runs, who, answers);
 
   const newest = runs
     .flatMap((r) => r.toolCalls)
     .filter((c) => !c.requiresApproval)
     .sort((a, b) => b.actionId - a.actionId)[0];
   const action = newest ? await ctx.agent.findRequest(newest.actionId) : undefined;
-  if (action && action.status === 'pending' && (await answerByText(ctx, m, action, text, threadId))) return;
+  if (action && action.status === 'pending' && (await answerByText(ctx, m, action, text, threadId, answers))) return;
 
   const approvals = runs.flatMap((r) => r.toolCalls).filter((c) => c.requiresApproval);
-  if (approvals.length > 0 && looksLikeDecision(text)) return hintButtons(ctx, who, approvals);
+  if (approvals.length > 0 && looksLikeDecision(text)) return showButtonsHint(ctx, who, approvals);
 
   if (runs.length > 0 || (m.kind !== 'reply' && text !== '' && runId === undefined)) {
     // Waiting on someone, or another run holds the thread (at work here or on another instance).
-    if (m.kind !== 'reply') await postWaiting(ctx, target, runs);
+    if (m.kind !== 'reply') await showWaiting(ctx, target, runs);
     return;
   }
   if (m.kind === 'reply') return;
@@ -103,7 +113,7 @@ export async function handleMessage(ctx: SlackContext, m: IncomingMessage): Prom
     stream = await ctx.agent.stream(text, { ...(runId ? { runId } : {}), threadId, resourceId: m.teamId, requester: m.user, requesterTeamId: m.userTeamId });
   } catch (error) {
     await working.done();
-    await postError(ctx, target, error, 'could not start a run');
+    await showError(ctx, target, error, 'could not start a run');
     return;
   }
   log.info({ runId: stream.runId }, 'run started from Slack');
@@ -147,19 +157,19 @@ function conversationTs(ctx: SlackContext, m: IncomingMessage): string | undefin
  * says to reply (no form can be built, or the agent auto-resumes). True when
  * the message was taken as an answer (or refused as one).
  */
-async function answerByText(ctx: SlackContext, m: IncomingMessage, action: PendingAction, text: string, threadId: string): Promise<boolean> {
+async function answerByText(ctx: SlackContext, m: IncomingMessage, action: PendingAction, text: string, threadId: string, answers: MessageAnswers): Promise<boolean> {
   const target: ThreadTarget = { channel: m.channel, ...(m.threadTs ? { threadTs: m.threadTs } : {}) };
   // A file shared without a comment (or a reply that only mentions someone) says nothing to answer with.
   if (text === '') return false;
   const question = questionOf(ctx.agent, action);
   if (question) {
-    await resumeFromSlack(ctx, action, answerFromText(question, text), { ...target, user: m.user, teamId: m.userTeamId }, goOnAfterAnswer, { reactTo: { channel: m.channel, ts: m.ts } });
+    await answers.resumeFromSlack(ctx, action, answers.answerFromText(question, text), { ...target, user: m.user, teamId: m.userTeamId }, { reactTo: { channel: m.channel, ts: m.ts } });
     return true;
   }
   const tool = toolOf(ctx.agent, action);
-  const form = tool ? formOfZod(resumeSchemaFor(tool, action.args)) : undefined;
+  const form = tool ? answers.hasRespondForm(resumeSchemaFor(tool, action.args)) : false;
   if (form && !ctx.agent.defaultOptions.autoResumeSuspendedTools) return false;
-  if (!(await mayAnswer(ctx, action, { user: m.user, teamId: m.userTeamId }))) {
+  if (!(await answers.mayAnswer(ctx, action, { user: m.user, teamId: m.userTeamId }))) {
     await tellUser(ctx, { ...target, user: m.user }, `Only ${action.requester ? mention(action.requester) : 'the person who started this run'} can answer this.`);
     return true;
   }
@@ -171,7 +181,7 @@ async function answerByText(ctx: SlackContext, m: IncomingMessage, action: Pendi
   return true;
 }
 
-async function cancel(ctx: SlackContext, m: IncomingMessage, all: SuspendedRun[], who: ThreadTarget & Person): Promise<void> {
+async function cancel(ctx: SlackContext, m: IncomingMessage, all: SuspendedRun[], who: ThreadTarget & Person, answers: MessageAnswers): Promise<void> {
   // A run at work waits on nobody: "cancel" only stops what waits on someone.
   const runs = all.filter((r) => r.toolCalls.length > 0);
   if (runs.length === 0) {
@@ -181,7 +191,7 @@ async function cancel(ctx: SlackContext, m: IncomingMessage, all: SuspendedRun[]
     return;
   }
   const actions = await Promise.all(runs.flatMap((r) => r.toolCalls).map((c) => ctx.agent.findRequest(c.actionId)));
-  const allowed = (await Promise.all(actions.map((a) => !a || mayAnswer(ctx, a, who)))).every(Boolean);
+  const allowed = (await Promise.all(actions.map((a) => !a || answers.mayAnswer(ctx, a, who)))).every(Boolean);
   if (!allowed) {
     await tellUser(ctx, who, 'Only the person who started this run can cancel it. Nothing was changed.');
     return;
@@ -200,7 +210,7 @@ async function cancel(ctx: SlackContext, m: IncomingMessage, all: SuspendedRun[]
 }
 
 /** A reply that reads like a decision decides nothing: its writer alone is told to use the card's buttons. */
-async function hintButtons(ctx: SlackContext, who: ThreadTarget & { user: string }, calls: SuspendedRun['toolCalls']): Promise<void> {
+async function showButtonsHint(ctx: SlackContext, who: ThreadTarget & { user: string }, calls: SuspendedRun['toolCalls']): Promise<void> {
   const listed = calls.slice(0, 3).map((c) => `\`${escapeMrkdwn(truncate(c.toolName, 100))}\` (request #${c.actionId})`);
   const more = calls.length > listed.length ? ` and ${calls.length - listed.length} more` : '';
   await tellUser(
@@ -211,7 +221,7 @@ async function hintButtons(ctx: SlackContext, who: ThreadTarget & { user: string
   );
 }
 
-async function postWaiting(ctx: SlackContext, target: ThreadTarget, runs: SuspendedRun[]): Promise<void> {
+async function showWaiting(ctx: SlackContext, target: ThreadTarget, runs: SuspendedRun[]): Promise<void> {
   const calls = runs.flatMap((r) => r.toolCalls);
   if (calls.length === 0) {
     // On record but waiting on nobody: the run is at work (a model call, a tool), here or on another instance.
@@ -243,4 +253,25 @@ export function reportMessageFailure(ctx: SlackContext, m: Pick<IncomingMessage,
 
 function threadArgs(target: ThreadTarget): { channel: string; thread_ts?: string } {
   return { channel: target.channel, ...(target.threadTs ? { thread_ts: target.threadTs } : {}) };
+}
+
+/**
+ * Stops the runs waiting in a thread (Agent.cancelRuns), so nothing further
+ * runs and no model is asked to carry on (the thread's memory says the calls
+ * were cancelled, by whom), frees the thread for the next request, and redraws
+ * the cancelled requests' cards. Returns the ids of the requests it cancelled:
+ * none when a decision landed first.
+ */
+export async function cancelThreadRuns(ctx: SlackContext, rootRunIds: string[], actor: string): Promise<number[]> {
+  const cancelled = await ctx.agent.cancelRuns(rootRunIds, actor, 'Cancelled in Slack.');
+  if (cancelled.length > 0) await releaseThreadLocks(ctx.slackDb, rootRunIds);
+  for (const id of cancelled) await updateCard(ctx, id);
+  // Inboxes that listed them drop them; read after the redraws, so nothing waits on it.
+  if (ctx.home) for (const id of cancelled) {
+    ctx.agent.findRequest(id).then(
+      (row) => refreshHomesFor(ctx, row),
+      (error: unknown) => ctx.logger.warn({ err: error, actionId: id }, 'cancelled request could not be read for Home updates'),
+    );
+  }
+  return cancelled;
 }

@@ -1,22 +1,22 @@
-import type { AgentStream, ApprovalRequest } from '../../agent/types.js';
+import type { AgentStream, ApprovalRequest, RecoveredRun } from '../../agent/api-types.js';
 import { paragraphs, type AnnouncedRequest } from '../../agent/stream.js';
 import { hasAgentErrorCode } from '../../agent/errors.js';
 import { postCard } from '../card/post-card.js';
 import { postApprovalCards } from '../card/post-approval-cards.js';
 import { updateCard, type DrawnMark } from '../card/update-card.js';
 import { markCardsDrawn, markRunShown } from './mark-run-shown.js';
-import { postAnswer } from './post-answer.js';
-import { postError } from './post-error.js';
+import { showAnswer } from './show-answer.js';
+import { showError } from './show-error.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
 import { workingReaction, type WorkingReaction } from './working-reaction.js';
 import { unreachable } from '../../unreachable.js';
 import type { PendingAction } from '../../db/rows.js';
 import { AnswerStream, recipientOf, type StreamRecipient } from './answer-stream.js';
-import { targetForAction } from './target-for-action.js';
 import type { CardRow } from '../card/cards.js';
 import type { Person } from '../context.js';
 import { clearAssistantStatus, clearWaitingStatus, showWaitingStatus } from './assistant-status.js';
-import { showRememberedUse } from '../remembered/show-remembered-use.js';
+import { postPolicyRefusal } from './policy-refusal.js';
+import { findThread, targetForAction, threadTarget } from './threads.js';
 
 export interface RunInThreadOptions {
   /** The message that asked for this work; it carries the working reaction meanwhile. */
@@ -32,7 +32,8 @@ export interface RunInThreadOptions {
 /**
  * Shows a run (or a continuation of one) in its thread: text as it is
  * complete up to each card, a card for every approval or question it stops
- * on, the card of a call stopped at the gate redrawn as blocked, and an error
+ * on, the card of a call stopped at the gate redrawn as blocked, a call the
+ * policy refused said as such (the tool and the policy's reason), and an error
  * with a reference when it fails. When the run's outcome is in the thread, its
  * kept answer is let go and the thread is free for the next run (markRunShown);
  * an answer that could not be posted stays kept, for the sweep to post.
@@ -53,7 +54,7 @@ export async function runInThread(
   let text = '';
   let stepEnded = false;
   let failure: unknown;
-  // With SLACK_ASSISTANT: the text streamed as it comes; a stream Slack refuses leaves it to postAnswer.
+  // With SLACK_ASSISTANT: the text streamed as it comes; a stream Slack refuses leaves it to showAnswer.
   let streamed: AnswerStream | undefined;
   const waitingOn: PendingAction[] = [];
   const flush = async (answer?: { runId: string }) => {
@@ -62,7 +63,7 @@ export async function runInThread(
     const stream = streamed;
     streamed = undefined;
     if (stream && (await stream.finish(answer))) return;
-    if (pending.trim() !== '') await postAnswer(ctx, target, pending, answer);
+    if (pending.trim() !== '') await showAnswer(ctx, target, pending, answer);
   };
   // The approvals a pause announces arrive together; the calls of one step share a card (postApprovalCards).
   let approvals: ApprovalRequest[] = [];
@@ -118,7 +119,13 @@ export async function runInThread(
           break;
         case 'tool-call-remembered':
           await flush();
-          await showRememberedUse(ctx, target, chunk.payload);
+          await ctx.showRememberedUse(target, chunk.payload);
+          break;
+        case 'tool-output-denied':
+          if (chunk.payload.policy) {
+            await flush();
+            await postPolicyRefusal(ctx, target, chunk.payload);
+          }
           break;
         case 'error':
           failure = chunk.payload.error;
@@ -130,7 +137,6 @@ export async function runInThread(
         case 'finish':
         case 'tool-call':
         case 'tool-result':
-        case 'tool-output-denied':
         case 'tool-call-resumed':
           break;
         default:
@@ -154,12 +160,12 @@ export async function runInThread(
     }
     // The run's answer, marked as this run's, so the sweep can tell what of it was posted if this process stops.
     await flush(failure === undefined ? { runId: stream.runId } : undefined);
-    if (failure !== undefined) await postError(ctx, target, failure, 'run failed');
+    if (failure !== undefined) await showError(ctx, target, failure, 'run failed');
     // Cleared here too when another instance (or this one before a restart) set it.
     if (!statusCleared) await clearAssistantStatus(ctx, target);
     await bookkeeping(markRunShown(ctx.slackDb, stream.runId, drawn));
   } catch (error) {
-    await postError(ctx, target, error, 'showing the run in Slack failed');
+    await showError(ctx, target, error, 'showing the run in Slack failed');
   } finally {
     await streamed?.abort();
     await reaction?.done();
@@ -185,4 +191,18 @@ export async function goOnAfterAnswer(
 ): Promise<void> {
   const target = (await targetForAction(ctx, answered.action, answered.who, { card })) ?? answered.who;
   await runInThread(ctx, answered.stream, target, { ...options, ...recipientOf(answered.action.requester, answered.who) });
+}
+
+/** A run taken over from a stopped instance goes on in its own thread, where people expect it. */
+export async function showRecovered(ctx: SlackContext, recovered: RecoveredRun): Promise<void> {
+  const thread = await findThread(ctx.slackDb, recovered.rootRunId);
+  if (!thread) {
+    ctx.logger.warn({ runId: recovered.runId, rootRunId: recovered.rootRunId }, 'recovered run has no thread; continuation not shown');
+    await recovered.stream.result;
+    return;
+  }
+  // The message that asked for the run shows it working again, and the stopped process's reaction goes at the end.
+  await runInThread(ctx, recovered.stream, threadTarget(thread), {
+    ...(thread.message_ts ? { reactTo: { channel: thread.channel, ts: thread.message_ts } } : {}),
+  });
 }

@@ -1,6 +1,8 @@
-import type { ThreadTarget } from '../context.js';
+import type { ThreadTarget, SlackContext } from '../context.js';
 import type { Selectable } from 'kysely';
 import type { SlackDb, SlackTables } from '../tables.js';
+import type { PendingAction } from '../../db/rows.js';
+import { findCard, type CardRow } from '../card/cards.js';
 
 /**
  * Where a top-level run talks: its channel and thread (null thread: a DM's top level), who asked
@@ -35,4 +37,22 @@ export async function findThreads(db: SlackDb, runIds: readonly string[]): Promi
 /** Records a run's thread on its own (claimEventStartingRun does it with the claim on the common path). */
 export async function recordThread(db: SlackDb, thread: ThreadRow): Promise<void> {
   await db.insertInto('slack_threads').values(thread).onConflict((oc) => oc.column('run_id').doNothing()).execute();
+}
+
+/**
+ * Where a run's continuation talks: beside the card, else in the run's thread,
+ * else where the click was. `known` is the card as the caller just read it
+ * (updateCard returns it), to save reading it again.
+ */
+export async function targetForAction(
+  ctx: SlackContext,
+  action: Pick<PendingAction, 'id' | 'root_run_id'>,
+  fallback?: ThreadTarget,
+  known?: { card: CardRow | undefined },
+): Promise<ThreadTarget | undefined> {
+  const card = known ? known.card : await findCard(ctx.slackDb, action.id);
+  if (card) return { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) };
+  const thread = await findThread(ctx.slackDb, action.root_run_id);
+  if (thread) return threadTarget(thread);
+  return fallback;
 }

@@ -1,5 +1,5 @@
 import type { SlackContext } from '../context.js';
-import { slackErrorCode } from '../transport/slack-error-code.js';
+import { slackErrorCode } from '../transport/slack-web-client.js';
 
 const REACTION = 'eyes';
 

@@ -4,6 +4,7 @@ import type { Logger } from '../../logger.js';
 import { boltLogger } from './bolt-logger.js';
 import { nodeHttpFetch } from './node-http-fetch.js';
 import { botMetrics } from '../../metrics/bot-metrics.js';
+import type { KnownBlock } from '@slack/types';
 
 /** Retries for rate limits (after Retry-After) and 5xx; gives up after about 15 s. */
 export const defaultRetryConfig: webApi.RetryOptions = { retries: 4, factor: 2, minTimeout: 500, maxTimeout: 8_000, randomize: true };
@@ -47,4 +48,23 @@ function countingRetries(retryConfig: webApi.RetryOptions): webApi.RetryOptions 
     await theirs?.(error);
   };
   return { ...retryConfig, onFailedAttempt } as webApi.RetryOptions;
+}
+
+/** The Web API's error code (`missing_scope`, `already_reacted`, …) of a WebClient error, if it carries one. */
+export function slackErrorCode(error: unknown): string | undefined {
+  const data = (error as { data?: { error?: unknown } } | null)?.data;
+  return typeof data?.error === 'string' ? data.error : undefined;
+}
+
+/**
+ * Blocks for a Web API call, already as the JSON text the call carries. The
+ * WebClient sends arguments form-encoded, with arrays JSON-encoded, so the
+ * request bytes are the same either way. Given an array, though, it first walks
+ * it twice to build a debug line (redacting token-like keys at every depth),
+ * whatever the log level; a string it passes through. Cards are the largest
+ * thing the bot sends, so that walk was a visible share of its CPU per message.
+ */
+export function blocksAsJson(blocks: readonly KnownBlock[]): KnownBlock[] {
+  // The WebClient's types only admit arrays; a JSON string is what Slack's form encoding carries.
+  return JSON.stringify(blocks) as unknown as KnownBlock[];
 }

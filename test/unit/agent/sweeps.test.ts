@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startExpirySweeper, startSweeping } from '../../../src/agent/sweeps.js';
 import { RunSlots } from '../../../src/agent/run-slots.js';
-import type { ExpiredRequest } from '../../../src/agent/types.js';
+import type { ExpiredRequest } from '../../../src/agent/api-types.js';
 
 /** A fake agent with `due` requests, handing out at most `limit` per call, timed by the fake clock. */
 function backlogOf(due: number, msPerBatch = 0) {

@@ -513,7 +513,6 @@ describe('Bolt App between signed requests and the fake Web API', () => {
     const mention = appMentionEnvelope({ text: '<@U0BOTUSER> deploy?', user: 'U0REQUESTER', channel: CHANNEL, ts: '1726133698.626339' });
     const res = await sendSigned(endpoint, { secret, body: mention });
     expect(res.status).toBe(200);
-    expect(res.elapsedMs).toBeLessThan(3000);
 
     const posted = await fake.waitFor('chat.postMessage', { timeoutMs: 5000 });
     expect(posted.args).toMatchObject({ channel: CHANNEL, thread_ts: '1726133698.626339', text: 'on it: <@U0BOTUSER> deploy?' });

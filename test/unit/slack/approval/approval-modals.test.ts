@@ -29,6 +29,28 @@ describe('argumentsModal', () => {
     expect(texts(view)).not.toContain('Fingerprint');
   });
 
+  it('shows the tool’s preview in full after the arguments, escaped, within limits at its largest', () => {
+    const view = argumentsModal({ actionId: 7, toolName: 'set_status', args: { id: 'abc' }, preview: { fields: [{ label: 'Record', value: 'abc <!channel>' }], diff: [{ label: 'Status', before: 'active', after: 'archived' }] } });
+    expect(checkedView({ view }, 'modal')).toBe(view);
+    const code = view.blocks.map(textOfBlock).join('\n');
+    expect(code).toContain("*The tool's preview* of what the call acts on");
+    expect(code).toContain('*Record*\n```\nabc &lt;!channel&gt;\n```');
+    expect(code).toContain('*Status* now:\n```\nactive\n```');
+    expect(code).toContain('*Status* after the call:\n```\narchived\n```');
+
+    const big = '&'.repeat(3000);
+    const twenty = Array.from({ length: 20 }, (_, i) => ({ label: `${'L'.repeat(195)}${i}`, value: big }));
+    const largest = argumentsModal({
+      actionId: 7,
+      toolName: 'bulk',
+      args: { items: Array.from({ length: 20_000 }, (_, i) => i), long: big },
+      preview: { fields: twenty, diff: twenty.map((f) => ({ label: f.label, before: big, after: big })) },
+    });
+    expect(checkedView({ view: largest }, 'modal')).toBe(largest);
+    expect(texts(largest)).toContain('Cut: showing');
+    expect(argumentsModal({ actionId: 7, toolName: 't', args: {}, preview: { failed: 'down <!here>' } }).blocks.map(textOfBlock).join('\n')).toContain("*The tool's preview failed:* down &lt;!here&gt;");
+  });
+
   it('splits long JSON over code blocks within limits and says when it is cut', () => {
     const args = { items: Array.from({ length: 20_000 }, (_, i) => ({ sku: `<&>${i}`, qty: i })), long: '&'.repeat(9000) };
     const view = argumentsModal({ actionId: 7, toolName: 'bulk', args });

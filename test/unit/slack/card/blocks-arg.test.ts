@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { approvalCard } from '../../../../src/slack/card/approval-card.js';
-import { blocksAsJson } from '../../../../src/slack/transport/blocks-as-json.js';
+import { blocksAsJson } from '../../../../src/slack/transport/slack-web-client.js';
 import { nodeHttpFetch } from '../../../../src/slack/transport/node-http-fetch.js';
 
 const blocks = approvalCard({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Decision } from '../../../../src/agent/types.js';
+import type { Decision } from '../../../../src/agent/api-types.js';
 import type { PendingAction } from '../../../../src/db/rows.js';
 import { refusalText } from '../../../../src/slack/card/refusal-text.js';
 

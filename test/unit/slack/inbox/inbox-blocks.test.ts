@@ -45,6 +45,23 @@ function data(over: Partial<InboxData> = {}): InboxData {
 const buttonsOf = (blocks: readonly unknown[]) => (blocks as Array<{ type: string }>).filter((b) => b.type === 'actions') as unknown as Array<{ block_id: string; elements: Array<{ action_id: string; value: string; style: string }> }>;
 
 describe('inboxBlocks', () => {
+  it('a request nobody requested says what asked for it, and keeps its buttons; its binding is told in a line, escaped', () => {
+    const unattended: InboxItem = {
+      ...item(8, { requester: null }),
+      unattended: { agent: 'ops', caller: `nightly ${INJECTION}` },
+      bound: { statedReason: `Cleanup ${INJECTION}`, freezes: [{ name: 'weekend', until: new Date('2030-01-03T00:00:00Z') }] },
+    };
+    const blocks = inboxBlocks(data({ waiting: [unattended], waitingTotal: 1 }), HOME_FIT);
+    expect(blockLimitErrors(blocks)).toEqual([]);
+    expectNoInjection(blocks, ['U0REQUESTER']);
+    const text = allText(blocks);
+    expect(text).toContain('requested by no person — by agent `ops` (nightly &lt;!channel&gt;');
+    expect(text).toContain(':snowflake: freeze `weekend` until <!date^');
+    expect(text).toContain(':speech_balloon: the agent says: “Cleanup &lt;!channel&gt;');
+    expect(buttonsOf(blocks).map((b) => b.block_id)).toEqual(['approval:8']);
+    expect(allText(requestBlocks(unattended, true))).toContain('requested by no person — by agent `ops`');
+  });
+
   it('an empty inbox says so in each section', () => {
     const text = allText(inboxBlocks(data(), HOME_FIT));
     expect(text).toContain('*Waiting for you* (0)');

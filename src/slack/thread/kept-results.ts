@@ -1,10 +1,45 @@
-import { ANSWER_EVENT_TYPE, answerMessages, postAnswer } from './post-answer.js';
+import { sql } from 'kysely';
+import { claimRepairs } from '../card/claim-repairs.js';
+import type { SlackDb } from '../tables.js';
+import { ANSWER_EVENT_TYPE, answerMessages, showAnswer } from './show-answer.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
-import type { KeptResult } from './claim-kept-results.js';
 import { markRunShown } from './mark-run-shown.js';
 import { threadTarget } from './threads.js';
 import { clearWorkingReaction } from './working-reaction.js';
 import { botMessagesWithMetadata } from '../card/metadata-messages.js';
+
+/** A run's kept answer and where its thread is (absent when the run has no thread on record). */
+export interface KeptResult {
+  run_id: string;
+  text: string;
+  finished_at: Date;
+  channel: string | null;
+  thread_ts: string | null;
+  message_ts: string | null;
+}
+
+/**
+ * Answers of `agentId`'s runs (run_results) still not shown `graceMs` after
+ * their run ended: the process that ended the run stopped before posting the
+ * answer, or could not post it. Each is claimed for this caller in the same
+ * statement (slack_result_repairs), so one instance posts it; a claim is
+ * retried once it is `graceMs` old. `graceMs` is well past the Web API's
+ * retries, so an answer still being posted is not posted twice.
+ */
+export async function claimKeptResults(db: SlackDb, agentId: string, graceMs: number, limit = 50): Promise<KeptResult[]> {
+  const ended = sql`
+    SELECT r.run_id AS id, r.finished_at AS sort FROM run_results r
+    WHERE r.agent_id = ${agentId} AND r.finished_at < now() - make_interval(secs => ${graceMs} / 1000.0)
+  `;
+  const result = await sql<KeptResult>`
+    WITH claimed AS (${claimRepairs({ table: 'slack_result_repairs', key: 'run_id' }, ended, graceMs, limit)})
+    SELECT r.run_id, r.text, r.finished_at, t.channel, t.thread_ts, t.message_ts
+    FROM claimed JOIN run_results r ON r.run_id = claimed.run_id
+    LEFT JOIN slack_threads t ON t.run_id = r.run_id
+    ORDER BY r.finished_at
+  `.execute(db);
+  return result.rows;
+}
 
 /** How far back a DM's top level is searched for parts already posted, before the run ended. */
 const TOP_LEVEL_LOOKBACK_S = 300;
@@ -16,7 +51,7 @@ const TOP_LEVEL_LOOKBACK_S = 300;
  * again, so the thread gets the answer once. Clears the working reaction the
  * process left.
  */
-export async function deliverKeptResult(ctx: SlackContext, kept: KeptResult): Promise<void> {
+export async function showKeptResult(ctx: SlackContext, kept: KeptResult): Promise<void> {
   const log = ctx.logger.child({ runId: kept.run_id });
   if (!kept.channel) {
     log.warn('kept answer of a run with no thread on record; let go unposted');
@@ -26,7 +61,7 @@ export async function deliverKeptResult(ctx: SlackContext, kept: KeptResult): Pr
   const target = threadTarget({ channel: kept.channel, thread_ts: kept.thread_ts });
   const parts = answerMessages(kept.text).length;
   const posted = parts > 0 ? await postedParts(ctx, target, kept) : new Set<number>();
-  await postAnswer(ctx, target, kept.text, { runId: kept.run_id }, posted);
+  await showAnswer(ctx, target, kept.text, { runId: kept.run_id }, posted);
   await markRunShown(ctx.slackDb, kept.run_id);
   log.warn({ parts, alreadyPosted: posted.size }, 'answer posted by the sweep: the process that ended the run did not show it');
   if (kept.message_ts) await clearWorkingReaction(ctx, { channel: kept.channel, ts: kept.message_ts });

@@ -1,5 +1,6 @@
 import type { webApi } from '@slack/bolt';
 import type { Logger } from '../../logger.js';
+import { cachedGroupResolver, type GroupResolver } from '../../approvals/group-resolver.js';
 
 /** A person's team as users.info says, for events that do not name it (app_home_opened). */
 export type UserTeams = (user: string) => Promise<string>;
@@ -31,4 +32,18 @@ export function slackUserTeams(client: webApi.WebClient, logger: Logger, ttlMs =
       return '';
     }
   };
+}
+
+/**
+ * Members of a Slack user group (approvers listed as S…), from
+ * usergroups.users.list, cached so a burst of clicks is one API call.
+ */
+export function slackGroupResolver(client: webApi.WebClient, options: { ttlMs?: number } = {}): GroupResolver {
+  return cachedGroupResolver(
+    async (groupId) => {
+      const result = await client.usergroups.users.list({ usergroup: groupId });
+      return result.users ?? [];
+    },
+    options.ttlMs !== undefined ? { ttlMs: options.ttlMs } : {},
+  );
 }

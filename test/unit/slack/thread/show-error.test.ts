@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ModelCallError } from '../../../../src/agent/errors.js';
-import { runFailureText } from '../../../../src/slack/thread/run-failure-text.js';
+import { runFailureText } from '../../../../src/slack/thread/show-error.js';
 
 describe('runFailureText', () => {
   const details = { runId: 'r', agentId: 'ops', model: 'openai.responses/gpt-5-mini', step: 1, attempts: 1 };

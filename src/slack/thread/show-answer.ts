@@ -4,7 +4,7 @@ import { LIMITS, truncateMrkdwn } from '../kit/limits.js';
 import { markdownToMrkdwn } from '../kit/mrkdwn/markdown-to-mrkdwn.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
 import { splitMessage } from '../kit/mrkdwn/split-message.js';
-import { blocksAsJson } from '../transport/blocks-as-json.js';
+import { blocksAsJson } from '../transport/slack-web-client.js';
 
 /** Room left under msg_blocks_too_long for JSON escaping and block overhead. */
 const MESSAGE_JSON_BUDGET = LIMITS.messageBlocksJson - 1_000;
@@ -41,9 +41,9 @@ export const ANSWER_EVENT_TYPE = 'approval_bot_answer';
  * Posts the model's Markdown in as many messages as it takes. With `answer`,
  * each message carries the run id and its part number as Slack message
  * metadata, so whoever posts a kept answer after a stop can see which parts
- * are already in the thread (see deliverKeptResult) and post only the rest.
+ * are already in the thread (see showKeptResult) and post only the rest.
  */
-export async function postAnswer(ctx: SlackContext, target: ThreadTarget, markdown: string, answer?: { runId: string }, skip: ReadonlySet<number> = new Set()): Promise<void> {
+export async function showAnswer(ctx: SlackContext, target: ThreadTarget, markdown: string, answer?: { runId: string }, skip: ReadonlySet<number> = new Set()): Promise<void> {
   const messages = answerMessages(markdown);
   for (const [part, message] of messages.entries()) {
     if (skip.has(part)) continue;

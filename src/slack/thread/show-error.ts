@@ -1,5 +1,26 @@
+import { errorReference } from '../kit/error-reference.js';
+import type { SlackContext, ThreadTarget } from '../context.js';
 import { hasAgentErrorCode } from '../../agent/errors.js';
 import { inlineCode } from '../kit/mrkdwn/inline-code.js';
+
+/**
+ * Tells the thread something failed, with a reference that is also in the
+ * log line; the details stay in the log, where only operators see them.
+ */
+export async function showError(ctx: SlackContext, target: ThreadTarget, error: unknown, what: string): Promise<string> {
+  const ref = errorReference();
+  ctx.logger.error({ err: error, ref, channel: target.channel, threadTs: target.threadTs }, what);
+  try {
+    await ctx.client.chat.postMessage({
+      channel: target.channel,
+      ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
+      text: runFailureText(error, ref),
+    });
+  } catch (failed) {
+    ctx.logger.error({ err: failed, ref }, 'could not post the error message either');
+  }
+  return ref;
+}
 
 /**
  * What a thread is told when its run failed. A model that did not answer is

@@ -7,7 +7,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { webApi } from '@slack/bolt';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/start-sandbox.js';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../../src/sandbox/start-sandbox.js';
 
 export const SECRET = 'sandbox-test-secret-7f3a';
 export const TOKEN = 'xoxb-sandbox-test-token';

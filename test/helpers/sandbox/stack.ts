@@ -3,20 +3,20 @@
  * createSlackApp) wired to it by runWithSandbox, the demo agents on the built-in demo model, and
  * an embedded database. Tests drive it the way the UI does, through /ui/*.
  */
-import { parseConfig } from '../../src/config.js';
-import { createDemoAgents } from '../../src/demo/create-demo-agents.js';
-import { createDemoModel } from '../../src/demo/model/create-demo-model.js';
-import { seedDemoData } from '../../src/demo/seed-demo-data.js';
-import { createDemoTables, demoDb, type DemoDb } from '../../src/demo/demo-tables.js';
-import { runWithSandbox, type RunningSandbox } from '../../src/sandbox/run-with-sandbox.js';
-import type { StoredEphemeral, StoredMessage } from '../../src/sandbox/store.js';
-import { createSlackApp } from '../../src/slack/app.js';
-import { slackGroupResolver } from '../../src/slack/transport/slack-group-resolver.js';
-import { slackWebClient } from '../../src/slack/transport/slack-web-client.js';
-import { openDatabase, type Database } from '../../src/db/database.js';
-import { migrate } from '../../src/db/migrate.js';
-import { createTestDatabase } from '../helpers/db.js';
-import { captureLogger } from '../helpers/slack-bot.js';
+import { parseConfig } from '../../../src/config.js';
+import { createDemoAgents } from '../../../src/demo/create-demo-agents.js';
+import { createDemoModel } from '../../../src/demo/model/create-demo-model.js';
+import { seedDemoData } from '../../../src/demo/seed-demo-data.js';
+import { createDemoTables, demoDb, type DemoDb } from '../../../src/demo/demo-tables.js';
+import { runWithSandbox, type RunningSandbox } from '../../../src/sandbox/run-with-sandbox.js';
+import type { StoredEphemeral, StoredMessage } from '../../../src/sandbox/store.js';
+import { createSlackApp } from '../../../src/slack/app.js';
+import { slackGroupResolver } from '../../../src/slack/transport/directory.js';
+import { slackWebClient } from '../../../src/slack/transport/slack-web-client.js';
+import { openDatabase, type Database } from '../../../src/db/database.js';
+import { migrate } from '../../../src/db/migrate.js';
+import { createTestDatabase } from '../db.js';
+import { captureLogger } from '../slack-bot.js';
 
 export interface Stack {
   run: RunningSandbox;

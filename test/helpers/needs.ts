@@ -1,0 +1,42 @@
+import { existsSync } from 'node:fs';
+import { describe, type SuiteOptions } from 'vitest';
+import type { Backend } from './db.js';
+
+declare module '@vitest/runner' {
+  interface TaskMeta {
+    /** What a skipped group needs to run, as the summary at the end of the run names it. */
+    needs?: string;
+  }
+}
+
+/** Debian's Chromium, driven by playwright-core: nothing is downloaded. */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * What some groups of tests need beyond Node: each skipped without it (CI has both; the
+ * Chromium check refuses to skip there), and the run's last lines name what would run them.
+ */
+const NEEDS = {
+  postgres: { missing: !process.env.DATABASE_URL, says: 'PostgreSQL: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test)' },
+  chromium: { missing: !existsSync(CHROMIUM) && process.env.CI !== 'true', says: `Chromium at ${CHROMIUM}: apt-get install chromium` },
+} as const;
+
+export type Need = keyof typeof NEEDS;
+
+export const missing = (need: Need): boolean => NEEDS[need].missing;
+
+/** Options for a `describe` that runs only with `need`: skipped without it, saying so. */
+export function needing(need: Need, options: SuiteOptions = {}): SuiteOptions {
+  return { ...options, skip: NEEDS[need].missing, meta: { ...options.meta, needs: NEEDS[need].says } };
+}
+
+/**
+ * Every storage group runs on PGlite and on PostgreSQL; without DATABASE_URL the PostgreSQL
+ * one is skipped and reported, not left out. `%s` in the name is the backend.
+ */
+export function describeBackends(name: string, factory: (backend: Backend) => void): void {
+  for (const backend of ['postgres', 'pglite'] as const) {
+    const options = backend === 'postgres' ? needing('postgres') : {};
+    describe(name.replace('%s', backend), options, () => factory(backend));
+  }
+}

@@ -19,6 +19,19 @@ export interface TestDatabase extends Database {
   schema: string;
   /** Another independent connection pool to the same data (Postgres), for races. */
   reopen(): Promise<Database>;
+  /**
+   * Empties every table but the migrations' record (ids start again), so the next test starts
+   * on a database as fresh as a new one, without paying for the migrations again.
+   */
+  empty(): Promise<void>;
+}
+
+/** Every table of `schema` but schema_migrations, emptied in one statement. */
+async function emptySchema(db: Kysely<DB>, schema: string): Promise<void> {
+  const { rows } = await sql<{ name: string }>`
+    SELECT quote_ident(table_schema) || '.' || quote_ident(table_name) AS name FROM information_schema.tables
+    WHERE table_schema = ${schema} AND table_type = 'BASE TABLE' AND table_name <> 'schema_migrations'`.execute(db);
+  if (rows.length > 0) await sql.raw(`TRUNCATE ${rows.map((r) => r.name).join(', ')} RESTART IDENTITY CASCADE`).execute(db);
 }
 
 /** The schema of the migrated PGlite copies: each is an instance of its own, so one name serves all. */
@@ -63,6 +76,7 @@ async function migratedPglite(): Promise<TestDatabase> {
     schema: PGLITE_SCHEMA,
     // PGlite is one connection: the "other" is the same one, and closing it must not end the test's.
     reopen: () => Promise.resolve({ db, kind: 'pglite', close: async () => {} }),
+    empty: () => emptySchema(db, PGLITE_SCHEMA),
     close: () => db.destroy(),
   };
   return database;
@@ -89,6 +103,7 @@ export async function createTestDatabase(backend: Backend, dataDir = 'memory://'
         ? openDatabase({ databaseUrl: process.env.DATABASE_URL!, schema })
         : // PGlite is one connection: the "other" is the same one, and closing it must not end the test's.
           Promise.resolve({ ...database, close: async () => {} }),
+    empty: () => emptySchema(database.db, schema),
     async close() {
       if (backend === 'postgres') {
         await sql.raw(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).execute(database.db);

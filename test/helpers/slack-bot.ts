@@ -101,11 +101,17 @@ export function slackHarness(backend: Backend, fakeOptions: SlackSimulatorOption
   beforeAll(async () => {
     [h.database, h.fake] = await Promise.all([createTestDatabase(backend), startSlackSimulator(fakeOptions)]);
   });
+  // Each test starts on an empty database and an empty Slack: what one test leaves (a failure
+  // halfway, say) never reaches the next. Emptied even when the output check fails.
   afterEach(async () => {
     await h.bot?.stop();
     h.bot = undefined;
-    expectCleanSlackOutput(h.fake);
-    h.fake.reset();
+    try {
+      expectCleanSlackOutput(h.fake);
+    } finally {
+      h.fake.reset();
+      await h.database.empty();
+    }
   });
   afterAll(async () => {
     await h.fake?.close();

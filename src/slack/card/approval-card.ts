@@ -15,9 +15,8 @@ import { whoDecides } from '../kit/who-decides.js';
 import { slackDate } from '../kit/slack-date.js';
 import { oneLine, plainText } from '../kit/text-objects.js';
 import { unreachable } from '../../unreachable.js';
-import { rememberButton } from '../remembered/remember-blocks.js';
 import { limitReasonText } from './limit-reason.js';
-import { rememberedUnusedText } from '../remembered/remember-blocks.js';
+import { rememberButton, rememberedUnusedText } from '../remembered/remember-blocks.js';
 import { boundBlocks, unattendedText } from './bound-blocks.js';
 
 /**

@@ -14,18 +14,23 @@ import { SweepBacklog, type BacklogSwept } from './sweep.js';
 import { PacedWebClient } from './transport/paced-web-client.js';
 import { inboundRequests } from './transport/inbound-requests.js';
 import { registerAppMention, registerMessage } from './thread/message.js';
-import { postRememberedUse } from './remembered/post-remembered-use.js';
-import { answerFromText } from './answer/answer-from-text.js';
-import { mayAnswer } from './answer/may-answer.js';
-import { respondFieldsFor } from './answer/respond-fields.js';
-import { resumeFromSlack } from './answer/resume-from-slack.js';
+import { showRememberedUse } from './remembered/show-remembered-use.js';
+import { answerFromText } from './answer/answer-choice.js';
+import { mayAnswer, resumeFromSlack } from './answer/resume-from-slack.js';
+import { formOfZod } from './kit/form-fields.js';
 import { registerApprovalActions } from './approval/approval-actions.js';
 import { openDecline, recordApproval, showApproval } from './approval/approval-click.js';
 import { registerBatchActions } from './batch/batch-actions.js';
 import { registerDeclineModalSubmit } from './approval/decline-modal-submit.js';
 import { registerEditActions } from './edit/edit-actions.js';
+import { decisionRefusal } from './approval/decision-refusal.js';
+import { handleDecision } from './approval/handle-decision.js';
+import { routeEditedCard } from './routing/route-card.js';
+import { listClickOf, showInboxList } from './inbox/inbox-list.js';
 import { registerApproveReasonSubmit } from './approval/approve-reason-submit.js';
 import { interactionRoutes } from './interaction-routes.js';
+import { goOnAfterAnswer } from './thread/run-in-thread.js';
+import type { MessageAnswers } from './thread/handle-message.js';
 import { registerQuestionActions } from './answer/question-actions.js';
 import { registerRespondActions } from './answer/respond-actions.js';
 import { registerElicitationActions } from './answer/elicitation-actions.js';
@@ -203,7 +208,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     publicChannels: new Map(),
     decisionsInFlight: new Map(),
     userTeams: slackUserTeams(app.client, log),
-    showRememberedUse: (target, call) => postRememberedUse(context, target, call),
+    showRememberedUse: (target, call) => showRememberedUse(context, target, call),
     workingReactionDelayMs: options.workingReactionDelayMs ?? DEFAULT_WORKING_REACTION_DELAY_MS,
     ...assistantOf(options.assistant ?? config.assistant),
     ...(options.botUserId ? { botUserId: options.botUserId } : {}),
@@ -213,7 +218,12 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     log.error({ err: error }, 'Slack listener failed');
   });
   // What a reply does to the request its thread waits on is the answer feature's (answer/).
-  const answers = { answerFromText, resumeFromSlack, mayAnswer, hasRespondForm: (schema: Parameters<typeof respondFieldsFor>[0]) => respondFieldsFor(schema) !== undefined };
+  const answers: MessageAnswers = {
+    answerFromText,
+    mayAnswer,
+    resumeFromSlack: (ctx, action, data, who, options) => resumeFromSlack(ctx, action, data, who, goOnAfterAnswer, options),
+    hasRespondForm: (schema) => formOfZod(schema) !== undefined,
+  };
   registerAppMention(app, context, answers);
   registerMessage(app, context, answers);
   registerAppHomeOpened(app, context);
@@ -222,13 +232,17 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   registerApprovalActions(routes, context);
   registerBatchActions(routes, context);
   registerDeclineModalSubmit(routes, context);
-  registerEditActions(routes, context);
+  registerEditActions(routes, context, {
+    refusal: (ctx, click, button) => decisionRefusal(ctx, click, button, { as: 'edit' }),
+    showDecision: handleDecision,
+    routeEdited: routeEditedCard,
+  });
   registerApproveReasonSubmit(routes, context);
-  registerQuestionActions(routes, context);
-  registerRespondActions(routes, context);
-  registerElicitationActions(routes, context);
+  registerQuestionActions(routes, context, goOnAfterAnswer);
+  registerRespondActions(routes, context, goOnAfterAnswer);
+  registerElicitationActions(routes, context, goOnAfterAnswer);
   registerInboxActions(routes, context, { recordApproval, showApproval, openDecline });
-  registerRememberedActions(routes, context);
+  registerRememberedActions(routes, context, { redrawList: (ctx, body, listValue) => showInboxList(ctx, listClickOf(body, listValue)) });
 
   const sweepExpired = async (repairs = true): Promise<BacklogSwept> => {
     try {

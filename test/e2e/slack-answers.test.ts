@@ -141,7 +141,7 @@ describeBackends('Slack answers, Yes/No confirmations and the assistant on %s', 
     expect(inputs).toEqual([
       ['refundAmount', 'Refund amount', 'In euros, at most the order total'],
       ['notifyCustomer', 'Tell the customer by email', undefined],
-      ['ticketId', 'Ticket id', undefined],
+      ['ticketId', 'Ticket ID', undefined],
     ]);
 
     const submitted = await b.send.interaction(

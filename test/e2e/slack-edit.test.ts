@@ -112,11 +112,12 @@ describeBackends('Slack: edit, then approve, on %s', (backend) => {
     expect(view.callback_id).toBe(CALLBACK_IDS.editModal);
     const inputs = view.blocks.filter((x) => x.type === 'input');
     expect(inputs.map((x) => [x.label.text, x.element.type, x.optional])).toEqual([
-      ['Order id', 'plain_text_input', false],
-      ['Amount cents', 'number_input', false],
+      ['Order to refund', 'plain_text_input', false],
+      ['Amount (cents)', 'number_input', false],
       ['Note', 'plain_text_input', true],
     ]);
-    expect(inputs[0]!.hint.text).toBe('The order to refund');
+    // Labelled as the card labels it; the description, all said by the label, is not repeated as a hint.
+    expect(inputs[0]!.hint).toBeUndefined();
     expect(inputs[0]!.element.initial_value).toBe('1042');
     expect(inputs[1]!.element.initial_value).toBe('100000');
 

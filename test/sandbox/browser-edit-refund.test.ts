@@ -31,7 +31,7 @@ describe('edit then approve in the sandbox in Chromium', needing('chromium', { t
     const modal = page.locator('.modal');
     await modal.waitFor();
     expect(await modal.locator('.modal-title').textContent()).toBe('Edit and approve');
-    const amount = modal.locator('.bk-input', { hasText: 'Amount cents' }).locator('input');
+    const amount = modal.locator('.bk-input', { hasText: 'Amount to refund (cents)' }).locator('input');
     expect(await amount.inputValue()).toBe('2500');
 
     // Zero is refused beside the field, and the modal stays open.

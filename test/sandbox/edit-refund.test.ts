@@ -28,7 +28,7 @@ describe('edit then approve in the sandbox', () => {
     await s.ui('/ui/action', { user: 'U0BOB', channel: GENERAL, messageTs: card.ts, blockId: block.block_id, actionId: 'approval.edit' });
     const view = await s.until(() => s.run.sandbox.store.views('U0BOB')[0]);
     const inputs = (view.blocks as any[]).filter((b) => b.type === 'input');
-    const amount = inputs.find((b) => b.label.text === 'Amount cents');
+    const amount = inputs.find((b) => b.label.text === 'Amount to refund (cents)');
     expect(amount.element).toMatchObject({ type: 'number_input', initial_value: '2500' });
 
     const refused = await s.ui('/ui/view-submission', { user: 'U0BOB', viewId: view.id, values: { [amount.block_id]: { [amount.element.action_id]: '0' } } });
@@ -50,7 +50,7 @@ describe('edit then approve in the sandbox', () => {
     const card = await s.until(() => s.thread(GENERAL, threadTs).find((m) => m.bot_id && cardBlock(m, 'approval')));
     await s.ui('/ui/action', { user: 'U0BOB', channel: GENERAL, messageTs: card.ts, blockId: cardBlock(card, 'approval')!.block_id, actionId: 'approval.edit' });
     const view = await s.until(() => s.run.sandbox.store.views('U0BOB').at(-1));
-    const amount = (view.blocks as any[]).find((b) => b.type === 'input' && b.label.text === 'Amount cents');
+    const amount = (view.blocks as any[]).find((b) => b.type === 'input' && b.label.text === 'Amount to refund (cents)');
     expect((await s.ui('/ui/view-submission', { user: 'U0BOB', viewId: view.id, values: { [amount.block_id]: { [amount.element.action_id]: '150000' } } })).json).toMatchObject({ ok: true });
 
     // Over $1,000 the edited request waits for two approvers; carol declines it with a reason.

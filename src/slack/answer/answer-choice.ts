@@ -3,8 +3,9 @@ import { parseCardBlockId } from '../kit/action-ids.js';
 import type { Click, SlackContext } from '../context.js';
 import { questionOf } from '../card/card-subject.js';
 import { clickedCard, tamperedButton } from '../card/clicked-card.js';
-import { recordAnswer, showAnswer, type RecordedAnswer } from './resume-from-slack.js';
+import { recordAnswer, showAnswer, type GoOnInThread, type RecordedAnswer } from './resume-from-slack.js';
 import { tellUser } from '../kit/tell-user.js';
+import type { AskUserQuestion } from '../card/card-subject.js';
 
 /** What a choice came to: nothing to say (no clicker), a message for the clicker alone, or a recorded answer. */
 export type RecordedChoice = undefined | { tell: string; click: Click } | { answer: RecordedAnswer };
@@ -44,13 +45,38 @@ export async function recordChoice(
 }
 
 /** Shows a recorded choice (the card and the run's continuation), or tells the clicker why it was not taken. */
-export async function showChoice(ctx: SlackContext, recorded: RecordedChoice): Promise<void> {
+export async function showChoice(ctx: SlackContext, recorded: RecordedChoice, goOn: GoOnInThread): Promise<void> {
   if (!recorded) return;
   if ('tell' in recorded) return tellUser(ctx, recorded.click, recorded.tell);
-  await showAnswer(ctx, recorded.answer);
+  await showAnswer(ctx, recorded.answer, goOn);
 }
 
 function tampered(ctx: SlackContext, click: Click, action: Pick<BlockElementAction, 'block_id' | 'action_id'>): RecordedChoice {
   ctx.logger.warn({ user: click.user, actionId: action.action_id, blockId: action.block_id }, 'question answer refused: does not match a card');
   return { tell: tamperedButton, click };
+}
+
+/**
+ * Reads a thread reply as an answer to an askUser question: free text as is;
+ * for options, a label (any case) or its number, several separated by commas
+ * for multi-select (each option once). What matches nothing is passed on unchanged, so the
+ * runtime's validation can say what would have fitted.
+ */
+export function answerFromText(question: AskUserQuestion, text: string): string | string[] {
+  const options = question.options;
+  if (!options) return text;
+  const pick = (part: string): string => {
+    const wanted = part.trim();
+    const byLabel = options.find((o) => o.label.trim().toLowerCase() === wanted.toLowerCase());
+    if (byLabel) return byLabel.label;
+    const n = /^\d{1,3}$/.test(wanted) ? options[Number(wanted) - 1] : undefined;
+    return n ? n.label : wanted;
+  };
+  if (question.selectionMode === 'multi_select') {
+    const whole = options.find((o) => o.label.trim().toLowerCase() === text.trim().toLowerCase());
+    if (whole) return [whole.label];
+    // "1, 1" names one option once: the answer lists each option at most once.
+    return [...new Set(text.split(/[,\n]/).map((p) => p.trim()).filter((p) => p !== '').map(pick))];
+  }
+  return pick(text);
 }

@@ -5,7 +5,7 @@ import { tellClicker } from '../card/clicked-card.js';
 import {
   checkElicitationSubmission,
   inlineAnswer,
-  openElicitationForm,
+  showElicitationForm,
   recordElicitationClick,
   recordElicitationSubmission,
   requestOfButton,
@@ -13,7 +13,7 @@ import {
   showElicitationClick,
   type AnswerOf,
 } from './elicitation-answer.js';
-import { showAnswer } from './resume-from-slack.js';
+import { showAnswer, type GoOnInThread } from './resume-from-slack.js';
 import { tellRespondFailure } from './respond-form.js';
 import { personOf, type SlackContext } from '../context.js';
 import { clickOf } from '../kit/click-of.js';
@@ -29,12 +29,12 @@ const SELECTION_ONLY = new Set(['checkboxes', 'multi_static_select']);
  * modal behind Answer; Decline and (URL requests) Done answer at once. Each answer is
  * recorded before the ack (recordThenAck). The link button only opens the URL in the browser.
  */
-export function registerElicitationActions(routes: InteractionRoutes, ctx: SlackContext): void {
+export function registerElicitationActions(routes: InteractionRoutes, ctx: SlackContext, goOn: GoOnInThread): void {
   const answer = (name: string, body: BlockAction, actionId: number | undefined, answerOf: AnswerOf, ack: () => Promise<void>) =>
     recordThenAck(ctx, ack, {
       name,
       record: (startAfter) => recordElicitationClick(ctx, clickOf(body), actionId, answerOf, startAfter),
-      show: (recorded) => showElicitationClick(ctx, recorded),
+      show: (recorded) => showElicitationClick(ctx, recorded, goOn),
       onError: tellClicker(ctx, clickOf(body)),
     });
 
@@ -60,7 +60,7 @@ export function registerElicitationActions(routes: InteractionRoutes, ctx: Slack
   routes.action<BlockAction<ButtonAction>>(ACTION_IDS.elicitationAnswer, async ({ ack, body, action }) => {
     await ack();
     const click = clickOf(body);
-    if (click) ctx.tasks.run('elicitation-open', () => openElicitationForm(ctx, click, requestOfButton(action.value)), tellClicker(ctx, click));
+    if (click) ctx.tasks.run('elicitation-open', () => showElicitationForm(ctx, click, requestOfButton(action.value)), tellClicker(ctx, click));
   });
 
   routes.view(CALLBACK_IDS.elicitationModal, async ({ ack, body, view }) => {
@@ -71,7 +71,7 @@ export function registerElicitationActions(routes: InteractionRoutes, ctx: Slack
     await recordThenAck(ctx, () => ack(), {
       name: 'elicitation-submit-form',
       record: (startAfter) => recordElicitationSubmission(ctx, submission, personOf(body), startAfter),
-      show: async (recorded) => recorded && showAnswer(ctx, recorded),
+      show: async (recorded) => recorded && showAnswer(ctx, recorded, goOn),
       onError: tellRespondFailure(ctx, submission.row.id, user),
     });
   });

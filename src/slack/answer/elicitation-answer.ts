@@ -2,16 +2,16 @@ import { isElicitationPayload, type ElicitationAnswer, type McpElicitationPayloa
 import type { PendingAction } from '../../db/rows.js';
 import { parseElicitationFieldBlockId } from '../kit/action-ids.js';
 import { parseButtonValue } from '../kit/button-value.js';
-import { parseFieldValue } from './elicitation-inputs.js';
+import { readField } from '../kit/form-inputs.js';
 import type { InputState, SubmittedView } from '../kit/submitted-payloads.js';
 import { elicitationModal, parseElicitationModal } from './elicitation-modal.js';
 import type { Click, Person, SlackContext } from '../context.js';
 import { findCard } from '../card/cards.js';
 import { clickedCard, tamperedButton } from '../card/clicked-card.js';
 import { errorReference } from '../kit/error-reference.js';
-import { mayAnswer } from './may-answer.js';
+
 import { describeOutcome } from '../card/refusal-text.js';
-import { recordAnswer, showAnswer, type RecordedAnswer } from './resume-from-slack.js';
+import { mayAnswer, recordAnswer, showAnswer, type GoOnInThread, type RecordedAnswer } from './resume-from-slack.js';
 import { tellUser } from '../kit/tell-user.js';
 
 /** What an elicitation click came to: nothing to say, a message for the clicker alone, or a recorded answer. */
@@ -44,10 +44,10 @@ export async function recordElicitationClick(
   return { answer: await recordAnswer(ctx, row, answer, click, startAfter) };
 }
 
-export async function showElicitationClick(ctx: SlackContext, recorded: RecordedElicitation): Promise<void> {
+export async function showElicitationClick(ctx: SlackContext, recorded: RecordedElicitation, goOn: GoOnInThread): Promise<void> {
   if (!recorded) return;
   if ('tell' in recorded) return tellUser(ctx, recorded.click, recorded.tell);
-  await showAnswer(ctx, recorded.answer);
+  await showAnswer(ctx, recorded.answer, goOn);
 }
 
 /** The request a button names (its value) or an inline field names (its block id). */
@@ -64,14 +64,14 @@ export function inlineAnswer(state: InputState | undefined): AnswerOf {
   return (payload) => {
     if (payload.mode !== 'form' || payload.form.fields.length !== 1) return { tell: tamperedButton };
     const { name, required, field } = payload.form.fields[0]!;
-    const parsed = parseFieldValue(field, required, state);
+    const parsed = readField(field, required, state);
     if (!parsed.ok) return { tell: `${parsed.error} Nothing was sent yet.` };
     return { action: 'accept', content: parsed.value === undefined ? {} : { [name]: parsed.value } };
   };
 }
 
 /** Answer on a card with several fields: opens the form in a modal, for someone who may answer. */
-export async function openElicitationForm(ctx: SlackContext, click: Click, actionId: number | undefined): Promise<void> {
+export async function showElicitationForm(ctx: SlackContext, click: Click, actionId: number | undefined): Promise<void> {
   const checked = actionId === undefined ? false : await clickedCard(ctx, click, actionId);
   const row = checked ? checked.state?.action : undefined;
   if (!row || !isElicitationPayload(row.suspend_payload) || row.suspend_payload.mode !== 'form') return tellUser(ctx, click, tamperedButton);

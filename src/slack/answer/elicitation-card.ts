@@ -4,7 +4,7 @@ import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { inlineCode } from '../kit/mrkdwn/inline-code.js';
 import { ACTION_IDS, cardBlockId, elicitationFieldBlockId } from '../kit/action-ids.js';
 import { actionButtonValue } from '../kit/button-value.js';
-import { fieldElement, fieldLabel, isTypedInput } from './elicitation-inputs.js';
+import { fieldElement, fieldText, isTypedInput } from '../kit/form-inputs.js';
 import { fitMessage, scaled } from '../kit/fit-message.js';
 import { context, section } from '../kit/layout.js';
 import { LIMITS, truncate } from '../kit/limits.js';
@@ -75,26 +75,28 @@ function render(d: ElicitationCardData, scale: number): KnownBlock[] {
       { type: 'button', action_id: ACTION_IDS.elicitationDone, text: plainText('Done'), style: 'primary', value },
     );
   } else if (p.form.fields.length === 1) {
-    const { name, required, field } = p.form.fields[0]!;
+    const entry = p.form.fields[0]!;
+    const { field } = entry;
+    const { label, hint } = fieldText(entry);
     const element = fieldElement(field, ACTION_IDS.elicitationValue, scaled(LIMITS.optionText, scale, 20));
     if (isTypedInput(field)) {
       blocks.push({
         type: 'input',
         block_id: elicitationFieldBlockId(d.actionId),
         dispatch_action: true,
-        optional: !required,
-        label: plainText(fieldLabel(name, field), LIMITS.inputLabel),
+        optional: !entry.required,
+        label: plainText(label, LIMITS.inputLabel),
         element: { ...element, dispatch_action_config: { trigger_actions_on: ['on_enter_pressed'] } },
-        ...(field.description?.trim() ? { hint: plainText(field.description, LIMITS.inputHint) } : {}),
+        ...(hint ? { hint: plainText(hint, LIMITS.inputHint) } : {}),
       } as KnownBlock);
       blocks.push(context('Press Enter to send.'));
     } else {
-      blocks.push(section(`*${escapeMrkdwn(truncate(fieldLabel(name, field), 200))}*${field.description?.trim() ? `\n${escapeMrkdwn(truncate(field.description, 500))}` : ''}`));
+      blocks.push(section(`*${escapeMrkdwn(truncate(label, 200))}*${hint ? `\n${escapeMrkdwn(truncate(hint, 500))}` : ''}`));
       blocks.push({ type: 'actions', block_id: elicitationFieldBlockId(d.actionId), elements: [element] } as unknown as KnownBlock);
       if (field.type === 'multi-enum') buttons.push({ type: 'button', action_id: ACTION_IDS.elicitationSubmit, text: plainText('Submit'), style: 'primary', value });
     }
   } else {
-    const labels = p.form.fields.map((f) => escapeMrkdwn(truncate(fieldLabel(f.name, f.field), 80)));
+    const labels = p.form.fields.map((f) => escapeMrkdwn(truncate(fieldText(f).label, 80)));
     blocks.push(context(truncate(`${labels.length} fields: ${labels.join(', ')}`, scaled(1000, scale, 200))));
     buttons.push({ type: 'button', action_id: ACTION_IDS.elicitationAnswer, text: plainText('Answer'), style: 'primary', value });
   }

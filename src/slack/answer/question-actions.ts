@@ -5,6 +5,7 @@ import { recordChoice, showChoice } from './answer-choice.js';
 import { tellClicker } from '../card/clicked-card.js';
 import type { SlackContext } from '../context.js';
 import { clickOf } from '../kit/click-of.js';
+import type { GoOnInThread } from './resume-from-slack.js';
 import type { InteractionRoutes } from '../interaction-routes.js';
 import { recordThenAck } from '../ack.js';
 
@@ -14,14 +15,14 @@ import { recordThenAck } from '../ack.js';
  * Submit button sends what is selected. An answer is recorded before the
  * click is acknowledged (see recordThenAck).
  */
-export function registerQuestionActions(routes: InteractionRoutes, ctx: SlackContext): void {
+export function registerQuestionActions(routes: InteractionRoutes, ctx: SlackContext, goOn: GoOnInThread): void {
   routes.action<BlockAction>(ACTION_IDS.questionAnswer, async ({ ack, body, action }) => {
     if (action.type !== 'radio_buttons' && action.type !== 'static_select') return void (await ack());
     const selected = action.selected_option?.value;
     await recordThenAck(ctx, ack, {
       name: 'question-answer',
       record: (startAfter) => recordChoice(ctx, clickOf(body), action, selected === undefined ? [] : [selected], false, startAfter),
-      show: (recorded) => showChoice(ctx, recorded),
+      show: (recorded) => showChoice(ctx, recorded, goOn),
       onError: tellClicker(ctx, clickOf(body)),
     });
   });
@@ -32,7 +33,7 @@ export function registerQuestionActions(routes: InteractionRoutes, ctx: SlackCon
     await recordThenAck(ctx, ack, {
       name: 'question-submit',
       record: (startAfter) => recordChoice(ctx, clickOf(body), action, selected, true, startAfter, value?.actionId),
-      show: (recorded) => showChoice(ctx, recorded),
+      show: (recorded) => showChoice(ctx, recorded, goOn),
       onError: tellClicker(ctx, clickOf(body)),
     });
   });

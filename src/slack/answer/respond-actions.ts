@@ -1,9 +1,9 @@
 import type { BlockAction, ButtonAction } from '@slack/bolt';
 import { ACTION_IDS, CALLBACK_IDS } from '../kit/action-ids.js';
 import { tellClicker } from '../card/clicked-card.js';
-import { checkRespondSubmission, openRespondForm, recordRespondAnswer, tellRespondFailure } from './respond-form.js';
-import { showAnswer } from './resume-from-slack.js';
-import { recordConfirmation } from './confirmation-click.js';
+import { checkRespondSubmission, showRespondForm, recordRespondAnswer, tellRespondFailure } from './respond-form.js';
+import { showAnswer, type GoOnInThread } from './resume-from-slack.js';
+import { recordConfirmation } from './confirmation.js';
 import { showChoice } from './answer-choice.js';
 import { personOf, type SlackContext } from '../context.js';
 import { clickOf } from '../kit/click-of.js';
@@ -15,11 +15,11 @@ import { recordThenAck } from '../ack.js';
  * checked before the modal closes (errors beside their fields) and recorded
  * before the ack. Yes / No buttons answer a yes/no schema without a form.
  */
-export function registerRespondActions(routes: InteractionRoutes, ctx: SlackContext): void {
+export function registerRespondActions(routes: InteractionRoutes, ctx: SlackContext, goOn: GoOnInThread): void {
   routes.action<BlockAction<ButtonAction>>(ACTION_IDS.suspensionRespond, async ({ ack, body, action }) => {
     await ack();
     const click = clickOf(body);
-    if (click) ctx.tasks.run('respond-open', () => openRespondForm(ctx, click, action), tellClicker(ctx, click));
+    if (click) ctx.tasks.run('respond-open', () => showRespondForm(ctx, click, action), tellClicker(ctx, click));
   });
 
   // Yes / No answer a one-boolean resume schema at once: recorded before the ack, like every answer.
@@ -28,7 +28,7 @@ export function registerRespondActions(routes: InteractionRoutes, ctx: SlackCont
       await recordThenAck(ctx, ack, {
         name: yes ? 'suspension-yes' : 'suspension-no',
         record: (startAfter) => recordConfirmation(ctx, clickOf(body), action, yes, startAfter),
-        show: (recorded) => showChoice(ctx, recorded),
+        show: (recorded) => showChoice(ctx, recorded, goOn),
         onError: tellClicker(ctx, clickOf(body)),
       });
     });
@@ -42,7 +42,7 @@ export function registerRespondActions(routes: InteractionRoutes, ctx: SlackCont
     await recordThenAck(ctx, () => ack(), {
       name: 'respond-submit',
       record: (startAfter) => recordRespondAnswer(ctx, submission, personOf(body), startAfter),
-      show: async (recorded) => recorded && showAnswer(ctx, recorded),
+      show: async (recorded) => recorded && showAnswer(ctx, recorded, goOn),
       onError: tellRespondFailure(ctx, submission.row.id, user),
     });
   });

@@ -4,8 +4,8 @@ import type { PendingAction } from '../../db/rows.js';
 import { resumeSchemaFor } from '../../agent/tool.js';
 import { parseCardBlockId } from '../kit/action-ids.js';
 import { parseButtonValue } from '../kit/button-value.js';
-import type { RespondField } from '../card/card-types.js';
-import { parseRespondModal, respondFieldBlockId, respondModal } from './respond-modal.js';
+import { formOfZod, type Form } from '../kit/form-fields.js';
+import { parseRespondModal, respondModal } from './respond-modal.js';
 import type { SubmittedView } from '../kit/submitted-payloads.js';
 import { splitPayload } from './suspension-card.js';
 import type { Click, Person } from '../context.js';
@@ -14,18 +14,17 @@ import { findCard } from '../card/cards.js';
 import { clickedCard, tamperedButton } from '../card/clicked-card.js';
 import { errorReference } from '../kit/error-reference.js';
 import { failureText } from '../kit/failure-text.js';
-import { mayAnswer } from './may-answer.js';
+
 import { describeOutcome } from '../card/refusal-text.js';
-import { recordAnswer, type RecordedAnswer } from './resume-from-slack.js';
-import { respondFieldsFor } from './respond-fields.js';
+import { mayAnswer, recordAnswer, type RecordedAnswer } from './resume-from-slack.js';
 import { tellUser } from '../kit/tell-user.js';
 
 /** The form a suspended tool's flat resume schema turns into, with the schema to check answers against. */
-function formFor(ctx: SlackContext, action: PendingAction): { schema: z.ZodType; fields: RespondField[] } | undefined {
+function formFor(ctx: SlackContext, action: PendingAction): { schema: z.ZodType; form: Form } | undefined {
   const tool = ctx.agent.toolOf(action);
   const schema = tool ? resumeSchemaFor(tool, action.args) : undefined;
-  const fields = respondFieldsFor(schema);
-  return schema && fields ? { schema, fields } : undefined;
+  const form = formOfZod(schema);
+  return schema && form ? { schema, form } : undefined;
 }
 
 /** What the tool asked, for the top of its form (the card shows the same). */
@@ -38,7 +37,7 @@ function questionOfPayload(payload: unknown): { question?: string } {
  * Respond on a suspension card: checks the button and who is answering, then
  * opens the modal built from the tool's resume schema; says why not otherwise.
  */
-export async function openRespondForm(ctx: SlackContext, click: Click, action: Pick<ButtonAction, 'value' | 'block_id'>): Promise<void> {
+export async function showRespondForm(ctx: SlackContext, click: Click, action: Pick<ButtonAction, 'value' | 'block_id'>): Promise<void> {
   const value = parseButtonValue(action.value);
   const block = parseCardBlockId(action.block_id);
   const checked = value && block?.kind === 'suspension' && block.actionId === value.actionId ? await clickedCard(ctx, click, value.actionId) : false;
@@ -55,7 +54,7 @@ export async function openRespondForm(ctx: SlackContext, click: Click, action: P
   if (!form) return tellUser(ctx, click, 'This input cannot be given in a form; reply in this thread instead.');
   try {
     if (!click.triggerId) throw new Error('no trigger_id');
-    await ctx.client.views.open({ trigger_id: click.triggerId, view: respondModal({ actionId: row.id, toolName: row.tool_name, ...questionOfPayload(row.suspend_payload), fields: form.fields }) });
+    await ctx.client.views.open({ trigger_id: click.triggerId, view: respondModal({ actionId: row.id, toolName: row.tool_name, ...questionOfPayload(row.suspend_payload), form: form.form }) });
   } catch (error) {
     ctx.logger.warn({ err: error, actionId: row.id }, 'respond modal could not open');
     await tellUser(ctx, click, 'I could not open the form. Press Respond again, or reply in this thread.');
@@ -92,19 +91,9 @@ export async function checkRespondSubmission(
     ctx.logger.warn({ user, metadata: view.private_metadata }, 'respond modal submitted for an unknown request');
     return { kind: 'close' };
   }
-  const parsed = parseRespondModal(form.fields, view.state.values);
+  const parsed = parseRespondModal(form.form, view.state.values, form.schema);
   if (!parsed.ok) return { kind: 'errors', errors: parsed.errors };
-  const checked = form.schema.safeParse(parsed.data);
-  if (!checked.success) {
-    const errors: Record<string, string> = {};
-    for (const issue of checked.error.issues) {
-      const index = form.fields.findIndex((f) => f.name === issue.path[0]);
-      const field = form.fields[index];
-      if (field) errors[respondFieldBlockId(field, index)] ??= issue.message;
-    }
-    if (Object.keys(errors).length > 0) return { kind: 'errors', errors };
-  }
-  return { kind: 'answer', row, data: parsed.data };
+  return { kind: 'answer', row, data: parsed.content };
 }
 
 /** Records a checked Respond answer beside the request's card (undefined: the request has no card). */

@@ -3,14 +3,11 @@ import type { AgentStream } from '../../agent/api-types.js';
 import type { PendingAction } from '../../db/rows.js';
 import { mention } from '../kit/mention.js';
 import { updateCard } from '../card/update-card.js';
+import type { CardRow } from '../card/cards.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
-import { mayAnswer } from './may-answer.js';
 import { describeOutcome } from '../card/refusal-text.js';
-import { runInThread } from '../thread/run-in-thread.js';
 import { actorOf, type Person, type SlackContext, type ThreadTarget } from '../context.js';
-import { targetForAction } from '../thread/threads.js';
 import { tellUser } from '../kit/tell-user.js';
-import { recipientOf } from '../thread/answer-stream.js';
 
 export type ResumeOutcome = { ok: true } | { ok: false; message: string };
 
@@ -59,15 +56,30 @@ export async function recordAnswer(
   return { ok: true, stream, action, who };
 }
 
+/** Where a reply is reacted to while the run that answer resumed works. */
+export interface ShowAnswerOptions {
+  reactTo?: { channel: string; ts: string };
+}
+
+/**
+ * How a run an answer resumed goes on in its thread, beside its card: the thread feature's to
+ * give (app.ts passes it in), as answer/ draws the card but not the run.
+ */
+export type GoOnInThread = (
+  ctx: SlackContext,
+  answered: { stream: AgentStream; action: PendingAction; who: ThreadTarget & Person },
+  card: CardRow | undefined,
+  options: ShowAnswerOptions,
+) => Promise<void>;
+
 /** Shows a recorded answer: the card redrawn with it and the run's continuation; a refusal goes to the person only. */
-export async function showAnswer(ctx: SlackContext, recorded: RecordedAnswer, options: { reactTo?: { channel: string; ts: string } } = {}): Promise<ResumeOutcome> {
+export async function showAnswer(ctx: SlackContext, recorded: RecordedAnswer, goOn: GoOnInThread, options: ShowAnswerOptions = {}): Promise<ResumeOutcome> {
   if (!recorded.ok) {
     await tellUser(ctx, recorded.who, recorded.message);
     return { ok: false, message: recorded.message };
   }
   const card = await updateCard(ctx, recorded.action.id);
-  const target = (await targetForAction(ctx, recorded.action, recorded.who, { card })) ?? recorded.who;
-  await runInThread(ctx, recorded.stream, target, { ...options, ...recipientOf(recorded.action.requester, recorded.who) });
+  await goOn(ctx, recorded, card, options);
   return { ok: true };
 }
 
@@ -77,7 +89,22 @@ export async function resumeFromSlack(
   action: PendingAction,
   data: unknown,
   who: ThreadTarget & Person,
-  options: { reactTo?: { channel: string; ts: string } } = {},
+  goOn: GoOnInThread,
+  options: ShowAnswerOptions = {},
 ): Promise<ResumeOutcome> {
-  return showAnswer(ctx, await recordAnswer(ctx, action, data, who), options);
+  return showAnswer(ctx, await recordAnswer(ctx, action, data, who), goOn, options);
+}
+
+/**
+ * Whether a Slack user may answer this question or suspended tool (or cancel
+ * its run): the runtime's rule (Agent.mayAnswer), asked before anything is
+ * shown, so a refusal can be explained. A group lookup that fails refuses.
+ */
+export async function mayAnswer(ctx: Pick<SlackContext, 'agent' | 'logger'>, action: PendingAction, who: Person): Promise<boolean> {
+  try {
+    return (await ctx.agent.mayAnswer(action, actorOf(who))).allowed;
+  } catch (error) {
+    ctx.logger.warn({ err: error, actionId: action.id, user: who.user }, 'could not check who may answer; refused');
+    return false;
+  }
 }

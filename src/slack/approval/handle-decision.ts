@@ -12,7 +12,7 @@ import { postQuorumProgress } from './post-quorum-progress.js';
 import { tellRequesterExpired } from './handle-expired.js';
 import { refreshHomesFor } from '../card/inbox-refresh.js';
 import { recipientOf } from '../thread/answer-stream.js';
-import { postRememberedCreated } from '../remembered/post-remembered-use.js';
+import { showRememberedCreated } from '../remembered/show-remembered-use.js';
 
 /**
  * Shows the result of an approve/decline: the card redrawn when the request
@@ -55,6 +55,6 @@ export async function handleDecision(ctx: SlackContext, decision: Decision, clic
     await stream.result;
     return;
   }
-  await postRememberedCreated(ctx, target, decision);
+  await showRememberedCreated(ctx, target, decision);
   await runInThread(ctx, stream, target, { drawn, ...recipientOf(decision.action.requester, click) });
 }

@@ -7,18 +7,16 @@ import { actionButtonValue, approvalButtonValue } from '../kit/button-value.js';
 import type { ApprovalCardData } from './card-types.js';
 import { fitMessage, scaled } from '../kit/fit-message.js';
 import { approveButton } from './approve-button.js';
-import { callFieldBlocks } from '../kit/call-fields.js';
 import { humanizeWords } from '../kit/humanize.js';
-import { describeArgs } from '../kit/describe-args.js';
+import { callFieldBlocks, describeArgs } from '../kit/describe-args.js';
 import { context, section } from '../kit/layout.js';
 import { humanList, mention } from '../kit/mention.js';
 import { whoDecides } from '../kit/who-decides.js';
 import { slackDate } from '../kit/slack-date.js';
 import { oneLine, plainText } from '../kit/text-objects.js';
 import { unreachable } from '../../unreachable.js';
-import { rememberButton } from '../remembered/remember-button.js';
 import { limitReasonText } from './limit-reason.js';
-import { rememberedUnusedText } from '../remembered/remembered-use-blocks.js';
+import { rememberButton, rememberedUnusedText } from '../remembered/remember-blocks.js';
 import { boundBlocks, unattendedText } from './bound-blocks.js';
 
 /**

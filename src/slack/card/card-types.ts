@@ -61,7 +61,7 @@ export interface ApprovalCardData {
   rememberFor?: number;
   /** The cumulative limits the request went over: why it asks more than usual (limit-reason.ts). */
   overLimit?: OverLimit[];
-  /** A remembered approval matched the call but did not cover it: the card says why (remembered-use-blocks.ts). */
+  /** A remembered approval matched the call but did not cover it: the card says why (remember-blocks.ts). */
   rememberedUnused?: RememberedUnusedNote;
   /** Offer Edit beside Approve and Decline (the tool's input schema fits a modal and the policy allows it). */
   editable?: boolean;
@@ -184,24 +184,4 @@ export interface SuspensionCardData {
   /** Whether the next thread reply resumes the tool. */
   autoResume: boolean;
   state: SuspensionCardState;
-}
-
-export interface RespondField {
-  name: string;
-  /** What the form shows for the field (schema title or description, else the key humanised); default the name. */
-  label?: string;
-  kind: 'string' | 'number' | 'boolean' | 'enum';
-  /** The allowed values when kind is 'enum'. */
-  options?: string[];
-  optional: boolean;
-  /** The field's hint under its input. */
-  description?: string;
-}
-
-export interface RespondModalData {
-  actionId: number;
-  toolName: string;
-  /** What the tool asked (its suspend payload's message/question/prompt), shown at the top. */
-  question?: string;
-  fields: RespondField[];
 }

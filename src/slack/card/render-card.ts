@@ -4,15 +4,15 @@ import { resumeSchemaFor } from '../../agent/tool.js';
 import type { PendingAction } from '../../db/rows.js';
 import type { CardKind } from '../kit/action-ids.js';
 import { approvalCard } from './approval-card.js';
-import type { ApprovalCardState, QuestionCardState, SuspensionCardState, RespondField } from './card-types.js';
+import type { ApprovalCardState, QuestionCardState, SuspensionCardState } from './card-types.js';
 import { questionCard } from '../answer/question-card.js';
 import { suspensionCard } from '../answer/suspension-card.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { truncate } from '../kit/limits.js';
-import { respondFieldsFor } from '../answer/respond-fields.js';
-import { confirmationOf } from '../answer/confirmation-of.js';
-import { humaniseKey } from '../answer/schema-labels.js';
-import { summariseAnswer } from '../answer/answer-summary.js';
+import { confirmationOf, formOfZod, type Form } from '../kit/form-fields.js';
+import { fieldText } from '../kit/form-inputs.js';
+import { formLabel } from '../kit/describe-args.js';
+import { summariseAnswer } from '../answer/answered-text.js';
 import { cardKindOf, questionOf, toolOf } from './card-subject.js';
 import { unreachable } from '../../unreachable.js';
 import { approversAt } from '../../approvals/approvers-at.js';
@@ -119,7 +119,7 @@ export function renderCard(
   }
   const tool = toolOf(agent, action);
   const schema = tool ? resumeSchemaFor(tool, action.args) : undefined;
-  const fields = respondFieldsFor(schema);
+  const form = formOfZod(schema);
   return {
     kind,
     blocks: suspensionCard({
@@ -127,10 +127,10 @@ export function renderCard(
       toolName: action.tool_name,
       path: action.path ?? [],
       payload: action.suspend_payload,
-      respondable: fields !== undefined,
+      respondable: form !== undefined,
       confirmation: confirmationOf(schema) !== undefined,
       autoResume: agent.defaultOptions.autoResumeSuspendedTools ?? false,
-      state: suspensionState(action, fields),
+      state: suspensionState(action, form),
     }),
     text: escapeMrkdwn(truncate(`Input needed: ${action.tool_name} (request #${action.id})`, 300)),
   };
@@ -219,10 +219,14 @@ function elicitationState(a: PendingAction): ElicitationCardState {
 }
 
 /** The answer is read from the row (resume_data), so a card redrawn after a restart says the same. */
-function suspensionState(a: PendingAction, fields: RespondField[] | undefined): SuspensionCardState {
+function suspensionState(a: PendingAction, form: Form | undefined): SuspensionCardState {
   if (a.status === 'pending') return { kind: 'pending' };
   if (a.status === 'resumed') {
-    const labelOf = (key: string) => fields?.find((f) => f.name === key)?.label ?? humaniseKey(key);
+    // Each answer labelled as its field was in the form (a key the form did not have, as a form would label it).
+    const labelOf = (key: string) => {
+      const entry = form?.fields.find((f) => f.name === key);
+      return entry ? fieldText(entry).label : formLabel(key, undefined).label;
+    };
     return { kind: 'answered', by: a.decided_by ?? 'unknown', answer: summariseAnswer(a.resume_data, labelOf) };
   }
   return { kind: 'cancelled' };

@@ -1,8 +1,7 @@
 import type { BlockAction, ButtonAction } from '@slack/bolt';
 import { ACTION_IDS, CALLBACK_IDS } from '../kit/action-ids.js';
 import { tellClicker } from '../card/clicked-card.js';
-import { openEdit } from './edit-click.js';
-import { checkEditSubmission, recordEditSubmission, showEditSubmission, tellEditFailure } from './edit-submission.js';
+import { checkEditSubmission, showEditForm, recordEditSubmission, showEditSubmission, tellEditFailure, type EditDeps } from './edit-flow.js';
 import { personOf, type SlackContext } from '../context.js';
 import { clickOf } from '../kit/click-of.js';
 import type { InteractionRoutes } from '../interaction-routes.js';
@@ -13,10 +12,10 @@ import { recordThenAck } from '../ack.js';
  * submission is checked (errors shown beside the fields before the modal closes), recorded, then
  * acknowledged, as an Approve click is.
  */
-export function registerEditActions(routes: InteractionRoutes, ctx: SlackContext): void {
+export function registerEditActions(routes: InteractionRoutes, ctx: SlackContext, deps: EditDeps): void {
   routes.action<BlockAction<ButtonAction>>(ACTION_IDS.edit, async ({ ack, body, action }) => {
     await ack();
-    ctx.tasks.run('edit-open', () => openEdit(ctx, clickOf(body), action), tellClicker(ctx, clickOf(body)));
+    ctx.tasks.run('edit-open', () => showEditForm(ctx, deps, clickOf(body), action), tellClicker(ctx, clickOf(body)));
   });
   routes.view(CALLBACK_IDS.editModal, async ({ ack, body, view }) => {
     const user = body.user.id;
@@ -26,7 +25,7 @@ export function registerEditActions(routes: InteractionRoutes, ctx: SlackContext
     await recordThenAck(ctx, () => ack(), {
       name: 'edit-submit',
       record: (startAfter) => recordEditSubmission(ctx, submission, personOf(body), startAfter),
-      show: (recorded) => showEditSubmission(ctx, personOf(body), recorded),
+      show: (recorded) => showEditSubmission(ctx, deps, personOf(body), recorded),
       onError: tellEditFailure(ctx, submission.row.id, user),
     });
   });

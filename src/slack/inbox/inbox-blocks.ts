@@ -89,7 +89,7 @@ export function inboxBlocks(data: InboxData, fit: InboxFit): KnownBlock[] {
 
   const requested = listed('requested', 'Requested by you', data.requested, data.requestedTotal, fit.maxListed, requestedLine, 'You have not asked for anything that needs approval.');
   const decided = listed('decided', 'Your recent decisions', data.decided, data.decidedTotal, fit.maxListed, decidedLine, 'You have not decided any requests yet.');
-  const remembered = data.remembered ? [{ type: 'divider' } as KnownBlock, ...rememberedBlocks(data.remembered, fit.maxListed)] : [];
+  const remembered = data.remembered ? [{ type: 'divider' } as KnownBlock, ...rememberedBlocks(data.remembered, fit.maxListed, (hidden, total) => moreBlock('remembered', hidden, total))] : [];
   const tail = [...remembered, { type: 'divider' } as KnownBlock, ...requested, { type: 'divider' } as KnownBlock, ...decided];
 
   // The waiting list gets what is left: two blocks a request, and its heading, where the page stands and its buttons.

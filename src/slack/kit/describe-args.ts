@@ -1,7 +1,10 @@
 import type { JSONSchema7, JSONSchema7Definition } from '@ai-sdk/provider';
+import type { KnownBlock, MrkdwnElement } from '@slack/types';
 import { escapeMrkdwn } from './mrkdwn/escape-mrkdwn.js';
-import { truncate } from './limits.js';
-import { formatArgValue } from './format-arg-value.js';
+import { LIMITS, truncate, truncateMrkdwn } from './limits.js';
+import { scaled } from './fit-message.js';
+import { section } from './layout.js';
+import { formatArgValue, isMoneyInCents } from './format-arg-value.js';
 import { humanizeKey, humanizeWords } from './humanize.js';
 
 /** A label (plain words) and its value (mrkdwn, already escaped) as a card shows them. */
@@ -29,6 +32,23 @@ export interface CallInWords extends CardDescription {
 /** A call's fields on one line, as its card's fields read ("*Amount* $5.00 · *Order* 1044"): labels escaped here, values mrkdwn already. */
 export function callFieldsLine(fields: readonly CardField[]): string {
   return fields.map((f) => `*${escapeMrkdwn(truncate(f.label, LABEL_CHARS))}* ${f.value.replace(/\s*\n+\s*/g, ' ')}`).join(' · ');
+}
+
+/**
+ * A call's fields as label/value pairs: a section's two-column `fields` when they fit Slack's
+ * limits (10 fields, 2000 characters each), else one text list, cut to the section's limit.
+ * Values are mrkdwn already; labels are escaped here (a key the model made up is a label too).
+ */
+export function callFieldBlocks(fields: readonly CardField[], scale: number): KnownBlock[] {
+  if (fields.length === 0) return [];
+  const valueBudget = scaled(LIMITS.sectionFieldText - 100, scale, 150);
+  const asField = fields.map((f) => `*${escapeMrkdwn(f.label)}*\n${f.value}`);
+  if (fields.length <= LIMITS.sectionFields && asField.every((text) => text.length <= valueBudget)) {
+    const elements: MrkdwnElement[] = asField.map((text) => ({ type: 'mrkdwn', text, verbatim: true }));
+    return [{ type: 'section', fields: elements }];
+  }
+  const list = fields.map((f) => `*${escapeMrkdwn(f.label)}:* ${f.value.replace(/\n+/g, ' ')}`).join('\n');
+  return [section(truncateMrkdwn(list, scaled(LIMITS.sectionText - 200, scale, 300)))];
 }
 
 /** The parts of a tool's own `describe(args)` the card uses (plain text from the tool's code). */
@@ -95,17 +115,42 @@ function schemaOf(definition: JSONSchema7Definition | undefined): JSONSchema7 | 
   return typeof definition === 'object' && definition !== null ? definition : undefined;
 }
 
-/** The schema's title, else its description when short (first clause, no "The"), else the key in words. */
-export function labelOf(key: string, prop: JSONSchema7 | undefined): string {
-  if (typeof prop?.title === 'string' && prop.title.trim() !== '') return prop.title.trim();
-  const short = shortDescription(prop?.description);
-  return short ?? humanizeKey(key);
+/** What a label is made from: a JSON Schema property, or a form field (both may carry a title and a description). */
+export interface Described {
+  title?: unknown;
+  description?: unknown;
 }
 
-function shortDescription(description: unknown): string | undefined {
+/**
+ * The one name an argument or form field is shown with, on a card, in the inbox, in an edit's
+ * diff and in every form: the schema's title, else its description when short (first clause,
+ * no "The"), else the key in words with acronyms kept ("Order ID"). A unit the value shows
+ * (money in cents, drawn as "$12.50") is left out of it.
+ */
+export function labelOf(key: string, prop: Described | undefined): string {
+  if (typeof prop?.title === 'string' && prop.title.trim() !== '') return prop.title.trim();
+  return shortDescription(prop?.description)?.label ?? humanizeKey(key);
+}
+
+/**
+ * A field's label and hint in a form, where a value is typed as it is stored: the same label as
+ * the card's, with "(cents)" when the card would show the number as money; the description is the
+ * hint unless the label already says all of it.
+ */
+export function formLabel(key: string, prop: Described | undefined): { label: string; hint?: string } {
+  const label = labelOf(key, prop);
+  const description = typeof prop?.description === 'string' ? prop.description.trim() : '';
+  const unit = isMoneyInCents(key, { description }) && !/\bcents?\b/i.test(label) ? ' (cents)' : '';
+  const titled = typeof prop?.title === 'string' && prop.title.trim() !== '';
+  const saysAll = !titled && shortDescription(description)?.whole === true;
+  return { label: `${label}${unit}`, ...(description !== '' && !saysAll ? { hint: description } : {}) };
+}
+
+function shortDescription(description: unknown): { label: string; whole: boolean } | undefined {
   if (typeof description !== 'string') return undefined;
-  let clause = description.split(/[,:;.(\n]|\s+e\.g\.?|\s+-\s+/)[0]?.trim() ?? '';
-  clause = clause.replace(/^(the|a|an)\s+/i, '').replace(/\s+in\s+(cents|minor units)$/i, '').trim();
+  const text = description.trim();
+  const first = text.split(/[,:;.(\n]|\s+e\.g\.?|\s+-\s+/)[0]?.trim() ?? '';
+  const clause = first.replace(/^(the|a|an)\s+/i, '').replace(/\s+in\s+(cents|minor units)$/i, '').trim();
   if (clause === '' || clause.length > 40) return undefined;
-  return clause.charAt(0).toUpperCase() + clause.slice(1);
+  return { label: clause.charAt(0).toUpperCase() + clause.slice(1), whole: first === text.replace(/[.!]+$/, '').trim() };
 }

@@ -1,8 +1,7 @@
 import type { BlockAction, ButtonAction } from '@slack/bolt';
 import { ACTION_IDS } from '../kit/action-ids.js';
 import type { BlockActionsBody } from '../kit/submitted-payloads.js';
-import { listClickOf, showInboxList } from '../inbox/inbox-list.js';
-import { revokeRemembered } from './revoke-remembered.js';
+import { revokeRemembered, type RememberedDeps } from './revoke-remembered.js';
 import { personOf, type SlackContext } from '../context.js';
 import type { InteractionRoutes } from '../interaction-routes.js';
 
@@ -10,7 +9,7 @@ import type { InteractionRoutes } from '../interaction-routes.js';
  * Revoke in the Home tab's remembered approvals, or in their list's modal: acked first, then
  * revoked (see revokeRemembered); a modal it was clicked in is drawn again, as the list is now.
  */
-export function registerRememberedActions(routes: InteractionRoutes, ctx: SlackContext): void {
+export function registerRememberedActions(routes: InteractionRoutes, ctx: SlackContext, deps: RememberedDeps): void {
   routes.action<BlockAction<ButtonAction>>(ACTION_IDS.revokeRemembered, async ({ ack, body, action }) => {
     await ack();
     const user = body.user?.id;
@@ -19,8 +18,8 @@ export function registerRememberedActions(routes: InteractionRoutes, ctx: SlackC
     ctx.tasks.run(
       'revoke remembered',
       async () => {
-        await revokeRemembered(ctx, personOf(body), action.value);
-        if (parsed.view?.type === 'modal') await showInboxList(ctx, listClickOf(parsed, parsed.view.private_metadata));
+        await revokeRemembered(ctx, deps, personOf(body), action.value);
+        if (parsed.view?.type === 'modal') await deps.redrawList(ctx, parsed, parsed.view.private_metadata);
       },
       async (ref) => {
         await ctx.home?.notice(user, `Revoking failed (reference ${ref}); nothing may have changed. Try again in a moment.`);

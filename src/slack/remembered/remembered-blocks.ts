@@ -6,7 +6,6 @@ import { ACTION_IDS } from '../kit/action-ids.js';
 import { context, section } from '../kit/layout.js';
 import { LIMITS, truncate, truncateMrkdwn } from '../kit/limits.js';
 import { callFieldsLine, type CallInWords } from '../kit/describe-args.js';
-import { moreBlock } from '../inbox/inbox-lists.js';
 import { mention } from '../kit/mention.js';
 import { slackDate } from '../kit/slack-date.js';
 import { plainText } from '../kit/text-objects.js';
@@ -26,15 +25,15 @@ const FIELDS_CHARS = 400;
 
 /**
  * "Remembered approvals": each live one the viewer may revoke (the calls it allows in words, for
- * whom, who allowed it, until when) with its Revoke button; past `max`, "and N more" with a
- * button that opens them all. Two blocks at least.
+ * whom, who allowed it, until when) with its Revoke button; past `max`, the inbox's "and N more"
+ * (`more`, drawn by the inbox, whose list it opens). Two blocks at least.
  */
-export function rememberedBlocks(items: readonly RememberedItem[], max: number): KnownBlock[] {
+export function rememberedBlocks(items: readonly RememberedItem[], max: number, more: (hidden: number, total: number) => KnownBlock): KnownBlock[] {
   const blocks: KnownBlock[] = [section(`*Remembered approvals* (${items.length})`)];
   if (items.length === 0) return [...blocks, context('No remembered approvals you can revoke.')];
   const shown = items.slice(0, Math.max(0, max));
   blocks.push(...shown.map(rememberedSection));
-  if (items.length > shown.length) blocks.push(moreBlock('remembered', items.length - shown.length, items.length));
+  if (items.length > shown.length) blocks.push(more(items.length - shown.length, items.length));
   return blocks;
 }
 

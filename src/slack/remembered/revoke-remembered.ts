@@ -2,15 +2,22 @@ import { parseRevokeValue } from './remembered-blocks.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { truncate } from '../kit/limits.js';
 import { actorOf, type Person, type SlackContext } from '../context.js';
+import type { BlockActionsBody } from '../kit/submitted-payloads.js';
 import { affectedUsers } from '../card/inbox-refresh.js';
 import { unreachable } from '../../unreachable.js';
+
+/** What Revoke asks of the inbox: passed in (app.ts), as remembered/ imports no other feature. */
+export interface RememberedDeps {
+  /** The list modal a Revoke was clicked in, drawn again as the list is now. */
+  redrawList(ctx: SlackContext, body: BlockActionsBody, listValue: string | undefined): Promise<void>;
+}
 
 /**
  * Revoke on a remembered approval in the Home tab: authorised by the Agent (creator, requester,
  * or anyone who may approve that tool now), recorded, and the Home of everyone who saw it in
  * their list republished; the clicker's at once, with what happened on top.
  */
-export async function revokeRemembered(ctx: SlackContext, who: Person, value: string | undefined): Promise<void> {
+export async function revokeRemembered(ctx: SlackContext, deps: RememberedDeps, who: Person, value: string | undefined): Promise<void> {
   const user = who.user;
   const id = parseRevokeValue(value);
   const tell = (text: string) => (ctx.home ? ctx.home.notice(user, text) : Promise.resolve());

@@ -11,10 +11,12 @@ import type { SlackContext, ThreadTarget } from '../context.js';
 import { workingReaction, type WorkingReaction } from './working-reaction.js';
 import { unreachable } from '../../unreachable.js';
 import type { PendingAction } from '../../db/rows.js';
-import { AnswerStream, type StreamRecipient } from './answer-stream.js';
+import { AnswerStream, recipientOf, type StreamRecipient } from './answer-stream.js';
+import type { CardRow } from '../card/cards.js';
+import type { Person } from '../context.js';
 import { clearAssistantStatus, clearWaitingStatus, showWaitingStatus } from './assistant-status.js';
 import { postPolicyRefusal } from './policy-refusal.js';
-import { findThread, threadTarget } from './threads.js';
+import { findThread, targetForAction, threadTarget } from './threads.js';
 
 export interface RunInThreadOptions {
   /** The message that asked for this work; it carries the working reaction meanwhile. */
@@ -175,6 +177,20 @@ export async function runInThread(
 async function redrawBlocked(ctx: SlackContext, runId: string, toolCallId: string): Promise<void> {
   const id = await ctx.agent.latestApprovalId(runId, toolCallId);
   if (id !== undefined) await updateCard(ctx, id);
+}
+
+/**
+ * A run an answer resumed (a Respond form, a choice, Yes / No, a reply) goes on in the thread
+ * of its card, answering whoever started it.
+ */
+export async function goOnAfterAnswer(
+  ctx: SlackContext,
+  answered: { stream: AgentStream; action: PendingAction; who: ThreadTarget & Person },
+  card: CardRow | undefined,
+  options: { reactTo?: { channel: string; ts: string } },
+): Promise<void> {
+  const target = (await targetForAction(ctx, answered.action, answered.who, { card })) ?? answered.who;
+  await runInThread(ctx, answered.stream, target, { ...options, ...recipientOf(answered.action.requester, answered.who) });
 }
 
 /** A run taken over from a stopped instance goes on in its own thread, where people expect it. */

@@ -88,13 +88,13 @@ function outputs(size: number): Array<[string, unknown, 'message' | 'modal']> {
       actionId: 5,
       toolName: s,
       // Field names come from an object's keys, so they are distinct.
-      fields: (['string', 'number', 'boolean', 'enum'] as const).map((kind) => ({
-        name: `${s} ${kind}`,
-        kind,
-        options: [s, s],
-        optional: false,
-        description: s,
-      })),
+      form: {
+        fields: (['string', 'number', 'boolean', 'enum'] as const).map((type) => ({
+          name: `${s} ${type}`,
+          required: true,
+          field: type === 'enum' ? { type, options: [{ value: s, label: s }, { value: `${s}2`, label: s }], description: s } : { type, description: s },
+        })),
+      },
     }),
     'modal',
   ]);

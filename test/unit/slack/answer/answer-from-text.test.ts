@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerFromText } from '../../../../src/slack/answer/answer-from-text.js';
+import { answerFromText } from '../../../../src/slack/answer/answer-choice.js';
 import { isCancel, messageText, threadIdOf } from '../../../../src/slack/thread/message-text.js';
 
 const options = [{ label: 'Staging' }, { label: 'Production' }, { label: 'Dev, local' }];

@@ -1,53 +1,43 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { summariseAnswer } from '../../../../src/slack/answer/answer-summary.js';
-import { answeredText } from '../../../../src/slack/answer/answered-text.js';
+import { answeredText, summariseAnswer } from '../../../../src/slack/answer/answered-text.js';
 import { respondModal } from '../../../../src/slack/answer/respond-modal.js';
-import { confirmationOf } from '../../../../src/slack/answer/confirmation-of.js';
-import { respondFieldsFor } from '../../../../src/slack/answer/respond-fields.js';
-import { fieldLabel, humaniseKey } from '../../../../src/slack/answer/schema-labels.js';
+import { confirmationOf, formOfZod } from '../../../../src/slack/kit/form-fields.js';
+import { fieldText } from '../../../../src/slack/kit/form-inputs.js';
+import { humanizeKey } from '../../../../src/slack/kit/humanize.js';
 import { checkedView } from '../../../../src/simulator/index.js';
 
 describe('resume schema labels', () => {
-  it('humanises keys', () => {
-    expect(humaniseKey('deployNow')).toBe('Deploy now');
-    expect(humaniseKey('deploy_now')).toBe('Deploy now');
-    expect(humaniseKey('refund-amount')).toBe('Refund amount');
-    expect(humaniseKey('apiURL')).toBe('Api URL');
-    expect(humaniseKey('x')).toBe('X');
-  });
-
-  it('labels a field with its title, else its description, else the humanised key; the description is the hint only under a title', () => {
+  it('labels a field with its title, else its description, else the key in words; the description is the hint only when the label does not say it all', () => {
     const schema = z.object({
       deployNow: z.boolean().meta({ title: 'Deploy now?', description: 'Goes out to every region' }),
       reason: z.string().describe('Why this deploy').optional(),
       ticketId: z.string().optional(),
       region: z.enum(['eu', 'us']).meta({ title: 'Region' }).default('eu'),
     });
-    const fields = respondFieldsFor(schema)!;
-    expect(fields.map((f) => [f.name, f.label, f.description])).toEqual([
+    const form = formOfZod(schema)!;
+    expect(form.fields.map((f) => [f.name, fieldText(f).label, fieldText(f).hint])).toEqual([
       ['deployNow', 'Deploy now?', 'Goes out to every region'],
       ['reason', 'Why this deploy', undefined],
-      ['ticketId', 'Ticket id', undefined],
+      ['ticketId', 'Ticket ID', undefined],
       ['region', 'Region', undefined],
     ]);
-    expect(fieldLabel('amount', [z.number()])).toEqual({ label: 'Amount' });
   });
 
   it('shows the question at the top of the Respond modal and labels from the schema, within Slack limits', () => {
-    const fields = respondFieldsFor(z.object({ deployNow: z.boolean().meta({ title: 'Deploy now?', description: 'All regions' }), note: z.string().describe('A note') }))!;
-    const view = respondModal({ actionId: 4, toolName: 'deploy_service', question: 'Deploy <!here> api & web?', fields });
+    const form = formOfZod(z.object({ deployNow: z.boolean().meta({ title: 'Deploy now?', description: 'All regions' }), note: z.string().describe('A note to the team') }))!;
+    const view = respondModal({ actionId: 4, toolName: 'deploy_service', question: 'Deploy <!here> api & web?', form });
     expect(checkedView({ view: view as unknown as Record<string, unknown> }, 'modal')).toBeDefined();
     const [intro, first, second] = view.blocks as Array<{ text?: { text: string }; label?: { text: string }; hint?: { text: string }; block_id?: string }>;
     expect(intro!.text!.text).toContain('Deploy &lt;!here&gt; api &amp; web?');
     expect(intro!.text!.text).toContain('`deploy_service`');
     expect([first!.block_id, first!.label!.text, first!.hint?.text]).toEqual(['deployNow', 'Deploy now?', 'All regions']);
-    expect([second!.block_id, second!.label!.text, second!.hint]).toEqual(['note', 'A note', undefined]);
+    expect([second!.block_id, second!.label!.text, second!.hint]).toEqual(['note', 'Note to the team', undefined]);
   });
 
   it('keeps a huge question within the modal limits', () => {
-    const fields = respondFieldsFor(z.object({ a: z.string() }))!;
-    const view = respondModal({ actionId: 4, toolName: 't', question: '<&>'.repeat(5000), fields });
+    const form = formOfZod(z.object({ a: z.string() }))!;
+    const view = respondModal({ actionId: 4, toolName: 't', question: '<&>'.repeat(5000), form });
     expect(() => checkedView({ view: view as unknown as Record<string, unknown> }, 'modal')).not.toThrow();
   });
 });
@@ -65,7 +55,7 @@ describe('yes/no confirmations', () => {
 });
 
 describe('what an answer said', () => {
-  const label = (key: string) => (key === 'deployNow' ? 'Deploy now' : humaniseKey(key));
+  const label = (key: string) => (key === 'deployNow' ? 'Deploy now' : humanizeKey(key));
 
   it('says a yes/no answer as Yes or No, a bare value as itself, a structured one as pairs', () => {
     expect(summariseAnswer({ confirmed: false }, label)).toEqual({ kind: 'value', text: 'No' });

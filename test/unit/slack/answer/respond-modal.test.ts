@@ -2,9 +2,11 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { AnyBlock, InputBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
-import type { RespondField } from '../../../../src/slack/card/card-types.js';
+import type { ElicitationField } from '../../../../src/mcp/elicitation-payload.js';
+import type { Form, FormEntry } from '../../../../src/slack/kit/form-fields.js';
+import { blockIdByName } from '../../../../src/slack/kit/form-inputs.js';
 import type { ViewStateValues } from '../../../../src/slack/kit/submitted-payloads.js';
-import { parseRespondModal, respondFieldBlockId, respondModal } from '../../../../src/slack/answer/respond-modal.js';
+import { parseRespondModal, respondModal } from '../../../../src/slack/answer/respond-modal.js';
 import { viewLimitErrors } from '../../../../src/simulator/index.js';
 import { expectNoInjection, INJECTION } from '../../../helpers/slack/block-text.js';
 
@@ -12,20 +14,23 @@ const fixture = JSON.parse(
   readFileSync(fileURLToPath(new URL('../../../fixtures/slack/view_submission_respond.json', import.meta.url)), 'utf8'),
 ) as { view: { private_metadata: string; callback_id: string; state: { values: ViewStateValues } } };
 
-const FIELDS: RespondField[] = [
-  { name: 'note', kind: 'string', optional: false, description: 'Anything the tool should know' },
-  { name: 'amount', kind: 'number', optional: false },
-  { name: 'notify', kind: 'boolean', optional: false },
-  { name: 'region', kind: 'enum', options: ['us-east-1', 'eu-west-1'], optional: false },
-  { name: 'comment', kind: 'string', optional: true },
-];
+const enumOf = (values: string[]): ElicitationField => ({ type: 'enum', options: values.map((v) => ({ value: v, label: v })) });
+const FORM: Form = {
+  fields: [
+    { name: 'note', required: true, field: { type: 'string', description: 'Anything the tool should know, in a sentence or two' } },
+    { name: 'amount', required: true, field: { type: 'number' } },
+    { name: 'notify', required: true, field: { type: 'boolean' } },
+    { name: 'region', required: true, field: enumOf(['us-east-1', 'eu-west-1']) },
+    { name: 'comment', required: false, field: { type: 'string' } },
+  ],
+};
 
 const isInput = (b: AnyBlock): b is InputBlock => b.type === 'input';
 const text = (value: string | null) => ({ value: { type: 'plain_text_input', value } });
 const selected = (value: string) => ({ value: { type: 'static_select', selected_option: { value } } });
 
 describe('respondModal', () => {
-  const view = respondModal({ actionId: 314, toolName: 'deploy_service', fields: FIELDS });
+  const view = respondModal({ actionId: 314, toolName: 'deploy_service', form: FORM });
 
   it('is a valid modal identified by its callback id and action id', () => {
     expect(viewLimitErrors(view, 'modal')).toEqual([]);
@@ -41,10 +46,10 @@ describe('respondModal', () => {
       ['note', 'plain_text_input', false],
       ['amount', 'number_input', false],
       ['notify', 'radio_buttons', false],
-      ['region', 'static_select', false],
+      ['region', 'radio_buttons', false],
       ['comment', 'plain_text_input', true],
     ]);
-    expect(inputs[0]?.hint?.text).toBe('Anything the tool should know');
+    expect([inputs[0]?.label.text, inputs[0]?.hint?.text]).toEqual(['Anything the tool should know', 'Anything the tool should know, in a sentence or two']);
     expect(inputs[1]?.element).toMatchObject({ is_decimal_allowed: true });
     expect(inputs[2]?.element).toMatchObject({
       options: [
@@ -62,7 +67,7 @@ describe('respondModal', () => {
 
   it('renders an enum too long for a menu as text, listing the values in the hint', () => {
     const values = Array.from({ length: 150 }, (_, i) => `v${i}`);
-    const v = respondModal({ actionId: 1, toolName: 't', fields: [{ name: 'pick', kind: 'enum', options: values, optional: false }] });
+    const v = respondModal({ actionId: 1, toolName: 't', form: { fields: [{ name: 'pick', required: true, field: enumOf(values) }] } });
     expect(viewLimitErrors(v, 'modal')).toEqual([]);
     const input = v.blocks.find(isInput);
     expect(input?.element.type).toBe('plain_text_input');
@@ -70,14 +75,14 @@ describe('respondModal', () => {
   });
 
   it('stays valid with hostile, long and numerous fields', () => {
-    const fields: RespondField[] = Array.from({ length: 150 }, (_, i) => ({
+    const options = Array.from({ length: 100 }, (_, j) => ({ value: `${INJECTION}${'o'.repeat(200)}${j}`, label: `${INJECTION}${'o'.repeat(200)}${j}` }));
+    const kinds: ElicitationField[] = [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'enum', options }];
+    const fields: FormEntry[] = Array.from({ length: 150 }, (_, i) => ({
       name: `${INJECTION}${'n'.repeat(300)}${i}`,
-      kind: (['string', 'number', 'boolean', 'enum'] as const)[i % 4]!,
-      options: Array.from({ length: 100 }, (_, j) => `${INJECTION}${'o'.repeat(200)}${j}`),
-      optional: i % 2 === 0,
-      description: `${INJECTION}${'d'.repeat(5000)}`,
+      required: i % 2 !== 0,
+      field: { ...kinds[i % 4]!, description: `${INJECTION}${'d'.repeat(5000)}` } as ElicitationField,
     }));
-    const v = respondModal({ actionId: 1, toolName: INJECTION.repeat(50), fields });
+    const v = respondModal({ actionId: 1, toolName: INJECTION.repeat(50), form: { fields } });
     expect(viewLimitErrors(v, 'modal')).toEqual([]);
     expectNoInjection(v);
     expect(v.blocks).toHaveLength(100);
@@ -90,14 +95,14 @@ describe('respondModal', () => {
 describe('parseRespondModal', () => {
   it('parses a real-shaped submission into typed data', () => {
     expect(fixture.view.callback_id).toBe('suspension.respond_modal');
-    expect(parseRespondModal(FIELDS, fixture.view.state.values)).toEqual({
+    expect(parseRespondModal(FORM, fixture.view.state.values)).toEqual({
       ok: true,
-      data: { note: 'Ship it after the <!here> freeze & review', amount: 12.5, notify: false, region: 'eu-west-1' },
+      content: { note: 'Ship it after the <!here> freeze & review', amount: 12.5, notify: false, region: 'eu-west-1' },
     });
   });
 
   it('reads true, integers and optional values', () => {
-    const result = parseRespondModal(FIELDS, {
+    const result = parseRespondModal(FORM, {
       note: text('x'),
       amount: text('-3'),
       notify: selected('true'),
@@ -106,12 +111,12 @@ describe('parseRespondModal', () => {
     });
     expect(result).toEqual({
       ok: true,
-      data: { note: 'x', amount: -3, notify: true, region: 'us-east-1', comment: 'extra' },
+      content: { note: 'x', amount: -3, notify: true, region: 'us-east-1', comment: 'extra' },
     });
   });
 
   it('reports per-field errors keyed by block id', () => {
-    const result = parseRespondModal(FIELDS, {
+    const result = parseRespondModal(FORM, {
       note: text('  '),
       amount: text('twelve'),
       notify: selected('maybe'),
@@ -123,13 +128,13 @@ describe('parseRespondModal', () => {
         note: 'This field is required.',
         amount: 'Enter a number.',
         notify: 'Choose Yes or No.',
-        region: 'Choose one of: us-east-1 or eu-west-1',
+        region: 'Choose one of the options.',
       },
     });
   });
 
   it('reports missing required fields and ignores missing optional ones', () => {
-    expect(parseRespondModal(FIELDS, {})).toEqual({
+    expect(parseRespondModal(FORM, {})).toEqual({
       ok: false,
       errors: {
         note: 'This field is required.',
@@ -138,23 +143,23 @@ describe('parseRespondModal', () => {
         region: 'This field is required.',
       },
     });
-    expect(parseRespondModal([{ name: 'c', kind: 'string', optional: true }], {})).toEqual({ ok: true, data: {} });
+    expect(parseRespondModal({ fields: [{ name: 'c', required: false, field: { type: 'string' } }] }, {})).toEqual({ ok: true, content: {} });
   });
 
   it('checks text-entered enum values for membership', () => {
     const values = Array.from({ length: 150 }, (_, i) => `v${i}`);
-    const fields: RespondField[] = [{ name: 'pick', kind: 'enum', options: values, optional: false }];
-    expect(parseRespondModal(fields, { pick: text('v149') })).toEqual({ ok: true, data: { pick: 'v149' } });
-    const bad = parseRespondModal(fields, { pick: text('v150') });
+    const form: Form = { fields: [{ name: 'pick', required: true, field: enumOf(values) }] };
+    expect(parseRespondModal(form, { pick: text('v149') })).toEqual({ ok: true, content: { pick: 'v149' } });
+    const bad = parseRespondModal(form, { pick: text('v150') });
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.errors.pick).toMatch(/^Choose one of: v0, v1/);
   });
 
   it('maps long field names through the same block ids the modal used', () => {
-    const field: RespondField = { name: 'x'.repeat(300), kind: 'number', optional: false };
-    const blockId = respondFieldBlockId(field, 0);
+    const entry: FormEntry = { name: 'x'.repeat(300), required: true, field: { type: 'number' } };
+    const blockId = blockIdByName(entry, 0);
     expect(blockId.length).toBeLessThanOrEqual(255);
-    expect(respondModal({ actionId: 1, toolName: 't', fields: [field] }).blocks[1]?.block_id).toBe(blockId);
-    expect(parseRespondModal([field], { [blockId]: text('5') })).toEqual({ ok: true, data: { [field.name]: 5 } });
+    expect(respondModal({ actionId: 1, toolName: 't', form: { fields: [entry] } }).blocks[1]?.block_id).toBe(blockId);
+    expect(parseRespondModal({ fields: [entry] }, { [blockId]: text('5') })).toEqual({ ok: true, content: { [entry.name]: 5 } });
   });
 });

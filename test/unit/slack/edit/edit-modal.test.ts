@@ -7,7 +7,7 @@ import { ACTION_IDS, CALLBACK_IDS } from '../../../../src/slack/kit/action-ids.j
 import { approvalCard } from '../../../../src/slack/card/approval-card.js';
 import { parseButtonValue } from '../../../../src/slack/kit/button-value.js';
 import { editDiffText } from '../../../../src/slack/kit/edit-diff-text.js';
-import { editModal, humanise, parseEditModal } from '../../../../src/slack/edit/edit-modal.js';
+import { editModal, parseEditModal } from '../../../../src/slack/edit/edit-modal.js';
 import { blockLimitErrors, checkedView } from '../../../../src/simulator/index.js';
 import { approvalCardData } from '../../../helpers/slack/approval-card-data.js';
 
@@ -39,13 +39,14 @@ describe('the Edit modal', () => {
     expect(parseButtonValue(view.private_metadata)).toEqual({ actionId: 42, fingerprintPrefix: FINGERPRINT.slice(0, 16) });
     const inputs = view.blocks.filter((b) => b.type === 'input') as Block[];
     expect(inputs.map((b) => [b.block_id, b.label.text, b.element.type, b.optional])).toEqual([
-      ['f0', 'Order id', 'plain_text_input', false],
-      ['f1', 'Amount cents', 'number_input', false],
+      ['f0', 'Order to refund', 'plain_text_input', false],
+      ['f1', 'Amount (cents)', 'number_input', false],
       ['f2', 'Currency', 'radio_buttons', false],
       ['f3', 'Notify customer', 'radio_buttons', false],
       ['f4', 'Note', 'plain_text_input', true],
     ]);
-    expect(inputs[0]!.hint.text).toBe('The order to refund');
+    // The description is the label, so it is not repeated as the hint.
+    expect(inputs[0]!.hint).toBeUndefined();
     expect(inputs[0]!.element.initial_value).toBe('A-1001');
     expect(inputs[1]!.element).toMatchObject({ initial_value: '150050', is_decimal_allowed: false });
     expect(inputs[2]!.element.initial_option.text.text).toBe('USD');
@@ -85,12 +86,6 @@ describe('the Edit modal', () => {
       ok: false,
       errors: { f0: 'This field is required.', f1: 'Enter a whole number.', f2: 'Choose one of the options.', f3: 'This field is required.' },
     });
-  });
-
-  it('humanises argument names for labels', () => {
-    expect(humanise('amountCents')).toBe('Amount cents');
-    expect(humanise('dry_run')).toBe('Dry run');
-    expect(humanise('URL')).toBe('Url');
   });
 });
 

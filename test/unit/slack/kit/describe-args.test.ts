@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import { describeArgs, escapeOwnDescription, labelOf } from '../../../../src/slack/kit/describe-args.js';
+import { describeArgs, escapeOwnDescription, formLabel, labelOf } from '../../../../src/slack/kit/describe-args.js';
 import { formatArgValue, formatCents, isMoneyInCents } from '../../../../src/slack/kit/format-arg-value.js';
 import { humanizeKey, humanizeWords } from '../../../../src/slack/kit/humanize.js';
 import { approvalCard } from '../../../../src/slack/card/approval-card.js';
@@ -37,6 +37,17 @@ describe('labelOf', () => {
     expect(labelOf('amountCents', { description: 'The amount to refund in cents: 1250 is $12.50' })).toBe('Amount to refund');
     expect(labelOf('note', { description: 'A very long description that goes on and on about what this field is for and more' })).toBe('Note');
     expect(labelOf('order_id', undefined)).toBe('Order ID');
+  });
+});
+
+describe('formLabel', () => {
+  it('is the card\'s label, with the unit a form types in, and the description as hint when the label does not say all of it', () => {
+    expect(formLabel('orderId', undefined)).toEqual({ label: 'Order ID' });
+    expect(formLabel('amountCents', undefined)).toEqual({ label: 'Amount (cents)' });
+    expect(formLabel('amountCents', { description: 'The amount to refund in cents: 1250 is $12.50' })).toEqual({ label: 'Amount to refund (cents)', hint: 'The amount to refund in cents: 1250 is $12.50' });
+    expect(formLabel('orderId', { description: 'The order to refund' })).toEqual({ label: 'Order to refund' });
+    expect(formLabel('orderId', { description: 'The order id, e.g. "1042"' })).toEqual({ label: 'Order id', hint: 'The order id, e.g. "1042"' });
+    expect(formLabel('deployNow', { title: 'Deploy now?', description: 'Goes out to every region' })).toEqual({ label: 'Deploy now?', hint: 'Goes out to every region' });
   });
 });
 

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { approvalCard } from '../../../../src/slack/card/approval-card.js';
 import { ACTION_IDS } from '../../../../src/slack/kit/action-ids.js';
 import { homeView, type InboxData } from '../../../../src/slack/inbox/inbox-blocks.js';
+import { moreBlock } from '../../../../src/slack/inbox/inbox-lists.js';
 import { parseRevokeValue, rememberedBlocks, type RememberedItem } from '../../../../src/slack/remembered/remembered-blocks.js';
-import { rememberDuration } from '../../../../src/slack/remembered/remember-duration.js';
-import { rememberedCreatedText, rememberedUseBlocks } from '../../../../src/slack/remembered/remembered-use-blocks.js';
+import { rememberDuration, rememberedCreatedText, rememberedUseBlocks } from '../../../../src/slack/remembered/remember-blocks.js';
 import { blockLimitErrors, viewLimitErrors } from '../../../../src/simulator/index.js';
 import { approvalCardData } from '../../../helpers/slack/approval-card-data.js';
 import { allText } from '../../../helpers/slack/block-text.js';
@@ -62,8 +62,10 @@ describe('the approval card with rememberFor', () => {
 });
 
 describe('remembered approvals in the Home tab', () => {
+  const more = (hidden: number, total: number) => moreBlock('remembered', hidden, total);
+
   it('lists each with who it is for, who allowed it, until when and a Revoke button naming it', () => {
-    const blocks = rememberedBlocks([item()], 10) as Block[];
+    const blocks = rememberedBlocks([item()], 10, more) as Block[];
     expect(blockLimitErrors(blocks as KnownBlock[])).toEqual([]);
     expect(blocks[0]!.text.text).toBe('*Remembered approvals* (1)');
     expect(blocks[1]).toMatchObject({ block_id: 'remembered:7', accessory: { action_id: ACTION_IDS.revokeRemembered, value: '7', style: 'danger', text: { text: 'Revoke' } } });
@@ -72,15 +74,15 @@ describe('remembered approvals in the Home tab', () => {
   });
 
   it('escapes what the model and users wrote, and cuts long arguments', () => {
-    const blocks = rememberedBlocks([item({ toolName: 'x<!channel>', call: { title: 'X <!channel>', fields: [{ label: 'Note <!here>', value: '&lt;!here&gt; '.repeat(200) }], own: false }, requester: '<!everyone>' })], 10);
+    const blocks = rememberedBlocks([item({ toolName: 'x<!channel>', call: { title: 'X <!channel>', fields: [{ label: 'Note <!here>', value: '&lt;!here&gt; '.repeat(200) }], own: false }, requester: '<!everyone>' })], 10, more);
     expect(blockLimitErrors(blocks)).toEqual([]);
     expect(allText(blocks)).not.toMatch(/<!(channel|here|everyone)/);
   });
 
   it('says when there is nothing, and "and N more" past the limit', () => {
-    expect(allText(rememberedBlocks([], 10))).toContain('No remembered approvals you can revoke.');
+    expect(allText(rememberedBlocks([], 10, more))).toContain('No remembered approvals you can revoke.');
     const many = Array.from({ length: 25 }, (_, i) => item({ id: i + 1 }));
-    const blocks = rememberedBlocks(many, 10);
+    const blocks = rememberedBlocks(many, 10, more);
     expect(blocks).toHaveLength(12);
     expect(allText(blocks)).toContain('…and 15 more.');
     expect(blocks.at(-1)).toMatchObject({ accessory: { action_id: ACTION_IDS.inboxList, value: 'remembered:0', text: { text: 'Show all 25' } } });

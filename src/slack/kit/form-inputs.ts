@@ -1,20 +1,52 @@
-import type { PlainTextOption } from '@slack/types';
+import type { KnownBlock, PlainTextOption } from '@slack/types';
+import type { z } from 'zod';
 import type { ElicitationField } from '../../mcp/elicitation-payload.js';
-import { LIMITS, truncate } from '../kit/limits.js';
-import { oneLine, plainText } from '../kit/text-objects.js';
-import type { InputState } from '../kit/submitted-payloads.js';
+import { formLabel } from './describe-args.js';
+import type { FormEntry } from './form-fields.js';
+import { LIMITS, truncate } from './limits.js';
+import { humanList } from './mention.js';
+import { oneLine, plainText } from './text-objects.js';
+import type { InputState, ViewStateValues } from './submitted-payloads.js';
 
+/** Every input of a form uses this action id; its block id says which field it is. */
+export const FORM_INPUT_ACTION_ID = 'value';
 
 /** Radio buttons up to this many options, a menu beyond (checkboxes likewise for multi-enums). */
 const RADIO_MAX = 5;
 
+/** Which block holds which field: by position (`f<index>`), or by name for a form whose errors name fields. */
+export type FieldBlockId = (entry: FormEntry, index: number) => string;
+
+export const blockIdByIndex: FieldBlockId = (_entry, index) => `f${index}`;
+
+/** The field's name, which is what `response_action: 'errors'` reports against; a name too long keeps a prefix and its position. */
+export const blockIdByName: FieldBlockId = ({ name }, index) => {
+  if (name === '') return `#${index}`;
+  return name.length <= LIMITS.blockId ? name : `${name.slice(0, LIMITS.blockId - 12)}#${index}`;
+};
+
+/** An enum with more options than a menu holds is typed, and checked against its values on submit. */
+function enumAsText(field: ElicitationField): boolean {
+  return field.type === 'enum' && field.options.length > LIMITS.selectOptions;
+}
+
+/** The label and hint a field is shown with (see formLabel), with the values of an enum typed as text. */
+export function fieldText(entry: FormEntry): { label: string; hint?: string } {
+  const { label, hint } = formLabel(entry.name, entry.field);
+  const parts = hint ? [hint] : [];
+  if (entry.field.type === 'enum' && enumAsText(entry.field)) {
+    parts.push(`One of: ${humanList(entry.field.options.map((o) => o.value), { conjunction: 'or', maxChars: 1500, noun: 'values' })}`);
+  }
+  return { label: oneLine(label) || entry.name || '—', ...(parts.length > 0 ? { hint: parts.join(' — ') } : {}) };
+}
+
 /**
- * The Block Kit element for one elicitation field: `number_input` (min/max, decimals only for
- * `number`), `email_text_input`, `url_text_input`, `datepicker`, `datetimepicker`, text; a
- * boolean as Yes/No; an enum as radio buttons (≤ 5 options) or a menu; a multi-enum as
- * checkboxes (≤ 10) or a multi-select. Option values are indexes (labels may be longer than
- * a value may be); `parseFieldValue` maps them back. Defaults become initial values. Option
- * labels are cut to `labelMax` (a card of a hundred options must still fit a message).
+ * The Block Kit element for a field: `number_input` (min/max, decimals only for `number`),
+ * `email_text_input`, `url_text_input`, `datepicker`, `datetimepicker`, text; a boolean as
+ * Yes/No; an enum as radio buttons (≤ 5 options), a menu, or text past a menu's 100 options;
+ * a multi-enum as checkboxes (≤ 10) or a multi-select. Option values are indexes (labels may be
+ * longer than a value may be); readField maps them back. Defaults become initial values.
+ * Option labels are cut to `labelMax` (a card of a hundred options must still fit a message).
  */
 export function fieldElement(field: ElicitationField, actionId: string, labelMax: number = LIMITS.optionText): Record<string, unknown> {
   switch (field.type) {
@@ -36,7 +68,10 @@ export function fieldElement(field: ElicitationField, actionId: string, labelMax
         ...(field.default !== undefined ? { initial_option: field.default ? yes : no } : {}),
       };
     case 'enum': {
-      const options = field.options.slice(0, LIMITS.selectOptions).map((o, i) => option(o.label, i, labelMax));
+      if (enumAsText(field)) {
+        return { type: 'plain_text_input', action_id: actionId, max_length: LIMITS.plainTextInputMaxLength, ...(field.default ? { initial_value: truncate(field.default, LIMITS.plainTextInputInitial) } : {}) };
+      }
+      const options = field.options.map((o, i) => option(o.label, i, labelMax));
       const initial = field.default === undefined ? undefined : options[field.options.findIndex((o) => o.value === field.default)];
       return {
         type: options.length <= RADIO_MAX ? 'radio_buttons' : 'static_select',
@@ -85,15 +120,28 @@ export function fieldElement(field: ElicitationField, actionId: string, labelMax
 
 /** Whether the field's element is a text-like input (an `input` block) rather than one that fits an `actions` block. */
 export function isTypedInput(field: ElicitationField): boolean {
-  if (field.type === 'number' || field.type === 'integer') return true;
+  if (field.type === 'number' || field.type === 'integer' || enumAsText(field)) return true;
   return field.type === 'string' && field.format !== 'date' && field.format !== 'date-time';
 }
 
-export type ParsedField = { ok: true; value: string | number | boolean | string[] | undefined } | { ok: false; error: string };
+/** A modal's input block for one field: its label, its hint, its element. */
+export function fieldInput(entry: FormEntry, blockId: string): KnownBlock {
+  const { label, hint } = fieldText(entry);
+  return {
+    type: 'input',
+    block_id: blockId,
+    optional: !entry.required,
+    label: plainText(label, LIMITS.inputLabel),
+    element: fieldElement(entry.field, FORM_INPUT_ACTION_ID),
+    ...(hint ? { hint: plainText(hint, LIMITS.inputHint) } : {}),
+  } as unknown as KnownBlock;
+}
 
-/** A field's answer from its element's state, checked against the field (required, min/max, formats). */
-export function parseFieldValue(field: ElicitationField, required: boolean, state: InputState | undefined): ParsedField {
-  const missing = (): ParsedField => (required ? { ok: false, error: 'This field is required.' } : { ok: true, value: undefined });
+export type ReadField = { ok: true; value: string | number | boolean | string[] | undefined } | { ok: false; error: string };
+
+/** A field's answer from its element's state, checked against the field (required, min/max, formats, options). */
+export function readField(field: ElicitationField, required: boolean, state: InputState | undefined): ReadField {
+  const missing = (): ReadField => (required ? { ok: false, error: 'This field is required.' } : { ok: true, value: undefined });
   switch (field.type) {
     case 'number':
     case 'integer': {
@@ -111,6 +159,12 @@ export function parseFieldValue(field: ElicitationField, required: boolean, stat
       return raw === 'true' || raw === 'false' ? { ok: true, value: raw === 'true' } : { ok: false, error: 'Choose Yes or No.' };
     }
     case 'enum': {
+      if (enumAsText(field)) {
+        const raw = (state?.value ?? '').trim();
+        if (raw === '') return missing();
+        const chosen = field.options.find((o) => o.value === raw);
+        return chosen ? { ok: true, value: chosen.value } : { ok: false, error: truncate(`Choose one of: ${humanList(field.options.map((o) => o.value), { conjunction: 'or', maxChars: 200, noun: 'values' })}`, 250) };
+      }
       const raw = state?.selected_option?.value;
       if (raw === undefined) return missing();
       const chosen = /^\d{1,3}$/.test(raw) ? field.options[Number(raw)] : undefined;
@@ -146,14 +200,37 @@ export function parseFieldValue(field: ElicitationField, required: boolean, stat
   }
 }
 
+export type FormContent = Record<string, string | number | boolean | string[]>;
+export type ReadForm = { ok: true; content: FormContent } | { ok: false; errors: Record<string, string> };
+
+/**
+ * A submitted form's values, typed as its fields describe them and, given the schema the form was
+ * made from, checked against it: errors by block id, ready for `response_action: 'errors'` (an
+ * error that names no field shown beside the first). Fields left empty and optional are left out.
+ */
+export function readForm(entries: readonly FormEntry[], values: ViewStateValues, blockIdOf: FieldBlockId, schema?: z.ZodType): ReadForm {
+  const content: FormContent = {};
+  const errors: Record<string, string> = {};
+  entries.forEach((entry, i) => {
+    const read = readField(entry.field, entry.required, values[blockIdOf(entry, i)]?.[FORM_INPUT_ACTION_ID]);
+    if (!read.ok) errors[blockIdOf(entry, i)] = read.error;
+    else if (read.value !== undefined) content[entry.name] = read.value;
+  });
+  if (Object.keys(errors).length > 0) return { ok: false, errors };
+  const checked = schema?.safeParse(content);
+  if (checked && !checked.success && entries.length > 0) {
+    for (const issue of checked.error.issues) {
+      const i = Math.max(0, entries.findIndex((e) => e.name === issue.path[0]));
+      errors[blockIdOf(entries[i]!, i)] ??= issue.message;
+    }
+    return { ok: false, errors };
+  }
+  return { ok: true, content };
+}
+
 /** The `max_length` a text field's input declares: the field's own, within what a Slack input holds. */
 function textMaxLength(field: Extract<ElicitationField, { type: 'string' }>): number {
   return Math.min(field.maxLength ?? LIMITS.plainTextInputMaxLength, LIMITS.plainTextInputMaxLength);
-}
-
-/** The label people see for a field: its title, else its name. */
-export function fieldLabel(name: string, field: ElicitationField): string {
-  return oneLine(field.title?.trim() || name);
 }
 
 const yes: PlainTextOption = { text: plainText('Yes'), value: 'true' };

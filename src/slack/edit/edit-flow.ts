@@ -4,26 +4,42 @@ import type { PendingAction } from '../../db/rows.js';
 import { approversAt } from '../../approvals/approvers-at.js';
 import { parseButtonValue } from '../kit/button-value.js';
 import type { SubmittedView } from '../kit/submitted-payloads.js';
-import { editFieldBlockId, parseEditModal } from './edit-modal.js';
-import { elicitationFieldId } from '../answer/elicitation-modal.js';
+import { parseEditModal } from './edit-modal.js';
 import { mention } from '../kit/mention.js';
 import { whoDecides } from '../kit/who-decides.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { actorOf, type Person, type SlackContext, type ThreadTarget } from '../context.js';
-import { carryCard } from './carry-card.js';
+import { carryCard } from './card-carry.js';
 import { cardStateKey } from '../card/card-state-key.js';
 import { findCard, type CardRow } from '../card/cards.js';
 import { refreshHomesFor } from '../card/inbox-refresh.js';
 import { editFormOf } from './edit-form.js';
 import { errorReference } from '../kit/error-reference.js';
 import { failureText } from '../kit/failure-text.js';
-import { handleDecision } from '../approval/handle-decision.js';
 import { tellUser } from '../kit/tell-user.js';
 import { updateCard } from '../card/update-card.js';
-import { routeEditedCard } from '../routing/route-card.js';
 import { unreachable } from '../../unreachable.js';
 import { truncate } from '../kit/limits.js';
 import { oneLine } from '../kit/text-objects.js';
+import { blockIdByIndex } from '../kit/form-inputs.js';
+import type { ButtonAction } from '@slack/bolt';
+import { editModal } from './edit-modal.js';
+import type { Click } from '../context.js';
+import { genuineButton, type GenuineButton } from '../card/genuine-button.js';
+import { tamperedButton } from '../card/clicked-card.js';
+
+/**
+ * What Edit asks of the approval and routing features: passed in (app.ts), as edit/ imports
+ * no other feature.
+ */
+export interface EditDeps {
+  /** Approve's check of who may decide the request, asked for an edit: what to tell a clicker who may not. */
+  refusal(ctx: SlackContext, click: Click, button: GenuineButton): Promise<string | undefined>;
+  /** A decision shown as Approve shows it: the card, the thread, the run going on (or the refusal, to the person). */
+  showDecision(ctx: SlackContext, decision: Decision, at: ThreadTarget & Person, card?: CardRow): Promise<void>;
+  /** An edited request that still waits: copies of its card for approvers it newly needs. */
+  routeEdited(ctx: SlackContext, action: PendingAction, card: CardRow | undefined): Promise<void>;
+}
 
 export type EditSubmission =
   | { kind: 'close' }
@@ -53,17 +69,8 @@ export async function checkEditSubmission(ctx: SlackContext, view: SubmittedView
     ctx.logger.warn({ user, actionId: meta.actionId }, 'edit submitted for a request that cannot be edited');
     return { kind: 'close' };
   }
-  const parsed = parseEditModal(form, view.state.values);
+  const parsed = parseEditModal(form, view.state.values, ctx.agent.toolOf(row)?.inputSchema);
   if (!parsed.ok) return { kind: 'errors', errors: parsed.errors };
-  const checked = ctx.agent.toolOf(row)?.inputSchema.safeParse(parsed.content);
-  if (checked && !checked.success) {
-    const errors: Record<string, string> = {};
-    for (const issue of checked.error.issues) {
-      const block = editFieldBlockId(form, String(issue.path[0] ?? '')) ?? elicitationFieldId(0);
-      errors[block] ??= issue.message;
-    }
-    return { kind: 'errors', errors };
-  }
   const denied = deniedEdit(ctx, form, row, parsed.content);
   if (denied) return { kind: 'errors', errors: denied };
   return { kind: 'edit', row, args: parsed.content, fingerprintPrefix: meta.fingerprintPrefix };
@@ -78,8 +85,8 @@ function deniedEdit(ctx: SlackContext, form: NonNullable<ReturnType<typeof editF
   const denial = ctx.agent.requirementOf({ ...row, args }).deny;
   if (!denial) return undefined;
   const before = row.args !== null && typeof row.args === 'object' ? (row.args as Record<string, unknown>) : {};
-  const changed = form.fields.find((f) => JSON.stringify(args[f.name]) !== JSON.stringify(before[f.name]))?.name ?? form.fields[0]?.name;
-  const block = (changed !== undefined ? editFieldBlockId(form, changed) : undefined) ?? elicitationFieldId(0);
+  const changed = Math.max(0, form.fields.findIndex((f) => JSON.stringify(args[f.name]) !== JSON.stringify(before[f.name])));
+  const block = blockIdByIndex(form.fields[changed]!, changed);
   const reason = truncate(oneLine(denial.reason), 300);
   return { [block]: `The approval policy denies this call with these arguments: ${reason}${/[.!?…]$/.test(reason) ? '' : '.'} Change them, or close to leave the request as it is.` };
 }
@@ -110,21 +117,21 @@ export async function recordEditSubmission(
  * "edited by" line), the editor hears what their edit did, the thread hears who must still
  * approve, and the run goes on when the edit approved it.
  */
-export async function showEditSubmission(ctx: SlackContext, who: Person, recorded: RecordedEdit): Promise<void> {
+export async function showEditSubmission(ctx: SlackContext, deps: EditDeps, who: Person, recorded: RecordedEdit): Promise<void> {
   const user = who.user;
   const { outcome, row } = recorded;
   const card = await findCard(ctx.slackDb, row.id);
   const at = { ...who, ...(card ? { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) } : { channel: user }) };
   switch (outcome.outcome) {
     case 'unchanged':
-      return handleDecision(ctx, outcome.decision, at, card);
+      return deps.showDecision(ctx, outcome.decision, at, card);
     case 'not-allowed':
     case 'already-decided':
     case 'expired':
     case 'policy-changed':
     case 'fingerprint-mismatch':
     case 'not-found':
-      return handleDecision(ctx, outcome as Decision, at, card);
+      return deps.showDecision(ctx, outcome as Decision, at, card);
     case 'invalid-args':
       return tellUser(ctx, at, `The edited arguments were refused: ${escapeMrkdwn(outcome.issues.map((i) => `${i.path || 'input'}: ${i.message}`).join('; '))}. Nothing was changed.`);
     case 'not-editable':
@@ -138,17 +145,17 @@ export async function showEditSubmission(ctx: SlackContext, who: Person, recorde
       const moved = await moveCard(ctx, outcome.previous, outcome.action);
       refreshHomesFor(ctx, outcome.previous);
       if (outcome.outcome === 'approved') {
-        return handleDecision(ctx, { outcome: 'approved', action: outcome.action, ...(outcome.stream ? { stream: outcome.stream } : {}) }, at, moved);
+        return deps.showDecision(ctx, { outcome: 'approved', action: outcome.action, ...(outcome.stream ? { stream: outcome.stream } : {}) }, at, moved);
       }
       if (outcome.outcome === 'approval-recorded') {
-        await handleDecision(ctx, { outcome: 'approval-recorded', action: outcome.action, approvals: outcome.approvals, quorum: outcome.quorum, alreadyCounted: false }, at, moved);
-        return routeEditedCard(ctx, outcome.action, moved);
+        await deps.showDecision(ctx, { outcome: 'approval-recorded', action: outcome.action, approvals: outcome.approvals, quorum: outcome.quorum, alreadyCounted: false }, at, moved);
+        return deps.routeEdited(ctx, outcome.action, moved);
       }
       await updateCard(ctx, outcome.action.id);
       refreshHomesFor(ctx, outcome.action);
       await tellUser(ctx, at, `Your edit is saved as request #${outcome.action.id}, but it does not count as your approval: ${escapeMrkdwn(outcome.message)}`);
-      await postStillNeeded(ctx, outcome.action, user, moved ?? card);
-      return routeEditedCard(ctx, outcome.action, moved);
+      await showStillNeeded(ctx, outcome.action, user, moved ?? card);
+      return deps.routeEdited(ctx, outcome.action, moved);
     }
     default:
       return unreachable(outcome, 'edit outcome');
@@ -167,7 +174,7 @@ async function moveCard(ctx: SlackContext, previous: PendingAction, next: Pendin
 }
 
 /** Tells the thread who must approve the edited request, as a new request's card would. */
-async function postStillNeeded(ctx: SlackContext, action: PendingAction, editor: string, card: CardRow | undefined): Promise<void> {
+async function showStillNeeded(ctx: SlackContext, action: PendingAction, editor: string, card: CardRow | undefined): Promise<void> {
   if (!card) return;
   const requirement = ctx.agent.requirementOf(action);
   const approvers = approversAt(requirement, new Date(action.created_at), new Date());
@@ -190,4 +197,33 @@ export function tellEditFailure(ctx: SlackContext, actionId: number, user: strin
     const card = await findCard(ctx.slackDb, actionId);
     if (card) await tellUser(ctx, { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}), user }, failureText(ref));
   };
+}
+
+/**
+ * Edit: the clicker must be someone who may approve the request as it stands (asked of the
+ * Agent, as Approve is); then a modal of the tool's input schema opens, prefilled with the
+ * request's arguments as stored (read here by the button's request id, never from the click).
+ */
+export async function showEditForm(ctx: SlackContext, deps: EditDeps, click: Click | undefined, action: ButtonAction): Promise<void> {
+  if (!click) return void ctx.logger.warn('edit click without user or channel');
+  const button = await genuineButton(ctx, click, action);
+  if (!button) return tellUser(ctx, click, tamperedButton);
+  const refusal = await deps.refusal(ctx, click, button);
+  const row = button.row;
+  if (refusal || !row) {
+    ctx.logger.info({ actionId: button.value.actionId, user: click.user }, 'edit refused before the modal');
+    return tellUser(ctx, click, refusal ?? 'I could not find that request; its run may have ended. Nothing was changed.');
+  }
+  const form = editFormOf(ctx.agent, row);
+  if (!form) return tellUser(ctx, click, 'The arguments of this request cannot be edited here. Nothing was changed.');
+  if (!click.triggerId) return tellUser(ctx, click, 'Slack did not let me open the form; try again. Nothing was changed.');
+  try {
+    await ctx.client.views.open({
+      trigger_id: click.triggerId,
+      view: editModal({ actionId: row.id, fingerprint: row.fingerprint ?? '', toolName: row.tool_name, form, current: row.args }),
+    });
+  } catch (error) {
+    ctx.logger.warn({ err: error, actionId: row.id }, 'edit modal could not open');
+    await tellUser(ctx, click, 'The edit form could not open; try again. Nothing was changed.');
+  }
 }

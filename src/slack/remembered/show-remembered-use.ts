@@ -1,14 +1,14 @@
 import type { RememberedCall } from '../../agent/api-types.js';
 import type { Decision } from '../../agent/api-types.js';
 import { context } from '../kit/layout.js';
-import { rememberedCreatedText, rememberedUseBlocks, rememberedUseText } from './remembered-use-blocks.js';
+import { rememberedCreatedText, rememberedUseBlocks, rememberedUseText } from './remember-blocks.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
 
 /**
  * A call that ran under a remembered approval is said in its thread, so people there see that
  * it ran without a card and who allowed it. A failure to post is logged: the audit log has it.
  */
-export async function postRememberedUse(ctx: SlackContext, target: ThreadTarget, call: RememberedCall): Promise<void> {
+export async function showRememberedUse(ctx: SlackContext, target: ThreadTarget, call: RememberedCall): Promise<void> {
   const data = { toolName: call.toolName, actionId: call.actionId, allowedBy: call.allowedBy, rememberedGrantId: call.rememberedGrantId, expiresAt: new Date(call.expiresAt) };
   try {
     await ctx.client.chat.postMessage({
@@ -23,7 +23,7 @@ export async function postRememberedUse(ctx: SlackContext, target: ThreadTarget,
 }
 
 /** An approval that was remembered is said in the thread where the run goes on, once. */
-export async function postRememberedCreated(ctx: SlackContext, target: ThreadTarget, decision: Decision): Promise<void> {
+export async function showRememberedCreated(ctx: SlackContext, target: ThreadTarget, decision: Decision): Promise<void> {
   if (decision.outcome !== 'approved' || !decision.remembered || !decision.action.requester || !decision.action.decided_by) return;
   const text = rememberedCreatedText({
     toolName: decision.action.tool_name,

@@ -6,8 +6,8 @@ import type { Click, SlackContext } from '../context.js';
 import type { RecordedChoice } from './answer-choice.js';
 import { toolOf } from '../card/card-subject.js';
 import { clickedCard, tamperedButton } from '../card/clicked-card.js';
-import { confirmationOf } from './confirmation-of.js';
 import { recordAnswer } from './resume-from-slack.js';
+import { confirmationOf } from '../kit/form-fields.js';
 
 /**
  * Yes or No on a suspension card whose resume schema is one boolean: the button must be this

@@ -6,6 +6,10 @@ import { mention } from '../kit/mention.js';
 import { slackDate } from '../kit/slack-date.js';
 import type { RememberedUnusedNote } from '../card/card-types.js';
 import { unreachable } from '../../unreachable.js';
+import type { Button } from '@slack/types';
+import { ACTION_IDS } from '../kit/action-ids.js';
+import { LIMITS } from '../kit/limits.js';
+import { plainText } from '../kit/text-objects.js';
 
 export interface RememberedUseData {
   toolName: string;
@@ -63,4 +67,35 @@ export function rememberedUnusedText(d: RememberedUnusedNote, quorum: number): s
     `:repeat: *Remembered approval not used:* ${mention(d.allowedBy)}'s remembered approval #${d.rememberedGrantId} ` +
     `(until ${slackDate(d.expiresAt)}) does not cover this call, which now needs ${needs.length > 0 ? needs.join(', ') : 'more'}.`
   );
+}
+
+/** The card's "Approve and allow for 1 hour": the Approve button's value, a different action id. */
+export function rememberButton(value: string, rememberForMs: number): Button {
+  return {
+    type: 'button',
+    action_id: ACTION_IDS.approveRemember,
+    text: plainText(`Approve and allow for ${rememberDuration(rememberForMs)}`, LIMITS.buttonText),
+    value,
+  };
+}
+
+/**
+ * A remembered approval's length in words for the button and the thread: "1 hour", "30 minutes",
+ * "1 day", "90 seconds"; the largest unit that divides it evenly, so it is never rounded up.
+ */
+export function rememberDuration(ms: number): string {
+  const units: Array<[number, string]> = [
+    [86_400_000, 'day'],
+    [3_600_000, 'hour'],
+    [60_000, 'minute'],
+    [1000, 'second'],
+  ];
+  for (const [size, name] of units) {
+    if (ms >= size && ms % size === 0) {
+      const n = ms / size;
+      return `${n} ${name}${n === 1 ? '' : 's'}`;
+    }
+  }
+  const seconds = Math.max(1, Math.round(ms / 1000));
+  return `${seconds} second${seconds === 1 ? '' : 's'}`;
 }

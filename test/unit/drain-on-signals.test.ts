@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { drainOnSignals, type Drainable } from '../../src/drain-on-signals.js';
 import { captureLogger } from '../helpers/slack-bot.js';
 
@@ -36,8 +36,7 @@ describe('drainOnSignals', () => {
     await sleep(20);
     expect(exits).toEqual([]);
     finish();
-    await sleep(10);
-    expect(exits).toEqual([0]);
+    await vi.waitFor(() => expect(exits).toEqual([0]), { timeout: 5_000, interval: 5 });
     expect(logs.join('\n')).toMatch(/"msg":"stopped"/);
   });
 
@@ -63,10 +62,14 @@ describe('drainOnSignals', () => {
     const { bot, calls } = slowBot();
     drainOnSignals({ logger, timeoutMs: 100, process: proc }).attach(bot);
     emitter.emit('SIGTERM');
-    await sleep(300);
-    expect(exits).toEqual([1]);
-    expect(calls.closeDatabase).toBe(1);
-    expect(logs.join('\n')).toMatch(/"timeoutMs":100,"handedOver":\[\],"msg":"shutdown timed out/);
+    await vi.waitFor(
+      () => {
+        expect(exits).toEqual([1]);
+        expect(calls.closeDatabase).toBe(1);
+        expect(logs.join('\n')).toMatch(/"timeoutMs":100,"handedOver":\[\],"msg":"shutdown timed out/);
+      },
+      { timeout: 5_000, interval: 10 },
+    );
   });
 
   it('a signal during start-up stops the bot as soon as it is attached', async () => {
@@ -79,7 +82,6 @@ describe('drainOnSignals', () => {
     signals.attach(bot);
     expect(calls.stop).toBe(1);
     finish();
-    await sleep(10);
-    expect(exits).toEqual([0]);
+    await vi.waitFor(() => expect(exits).toEqual([0]), { timeout: 5_000, interval: 5 });
   });
 });

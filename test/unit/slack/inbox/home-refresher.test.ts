@@ -1,10 +1,14 @@
 import { Writable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../../src/logger.js';
 import { HomeRefresher } from '../../../../src/slack/inbox/home-refresher.js';
 
 const quiet = createLogger({ level: 'silent', name: 'test' }, new Writable({ write: (_c, _e, done) => done() }));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits until `check` passes: for the refresher's background work, however slow the machine. */
+const settled = (check: () => void) => vi.waitFor(check, { timeout: 5_000, interval: 2 });
+/** Lets what a resolved lookup set off (its enqueues) run before the test goes on. */
+const afterCallbacks = () => new Promise((resolve) => setImmediate(resolve));
 
 /** A refresher whose "database" of Home viewers starts with `viewers`. */
 function recorder(options: { debounceMs?: number; minIntervalMs?: number; maxWaiting?: number; fail?: string; viewers?: string[]; gate?: () => Promise<void> } = {}) {
@@ -87,7 +91,7 @@ describe('HomeRefresher', () => {
   it('a person who changes while a publish is under way is published again, and a failed publish does not stop the others', async () => {
     const { home, published } = recorder({ fail: 'U0A' });
     home.refresh(['U0A', 'U0B']);
-    await sleep(50);
+    await settled(() => expect(published).toHaveLength(2));
     home.refresh(['U0A']);
     await sleep(80);
     await home.flushNow();
@@ -104,7 +108,7 @@ describe('HomeRefresher', () => {
     const g = gated();
     const { home, published, recorded } = recorder({ gate: g.gate });
     const flood = Array.from({ length: 150 }, () => home.opened('U0MALLORY'));
-    await sleep(10);
+    await settled(() => expect(published).toHaveLength(1));
     // The first open is being published; the other 149 wait as one.
     expect(published.map((p) => p.user)).toEqual(['U0MALLORY']);
     const alice = home.opened('U0ALICE');
@@ -122,23 +126,23 @@ describe('HomeRefresher', () => {
     const g = gated();
     const { home, published } = recorder({ gate: g.gate });
     void home.opened('U0A');
-    await sleep(5);
+    await settled(() => expect(published).toHaveLength(1));
     for (const user of ['U0B', 'U0C', 'U0A', 'U0D']) void home.opened(user);
     g.open();
-    await sleep(5);
     await home.flushNow();
     expect(published.map((p) => p.user)).toEqual(['U0A', 'U0B', 'U0C', 'U0A', 'U0D']);
   });
 
   it('the newest notice wins, and a later plain refresh does not wipe a waiting notice', async () => {
     const g = gated();
-    const { home, published } = recorder({ gate: g.gate, debounceMs: 1, viewers: ['U0A', 'U0B'] });
+    const { home, published, asked } = recorder({ gate: g.gate, debounceMs: 1, viewers: ['U0A', 'U0B'] });
     void home.opened('U0A');
-    await sleep(5);
+    await settled(() => expect(published).toHaveLength(1));
     void home.notice('U0B', 'first');
     void home.notice('U0B', 'second');
     home.refresh(['U0B']);
-    await sleep(20);
+    await settled(() => expect(asked).toHaveLength(1));
+    await afterCallbacks();
     g.open();
     await home.flushNow();
     expect(published.map((p) => [p.user, p.notice])).toEqual([
@@ -150,11 +154,12 @@ describe('HomeRefresher', () => {
   it('bounds who waits: past the maximum the oldest background refresh is dropped and logged, while opens and notices are always served', async () => {
     const g = gated();
     const viewers = ['U0BUSY', 'U01', 'U02', 'U03', 'U04', 'U05'];
-    const { home, published, logged } = recorder({ gate: g.gate, debounceMs: 1, maxWaiting: 3, viewers });
+    const { home, published, logged, asked } = recorder({ gate: g.gate, debounceMs: 1, maxWaiting: 3, viewers });
     void home.opened('U0BUSY');
-    await sleep(5);
+    await settled(() => expect(published).toHaveLength(1));
     home.refresh(['U01', 'U02', 'U03', 'U04', 'U05']);
-    await sleep(20);
+    await settled(() => expect(asked).toHaveLength(1));
+    await afterCallbacks();
     // Three wait; U01 and U02, the oldest background refreshes, were dropped to let U04 and U05 in.
     void home.opened('U0OPEN1');
     void home.opened('U0OPEN2');
@@ -162,9 +167,9 @@ describe('HomeRefresher', () => {
     // A fourth open beyond the maximum still gets in (each open pushes out a background refresh while there is one).
     void home.opened('U0OPEN4');
     home.refresh(['U01']);
-    await sleep(20);
+    await settled(() => expect(asked).toHaveLength(2));
+    await afterCallbacks();
     g.open();
-    await sleep(5);
     await home.flushNow();
     expect(published.map((p) => p.user)).toEqual(['U0BUSY', 'U0OPEN1', 'U0OPEN2', 'U0OPEN3', 'U0OPEN4']);
     expect(logged.filter((l) => l.msg.startsWith('Home refresh dropped'))).toHaveLength(1);

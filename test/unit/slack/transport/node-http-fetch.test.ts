@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { webApi } from '@slack/bolt';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { NodeHttpFetchError, nodeHttpFetch } from '../../../../src/slack/transport/node-http-fetch.js';
 
 interface Seen {
@@ -78,8 +78,7 @@ describe('nodeHttpFetch', () => {
     server!.on('connection', (socket) => socket.on('close', () => (closed += 1)));
     const fetch = nodeHttpFetch({ idleSocketMs: 50 });
     expect((await fetch(`${origin}/api/a`, { method: 'POST', body: '' })).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 120));
-    expect(closed).toBe(1);
+    await vi.waitFor(() => expect(closed).toBe(1), { timeout: 5_000, interval: 10 });
     expect((await fetch(`${origin}/api/b`, { method: 'POST', body: '' })).status).toBe(200);
     expect(seen.map((s) => s.connection)).toEqual([1, 2]);
   });

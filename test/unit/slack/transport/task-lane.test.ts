@@ -1,9 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../../../src/logger.js';
 import { BackgroundTasks } from '../../../../src/slack/transport/background-tasks.js';
 import { TaskLane } from '../../../../src/slack/transport/task-lane.js';
-
-const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 
 /** A task that runs until its `finish` is called. */
 function held(name: string, log: string[]) {
@@ -29,8 +27,7 @@ describe('TaskLane', () => {
     expect(log).toEqual(['start a', 'start b']);
     expect([lane.size, tasks.size]).toEqual([4, 2]);
     jobs[1]!.finish();
-    await tick();
-    expect(log).toEqual(['start a', 'start b', 'end b', 'start c']);
+    await vi.waitFor(() => expect(log).toEqual(['start a', 'start b', 'end b', 'start c']), { timeout: 5_000, interval: 2 });
     const idle = lane.idle();
     for (const job of jobs) job.finish();
     await idle;

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { once } from 'node:events';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { findDecisionTarget, closeAction, recordApprovalVote, recordResume } from '../../src/db/pending-actions.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
@@ -323,7 +323,8 @@ describeBackends('runs whose process stopped mid-way, on %s', (backend) => {
     const { runId, epoch } = await claimedRun(randomUUID().slice(0, 8));
     const hold = holdLease(deps, runId, epoch);
     await sql`UPDATE run_snapshots SET claim_epoch = claim_epoch + 1 WHERE run_id = ${runId}`.execute(database.db);
-    await sleep(60);
+    // The next renewal finds the newer lease.
+    await vi.waitFor(() => expect(warned()).toHaveLength(1), { timeout: 10_000, interval: 10 });
     await expect(hold.check() ?? Promise.resolve()).rejects.toBeInstanceOf(LeaseLostError);
     hold.release();
     expect(warned()).toHaveLength(1);

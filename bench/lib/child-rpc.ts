@@ -109,3 +109,20 @@ export class ChildRpc {
     clearTimeout(timer);
   }
 }
+
+/**
+ * Runs a child that measures on its own and prints one `<tag> {json}` line on stdout (the heap
+ * measurement, Mastra's cycles): its result, or an error with what it printed.
+ */
+export async function childResult<T>(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }, tag: string): Promise<T> {
+  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'inherit'] });
+  let stdout = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', resolve);
+  });
+  const line = stdout.split('\n').find((l) => l.startsWith(`${tag} `));
+  if (code !== 0 || !line) throw new Error(`${tag} child exited with ${code}: ${stdout.trim()}`);
+  return JSON.parse(line.slice(tag.length + 1)) as T;
+}

@@ -5,7 +5,7 @@
  * reused when present) with the Node 22 it needs, and runs in a child process on that Node, so
  * the product has no Mastra dependency. See docs/benchmarks.md ("The `mastra` suite").
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { openBenchDatabase, poolSize } from '../lib/bench-db.js';
+import { childResult } from '../lib/child-rpc.js';
 import { benchAgent } from '../lib/fixture.js';
 import { loadNow, machineInfo } from '../lib/machine.js';
 import { round } from '../lib/stats.js';
@@ -116,7 +117,7 @@ async function measureMastra(ctx: SuiteContext, nodeBin: string, config: typeof 
   const bench = await openBenchDatabase(ctx.databaseUrl);
   try {
     const m = config.mastra;
-    const child = spawn(nodeBin, ['--no-warnings', childScript], {
+    return await childResult<MastraResult>(nodeBin, ['--no-warnings', childScript], {
       cwd: cacheDir,
       env: {
         ...process.env,
@@ -130,17 +131,7 @@ async function measureMastra(ctx: SuiteContext, nodeBin: string, config: typeof 
         BENCH_IN_FLIGHT: String(config.inFlight),
         BENCH_STATEMENT_CYCLES: String(m.statementCycles),
       },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let stdout = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    const code = await new Promise<number | null>((resolve, reject) => {
-      child.on('error', reject);
-      child.on('exit', resolve);
-    });
-    const line = stdout.split('\n').find((l) => l.startsWith('MASTRA_RESULT '));
-    if (code !== 0 || !line) throw new Error(`Mastra child exited with ${code}: ${stdout.trim()}`);
-    return JSON.parse(line.slice('MASTRA_RESULT '.length)) as MastraResult;
+    }, 'MASTRA_RESULT');
   } finally {
     await bench.close();
   }

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { loadNow, machineInfo } from '../lib/machine.js';
 import { dirname, join } from 'node:path';
@@ -11,6 +10,7 @@ import { prefillHistory } from '../lib/prefill.js';
 import { approveAndFinish, benchAgent, suspendOne, type Execution } from '../lib/fixture.js';
 import { round, roundSummary, summarize } from '../lib/stats.js';
 import type { Suite, SuiteContext, TableRow } from '../lib/suite.js';
+import { childResult } from '../lib/child-rpc.js';
 import type { HeapResult } from '../heap.js';
 
 const benchDir = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -372,25 +372,12 @@ async function measureWithHistory(ctx: SuiteContext, bench: BenchDatabase) {
 
 async function measureHeap(ctx: SuiteContext): Promise<HeapResult> {
   ctx.log(`heap: child process, ${config.heap.runs} suspended runs`);
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', join(benchDir, 'heap.ts')], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
-      DATABASE_URL: ctx.databaseUrl,
-      BENCH_HEAP_WARMUP: String(config.heap.warmup),
-      BENCH_HEAP_RUNS: String(config.heap.runs),
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let stdout = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('exit', resolve);
-  });
-  const line = stdout.split('\n').find((l) => l.startsWith('HEAP_RESULT '));
-  if (code !== 0 || !line) throw new Error(`heap child exited with ${code}: ${stdout.trim()}`);
-  return JSON.parse(line.slice('HEAP_RESULT '.length)) as HeapResult;
+  return childResult<HeapResult>(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', join(benchDir, 'heap.ts')],
+    { cwd: repoRoot, env: { ...process.env, DATABASE_URL: ctx.databaseUrl, BENCH_HEAP_WARMUP: String(config.heap.warmup), BENCH_HEAP_RUNS: String(config.heap.runs) } },
+    'HEAP_RESULT',
+  );
 }
 
 async function withBench<T>(ctx: SuiteContext, fn: (bench: BenchDatabase) => Promise<T>): Promise<T> {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { markdownToMrkdwn } from '../../../../src/slack/kit/mrkdwn/markdown-to-mrkdwn.js';
+import { hostileMarkdown } from '../../../helpers/hostile-markdown.js';
 
 const md = markdownToMrkdwn;
 
@@ -151,20 +152,9 @@ describe('markdownToMrkdwn: CommonMark and GitHub structure', () => {
 });
 
 describe('markdownToMrkdwn: hostile input', () => {
-  /** Inputs that are quadratic (or overflow the stack) in micromark unless parse-units.ts bounds them. */
-  const hostile: Record<string, (n: number) => string> = {
-    'unclosed link openers': (n) => '[a]('.repeat(n / 4),
-    'bracket pairs without definitions': (n) => '[a]'.repeat(n / 3),
-    'unmatched emphasis runs': (n) => '*_~'.repeat(n / 3),
-    'deeply nested emphasis': (n) => '*_'.repeat(n / 8) + 'x' + '_*'.repeat(n / 8),
-    'one deeply nested quote': (n) => '>'.repeat(n),
-    'nested quotes with spaces': (n) => '> '.repeat(n / 2),
-    'nested ordered lists on one line': (n) => '1. '.repeat(n / 3),
-    'nested lists on every line': (n) => ('- '.repeat(50) + 'x\n').repeat(n / 101),
-    'unclosed code spans': (n) => '` a '.repeat(n / 4),
-  };
+
   // How the time grows with the input (linear, not quadratic) is measured in `npm run bench -- --only timings`.
-  for (const [name, make] of Object.entries(hostile)) {
+  for (const [name, make] of Object.entries(hostileMarkdown)) {
     it(`converts 200 KB of ${name} without overflowing the stack`, () => {
       expect(md(make(200_000)).length).toBeGreaterThan(0);
     }, 120_000);

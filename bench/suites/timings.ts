@@ -14,6 +14,7 @@ import { round, summarize } from '../lib/stats.js';
 import type { Suite, SuiteContext, TableRow } from '../lib/suite.js';
 import { measureAcks } from '../lib/timings-acks.js';
 import { hostileMarkdown } from '../../test/helpers/hostile-markdown.js';
+import { insertFinishedRequests } from '../../test/helpers/finished-requests.js';
 
 export const targets = {
   inboxListsMs: 50,
@@ -30,15 +31,7 @@ async function measureInbox(ctx: SuiteContext): Promise<{ meanMs: number; p99Ms:
   const bench = await openBenchDatabase(ctx.databaseUrl);
   try {
     const finished = ctx.quick ? 5_000 : 50_000;
-    await sql`
-      INSERT INTO pending_actions (run_id, root_run_id, tool_call_id, tool_name, kind, args, fingerprint, path, status, requester, decided_by, decided_at, policy_version, created_at)
-      SELECT 'r' || g, 'r' || g, 'c', 'delete_record', 'approval', jsonb_build_object('id', g), repeat('a', 64), '["ops"]',
-             CASE WHEN g % 3 = 0 THEN 'declined' ELSE 'approved' END,
-             CASE WHEN g % 10000 = 0 THEN 'U0ME' ELSE 'U' || (g % 500) END,
-             CASE WHEN g % 7000 = 0 THEN 'U0ME' ELSE 'U0OTHER' END,
-             now() - (${finished} - g) * interval '1 second', 'v1', now() - interval '2 days'
-      FROM generate_series(1, ${finished}) g
-    `.execute(bench.db);
+    await insertFinishedRequests(bench.db, finished);
     await sql`ANALYZE pending_actions`.execute(bench.db);
     const times: number[] = [];
     for (let i = 0; i < 200; i++) {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inboxListPage, inboxRequests } from '../../src/db/inbox-requests.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { describeBackends } from '../helpers/needs.js';
+import { insertFinishedRequests } from '../helpers/finished-requests.js';
 
 const FINISHED = 50_000;
 
@@ -11,15 +12,7 @@ describeBackends('the inbox queries with 50,000 finished requests, on %s', (back
   beforeAll(async () => {
     database = await createTestDatabase(backend);
     // 50,000 finished requests of many people (a few of them U0ME's), then a handful of open ones.
-    await sql`
-      INSERT INTO pending_actions (run_id, root_run_id, tool_call_id, tool_name, kind, args, fingerprint, path, status, requester, decided_by, decided_at, policy_version, created_at)
-      SELECT 'r' || g, 'r' || g, 'c', 'delete_record', 'approval', jsonb_build_object('id', g), repeat('a', 64), '["ops"]',
-             CASE WHEN g % 3 = 0 THEN 'declined' ELSE 'approved' END,
-             CASE WHEN g % 10000 = 0 THEN 'U0ME' ELSE 'U' || (g % 500) END,
-             CASE WHEN g % 7000 = 0 THEN 'U0ME' ELSE 'U0OTHER' END,
-             now() - (${FINISHED} - g) * interval '1 second', 'v1', now() - interval '2 days'
-      FROM generate_series(1, ${FINISHED}) g
-    `.execute(database.db);
+    await insertFinishedRequests(database.db, FINISHED);
     await sql`
       INSERT INTO pending_actions (run_id, root_run_id, tool_call_id, tool_name, kind, args, fingerprint, path, status, requester, policy_version)
       SELECT 'open' || g, 'open' || g, 'c', 'delete_record', 'approval', '{}', repeat('b', 64), CASE WHEN g = 4 THEN '["other-agent"]' ELSE '["ops"]' END::jsonb,

@@ -12,6 +12,7 @@ export { STATED_REASON_FIELD, MAX_STATED_REASON } from './agent/stated-reason.js
 export type { RequestBinding, RequestBindingView, StoredPreview, PinnedTool, AskedAgain, AskedAgainWhy, BindingPayload } from './agent/request-binding.js';
 export { definitionDigest, definitionChanges, type ToolDefinitionSnapshot, type DefinitionChange } from './approvals/tool-definition.js';
 export type { CallPresentation } from './agent/describe-call.js';
+export type { Request, RequestView } from './agent/requests.js';
 export { askUserTool, type AskUserPayload } from './agent/ask-user.js';
 export type { SuspendedRun, SuspendedToolCall } from './db/rows.js';
 export { AgentError, type AgentErrorCode, SnapshotNotFoundError, ToolCallNotPendingError, ResumeValidationError, AmbiguousToolCallError, ModelConfigError, ModelSettingsError, ModelCallError, RunAbortedError, LeaseLostError, OutsideWorkspaceError } from './agent/errors.js';

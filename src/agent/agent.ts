@@ -38,6 +38,7 @@ import { rememberForOf } from './remembered-call.js';
 import type { RememberedGrant } from '../db/remembered-grants.js';
 import { presentCall, type CallPresentation } from './describe-call.js';
 import { withStatedReason } from './stated-reason.js';
+import { viewRequest, type RequestView } from './requests.js';
 import { bindingOfRow, type BindingColumns, type RequestBindingView } from './request-binding.js';
 import { definitionChanges } from '../approvals/tool-definition.js';
 import { defaultPolicy, definedOnly, runtimeDeps, runtimeSettingsOf, type RuntimeSettings } from './runtime-deps.js';
@@ -426,6 +427,16 @@ export class Agent implements AgentInternals {
   /** The user-group lookup the approver rules use (cached per workspace), for a front end that lists who may decide. */
   get groupResolver(): GroupResolver | undefined {
     return this.runtime.resolveGroupMembers;
+  }
+
+  /**
+   * Everything a front end shows about one request (its tool, requirement with the limits it went
+   * over, who may decide, description, edit schema, remember option, binding, unreachable quorum),
+   * worked out from one evaluation of the policy: a card asks this once per draw. `now` decides
+   * escalation and freezes (default: the runtime's clock).
+   */
+  viewRequest(request: PendingAction, options: { now?: Date } = {}): RequestView {
+    return viewRequest({ root: this, deps: this.runtime, bindingOf: (row) => this.bindingOf(row) }, request, options.now);
   }
 
   /** What approving this request takes under the current policy, the limits it went over included (approvers, quorum, risk, …). */

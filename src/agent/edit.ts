@@ -2,7 +2,7 @@ import type { JSONSchema7 } from '@ai-sdk/provider';
 import { childLogger } from './child-logger.js';
 import { z } from 'zod';
 import { fingerprint } from '../approvals/fingerprint.js';
-import { requirementOfRequest, type PolicyDenial, type RequestFacts } from '../approvals/requirement-for.js';
+import { requirementOfRequest, type PolicyDenial, type RequestFacts, type Requirement } from '../approvals/requirement-for.js';
 import { recordEdit } from '../db/edit-action.js';
 import type { PendingAction } from '../db/rows.js';
 import type { Approval } from '../db/schema.js';
@@ -57,9 +57,13 @@ export type EditOutcome =
 export function editSchemaOf(root: AgentInternals, deps: RuntimeDeps, action: RequestFacts & Pick<PendingAction, 'kind'>): JSONSchema7 | undefined {
   if (action.kind !== 'approval') return undefined;
   const tool = toolAt(root, action);
-  if (!tool) return undefined;
   // The request's own requirement, the limits it went over included: a limit may turn editing off.
-  if (requirementOfRequest(deps.policy, action, deps.mcpIdentity, deps.now()).allowEdit === false) return undefined;
+  return tool ? editSchemaFor(tool, requirementOfRequest(deps.policy, action, deps.mcpIdentity, deps.now())) : undefined;
+}
+
+/** The edit schema of an approval request of `tool` under its requirement (see editSchemaOf). */
+export function editSchemaFor(tool: Tool | undefined, requirement: Pick<Requirement, 'allowEdit'>): JSONSchema7 | undefined {
+  if (!tool || requirement.allowEdit === false) return undefined;
   if (tool.inputJsonSchema) return tool.inputJsonSchema;
   if (!derivedSchemas.has(tool)) derivedSchemas.set(tool, deriveSchema(tool));
   return derivedSchemas.get(tool);

@@ -4,7 +4,7 @@ import { approveReasonModal, parseApproveReasonModal } from './approve-reason-mo
 import type { SubmittedView } from '../kit/submitted-payloads.js';
 import type { Click, Person, SlackContext } from '../context.js';
 import { genuineButton } from '../card/genuine-button.js';
-import { callOnCard } from '../card/card-description.js';
+import { describedCall } from '../card/card-description.js';
 import { tamperedButton } from '../card/clicked-card.js';
 import { recordDecisionSubmission, showDecisionSubmission, tellDecisionSubmissionFailure, type RecordedDecision } from './decision-submission.js';
 import { decisionRefusal } from './decision-refusal.js';
@@ -30,7 +30,7 @@ export async function openApproveReason(ctx: SlackContext, click: Click | undefi
 
 /** The reason modal for this request, opened with the click's trigger. */
 export async function openReasonModal(ctx: SlackContext, click: Click, row: PendingAction): Promise<void> {
-  const call = callOnCard(ctx.agent, row);
+  const call = describedCall(row.tool_name, row.args, ctx.agent.viewRequest(row).description);
   try {
     if (!click.triggerId) throw new Error('no trigger_id');
     await ctx.client.views.open({

@@ -1,15 +1,14 @@
 import type { Agent } from '../../agent/agent.js';
 import type { PendingAction } from '../../db/rows.js';
-import { approversAt } from '../../approvals/approvers-at.js';
 import { batchCard } from './batch-card.js';
 import { truncate } from '../kit/limits.js';
 import { whoDecides } from '../kit/who-decides.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { approvalState, type RenderedCard } from '../card/render-card.js';
-import { callOnCard, editShownOnCard } from '../card/card-description.js';
+import { describedCall, editShown } from '../card/card-description.js';
 import { editFacts } from '../edit/edit-form.js';
-import { boundOnCard, unattendedOf } from '../card/card-bound.js';
-import type { Requirement } from '../../approvals/requirement-for.js';
+import { boundOf, unattendedOf } from '../card/card-bound.js';
+import type { RequestView } from '../../agent/requests.js';
 
 /** A member of a batch as drawn: its request row, and whether its approved call was blocked at the gate. */
 export interface BatchMemberRow {
@@ -24,19 +23,22 @@ export interface BatchMemberRow {
  * as for a single card), one per part in `parts` (see batchParts), and every part says how many
  * calls of the whole batch the run still waits for.
  */
-export function renderBatchCard(agent: Agent, parts: ReadonlyArray<readonly BatchMemberRow[]>, now = new Date()): RenderedCard[] {
+export function renderBatchCard(agent: Agent, parts: ReadonlyArray<readonly BatchMemberRow[]>, at?: Date): RenderedCard[] {
+  const now = at ?? new Date();
   const members = parts.flat();
   const states = members.map((m) => ({ row: m.action, state: approvalState(m.action, m.blocked, now, m.blockedReason) }));
   const waiting = states.filter((s) => s.state.kind === 'pending').length;
   const first = members[0]?.action;
   const approvers = new Set<string>();
   let notify: 'mentions' | 'none' = 'mentions';
-  const requirements = new Map<number, Requirement>();
+  // One view per member, one policy evaluation each: everything its line says comes from it.
+  const views = new Map<number, RequestView>();
   for (const m of members) {
-    const requirement = agent.requirementOf(m.action);
-    requirements.set(m.action.id, requirement);
-    for (const id of approversAt(requirement, new Date(m.action.created_at), now)) approvers.add(id);
-    if (requirement.reach.notify === 'none') notify = 'none';
+    // The policy at the runtime's clock (its freezes), unless the draw is for another moment.
+    const view = agent.viewRequest(m.action, at ? { now: at } : {});
+    views.set(m.action.id, view);
+    for (const id of view.approvers) approvers.add(id);
+    if (view.requirement.reach.notify === 'none') notify = 'none';
   }
   const pendingExpiries = states
     .filter((s) => s.state.kind === 'pending' && s.row.expires_at)
@@ -46,8 +48,8 @@ export function renderBatchCard(agent: Agent, parts: ReadonlyArray<readonly Batc
   const text =
     `${members.length} actions need approval: ${tools}` +
     (waiting > 0 && notify === 'mentions' && who.length > 0 ? ` for ${whoDecides(who, notify, { maxChars: 1500 })}` : '');
-  const boundOf = (row: PendingAction) => {
-    const bound = boundOnCard(agent, row, requirements.get(row.id));
+  const boundOfRow = (view: RequestView) => {
+    const bound = boundOf(view.binding, view.requirement);
     return bound ? { bound } : {};
   };
   let offset = 0;
@@ -68,18 +70,21 @@ export function renderBatchCard(agent: Agent, parts: ReadonlyArray<readonly Batc
         approvers: who,
         notify,
         ...(pendingExpiries.length > 0 ? { expiresAt: new Date(Math.min(...pendingExpiries)) } : {}),
-        members: part.map((s) => ({
-          actionId: s.row.id,
-          toolName: s.row.tool_name,
-          args: s.row.args,
-          fingerprint: s.row.fingerprint ?? '',
-          quorum: s.row.quorum,
-          approvals: s.row.approvals.map((a) => a.userId),
-          state: s.state,
-          described: callOnCard(agent, s.row),
-          ...editFacts(agent, s.row, editShownOnCard(agent, s.row)),
-          ...boundOf(s.row),
-        })),
+        members: part.map((s) => {
+          const view = views.get(s.row.id)!;
+          return {
+            actionId: s.row.id,
+            toolName: s.row.tool_name,
+            args: s.row.args,
+            fingerprint: s.row.fingerprint ?? '',
+            quorum: s.row.quorum,
+            approvals: s.row.approvals.map((a) => a.userId),
+            state: s.state,
+            described: describedCall(s.row.tool_name, s.row.args, view.description),
+            ...editFacts(view, s.row, editShown(view.description.inputSchema, s.row.args)),
+            ...boundOfRow(view),
+          };
+        }),
       }),
     };
   });

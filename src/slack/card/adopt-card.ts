@@ -11,7 +11,7 @@ import { errorReference } from '../kit/error-reference.js';
 import { botMessagesWithMetadata } from './metadata-messages.js';
 import { renderCard } from './render-card.js';
 import { routeCard } from '../routing/route-card.js';
-import { unreachableQuorumOf } from './unreachable-quorum-of.js';
+import { cardViewOf } from './card-view.js';
 
 /** How long before its request was written a card is looked for: the database's clock and Slack's may disagree a little. */
 const CLOCK_SKEW_S = 300;
@@ -80,7 +80,7 @@ async function adopt(ctx: SlackContext, action: PendingAction, known: ThreadRow 
     log.warn({ ts: found.ts, batch: found.batch, stored }, 'card found in its thread by its metadata and adopted: where it went had not been stored');
     refreshHomesFor(ctx, action);
     if (!found.batch && stored.includes(action.id) && action.kind === 'approval' && action.status === 'pending') {
-      const rendered = renderCard(ctx.agent, action, { blocked: false, unreachableQuorum: await unreachableQuorumOf(ctx, action) });
+      const rendered = renderCard(ctx.agent, action, { blocked: false, ...(await cardViewOf(ctx, action)) });
       await routeCard(ctx, action, target, rendered).catch((error: unknown) => log.warn({ err: error }, 'adopted card could not be routed to the approvers'));
     }
     return 'adopted';

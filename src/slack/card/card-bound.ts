@@ -1,5 +1,6 @@
 import type { Agent } from '../../agent/agent.js';
 import type { Requirement } from '../../approvals/requirement-for.js';
+import type { RequestBindingView } from '../../agent/request-binding.js';
 import type { PendingAction } from '../../db/rows.js';
 import type { CardBound, CardUnattended } from './card-types.js';
 
@@ -12,8 +13,11 @@ type BoundFacts = Pick<PendingAction, 'tool_name' | 'args' | 'path' | 'stated_re
  * Undefined when there is none of it, as for most requests.
  */
 export function boundOnCard(agent: Agent, action: BoundFacts, requirement?: Pick<Requirement, 'freezes' | 'deny'>): CardBound | undefined {
-  const binding = agent.bindingOf(action);
-  const { freezes, deny } = requirement ?? agent.requirementOf(action);
+  return boundOf(agent.bindingOf(action), requirement ?? agent.requirementOf(action));
+}
+
+/** boundOnCard from a binding and requirement already worked out (a RequestView's). */
+export function boundOf(binding: RequestBindingView, { freezes, deny }: Pick<Requirement, 'freezes' | 'deny'>): CardBound | undefined {
   const bound: CardBound = {
     ...(binding.statedReason !== undefined ? { statedReason: binding.statedReason } : {}),
     ...(binding.preview ? { preview: binding.preview } : {}),

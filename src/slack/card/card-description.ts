@@ -1,6 +1,7 @@
 import type { Agent } from '../../agent/agent.js';
 import type { PendingAction } from '../../db/rows.js';
 import type { JSONSchema7 } from '@ai-sdk/provider';
+import type { CallPresentation } from '../../agent/describe-call.js';
 import { describeArgs, escapeOwnDescription, labelOf, type CallInWords } from '../kit/describe-args.js';
 import type { EditKeyLabel, EditValueFormatter } from '../kit/edit-diff-text.js';
 import { formatArgValue } from '../kit/format-arg-value.js';
@@ -16,8 +17,12 @@ export interface CallOnCard extends CallInWords {
  * from the tool's input schema. Asked of the Agent, which finds the tool along the request's path.
  */
 export function callOnCard(agent: Agent, action: Pick<PendingAction, 'tool_name' | 'args' | 'path'> & { limit_hits?: PendingAction['limit_hits'] }): CallOnCard {
-  const presented = agent.describeCall(action);
-  const description = presented.description ? escapeOwnDescription(presented.description) : describeArgs(action.tool_name, action.args, presented.inputSchema);
+  return describedCall(action.tool_name, action.args, agent.describeCall(action));
+}
+
+/** callOnCard from a presentation already worked out (a RequestView's `description`). */
+export function describedCall(toolName: string, args: unknown, presented: CallPresentation): CallOnCard {
+  const description = presented.description ? escapeOwnDescription(presented.description) : describeArgs(toolName, args, presented.inputSchema);
   return { ...description, own: presented.description !== undefined, risk: presented.risk, requireReason: presented.requireReason };
 }
 
@@ -32,14 +37,18 @@ export function approvalReasons(action: Pick<PendingAction, 'approvals'>): Recor
  * How an edit's changes read on the card: each argument named and its values shown as the card's
  * fields show them ("Amount $1,500.50 → $1,000.00"), from the tool's input schema.
  */
-export function editShownOnCard(agent: Agent, action: Pick<PendingAction, 'tool_name' | 'args' | 'path'>): { format: EditValueFormatter; label: EditKeyLabel } {
-  const schema = agent.describeCall(action).inputSchema;
+export function editShownOnCard(agent: Agent, action: Pick<PendingAction, 'tool_name' | 'args' | 'path'> & { limit_hits?: PendingAction['limit_hits'] }): { format: EditValueFormatter; label: EditKeyLabel } {
+  return editShown(agent.describeCall(action).inputSchema, action.args);
+}
+
+/** editShownOnCard from the tool's input schema already at hand (a RequestView's `description.inputSchema`). */
+export function editShown(schema: JSONSchema7 | undefined, args: unknown): { format: EditValueFormatter; label: EditKeyLabel } {
   const properties = schema?.properties ?? {};
   const propOf = (key: string): JSONSchema7 | undefined => {
     const prop = Object.hasOwn(properties, key) ? properties[key] : undefined;
     return typeof prop === 'object' && prop !== null ? prop : undefined;
   };
-  const currency = action.args !== null && typeof action.args === 'object' ? (action.args as Record<string, unknown>).currency : undefined;
+  const currency = args !== null && typeof args === 'object' ? (args as Record<string, unknown>).currency : undefined;
   return {
     format: (value, key) => formatArgValue(value, { key, schema: propOf(key), currency, maxChars: 200 }),
     label: (key) => labelOf(key, propOf(key)),

@@ -8,7 +8,7 @@ import { saveCard } from './cards.js';
 import { updateCard } from './update-card.js';
 import { renderCard } from './render-card.js';
 import { routeCard } from '../routing/route-card.js';
-import { unreachableQuorumOf } from './unreachable-quorum-of.js';
+import { cardViewOf } from './card-view.js';
 import { cardStateKey } from './card-state-key.js';
 import { blocksAsJson } from '../transport/slack-web-client.js';
 import { refreshHomesFor } from './inbox-refresh.js';
@@ -68,11 +68,11 @@ async function post(
     return { outcome: 'missing' };
   }
   const log = ctx.logger.child({ actionId, runId: action.run_id });
-  const unreachableQuorum = await unreachableQuorumOf(ctx, action);
+  const { view, unreachableQuorum } = await cardViewOf(ctx, action);
   if (unreachableQuorum) {
     log.warn({ toolName: action.tool_name, quorum: action.quorum, eligible: unreachableQuorum.eligible, policyVersion: action.policy_version }, 'request can never be approved: fewer people may approve it than its quorum');
   }
-  const rendered = renderCard(ctx.agent, action, { blocked: false, unreachableQuorum });
+  const rendered = renderCard(ctx.agent, action, { blocked: false, unreachableQuorum, ...(view ? { view } : {}) });
   try {
     const posted = await ctx.client.chat.postMessage({
       channel: target.channel,

@@ -1,6 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { Agent } from '../../agent/agent.js';
-import { resumeSchemaFor } from '../../agent/tool.js';
+import { resumeSchemaFor, type Tool } from '../../agent/tool.js';
+import type { RequestView } from '../../agent/requests.js';
 import type { PendingAction } from '../../db/rows.js';
 import type { CardKind } from '../kit/action-ids.js';
 import { approvalCard } from './approval-card.js';
@@ -15,14 +16,13 @@ import { formLabel } from '../kit/describe-args.js';
 import { summariseAnswer } from '../answer/answered-text.js';
 import { cardKindOf, questionOf, toolOf } from './card-subject.js';
 import { unreachable } from '../../unreachable.js';
-import { approversAt } from '../../approvals/approvers-at.js';
 import { whoDecides, describeRoute } from '../kit/who-decides.js';
 import { elicitationCard, type ElicitationCardState } from '../answer/elicitation-card.js';
-import { approvalReasons, callOnCard, editShownOnCard } from './card-description.js';
+import { approvalReasons, describedCall, editShown } from './card-description.js';
 import { elicitationAnswerSchema, isElicitationPayload } from '../../mcp/elicitation-payload.js';
 import { editFacts } from '../edit/edit-form.js';
 import { rememberedUnusedFromRow } from '../../db/remembered-grants.js';
-import { boundOnCard, unattendedOf } from './card-bound.js';
+import { boundOf, unattendedOf } from './card-bound.js';
 import { expiredGrant, noMatchingGrant } from '../../db/grants.js';
 
 export interface RenderedCard {
@@ -40,19 +40,20 @@ export interface RenderedCard {
 export function renderCard(
   agent: Agent,
   action: PendingAction,
-  facts: { blocked: boolean; blockedReason?: string; now?: Date; unreachableQuorum?: { eligible: number } | undefined; routedTo?: string },
+  facts: { blocked: boolean; blockedReason?: string; now?: Date; unreachableQuorum?: { eligible: number } | undefined; routedTo?: string; view?: RequestView },
 ): RenderedCard {
   const kind = cardKindOf(agent, action);
   const now = facts.now ?? new Date();
   if (kind === 'approval') {
-    const requirement = agent.requirementOf(action);
-    const approvers = approversAt(requirement, new Date(action.created_at), now);
+    // One view of the request, one evaluation of the policy: everything the card says comes from it.
+    // The policy at the runtime's clock (its freezes), unless the draw is for another moment.
+    const view = facts.view ?? agent.viewRequest(action, facts.now ? { now: facts.now } : {});
+    const { requirement, approvers } = view;
     const notify = requirement.reach.notify;
     const routedTo = facts.routedTo ?? describeRoute(requirement.reach.route);
-    const rememberFor = action.status === 'pending' ? agent.rememberForOf(action) : undefined;
-    const call = callOnCard(agent, action);
+    const call = describedCall(action.tool_name, action.args, view.description);
     const unused = rememberedUnusedFromRow(action.remembered_unused);
-    const bound = boundOnCard(agent, action, requirement);
+    const bound = boundOf(view.binding, requirement);
     const unattended = unattendedOf(action, agent.id);
     return {
       kind,
@@ -78,10 +79,10 @@ export function renderCard(
         expiresAt: action.expires_at ? new Date(action.expires_at) : new Date(Number.NaN),
         fingerprint: action.fingerprint ?? '',
         policyVersion: action.policy_version ?? undefined,
-        ...mcpOf(agent, action),
+        ...mcpOf(view.tool),
         unreachableQuorum: facts.unreachableQuorum,
-        ...editFacts(agent, action, editShownOnCard(agent, action)),
-        ...(rememberFor !== undefined ? { rememberFor } : {}),
+        ...editFacts(view, action, editShown(view.description.inputSchema, action.args)),
+        ...(view.rememberFor !== undefined ? { rememberFor: view.rememberFor } : {}),
         ...(bound ? { bound } : {}),
         ...(unattended ? { unattended } : {}),
         state: approvalState(action, facts.blocked, now, facts.blockedReason),
@@ -204,8 +205,8 @@ function questionState(a: PendingAction): QuestionCardState {
   return { kind: 'cancelled' };
 }
 
-function mcpOf(agent: Agent, action: PendingAction): { mcp?: { server: string; tool: string; readOnlyHint?: boolean } } {
-  const mcp = toolOf(agent, action)?.mcp;
+function mcpOf(tool: Tool | undefined): { mcp?: { server: string; tool: string; readOnlyHint?: boolean } } {
+  const mcp = tool?.mcp;
   return mcp ? { mcp: { server: mcp.server, tool: mcp.tool, ...(mcp.readOnlyHint !== undefined ? { readOnlyHint: mcp.readOnlyHint } : {}) } } : {};
 }
 

@@ -5,7 +5,7 @@ import type { CardRow } from './cards.js';
 import { loadCardState, type CardState } from './card-state.js';
 import { markCardDrawn } from './mark-card-drawn.js';
 import { renderCard } from './render-card.js';
-import { unreachableQuorumOf } from './unreachable-quorum-of.js';
+import { cardViewOf } from './card-view.js';
 import { cardStateKey } from './card-state-key.js';
 import { blocksAsJson } from '../transport/slack-web-client.js';
 import { redrawBatch } from '../batch/redraw-batch.js';
@@ -80,7 +80,7 @@ async function redraw(ctx: SlackContext, actionId: number, decided: DecidedCard 
   if (card.batch?.length) return redrawBatch(ctx, card.batch).then(() => card);
   for (let draws = 1; state?.card; draws++) {
     const key = cardStateKey(state.action, state.blocked);
-    const rendered = renderCard(ctx.agent, state.action, { blocked: state.blocked, ...(state.blockedReason ? { blockedReason: state.blockedReason } : {}), unreachableQuorum: await unreachableQuorumOf(ctx, state.action) });
+    const rendered = renderCard(ctx.agent, state.action, { blocked: state.blocked, ...(state.blockedReason ? { blockedReason: state.blockedReason } : {}), ...(await cardViewOf(ctx, state.action)) });
     try {
       const blocks = blocksAsJson(rendered.blocks);
       await ctx.client.chat.update({ channel: state.card.channel, ts: state.card.ts, text: rendered.text, blocks });

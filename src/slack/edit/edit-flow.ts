@@ -1,7 +1,6 @@
 import type { EditOutcome } from '../../agent/edit.js';
 import type { Decision } from '../../agent/api-types.js';
 import type { PendingAction } from '../../db/rows.js';
-import { approversAt } from '../../approvals/approvers-at.js';
 import { parseButtonValue } from '../kit/button-value.js';
 import type { SubmittedView } from '../kit/submitted-payloads.js';
 import { parseEditModal } from './edit-modal.js';
@@ -176,8 +175,7 @@ async function moveCard(ctx: SlackContext, previous: PendingAction, next: Pendin
 /** Tells the thread who must approve the edited request, as a new request's card would. */
 async function showStillNeeded(ctx: SlackContext, action: PendingAction, editor: string, card: CardRow | undefined): Promise<void> {
   if (!card) return;
-  const requirement = ctx.agent.requirementOf(action);
-  const approvers = approversAt(requirement, new Date(action.created_at), new Date());
+  const { approvers, requirement } = ctx.agent.viewRequest(action);
   const who = approvers.length === 0 ? 'any approver' : whoDecides(approvers, requirement.reach.notify, { conjunction: 'or', maxChars: 1000 });
   const target: ThreadTarget = { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) };
   try {

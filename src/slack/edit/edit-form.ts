@@ -1,4 +1,6 @@
 import type { Agent } from '../../agent/agent.js';
+import type { RequestView } from '../../agent/requests.js';
+import type { JSONSchema7 } from '@ai-sdk/provider';
 import { argsDiff } from '../../approvals/args-diff.js';
 import type { PendingAction } from '../../db/rows.js';
 import { formOfJsonSchema, type Form } from '../kit/form-fields.js';
@@ -12,17 +14,22 @@ import { EDIT_MAX_FIELDS } from './edit-modal.js';
  * another shape, or one the code no longer has).
  */
 export function editFormOf(agent: Agent, action: Pick<PendingAction, 'tool_name' | 'args' | 'path' | 'kind' | 'limit_hits'>): Form | undefined {
-  const form = formOfJsonSchema(agent.editSchemaOf(action));
+  return editFormOfSchema(agent.editSchemaOf(action));
+}
+
+/** editFormOf from the edit schema already at hand (a RequestView's `editSchema`). */
+export function editFormOfSchema(schema: JSONSchema7 | undefined): Form | undefined {
+  const form = formOfJsonSchema(schema);
   return form && form.fields.length <= EDIT_MAX_FIELDS ? form : undefined;
 }
 
-/** What an approval card shows about editing: the Edit button while pending, and the "edited by" line. */
+/** What an approval card shows about editing (from the request's view): the Edit button while pending, and the "edited by" line. */
 export function editFacts(
-  agent: Agent,
+  view: Pick<RequestView, 'editSchema'>,
   action: PendingAction,
   shown: { format: EditValueFormatter; label?: EditKeyLabel } = { format: jsonValue },
 ): { editable?: true; editedLine?: string } {
-  const editable = action.status === 'pending' && editFormOf(agent, action) !== undefined;
+  const editable = action.status === 'pending' && editFormOfSchema(view.editSchema) !== undefined;
   const edit = action.edit;
   return {
     ...(editable ? { editable: true as const } : {}),

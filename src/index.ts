@@ -13,6 +13,7 @@ export type { RequestBinding, RequestBindingView, StoredPreview, PinnedTool, Ask
 export { definitionDigest, definitionChanges, type ToolDefinitionSnapshot, type DefinitionChange } from './approvals/tool-definition.js';
 export type { CallPresentation } from './agent/describe-call.js';
 export type { Request, RequestView } from './agent/requests.js';
+export type { DecisionCheck, DecisionCheckOptions } from './agent/decide.js';
 export { askUserTool, type AskUserPayload } from './agent/ask-user.js';
 export type { SuspendedRun, SuspendedToolCall } from './db/rows.js';
 export { AgentError, type AgentErrorCode, SnapshotNotFoundError, ToolCallNotPendingError, ResumeValidationError, AmbiguousToolCallError, ModelConfigError, ModelSettingsError, ModelCallError, RunAbortedError, LeaseLostError, OutsideWorkspaceError } from './agent/errors.js';

@@ -8,7 +8,7 @@ import type { Policy } from '../approvals/policy-types.js';
 import type { SuspendedRun, PendingAction } from '../db/rows.js';
 import { StreamSink, storedActionOf, requestsOfPause, type AnnouncedRequest } from './stream.js';
 import { asGenerated } from './generated-result.js';
-import { decide, type DecisionContext, locateAction, mayDecide, type DecisionVerdict } from './decide.js';
+import { checkDecision, decide, type DecisionCheck, type DecisionCheckOptions, type DecisionContext, locateAction, mayDecide, type DecisionVerdict } from './decide.js';
 import { editSchemaOf, editToolCall, type EditOutcome, type EditRequest } from './edit.js';
 import { mayAnswer, resumeSuspended, tryAutoResume } from './answer.js';
 import { maySee, type SeenRequest } from './may-see.js';
@@ -348,6 +348,17 @@ export class Agent implements AgentInternals {
    */
   mayDecide(action: Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'> & { path?: string[] | null; created_at?: PendingAction['created_at']; limit_hits?: unknown }, actor: Actor, decision: 'approve' | 'decline'): Promise<DecisionVerdict> {
     return mayDecide(this.runtime, action, actor, decision);
+  }
+
+  /**
+   * What `actor` approving, declining or editing this request would come to, without deciding it
+   * (see DecisionCheck): the very check decideToolCall and editToolCall make before they write, so
+   * a front end that asks it before opening a form refuses exactly what the decision would.
+   * `fingerprint`: of the arguments the actor saw; `reason`: the one given; `reasonToCome`: a form
+   * asks for it next, so its absence is not refused yet.
+   */
+  checkDecision(request: PendingAction, actor: Actor, decision: 'approve' | 'decline' | 'edit', options: DecisionCheckOptions = {}): Promise<DecisionCheck> {
+    return checkDecision(this, this.runtime, request, actor, decision, options);
   }
 
   /**

@@ -14,6 +14,7 @@ import type { AgentInternals, RuntimeDeps } from './run-model.js';
 import { rememberForOf } from './remembered-call.js';
 import { findAgent } from './run-state.js';
 import { outsideWorkspace, outsideWorkspaceMessage } from '../approvals/workspace.js';
+import { unreachable } from '../unreachable.js';
 
 export const apiActor = { userId: 'api' } as const;
 
@@ -94,54 +95,53 @@ async function recordDecision(
   const log = childLogger(deps.logger, { runId: action.run_id, toolCallId: action.tool_call_id, actionId: action.id });
 
   const refused = (why: string) => auditRefusal(deps, action, actor.userId, decision, why);
-  if (action.status !== 'pending') {
-    await refused(action.status === 'expired' ? 'expired' : 'already-decided');
-    return action.status === 'expired' ? { outcome: 'expired', action } : { outcome: 'already-decided', action };
+  // The same check a front end asks before it opens a form (Agent.checkDecision), then what it found is done.
+  const check = await checkDecision(root, deps, action, actor, decision, { fingerprint: req.fingerprint, reason: req.reason });
+  switch (check.outcome) {
+    case 'allowed':
+      break;
+    case 'already-decided':
+      await refused('already-decided');
+      return { outcome: 'already-decided', action };
+    // locateAction found an approval request, and only an edit is checked for being editable.
+    case 'not-found':
+    case 'not-editable':
+      throw new Error(`decision check: ${check.outcome} for approval request ${action.id}`);
+    case 'fingerprint-mismatch':
+      log.warn({ presented: req.fingerprint }, 'decision refused: fingerprint does not match the pending call');
+      await refused('fingerprint-mismatch');
+      return { outcome: 'fingerprint-mismatch', action };
+    case 'not-allowed':
+      if (check.why === 'reason-too-long' || check.why === 'reason-invalid') {
+        const given: unknown = req.reason;
+        log.info({ actor: actor.userId, why: check.why, length: typeof given === 'string' ? given.length : undefined }, 'decision refused: the reason is out of bounds');
+      } else if (check.why === 'reason-required') {
+        log.info({ actor: actor.userId }, 'approval refused: the policy requires a reason');
+      } else {
+        log.info({ actor: actor.userId, why: check.why }, 'decision refused');
+      }
+      await refused(check.why);
+      return { outcome: 'not-allowed', action, why: check.why, message: check.message };
+    case 'expired': {
+      if (check.closed) {
+        await refused('expired');
+        return { outcome: 'expired', action };
+      }
+      const expired = await closeAction(deps.db, { actionId: action.id, status: 'expired' });
+      await refused('expired');
+      if (!expired) return refreshed(deps, action);
+      return { outcome: 'expired', action: expired, stream: startContinuation(root, deps, action.run_id, action.root_run_id, undefined, known.startAfter) };
+    }
+    default:
+      return unreachable(check, 'decision check');
   }
-  if (req.fingerprint && !(action.fingerprint ?? '').startsWith(req.fingerprint)) {
-    log.warn({ presented: req.fingerprint }, 'decision refused: fingerprint does not match the pending call');
-    await refused('fingerprint-mismatch');
-    return { outcome: 'fingerprint-mismatch', action };
-  }
-  // Typed callers cannot pass anything but a string; plain JavaScript and forged requests can.
-  const given: unknown = req.reason;
-  if (given !== undefined && (typeof given !== 'string' || given.trim().length > MAX_REASON_LENGTH)) {
-    const why = typeof given === 'string' ? 'reason-too-long' : 'reason-invalid';
-    log.info({ actor: actor.userId, why, length: typeof given === 'string' ? given.length : undefined }, 'decision refused: the reason is out of bounds');
-    await refused(why);
-    return {
-      outcome: 'not-allowed',
-      action,
-      why,
-      message: typeof given === 'string' ? `A reason may be at most ${MAX_REASON_LENGTH.toLocaleString('en-US')} characters; this one has ${given.trim().length.toLocaleString('en-US')}.` : 'A reason must be text.',
-    };
-  }
-  const current = requirementOfRequest(deps.policy, action, deps.mcpIdentity, deps.now());
-  const policyChanged = current.policyVersion !== action.policy_version;
-  const verdict = await mayDecide(deps, action, actor, decision, current);
-  if (!verdict.allowed) {
-    log.info({ actor: actor.userId, why: verdict.why }, 'decision refused');
-    await refused(verdict.why);
-    return { outcome: 'not-allowed', action, why: verdict.why, message: verdict.message };
-  }
-  // The button is not the guard: every way of approving (API, Slack, inbox) is held to it here.
-  const reason = req.reason?.trim() ? req.reason.trim() : undefined;
-  if (decision === 'approve' && current.requireReason && reason === undefined) {
-    log.info({ actor: actor.userId }, 'approval refused: the policy requires a reason');
-    await refused('reason-required');
-    return { outcome: 'not-allowed', action, why: 'reason-required', message: 'Approving this request needs a reason; give one with the approval.' };
-  }
-  if (action.expires_at && new Date(action.expires_at).getTime() <= Date.now()) {
-    const expired = await closeAction(deps.db, { actionId: action.id, status: 'expired' });
-    await refused('expired');
-    if (!expired) return refreshed(deps, action);
-    return { outcome: 'expired', action: expired, stream: startContinuation(root, deps, action.run_id, action.root_run_id, undefined, known.startAfter) };
-  }
+  const current = check.requirement;
+  const reason = typeof req.reason === 'string' && req.reason.trim() ? req.reason.trim() : undefined;
   // Approving under another policy version would spend a grant the gate no longer honours: the
   // request is asked again under the current policy (or runs, if that no longer asks). Only by
   // someone the current policy lets decide it, checked above. A decline runs nothing, so it
   // stands under the version it was asked with.
-  if (policyChanged && decision === 'approve') {
+  if (check.policyChanged && decision === 'approve') {
     const closed = await closeAction(deps.db, { actionId: action.id, status: 'superseded', actor: actor.userId, reason: 'policy changed' });
     if (!closed) return refreshed(deps, action);
     log.info({ from: action.policy_version, to: current.policyVersion }, 'policy changed; request evaluated again');
@@ -178,6 +178,77 @@ async function recordDecision(
   }
   const remembered = written.remembered ? { remembered: { id: written.remembered.id, expiresAt: new Date(written.remembered.expires_at) } } : {};
   return { outcome: 'approved', action: row, stream: startContinuation(root, deps, row.run_id, row.root_run_id, leased, known.startAfter), ...remembered };
+}
+
+/**
+ * What deciding a request would come to, without deciding it (a dry run: nothing is written):
+ * - `allowed`: the decision would be recorded; `requirement` is the request's requirement under
+ *   the policy in force (limits included) and `policyChanged` says an approval would ask again;
+ * - `already-decided`: the request is no longer pending (`expired` when it expired);
+ * - `expired`: it expired, or is past its time and not yet swept (`closed: false`: deciding it expires it);
+ * - `fingerprint-mismatch`: the arguments are not those the decider saw (`fingerprint` given);
+ * - `not-allowed`: the actor may not (outside the workspace, not an approver, self-approval, a
+ *   group that could not be looked up, a reason too long, none where the policy wants one);
+ * - `not-editable` (edit only): the policy turns editing off, or the tool cannot be found;
+ * - `not-found`: it is not an approval request.
+ * decide() and editToolCall() are this check followed by the write; a front end asks it before
+ * opening a form, so nobody fills one in for a request they cannot decide. `reasonToCome`: the
+ * reason is asked for next (a reason modal), so its absence is not refused yet.
+ */
+export type DecisionCheck =
+  | { outcome: 'allowed'; requirement: Requirement; policyChanged: boolean }
+  | { outcome: 'already-decided' }
+  | { outcome: 'expired'; closed: boolean }
+  | { outcome: 'fingerprint-mismatch' }
+  | { outcome: 'not-allowed'; why: string; message: string }
+  | { outcome: 'not-editable'; why: 'edit-not-allowed' | 'tool-not-found' }
+  | { outcome: 'not-found' };
+
+export interface DecisionCheckOptions {
+  /** The fingerprint (or its prefix) of the arguments the decider saw. */
+  fingerprint?: string;
+  /** The reason given with the decision, as given (checked: text of at most MAX_REASON_LENGTH characters). */
+  reason?: unknown;
+  /** The reason is asked for next: a missing one is not refused (the decision itself still is). */
+  reasonToCome?: boolean;
+}
+
+export async function checkDecision(
+  root: AgentInternals,
+  deps: RuntimeDeps,
+  action: PendingAction,
+  actor: Actor,
+  decision: 'approve' | 'decline' | 'edit',
+  options: DecisionCheckOptions = {},
+): Promise<DecisionCheck> {
+  if (action.kind !== 'approval') return { outcome: 'not-found' };
+  if (action.status === 'expired') return { outcome: 'expired', closed: true };
+  if (action.status !== 'pending') return { outcome: 'already-decided' };
+  if (options.fingerprint && !(action.fingerprint ?? '').startsWith(options.fingerprint)) return { outcome: 'fingerprint-mismatch' };
+  // Typed callers cannot pass anything but a string; plain JavaScript and forged requests can.
+  const given = options.reason;
+  if (given !== undefined && (typeof given !== 'string' || given.trim().length > MAX_REASON_LENGTH)) {
+    return typeof given === 'string'
+      ? { outcome: 'not-allowed', why: 'reason-too-long', message: `A reason may be at most ${MAX_REASON_LENGTH.toLocaleString('en-US')} characters; this one has ${given.trim().length.toLocaleString('en-US')}.` }
+      : { outcome: 'not-allowed', why: 'reason-invalid', message: 'A reason must be text.' };
+  }
+  const requirement = requirementOfRequest(deps.policy, action, deps.mcpIdentity, deps.now());
+  // An edit is its editor's approval: held to the approve rule.
+  const verdict = await mayDecide(deps, action, actor, decision === 'decline' ? 'decline' : 'approve', requirement);
+  if (!verdict.allowed) return { outcome: 'not-allowed', why: verdict.why, message: verdict.message };
+  if (decision === 'edit') {
+    const agent = findAgent(root, [...(action.path ?? [root.id])]);
+    if (!agent || !Object.hasOwn(agent.tools, action.tool_name)) return { outcome: 'not-editable', why: 'tool-not-found' };
+    // The request as it stands, the limits it went over included: a limit may turn editing off.
+    if (requirement.allowEdit === false) return { outcome: 'not-editable', why: 'edit-not-allowed' };
+  }
+  // The button is not the guard: every way of approving (API, Slack, inbox) is held to it here.
+  const reason = typeof given === 'string' && given.trim() ? given : undefined;
+  if (decision === 'approve' && requirement.requireReason && reason === undefined && !options.reasonToCome) {
+    return { outcome: 'not-allowed', why: 'reason-required', message: 'Approving this request needs a reason; give one with the approval.' };
+  }
+  if (action.expires_at && new Date(action.expires_at).getTime() <= Date.now()) return { outcome: 'expired', closed: false };
+  return { outcome: 'allowed', requirement, policyChanged: requirement.policyVersion !== action.policy_version };
 }
 
 /**

@@ -7,7 +7,8 @@ import { recordEdit } from '../db/edit-action.js';
 import type { PendingAction } from '../db/rows.js';
 import type { Approval } from '../db/schema.js';
 import { observeDecision } from '../metrics/observe-decision.js';
-import { apiActor, auditRefusal, decide, locateAction, mayDecide, refreshed, type DecisionContext } from './decide.js';
+import { apiActor, auditRefusal, checkDecision, decide, locateAction, mayDecide, refreshed, type DecisionContext } from './decide.js';
+import { unreachable } from '../unreachable.js';
 import { startContinuation } from './run-lifecycle.js';
 import { previewEditedLimits } from './count-limits.js';
 import { AgentError } from './errors.js';
@@ -105,28 +106,36 @@ async function recordEditOf(root: AgentInternals, deps: RuntimeDeps, req: EditRe
   const log = childLogger(deps.logger, { runId: action.run_id, toolCallId: action.tool_call_id, actionId: action.id });
   const refused = (why: string) => auditRefusal(deps, action, actor.userId, 'edit', why);
 
-  if (action.status !== 'pending') {
-    await refused(action.status === 'expired' ? 'expired' : 'already-decided');
-    return action.status === 'expired' ? { outcome: 'expired', action } : { outcome: 'already-decided', action };
+  // The same check a front end asks before it opens the Edit form (Agent.checkDecision): the editor
+  // must be someone who may approve the request as it stands, and the request editable.
+  const check = await checkDecision(root, deps, action, actor, 'edit', { fingerprint: req.fingerprint });
+  switch (check.outcome) {
+    case 'allowed':
+      break;
+    case 'expired':
+      // Past its time, not yet swept: decide() expires it below, as it does for a late approve.
+      if (!check.closed) break;
+      await refused('expired');
+      return { outcome: 'expired', action };
+    case 'already-decided':
+      await refused('already-decided');
+      return { outcome: 'already-decided', action };
+    case 'fingerprint-mismatch':
+      await refused('fingerprint-mismatch');
+      return { outcome: 'fingerprint-mismatch', action };
+    case 'not-allowed':
+      log.info({ actor: actor.userId, why: check.why }, 'edit refused');
+      await refused(check.why);
+      return { outcome: 'not-allowed', action, why: check.why, message: check.message };
+    case 'not-editable':
+      if (check.why === 'edit-not-allowed') await refused('edit-not-allowed');
+      return { outcome: 'not-editable', action, why: check.why };
+    case 'not-found':
+      throw new Error(`edit check: not-found for approval request ${action.id}`);
+    default:
+      return unreachable(check, 'edit check');
   }
-  if (req.fingerprint && !(action.fingerprint ?? '').startsWith(req.fingerprint)) {
-    await refused('fingerprint-mismatch');
-    return { outcome: 'fingerprint-mismatch', action };
-  }
-  // The editor must be someone who may approve the request as it stands.
-  const verdict = await mayDecide(deps, action, actor, 'approve');
-  if (!verdict.allowed) {
-    log.info({ actor: actor.userId, why: verdict.why }, 'edit refused');
-    await refused(verdict.why);
-    return { outcome: 'not-allowed', action, why: verdict.why, message: verdict.message };
-  }
-  const tool = toolAt(root, action);
-  if (!tool) return { outcome: 'not-editable', action, why: 'tool-not-found' };
-  // The request as it stands, the limits it went over included: a limit may turn editing off.
-  if (requirementOfRequest(deps.policy, action, deps.mcpIdentity, deps.now()).allowEdit === false) {
-    await refused('edit-not-allowed');
-    return { outcome: 'not-editable', action, why: 'edit-not-allowed' };
-  }
+  const tool = toolAt(root, action)!;
   const parsed = tool.inputSchema.safeParse(req.args);
   if (!parsed.success) {
     return { outcome: 'invalid-args', action, issues: parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })) };

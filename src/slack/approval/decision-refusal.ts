@@ -4,6 +4,7 @@ import { actorOf, type Click, type Person, type SlackContext } from '../context.
 import type { GenuineButton } from '../card/genuine-button.js';
 import { describeOutcome } from '../card/refusal-text.js';
 import { onItsCard, refusalSeenBy } from '../kit/unseen-request.js';
+import { unreachable } from '../../unreachable.js';
 
 /**
  * Why the clicker may not decide the request a genuine button names, as it stands, said before a
@@ -31,14 +32,27 @@ async function refusalOf(
   fingerprintPrefix: string,
   options: { as: 'approve' | 'decline' | 'edit'; groupLookupMayRetry?: boolean },
 ): Promise<string | undefined> {
-  if (row.kind !== 'approval') return 'That button is not for an approval request. Nothing was changed.';
-  if (row.status !== 'pending') return `This request was ${describeOutcome(row)}. Nothing was changed.`;
-  if (!(row.fingerprint ?? '').startsWith(fingerprintPrefix)) {
-    return 'This button does not match the pending request (its arguments differ from what was asked). Nothing was changed.';
+  // The dry run of the decision itself (Agent.checkDecision); the reason, where one is asked, comes with the form.
+  const check = await ctx.agent.checkDecision(row, actorOf(who), options.as, { fingerprint: fingerprintPrefix, reasonToCome: true });
+  switch (check.outcome) {
+    case 'allowed':
+      return undefined;
+    case 'not-found':
+      return 'That button is not for an approval request. Nothing was changed.';
+    case 'already-decided':
+      return `This request was ${describeOutcome(row)}. Nothing was changed.`;
+    case 'expired':
+      return check.closed ? `This request was ${describeOutcome(row)}. Nothing was changed.` : 'This request has expired. Nothing was changed.';
+    case 'fingerprint-mismatch':
+      return 'This button does not match the pending request (its arguments differ from what was asked). Nothing was changed.';
+    case 'not-editable':
+      return 'The arguments of this request cannot be edited here. Nothing was changed.';
+    case 'not-allowed': {
+      if (options.groupLookupMayRetry === true && check.why === 'group-lookup-failed') return undefined;
+      const message = options.as === 'approve' ? check.message : check.message.replace(/\bapprove\b/, options.as);
+      return `${escapeMrkdwn(message)} Nothing was changed.`;
+    }
+    default:
+      return unreachable(check, 'decision check');
   }
-  if (row.expires_at && new Date(row.expires_at).getTime() <= Date.now()) return 'This request has expired. Nothing was changed.';
-  const verdict = await ctx.agent.mayDecide(row, actorOf(who), options.as === 'decline' ? 'decline' : 'approve');
-  if (verdict.allowed || (options.groupLookupMayRetry === true && verdict.why === 'group-lookup-failed')) return undefined;
-  const message = options.as === 'approve' ? verdict.message : verdict.message.replace(/\bapprove\b/, options.as);
-  return `${escapeMrkdwn(message)} Nothing was changed.`;
 }

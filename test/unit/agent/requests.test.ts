@@ -19,6 +19,7 @@ const { createTool } = await import('../../../src/agent/tool.js');
 const { definePolicy } = await import('../../../src/approvals/define-policy.js');
 const { requestOf } = await import('../../../src/agent/requests.js');
 const { scriptedModel } = await import('../../helpers/scripted-model.js');
+const { pendingRefundRow } = await import('../../helpers/pending-request-row.js');
 const { renderCard } = await import('../../../src/slack/card/render-card.js');
 type PendingAction = import('../../../src/db/rows.js').PendingAction;
 
@@ -44,30 +45,7 @@ const policy = definePolicy({
 const agent = new Agent({ id: 'ops', model: scriptedModel([{ text: 'hi' }]), tools: { issue_refund: issueRefund }, storage: {} as never, policy });
 
 function row(overrides: Partial<PendingAction> = {}): PendingAction {
-  return {
-    id: 7,
-    run_id: 'run-1',
-    root_run_id: 'run-1',
-    tool_call_id: 'call-1',
-    tool_name: 'issue_refund',
-    kind: 'approval',
-    args: { orderId: 'A-1', amountCents: 5000 },
-    fingerprint: 'f'.repeat(64),
-    suspend_payload: null,
-    path: null,
-    status: 'pending',
-    requester: 'U0REQ',
-    policy_version: policy.version,
-    quorum: 1,
-    approvals: [],
-    expires_at: new Date(Date.now() + 3_600_000),
-    decided_by: null,
-    decided_at: null,
-    reason: null,
-    resume_data: null,
-    created_at: new Date(),
-    ...overrides,
-  };
+  return pendingRefundRow(policy.version, overrides);
 }
 
 describe('Agent.viewRequest', () => {

@@ -24,6 +24,7 @@ import { registerBatchActions } from './batch/batch-actions.js';
 import { registerDeclineModalSubmit } from './approval/decline-modal-submit.js';
 import { registerEditActions } from './edit/edit-actions.js';
 import { decisionRefusal } from './approval/decision-refusal.js';
+import { CardLifecycle } from './card/lifecycle.js';
 import { handleDecision } from './approval/handle-decision.js';
 import { routeEditedCard } from './routing/route-card.js';
 import { listClickOf, showInboxList } from './inbox/inbox-list.js';
@@ -203,10 +204,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     logger: log,
     client: app.client,
     tasks,
-    cardsInFlight: new Map(),
-    cardRedraws: new Map(),
+    cards: new CardLifecycle(),
     publicChannels: new Map(),
-    decisionsInFlight: new Map(),
     userTeams: slackUserTeams(app.client, log),
     showRememberedUse: (target, call) => showRememberedUse(context, target, call),
     workingReactionDelayMs: options.workingReactionDelayMs ?? DEFAULT_WORKING_REACTION_DELAY_MS,

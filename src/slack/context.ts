@@ -7,6 +7,7 @@ import type { SlackDb } from './tables.js';
 import type { HomeRefresher } from './inbox/home-refresher.js';
 import type { AssistantSupport } from './thread/assistant-support.js';
 import type { UserTeams } from './transport/directory.js';
+import type { CardLifecycle } from './card/lifecycle.js';
 
 /** What every listener and helper of the Slack front end works with. */
 export interface SlackContext {
@@ -20,15 +21,8 @@ export interface SlackContext {
   /** The app's Web API client (bot token, retries, SLACK_API_URL). */
   readonly client: webApi.WebClient;
   readonly tasks: BackgroundTasks;
-  /**
-   * Cards being posted by this process, by action id: a redraw that arrives
-   * before the card's location is stored waits for it instead of finding nothing.
-   */
-  readonly cardsInFlight: Map<number, CardInFlight>;
-  /** The redraw of each card under way in this process, by action id: the next one waits for it (see updateCard). */
-  readonly cardRedraws: Map<number, Promise<unknown>>;
-  /** Requests this process is deciding right now (see markDecisionInFlight), by action id. */
-  readonly decisionsInFlight: Map<number, number>;
+  /** What this process is doing with its cards (posting, redrawing, deciding): the one owner of its in-flight state. */
+  readonly cards: CardLifecycle;
   /** How long work runs before its message gets the working reaction (see workingReaction). */
   readonly workingReactionDelayMs: number;
   /** Known once auth.test has answered at start. */
@@ -53,16 +47,6 @@ export interface SlackContext {
    * so that showing a run (thread/) imports no other feature.
    */
   readonly showRememberedUse: (target: ThreadTarget, call: RememberedCall) => Promise<void>;
-}
-
-/** A card this process is posting. */
-export interface CardInFlight {
-  /** Settles once the card is posted and its location stored (or that failed), and it was routed. */
-  readonly done: Promise<unknown>;
-  /** Settles once the card's location is stored, or could not be (the post failed, or the save). */
-  readonly stored: Promise<unknown>;
-  /** A redraw in this process is waiting for `done`; the poster need not redraw itself. */
-  redrawWaiting: boolean;
 }
 
 /** A place to post: a channel and, unless it is a DM's top level, a thread. */

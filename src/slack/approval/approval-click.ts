@@ -6,7 +6,7 @@ import type { CardRow } from '../card/cards.js';
 import { tamperedButton } from '../card/clicked-card.js';
 import { genuineButton, type GenuineButton } from '../card/genuine-button.js';
 import { openReasonModal } from './approve-with-reason.js';
-import { markDecisionInFlight } from '../card/decisions-in-flight.js';
+import { markDecisionInFlight } from '../card/lifecycle.js';
 import { handleDecision } from './handle-decision.js';
 import { decisionRefusal } from './decision-refusal.js';
 import { tellUser } from '../kit/tell-user.js';

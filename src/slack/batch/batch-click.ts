@@ -9,7 +9,7 @@ import { actorOf, type Click, type SlackContext } from '../context.js';
 import { loadCardStates } from '../card/card-state.js';
 import type { CardState } from '../card/card-state.js';
 import { placesStored, tamperedButton } from '../card/clicked-card.js';
-import { markDecisionInFlight } from '../card/decisions-in-flight.js';
+import { markDecisionInFlight } from '../card/lifecycle.js';
 import { postQuorumProgress } from '../approval/post-quorum-progress.js';
 import { refusalText } from '../card/refusal-text.js';
 import { runInThread } from '../thread/run-in-thread.js';

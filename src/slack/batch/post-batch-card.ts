@@ -1,7 +1,7 @@
 import type { AgentStream } from '../../agent/api-types.js';
 import type { PendingAction } from '../../db/rows.js';
 import { batchParts } from './batch-card.js';
-import type { CardInFlight, SlackContext, ThreadTarget } from '../context.js';
+import type { SlackContext, ThreadTarget } from '../context.js';
 import { saveBatchCards } from './batch-cards.js';
 import { cardStateKey } from '../card/card-state-key.js';
 import { blocksAsJson } from '../transport/slack-web-client.js';
@@ -40,8 +40,7 @@ export async function postBatchCard(
   }
   let settle!: () => void;
   const posted = new Promise<void>((resolve) => (settle = resolve));
-  const inFlight = new Map<number, CardInFlight>(rows.map((r) => [r.id, { done: posted, stored: posted, redrawWaiting: false }]));
-  for (const [id, f] of inFlight) ctx.cardsInFlight.set(id, f);
+  const inFlight = ctx.cards.startPosting(rows.map((r) => r.id), posted, posted);
   const alone: PendingAction[] = [];
   let decidedMeanwhile = false;
   let batch: number[] = [];
@@ -93,9 +92,9 @@ export async function postBatchCard(
     }
   } finally {
     settle();
-    for (const [id, f] of inFlight) if (ctx.cardsInFlight.get(id) === f) ctx.cardsInFlight.delete(id);
+    inFlight.finish();
   }
-  const waitingRedraw = [...inFlight.entries()].some(([id, f]) => f.redrawWaiting || ctx.decisionsInFlight.has(id));
+  const waitingRedraw = inFlight.redrawWaiting || rows.some((r) => ctx.cards.isDeciding(r.id));
   if (decidedMeanwhile && !waitingRedraw && batch.length > 0) {
     await redrawBatch(ctx, batch);
   }

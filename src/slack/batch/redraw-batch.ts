@@ -11,13 +11,6 @@ import { renderBatchCard } from './render-batch-card.js';
 const MAX_DRAWS = 3;
 
 /**
- * The redraw of each batch under way in this process, by its first member: the next one waits for
- * it. Kept by the process's map of card redraws, which every view of its context shares (the
- * sweep's backlog works with one of its own, on another client).
- */
-const redraws = new WeakMap<SlackContext['cardRedraws'], Map<number, Promise<unknown>>>();
-
-/**
  * Redraws every message of the batch `members` (a card row's `batch`) from its members' current rows. A click
  * on any member (or Approve all, the inbox, the sweep) lands here through updateCard, so the
  * whole batch shows each call's state and what the run still waits for. Redraws of one batch in
@@ -28,19 +21,7 @@ const redraws = new WeakMap<SlackContext['cardRedraws'], Map<number, Promise<unk
 export async function redrawBatch(ctx: SlackContext, members: readonly number[]): Promise<void> {
   const lead = members[0];
   if (lead === undefined) return;
-  let queue = redraws.get(ctx.cardRedraws);
-  if (!queue) redraws.set(ctx.cardRedraws, (queue = new Map()));
-  const before = queue.get(lead);
-  const mine = (async () => {
-    if (before) await before.catch(() => undefined);
-    await redraw(ctx, members);
-  })();
-  queue.set(lead, mine);
-  try {
-    await mine;
-  } finally {
-    if (queue.get(lead) === mine) queue.delete(lead);
-  }
+  await ctx.cards.batchRedrawInTurn(lead, () => redraw(ctx, members));
 }
 
 async function redraw(ctx: SlackContext, batch: readonly number[]): Promise<void> {

@@ -24,13 +24,6 @@ const CLOCK_SKEW_S = 300;
 export type Adoption = 'adopted' | 'none' | 'failed';
 
 /**
- * The lookup of each run's thread under way in this process: the next one for the same thread
- * waits for it. Kept by the process's map of card redraws, which every view of its context shares
- * (the sweep's backlog works with one of its own, on another client).
- */
-const lookups = new WeakMap<SlackContext['cardRedraws'], Map<string, Promise<unknown>>>();
-
-/**
  * A request without a card row may still have a card in Slack: its process posted it and then
  * could not store where it went (the database connection dropped in between, or the process
  * stopped). Every card carries the ids of its requests in its message metadata (cardMetadata), so
@@ -43,21 +36,8 @@ const lookups = new WeakMap<SlackContext['cardRedraws'], Map<string, Promise<unk
  */
 export async function adoptCard(ctx: SlackContext, action: PendingAction, thread?: ThreadRow): Promise<Adoption> {
   if (action.kind !== 'approval' && action.kind !== 'suspension') return 'none';
-  let queue = lookups.get(ctx.cardRedraws);
-  if (!queue) lookups.set(ctx.cardRedraws, (queue = new Map()));
   // The members of one batch are claimed together; one lookup of their thread adopts them all.
-  const key = action.root_run_id;
-  const before = queue.get(key);
-  const mine = (async () => {
-    if (before) await before.catch(() => undefined);
-    return adopt(ctx, action, thread);
-  })();
-  queue.set(key, mine);
-  try {
-    return await mine;
-  } finally {
-    if (queue.get(key) === mine) queue.delete(key);
-  }
+  return ctx.cards.threadLookupInTurn(action.root_run_id, () => adopt(ctx, action, thread));
 }
 
 async function adopt(ctx: SlackContext, action: PendingAction, known: ThreadRow | undefined): Promise<Adoption> {

@@ -36,8 +36,8 @@ export async function clickedCard(ctx: SlackContext, click: Click, actionId: num
  * (one statement later): a card this process is posting is waited for, so the click is judged
  * against where its card is, as every later click is. Costs nothing for any other card.
  */
-export async function placesStored(ctx: Pick<SlackContext, 'cardsInFlight'>, actionIds: readonly number[]): Promise<void> {
-  for (const id of actionIds) await ctx.cardsInFlight.get(id)?.stored;
+export function placesStored(ctx: Pick<SlackContext, 'cards'>, actionIds: readonly number[]): Promise<void> {
+  return ctx.cards.whenStored(actionIds);
 }
 
 function cameFromCard(click: Click, card: CardRow | undefined): boolean {

@@ -3,7 +3,7 @@ import type { PendingAction } from '../../db/rows.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { errorReference } from '../kit/error-reference.js';
 import { truncate } from '../kit/limits.js';
-import type { CardInFlight, SlackContext, ThreadTarget } from '../context.js';
+import type { SlackContext, ThreadTarget } from '../context.js';
 import { saveCard } from './cards.js';
 import { updateCard } from './update-card.js';
 import { renderCard } from './render-card.js';
@@ -37,17 +37,16 @@ export async function postCard(
   let located!: () => void;
   const placed = new Promise<void>((resolve) => (located = resolve));
   const posting = post(ctx, actionId, target, stored?.id === actionId ? stored : undefined, located);
-  const inFlight: CardInFlight = { done: posting.catch(() => undefined), stored: placed, redrawWaiting: false };
-  ctx.cardsInFlight.set(actionId, inFlight);
+  const inFlight = ctx.cards.startPosting([actionId], posting.catch(() => undefined), placed);
   let result: Awaited<typeof posting>;
   try {
     result = await posting;
   } finally {
     located();
-    ctx.cardsInFlight.delete(actionId);
+    inFlight.finish();
   }
   // Decided by another instance before the card's location was stored: nobody else can redraw it.
-  if (result.decidedMeanwhile && !inFlight.redrawWaiting && !ctx.decisionsInFlight.has(actionId)) await updateCard(ctx, actionId);
+  if (result.decidedMeanwhile && !inFlight.redrawWaiting && !ctx.cards.isDeciding(actionId)) await updateCard(ctx, actionId);
   if (result.continuation) {
     if (onCancelled) await onCancelled(result.continuation);
     else await result.continuation.result;

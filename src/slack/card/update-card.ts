@@ -48,26 +48,12 @@ const MAX_DRAWS = 3;
  * or not the redraw went through.
  */
 export async function updateCard(ctx: SlackContext, actionId: number, decided?: DecidedCard): Promise<CardRow | undefined> {
-  const before = ctx.cardRedraws.get(actionId);
-  const mine = (async () => {
-    if (before) await before.catch(() => undefined);
-    return redraw(ctx, actionId, before ? undefined : decided);
-  })();
-  ctx.cardRedraws.set(actionId, mine);
-  try {
-    return await mine;
-  } finally {
-    if (ctx.cardRedraws.get(actionId) === mine) ctx.cardRedraws.delete(actionId);
-  }
+  return ctx.cards.redrawInTurn(actionId, (waited) => redraw(ctx, actionId, waited ? undefined : decided));
 }
 
 async function redraw(ctx: SlackContext, actionId: number, decided: DecidedCard | undefined): Promise<CardRow | undefined> {
-  const inFlight = ctx.cardsInFlight.get(actionId);
-  if (inFlight) {
-    inFlight.redrawWaiting = true;
-    await inFlight.done;
-  }
-  const fast = !inFlight && decided ? decided : undefined;
+  const waitedForPost = await ctx.cards.redrawAfterPost(actionId);
+  const fast = !waitedForPost && decided ? decided : undefined;
   let state: CardState | undefined = fast ? { action: fast.action, card: fast.card, blocked: false } : await loadCardState(ctx.slackDb, actionId);
   // Posted, but where it went was never stored: the card is found by its metadata and drawn as any other.
   if (state && !state.card && (await adoptCard(ctx, state.action)) === 'adopted') state = await loadCardState(ctx.slackDb, actionId);

@@ -5,7 +5,8 @@ import { createTool } from '../../../../src/agent/tool.js';
 import type { PendingAction } from '../../../../src/db/rows.js';
 import { silentLogger } from '../../../../src/logger.js';
 import { updateCard } from '../../../../src/slack/card/update-card.js';
-import type { CardInFlight, SlackContext } from '../../../../src/slack/context.js';
+import type { SlackContext } from '../../../../src/slack/context.js';
+import { CardLifecycle } from '../../../../src/slack/card/lifecycle.js';
 import type { CardRow } from '../../../../src/slack/card/cards.js';
 import { scriptedModel } from '../../../helpers/scripted-model.js';
 import { allText } from '../../../helpers/slack/block-text.js';
@@ -46,7 +47,7 @@ const approved: PendingAction = {
 const card: CardRow = { action_id: 7, channel: 'C1', ts: '200.2', thread_ts: '100.1', kind: 'approval', drawn: 'pending:0' };
 
 /** A context whose database refuses every use: a read shows up as a rejected updateCard. */
-function context(inFlight?: CardInFlight) {
+function context(posting?: Promise<void>) {
   const updates: Array<{ channel: string; ts: string; text?: string; blocks?: unknown }> = [];
   const reads: string[] = [];
   const db = new Proxy({}, {
@@ -55,16 +56,17 @@ function context(inFlight?: CardInFlight) {
       throw new Error('the database was read');
     },
   });
+  const cards = new CardLifecycle();
+  const inFlight = posting ? cards.startPosting([7], posting, posting) : undefined;
   const ctx = {
     agent,
     logger: silentLogger,
     slackDb: db,
     db,
-    cardsInFlight: new Map(inFlight ? [[7, inFlight]] : []),
-    cardRedraws: new Map(),
+    cards,
     client: { chat: { update: async (args: (typeof updates)[number]) => (updates.push(args), { ok: true }) } },
   } as unknown as SlackContext;
-  return { ctx, updates, reads };
+  return { ctx, updates, reads, inFlight };
 }
 
 describe('updateCard', () => {
@@ -85,11 +87,10 @@ describe('updateCard', () => {
   it('reads the row when the card was still being posted, since the decided row may predate the card', async () => {
     let posted!: () => void;
     const done = new Promise<void>((r) => (posted = r));
-    const inFlight: CardInFlight = { done, stored: done, redrawWaiting: false };
-    const { ctx, updates, reads } = context(inFlight);
+    const { ctx, updates, reads, inFlight } = context(done);
     const updating = updateCard(ctx, 7, { action: approved, card, marks: [] });
     await Promise.resolve();
-    expect(inFlight.redrawWaiting).toBe(true);
+    expect(inFlight!.redrawWaiting).toBe(true);
     posted();
     await expect(updating).rejects.toThrow('the database was read');
     expect(reads.length).toBeGreaterThan(0);

@@ -1,0 +1,124 @@
+/** A card (or batch card) this process is posting: see CardLifecycle.posting. */
+export interface CardPosting {
+  /** A redraw in this process waited for the post: the poster need not redraw itself. */
+  readonly redrawWaiting: boolean;
+  /** The post is over (posted and stored, or failed): redraws no longer wait for it. */
+  finish(): void;
+}
+
+interface InFlight {
+  /** Settles once the card is posted and its location stored (or that failed), and it was routed. */
+  readonly done: Promise<unknown>;
+  /** Settles once the card's location is stored, or could not be (the post failed, or the save). */
+  readonly stored: Promise<unknown>;
+  redrawWaiting: boolean;
+}
+
+/**
+ * What this process is doing with its cards right now, and the order it does it in: cards being
+ * posted (a redraw or a click that arrives before the card's location is stored waits for it),
+ * requests being decided (a card still being stored leaves their redraw to the decision), and one
+ * redraw of a card, of a batch, or lookup of a run's thread at a time (the next waits its turn).
+ * The one owner of these in-flight maps: callers say what they do, never touch the maps. Every
+ * view of a SlackContext (`{ ...ctx, client }`) shares its lifecycle; the sweep's backlog works
+ * with one of its own.
+ */
+export class CardLifecycle {
+  private readonly posting = new Map<number, InFlight>();
+  private readonly deciding = new Map<number, number>();
+  private readonly redraws = new Map<number, Promise<unknown>>();
+  private readonly batchRedraws = new Map<number, Promise<unknown>>();
+  private readonly threadLookups = new Map<string, Promise<unknown>>();
+
+  /**
+   * These requests' card is being posted: `done` settles when the post (and its routing) is over,
+   * `stored` when where it went is stored (or could not be). Call finish() when the post is over.
+   */
+  startPosting(actionIds: readonly number[], done: Promise<unknown>, stored: Promise<unknown>): CardPosting {
+    const entries = actionIds.map((id) => [id, { done, stored, redrawWaiting: false }] as const);
+    for (const [id, entry] of entries) this.posting.set(id, entry);
+    return {
+      get redrawWaiting() {
+        return entries.some(([, entry]) => entry.redrawWaiting);
+      },
+      finish: () => {
+        for (const [id, entry] of entries) if (this.posting.get(id) === entry) this.posting.delete(id);
+      },
+    };
+  }
+
+  /** A redraw waits for a post of the card under way here (and tells the poster it will redraw); whether there was one. */
+  async redrawAfterPost(actionId: number): Promise<boolean> {
+    const entry = this.posting.get(actionId);
+    if (!entry) return false;
+    entry.redrawWaiting = true;
+    await entry.done;
+    return true;
+  }
+
+  /**
+   * A click can arrive between chat.postMessage returning and the card's location being stored
+   * (one statement later): waits until these requests' cards being posted here are stored. Costs
+   * nothing for any other card.
+   */
+  async whenStored(actionIds: readonly number[]): Promise<void> {
+    for (const id of actionIds) await this.posting.get(id)?.stored;
+  }
+
+  /**
+   * Marks a request as being decided in this process, from the decision until the redraw of its
+   * card; call the returned function when done (more than once is harmless). A card this process
+   * is still storing then leaves the redraw to this decision instead of drawing it too.
+   */
+  markDeciding(actionId: number): () => void {
+    this.deciding.set(actionId, (this.deciding.get(actionId) ?? 0) + 1);
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const left = (this.deciding.get(actionId) ?? 1) - 1;
+      if (left > 0) this.deciding.set(actionId, left);
+      else this.deciding.delete(actionId);
+    };
+  }
+
+  /** Whether a decision of this request is under way in this process (see markDeciding). */
+  isDeciding(actionId: number): boolean {
+    return this.deciding.has(actionId);
+  }
+
+  /** Runs a redraw of this request's card after any under way here; `waited`: there was one. */
+  redrawInTurn<T>(actionId: number, work: (waited: boolean) => Promise<T>): Promise<T> {
+    return inTurn(this.redraws, actionId, work);
+  }
+
+  /** Runs a redraw of the batch led by this request after any under way here. */
+  batchRedrawInTurn<T>(lead: number, work: () => Promise<T>): Promise<T> {
+    return inTurn(this.batchRedraws, lead, () => work());
+  }
+
+  /** Runs a lookup of this run's thread (for cards to adopt) after any under way here. */
+  threadLookupInTurn<T>(rootRunId: string, work: () => Promise<T>): Promise<T> {
+    return inTurn(this.threadLookups, rootRunId, () => work());
+  }
+}
+
+/** `work` once the one before it under `key` has settled (however it did); the queue forgets each when it is done. */
+async function inTurn<K, T>(queue: Map<K, Promise<unknown>>, key: K, work: (waited: boolean) => Promise<T>): Promise<T> {
+  const before = queue.get(key);
+  const mine = (async () => {
+    if (before) await before.catch(() => undefined);
+    return work(before !== undefined);
+  })();
+  queue.set(key, mine);
+  try {
+    return await mine;
+  } finally {
+    if (queue.get(key) === mine) queue.delete(key);
+  }
+}
+
+/** Marks a request as being decided in this process (see CardLifecycle.markDeciding). */
+export function markDecisionInFlight(ctx: { readonly cards: CardLifecycle }, actionId: number): () => void {
+  return ctx.cards.markDeciding(actionId);
+}

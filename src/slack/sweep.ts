@@ -1,12 +1,11 @@
 import { takeOverWhileFull, takeWhileFull } from '../agent/sweeps.js';
 import type { SlackContext } from './context.js';
-import { cardStateKey } from './card/card-state-key.js';
-import { loadCardState } from './card/card-state.js';
+import { cardStateKey, loadCardState } from './card/cards.js';
 import { PacedClientStoppedError, type PacedWebClient } from './transport/paced-web-client.js';
 import { TaskLane } from './transport/task-lane.js';
-import { handleExpired } from './approval/handle-expired.js';
+import { showExpired as handleExpired } from './approval/show-decision.js';
 import { showRecovered } from './thread/run-in-thread.js';
-import { updateCard } from './card/update-card.js';
+import { showCardUpdate as updateCard } from './card/show-card-update.js';
 
 /** Cards being redrawn at once; chat.update's pace, not this, decides how fast they go. */
 const REDRAWS_AT_ONCE = 8;

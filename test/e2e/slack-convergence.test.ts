@@ -9,7 +9,7 @@ import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { findAction } from '../../src/db/pending-actions.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
-import { postCard } from '../../src/slack/card/post-card.js';
+import { showCard as postCard } from '../../src/slack/card/show-card.js';
 import { showAnswer } from '../../src/slack/thread/show-answer.js';
 import { recordThread } from '../../src/slack/thread/threads.js';
 import { describeBackends, needing } from '../helpers/needs.js';

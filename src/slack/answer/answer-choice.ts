@@ -1,11 +1,10 @@
 import type { BlockElementAction } from '@slack/bolt';
 import { parseCardBlockId } from '../kit/action-ids.js';
 import type { Click, SlackContext } from '../context.js';
-import { questionOf } from '../card/card-subject.js';
+import { questionOf, type AskUserQuestion } from '../card/render-card.js';
 import { clickedCard, tamperedButton } from '../card/clicked-card.js';
 import { recordAnswer, showAnswer, type GoOnInThread, type RecordedAnswer } from './resume-from-slack.js';
 import { tellUser } from '../kit/tell-user.js';
-import type { AskUserQuestion } from '../card/card-subject.js';
 
 /** What a choice came to: nothing to say (no clicker), a message for the clicker alone, or a recorded answer. */
 export type RecordedChoice = undefined | { tell: string; click: Click } | { answer: RecordedAnswer };

@@ -4,7 +4,7 @@ import { parseCardBlockId } from '../kit/action-ids.js';
 import { parseButtonValue } from '../kit/button-value.js';
 import type { Click, SlackContext } from '../context.js';
 import type { RecordedChoice } from './answer-choice.js';
-import { toolOf } from '../card/card-subject.js';
+import { toolOf } from '../card/render-card.js';
 import { clickedCard, tamperedButton } from '../card/clicked-card.js';
 import { recordAnswer } from './resume-from-slack.js';
 import { confirmationOf } from '../kit/form-fields.js';

@@ -2,7 +2,7 @@ import { hasAgentErrorCode, type ResumeValidationError, type ToolCallNotPendingE
 import type { AgentStream } from '../../agent/api-types.js';
 import type { PendingAction } from '../../db/rows.js';
 import { mention } from '../kit/mention.js';
-import { updateCard } from '../card/update-card.js';
+import { showCardUpdate as updateCard } from '../card/show-card-update.js';
 import type { CardRow } from '../card/cards.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { describeOutcome } from '../card/refusal-text.js';

@@ -1,10 +1,9 @@
 import type { BlockAction, ButtonAction } from '@slack/bolt';
-import { ACTION_IDS } from '../kit/action-ids.js';
-import { openDecline, recordApproval, showApproval } from './approval-click.js';
+import { ACTION_IDS, CALLBACK_IDS } from '../kit/action-ids.js';
+import { openDecline, recordApproval, showApproval, openApproveReason, approveReasonErrors, recordApproveReason, showApproveReason, tellApproveReasonFailure, recordDeclineSubmission, showDeclineSubmission, tellDeclineFailure } from './approval-flow.js';
 import { tellClicker } from '../card/clicked-card.js';
-import { openApproveReason } from './approve-with-reason.js';
 import { showArguments } from './show-arguments.js';
-import type { SlackContext } from '../context.js';
+import { type SlackContext, personOf } from '../context.js';
 import { clickOf } from '../kit/click-of.js';
 import type { InteractionRoutes } from '../interaction-routes.js';
 import { recordThenAck } from '../ack.js';
@@ -44,5 +43,33 @@ export function registerApprovalActions(routes: InteractionRoutes, ctx: SlackCon
   routes.action<BlockAction<ButtonAction>>(ACTION_IDS.showArguments, async ({ ack, body, action }) => {
     await ack();
     ctx.tasks.run('show-arguments', () => showArguments(ctx, clickOf(body), action), tellClicker(ctx, clickOf(body)));
+  });
+}
+
+/** The approve-reason modal's submission: a blank reason goes back to the form; else recorded, then acked, then shown. */
+export function registerApproveReasonSubmit(routes: InteractionRoutes, ctx: SlackContext): void {
+  routes.view(CALLBACK_IDS.approveReasonModal, async ({ ack, body, view }) => {
+    const user = body.user.id;
+    const errors = approveReasonErrors(view);
+    if (errors) return void (await ack({ response_action: 'errors', errors }));
+    await recordThenAck(ctx, () => ack(), {
+      name: 'approve-reason-submit',
+      record: (startAfter) => recordApproveReason(ctx, view, personOf(body), startAfter),
+      show: (recorded) => showApproveReason(ctx, personOf(body), recorded),
+      onError: tellApproveReasonFailure(ctx, view, user),
+    });
+  });
+}
+
+/** The decline modal's submission: recorded, then the modal closes (ack), then the outcome is shown. */
+export function registerDeclineModalSubmit(routes: InteractionRoutes, ctx: SlackContext): void {
+  routes.view(CALLBACK_IDS.declineModal, async ({ ack, body, view }) => {
+    const user = body.user.id;
+    await recordThenAck(ctx, () => ack(), {
+      name: 'decline-submit',
+      record: (startAfter) => recordDeclineSubmission(ctx, view, personOf(body), startAfter),
+      show: (recorded) => showDeclineSubmission(ctx, personOf(body), recorded),
+      onError: tellDeclineFailure(ctx, view, user),
+    });
   });
 }

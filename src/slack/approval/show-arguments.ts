@@ -1,6 +1,6 @@
 import type { ButtonAction } from '@slack/bolt';
 import { parseCardBlockId } from '../kit/action-ids.js';
-import { argumentsModal } from './arguments-modal.js';
+import { argumentsModal } from './approval-modals.js';
 import { parseButtonValue } from '../kit/button-value.js';
 import { actorOf, type Click, type SlackContext } from '../context.js';
 import { clickedCard, tamperedButton } from '../card/clicked-card.js';

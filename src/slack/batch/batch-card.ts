@@ -2,7 +2,7 @@ import type { Button, KnownBlock } from '@slack/types';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { inlineCode } from '../kit/mrkdwn/inline-code.js';
 import { LIMITS, truncate, truncateMrkdwn } from '../kit/limits.js';
-import { highRiskConfirm } from '../card/approve-button.js';
+import { highRiskConfirm } from '../card/approval-card.js';
 import { ACTION_IDS, batchBlockId, cardBlockId } from '../kit/action-ids.js';
 import { approvalButtonValue, FINGERPRINT_PREFIX_LENGTH } from '../kit/button-value.js';
 import type { ApprovalCardState, CardBound, CardUnattended } from '../card/card-types.js';

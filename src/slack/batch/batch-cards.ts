@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { SlackDb } from '../tables.js';
-import type { CardRow } from '../card/cards.js';
-import { cardStateKeySql } from '../card/card-state-key.js';
+import { type CardRow, cardStateKeySql } from '../card/cards.js';
 
 /**
  * Stores where the members of one part of a batch card went, in one statement, and says whether

@@ -6,16 +6,15 @@ import { FINGERPRINT_PREFIX_LENGTH } from '../kit/button-value.js';
 import { inlineCode } from '../kit/mrkdwn/inline-code.js';
 import { truncate, truncateMrkdwn } from '../kit/limits.js';
 import { actorOf, type Click, type SlackContext } from '../context.js';
-import { loadCardStates } from '../card/card-state.js';
-import type { CardState } from '../card/card-state.js';
+import { loadCardStates, type CardState } from '../card/cards.js';
 import { placesStored, tamperedButton } from '../card/clicked-card.js';
 import { markDecisionInFlight } from '../card/lifecycle.js';
-import { postQuorumProgress } from '../approval/post-quorum-progress.js';
+import { showQuorumProgress as postQuorumProgress } from '../approval/show-decision.js';
 import { refusalText } from '../card/refusal-text.js';
 import { runInThread } from '../thread/run-in-thread.js';
 import { targetForAction } from '../thread/threads.js';
 import { tellUser } from '../kit/tell-user.js';
-import { updateCard } from '../card/update-card.js';
+import { showCardUpdate as updateCard } from '../card/show-card-update.js';
 import { refreshHomesFor } from '../card/inbox-refresh.js';
 
 export type RecordedBatch =

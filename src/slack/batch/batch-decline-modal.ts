@@ -5,7 +5,7 @@ import { LIMITS, truncate } from '../kit/limits.js';
 import { CALLBACK_IDS } from '../kit/action-ids.js';
 import { batchButtonValue } from './batch-card.js';
 import type { ViewStateValues } from '../kit/submitted-payloads.js';
-import { DECLINE_REASON_ACTION_ID, DECLINE_REASON_BLOCK_ID, declineReasonInput } from '../approval/decline-modal.js';
+import { DECLINE_REASON_ACTION_ID, DECLINE_REASON_BLOCK_ID, declineReasonInput } from '../approval/approval-modals.js';
 import { section } from '../kit/layout.js';
 import { plainText } from '../kit/text-objects.js';
 

@@ -1,8 +1,6 @@
 import type { SlackContext } from '../context.js';
 import { markBatchDrawn } from './batch-cards.js';
-import { loadCardStates } from '../card/card-state.js';
-import { cardStateKey } from '../card/card-state-key.js';
-import type { CardState } from '../card/card-state.js';
+import { loadCardStates, cardStateKey, type CardState } from '../card/cards.js';
 import { blocksAsJson } from '../transport/slack-web-client.js';
 import { errorReference } from '../kit/error-reference.js';
 import { renderBatchCard } from './render-batch-card.js';

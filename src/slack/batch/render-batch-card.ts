@@ -4,10 +4,8 @@ import { batchCard } from './batch-card.js';
 import { truncate } from '../kit/limits.js';
 import { whoDecides } from '../kit/who-decides.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
-import { approvalState, type RenderedCard } from '../card/render-card.js';
-import { describedCall, editShown } from '../card/card-description.js';
+import { approvalState, type RenderedCard, describedCall, editShown, boundOf, unattendedOf } from '../card/render-card.js';
 import { editFacts } from '../edit/edit-form.js';
-import { boundOf, unattendedOf } from '../card/card-bound.js';
 import type { RequestView } from '../../agent/requests.js';
 
 /** A member of a batch as drawn: its request row, and whether its approved call was blocked at the gate. */

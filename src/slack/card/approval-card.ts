@@ -1,12 +1,11 @@
-import type { Button, KnownBlock } from '@slack/types';
+import type { Button, KnownBlock, ConfirmationDialog } from '@slack/types';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { inlineCode } from '../kit/mrkdwn/inline-code.js';
 import { LIMITS, truncate, truncateMrkdwn } from '../kit/limits.js';
 import { ACTION_IDS, cardBlockId } from '../kit/action-ids.js';
 import { actionButtonValue, approvalButtonValue } from '../kit/button-value.js';
-import type { ApprovalCardData } from './card-types.js';
+import type { ApprovalCardData, OverLimit } from './card-types.js';
 import { fitMessage, scaled } from '../kit/fit-message.js';
-import { approveButton } from './approve-button.js';
 import { humanizeWords } from '../kit/humanize.js';
 import { callFieldBlocks, describeArgs } from '../kit/describe-args.js';
 import { context, section } from '../kit/layout.js';
@@ -15,7 +14,6 @@ import { whoDecides } from '../kit/who-decides.js';
 import { slackDate } from '../kit/slack-date.js';
 import { oneLine, plainText } from '../kit/text-objects.js';
 import { unreachable } from '../../unreachable.js';
-import { limitReasonText } from './limit-reason.js';
 import { rememberButton, rememberedUnusedText } from '../remembered/remember-blocks.js';
 import { boundBlocks, unattendedText } from './bound-blocks.js';
 
@@ -154,4 +152,72 @@ function approvedText(by: readonly string[], reasons: Readonly<Record<string, st
   const reasonBudget = Math.floor(scaled(2000, scale, 200) / Math.max(1, withReason.length));
   for (const u of withReason) lines.push(`Approved by ${mention(u)}: ${escapeMrkdwn(truncate(reasons[u]!.trim(), Math.max(50, reasonBudget)))}`);
   return `:white_check_mark: ${lines.join('\n')}`;
+}
+
+export interface ApproveButtonOptions {
+  /** The button's value (request id + fingerprint prefix). */
+  value: string;
+  /** What is being approved, in words (the card's title). */
+  title: string;
+  /** `high`: Slack asks the clicker to confirm before the click is sent. */
+  risk?: 'low' | 'high';
+  /** The click opens a modal asking for the reason instead of approving at once. */
+  requireReason?: boolean;
+}
+
+/**
+ * The card's Approve button. A high-risk call is confirmed in Slack's own dialog first; one whose
+ * policy wants a reason has its own action id, so the click opens the reason modal and never
+ * decides on its own (the runtime refuses an approval without a reason anyway).
+ */
+export function approveButton(options: ApproveButtonOptions): Button {
+  const button: Button = {
+    type: 'button',
+    action_id: options.requireReason ? ACTION_IDS.approveWithReason : ACTION_IDS.approve,
+    text: plainText(options.requireReason ? 'Approve…' : 'Approve'),
+    style: 'primary',
+    value: options.value,
+  };
+  if (options.risk === 'high') button.confirm = highRiskConfirm(options.title);
+  return button;
+}
+
+/** Slack's own "are you sure?" before a high-risk approval is sent, naming the action. */
+export function highRiskConfirm(title: string): ConfirmationDialog {
+  const what = truncate(oneLine(title), 200);
+  return {
+    title: plainText('Approve a high-risk action?', LIMITS.confirmTitle),
+    text: plainText(`You are approving: ${what}. This is marked high-risk; it runs as soon as the approval is complete.`, LIMITS.confirmText),
+    confirm: plainText('Approve', LIMITS.confirmButton),
+    deny: plainText('Cancel', LIMITS.confirmButton),
+    style: 'danger',
+  };
+}
+
+/**
+ * Why a card asks more than usual, one line per limit the request went over, e.g.
+ * "*Over the limit:* $1,350.00 of `issue_refund` by @bob in the last 24h exceeds $1,000.00 → 2 approvals".
+ * An amount whose argument is named in cents (`amountCents`) is shown as dollars.
+ */
+export function limitReasonText(hit: OverLimit, toolName: string, quorum: number): string {
+  const money = hit.sum !== undefined && /cents$/i.test(hit.sum.split('.').pop() ?? '');
+  const amount = (n: number) =>
+    money
+      ? `$${(n / 100).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`
+      : n.toLocaleString('en-US', { maximumFractionDigits: 2 });
+  const what =
+    hit.sum !== undefined
+      ? `${amount(hit.total)} of ${inlineCode(truncate(toolName, 100))}${money ? '' : ` ${inlineCode(truncate(hit.sum, 100))}`}`
+      : `${amount(hit.total)} ${hit.total === 1 ? 'call' : 'calls'} of ${inlineCode(truncate(toolName, 100))}`;
+  const by = hit.requester === undefined ? ' by everyone' : hit.requester === '' ? '' : ` by ${mention(hit.requester)}`;
+  const then = quorum > 1 ? `${quorum} approvals` : 'approval required';
+  return `*Over the limit:* ${what}${by} in the last ${windowText(hit.overMs)} exceeds ${amount(hit.above)} → ${then}`;
+}
+
+/** The window as a policy would write it: the largest unit that divides it ("24h" rather than "1d"). */
+function windowText(ms: number): string {
+  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000]] as const) {
+    if (ms >= (unit === 'd' ? 2 * size : size) && ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${Math.round(ms / 1000)}s`;
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { CardKind } from '../kit/action-ids.js';
 import type { SlackDb } from '../tables.js';
+import { pendingActionColumns, type PendingAction } from '../../db/rows.js';
 
 export interface CardRow {
   action_id: number;
@@ -74,3 +75,73 @@ export async function findCards(db: SlackDb, actionIds: readonly number[]): Prom
     .execute();
   return new Map(rows.map((r) => [r.action_id, r]));
 }
+
+/** Everything drawing a card needs, read together. */
+export interface CardState {
+  action: PendingAction;
+  /** Where the card was posted; absent when it never was (or its location could not be stored). */
+  card?: CardRow;
+  /**
+   * An approved call stopped at the gate because what was about to run no
+   * longer matched what was approved. The audit log is where the runtime
+   * records that, so any instance draws the card the same way.
+   */
+  blocked: boolean;
+  /** Why it was blocked, as the latest `blocked` audit event of its call says (`detail.reason`). */
+  blockedReason?: string;
+}
+
+
+/**
+ * The request's current row, its card's location and whether it was blocked,
+ * in one read: a click and a redraw each need all three, and a round trip
+ * costs more than the join.
+ */
+export async function loadCardState(db: SlackDb, actionId: number): Promise<CardState | undefined> {
+  return (await loadCardStates(db, [actionId]))[0];
+}
+
+/** The same for several requests (a batch card's members) in one read, in the order asked; unknown ids are left out. */
+export async function loadCardStates(db: SlackDb, actionIds: readonly number[]): Promise<CardState[]> {
+  if (actionIds.length === 0) return [];
+  const result = await sql<PendingAction & { card: CardRow | null; blocked: boolean; blocked_reason: string | null }>`
+    SELECT ${pendingActionColumns('p')},
+      (SELECT jsonb_build_object('action_id', c.action_id, 'channel', c.channel, 'ts', c.ts, 'thread_ts', c.thread_ts, 'kind', c.kind, 'drawn', c.drawn, 'copies', c.copies, 'batch', c.batch)
+       FROM slack_cards c WHERE c.action_id = p.id) AS card,
+      ${blockedSql('p')} AS blocked,
+      (SELECT a.detail->>'reason' FROM audit_events a
+       WHERE p.kind = 'approval' AND p.status = 'approved' AND a.run_id = p.run_id AND a.tool_call_id = p.tool_call_id AND a.event = 'blocked'
+       ORDER BY a.id DESC LIMIT 1) AS blocked_reason
+    FROM pending_actions p
+    WHERE p.id = ANY(${sql.val([...actionIds])}::integer[])
+  `.execute(db);
+  const byId = new Map(
+    result.rows.map((row) => {
+      const { card, blocked, blocked_reason, ...action } = row;
+      return [action.id, { action, ...(card ? { card } : {}), blocked, ...(blocked && blocked_reason ? { blockedReason: blocked_reason } : {}) } satisfies CardState];
+    }),
+  );
+  return actionIds.flatMap((id) => byId.get(id) ?? []);
+}
+
+/**
+ * What a card shows of its request, as a short key: the status, how many
+ * approvals it has, and whether the approved call was blocked at the gate.
+ * Two draws with the same key look the same; slack_cards.drawn holds the key
+ * a card was last seen to show, so a card whose key differs from its
+ * request's (a redraw that failed, landed out of order or never happened) is
+ * found and redrawn. cardStateKeySql computes the same key in SQL.
+ */
+export function cardStateKey(action: Pick<PendingAction, 'status' | 'approvals'>, blocked: boolean): string {
+  return `${action.status}:${action.approvals.length}${blocked ? ':blocked' : ''}`;
+}
+
+/** Whether the approved call of the request in `p` was stopped at its grant check (see loadCardState). */
+export const blockedSql = (p: string) =>
+  sql.raw(`(${p}.kind = 'approval' AND ${p}.status = 'approved' AND EXISTS (
+        SELECT 1 FROM audit_events a
+        WHERE a.run_id = ${p}.run_id AND a.tool_call_id = ${p}.tool_call_id AND a.event = 'blocked'))`);
+
+/** cardStateKey of the pending_actions row aliased `p`. */
+export const cardStateKeySql = (p: string) =>
+  sql`(${sql.raw(p)}.status || ':' || jsonb_array_length(${sql.raw(p)}.approvals) || CASE WHEN ${blockedSql(p)} THEN ':blocked' ELSE '' END)`;

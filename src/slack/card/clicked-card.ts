@@ -1,11 +1,14 @@
 import { failureText } from '../kit/failure-text.js';
 import type { Click, SlackContext } from '../context.js';
 import { tellUser } from '../kit/tell-user.js';
-import { addCardCopies, type CardCopy, type CardRow } from './cards.js';
-import { loadCardState, type CardState } from './card-state.js';
+import { addCardCopies, type CardCopy, type CardRow, loadCardState, type CardState } from './cards.js';
 import { CARD_EVENT_TYPE, parseCardMetadata } from './card-metadata.js';
-import { botMessagesWithMetadata } from './metadata-messages.js';
-import { updateCard } from './update-card.js';
+import { botMessagesWithMetadata } from './card-repairs.js';
+import { showCardUpdate } from './show-card-update.js';
+import type { ButtonAction } from '@slack/bolt';
+import type { PendingAction } from '../../db/rows.js';
+import { parseCardBlockId } from '../kit/action-ids.js';
+import { parseButtonValue, type ButtonValue } from '../kit/button-value.js';
 
 /**
  * A button's value names the request it decides; a value copied from another
@@ -27,7 +30,7 @@ export async function clickedCard(ctx: SlackContext, click: Click, actionId: num
   ctx.logger.warn({ actionId, channel: copy.channel, ts: copy.ts }, 'click on a copy of a card whose location had not been stored; the copy is on record now');
   const card: CardRow = { ...state.card, copies: [...(state.card.copies ?? []), copy] };
   // Nothing this click decides redraws a request decided already: the copy is drawn as it is now here.
-  if (state.action.status !== 'pending') ctx.tasks.run('recorded copy', () => updateCard(ctx, actionId));
+  if (state.action.status !== 'pending') ctx.tasks.run('recorded copy', () => showCardUpdate(ctx, actionId));
   return { state: { ...state, card } };
 }
 
@@ -74,4 +77,27 @@ export function tellClicker(ctx: SlackContext, click: Click | undefined): (ref: 
   return async (ref) => {
     if (click) await tellUser(ctx, click, failureText(ref));
   };
+}
+
+export interface GenuineButton {
+  value: Required<ButtonValue>;
+  /** The request as read while checking the button. */
+  row: PendingAction | undefined;
+  /** Where its card is, as read with it. */
+  card: CardRow | undefined;
+}
+
+/** The request a button is for, or undefined (logged) when the button is not genuine. */
+export async function genuineButton(ctx: SlackContext, click: Click, action: ButtonAction): Promise<GenuineButton | undefined> {
+  const value = parseButtonValue(action.value);
+  const block = parseCardBlockId(action.block_id);
+  const checked =
+    value?.fingerprintPrefix !== undefined && block?.kind === 'approval' && block.actionId === value.actionId
+      ? await clickedCard(ctx, click, value.actionId)
+      : false;
+  if (!checked) {
+    ctx.logger.warn({ user: click.user, actionId: action.action_id, value: action.value, blockId: action.block_id }, 'approval button refused: value does not match a card');
+    return undefined;
+  }
+  return { value: value as Required<ButtonValue>, row: checked.state?.action, card: checked.state?.card };
 }

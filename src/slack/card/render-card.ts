@@ -5,25 +5,29 @@ import type { RequestView } from '../../agent/requests.js';
 import type { PendingAction } from '../../db/rows.js';
 import type { CardKind } from '../kit/action-ids.js';
 import { approvalCard } from './approval-card.js';
-import type { ApprovalCardState, QuestionCardState, SuspensionCardState } from './card-types.js';
+import type { ApprovalCardState, QuestionCardState, SuspensionCardState, CardBound, CardUnattended } from './card-types.js';
 import { questionCard } from '../answer/question-card.js';
 import { suspensionCard } from '../answer/suspension-card.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { truncate } from '../kit/limits.js';
 import { confirmationOf, formOfZod, type Form } from '../kit/form-fields.js';
 import { fieldText } from '../kit/form-inputs.js';
-import { formLabel } from '../kit/describe-args.js';
+import { formLabel, describeArgs, escapeOwnDescription, labelOf, type CallInWords } from '../kit/describe-args.js';
 import { summariseAnswer } from '../answer/answered-text.js';
-import { cardKindOf, questionOf, toolOf } from './card-subject.js';
 import { unreachable } from '../../unreachable.js';
 import { whoDecides, describeRoute } from '../kit/who-decides.js';
 import { elicitationCard, type ElicitationCardState } from '../answer/elicitation-card.js';
-import { approvalReasons, describedCall, editShown } from './card-description.js';
 import { elicitationAnswerSchema, isElicitationPayload } from '../../mcp/elicitation-payload.js';
 import { editFacts } from '../edit/edit-form.js';
 import { rememberedUnusedFromRow } from '../../db/remembered-grants.js';
-import { boundOf, unattendedOf } from './card-bound.js';
 import { expiredGrant, noMatchingGrant } from '../../db/grants.js';
+import type { JSONSchema7 } from '@ai-sdk/provider';
+import type { CallPresentation } from '../../agent/describe-call.js';
+import type { EditKeyLabel, EditValueFormatter } from '../kit/edit-diff-text.js';
+import { formatArgValue } from '../kit/format-arg-value.js';
+import type { Requirement } from '../../approvals/requirement-for.js';
+import type { RequestBindingView } from '../../agent/request-binding.js';
+import type { SlackContext } from '../context.js';
 
 export interface RenderedCard {
   kind: CardKind;
@@ -233,3 +237,132 @@ function suspensionState(a: PendingAction, form: Form | undefined): SuspensionCa
   return { kind: 'cancelled' };
 }
 
+export interface CallOnCard extends CallInWords {
+  risk: 'low' | 'high';
+  requireReason: boolean;
+}
+
+/**
+ * How an approval card describes its call: the tool's own describe() when it has a working one
+ * (its strings escaped, since they carry what the model wrote), else the arguments described
+ * from the tool's input schema. Asked of the Agent, which finds the tool along the request's path.
+ */
+export function callOnCard(agent: Agent, action: Pick<PendingAction, 'tool_name' | 'args' | 'path'> & { limit_hits?: PendingAction['limit_hits'] }): CallOnCard {
+  return describedCall(action.tool_name, action.args, agent.describeCall(action));
+}
+
+/** callOnCard from a presentation already worked out (a RequestView's `description`). */
+export function describedCall(toolName: string, args: unknown, presented: CallPresentation): CallOnCard {
+  const description = presented.description ? escapeOwnDescription(presented.description) : describeArgs(toolName, args, presented.inputSchema);
+  return { ...description, own: presented.description !== undefined, risk: presented.risk, requireReason: presented.requireReason };
+}
+
+/** What each approver said with their approval, by user id. */
+export function approvalReasons(action: Pick<PendingAction, 'approvals'>): Record<string, string> {
+  const reasons: Record<string, string> = {};
+  for (const vote of action.approvals) if (typeof vote.reason === 'string' && vote.reason.trim()) reasons[vote.userId] = vote.reason;
+  return reasons;
+}
+
+/**
+ * How an edit's changes read on the card: each argument named and its values shown as the card's
+ * fields show them ("Amount $1,500.50 → $1,000.00"), from the tool's input schema.
+ */
+export function editShownOnCard(agent: Agent, action: Pick<PendingAction, 'tool_name' | 'args' | 'path'> & { limit_hits?: PendingAction['limit_hits'] }): { format: EditValueFormatter; label: EditKeyLabel } {
+  return editShown(agent.describeCall(action).inputSchema, action.args);
+}
+
+/** editShownOnCard from the tool's input schema already at hand (a RequestView's `description.inputSchema`). */
+export function editShown(schema: JSONSchema7 | undefined, args: unknown): { format: EditValueFormatter; label: EditKeyLabel } {
+  const properties = schema?.properties ?? {};
+  const propOf = (key: string): JSONSchema7 | undefined => {
+    const prop = Object.hasOwn(properties, key) ? properties[key] : undefined;
+    return typeof prop === 'object' && prop !== null ? prop : undefined;
+  };
+  const currency = args !== null && typeof args === 'object' ? (args as Record<string, unknown>).currency : undefined;
+  return {
+    format: (value, key) => formatArgValue(value, { key, schema: propOf(key), currency, maxChars: 200 }),
+    label: (key) => labelOf(key, propOf(key)),
+  };
+}
+
+type BoundFacts = Pick<PendingAction, 'tool_name' | 'args' | 'path' | 'stated_reason' | 'preview' | 'tool_pin' | 'asked_again'> & { limit_hits?: PendingAction['limit_hits'] };
+
+/**
+ * What a card shows of a request's binding (Agent.bindingOf: the stated reason, the preview, why
+ * it was asked again, a tool changed meanwhile) and of its requirement now (the change freezes in
+ * force, a deny the policy now has for it; `requirement`, when the caller worked it out already).
+ * Undefined when there is none of it, as for most requests.
+ */
+export function boundOnCard(agent: Agent, action: BoundFacts, requirement?: Pick<Requirement, 'freezes' | 'deny'>): CardBound | undefined {
+  return boundOf(agent.bindingOf(action), requirement ?? agent.requirementOf(action));
+}
+
+/** boundOnCard from a binding and requirement already worked out (a RequestView's). */
+export function boundOf(binding: RequestBindingView, { freezes, deny }: Pick<Requirement, 'freezes' | 'deny'>): CardBound | undefined {
+  const bound: CardBound = {
+    ...(binding.statedReason !== undefined ? { statedReason: binding.statedReason } : {}),
+    ...(binding.preview ? { preview: binding.preview } : {}),
+    ...(binding.askedAgain ? { askedAgain: binding.askedAgain } : {}),
+    ...(binding.toolChanged?.length ? { toolChanged: binding.toolChanged } : {}),
+    ...(freezes?.length ? { freezes: freezes.map((f) => ({ name: f.name, ...(f.until ? { until: new Date(f.until) } : {}) })) } : {}),
+    ...(deny ? { deniedNow: deny.reason } : {}),
+  };
+  return Object.keys(bound).length > 0 ? bound : undefined;
+}
+
+/** Who asked for a request nobody requested (no requester): the agent whose run it is, and the run's caller label. */
+export function unattendedOf(action: Pick<PendingAction, 'requester' | 'path' | 'caller'>, agentId: string): CardUnattended | undefined {
+  if (action.requester) return undefined;
+  return { agent: action.path?.[0] ?? agentId, ...(action.caller ? { caller: action.caller } : {}) };
+}
+
+/** The tool a pending action is about, found through the delegation path. */
+export function toolOf(agent: Agent, action: Pick<PendingAction, 'path' | 'tool_name'>): Tool | undefined {
+  return agent.toolOf(action);
+}
+
+export interface AskUserQuestion {
+  question: string;
+  options?: Array<{ label: string; description?: string }>;
+  selectionMode?: 'single_select' | 'multi_select';
+}
+
+/** The askUser payload, when this suspension is askUser's question. */
+export function questionOf(agent: Agent, action: PendingAction): AskUserQuestion | undefined {
+  if (action.kind !== 'suspension' || toolOf(agent, action)?.id !== 'ask_user') return undefined;
+  const payload = action.suspend_payload as Partial<AskUserQuestion> | null;
+  if (!payload || typeof payload.question !== 'string') return undefined;
+  const options = Array.isArray(payload.options)
+    ? payload.options.filter((o): o is { label: string; description?: string } => typeof o?.label === 'string')
+    : undefined;
+  return {
+    question: payload.question,
+    ...(options && options.length > 0 ? { options, selectionMode: payload.selectionMode ?? 'single_select' } : {}),
+  };
+}
+
+export function cardKindOf(agent: Agent, action: PendingAction): CardKind {
+  if (action.kind === 'approval') return 'approval';
+  return questionOf(agent, action) ? 'question' : 'suspension';
+}
+
+/** What drawing an approval card takes besides its row: the request's view and whether its quorum can be reached. */
+export interface CardView {
+  view?: RequestView;
+  unreachableQuorum?: { eligible: number };
+}
+
+/**
+ * The view a card is drawn from (one policy evaluation, see Agent.viewRequest) and, for a pending
+ * approval, whether it can never reach its quorum under the policy in force (the approvers who
+ * may decide it, as decisions are checked, counted against the quorum it was asked with): what
+ * the card warns about. Costs nothing unless the listed users fall short; then user groups are
+ * looked up through the workspace's cached resolver. Other kinds of request need no view.
+ */
+export async function cardViewOf(ctx: SlackContext, action: PendingAction): Promise<CardView> {
+  if (action.kind !== 'approval') return {};
+  const view = ctx.agent.viewRequest(action);
+  const unreachableQuorum = await view.unreachableQuorum(ctx.botUserId);
+  return { view, ...(unreachableQuorum ? { unreachableQuorum } : {}) };
+}

@@ -9,14 +9,13 @@ import { whoDecides } from '../kit/who-decides.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { actorOf, type Person, type SlackContext, type ThreadTarget } from '../context.js';
 import { carryCard } from './card-carry.js';
-import { cardStateKey } from '../card/card-state-key.js';
-import { findCard, type CardRow } from '../card/cards.js';
+import { cardStateKey, findCard, type CardRow } from '../card/cards.js';
 import { refreshHomesFor } from '../card/inbox-refresh.js';
 import { editFormOf } from './edit-form.js';
 import { errorReference } from '../kit/error-reference.js';
 import { failureText } from '../kit/failure-text.js';
 import { tellUser } from '../kit/tell-user.js';
-import { updateCard } from '../card/update-card.js';
+import { showCardUpdate } from '../card/show-card-update.js';
 import { unreachable } from '../../unreachable.js';
 import { truncate } from '../kit/limits.js';
 import { oneLine } from '../kit/text-objects.js';
@@ -24,8 +23,7 @@ import { blockIdByIndex } from '../kit/form-inputs.js';
 import type { ButtonAction } from '@slack/bolt';
 import { editModal } from './edit-modal.js';
 import type { Click } from '../context.js';
-import { genuineButton, type GenuineButton } from '../card/genuine-button.js';
-import { tamperedButton } from '../card/clicked-card.js';
+import { genuineButton, type GenuineButton, tamperedButton } from '../card/clicked-card.js';
 
 /**
  * What Edit asks of the approval and routing features: passed in (app.ts), as edit/ imports
@@ -150,7 +148,7 @@ export async function showEditSubmission(ctx: SlackContext, deps: EditDeps, who:
         await deps.showDecision(ctx, { outcome: 'approval-recorded', action: outcome.action, approvals: outcome.approvals, quorum: outcome.quorum, alreadyCounted: false }, at, moved);
         return deps.routeEdited(ctx, outcome.action, moved);
       }
-      await updateCard(ctx, outcome.action.id);
+      await showCardUpdate(ctx, outcome.action.id);
       refreshHomesFor(ctx, outcome.action);
       await tellUser(ctx, at, `Your edit is saved as request #${outcome.action.id}, but it does not count as your approval: ${escapeMrkdwn(outcome.message)}`);
       await showStillNeeded(ctx, outcome.action, user, moved ?? card);

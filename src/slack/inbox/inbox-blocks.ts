@@ -1,4 +1,4 @@
-import { highRiskConfirm } from '../card/approve-button.js';
+import { highRiskConfirm } from '../card/approval-card.js';
 import type { Button, HomeView, KnownBlock } from '@slack/types';
 import type { PendingAction } from '../../db/rows.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';

@@ -9,8 +9,7 @@ import { threadLink } from '../kit/thread-link.js';
 import { actorOf, type Person, type SlackContext } from '../context.js';
 import { findCards } from '../card/cards.js';
 import { findThreads } from '../thread/threads.js';
-import { callOnCard, editShownOnCard } from '../card/card-description.js';
-import { boundOnCard, unattendedOf } from '../card/card-bound.js';
+import { callOnCard, editShownOnCard, boundOnCard, unattendedOf } from '../card/render-card.js';
 
 /**
  * A person's inbox: one page of the open requests they may approve and have not voted on

@@ -7,12 +7,10 @@ import { truncate } from '../kit/limits.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
 import { privateWithoutApprovers } from './private-without-approvers.js';
-import { addCardCopies, type CardCopy } from '../card/cards.js';
-import type { RenderedCard } from '../card/render-card.js';
+import { addCardCopies, type CardCopy, type CardRow } from '../card/cards.js';
+import { type RenderedCard, renderCard } from '../card/render-card.js';
 import { blocksAsJson } from '../transport/slack-web-client.js';
 import { cardMetadata } from '../card/card-metadata.js';
-import type { CardRow } from '../card/cards.js';
-import { renderCard } from '../card/render-card.js';
 
 /**
  * Copies of a new approval card for the approvers, where the policy routes them (`dm`, or

@@ -5,7 +5,7 @@ import { escalationText, lastWarningText, reminderText, type NoticeFacts } from 
 import { refreshHomesFor } from '../card/inbox-refresh.js';
 import type { SlackContext } from '../context.js';
 import { claimNotices, loadWaitingApprovals, markNoticeSent, type WaitingApproval } from './claim-notices.js';
-import { updateCard } from '../card/update-card.js';
+import { showCardUpdate as updateCard } from '../card/show-card-update.js';
 import { renderCard } from '../card/render-card.js';
 import { dmRecipients, sendDmCopies } from './route-card.js';
 

@@ -1,12 +1,11 @@
 import { sql } from 'kysely';
-import { claimRepairs } from '../card/claim-repairs.js';
+import { claimRepairs, botMessagesWithMetadata } from '../card/card-repairs.js';
 import type { SlackDb } from '../tables.js';
 import { ANSWER_EVENT_TYPE, answerMessages, showAnswer } from './show-answer.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
 import { markRunShown } from './mark-run-shown.js';
 import { threadTarget } from './threads.js';
 import { clearWorkingReaction } from './working-reaction.js';
-import { botMessagesWithMetadata } from '../card/metadata-messages.js';
 
 /** A run's kept answer and where its thread is (absent when the run has no thread on record). */
 export interface KeptResult {

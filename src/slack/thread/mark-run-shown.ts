@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { DrawnMark } from '../card/update-card.js';
+import type { DrawnMark } from '../card/show-card-update.js';
 import type { SlackDb } from '../tables.js';
 
 /** Most runs let go in one statement. */

@@ -1,9 +1,9 @@
 import type { AgentStream, ApprovalRequest, RecoveredRun } from '../../agent/api-types.js';
 import { paragraphs, type AnnouncedRequest } from '../../agent/stream.js';
 import { hasAgentErrorCode } from '../../agent/errors.js';
-import { postCard } from '../card/post-card.js';
-import { postApprovalCards } from '../card/post-approval-cards.js';
-import { updateCard, type DrawnMark } from '../card/update-card.js';
+import { showCard as postCard } from '../card/show-card.js';
+import { showApprovalCards as postApprovalCards } from '../card/show-approval-cards.js';
+import { showCardUpdate as updateCard, type DrawnMark } from '../card/show-card-update.js';
 import { markCardsDrawn, markRunShown } from './mark-run-shown.js';
 import { showAnswer } from './show-answer.js';
 import { showError } from './show-error.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { approvalCard } from '../../../src/slack/card/approval-card.js';
 import type { ApprovalCardState, QuestionCardState, SuspensionCardState } from '../../../src/slack/card/card-types.js';
-import { declineModal } from '../../../src/slack/approval/decline-modal.js';
+import { declineModal } from '../../../src/slack/approval/approval-modals.js';
 import { questionCard } from '../../../src/slack/answer/question-card.js';
 import { respondModal } from '../../../src/slack/answer/respond-modal.js';
 import { suspensionCard } from '../../../src/slack/answer/suspension-card.js';

@@ -5,6 +5,7 @@ import type { ApprovalCardData } from '../../../../src/slack/card/card-types.js'
 import { blockLimitErrors } from '../../../../src/simulator/index.js';
 import { approvalCardData, CARD_EXPIRES } from '../../../helpers/slack/approval-card-data.js';
 import { allText, expectNoInjection, expectWellFormed, INJECTION } from '../../../helpers/slack/block-text.js';
+import { whoDecides } from '../../../../src/slack/kit/who-decides.js';
 
 const DECIDED = new Date('2030-01-01T12:00:00Z');
 
@@ -364,5 +365,63 @@ describe('approvalCard: a quorum that can never be met', () => {
   it('is not shown without the fact, nor once the request is no longer pending', () => {
     expect(warning(approvalCard(approvalCardData({ quorum: 3 })))).toBeUndefined();
     expect(warning(approvalCard(approvalCardData({ quorum: 3, unreachableQuorum: { eligible: 2 }, state: { kind: 'expired' } })))).toBeUndefined();
+  });
+});
+
+const DAY = 86_400_000;
+
+describe('approval card: over a cumulative limit', () => {
+  it('says why it asks more: total, whose, window, limit and what it takes', () => {
+    const blocks = approvalCard(
+      approvalCardData({ quorum: 2, overLimit: [{ sum: 'amountCents', requester: 'U0BOB', total: 135000, above: 100000, overMs: DAY }] }),
+    );
+    expect(allText(blocks)).toContain('*Over the limit:* $1,350.00 of `issue_refund` by <@U0BOB> in the last 24h exceeds $1,000.00 → 2 approvals');
+    expect(blockLimitErrors(blocks)).toEqual([]);
+  });
+
+  it('a count for everyone reads as calls; a plain sum names its argument', () => {
+    const count = allText(approvalCard(approvalCardData({ toolName: 'delete_record', overLimit: [{ total: 21, above: 20, overMs: 3_600_000 }] })));
+    expect(count).toContain('*Over the limit:* 21 calls of `delete_record` by everyone in the last 1h exceeds 20 → approval required');
+    const sum = allText(approvalCard(approvalCardData({ overLimit: [{ sum: 'rows', total: 1500, above: 1000, overMs: 90 * 60_000 }] })));
+    expect(sum).toContain('1,500 of `issue_refund` `rows` by everyone in the last 90m exceeds 1,000');
+  });
+
+  it('a card without limit hits has no such line; stored strings cannot break out of the mrkdwn', () => {
+    expect(allText(approvalCard(approvalCardData()))).not.toContain('Over the limit');
+    const blocks = approvalCard(
+      approvalCardData({ toolName: INJECTION, overLimit: [{ sum: INJECTION, requester: INJECTION, total: 2, above: 1, overMs: DAY }] }),
+    );
+    const line = allText(blocks).split('\n').find((l) => l.includes('Over the limit'))!;
+    expect(line).not.toMatch(/<!channel>|<@U123>|<https:/);
+    expect(blockLimitErrors(blocks)).toEqual([]);
+  });
+});
+
+describe('approval card: who is notified', () => {
+  it('mentions users and user groups by default', () => {
+    const t = allText(approvalCard(approvalCardData()));
+    expect(t).toContain('*Approvers:* <@U0APPROVER1> or <!subteam^S0FINANCE01>');
+  });
+
+  it('with notify: none shows the approvers as ids that ping nobody', () => {
+    const t = allText(approvalCard(approvalCardData({ notify: 'none' })));
+    expect(t).toContain('*Approvers:* `U0APPROVER1` or `S0FINANCE01`');
+    expect(t).not.toContain('<!subteam^');
+    expect(t).not.toContain('<@U0APPROVER1>');
+  });
+
+  it('never turns an invalid id into a broadcast, whatever the mode', () => {
+    expect(whoDecides(['<!channel>', 'U0OK'], 'mentions')).toBe('&lt;!channel&gt; or <@U0OK>');
+    expect(whoDecides(['<!channel>'], 'none')).toBe('&lt;!channel&gt;');
+  });
+
+  it('says on a pending card that the requester can reply cancel, and not once decided', () => {
+    expect(allText(approvalCard(approvalCardData()))).toContain('<@U0REQUESTER> can reply `cancel` in the thread to withdraw it');
+    const decided = allText(approvalCard(approvalCardData({ state: { kind: 'approved', by: ['U0APPROVER1'], at: new Date() } })));
+    expect(decided).not.toContain('cancel');
+  });
+
+  it('says where copies went while pending', () => {
+    expect(allText(approvalCard(approvalCardData({ routedTo: '<#C0APPROVALS>' })))).toContain('*Sent to:* <#C0APPROVALS>');
   });
 });

@@ -1,10 +1,9 @@
-import { postCard } from './post-card.js';
+import { showCard } from './show-card.js';
 import { runInThread } from '../thread/run-in-thread.js';
 import type { SlackContext } from '../context.js';
-import { settleCardRepair } from './claim-unposted-cards.js';
+import { settleCardRepair, adoptCard } from './card-repairs.js';
 import { findThread, threadTarget } from '../thread/threads.js';
-import { adoptCard } from './adopt-card.js';
-import { updateCard } from './update-card.js';
+import { showCardUpdate } from './show-card-update.js';
 import { clearWorkingReaction } from '../thread/working-reaction.js';
 
 /**
@@ -15,7 +14,7 @@ import { clearWorkingReaction } from '../thread/working-reaction.js';
  * (and only while the request still waits). Takes off the working reaction that process left on
  * the message that asked.
  */
-export async function postUnpostedCard(ctx: SlackContext, actionId: number): Promise<void> {
+export async function showUnpostedCard(ctx: SlackContext, actionId: number): Promise<void> {
   const action = await ctx.agent.findRequest(actionId);
   const thread = action ? await findThread(ctx.slackDb, action.root_run_id) : undefined;
   const log = ctx.logger.child({ actionId, runId: action?.run_id });
@@ -30,13 +29,13 @@ export async function postUnpostedCard(ctx: SlackContext, actionId: number): Pro
   // A notice instead of the card leaves the claim on record: the card is tried again once it lapses.
   let settled = true;
   if (adoption === 'adopted') {
-    await updateCard(ctx, actionId);
+    await showCardUpdate(ctx, actionId);
     log.warn('card adopted by the sweep: it was posted, but where it went had not been stored');
   } else if (action.status !== 'pending') {
     log.info({ status: action.status }, 'request decided without a card: there was none to find');
   } else {
     const target = threadTarget(thread);
-    const outcome = await postCard(ctx, actionId, target, (continuation) => runInThread(ctx, continuation, target), action);
+    const outcome = await showCard(ctx, actionId, target, (continuation) => runInThread(ctx, continuation, target), action);
     log.warn({ outcome }, 'card posted by the sweep: the process that wrote the request stopped before posting it');
     settled = outcome !== 'fallback';
   }

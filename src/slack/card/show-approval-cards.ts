@@ -1,13 +1,13 @@
 import type { AgentStream, ApprovalRequest } from '../../agent/api-types.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
 import { postBatchCard } from '../batch/post-batch-card.js';
-import { postCard } from './post-card.js';
+import { showCard } from './show-card.js';
 
 /**
  * The cards for the approval requests a run announced together when it paused: the calls of one
  * run's step (two or more) share one batch card; a lone call gets the card it always had.
  */
-export async function postApprovalCards(
+export async function showApprovalCards(
   ctx: SlackContext,
   requests: readonly ApprovalRequest[],
   target: ThreadTarget,
@@ -21,7 +21,7 @@ export async function postApprovalCards(
   }
   for (const group of byRun.values()) {
     const stored = group.map((r) => ctx.agent.storedRequestOf(r));
-    if (group.length === 1) await postCard(ctx, group[0]!.actionId, target, onCancelled, stored[0]);
+    if (group.length === 1) await showCard(ctx, group[0]!.actionId, target, onCancelled, stored[0]);
     else await postBatchCard(ctx, group.map((r) => r.actionId), target, onCancelled, stored);
   }
 }

@@ -4,7 +4,7 @@ import { Agent } from '../../../../src/agent/agent.js';
 import { createTool } from '../../../../src/agent/tool.js';
 import type { PendingAction } from '../../../../src/db/rows.js';
 import { silentLogger } from '../../../../src/logger.js';
-import { updateCard } from '../../../../src/slack/card/update-card.js';
+import { showCardUpdate } from '../../../../src/slack/card/show-card-update.js';
 import type { SlackContext } from '../../../../src/slack/context.js';
 import { CardLifecycle } from '../../../../src/slack/card/lifecycle.js';
 import type { CardRow } from '../../../../src/slack/card/cards.js';
@@ -46,7 +46,7 @@ const approved: PendingAction = {
 };
 const card: CardRow = { action_id: 7, channel: 'C1', ts: '200.2', thread_ts: '100.1', kind: 'approval', drawn: 'pending:0' };
 
-/** A context whose database refuses every use: a read shows up as a rejected updateCard. */
+/** A context whose database refuses every use: a read shows up as a rejected showCardUpdate. */
 function context(posting?: Promise<void>) {
   const updates: Array<{ channel: string; ts: string; text?: string; blocks?: unknown }> = [];
   const reads: string[] = [];
@@ -69,11 +69,11 @@ function context(posting?: Promise<void>) {
   return { ctx, updates, reads, inFlight };
 }
 
-describe('updateCard', () => {
+describe('showCardUpdate', () => {
   it('draws a request this process just decided from the decided row, without reading it again, and leaves its mark to the caller', async () => {
     const { ctx, updates, reads } = context();
     const marks: Array<{ actionId: number; key: string }> = [];
-    await expect(updateCard(ctx, 7, { action: approved, card, marks })).resolves.toEqual(card);
+    await expect(showCardUpdate(ctx, 7, { action: approved, card, marks })).resolves.toEqual(card);
     expect(reads).toEqual([]);
     expect(marks).toEqual([{ actionId: 7, key: 'approved:1' }]);
     expect(updates).toHaveLength(1);
@@ -88,7 +88,7 @@ describe('updateCard', () => {
     let posted!: () => void;
     const done = new Promise<void>((r) => (posted = r));
     const { ctx, updates, reads, inFlight } = context(done);
-    const updating = updateCard(ctx, 7, { action: approved, card, marks: [] });
+    const updating = showCardUpdate(ctx, 7, { action: approved, card, marks: [] });
     await Promise.resolve();
     expect(inFlight!.redrawWaiting).toBe(true);
     posted();
@@ -99,7 +99,7 @@ describe('updateCard', () => {
 
   it('reads the row when the caller has no decided row (a quorum vote, an expiry)', async () => {
     const { ctx, reads } = context();
-    await expect(updateCard(ctx, 7)).rejects.toThrow('the database was read');
+    await expect(showCardUpdate(ctx, 7)).rejects.toThrow('the database was read');
     expect(reads.length).toBeGreaterThan(0);
   });
 });

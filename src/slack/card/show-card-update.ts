@@ -1,15 +1,13 @@
 import type { PendingAction } from '../../db/rows.js';
 import { errorReference } from '../kit/error-reference.js';
 import type { SlackContext } from '../context.js';
-import type { CardRow } from './cards.js';
-import { loadCardState, type CardState } from './card-state.js';
-import { markCardDrawn } from './mark-card-drawn.js';
-import { renderCard } from './render-card.js';
-import { cardViewOf } from './card-view.js';
-import { cardStateKey } from './card-state-key.js';
+import { type CardRow, loadCardState, type CardState, cardStateKey, cardStateKeySql } from './cards.js';
+import { renderCard, cardViewOf } from './render-card.js';
 import { blocksAsJson } from '../transport/slack-web-client.js';
 import { redrawBatch } from '../batch/redraw-batch.js';
-import { adoptCard } from './adopt-card.js';
+import { adoptCard } from './card-repairs.js';
+import { sql } from 'kysely';
+import type { SlackDb } from '../tables.js';
 
 /** A card drawn whose `drawn` mark is left to ride on a later statement (markRunShown) instead of one of its own. */
 export interface DrawnMark {
@@ -47,7 +45,7 @@ const MAX_DRAWS = 3;
  * is under way. Returns where the card is (undefined when it has none), whether
  * or not the redraw went through.
  */
-export async function updateCard(ctx: SlackContext, actionId: number, decided?: DecidedCard): Promise<CardRow | undefined> {
+export async function showCardUpdate(ctx: SlackContext, actionId: number, decided?: DecidedCard): Promise<CardRow | undefined> {
   return ctx.cards.redrawInTurn(actionId, (waited) => redraw(ctx, actionId, waited ? undefined : decided));
 }
 
@@ -90,4 +88,23 @@ async function redraw(ctx: SlackContext, actionId: number, decided: DecidedCard 
     state = await loadCardState(ctx.slackDb, actionId);
   }
   return card;
+}
+
+/**
+ * Records that a card now shows `key` (its repair, if one was claimed, is done)
+ * and returns the key its request has now: when they differ, the request moved
+ * on while the card was being drawn (another instance decided, a redraw landed
+ * out of order), and the card must be drawn again. Undefined when the card or
+ * its request is not on record.
+ */
+export async function markCardDrawn(db: SlackDb, actionId: number, key: string): Promise<string | undefined> {
+  const result = await sql<{ current: string }>`
+    WITH upd AS (
+      UPDATE slack_cards SET drawn = ${key}, drawn_at = now(), repair_claimed_at = NULL
+      WHERE action_id = ${actionId}
+      RETURNING action_id
+    )
+    SELECT ${cardStateKeySql('p')} AS current FROM pending_actions p WHERE p.id = ${actionId} AND EXISTS (SELECT 1 FROM upd)
+  `.execute(db);
+  return result.rows[0]?.current;
 }

@@ -4,12 +4,10 @@ import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { errorReference } from '../kit/error-reference.js';
 import { truncate } from '../kit/limits.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
-import { saveCard } from './cards.js';
-import { updateCard } from './update-card.js';
-import { renderCard } from './render-card.js';
+import { saveCard, cardStateKey } from './cards.js';
+import { showCardUpdate } from './show-card-update.js';
+import { renderCard, cardViewOf } from './render-card.js';
 import { routeCard } from '../routing/route-card.js';
-import { cardViewOf } from './card-view.js';
-import { cardStateKey } from './card-state-key.js';
 import { blocksAsJson } from '../transport/slack-web-client.js';
 import { refreshHomesFor } from './inbox-refresh.js';
 import { cardMetadata } from './card-metadata.js';
@@ -27,7 +25,7 @@ export type PostCardOutcome = 'posted' | 'fallback' | 'cancelled' | 'missing';
  * from it is safe: a decision made meanwhile elsewhere is caught when the
  * card's location is saved, and the card is then redrawn.
  */
-export async function postCard(
+export async function showCard(
   ctx: SlackContext,
   actionId: number,
   target: ThreadTarget,
@@ -46,7 +44,7 @@ export async function postCard(
     inFlight.finish();
   }
   // Decided by another instance before the card's location was stored: nobody else can redraw it.
-  if (result.decidedMeanwhile && !inFlight.redrawWaiting && !ctx.cards.isDeciding(actionId)) await updateCard(ctx, actionId);
+  if (result.decidedMeanwhile && !inFlight.redrawWaiting && !ctx.cards.isDeciding(actionId)) await showCardUpdate(ctx, actionId);
   if (result.continuation) {
     if (onCancelled) await onCancelled(result.continuation);
     else await result.continuation.result;

@@ -1,0 +1,161 @@
+import type { Decision, ExpiredRequest } from '../../agent/api-types.js';
+import { showCardUpdate, type DrawnMark } from '../card/show-card-update.js';
+import { markCardsDrawn } from '../thread/mark-run-shown.js';
+import { type CardRow, findCard } from '../card/cards.js';
+import { refusalText } from '../card/refusal-text.js';
+import { runInThread } from '../thread/run-in-thread.js';
+import type { Click, SlackContext, ThreadTarget } from '../context.js';
+import { onItsCard, refusalSeenBy } from '../kit/unseen-request.js';
+import { targetForAction } from '../thread/threads.js';
+import { tellUser } from '../kit/tell-user.js';
+import { refreshHomesFor } from '../card/inbox-refresh.js';
+import { recipientOf } from '../thread/answer-stream.js';
+import { showRememberedCreated } from '../remembered/show-remembered-use.js';
+import type { PendingAction } from '../../db/rows.js';
+import { expiredText } from '../routing/notice-text.js';
+import { approversAt } from '../../approvals/approvers-at.js';
+import type { NotifyMode } from '../../approvals/policy-types.js';
+import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
+import { truncate } from '../kit/limits.js';
+import { humanList, mention } from '../kit/mention.js';
+import { whoDecides } from '../kit/who-decides.js';
+
+/**
+ * Shows the result of an approve/decline: the card redrawn when the request
+ * changed, an ephemeral to the clicker when it did not (or when they should
+ * know why), and the run's continuation in its thread. `card` is where the
+ * request's card is, when the caller read it before deciding.
+ */
+export async function showDecision(ctx: SlackContext, decision: Decision, click: ThreadTarget & Pick<Click, 'user' | 'teamId' | 'answerAt'>, card?: CardRow): Promise<void> {
+  const refusal = refusalText(decision, click.user);
+  if (refusal) {
+    // Said in full on the card; from the inbox (or for a request without a card) only to someone who may see the request.
+    const row = decision.outcome === 'not-found' ? undefined : decision.action;
+    await tellUser(ctx, click, await refusalSeenBy(ctx, click, row, refusal, onItsCard(click, card)));
+  }
+  if (decision.outcome === 'not-found') return;
+
+  const changed =
+    decision.outcome === 'approved' ||
+    decision.outcome === 'declined' ||
+    (decision.outcome === 'approval-recorded' && !decision.alreadyCounted) ||
+    ('stream' in decision && decision.stream !== undefined);
+  // A click that found the request already expired redraws it too: the sweep may not have got there yet. So does
+  // one on a card with no row that was decided already: it was posted without its location stored (see adoptCard).
+  const drawn: DrawnMark[] = [];
+  const final = (decision.outcome === 'approved' || decision.outcome === 'declined') && card ? { action: decision.action, card, marks: drawn } : undefined;
+  const lost = decision.outcome === 'already-decided' && !card;
+  const redrawn = changed || decision.outcome === 'expired' || lost ? { card: await showCardUpdate(ctx, decision.action.id, final) } : undefined;
+  if (changed || decision.outcome === 'expired') refreshHomesFor(ctx, decision.action);
+
+  if (decision.outcome === 'approval-recorded' && !decision.alreadyCounted) await showQuorumProgress(ctx, decision.action, redrawn?.card ?? card);
+
+  const stream = 'stream' in decision ? decision.stream : undefined;
+  // This click found the request past its time and expired it (a stream means it did): the requester hears, once.
+  if (decision.outcome === 'expired' && stream) await tellRequesterExpired(ctx, decision.action, redrawn?.card);
+  if (!stream) return markCardsDrawn(ctx.slackDb, drawn);
+  // From the inbox, a run without a card or thread (one started outside Slack) goes on where it was started, not where the click was.
+  const target = await targetForAction(ctx, decision.action, click.answerAt === undefined ? click : undefined, redrawn);
+  if (!target) {
+    ctx.logger.info({ actionId: decision.action.id }, 'the run has no thread in Slack; it goes on without one');
+    await stream.result;
+    return;
+  }
+  await showRememberedCreated(ctx, target, decision);
+  await runInThread(ctx, stream, target, { drawn, ...recipientOf(decision.action.requester, click) });
+}
+
+/**
+ * The requester hears that their request expired (the card alone changes silently). Only the
+ * instance whose sweep expired the request gets here, so it is said once.
+ */
+export async function tellRequesterExpired(ctx: SlackContext, action: PendingAction, card: CardRow | undefined): Promise<void> {
+  if (action.kind !== 'approval') return;
+  const target = await targetForAction(ctx, action, undefined, { card });
+  if (!target) return;
+  const text = expiredText({
+    actionId: action.id,
+    toolName: action.tool_name,
+    expiresAt: action.expires_at ? new Date(action.expires_at) : new Date(Number.NaN),
+    ...(action.requester ? { requester: action.requester } : {}),
+  });
+  try {
+    await ctx.client.chat.postMessage({ channel: target.channel, ...(target.threadTs ? { thread_ts: target.threadTs } : {}), text });
+  } catch (error) {
+    ctx.logger.warn({ err: error, actionId: action.id }, 'expiry could not be told to the requester');
+  }
+}
+
+/**
+ * After the expiry sweep: the card says Expired and the run's continuation shows in its thread.
+ * With `redraw`, the card is handed to it instead of redrawn here (the sweep redraws a backlog at
+ * the pace Slack allows, while the runs go on).
+ */
+export async function showExpired(ctx: SlackContext, expired: ExpiredRequest, redraw?: (actionId: number) => void): Promise<void> {
+  const card = redraw ? await findCard(ctx.slackDb, expired.action.id) : await showCardUpdate(ctx, expired.action.id);
+  redraw?.(expired.action.id);
+  refreshHomesFor(ctx, expired.action);
+  await tellRequesterExpired(ctx, expired.action, card);
+  if (!expired.stream) return;
+  const target = await targetForAction(ctx, expired.action, undefined, { card });
+  if (!target) {
+    ctx.logger.warn({ actionId: expired.action.id }, 'expired request has no thread; continuation not shown');
+    await expired.stream.result;
+    return;
+  }
+  await runInThread(ctx, expired.stream, target);
+}
+
+/**
+ * After an approval that leaves the request pending, the card's thread is told what is left, so
+ * the approvers still needed hear about it (the redrawn card alone notifies nobody).
+ */
+export async function showQuorumProgress(ctx: SlackContext, action: PendingAction, known?: CardRow): Promise<void> {
+  if (action.status !== 'pending' || action.approvals.length === 0) return;
+  const card = known ?? (await findCard(ctx.slackDb, action.id));
+  if (!card) return;
+  const requirement = ctx.agent.requirementOf(action);
+  const voted = new Set(action.approvals.map((a) => a.userId));
+  const remaining = approversAt(requirement, new Date(action.created_at), new Date()).filter((id) => !voted.has(id));
+  const text = quorumProgressText({
+    actionId: action.id,
+    toolName: action.tool_name,
+    quorum: action.quorum,
+    approvals: action.approvals.map((a) => a.userId),
+    remaining,
+    notify: requirement.reach.notify,
+  });
+  // In the thread, and under each copy routed to the approvers (that is where they look).
+  const places = [{ channel: card.channel, thread_ts: card.thread_ts ?? undefined }, ...(card.copies ?? []).map((c) => ({ channel: c.channel, thread_ts: c.ts }))];
+  for (const place of places) {
+    try {
+      await ctx.client.chat.postMessage({ channel: place.channel, ...(place.thread_ts ? { thread_ts: place.thread_ts } : {}), text });
+    } catch (error) {
+      ctx.logger.warn({ err: error, actionId: action.id, channel: place.channel }, 'quorum progress could not be posted');
+    }
+  }
+}
+
+export interface QuorumProgress {
+  actionId: number;
+  toolName: string;
+  quorum: number;
+  /** Who approved so far, in order. */
+  approvals: readonly string[];
+  /** Who may still approve: the approvers (users and groups) minus the users who already did. */
+  remaining: readonly string[];
+  notify: NotifyMode;
+}
+
+/**
+ * "1 of 2: @bob approved `issue_refund` (request #7); one more from @finance." The people still
+ * needed are mentioned (they are the ones being asked); the tool name is escaped.
+ */
+export function quorumProgressText(p: QuorumProgress): string {
+  const left = Math.max(0, p.quorum - p.approvals.length);
+  const who = humanList(p.approvals.map(mention), { maxChars: 600 });
+  const what = `\`${escapeMrkdwn(truncate(p.toolName, 100))}\` (request #${p.actionId})`;
+  const more = left === 1 ? 'one more' : `${left} more`;
+  const from = p.remaining.length > 0 ? ` from ${whoDecides(p.remaining, p.notify, { maxChars: 1000 })}` : '';
+  return `${p.approvals.length} of ${p.quorum}: ${who} approved ${what}; ${more} needed${from}.`;
+}

@@ -1,6 +1,6 @@
 import type { BlockAction, ButtonAction } from '@slack/bolt';
 import { ACTION_IDS, CALLBACK_IDS } from '../kit/action-ids.js';
-import { openDecline, recordApproval, showApproval, openApproveReason, approveReasonErrors, recordApproveReason, showApproveReason, tellApproveReasonFailure, recordDeclineSubmission, showDeclineSubmission, tellDeclineFailure } from './approval-flow.js';
+import { openDecline, recordApproval, showApproval, openApproveReason, approveReasonErrors, recordApproveReason, tellApproveReasonFailure, recordDeclineSubmission, showDecisionSubmission, tellDeclineFailure } from './approval-flow.js';
 import { tellClicker } from '../card/clicked-card.js';
 import { showArguments } from './show-arguments.js';
 import { type SlackContext, personOf } from '../context.js';
@@ -55,7 +55,7 @@ export function registerApproveReasonSubmit(routes: InteractionRoutes, ctx: Slac
     await recordThenAck(ctx, () => ack(), {
       name: 'approve-reason-submit',
       record: (startAfter) => recordApproveReason(ctx, view, personOf(body), startAfter),
-      show: (recorded) => showApproveReason(ctx, personOf(body), recorded),
+      show: (recorded) => showDecisionSubmission(ctx, personOf(body), recorded),
       onError: tellApproveReasonFailure(ctx, view, user),
     });
   });
@@ -68,7 +68,7 @@ export function registerDeclineModalSubmit(routes: InteractionRoutes, ctx: Slack
     await recordThenAck(ctx, () => ack(), {
       name: 'decline-submit',
       record: (startAfter) => recordDeclineSubmission(ctx, view, personOf(body), startAfter),
-      show: (recorded) => showDeclineSubmission(ctx, personOf(body), recorded),
+      show: (recorded) => showDecisionSubmission(ctx, personOf(body), recorded),
       onError: tellDeclineFailure(ctx, view, user),
     });
   });

@@ -132,7 +132,7 @@ export interface RecordedDecision {
  * request and the arguments the person saw, and the runtime checks it as any decision. The run's
  * work waits for `startAfter`. Undefined (logged) when the metadata is not ours.
  */
-export async function recordDecisionSubmission(
+async function recordDecisionSubmission(
   ctx: SlackContext,
   submission: DecisionSubmission | undefined,
   who: Person,
@@ -171,7 +171,7 @@ export async function showDecisionSubmission(ctx: SlackContext, who: Person, rec
 }
 
 /** Tells the person, beside the card, that recording or showing their decision failed (with the log reference). */
-export function tellDecisionSubmissionFailure(ctx: SlackContext, actionId: number | undefined, user: string): (ref: string) => Promise<void> {
+function tellDecisionSubmissionFailure(ctx: SlackContext, actionId: number | undefined, user: string): (ref: string) => Promise<void> {
   return async (ref) => {
     const card = actionId !== undefined ? await findCard(ctx.slackDb, actionId) : undefined;
     if (card) await tellUser(ctx, { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}), user }, failureText(ref));
@@ -237,8 +237,6 @@ export function recordDeclineSubmission(ctx: SlackContext, view: SubmittedView, 
   return recordDecisionSubmission(ctx, parseDeclineModal(view.private_metadata, view.state.values), who, 'decline', startAfter);
 }
 
-/** Shows a recorded decline beside its card (the redraw, a refusal, the run's continuation). */
-export const showDeclineSubmission = showDecisionSubmission;
 
 /** Tells the decliner, beside the card, that recording or showing the decline failed (with the log reference). */
 export function tellDeclineFailure(ctx: SlackContext, view: SubmittedView, user: string): (ref: string) => Promise<void> {
@@ -264,7 +262,7 @@ export async function openApproveReason(ctx: SlackContext, click: Click | undefi
 }
 
 /** The reason modal for this request, opened with the click's trigger. */
-export async function openReasonModal(ctx: SlackContext, click: Click, row: PendingAction): Promise<void> {
+async function openReasonModal(ctx: SlackContext, click: Click, row: PendingAction): Promise<void> {
   const call = describedCall(row.tool_name, row.args, ctx.agent.viewRequest(row).description);
   try {
     if (!click.triggerId) throw new Error('no trigger_id');
@@ -290,8 +288,6 @@ export function recordApproveReason(ctx: SlackContext, view: SubmittedView, who:
   return recordDecisionSubmission(ctx, parseApproveReasonModal(view.private_metadata, view.state.values), who, 'approve', startAfter);
 }
 
-/** Shows a recorded approval beside its card (the redraw, a refusal, the run's continuation). */
-export const showApproveReason = showDecisionSubmission;
 
 /** Tells the approver, beside the card, that recording or showing the approval failed (with the log reference). */
 export function tellApproveReasonFailure(ctx: SlackContext, view: SubmittedView, user: string): (ref: string) => Promise<void> {

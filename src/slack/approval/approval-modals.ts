@@ -73,8 +73,8 @@ export function parseDeclineModal(
   return submission;
 }
 
-export const APPROVE_REASON_BLOCK_ID = 'reason';
-export const APPROVE_REASON_ACTION_ID = 'reason';
+const APPROVE_REASON_BLOCK_ID = 'reason';
+const APPROVE_REASON_ACTION_ID = 'reason';
 
 export interface ApproveReasonModalData {
   actionId: number;

@@ -69,7 +69,7 @@ export async function showDecision(ctx: SlackContext, decision: Decision, click:
  * The requester hears that their request expired (the card alone changes silently). Only the
  * instance whose sweep expired the request gets here, so it is said once.
  */
-export async function tellRequesterExpired(ctx: SlackContext, action: PendingAction, card: CardRow | undefined): Promise<void> {
+async function tellRequesterExpired(ctx: SlackContext, action: PendingAction, card: CardRow | undefined): Promise<void> {
   if (action.kind !== 'approval') return;
   const target = await targetForAction(ctx, action, undefined, { card });
   if (!target) return;

@@ -170,7 +170,7 @@ export interface ApproveButtonOptions {
  * policy wants a reason has its own action id, so the click opens the reason modal and never
  * decides on its own (the runtime refuses an approval without a reason anyway).
  */
-export function approveButton(options: ApproveButtonOptions): Button {
+function approveButton(options: ApproveButtonOptions): Button {
   const button: Button = {
     type: 'button',
     action_id: options.requireReason ? ACTION_IDS.approveWithReason : ACTION_IDS.approve,
@@ -199,7 +199,7 @@ export function highRiskConfirm(title: string): ConfirmationDialog {
  * "*Over the limit:* $1,350.00 of `issue_refund` by @bob in the last 24h exceeds $1,000.00 → 2 approvals".
  * An amount whose argument is named in cents (`amountCents`) is shown as dollars.
  */
-export function limitReasonText(hit: OverLimit, toolName: string, quorum: number): string {
+function limitReasonText(hit: OverLimit, toolName: string, quorum: number): string {
   const money = hit.sum !== undefined && /cents$/i.test(hit.sum.split('.').pop() ?? '');
   const amount = (n: number) =>
     money

@@ -152,7 +152,7 @@ export async function claimStaleCards(db: SlackDb, agentId: string, graceMs: num
  * is left unknown, so whatever draws next draws the request as it is. One statement for a card of
  * its own and a batch's members alike; returns the ids this call stored.
  */
-export async function recordFoundCards(db: SlackDb, cards: ReadonlyArray<Omit<CardRow, 'drawn' | 'copies'>>): Promise<number[]> {
+async function recordFoundCards(db: SlackDb, cards: ReadonlyArray<Omit<CardRow, 'drawn' | 'copies'>>): Promise<number[]> {
   if (cards.length === 0) return [];
   const values = sql.join(
     cards.map((c) => sql`(${c.action_id}::integer, ${c.channel}, ${c.ts}, ${c.thread_ts}, ${c.kind}, ${c.batch ? JSON.stringify(c.batch) : null}::jsonb)`),

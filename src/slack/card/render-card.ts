@@ -258,7 +258,7 @@ export function describedCall(toolName: string, args: unknown, presented: CallPr
 }
 
 /** What each approver said with their approval, by user id. */
-export function approvalReasons(action: Pick<PendingAction, 'approvals'>): Record<string, string> {
+function approvalReasons(action: Pick<PendingAction, 'approvals'>): Record<string, string> {
   const reasons: Record<string, string> = {};
   for (const vote of action.approvals) if (typeof vote.reason === 'string' && vote.reason.trim()) reasons[vote.userId] = vote.reason;
   return reasons;

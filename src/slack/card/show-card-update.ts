@@ -97,7 +97,7 @@ async function redraw(ctx: SlackContext, actionId: number, decided: DecidedCard 
  * out of order), and the card must be drawn again. Undefined when the card or
  * its request is not on record.
  */
-export async function markCardDrawn(db: SlackDb, actionId: number, key: string): Promise<string | undefined> {
+async function markCardDrawn(db: SlackDb, actionId: number, key: string): Promise<string | undefined> {
   const result = await sql<{ current: string }>`
     WITH upd AS (
       UPDATE slack_cards SET drawn = ${key}, drawn_at = now(), repair_claimed_at = NULL

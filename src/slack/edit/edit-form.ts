@@ -18,7 +18,7 @@ export function editFormOf(agent: Agent, action: Pick<PendingAction, 'tool_name'
 }
 
 /** editFormOf from the edit schema already at hand (a RequestView's `editSchema`). */
-export function editFormOfSchema(schema: JSONSchema7 | undefined): Form | undefined {
+function editFormOfSchema(schema: JSONSchema7 | undefined): Form | undefined {
   const form = formOfJsonSchema(schema);
   return form && form.fields.length <= EDIT_MAX_FIELDS ? form : undefined;
 }

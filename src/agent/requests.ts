@@ -1,6 +1,7 @@
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { PendingAction } from '../db/rows.js';
 import type { Approval, RequestEdit } from '../db/schema.js';
+import { rememberedUnusedFromRow, type RememberedUnused } from '../db/remembered-grants.js';
 import { requirementOfRequest, type Requirement } from '../approvals/requirement-for.js';
 import { approversAt } from '../approvals/approvers-at.js';
 import { unreachableQuorum } from '../approvals/unreachable-quorum.js';
@@ -41,10 +42,13 @@ export interface Request {
   edit?: RequestEdit;
   /** What started the run when nobody requested it (see StreamOptions.caller). */
   caller?: string;
+  /** A remembered approval matched the call but did not cover what it asks now, and why (see useRemembered). */
+  rememberedUnused?: Omit<RememberedUnused, 'expiresAt'> & { expiresAt: Date };
 }
 
 /** A stored row as a Request. */
 export function requestOf(row: PendingAction): Request {
+  const unused = rememberedUnusedFromRow(row.remembered_unused);
   return {
     id: row.id,
     kind: row.kind,
@@ -67,6 +71,7 @@ export function requestOf(row: PendingAction): Request {
     ...(row.reason ? { reason: row.reason } : {}),
     ...(row.edit ? { edit: row.edit } : {}),
     ...(row.caller ? { caller: row.caller } : {}),
+    ...(unused ? { rememberedUnused: { ...unused, expiresAt: new Date(unused.expiresAt) } } : {}),
   };
 }
 

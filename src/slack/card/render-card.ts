@@ -19,7 +19,6 @@ import { whoDecides, describeRoute } from '../kit/who-decides.js';
 import { elicitationCard, type ElicitationCardState } from '../answer/elicitation-card.js';
 import { elicitationAnswerSchema, isElicitationPayload } from '../../mcp/elicitation-payload.js';
 import { editFacts } from '../edit/edit-form.js';
-import { rememberedUnusedFromRow } from '../../db/remembered-grants.js';
 import { expiredGrant, noMatchingGrant } from '../../db/grants.js';
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { CallPresentation } from '../../agent/describe-call.js';
@@ -56,7 +55,7 @@ export function renderCard(
     const notify = requirement.reach.notify;
     const routedTo = facts.routedTo ?? describeRoute(requirement.reach.route);
     const call = describedCall(action.tool_name, action.args, view.description);
-    const unused = rememberedUnusedFromRow(action.remembered_unused);
+    const unused = view.request.rememberedUnused;
     const bound = boundOf(view.binding, requirement);
     const unattended = unattendedOf(action, agent.id);
     return {
@@ -78,7 +77,7 @@ export function renderCard(
         ...(routedTo !== undefined ? { routedTo } : {}),
         quorum: action.quorum,
         ...(requirement.limitHits ? { overLimit: requirement.limitHits } : {}),
-        ...(unused ? { rememberedUnused: { ...unused, expiresAt: new Date(unused.expiresAt) } } : {}),
+        ...(unused ? { rememberedUnused: unused } : {}),
         approvals: action.approvals.map((a) => a.userId),
         expiresAt: action.expires_at ? new Date(action.expires_at) : new Date(Number.NaN),
         fingerprint: action.fingerprint ?? '',

@@ -88,6 +88,9 @@ describe('Agent.viewRequest', () => {
     expect('requester' in request).toBe(false);
     expect('expiresAt' in request).toBe(false);
     expect(request.path).toEqual(['ops']);
+    const unused = { rememberedGrantId: 3, allowedBy: 'U0OPS', approvals: 1, expiresAt: '2026-07-01T00:00:00.000Z', why: ['limits', 'nonsense'] };
+    expect(requestOf(row({ remembered_unused: unused })).rememberedUnused).toEqual({ ...unused, expiresAt: new Date(unused.expiresAt), why: ['limits'] });
+    expect(requestOf(row({ remembered_unused: { rememberedGrantId: 'x' } })).rememberedUnused).toBeUndefined();
   });
 
   it('a card draw asks the policy once (it used to ask about six times)', () => {

@@ -7,10 +7,9 @@ import type { InputState, SubmittedView } from '../kit/submitted-payloads.js';
 import { elicitationModal, parseElicitationModal } from './elicitation-modal.js';
 import type { Click, Person, SlackContext } from '../context.js';
 import { findCard } from '../card/cards.js';
-import { clickedCard, tamperedButton } from '../card/clicked-card.js';
+import { clickedCard, tamperedButton, describeOutcome } from '../card/clicked-card.js';
 import { errorReference } from '../kit/error-reference.js';
 
-import { describeOutcome } from '../card/refusal-text.js';
 import { mayAnswer, recordAnswer, showAnswer, type GoOnInThread, type RecordedAnswer } from './resume-from-slack.js';
 import { tellUser } from '../kit/tell-user.js';
 

@@ -11,11 +11,10 @@ import { splitPayload } from './suspension-card.js';
 import type { Click, Person } from '../context.js';
 import type { SlackContext } from '../context.js';
 import { findCard } from '../card/cards.js';
-import { clickedCard, tamperedButton } from '../card/clicked-card.js';
+import { clickedCard, tamperedButton, describeOutcome } from '../card/clicked-card.js';
 import { errorReference } from '../kit/error-reference.js';
 import { failureText } from '../kit/failure-text.js';
 
-import { describeOutcome } from '../card/refusal-text.js';
 import { mayAnswer, recordAnswer, type RecordedAnswer } from './resume-from-slack.js';
 import { tellUser } from '../kit/tell-user.js';
 

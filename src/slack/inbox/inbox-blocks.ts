@@ -1,4 +1,4 @@
-import { highRiskConfirm } from '../card/approval-card.js';
+import { highRiskConfirm, boundLine, unattendedText } from '../card/approval-card.js';
 import type { Button, HomeView, KnownBlock } from '@slack/types';
 import type { PendingAction } from '../../db/rows.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
@@ -14,7 +14,6 @@ import { plainText } from '../kit/text-objects.js';
 import { rememberedBlocks, type RememberedItem } from '../remembered/remembered-blocks.js';
 import { callFieldsLine, type CallInWords } from '../kit/describe-args.js';
 import { moreBlock, type InboxList } from './inbox-lists.js';
-import { boundLine, unattendedText } from '../card/bound-blocks.js';
 import type { CardBound, CardUnattended } from '../card/card-types.js';
 
 /** One request as the inbox shows it. */

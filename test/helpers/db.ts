@@ -26,12 +26,32 @@ export interface TestDatabase extends Database {
   empty(): Promise<void>;
 }
 
-/** Every table of `schema` but schema_migrations, emptied in one statement. */
-async function emptySchema(db: Kysely<DB>, schema: string): Promise<void> {
-  const { rows } = await sql<{ name: string }>`
-    SELECT quote_ident(table_schema) || '.' || quote_ident(table_name) AS name FROM information_schema.tables
-    WHERE table_schema = ${schema} AND table_type = 'BASE TABLE' AND table_name <> 'schema_migrations'`.execute(db);
-  if (rows.length > 0) await sql.raw(`TRUNCATE ${rows.map((r) => r.name).join(', ')} RESTART IDENTITY CASCADE`).execute(db);
+/**
+ * Every table of `schema` but schema_migrations emptied and its sequences set back to 1, in one
+ * round trip. DELETE, not TRUNCATE: a test leaves a few rows, and TRUNCATE gives every table new
+ * files (about 150 ms for the schema on Postgres, against a few for DELETE). Foreign keys are not
+ * checked while it runs (`session_replication_role`, for this transaction only), so the order of
+ * the tables does not matter. The tables are looked up each time (in pg_catalog: information_schema's views cost more than
+ * the deletes), since the demo creates tables of its own.
+ */
+function schemaEmptier(db: Kysely<DB>, schema: string): () => Promise<void> {
+  const literal = `'${schema.replaceAll("'", "''")}'`;
+  const statement = `DO $$
+DECLARE r record;
+BEGIN
+  PERFORM set_config('session_replication_role', 'replica', true);
+  FOR r IN SELECT c.oid::regclass::text AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+           WHERE n.nspname = ${literal} AND c.relkind IN ('r', 'p') AND c.relname <> 'schema_migrations' LOOP
+    EXECUTE 'DELETE FROM ' || r.name;
+  END LOOP;
+  FOR r IN SELECT c.oid AS id FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+           WHERE n.nspname = ${literal} AND c.relkind = 'S' LOOP
+    PERFORM setval(r.id, 1, false);
+  END LOOP;
+END $$`;
+  return async () => {
+    await sql.raw(statement).execute(db);
+  };
 }
 
 /** The schema of the migrated PGlite copies: each is an instance of its own, so one name serves all. */
@@ -76,7 +96,7 @@ async function migratedPglite(): Promise<TestDatabase> {
     schema: PGLITE_SCHEMA,
     // PGlite is one connection: the "other" is the same one, and closing it must not end the test's.
     reopen: () => Promise.resolve({ db, kind: 'pglite', close: async () => {} }),
-    empty: () => emptySchema(db, PGLITE_SCHEMA),
+    empty: schemaEmptier(db, PGLITE_SCHEMA),
     close: () => db.destroy(),
   };
   return database;
@@ -103,7 +123,7 @@ export async function createTestDatabase(backend: Backend, dataDir = 'memory://'
         ? openDatabase({ databaseUrl: process.env.DATABASE_URL!, schema })
         : // PGlite is one connection: the "other" is the same one, and closing it must not end the test's.
           Promise.resolve({ ...database, close: async () => {} }),
-    empty: () => emptySchema(database.db, schema),
+    empty: schemaEmptier(database.db, schema),
     async close() {
       if (backend === 'postgres') {
         await sql.raw(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).execute(database.db);

@@ -39,7 +39,7 @@ export type StoreChange =
 /** Numbered, so a client can tell which changes a snapshot already contains. */
 export type Sequenced<C> = C & { seq: number };
 
-export interface StoreOptions {
+interface StoreOptions {
   /** Where ts come from (made anew on reset). */
   clock: () => TsSource;
   /**

@@ -24,7 +24,7 @@ export * from './event-payloads.js';
 export * from './interaction-payloads.js';
 export { slashCommandBody } from './slash-command.js';
 export { MessageStore, type MessageChange, type MessagePatch } from './message-store.js';
-export { SimulatorStore, type Ephemeral, type Sequenced, type StoreChange } from './store.js';
+export { SimulatorStore, type Ephemeral } from './store.js';
 export { slackWebApi, wireMessage } from './web-api-methods.js';
 export type { SimulatedWorkspace } from './workspace.js';
 export { interactiveElements, normalizeBlocks } from './block-ids.js';

@@ -13,7 +13,7 @@ export interface Drainable {
 /** Copies of one signal (see onSignal) arrive well within this. */
 const SAME_SIGNAL_MS = 500;
 
-export interface DrainOptions {
+interface DrainOptions {
   logger: Logger;
   /** SHUTDOWN_TIMEOUT_MS. */
   timeoutMs: number;

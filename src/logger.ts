@@ -8,7 +8,7 @@ export type { Logger };
  * signing secrets and model keys must never reach a log line, even when a
  * whole config or client options object is logged by mistake.
  */
-export const redactedPaths = [
+const redactedPaths = [
   'token',
   'botToken',
   'appToken',

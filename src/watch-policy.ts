@@ -6,7 +6,7 @@ import { errorMessage } from './error-message.js';
 import type { Logger } from './logger.js';
 import { warnUnsatisfiable } from './warn-unsatisfiable.js';
 
-export interface WatchPolicyOptions {
+interface WatchPolicyOptions {
   /** POLICY_FILE. Without one there is nothing to reload: SIGHUP only says so. */
   path: string | undefined;
   /** The policy the bot started with (the file's, the agents module's or the demo's). */

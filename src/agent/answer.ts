@@ -183,7 +183,7 @@ export async function resumeSuspended(
   return startContinuation(root, deps, row.run_id, row.root_run_id, undefined, startAfter, live);
 }
 
-export function validateResumeData(
+function validateResumeData(
   root: AgentInternals,
   path: string[],
   toolName: string,

@@ -106,7 +106,7 @@ export function approvalRulesFor(
   return rules.filter((rule): rule is RequireToolApproval => rule !== undefined);
 }
 
-export interface ApprovalQuestion {
+interface ApprovalQuestion {
   toolName: string;
   args: unknown;
   path: string[];
@@ -126,7 +126,7 @@ export interface ApprovalQuestion {
  *    a function rule asks, or the tool's own `requireApproval` is `true`.
  * A function asks with anything but `false`, or by throwing (fail closed; Mastra asks only on a truthy answer).
  */
-export async function requiresApproval(rules: readonly RequireToolApproval[], question: ApprovalQuestion): Promise<boolean> {
+async function requiresApproval(rules: readonly RequireToolApproval[], question: ApprovalQuestion): Promise<boolean> {
   if (question.policyRequires) return true;
   const requestContext = Object.fromEntries(question.requestContext);
   const own = question.toolSetting;

@@ -12,9 +12,7 @@ import { bindAgain, checkBinding, mustCheckBinding, unbound, withBinding } from 
 import type { AskedAgain, RequestBinding } from './request-binding.js';
 import { refuseByPolicy } from './denied-call.js';
 import { policyHold } from './policy-hold.js';
-
 import { blockedMessage } from './blocked-message.js';
-export { blockedMessage };
 
 export const interruptedMessage = (toolName: string) =>
   `Tool call interrupted: the process running ${toolName} stopped before it reported a result. ` +

@@ -31,7 +31,7 @@ export interface AskUserResult {
  * Longest free-text answer (characters, after trimming): what Slack's text inputs hold. A longer
  * one is refused, from a thread reply, a form or code, never cut.
  */
-export const MAX_ANSWER_LENGTH = 3000;
+const MAX_ANSWER_LENGTH = 3000;
 
 /**
  * The answer the tool expects depends on how it asked: free text (bounded), one label, or

@@ -3,7 +3,7 @@ import { toOutput } from './execute-tool.js';
 import type { RunState } from './run-model.js';
 
 /** What the hook decided: run these arguments, or return this result to the model without running. */
-export type HookOutcome =
+type HookOutcome =
   | { ok: true; args: unknown }
   | { ok: false; output: LanguageModelV3ToolResultOutput; value: unknown; isError: boolean; reason: string };
 

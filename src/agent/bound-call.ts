@@ -30,7 +30,7 @@ import {
  */
 
 /** What a call that waits for approval is asked with, or the result that stops it (a preview or definition that could not be read). */
-export type BindOutcome = { kind: 'bound'; binding: RequestBinding } | { kind: 'refused'; outcome: CallOutcome };
+type BindOutcome = { kind: 'bound'; binding: RequestBinding } | { kind: 'refused'; outcome: CallOutcome };
 
 /** Whether asking for this call, or running it once approved, has anything to work out (a preview, a pinned definition). */
 export function hasBinding(target: CallTarget): boolean {
@@ -98,7 +98,7 @@ export function withBinding(action: PlannedAction, binding: RequestBinding): Pla
 }
 
 /** What an approved call is checked against right before it runs, the grant included. */
-export type BindingCheck =
+type BindingCheck =
   /** What was approved holds: the grant must carry these digests. */
   | { kind: 'same'; stateDigest: string | null; toolDigest: string | null }
   /** It moved: the call is asked again, bound as `binding` (its `askedAgain` says why), of `target` (the tool as it is now). */
@@ -189,7 +189,7 @@ const askedAgainLine: Record<AskedAgainWhy, string> = {
 };
 
 /** The preview of a call, checked (PREVIEW_LIMITS); a throw or a malformed result is its failure, with why. */
-export async function runPreview(run: RunState, tool: Tool, call: { toolCallId: string; toolName: string }, args: unknown): Promise<StoredPreview> {
+async function runPreview(run: RunState, tool: Tool, call: { toolCallId: string; toolName: string }, args: unknown): Promise<StoredPreview> {
   const context: ToolPreviewContext = {
     toolCallId: call.toolCallId,
     runId: run.runId,

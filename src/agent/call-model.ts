@@ -5,7 +5,7 @@ import { inSpan, type RunTelemetry } from './telemetry.js';
 import { ModelCallError, RunAbortedError } from './errors.js';
 import { botMetrics } from '../metrics/bot-metrics.js';
 
-export interface ModelStep {
+interface ModelStep {
   text: string;
   toolCalls: Array<{ toolCallId: string; toolName: string; input: string }>;
   finishReason: string;
@@ -13,7 +13,7 @@ export interface ModelStep {
 }
 
 /** Which call this is, and how to make it. */
-export interface ModelCallContext {
+interface ModelCallContext {
   runId: string;
   agentId: string;
   /** The step this call makes, from 1. */
@@ -28,7 +28,7 @@ const defaultMaxRetries = 2;
 const maxRetryAfterMs = 60_000;
 
 /** `provider/modelId` as errors and spans name the model. */
-export function modelName(model: LanguageModelV3): string {
+function modelName(model: LanguageModelV3): string {
   return `${model.provider}/${model.modelId}`;
 }
 

@@ -37,7 +37,7 @@ function limitCountOf(policy: Policy, toolName: string, args: unknown, requester
 }
 
 /** The limits a call went over, under the policy in force and under the shadow policy (when there is one). */
-export interface CountedLimits {
+interface CountedLimits {
   hits?: LimitHit[];
   shadowHits?: LimitHit[];
 }
@@ -78,7 +78,7 @@ function callKeyOf(runId: string, toolCallId: string): string {
 }
 
 /** An edited call's limits: the hits its requirement is worked out from, and the re-count that must agree (see recordEdit). */
-export interface EditedLimits {
+interface EditedLimits {
   hits: LimitHit[];
   recount: Recount;
 }

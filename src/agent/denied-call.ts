@@ -11,7 +11,7 @@ import type { Emitter } from './stream.js';
  * told in one consistent sentence that starts with what happened and who did it, so a reason such
  * as "done" can never read as the tool's output; a decider's reason is quoted as their words.
  */
-export type Denial =
+type Denial =
   | { kind: 'declined'; by: string; reason?: string; edit?: { editor: string; changes: string } }
   | { kind: 'expired' }
   | { kind: 'cancelled'; by?: string; reason?: string }

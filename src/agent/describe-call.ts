@@ -27,7 +27,7 @@ const callDescription = z.object({
 const schemas = new WeakMap<Tool, JSONSchema7 | undefined>();
 
 /** The input schema as JSON Schema, derived once per tool (an MCP tool brings its own). */
-export function inputJsonSchemaOf(tool: Tool): JSONSchema7 | undefined {
+function inputJsonSchemaOf(tool: Tool): JSONSchema7 | undefined {
   if (tool.inputJsonSchema) return tool.inputJsonSchema;
   if (schemas.has(tool)) return schemas.get(tool);
   let schema: JSONSchema7 | undefined;
@@ -44,7 +44,7 @@ export function inputJsonSchemaOf(tool: Tool): JSONSchema7 | undefined {
  * The tool's `describe(args)`, checked: a describe that throws or returns something malformed
  * is logged and ignored, so the card falls back to the default and is never lost to it.
  */
-export function customDescription(tool: Tool, toolName: string, args: unknown, logger: Logger): CallDescription | undefined {
+function customDescription(tool: Tool, toolName: string, args: unknown, logger: Logger): CallDescription | undefined {
   if (typeof tool.describe !== 'function') return undefined;
   let described: unknown;
   try {

@@ -9,11 +9,11 @@ import { RunAbortedError } from './errors.js';
 import { inSpan, recordError } from './telemetry.js';
 import { announcedAs } from './run-state.js';
 
-export type ExecutionOutcome =
+type ExecutionOutcome =
   | { kind: 'result'; output: LanguageModelV3ToolResultOutput; value: unknown; isError: boolean }
   | { kind: 'suspended'; payload: unknown };
 
-export function errorOutput(message: string): ExecutionOutcome {
+function errorOutput(message: string): ExecutionOutcome {
   return { kind: 'result', output: { type: 'error-text', value: message }, value: message, isError: true };
 }
 

@@ -4,7 +4,7 @@ import type { PendingAction } from '../db/rows.js';
 import type { RunState } from './run-model.js';
 
 /** What the policy in force right now says about an approved call that has not run yet. */
-export type PolicyHold =
+type PolicyHold =
   /** It denies the call now (changed since, or a freeze that denies began): it does not run. */
   | { kind: 'denied'; denial: PolicyDenial; policyVersion: string }
   /** The call needs something else now (another policy, a freeze in force or over): asked again under it. */

@@ -16,7 +16,7 @@ export type RevokeOutcome =
  * then whoever created it, its requester, and anyone who may approve that call under the current
  * policy (the rule every decision is checked with).
  */
-export async function mayRevoke(deps: RuntimeDeps, grant: RememberedGrant, actor: Actor): Promise<{ allowed: true } | { allowed: false; message: string }> {
+async function mayRevoke(deps: RuntimeDeps, grant: RememberedGrant, actor: Actor): Promise<{ allowed: true } | { allowed: false; message: string }> {
   const outside = workspaceRefusal(deps, actor);
   if (outside) return outside;
   if (actor.userId === grant.created_by || actor.userId === grant.requester) return { allowed: true };

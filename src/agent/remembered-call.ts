@@ -44,7 +44,7 @@ function describedRisk(tool: Tool | undefined, args: unknown): 'low' | 'high' | 
 }
 
 /** What the step loop does with a call a remembered approval covers. */
-export type RememberedOutcome =
+type RememberedOutcome =
   /** Run it (its `consumed` is on record), with these arguments and audit facts. */
   | { kind: 'run'; args: unknown; audit: Pick<AuditInput, 'fingerprint' | 'policyVersion'> }
   /** Settled without running: the hook blocked it, or what is about to run is not what was remembered. */

@@ -94,7 +94,7 @@ export function bindingOfRow(row: BindingColumns): RequestBinding {
   return binding;
 }
 
-export function storedPreview(value: unknown): StoredPreview | undefined {
+function storedPreview(value: unknown): StoredPreview | undefined {
   if (value === null || value === undefined) return undefined;
   const failed = failedSchema.safeParse(value);
   if (failed.success) return { failed: failed.data.failed.slice(0, PREVIEW_LIMITS.failure) };

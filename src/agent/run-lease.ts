@@ -119,7 +119,7 @@ export function holdLease(deps: RuntimeDeps, runId: string, epoch: number): RunL
  * of the current step without a result yet is reported interrupted by a
  * takeover, which is what it is.
  */
-export function recordFreshRun(run: RunState): Promise<void> {
+function recordFreshRun(run: RunState): Promise<void> {
   if (run.lease || run.parentRunId || run.hadSnapshot) return run.recording ?? Promise.resolve();
   run.recording ??= write(run);
   return run.recording;

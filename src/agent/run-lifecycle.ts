@@ -22,7 +22,7 @@ import type { LanguageModelV3Message } from '@ai-sdk/provider';
 import { runSteps } from './step-loop.js';
 import { priorOf, priorOfSnapshot } from './prior-run.js';
 
-export function emitterFor(run: RunState, sink: StreamSink): Emitter {
+function emitterFor(run: RunState, sink: StreamSink): Emitter {
   return run.parentRunId ? subAgentEmitter(sink) : sinkEmitter(sink);
 }
 
@@ -31,7 +31,7 @@ export function emitterFor(run: RunState, sink: StreamSink): Emitter {
  * hands its answer to its parent and, when that was the last thing the parent
  * waited for, the parent continues on the same stream.
  */
-export async function settleOutcome(
+async function settleOutcome(
   root: AgentInternals,
   run: RunState,
   outcome: RunOutcome,
@@ -111,7 +111,7 @@ function storedRow(persisted: PendingAction[], write: { run_id: string; tool_cal
 }
 
 /** Leases a run whose last wait just ended and continues it; otherwise reports what it still waits on. */
-export async function continueRun(
+async function continueRun(
   root: AgentInternals,
   runId: string,
   deps: RuntimeDeps,
@@ -191,7 +191,7 @@ async function handToCaller(run: RunState, error: unknown): Promise<boolean> {
   return closed;
 }
 
-export async function restoreRun(root: AgentInternals, row: SnapshotRow, deps: RuntimeDeps, live?: LiveOptions): Promise<RunState> {
+async function restoreRun(root: AgentInternals, row: SnapshotRow, deps: RuntimeDeps, live?: LiveOptions): Promise<RunState> {
   const snapshot = row.snapshot as Snapshot;
   const lineage = agentsAlong(root, snapshot.path);
   const agent = lineage?.at(-1);
@@ -242,7 +242,7 @@ export async function restoreRun(root: AgentInternals, row: SnapshotRow, deps: R
  * over is that process's. A failed sub-agent is its parent's to hear about
  * (see continueRun), not this.
  */
-export async function forgetFailedRun(run: RunState, error: unknown): Promise<void> {
+async function forgetFailedRun(run: RunState, error: unknown): Promise<void> {
   if (error instanceof LeaseLostError || run.parentRunId) return;
   // A record still being written would otherwise land after this and outlive the run.
   await run.recording;
@@ -259,7 +259,7 @@ export async function forgetFailedRun(run: RunState, error: unknown): Promise<vo
  * sub-agent's, so do the requests and records of the rest of its tree, with
  * `cancelled` in the audit log, so no sweep or click carries any of it on.
  */
-export async function cancelAbortedRun(run: RunState): Promise<void> {
+async function cancelAbortedRun(run: RunState): Promise<void> {
   await run.recording;
   run.log.info('run aborted by its caller; cancelled');
   const lease = run.lease;

@@ -13,7 +13,7 @@ import type { Workspace } from '../approvals/workspace.js';
 import type { CallSettings } from './model-settings.js';
 import type { RunTelemetry, TelemetrySettings } from './telemetry.js';
 import type { RunSlots } from './run-slots.js';
-import type { ApprovalRequest, SuspensionRequest, MemoryOptions, StreamOptions, RequireToolApproval, BeforeToolCallHook } from './api-types.js';
+import type { ApprovalRequest, SuspensionRequest, MemoryOptions, RequireToolApproval, BeforeToolCallHook } from './api-types.js';
 
 /** What the step loop needs from an agent, whatever class provides it. */
 export interface AgentInternals {
@@ -111,7 +111,7 @@ export interface RuntimeDeps {
 }
 
 /** Options that survive a restart: plain JSON only. */
-export interface DurableOptions {
+interface DurableOptions {
   maxSteps: number;
   /**
    * The request's own approval rule, handed down to sub-agent runs. A function given per

@@ -10,10 +10,10 @@ import type { RunState } from './run-model.js';
  * How the shadow policy's verdict on a call differs from the enforced one: what the shadow would
  * do instead (ask, not ask, deny), or, when both ask, whom and how many it would ask.
  */
-export type ShadowDifference = 'would-ask' | 'would-not-ask' | 'would-deny' | 'other-approvers' | 'other-quorum' | 'other-self-approval';
+type ShadowDifference = 'would-ask' | 'would-not-ask' | 'would-deny' | 'other-approvers' | 'other-quorum' | 'other-self-approval';
 
 /** Every way `shadow` differs from `enforced`; empty when they agree (a deny's wording is not a difference). */
-export function shadowDifferences(enforced: CallVerdict, shadow: CallVerdict): ShadowDifference[] {
+function shadowDifferences(enforced: CallVerdict, shadow: CallVerdict): ShadowDifference[] {
   if (enforced.outcome !== shadow.outcome) {
     return [shadow.outcome === 'denied' ? 'would-deny' : shadow.outcome === 'asks' ? 'would-ask' : 'would-not-ask'];
   }

@@ -69,7 +69,7 @@ export function hasStatedReason(input: unknown): boolean {
 }
 
 /** The input without the reserved field, and the reason it held; `invalid` when it is not text within the bound. */
-export type TakenReason = { input: unknown; statedReason?: string } | { invalid: string };
+type TakenReason = { input: unknown; statedReason?: string } | { invalid: string };
 
 /**
  * Takes the reserved field out of a call's parsed input (a plain object; anything else is left

@@ -26,7 +26,7 @@ export function callTarget(agent: AgentInternals, toolName: string): CallTarget 
 }
 
 /** `statedReason`: what the model said it makes the call for (see stated-reason.ts), when it said something. */
-export type ParsedInput = { ok: true; args: unknown; statedReason?: string } | { ok: false; message: string };
+type ParsedInput = { ok: true; args: unknown; statedReason?: string } | { ok: false; message: string };
 
 /**
  * Validates a call's input against its target's schema: a tool's inputSchema,
@@ -76,7 +76,7 @@ export function delegationFailure(toolName: string, message: string): string {
  * (snapshot and waiting calls, with the inner tool and the delegation path) is
  * folded into the parent's, and the parent waits on it with a `delegation` row.
  */
-export async function runDelegation(
+async function runDelegation(
   run: RunState,
   agent: AgentInternals,
   call: { toolCallId: string; toolName: string },
@@ -241,7 +241,7 @@ function normaliseReason(reason: string): 'stop' | 'length' | 'content-filter' |
  * the one the model used, so chunks, policy, hooks and the approval function
  * all see the same name.
  */
-export async function planToolCall(run: RunState, call: ToolCallInput, out: Emitter): Promise<CallOutcome> {
+async function planToolCall(run: RunState, call: ToolCallInput, out: Emitter): Promise<CallOutcome> {
   const target = callTarget(run.agent, call.toolName);
   if (!target) return errorResult(call, `Tool ${call.toolName} not found`, out);
   const parsed = parseCallInput(target, call.toolName, call.input);

@@ -7,11 +7,11 @@ import { startContinuation } from './run-lifecycle.js';
 import type { RunSlots } from './run-slots.js';
 
 /** Rows one statement of a sweep takes: small enough that a batch's locks and audit rows stay cheap. */
-export const SWEEP_BATCH = 100;
+const SWEEP_BATCH = 100;
 /** How long one sweep keeps taking full batches before it returns (the next one follows at once). */
-export const SWEEP_BUDGET_MS = 5_000;
+const SWEEP_BUDGET_MS = 5_000;
 /** After a sweep that left work behind (a full last batch), the next one starts after this, not the interval. */
-export const SWEEP_AGAIN_MS = 100;
+const SWEEP_AGAIN_MS = 100;
 
 /** Runs this process took over that have not paused or ended yet, per process (its RunSlots). */
 const takenOver = new WeakMap<RunSlots, number>();

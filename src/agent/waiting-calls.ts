@@ -10,7 +10,7 @@ import { bindingOfRow, bindingPayload } from './request-binding.js';
  * The top-level delegation each sub-agent run of a tree works under, from the tree's pending
  * delegation rows (a delegation row names the run it waits on in its suspend payload).
  */
-export function topCallsOf(rows: readonly PendingAction[], rootRunId: string): Map<string, TopCall> {
+function topCallsOf(rows: readonly PendingAction[], rootRunId: string): Map<string, TopCall> {
   const parentOf = new Map<string, PendingAction>();
   for (const r of rows) {
     const child = r.kind === 'delegation' ? (r.suspend_payload as { runId?: unknown } | null)?.runId : undefined;

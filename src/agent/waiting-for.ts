@@ -9,9 +9,9 @@ import type { Actor } from './api-types.js';
 import type { AgentInternals, RuntimeDeps } from './run-model.js';
 
 /** Distinct (tool, agent path) pairs of open requests the policy is evaluated for per view. */
-export const WAITING_CALLS_MAX = 1000;
+const WAITING_CALLS_MAX = 1000;
 /** The most requests one page may hold. */
-export const WAITING_PAGE_MAX = 500;
+const WAITING_PAGE_MAX = 500;
 
 /** What waits for a person: one page, oldest first, and exact counts. */
 export interface WaitingPage {
@@ -68,7 +68,7 @@ export async function waitingFor(root: Pick<AgentInternals, 'id'>, deps: Runtime
 }
 
 /** The viewer as the filter needs them: their id, and which of the policy's groups they are in. */
-export interface Viewer {
+interface Viewer {
   userId: string;
   inGroup: (groupId: string) => boolean;
 }
@@ -126,7 +126,7 @@ interface Layer {
  * then the limits the request went over, in order, then the change freezes in force), except that
  * a limit or a freeze only tightens: it always asks for approval and never turns self-approval back on.
  */
-export function waitingFilter(entry: Entry, viewer: Viewer, policyVersion: string, now: Date): RequestFilter {
+function waitingFilter(entry: Entry, viewer: Viewer, policyVersion: string, now: Date): RequestFilter {
   const rules: Layer[] = entry.rules.map((rule) => ({ when: argFilter(rule.when), then: rule.then }));
   const limits: Layer[] = (entry.limits ?? []).map((limit, i) => ({ when: { op: 'limit-hit', limit: i }, then: limit.then }));
   const freezes: Layer[] = (entry.freezes ?? []).map((then) => ({ when: always, then }));

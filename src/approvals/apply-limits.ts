@@ -20,7 +20,7 @@ export interface LimitHit {
 }
 
 /** One limit's window total after this call was counted (see limit-checks.ts and db/limit-usage.ts). */
-export interface LimitTotal {
+interface LimitTotal {
   limit: number;
   total: number;
   subject: string;

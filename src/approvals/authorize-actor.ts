@@ -13,7 +13,7 @@ export interface Actor extends TeamOfActor {
   groups?: string[];
 }
 
-export interface AuthorizeActorInput {
+interface AuthorizeActorInput {
   requirement: Requirement;
   actor: Actor;
   /** The user who started the run; undefined when no person did (e.g. a scheduled run). */

@@ -2,7 +2,7 @@ import type { Actor, Authorization, RefusalReason } from './authorize-actor.js';
 import type { GroupResolver } from './group-resolver.js';
 import { inApproverGroup } from './in-approver-group.js';
 
-export interface AuthorizeAnswerInput {
+interface AuthorizeAnswerInput {
   actor: Actor;
   /** Who started the run; undefined when no person did (a run started from code without one). */
   requester?: string;

@@ -3,7 +3,7 @@ import type { Reach } from './reach.js';
 /** `remind:<n>` (the nth reminder), `warn` (the last warning before expiry), `escalate`. */
 export type NoticeName = `remind:${number}` | 'warn' | 'escalate';
 
-export interface NoticeClock {
+interface NoticeClock {
   createdAt: Date;
   expiresAt: Date;
   /** Notices already claimed for the request (sent, or being sent by another instance). */

@@ -56,7 +56,7 @@ export function evaluateCall(policy: Policy, call: CallToEvaluate): Evaluation {
  * its amount (limitChecksFor) to the counters it shares with this call when it was made after
  * `call.at` minus the window and not after `call.at`.
  */
-export function limitHitsFromHistory(
+function limitHitsFromHistory(
   policy: Policy,
   call: { toolName: string; args: unknown; requester: string | null; mcp?: McpToolIdentity; at: Date },
   history: readonly PastCall[],

@@ -54,7 +54,6 @@ export type NotifyMode = 'mentions' | 'none';
 export type Route = 'thread' | 'dm' | { readonly channel: string };
 
 export type ComparisonOp = 'gt' | 'gte' | 'lt' | 'lte';
-export type RuleOp = ComparisonOp | 'eq' | 'ne' | 'in';
 
 export type RuleCondition =
   | { readonly arg: string; readonly op: ComparisonOp; readonly value: number }

@@ -54,7 +54,7 @@ export type AppliedLayer =
   | { kind: 'freeze'; source: string; freeze: Freeze; inForce: FreezeInForce | undefined };
 
 /** When a call is evaluated (which freezes are in force) and, for `policy explain`, where to list every layer. */
-export interface EvaluationOptions {
+interface EvaluationOptions {
   /** Default: now. Only a policy with freezes reads it. */
   at?: Date;
   trace?: AppliedLayer[];
@@ -173,7 +173,7 @@ export function policyEntryFor(
 }
 
 /** `tools.deploy`, or `tools["github.*"]` for a key a dot would make ambiguous (as PolicyError names fields). */
-export function entryField(key: string): string {
+function entryField(key: string): string {
   return /^[A-Za-z_][\w-]*$/.test(key) ? `tools.${key}` : `tools[${JSON.stringify(key)}]`;
 }
 

@@ -1,6 +1,6 @@
 import type { GroupResolver } from './group-resolver.js';
 
-export interface QuorumCheck {
+interface QuorumCheck {
   /** The approvers the policy names for the call: users (U…/W…) and user groups (S…); empty = anyone. */
   approvers: readonly string[];
   allowSelfApproval: boolean;

@@ -1,7 +1,7 @@
 import type { ApprovalSettings, Policy } from './policy-types.js';
 
 /** A place in a policy whose quorum is larger than the approvers it names, so no request under it can be approved. */
-export interface UnsatisfiableRule {
+interface UnsatisfiableRule {
   /** Where in the policy: `defaults`, `tools.issue_refund` or `tools.issue_refund.rules[0]`. */
   readonly field: string;
   /** The tool the setting belongs to; undefined for `defaults`. */

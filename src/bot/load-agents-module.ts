@@ -14,7 +14,7 @@ import type { Logger } from '../logger.js';
 import { AgentsModuleError } from './agents-module-error.js';
 import { issueText, mcpServersSchema, toServerList, type McpServerConfig } from '../mcp/mcp-server-config.js';
 
-export interface AgentsModuleOptions {
+interface AgentsModuleOptions {
   /** AGENTS_MODULE as configured: a path to a TypeScript or JavaScript module, relative to the working directory. */
   path: string;
   /** Where runs are kept (the bot's database). */
@@ -47,7 +47,7 @@ export async function loadAgentsModule(options: AgentsModuleOptions): Promise<Bo
 }
 
 /** An agents module loaded and checked; `serve` gives its agent the bot's database. */
-export interface ImportedAgentsModule {
+interface ImportedAgentsModule {
   serve(database: Database): BotAgents;
 }
 

@@ -1,6 +1,6 @@
 import { parseCommandLine, UsageError } from './parse-command-line.js';
 
-export interface AuditArgs {
+interface AuditArgs {
   since?: Date;
   runId?: string;
 }

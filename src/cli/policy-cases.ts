@@ -17,14 +17,14 @@ export interface PolicyCase {
   expect: Expectation;
 }
 
-export interface PolicyCases {
+interface PolicyCases {
   /** The cases file's `policy`, resolved against the file's folder. */
   policy?: string;
   cases: PolicyCase[];
 }
 
 /** A cases file that cannot be used: where, and what is wrong. */
-export class CasesError extends Error {
+class CasesError extends Error {
   readonly code = 'CASES_INVALID' as const;
 }
 

@@ -27,7 +27,7 @@ export function mismatches(expect: Expectation, verdict: CallVerdict): string[] 
 const list = (ids: readonly string[]) => (ids.length === 0 ? '[] (anyone but the bot)' : `[${ids.join(', ')}]`);
 
 /** A verdict in a few words, as the table's "got" column says it. */
-export function verdictText(verdict: CallVerdict): string {
+function verdictText(verdict: CallVerdict): string {
   if (verdict.outcome === 'runs') return 'runs';
   if (verdict.outcome === 'denied') return `denied: ${JSON.stringify(verdict.denial.reason)} (${verdict.denial.source})`;
   const r = verdict.requirement;

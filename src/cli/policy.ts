@@ -29,7 +29,7 @@ type Command =
   | { command: 'explain'; tool: string; args: unknown; as?: string; at: Date; mcp?: { server: string; tool: string }; policy?: string };
 
 /** The command line, checked: a mistake is a UsageError (exit 2), never a guess. */
-export function parsePolicyArgs(argv: string[], now: Date): Command | 'help' {
+function parsePolicyArgs(argv: string[], now: Date): Command | 'help' {
   const parsed = parseCommandLine(
     argv,
     {

@@ -5,7 +5,7 @@ import type { DecisionWrite, SpentGrant } from './pending-actions.js';
 import type { Approval, RequestEdit } from './schema.js';
 import { recountCtes, recountedHits, recountHeld, recountWrite, type Recount } from './limit-usage.js';
 
-export interface EditWrite {
+interface EditWrite {
   /** The request being edited, as the editor saw it: still pending with exactly this fingerprint. */
   fromActionId: number;
   fromFingerprint: string;
@@ -30,7 +30,7 @@ export interface EditWrite {
 }
 
 /** recordEdit's answer: written, not written (the request moved on), or not written because the limits moved. */
-export type EditWritten = (DecisionWrite & { previous: PendingAction }) | { limitsMoved: true } | undefined;
+type EditWritten = (DecisionWrite & { previous: PendingAction }) | { limitsMoved: true } | undefined;
 
 type EditResultRow = PendingAction & {
   limits_held?: boolean;

@@ -25,7 +25,7 @@ export const noMatchingGrant = 'no unconsumed grant matches these arguments';
 export const expiredGrant = 'the approval expired before the call ran';
 
 /** `expired`: the only matching grant had expired, so the approval itself is stale rather than the arguments wrong. */
-export type GrantConsumption = { ok: true; grantId: number; approvers: string[] } | { ok: false; expired?: true };
+type GrantConsumption = { ok: true; grantId: number; approvers: string[] } | { ok: false; expired?: true };
 
 /**
  * Spends the single-use grant for exactly these arguments, in one conditional

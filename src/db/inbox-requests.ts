@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from './schema.js';
 import { pendingActionColumns, type PendingAction } from './rows.js';
 
-export interface InboxLimits {
+interface InboxLimits {
   /** The person's own requests, newest first. */
   requested: number;
   /** Requests the person decided, most recent first. */
@@ -12,7 +12,7 @@ export interface InboxLimits {
 /** A request as the inbox lists it: for one an edit closed, the request that took its place. */
 export type InboxRow = PendingAction & { replaced_by: number | null };
 
-export interface InboxRequests {
+interface InboxRequests {
   requested: InboxRow[];
   /** How many requests the person asked for in all (the list shows the newest `limits.requested`). */
   requestedTotal: number;
@@ -21,7 +21,7 @@ export interface InboxRequests {
 }
 
 /** The person's own lists: what they asked for, and what they decided. */
-export type OwnList = 'requested' | 'decided';
+type OwnList = 'requested' | 'decided';
 
 type Row = InboxRow & { list: OwnList; total: string | number };
 

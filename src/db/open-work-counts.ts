@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
 
-export interface OpenWorkCounts {
+interface OpenWorkCounts {
   /** Requests waiting on a person (approvals and suspensions), by kind and whether past their expiry. */
   requests: Array<{ kind: string; state: 'pending' | 'overdue'; count: number }>;
   /** Top-level runs on record, by status (suspended: waiting; running: being continued by an instance). */

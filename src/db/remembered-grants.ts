@@ -81,7 +81,7 @@ function requirementJson(r: RememberedRequirement) {
 export const rememberedSelect = sql`(SELECT to_jsonb(r.*) FROM remembered r) AS remembered`;
 
 /** A single-use grant spent on this process's behalf (the shape of pending-actions.ts's SpentGrant). */
-export interface SpentUseGrant {
+interface SpentUseGrant {
   id: number;
   action_id: number;
   fingerprint: string;
@@ -92,13 +92,13 @@ export interface SpentUseGrant {
 }
 
 /** What the call about to use a remembered approval asks for now: its whole requirement, limits included. */
-export interface RequirementNow extends RememberedRequirement {
+interface RequirementNow extends RememberedRequirement {
   risk: 'low' | 'high';
   /** The call goes over at least one cumulative limit now. */
   overLimits: boolean;
 }
 
-export interface RememberedUseCall {
+interface RememberedUseCall {
   runId: string;
   rootRunId: string;
   toolCallId: string;
@@ -151,7 +151,7 @@ export function rememberedUnusedFromRow(value: unknown): RememberedUnused | unde
   return { rememberedGrantId: v.rememberedGrantId!, allowedBy: v.allowedBy, approvals: v.approvals!, expiresAt: v.expiresAt, why };
 }
 
-export interface RememberedUse {
+interface RememberedUse {
   /** The approved request written for this call. */
   row: PendingAction;
   /** Its single-use grant, spent in the same statement on this process's behalf. */

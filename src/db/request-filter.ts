@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { unreachable } from '../unreachable.js';
 
 /** A test of the value at an argument path, as a policy rule states it (see RuleCondition). */
-export type ArgTest =
+type ArgTest =
   | { op: 'gt' | 'gte' | 'lt' | 'lte'; value: number }
   | { op: 'eq' | 'ne'; value: unknown }
   | { op: 'in'; value: readonly unknown[] };

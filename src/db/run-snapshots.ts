@@ -102,7 +102,7 @@ export async function failDelegation(
 }
 
 /** A run the sweep took, and what it was when taken: `running` (its process stopped mid-way) or a stranded `suspended` run. */
-export type StaleRow = LeasedRow & { taken_from: 'running' | 'suspended' };
+type StaleRow = LeasedRow & { taken_from: 'running' | 'suspended' };
 
 /**
  * Leases runs of the given top-level agent that nobody is moving on:

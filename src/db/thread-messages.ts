@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
 import type { Db } from './database.js';
 
-export interface LoadedHistory {
+interface LoadedHistory {
   messages: LanguageModelV3Message[];
   /** Highest message id read, so a resumed run sees the same history without storing it twice. */
   upTo: string | null;

@@ -4,7 +4,7 @@ import { pendingActionColumns, type PendingAction } from './rows.js';
 import { requestFilterSql, type RequestFilter } from './request-filter.js';
 
 /** One tool of one agent that open approval requests are for. */
-export interface OpenCall {
+interface OpenCall {
   toolName: string;
   path: string[] | null;
 }
@@ -24,7 +24,7 @@ export async function openApprovalCalls<T extends DB>(db: Kysely<T>, agentId: st
   return { calls, more: result.rows.length > max };
 }
 
-export interface WaitingQuery {
+interface WaitingQuery {
   /** Who may decide, as the runtime states it for the viewer. */
   filter: RequestFilter;
   /** The viewer: requests they voted on are not waiting for them. */
@@ -36,7 +36,7 @@ export interface WaitingQuery {
   limit: number;
 }
 
-export interface WaitingRows {
+interface WaitingRows {
   /** The page, oldest first. */
   rows: PendingAction[];
   /** Every open request that matches, counted exactly. */

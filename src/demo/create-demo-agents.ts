@@ -12,7 +12,7 @@ import { createDeployServiceTool } from './tools/deploy-service.js';
 import { createIssueRefundTool } from './tools/issue-refund.js';
 import { createLookupRecordTool } from './tools/lookup-record.js';
 
-export interface DemoAgentsOptions {
+interface DemoAgentsOptions {
   /** Where the demo tables are; usually the same database as `storage`. */
   db: AnyKysely;
   /** A LanguageModelV3, or a `provider/model` string resolved from the process configuration. */
@@ -36,7 +36,7 @@ export interface DemoAgents {
   ops: Agent;
 }
 
-export const OPS_INSTRUCTIONS = `You are Ops, an operations assistant working in a Slack thread.
+const OPS_INSTRUCTIONS = `You are Ops, an operations assistant working in a Slack thread.
 
 Your tools:
 - lookup_record: read a record (title, owner, whether it is deleted).
@@ -54,7 +54,7 @@ How to work:
 - Tools count money in cents; show amounts to people in dollars ($12.50).
 - Keep replies short: what you did, what changed, and what is still waiting.`;
 
-export const BILLING_INSTRUCTIONS = `You are Billing, the refunds specialist. The ops agent hands you requests; your reply goes back to it, not to the customer.
+const BILLING_INSTRUCTIONS = `You are Billing, the refunds specialist. The ops agent hands you requests; your reply goes back to it, not to the customer.
 
 - issue_refund refunds an amount in cents on an order: $12.50 is 1250. Pass the reason when there is one.
 - Every refund waits for approval by a person other than the requester; refunds above $1,000 need two approvers. Just call the tool; do not ask for approval in text.

@@ -3,7 +3,7 @@ import type { Policy } from '../approvals/policy-types.js';
 import { findUserByName, findUsergroup } from '../sandbox/workspace.js';
 
 /** Above this many cents a refund needs a second pair of eyes. */
-export const LARGE_REFUND_CENTS = 100_000;
+const LARGE_REFUND_CENTS = 100_000;
 
 /**
  * Who may approve what in the demo. `approvers` is left empty everywhere so the demo

@@ -3,7 +3,7 @@ import { sql, type ColumnType, type Generated, type Kysely } from 'kysely';
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
 /** Kysely's view of the tables `createDemoTables` creates. */
-export interface DemoTables {
+interface DemoTables {
   demo_records: {
     id: string;
     title: string;

@@ -11,7 +11,7 @@ export const demoRecords = [
  * Order 1042 is the one the README's refunds use, so it is large enough ($1,000,000) that they can
  * be tried any number of times; 1044 is small, so refunding more than is left can be tried too.
  */
-export const demoOrders = [
+const demoOrders = [
   { id: '1042', customer: 'Acme Corp', total_cents: 100_000_000 },
   { id: '1043', customer: 'Globex', total_cents: 250_000 },
   { id: '1044', customer: 'Initech', total_cents: 12_500 },

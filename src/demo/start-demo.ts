@@ -9,7 +9,7 @@ import { createDemoTables } from './demo-tables.js';
 import { createDemoModel } from './model/create-demo-model.js';
 import { seedDemoData } from './seed-demo-data.js';
 
-export interface StartDemoOptions {
+interface StartDemoOptions {
   /** Where runs are kept; the demo's tables go into the same database. */
   database: Database;
   /** The configured `provider/model`; without one the demo agents think with the built-in demo model. */

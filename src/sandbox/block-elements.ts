@@ -88,7 +88,7 @@ function optionsOf(element: Obj): Obj[] {
   return [...direct, ...grouped].filter(isObj);
 }
 
-export type OptionChoice = string | { value?: unknown };
+type OptionChoice = string | { value?: unknown };
 
 /** The option object (as the bot sent it) for a value the UI picked; undefined when it is not one. */
 function resolveOption(element: Obj, choice: OptionChoice): Obj | undefined {

@@ -12,7 +12,7 @@ import type { SandboxStore } from './store.js';
 const SLACK_ACK_MS = 3_000;
 const DEFAULT_TIMEOUT_MS = 15_000;
 
-export interface Delivery {
+interface Delivery {
   /** The bot answered 2xx. */
   ok: boolean;
   /** 0 when no answer came (not connected, refused, timed out). */
@@ -24,7 +24,7 @@ export interface Delivery {
   elapsedMs: number;
 }
 
-export interface BotLinkOptions {
+interface BotLinkOptions {
   signingSecret: string;
   store: SandboxStore;
   url?: string;

@@ -13,7 +13,7 @@ interface DatasourceEmoji {
   skin_variations?: Record<string, { unified: string }>;
 }
 
-export interface EmojiTable {
+interface EmojiTable {
   /** shortcode → the emoji */
   emoji: Record<string, string>;
   /** shortcode → the emoji with skin tone 2 … 6 (Slack's `::skin-tone-N:`), for those that have tones */

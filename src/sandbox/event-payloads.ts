@@ -17,7 +17,7 @@ function channelTypeOf(channel: string): ChannelType {
 }
 
 /** The simulator's Events API envelope, for the sandbox's workspace. */
-export function eventEnvelope(event: Obj, eventTs: string): Obj {
+function eventEnvelope(event: Obj, eventTs: string): Obj {
   return simulatorEnvelope(event as JsonObject, { eventTs, teamId: TEAM.id, workspace: ENVELOPE });
 }
 

@@ -23,7 +23,7 @@ function channelObject(channel: string): Obj {
   return { id: channel, name: known?.type === 'im' ? 'directmessage' : (known?.name ?? channel.toLowerCase()) };
 }
 
-export function wireView(view: StoredView, values: StateValues): StoredView {
+function wireView(view: StoredView, values: StateValues): StoredView {
   return { ...structuredClone(view), state: { values: structuredClone(values) } };
 }
 

@@ -11,12 +11,12 @@ import type { Logger } from '../logger.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from './start-sandbox.js';
 
 /** What `createBot` returns: `createSlackApp(...)` fits as it is. */
-export interface SandboxBot {
+interface SandboxBot {
   start(): Promise<{ port?: number }>;
   stop(): Promise<void>;
 }
 
-export interface RunWithSandboxOptions {
+interface RunWithSandboxOptions {
   /** The loaded configuration; its `port` is where the sandbox UI listens. */
   config: Config;
   logger: Logger;

@@ -16,7 +16,7 @@ const TYPES: Record<string, string> = {
  * Where the browser files are. Under tsx they sit next to this module; after `npm run build`
  * tsc does not copy them, so the compiled module (dist/src/sandbox) looks in the source tree.
  */
-export function publicDir(): string {
+function publicDir(): string {
   const candidates = [
     fileURLToPath(new URL('./public/', import.meta.url)),
     fileURLToPath(new URL('../../../src/sandbox/public/', import.meta.url)),

@@ -6,14 +6,14 @@
  * the screen. The bot keeps its own state in Postgres; this is only the pretend Slack around it.
  * Every change is announced to listeners (the SSE stream, the state file).
  */
-import { interactiveElements, SimulatorStore, TsClock, type Ephemeral, type MessagePatch, type Sequenced, type StoreChange, type StoredMessage, type StoredView } from '../simulator/index.js';
+import { interactiveElements, SimulatorStore, TsClock, type Ephemeral, type MessagePatch, type StoredMessage, type StoredView } from '../simulator/index.js';
 import type { StateValues } from './block-elements.js';
 import { APP_ID, BOT, TEAM } from './workspace.js';
 
-export type { StoredMessage, StoredReaction as Reaction, StoredView, TriggerCheck } from '../simulator/index.js';
+export type { StoredMessage, StoredView } from '../simulator/index.js';
 export type StoredEphemeral = Ephemeral;
 
-export interface Notice {
+interface Notice {
   id: number;
   level: 'info' | 'warn' | 'error';
   text: string;
@@ -21,8 +21,6 @@ export interface Notice {
 }
 
 type SandboxChange = { kind: 'chosen'; user: string; container: string; values: StateValues } | { kind: 'notice'; notice: Notice };
-
-export type SequencedChange = Sequenced<StoreChange | SandboxChange>;
 
 const MAX_NOTICES = 50;
 

@@ -150,7 +150,7 @@ function clientCheck(element: Obj, state: Obj, optional: boolean): string | unde
   return undefined;
 }
 
-export interface SubmissionResult {
+interface SubmissionResult {
   ok: boolean;
   /** Field errors keyed by block id (from the client checks or the bot's `response_action: errors`). */
   errors?: Record<string, string>;
@@ -159,7 +159,7 @@ export interface SubmissionResult {
   error?: string;
 }
 
-export type InputValues = Record<string, Record<string, unknown>>;
+type InputValues = Record<string, Record<string, unknown>>;
 
 /**
  * Records what the person entered in a modal's inputs as their state in that view, and returns

@@ -16,7 +16,7 @@ import { APP_ID, BOT, TEAM, USERGROUPS, USERS, channels, findChannel, findUser, 
 const BODY_LIMIT = 256 * 1024;
 const MAX_TYPED = 40_000;
 
-export interface UiRouteOptions extends InteractionDeps {
+interface UiRouteOptions extends InteractionDeps {
   modelLabel: string;
   examples: string[];
   logger?: Logger;
@@ -36,7 +36,7 @@ function optionalString(body: Record<string, unknown>, key: string): string | un
 }
 
 /** Everything one person's screen shows: the starting point, after which SSE keeps it current. */
-export function snapshot(o: UiRouteOptions, user: string): Record<string, unknown> {
+function snapshot(o: UiRouteOptions, user: string): Record<string, unknown> {
   const visible = channels().filter((c) => isMember(c, user));
   const ids = new Set(visible.map((c) => c.id));
   return {

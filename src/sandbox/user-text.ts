@@ -6,7 +6,7 @@
  */
 import { BOT, GENERAL, findUserByName, findUsergroup } from './workspace.js';
 
-export interface TypedMessage {
+interface TypedMessage {
   /** The message text in Slack's wire format. */
   text: string;
   blocks: unknown[];

@@ -17,7 +17,7 @@ import { sandboxWorkspace } from './workspace.js';
 /** What the bot's app asks for, less the AI-app methods the sandbox does not serve (its UI has no assistant pane). */
 const SCOPES = 'app_mentions:read,channels:history,groups:history,groups:read,im:history,chat:write,commands,reactions:write,usergroups:read,users:read';
 
-export interface WebApiOptions {
+interface WebApiOptions {
   store: SandboxStore;
   bot: BotLink;
   /** http://host:port of the sandbox, for permalinks and auth.test's url. */

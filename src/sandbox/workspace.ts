@@ -6,7 +6,7 @@
  */
 import { SlackApiError, type SimulatedUser, type SimulatedWorkspace } from '../simulator/index.js';
 
-export interface SandboxUser {
+interface SandboxUser {
   id: string;
   /** The handle people type after @. */
   name: string;
@@ -15,14 +15,14 @@ export interface SandboxUser {
   note?: string;
 }
 
-export interface SandboxUsergroup {
+interface SandboxUsergroup {
   id: string;
   handle: string;
   name: string;
   users: string[];
 }
 
-export interface SandboxChannel {
+interface SandboxChannel {
   id: string;
   name: string;
   type: 'channel' | 'im';
@@ -84,12 +84,7 @@ export function payloadUser(userId: string): Record<string, unknown> {
   return { id: userId, username: name, name, team_id: TEAM.id };
 }
 
-/** The author fields of every message the bot posts, as Slack stores them. */
-export function botAuthor() {
-  return { user: BOT.userId, bot_id: BOT.botId, app_id: APP_ID, bot_profile: botProfile(), team: TEAM.id };
-}
-
-export function botProfile(): Record<string, unknown> {
+function botProfile(): Record<string, unknown> {
   return {
     id: BOT.botId,
     app_id: APP_ID,

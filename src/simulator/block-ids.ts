@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { isObj, type Obj } from './json.js';
 
-export interface ElementRef {
+interface ElementRef {
   blockId: string;
   element: Obj;
 }

@@ -119,7 +119,7 @@ export function blockLimitErrors(blocks: unknown[], pointer = '/blocks'): string
   return [...errors, ...eachBlockErrors(blocks, pointer)];
 }
 
-export function invalidBlocks(errors: string[]): SlackApiError {
+function invalidBlocks(errors: string[]): SlackApiError {
   return new SlackApiError('invalid_blocks', { errors, response_metadata: { messages: errors.map((e) => `[ERROR] ${e}`) } });
 }
 
@@ -129,7 +129,7 @@ export interface MessageContent {
   attachments?: unknown[];
 }
 
-export interface ContentOptions {
+interface ContentOptions {
   /** Refuse a message with neither text, blocks nor attachments (no_text), as posting methods do. */
   requireContent: boolean;
   /** Check each block's structure and limits; message-wide limits are always checked. Default true. */

@@ -36,7 +36,7 @@ export interface EventEnvelope<E extends JsonObject = JsonObject> extends JsonOb
   event_context: string;
 }
 
-export interface EnvelopeOptions {
+interface EnvelopeOptions {
   eventId?: string;
   eventTime?: number;
   teamId?: string;
@@ -88,7 +88,7 @@ export function eventEnvelope<E extends JsonObject>(
   };
 }
 
-export interface AppMentionOptions extends EnvelopeOptions {
+interface AppMentionOptions extends EnvelopeOptions {
   /** As Slack sends it: mentions are `<@U…>` and `&`, `<`, `>` are escaped. */
   text: string;
   user: string;
@@ -124,7 +124,7 @@ export function appMentionEnvelope(o: AppMentionOptions): EventEnvelope {
   return eventEnvelope(event, o);
 }
 
-export interface EmbeddedMessage {
+interface EmbeddedMessage {
   ts: string;
   text: string;
   user?: string;
@@ -132,7 +132,7 @@ export interface EmbeddedMessage {
   botId?: string;
 }
 
-export interface MessageEnvelopeOptions extends EnvelopeOptions {
+interface MessageEnvelopeOptions extends EnvelopeOptions {
   channel: string;
   /** The event's own ts; for `message_changed`/`message_deleted` that is when the change happened. */
   ts: string;
@@ -233,7 +233,7 @@ export function urlVerificationBody(challenge: string, token = 'Jhj5dZrVaK7ZwHHj
 }
 
 
-export interface AppHomeOpenedOptions extends EnvelopeOptions {
+interface AppHomeOpenedOptions extends EnvelopeOptions {
   user: string;
   /** The DM between the person and the app, where the Home and Messages tabs live. */
   channel: string;

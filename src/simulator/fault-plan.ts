@@ -5,7 +5,7 @@
  */
 import type { Fault, RateLimit } from './types.js';
 
-export interface PlannedCall {
+interface PlannedCall {
   fault?: Fault;
   delayMs?: number;
   hold?: Promise<void>;

@@ -8,42 +8,23 @@
 export { startSlackSimulator } from './start-simulator.js';
 export { FaultPlan } from './fault-plan.js';
 export { webApiEndpoint } from './web-api-endpoint.js';
-export type {
-  Fault,
-  RateLimit,
-  RecordedCall,
-  ResponseUrlTarget,
-  SimulatedUser,
-  SlackArgs,
-  SlackSimulator,
-  SlackSimulatorOptions,
-  SocketAck,
-  SocketConnection,
-  SocketEventOptions,
-  SocketModeSide,
-  StoredEphemeral,
-  StoredMessage,
-  StoredReaction,
-  StoredView,
-  WaitForOptions,
-} from './types.js';
+export type { RateLimit, RecordedCall, SimulatedUser, SlackSimulator, SlackSimulatorOptions, StoredMessage, StoredView } from './types.js';
 export { FAKE_APP_TOKEN, FAKE_BOT_TOKEN, SLACK_IDS } from './ids.js';
-export { isObj, type Json, type JsonObject, type Obj } from './json.js';
+export { isObj, type JsonObject, type Obj } from './json.js';
 export { SLACK_LIMITS } from './limits.js';
-export { blockLimitErrors, checkedView, messageContent, viewLimitErrors, type ViewSurface } from './block-limits.js';
+export { blockLimitErrors, checkedView, messageContent, viewLimitErrors } from './block-limits.js';
 export { SlackApiError } from './api-error.js';
 export { TsClock } from './slack-ts.js';
-export { inferContentType, nowSeconds, signRequest, slackSignature, verifySlackSignature, type ContentType, type SignedHeaders } from './sign.js';
+export { nowSeconds, signRequest } from './sign.js';
 export { formBody } from './form-body.js';
-export { sendSigned, slackSender, type SendSignedOptions, type SignedResponse } from './send-signed.js';
-export { newEventId, newTriggerId } from './random-ids.js';
-export { richTextBlocks, richTextElements } from './rich-text.js';
+export { sendSigned, slackSender } from './send-signed.js';
+export { newTriggerId } from './random-ids.js';
+export { richTextElements } from './rich-text.js';
 export * from './event-payloads.js';
 export * from './interaction-payloads.js';
-export { slashCommandBody, slashCommandFields, type SlashCommandOptions } from './slash-command.js';
+export { slashCommandBody } from './slash-command.js';
 export { MessageStore, type MessageChange, type MessagePatch } from './message-store.js';
-export { SimulatorStore, type Ephemeral, type Sequenced, type StoreChange } from './store.js';
+export { SimulatorStore, type Ephemeral } from './store.js';
 export { slackWebApi, wireMessage } from './web-api-methods.js';
 export type { SimulatedWorkspace } from './workspace.js';
 export { interactiveElements, normalizeBlocks } from './block-ids.js';
-export type { TriggerCheck } from './trigger-ids.js';

@@ -8,19 +8,19 @@ import type { JsonObject } from './json.js';
 import { newTriggerId, randomId } from './random-ids.js';
 import { nowSeconds } from './sign.js';
 
-export interface OptionObject extends JsonObject {
+interface OptionObject extends JsonObject {
   text: { type: 'plain_text' | 'mrkdwn'; text: string; emoji?: boolean; verbatim?: boolean };
   value: string;
 }
 
 /** A bare string stands for an option whose label is its value. */
-export type OptionInput = string | OptionObject;
+type OptionInput = string | OptionObject;
 
-export function option(o: OptionInput): OptionObject {
+function option(o: OptionInput): OptionObject {
   return typeof o === 'string' ? { text: { type: 'plain_text', text: o, emoji: true }, value: o } : o;
 }
 
-export interface BlockActionsState {
+interface BlockActionsState {
   values: Record<string, Record<string, JsonObject>>;
 }
 
@@ -43,7 +43,7 @@ function userObject(user: string | SlackUserRef): JsonObject {
 
 const TEAM: JsonObject = { id: SLACK_IDS.teamId, domain: SLACK_IDS.teamDomain };
 
-export type ActionType = 'button' | 'static_select' | 'multi_static_select' | 'checkboxes' | 'radio_buttons' | 'overflow';
+type ActionType = 'button' | 'static_select' | 'multi_static_select' | 'checkboxes' | 'radio_buttons' | 'overflow';
 
 export interface BlockActionsOptions {
   user: string | SlackUserRef;
@@ -160,9 +160,9 @@ export function blockActionsPayload(o: BlockActionsOptions): JsonObject {
 }
 
 /** A string is shorthand for a plain_text_input's value. */
-export type ViewStateInput = string | JsonObject;
+type ViewStateInput = string | JsonObject;
 
-export interface ViewSubmissionOptions {
+interface ViewSubmissionOptions {
   user: string | SlackUserRef;
   callbackId: string;
   privateMetadata: string;

@@ -1,5 +1,5 @@
 /** JSON values as they travel on Slack's wire, and the two helpers every module needs for them. */
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 export type Obj = Record<string, unknown>;
 

@@ -3,7 +3,7 @@ import { formBody } from './form-body.js';
 import { inferContentType, signRequest, type ContentType } from './sign.js';
 import { slashCommandBody, type SlashCommandOptions } from './slash-command.js';
 
-export interface SendSignedOptions {
+interface SendSignedOptions {
   secret: string;
   /** A raw string is sent untouched; an object is serialised as JSON or `payload=` per `contentType`. */
   body: string | object;

@@ -3,11 +3,11 @@
  * `v0=hex(HMAC_SHA256(secret, "v0:<timestamp>:<raw body>"))`. Every delivery to a bot is signed
  * this way so the bot's own verification (Bolt's) runs exactly as it does against Slack.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 
 export type ContentType = 'application/json' | 'application/x-www-form-urlencoded';
 
-export interface SignedHeaders {
+interface SignedHeaders {
   'x-slack-signature': string;
   'x-slack-request-timestamp': string;
   'content-type': ContentType;
@@ -17,7 +17,7 @@ export function nowSeconds(): number {
   return Math.floor(Date.now() / 1000);
 }
 
-export function slackSignature(secret: string, timestamp: number | string, rawBody: string): string {
+function slackSignature(secret: string, timestamp: number | string, rawBody: string): string {
   return `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${rawBody}`, 'utf8').digest('hex')}`;
 }
 
@@ -34,19 +34,4 @@ export function signRequest(secret: string, body: string, timestamp: number | st
     'x-slack-request-timestamp': ts,
     'content-type': inferContentType(body),
   };
-}
-
-/** The receiving side, for tests and tools: constant-time compare, timestamps within five minutes. */
-export function verifySlackSignature(
-  secret: string,
-  headers: { timestamp: string | undefined; signature: string | undefined },
-  rawBody: string,
-  now = Date.now(),
-): boolean {
-  const { timestamp, signature } = headers;
-  if (!timestamp || !signature || !/^\d+$/.test(timestamp)) return false;
-  if (Math.abs(now / 1000 - Number(timestamp)) > 300) return false;
-  const expected = Buffer.from(slackSignature(secret, timestamp, rawBody));
-  const given = Buffer.from(signature);
-  return expected.length === given.length && timingSafeEqual(expected, given);
 }

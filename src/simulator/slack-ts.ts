@@ -4,13 +4,13 @@
  * repeat or go backwards, even for two messages in the same microsecond.
  */
 
-export function tsToMicros(ts: string): bigint {
+function tsToMicros(ts: string): bigint {
   const [sec = '0', frac = ''] = ts.split('.');
   if (!/^\d+$/.test(sec) || !/^\d*$/.test(frac)) return -1n;
   return BigInt(sec) * 1_000_000n + BigInt(frac.padEnd(6, '0').slice(0, 6) || '0');
 }
 
-export function microsToTs(micros: bigint): string {
+function microsToTs(micros: bigint): string {
   return `${micros / 1_000_000n}.${String(micros % 1_000_000n).padStart(6, '0')}`;
 }
 

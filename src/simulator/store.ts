@@ -26,7 +26,7 @@ export interface Ephemeral {
   thread_ts?: string;
 }
 
-export type StoreChange =
+type StoreChange =
   | { kind: 'message'; channel: string; message: StoredMessage }
   | { kind: 'message_deleted'; channel: string; ts: string }
   | { kind: 'ephemeral'; ephemeral: Ephemeral }
@@ -37,9 +37,9 @@ export type StoreChange =
   | { kind: 'reset' };
 
 /** Numbered, so a client can tell which changes a snapshot already contains. */
-export type Sequenced<C> = C & { seq: number };
+type Sequenced<C> = C & { seq: number };
 
-export interface StoreOptions {
+interface StoreOptions {
   /** Where ts come from (made anew on reset). */
   clock: () => TsSource;
   /**

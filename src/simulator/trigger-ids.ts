@@ -14,7 +14,7 @@ export type TriggerCheck =
 /** Real trigger ids are `<digits>.<digits>.<hex>`. */
 const TRIGGER_ID = /^\d+\.\d+\.[0-9a-f]+$/;
 
-export interface TriggerOptions {
+interface TriggerOptions {
   /** How long an issued id works; forever by default. */
   ttlMs?: number;
   /** Refuse ids this store did not issue. */

@@ -23,7 +23,7 @@ export interface RecordedCall {
   path: string;
 }
 
-export interface StoredReaction {
+interface StoredReaction {
   name: string;
   users: string[];
   count: number;
@@ -147,7 +147,7 @@ export interface SlackSimulatorOptions {
   echo?(envelope: JsonObject): void;
 }
 
-export interface WaitForOptions {
+interface WaitForOptions {
   timeoutMs?: number;
 }
 
@@ -173,7 +173,7 @@ export interface SocketAck {
   elapsedMs: number | undefined;
 }
 
-export interface SocketEventOptions {
+interface SocketEventOptions {
   envelopeId?: string;
   /** A redelivery is a new envelope carrying the same event_id with retry_attempt counting up. */
   retryAttempt?: number;
@@ -200,8 +200,6 @@ export interface SocketModeSide {
   /** Resolves once connection `id` is closed. */
   waitForClose(id: number, options?: WaitForOptions): Promise<SocketConnection>;
 }
-
-export type { ResponseUrlTarget } from './response-urls.js';
 
 export interface SlackSimulator {
   /** Base for `slackApiUrl`; ends with '/api/'. */

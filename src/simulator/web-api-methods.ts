@@ -16,7 +16,6 @@ import { viewMethods } from './methods/views.js';
 import { workspaceMethods } from './methods/workspace.js';
 import type { Handler, WebApiEndpointOptions } from './web-api-endpoint.js';
 
-export type { MethodOptions } from './methods/method-context.js';
 export { wireMessage } from './wire-message.js';
 
 /** The methods and response URLs, as webApiEndpoint takes them. */

@@ -9,7 +9,7 @@ import { SLACK_IDS } from './ids.js';
 import { randomHex } from './random-ids.js';
 import type { SimulatedUser, SlackSimulatorOptions } from './types.js';
 
-export interface WorkspaceIds {
+interface WorkspaceIds {
   teamId: string;
   teamDomain: string;
   teamName: string;
@@ -29,7 +29,7 @@ export interface Channel {
   isGeneral?: boolean;
 }
 
-export interface Usergroup {
+interface Usergroup {
   id: string;
   handle: string;
   name: string;
@@ -60,7 +60,7 @@ export interface SimulatedWorkspace {
 }
 
 /** The simulator's workspace, with user groups a test can change (and reset). */
-export interface OptionsWorkspace extends SimulatedWorkspace {
+interface OptionsWorkspace extends SimulatedWorkspace {
   setUsergroup(id: string, users: string[]): void;
   reset(): void;
 }

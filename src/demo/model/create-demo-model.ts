@@ -21,10 +21,10 @@ import { decideReply } from './decide-reply.js';
  * in parse-request.ts.
  */
 
-export const DEMO_MODEL_PROVIDER = 'demo';
-export const DEMO_MODEL_ID = 'demo-model';
+const DEMO_MODEL_PROVIDER = 'demo';
+const DEMO_MODEL_ID = 'demo-model';
 
-export interface DemoModelOptions {
+interface DemoModelOptions {
   /**
    * Pause between streamed pieces of text. Real models trickle text out; without a
    * pause every piece arrives in one tick and a Slack message would never be seen

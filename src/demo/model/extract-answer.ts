@@ -5,7 +5,7 @@ import { environmentOf } from './parse-deploy.js';
 import { normalise, textOf, words } from './words.js';
 
 /** The runtime's auto-resume asking its model to read a reply (src/agent/extraction-prompt.ts). */
-export interface ExtractionRequest {
+interface ExtractionRequest {
   schema: Record<string, unknown>;
   question: Record<string, unknown> | undefined;
   text: string;

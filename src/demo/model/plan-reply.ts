@@ -5,7 +5,7 @@ import type { Intent } from './intent.js';
 import type { Toolbox } from './toolbox.js';
 import { unreachable } from '../../unreachable.js';
 
-export interface PlannedCall {
+interface PlannedCall {
   toolName: string;
   input: Record<string, unknown>;
 }

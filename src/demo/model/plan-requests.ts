@@ -31,7 +31,7 @@ export function planRequests(text: string, tools: Toolbox): Reply {
 }
 
 /** The parts of a compound request, each with a verb (inherited from the part before when it has none). */
-export function splitRequests(raw: string): string[] {
+function splitRequests(raw: string): string[] {
   const pieces = normalise(raw)
     .split(/\s*(?:;|\band\s+then\b|\bthen\b|\band\b)\s*/i)
     .map((p) => p.trim())

@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { createTool } from '../../agent/tool.js';
 import { demoDb, type AnyKysely } from '../demo-tables.js';
 
-export const deleteRecordInput = z.object({
+const deleteRecordInput = z.object({
   id: z.string().trim().min(1, 'id must not be empty').describe('The id of the record to delete'),
 });
 
-export type DeleteRecordResult =
+type DeleteRecordResult =
   | { deleted: true; id: string; title: string; deletedAt: string }
   | { deleted: false; id: string; reason: 'not-found'; message: string }
   | { deleted: false; id: string; reason: 'already-deleted'; deletedAt: string; message: string };

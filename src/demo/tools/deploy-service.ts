@@ -2,18 +2,18 @@ import { z } from 'zod';
 import { createTool } from '../../agent/tool.js';
 import { demoDb, type AnyKysely } from '../demo-tables.js';
 
-export const deployServiceInput = z.object({
+const deployServiceInput = z.object({
   service: z.string().trim().min(1, 'service must not be empty').describe('The service to deploy, e.g. "api"'),
   environment: z.enum(['staging', 'production']),
   version: z.string().trim().min(1, 'version must not be empty').describe('The version or git ref, e.g. "v1.4.2"'),
 });
 
-export type DeployServiceInput = z.infer<typeof deployServiceInput>;
+type DeployServiceInput = z.infer<typeof deployServiceInput>;
 
-export const deployConfirmationPayload = z.object({ message: z.string() });
-export const deployConfirmationAnswer = z.object({ confirmed: z.boolean() });
+const deployConfirmationPayload = z.object({ message: z.string() });
+const deployConfirmationAnswer = z.object({ confirmed: z.boolean() });
 
-export type DeployServiceResult =
+type DeployServiceResult =
   | {
       deployed: true;
       deploymentId: number;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { createTool } from '../../agent/tool.js';
 import { demoDb, type AnyKysely } from '../demo-tables.js';
 
-export const issueRefundInput = z.object({
+const issueRefundInput = z.object({
   orderId: z.string().trim().min(1, 'orderId must not be empty').describe('The order id, e.g. "1042"'),
   amountCents: z
     .number()
@@ -13,16 +13,14 @@ export const issueRefundInput = z.object({
   reason: z.string().trim().min(1).optional().describe('Why the customer is refunded'),
 });
 
-export type IssueRefundInput = z.infer<typeof issueRefundInput>;
-
 const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
 
 /** `150050` → `$1,500.50`. */
-export function formatUsdCents(cents: number): string {
+function formatUsdCents(cents: number): string {
   return usd.format(cents / 100);
 }
 
-export interface IssueRefundResult {
+interface IssueRefundResult {
   refundId: number;
   orderId: string;
   amountCents: number;

@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { createTool } from '../../agent/tool.js';
 import { demoDb, type AnyKysely } from '../demo-tables.js';
 
-export const lookupRecordInput = z.object({
+const lookupRecordInput = z.object({
   id: z.string().trim().min(1, 'id must not be empty').describe('The record id, e.g. "abc-123"'),
 });
 
-export type LookupRecordResult =
+type LookupRecordResult =
   | {
       found: true;
       record: { id: string; title: string; owner: string; deleted: boolean; deletedAt: string | null };

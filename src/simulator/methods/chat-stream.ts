@@ -10,7 +10,7 @@ import { wireMessage } from '../wire-message.js';
 import type { MethodContext } from './method-context.js';
 
 /** Slack's limit on markdown_text in one call. */
-export const STREAM_MARKDOWN_MAX = 12_000;
+const STREAM_MARKDOWN_MAX = 12_000;
 
 export function chatStreamMethods(ctx: MethodContext): Record<string, Handler> {
   const { store } = ctx;

@@ -17,7 +17,7 @@ import { showAnswer, type GoOnInThread } from './resume-from-slack.js';
 import { tellRespondFailure } from './respond-form.js';
 import { personOf, type SlackContext } from '../context.js';
 import { clickOf } from '../kit/click-of.js';
-import type { InteractionRoutes } from '../interaction-routes.js';
+import type { InteractionRoutes } from '../kit/interaction-routes.js';
 import { recordThenAck } from '../ack.js';
 
 /** Elements whose change is only a selection on the way to Submit, not an answer. */

@@ -6,7 +6,7 @@ import { tellClicker } from '../card/clicked-card.js';
 import type { SlackContext } from '../context.js';
 import { clickOf } from '../kit/click-of.js';
 import type { GoOnInThread } from './resume-from-slack.js';
-import type { InteractionRoutes } from '../interaction-routes.js';
+import type { InteractionRoutes } from '../kit/interaction-routes.js';
 import { recordThenAck } from '../ack.js';
 
 /**

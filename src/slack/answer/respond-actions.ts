@@ -7,7 +7,7 @@ import { recordConfirmation } from './confirmation.js';
 import { showChoice } from './answer-choice.js';
 import { personOf, type SlackContext } from '../context.js';
 import { clickOf } from '../kit/click-of.js';
-import type { InteractionRoutes } from '../interaction-routes.js';
+import type { InteractionRoutes } from '../kit/interaction-routes.js';
 import { recordThenAck } from '../ack.js';
 
 /**

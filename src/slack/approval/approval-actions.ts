@@ -6,7 +6,7 @@ import { openApproveReason } from './approve-with-reason.js';
 import { showArguments } from './show-arguments.js';
 import type { SlackContext } from '../context.js';
 import { clickOf } from '../kit/click-of.js';
-import type { InteractionRoutes } from '../interaction-routes.js';
+import type { InteractionRoutes } from '../kit/interaction-routes.js';
 import { recordThenAck } from '../ack.js';
 
 /**

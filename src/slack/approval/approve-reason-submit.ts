@@ -1,7 +1,7 @@
 import { CALLBACK_IDS } from '../kit/action-ids.js';
 import { approveReasonErrors, recordApproveReason, showApproveReason, tellApproveReasonFailure } from './approve-with-reason.js';
 import { personOf, type SlackContext } from '../context.js';
-import type { InteractionRoutes } from '../interaction-routes.js';
+import type { InteractionRoutes } from '../kit/interaction-routes.js';
 import { recordThenAck } from '../ack.js';
 
 /** The approve-reason modal's submission: a blank reason goes back to the form; else recorded, then acked, then shown. */

@@ -1,7 +1,7 @@
 import { CALLBACK_IDS } from '../kit/action-ids.js';
 import { recordDeclineSubmission, showDeclineSubmission, tellDeclineFailure } from './decline-submission.js';
 import { personOf, type SlackContext } from '../context.js';
-import type { InteractionRoutes } from '../interaction-routes.js';
+import type { InteractionRoutes } from '../kit/interaction-routes.js';
 import { recordThenAck } from '../ack.js';
 
 /** The decline modal's submission: recorded, then the modal closes (ack), then the outcome is shown. */

@@ -5,7 +5,7 @@ import { openDeclineAll, recordBatchDecision, showBatchDecision } from './batch-
 import { tellClicker } from '../card/clicked-card.js';
 import { teamOfClicker, type Click, type SlackContext } from '../context.js';
 import { clickOf } from '../kit/click-of.js';
-import type { InteractionRoutes } from '../interaction-routes.js';
+import type { InteractionRoutes } from '../kit/interaction-routes.js';
 import { recordThenAck } from '../ack.js';
 
 /**

@@ -1,14 +1,13 @@
-import type { BlockAction, ButtonAction, App } from '@slack/bolt';
+import type { BlockAction, ButtonAction } from '@slack/bolt';
 import { ACTION_IDS } from '../kit/action-ids.js';
 import { tellClicker } from '../card/clicked-card.js';
 import { inboxClick } from './inbox-click.js';
 import { showInboxPage } from './show-home.js';
 import { listClickOf, showInboxList } from './inbox-list.js';
-import { redrawCommandAnswer, answerApprovalsCommand } from './approvals-command.js';
-import type { Click, SlackContext, Person } from '../context.js';
-import type { InteractionRoutes } from '../interaction-routes.js';
+import { redrawCommandAnswer } from './approvals-command.js';
+import type { Click, SlackContext } from '../context.js';
+import type { InteractionRoutes } from '../kit/interaction-routes.js';
 import { recordThenAck } from '../ack.js';
-import { failureText } from '../kit/failure-text.js';
 
 /**
  * Approve and Decline in the inbox work exactly like the card's (approval-actions.ts): the
@@ -69,40 +68,4 @@ export function registerInboxActions<Recorded extends { kind: string }>(routes: 
       (ref) => tellClicker(ctx, click)(ref),
     );
   });
-}
-
-/** Opening the Home tab publishes the person's inbox, drawn as it is now. */
-export function registerAppHomeOpened(app: App, ctx: SlackContext): void {
-  app.event('app_home_opened', async ({ event }) => {
-    // Events are acknowledged by Bolt before listeners run; the Messages tab has nothing to draw.
-    const home = ctx.home;
-    if (event.tab !== 'home' || !home || !event.user || event.user === ctx.botUserId) return;
-    ctx.tasks.run('app_home_opened', () => home.opened(event.user));
-  });
-}
-
-/** `/approvals [id]`: acknowledged at once; the answer goes to the person alone through the response_url (JSON, so blocks go as they are). */
-export function registerApprovalsCommand(app: App, ctx: SlackContext): void {
-  app.command('/approvals', async ({ ack, command, respond }) => {
-    await ack();
-    const log = ctx.logger.child({ user: command.user_id, command: '/approvals' });
-    ctx.tasks.run(
-      '/approvals',
-      async () => {
-        const answer = await answerApprovalsCommand(ctx, commandPerson(command), command.text);
-        await respond({ response_type: 'ephemeral', text: answer.text, ...(answer.blocks ? { blocks: answer.blocks } : {}) });
-        log.info('/approvals answered');
-      },
-      async (ref) => void (await respond({ response_type: 'ephemeral', text: failureText(ref) })),
-    );
-  });
-}
-
-/**
- * Who typed the command: a command names the workspace it was typed in (`team_id`), and on
- * Enterprise Grid its organisation (`enterprise_id`), which is how a member of the organisation
- * typing it in another of its workspaces is recognised.
- */
-function commandPerson(command: { user_id: string; team_id: string; enterprise_id?: string }): Person {
-  return { user: command.user_id, teamId: command.team_id ?? '', ...(command.enterprise_id ? { enterpriseId: command.enterprise_id } : {}) };
 }

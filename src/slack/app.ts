@@ -20,9 +20,10 @@ import { formOfZod } from './kit/form-fields.js';
 import { openDecline, recordApproval, showApproval } from './approval/approval-click.js';
 import { decisionRefusal } from './approval/decision-refusal.js';
 import { handleDecision } from './approval/handle-decision.js';
-import { routeEditedCard } from './routing/route-card.js';
+import { routeEditedCard } from './routing/card-copies.js';
 import { listClickOf, showInboxList } from './inbox/inbox-list.js';
-import { goOnAfterAnswer } from './thread/run-in-thread.js';
+import { goOnAfterAnswer, runInThread } from './thread/run-in-thread.js';
+import { postQuorumProgress } from './approval/post-quorum-progress.js';
 import { requestGuard } from './transport/request-guard.js';
 import { DEFAULT_WORKING_REACTION_DELAY_MS } from './thread/working-reaction.js';
 import type { SlackContext } from './context.js';
@@ -213,6 +214,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       hasRespondForm: (schema) => formOfZod(schema) !== undefined,
     },
     goOn: goOnAfterAnswer,
+    batch: { postQuorumProgress, runInThread: (ctx, stream, target) => runInThread(ctx, stream, target) },
     edit: {
       refusal: (ctx, click, button) => decisionRefusal(ctx, click, button, { as: 'edit' }),
       showDecision: handleDecision,

@@ -11,6 +11,7 @@ import { registerApprovalActions } from './approval/approval-actions.js';
 import { registerDeclineModalSubmit } from './approval/decline-modal-submit.js';
 import { registerApproveReasonSubmit } from './approval/approve-reason-submit.js';
 import { registerBatchActions } from './batch/batch-actions.js';
+import type { BatchDeps } from './batch/batch-click.js';
 import { registerEditActions } from './edit/edit-actions.js';
 import { registerQuestionActions } from './answer/question-actions.js';
 import { registerRespondActions } from './answer/respond-actions.js';
@@ -28,6 +29,8 @@ export interface ListenerWiring {
   answers: MessageAnswers;
   /** How a run goes on in its thread once a question is answered (thread/). */
   goOn: GoOnInThread;
+  /** What a batch decision shows that is approval/'s and thread/'s. */
+  batch: BatchDeps;
   /** What Edit's submission shares with a decision (approval/) and with routing (routing/). */
   edit: Parameters<typeof registerEditActions>[2];
   /** The card's own Approve and Decline, which the inbox's buttons do too (approval/). */
@@ -143,7 +146,7 @@ function registerInteractions(routes: InteractionRoutes, ctx: SlackContext, wiri
   registerApprovalActions(routes, ctx);
   registerDeclineModalSubmit(routes, ctx);
   registerApproveReasonSubmit(routes, ctx);
-  registerBatchActions(routes, ctx);
+  registerBatchActions(routes, ctx, wiring.batch);
   registerEditActions(routes, ctx, wiring.edit);
   registerQuestionActions(routes, ctx, wiring.goOn);
   registerRespondActions(routes, ctx, wiring.goOn);

@@ -11,7 +11,7 @@ import { findAction } from '../../src/db/pending-actions.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { postCard } from '../../src/slack/card/post-card.js';
 import { showAnswer } from '../../src/slack/thread/show-answer.js';
-import { recordThread } from '../../src/slack/thread/threads.js';
+import { recordThread } from '../../src/slack/card/threads.js';
 import { describeBackends, needing } from '../helpers/needs.js';
 import { openSlowDelivery } from '../helpers/slow-delivery.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';

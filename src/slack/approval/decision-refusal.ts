@@ -3,7 +3,7 @@ import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { actorOf, type Click, type Person, type SlackContext } from '../context.js';
 import type { GenuineButton } from '../card/genuine-button.js';
 import { describeOutcome } from '../card/refusal-text.js';
-import { onItsCard, refusalSeenBy } from '../kit/unseen-request.js';
+import { onItsCard, refusalSeenBy } from '../card/unseen-request.js';
 
 /**
  * Why the clicker may not decide the request a genuine button names, as it stands, said before a

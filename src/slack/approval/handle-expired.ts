@@ -5,7 +5,7 @@ import { expiredText } from '../routing/notice-text.js';
 import { updateCard } from '../card/update-card.js';
 import { runInThread } from '../thread/run-in-thread.js';
 import type { SlackContext } from '../context.js';
-import { targetForAction } from '../thread/threads.js';
+import { targetForAction } from '../card/threads.js';
 import { refreshHomesFor } from '../card/inbox-refresh.js';
 
 /**

@@ -1,22 +1,30 @@
-import type { Decision } from '../../agent/api-types.js';
+import type { AgentStream, Decision } from '../../agent/api-types.js';
+import type { PendingAction } from '../../db/rows.js';
 import { isActionId } from '../../db/is-action-id.js';
 import { BATCH_PART_SIZE } from './batch-card.js';
 import { batchDeclineModal } from './batch-decline-modal.js';
 import { FINGERPRINT_PREFIX_LENGTH } from '../kit/button-value.js';
 import { inlineCode } from '../kit/mrkdwn/inline-code.js';
 import { truncate, truncateMrkdwn } from '../kit/limits.js';
-import { actorOf, type Click, type SlackContext } from '../context.js';
+import { actorOf, type Click, type SlackContext, type ThreadTarget } from '../context.js';
 import { loadCardStates } from '../card/card-state.js';
 import type { CardState } from '../card/card-state.js';
 import { placesStored, tamperedButton } from '../card/clicked-card.js';
 import { markDecisionInFlight } from '../card/decisions-in-flight.js';
-import { postQuorumProgress } from '../approval/post-quorum-progress.js';
 import { refusalText } from '../card/refusal-text.js';
-import { runInThread } from '../thread/run-in-thread.js';
-import { targetForAction } from '../thread/threads.js';
+import { targetForAction } from '../card/threads.js';
 import { tellUser } from '../kit/tell-user.js';
 import { updateCard } from '../card/update-card.js';
+import type { CardRow } from '../card/cards.js';
 import { refreshHomesFor } from '../card/inbox-refresh.js';
+
+/** What a batch decision shows that is another feature's, passed in by the app (app.ts), so batch/ imports neither. */
+export interface BatchDeps {
+  /** After a vote short of the quorum, what is left said in the card's thread, as for a single card (approval/). */
+  postQuorumProgress(ctx: SlackContext, action: PendingAction, known?: CardRow): Promise<void>;
+  /** The run a decision carried on, shown in its thread (thread/). */
+  runInThread(ctx: SlackContext, stream: AgentStream, target: ThreadTarget): Promise<void>;
+}
 
 export type RecordedBatch =
   | { kind: 'no-click' }
@@ -127,7 +135,7 @@ export async function recordBatchDecision(
  * reason (its submission decides, see recordBatchDecision). When the modal cannot open (the
  * trigger expired, Slack is down) the calls are still declined, without a reason.
  */
-export async function openDeclineAll(ctx: SlackContext, click: Click | undefined, press: BatchPress): Promise<void> {
+export async function openDeclineAll(ctx: SlackContext, click: Click | undefined, press: BatchPress, deps: BatchDeps): Promise<void> {
   if (!click) return void ctx.logger.warn('decline all click without user or channel');
   const named = await namedMembers(ctx, click, press);
   if (!named) return tellUser(ctx, click, tamperedButton);
@@ -145,7 +153,7 @@ export async function openDeclineAll(ctx: SlackContext, click: Click | undefined
     });
   } catch (error) {
     ctx.logger.warn({ err: error }, 'decline all modal could not open; declining without a reason');
-    await showBatchDecision(ctx, await recordBatchDecision(ctx, click, press, 'decline', Promise.resolve()));
+    await showBatchDecision(ctx, await recordBatchDecision(ctx, click, press, 'decline', Promise.resolve()), deps);
   }
 }
 
@@ -153,7 +161,7 @@ export async function openDeclineAll(ctx: SlackContext, click: Click | undefined
  * Shows what Approve all / Decline all did: the batch redrawn once, the clicker told (in one
  * ephemeral) about each call that was not changed and why, and the run's continuation.
  */
-export async function showBatchDecision(ctx: SlackContext, recorded: RecordedBatch): Promise<void> {
+export async function showBatchDecision(ctx: SlackContext, recorded: RecordedBatch, deps: BatchDeps): Promise<void> {
   if (recorded.kind === 'no-click') return;
   if (recorded.kind === 'tampered') return tellUser(ctx, recorded.click, tamperedButton);
   const { click, decisions, members } = recorded;
@@ -173,13 +181,13 @@ export async function showBatchDecision(ctx: SlackContext, recorded: RecordedBat
     const first = members[0];
     const card = first ? await updateCard(ctx, first.action.id) : undefined;
     for (const d of changed) refreshHomesFor(ctx, d.action);
-    for (const d of changed) if (d.outcome === 'approval-recorded' && !d.alreadyCounted) await postQuorumProgress(ctx, d.action, card);
+    for (const d of changed) if (d.outcome === 'approval-recorded' && !d.alreadyCounted) await deps.postQuorumProgress(ctx, d.action, card);
     // A decision that was not the run's last wait ends its stream at once; the last one carries the run on.
     const shown = changed.flatMap((d) => ('stream' in d && d.stream ? [{ d, stream: d.stream }] : []));
     await Promise.all(
       shown.map(async ({ d, stream }) => {
         const target = await targetForAction(ctx, d.action, click, { card });
-        if (target) await runInThread(ctx, stream, target);
+        if (target) await deps.runInThread(ctx, stream, target);
         else await stream.result;
       }),
     );

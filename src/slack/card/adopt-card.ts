@@ -3,14 +3,14 @@ import type { SlackContext } from '../context.js';
 import { findCard } from './cards.js';
 import { flagLostCard } from './claim-unposted-cards.js';
 import { recordFoundCards } from './record-found-cards.js';
-import { findThread, threadTarget, type ThreadRow } from '../thread/threads.js';
+import { findThread, threadTarget, type ThreadRow } from './threads.js';
 import { refreshHomesFor } from './inbox-refresh.js';
 import { CARD_EVENT_TYPE, parseCardMetadata, type CardMessageFacts } from './card-metadata.js';
 import { cardKindOf } from './card-subject.js';
 import { errorReference } from '../kit/error-reference.js';
 import { botMessagesWithMetadata } from './metadata-messages.js';
 import { renderCard } from './render-card.js';
-import { routeCard } from '../routing/route-card.js';
+import { routeCard } from '../routing/card-copies.js';
 import { unreachableQuorumOf } from './unreachable-quorum-of.js';
 
 /** How long before its request was written a card is looked for: the database's clock and Slack's may disagree a little. */

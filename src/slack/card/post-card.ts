@@ -7,7 +7,7 @@ import type { CardInFlight, SlackContext, ThreadTarget } from '../context.js';
 import { saveCard } from './cards.js';
 import { updateCard } from './update-card.js';
 import { renderCard } from './render-card.js';
-import { routeCard } from '../routing/route-card.js';
+import { routeCard } from '../routing/card-copies.js';
 import { unreachableQuorumOf } from './unreachable-quorum-of.js';
 import { cardStateKey } from './card-state-key.js';
 import { blocksAsJson } from '../transport/slack-web-client.js';

@@ -2,7 +2,7 @@ import { postCard } from './post-card.js';
 import { runInThread } from '../thread/run-in-thread.js';
 import type { SlackContext } from '../context.js';
 import { settleCardRepair } from './claim-unposted-cards.js';
-import { findThread, threadTarget } from '../thread/threads.js';
+import { findThread, threadTarget } from './threads.js';
 import { adoptCard } from './adopt-card.js';
 import { updateCard } from './update-card.js';
 import { clearWorkingReaction } from '../thread/working-reaction.js';

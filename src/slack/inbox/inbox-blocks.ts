@@ -3,7 +3,6 @@ import type { Button, HomeView, KnownBlock } from '@slack/types';
 import type { PendingAction } from '../../db/rows.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { inlineCode } from '../kit/mrkdwn/inline-code.js';
-import { isActionId } from '../../db/is-action-id.js';
 import { ACTION_IDS, cardBlockId } from '../kit/action-ids.js';
 import { approvalButtonValue } from '../kit/button-value.js';
 import { context, section } from '../kit/layout.js';
@@ -11,7 +10,7 @@ import { LIMITS, truncate, truncateMrkdwn } from '../kit/limits.js';
 import { mention } from '../kit/mention.js';
 import { slackDate } from '../kit/slack-date.js';
 import { plainText } from '../kit/text-objects.js';
-import { rememberedBlocks, type RememberedItem } from '../remembered/remembered-blocks.js';
+import { rememberedBlocks, type RememberedItem } from './remembered-blocks.js';
 import { callFieldsLine, type CallInWords } from '../kit/describe-args.js';
 import { moreBlock, type InboxList } from './inbox-lists.js';
 import { boundLine, unattendedText } from '../card/bound-blocks.js';
@@ -130,13 +129,7 @@ function pageButton(text: string, after: number | undefined): Button {
   };
 }
 
-/** The page a page button asks for: `{}` for the first, `{ after }` for the one after request `after`; undefined when the value is not one of ours. */
-export function parseInboxPage(value: string | undefined): { after?: number } | undefined {
-  if (value === 'first') return {};
-  const m = /^after:([1-9]\d{0,9})$/.exec(value ?? '');
-  const after = Number(m?.[1]);
-  return m && isActionId(after) ? { after } : undefined;
-}
+
 
 /** The Home tab: the inbox as a view (views.publish). */
 export function homeView(data: InboxData): HomeView {

@@ -4,8 +4,8 @@ import { teamOfClicker, type Click, type SlackContext } from '../context.js';
 import { findCard } from '../card/cards.js';
 import { placesStored } from '../card/clicked-card.js';
 import { tellUser } from '../kit/tell-user.js';
-import { UNSEEN_REQUEST } from '../kit/unseen-request.js';
-import { findThread } from '../thread/threads.js';
+import { UNSEEN_REQUEST } from '../card/unseen-request.js';
+import { findThread } from '../card/threads.js';
 
 /**
  * A click on Approve or Decline in the inbox (Home tab, or the /approvals list), as if it were

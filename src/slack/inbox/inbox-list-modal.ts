@@ -4,7 +4,7 @@ import { decidedLine, requestedLine, type InboxItem } from './inbox-blocks.js';
 import { inboxListValue, type InboxList } from './inbox-lists.js';
 import { context, section } from '../kit/layout.js';
 import { LIMITS } from '../kit/limits.js';
-import { rememberedSection, type RememberedItem } from '../remembered/remembered-blocks.js';
+import { rememberedSection, type RememberedItem } from './remembered-blocks.js';
 import { plainText } from '../kit/text-objects.js';
 
 /** How many entries a page of the modal shows. */

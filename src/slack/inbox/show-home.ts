@@ -1,4 +1,5 @@
-import { homeView, HOME_FIT, parseInboxPage } from './inbox-blocks.js';
+import { homeView, HOME_FIT } from './inbox-blocks.js';
+import { isActionId } from '../../db/is-action-id.js';
 import { actorOf, type SlackContext, personOf } from '../context.js';
 import { outsideWorkspaceMessage } from '../../approvals/workspace.js';
 import { homePageOf, setHomePage } from './home-viewers.js';
@@ -40,4 +41,12 @@ export async function showInboxPage(ctx: SlackContext, body: BlockAction<ButtonA
   }
   const answer = await approvalsList(ctx, personOf(body), page.after);
   await respond({ replace_original: true, response_type: 'ephemeral', text: answer.text, ...(answer.blocks ? { blocks: answer.blocks } : {}) });
+}
+
+/** The page a page button asks for: `{}` for the first, `{ after }` for the one after request `after`; undefined when the value is not one of ours. */
+export function parseInboxPage(value: string | undefined): { after?: number } | undefined {
+  if (value === 'first') return {};
+  const m = /^after:([1-9]\d{0,9})$/.exec(value ?? '');
+  const after = Number(m?.[1]);
+  return m && isActionId(after) ? { after } : undefined;
 }

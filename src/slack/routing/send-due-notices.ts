@@ -7,7 +7,7 @@ import type { SlackContext } from '../context.js';
 import { claimNotices, loadWaitingApprovals, markNoticeSent, type WaitingApproval } from './claim-notices.js';
 import { updateCard } from '../card/update-card.js';
 import { renderCard } from '../card/render-card.js';
-import { dmRecipients, sendDmCopies } from './route-card.js';
+import { dmRecipients, sendDmCopies } from './card-copies.js';
 
 interface Planned {
   request: WaitingApproval;

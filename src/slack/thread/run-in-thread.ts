@@ -16,7 +16,7 @@ import type { CardRow } from '../card/cards.js';
 import type { Person } from '../context.js';
 import { clearAssistantStatus, clearWaitingStatus, showWaitingStatus } from './assistant-status.js';
 import { postPolicyRefusal } from './policy-refusal.js';
-import { findThread, targetForAction, threadTarget } from './threads.js';
+import { findThread, targetForAction, threadTarget } from '../card/threads.js';
 
 export interface RunInThreadOptions {
   /** The message that asked for this work; it carries the working reaction meanwhile. */

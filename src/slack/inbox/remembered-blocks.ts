@@ -1,7 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { inlineCode } from '../kit/mrkdwn/inline-code.js';
-import { isActionId } from '../../db/is-action-id.js';
 import { ACTION_IDS } from '../kit/action-ids.js';
 import { context, section } from '../kit/layout.js';
 import { LIMITS, truncate, truncateMrkdwn } from '../kit/limits.js';
@@ -62,11 +61,4 @@ function rememberedText(item: RememberedItem): string {
 
 export function rememberedBlockId(id: number): string {
   return `remembered:${id}`;
-}
-
-/** The remembered grant a Revoke button names, or undefined for anything else. */
-export function parseRevokeValue(value: string | undefined): number | undefined {
-  const m = /^[1-9]\d{0,9}$/.exec(value ?? '');
-  const id = Number(m?.[0]);
-  return m && isActionId(id) ? id : undefined;
 }

@@ -2,7 +2,7 @@ import type { ThreadTarget, SlackContext } from '../context.js';
 import type { Selectable } from 'kysely';
 import type { SlackDb, SlackTables } from '../tables.js';
 import type { PendingAction } from '../../db/rows.js';
-import { findCard, type CardRow } from '../card/cards.js';
+import { findCard, type CardRow } from './cards.js';
 
 /**
  * Where a top-level run talks: its channel and thread (null thread: a DM's top level), who asked

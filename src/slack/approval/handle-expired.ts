@@ -1,7 +1,7 @@
 import type { ExpiredRequest } from '../../agent/api-types.js';
 import type { PendingAction } from '../../db/rows.js';
 import { findCard, type CardRow } from '../card/cards.js';
-import { expiredText } from '../routing/notice-text.js';
+import { expiredText } from '../kit/notice-text.js';
 import { updateCard } from '../card/update-card.js';
 import { runInThread } from '../thread/run-in-thread.js';
 import type { SlackContext } from '../context.js';

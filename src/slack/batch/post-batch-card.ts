@@ -11,7 +11,7 @@ import { errorReference } from '../kit/error-reference.js';
 import { postCard } from '../card/post-card.js';
 import { redrawBatch } from './redraw-batch.js';
 import { renderBatchCard } from './render-batch-card.js';
-import { privateWithoutApprovers } from '../routing/private-without-approvers.js';
+import { privateWithoutApprovers } from '../card/private-without-approvers.js';
 import { approversAt } from '../../approvals/approvers-at.js';
 
 /**

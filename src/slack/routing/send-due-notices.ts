@@ -1,7 +1,7 @@
 import { approversAt } from '../../approvals/approvers-at.js';
 import { dueNotices, type NoticeName } from '../../approvals/due-notices.js';
 import type { Requirement } from '../../approvals/requirement-for.js';
-import { escalationText, lastWarningText, reminderText, type NoticeFacts } from './notice-text.js';
+import { escalationText, lastWarningText, reminderText, type NoticeFacts } from '../kit/notice-text.js';
 import { refreshHomesFor } from '../card/inbox-refresh.js';
 import type { SlackContext } from '../context.js';
 import { claimNotices, loadWaitingApprovals, markNoticeSent, type WaitingApproval } from './claim-notices.js';

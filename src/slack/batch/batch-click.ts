@@ -1,15 +1,14 @@
+import type { BlockAction, ButtonAction } from '@slack/bolt';
 import type { AgentStream, Decision } from '../../agent/api-types.js';
 import type { PendingAction } from '../../db/rows.js';
 import { isActionId } from '../../db/is-action-id.js';
-import { BATCH_PART_SIZE } from './batch-card.js';
-import { batchDeclineModal } from './batch-decline-modal.js';
+import { BATCH_PART_SIZE, batchDeclineModal, batchDeclineMessage, batchDeclineReason } from './batch-card.js';
 import { FINGERPRINT_PREFIX_LENGTH } from '../kit/button-value.js';
 import { inlineCode } from '../kit/mrkdwn/inline-code.js';
 import { truncate, truncateMrkdwn } from '../kit/limits.js';
-import { actorOf, type Click, type SlackContext, type ThreadTarget } from '../context.js';
-import { loadCardStates } from '../card/card-state.js';
-import type { CardState } from '../card/card-state.js';
-import { placesStored, tamperedButton } from '../card/clicked-card.js';
+import { actorOf, type Click, type SlackContext, type ThreadTarget, teamOfClicker } from '../context.js';
+import { loadCardStates, type CardState } from '../card/card-state.js';
+import { placesStored, tamperedButton, tellClicker } from '../card/clicked-card.js';
 import { markDecisionInFlight } from '../card/decisions-in-flight.js';
 import { refusalText } from '../card/refusal-text.js';
 import { targetForAction } from '../card/threads.js';
@@ -17,6 +16,10 @@ import { tellUser } from '../kit/tell-user.js';
 import { updateCard } from '../card/update-card.js';
 import type { CardRow } from '../card/cards.js';
 import { refreshHomesFor } from '../card/inbox-refresh.js';
+import { ACTION_IDS, CALLBACK_IDS } from '../kit/action-ids.js';
+import { clickOf } from '../kit/click-of.js';
+import type { InteractionRoutes } from '../kit/interaction-routes.js';
+import { recordThenAck } from '../ack.js';
 
 /** What a batch decision shows that is another feature's, passed in by the app (app.ts), so batch/ imports neither. */
 export interface BatchDeps {
@@ -194,4 +197,35 @@ export async function showBatchDecision(ctx: SlackContext, recorded: RecordedBat
   } finally {
     recorded.done();
   }
+}
+
+/**
+ * A batch card's buttons, as a single card's: Approve all decides, recorded before the click is
+ * acknowledged (within RECORD_BEFORE_ACK_MS; a long batch is acknowledged first); Decline all
+ * first asks for an optional reason in a modal, whose submission decides.
+ */
+export function registerBatchActions(routes: InteractionRoutes, ctx: SlackContext, deps: BatchDeps): void {
+  routes.action<BlockAction<ButtonAction>>(ACTION_IDS.batchApproveAll, async ({ ack, body, action }) => {
+    await recordThenAck(ctx, ack, {
+      name: 'approve all',
+      record: (startAfter) => recordBatchDecision(ctx, clickOf(body), { value: action.value, blockId: action.block_id }, 'approve', startAfter),
+      show: (recorded) => showBatchDecision(ctx, recorded, deps),
+      onError: tellClicker(ctx, clickOf(body)),
+    });
+  });
+  routes.action<BlockAction<ButtonAction>>(ACTION_IDS.batchDeclineAll, async ({ ack, body, action }) => {
+    await ack();
+    ctx.tasks.run('decline all', () => openDeclineAll(ctx, clickOf(body), { value: action.value, blockId: action.block_id }, deps), tellClicker(ctx, clickOf(body)));
+  });
+  routes.view(CALLBACK_IDS.batchDeclineModal, async ({ ack, body, view }) => {
+    // The submission stands for the click on the batch message its metadata names (checked again there).
+    const message = batchDeclineMessage(view.private_metadata);
+    const click: Click | undefined = message ? { user: body.user.id, teamId: teamOfClicker(body), channel: message.channel, messageTs: message.ts } : undefined;
+    await recordThenAck(ctx, () => ack(), {
+      name: 'decline all submit',
+      record: (startAfter) => recordBatchDecision(ctx, click, { value: view.private_metadata }, 'decline', startAfter, batchDeclineReason(view.state.values)),
+      show: (recorded) => showBatchDecision(ctx, recorded, deps),
+      onError: tellClicker(ctx, click),
+    });
+  });
 }

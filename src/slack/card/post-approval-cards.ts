@@ -1,6 +1,6 @@
 import type { AgentStream, ApprovalRequest } from '../../agent/api-types.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
-import { postBatchCard } from '../batch/post-batch-card.js';
+import { postBatchCard } from '../batch/post-batch.js';
 import { postCard } from './post-card.js';
 
 /**

@@ -8,7 +8,7 @@ import { renderCard } from './render-card.js';
 import { unreachableQuorumOf } from './unreachable-quorum-of.js';
 import { cardStateKey } from './card-state-key.js';
 import { blocksAsJson } from '../transport/slack-web-client.js';
-import { redrawBatch } from '../batch/redraw-batch.js';
+import { redrawBatch } from '../batch/batch-cards.js';
 import { adoptCard } from './adopt-card.js';
 
 /** A card drawn whose `drawn` mark is left to ride on a later statement (markRunShown) instead of one of its own. */

@@ -1,16 +1,14 @@
 import type { AgentStream } from '../../agent/api-types.js';
 import type { PendingAction } from '../../db/rows.js';
-import { batchParts } from './batch-card.js';
+import { batchParts, renderBatchCard } from './batch-card.js';
+import { redrawBatch, saveBatchCards } from './batch-cards.js';
 import type { CardInFlight, SlackContext, ThreadTarget } from '../context.js';
-import { saveBatchCards } from './batch-cards.js';
 import { cardStateKey } from '../card/card-state-key.js';
 import { blocksAsJson } from '../transport/slack-web-client.js';
 import { refreshHomesFor } from '../card/inbox-refresh.js';
 import { cardMetadata } from '../card/card-metadata.js';
 import { errorReference } from '../kit/error-reference.js';
 import { postCard } from '../card/post-card.js';
-import { redrawBatch } from './redraw-batch.js';
-import { renderBatchCard } from './render-batch-card.js';
 import { privateWithoutApprovers } from '../card/private-without-approvers.js';
 import { approversAt } from '../../approvals/approvers-at.js';
 

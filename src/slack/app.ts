@@ -21,7 +21,7 @@ import { openDecline, recordApproval, showApproval } from './approval/approval-c
 import { decisionRefusal } from './approval/decision-refusal.js';
 import { handleDecision } from './approval/handle-decision.js';
 import { routeEditedCard } from './routing/card-copies.js';
-import { listClickOf, showInboxList } from './inbox/inbox-list.js';
+import { listClickOf, showInboxList, showHome, homeViewersAmong, recordHomeViewer } from './inbox/show-home.js';
 import { goOnAfterAnswer, runInThread } from './thread/run-in-thread.js';
 import { postQuorumProgress } from './approval/post-quorum-progress.js';
 import { requestGuard } from './transport/request-guard.js';
@@ -38,9 +38,7 @@ import { claimKeptResults, showKeptResult } from './thread/kept-results.js';
 import { timeAcks } from './transport/time-acks.js';
 import { botMetrics } from '../metrics/bot-metrics.js';
 import { HomeRefresher } from './inbox/home-refresher.js';
-import { showHome } from './inbox/show-home.js';
 import { slackUserTeams } from './transport/directory.js';
-import { homeViewersAmong, recordHomeViewer } from './inbox/home-viewers.js';
 
 export interface SlackAppOptions {
   /** `host`: the interface to listen on in HTTP mode; every interface when unset. */

@@ -4,7 +4,7 @@ import { blockActionsSchema, issuesOf, viewSubmissionSchema, type BlockActionsBo
 import type { SlackContext } from './context.js';
 import { unknownInteractions } from './unknown-interactions.js';
 import { handleMessage, reportMessageFailure, type IncomingMessage, type MessageAnswers } from './thread/handle-message.js';
-import { respondToApprovalsCommand } from './inbox/approvals-command.js';
+import { showApprovalsAnswer } from './inbox/approvals-command.js';
 import { registerInboxActions, type CardDecisions } from './inbox/inbox-actions.js';
 import type { RecordedApproval } from './approval/approval-click.js';
 import { registerApprovalActions } from './approval/approval-actions.js';
@@ -136,7 +136,7 @@ function registerCommands(app: App, ctx: SlackContext): void {
   app.command('/approvals', async ({ ack, command, respond }) => {
     await ack();
     const who = { user: command.user_id, teamId: command.team_id ?? '', ...(command.enterprise_id ? { enterpriseId: command.enterprise_id } : {}) };
-    respondToApprovalsCommand(ctx, who, command.text, respond);
+    showApprovalsAnswer(ctx, who, command.text, respond);
   });
 }
 

@@ -30,7 +30,7 @@ export interface CommandAnswer {
 }
 
 /** Answers `/approvals` (acknowledged already) through its response_url: JSON, so blocks go as they are. */
-export function respondToApprovalsCommand(ctx: SlackContext, who: Person, text: string | undefined, respond: RespondFn): void {
+export function showApprovalsAnswer(ctx: SlackContext, who: Person, text: string | undefined, respond: RespondFn): void {
   const log = ctx.logger.child({ user: who.user, command: '/approvals' });
   ctx.tasks.run(
     '/approvals',
@@ -93,7 +93,7 @@ async function showOne(ctx: SlackContext, who: Person, actionId: number): Promis
  * Replaces the /approvals answer a decision was made from with the person's list as it is now,
  * through the click's response_url; a failure leaves the old answer (the card is the record).
  */
-export async function redrawCommandAnswer(
+export async function showCommandAnswer(
   ctx: SlackContext,
   who: Person,
   respond: (message: { replace_original: true; response_type: 'ephemeral'; text: string; blocks?: KnownBlock[] }) => Promise<unknown>,

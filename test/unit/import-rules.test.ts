@@ -47,7 +47,6 @@ const KNOWN_VIOLATIONS: Record<string, string> = {
   'batch/batch-card.ts -> edit/edit-form.ts': "whether a call is editable is the edit form's (edit/ is the other helper's)",
   'card/adopt-card.ts -> routing/card-copies.ts': "an adopted card is routed (copies) like a posted one (card/ is the other helper's)",
   'card/adopt-card.ts': "adopts a card found in Slack (a flow; card/ is the other helper's)",
-  'card/approval-card.ts -> remembered/remember-blocks.ts': "the card's remember option is drawn by remembered/ (card/ is the other helper's)",
   'card/clicked-card.ts': "reads the clicked card and tells the clicker (a flow; card/ is the other helper's)",
   'card/post-approval-cards.ts -> batch/post-batch.ts': "several approvals at once post one batch card (card/ is the other helper's)",
   'card/post-card.ts -> routing/card-copies.ts': "a posted card is routed (copies, notices) (card/ is the other helper's)",

@@ -16,7 +16,7 @@ import { slackDate } from '../kit/slack-date.js';
 import { oneLine, plainText } from '../kit/text-objects.js';
 import { unreachable } from '../../unreachable.js';
 import { limitReasonText } from './limit-reason.js';
-import { rememberButton, rememberedUnusedText } from '../remembered/remember-blocks.js';
+import { rememberButton, rememberedUnusedText } from './remember-blocks.js';
 import { boundBlocks, unattendedText } from './bound-blocks.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { BlockAction } from '@slack/bolt';
 import { z } from 'zod';
 import { parseButtonValue } from './kit/button-value.js';
-import type { Click, SlackContext } from './context.js';
+import type { SlackContext } from './context.js';
 import { parseBatchButtonValue } from './batch/batch-click.js';
 import { tellUser } from './kit/tell-user.js';
 import { findCard } from './card/cards.js';

@@ -212,7 +212,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       hasRespondForm: (schema) => formOfZod(schema) !== undefined,
     },
     goOn: goOnAfterAnswer,
-    batch: { postQuorumProgress, runInThread: (ctx, stream, target) => runInThread(ctx, stream, target) },
+    batch: { postQuorumProgress, runInThread },
     edit: {
       refusal: (ctx, click, button) => decisionRefusal(ctx, click, button, { as: 'edit' }),
       showDecision: handleDecision,

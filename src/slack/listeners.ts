@@ -12,6 +12,7 @@ import { registerDeclineModalSubmit } from './approval/decline-modal-submit.js';
 import { registerApproveReasonSubmit } from './approval/approve-reason-submit.js';
 import { registerBatchActions, type BatchDeps } from './batch/batch-click.js';
 import { registerEditActions } from './edit/edit-actions.js';
+import type { EditDeps } from './edit/edit-flow.js';
 import { registerQuestionActions, registerRespondActions, registerElicitationActions } from './answer/answer-actions.js';
 import type { GoOnInThread } from './answer/resume-from-slack.js';
 import { registerRememberedActions } from './remembered/remembered-actions.js';
@@ -29,7 +30,7 @@ export interface ListenerWiring {
   /** What a batch decision shows that is approval/'s and thread/'s. */
   batch: BatchDeps;
   /** What Edit's submission shares with a decision (approval/) and with routing (routing/). */
-  edit: Parameters<typeof registerEditActions>[2];
+  edit: EditDeps;
   /** The card's own Approve and Decline, which the inbox's buttons do too (approval/). */
   inboxDecisions: CardDecisions<RecordedApproval>;
   /** How a revoke redraws the list it was clicked in (inbox/). */

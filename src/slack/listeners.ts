@@ -13,7 +13,7 @@ import { registerApproveReasonSubmit } from './approval/approve-reason-submit.js
 import { registerBatchActions, type BatchDeps } from './batch/batch-click.js';
 import { registerEditActions } from './edit/edit-actions.js';
 import type { EditDeps } from './edit/edit-flow.js';
-import { registerQuestionActions, registerRespondActions, registerElicitationActions } from './answer/answer-actions.js';
+import { registerAnswerActions } from './answer/answer-actions.js';
 import type { GoOnInThread } from './answer/resume-from-slack.js';
 import { registerRememberedActions } from './remembered/remembered-actions.js';
 import type { RememberedDeps } from './remembered/revoke-remembered.js';
@@ -146,9 +146,7 @@ function registerInteractions(routes: InteractionRoutes, ctx: SlackContext, wiri
   registerApproveReasonSubmit(routes, ctx);
   registerBatchActions(routes, ctx, wiring.batch);
   registerEditActions(routes, ctx, wiring.edit);
-  registerQuestionActions(routes, ctx, wiring.goOn);
-  registerRespondActions(routes, ctx, wiring.goOn);
-  registerElicitationActions(routes, ctx, wiring.goOn);
+  registerAnswerActions(routes, ctx, wiring.goOn);
   registerInboxActions(routes, ctx, wiring.inboxDecisions);
   registerRememberedActions(routes, ctx, wiring.remembered);
 }

@@ -12,6 +12,16 @@ import { recordThenAck } from '../ack.js';
 import { parseButtonValue } from '../kit/button-value.js';
 import { recordChoice, showChoice, recordConfirmation } from './answer-choice.js';
 
+/**
+ * Every answer's buttons and forms: askUser questions, Respond forms and Yes / No, MCP
+ * elicitation. Whichever answers, the run it resumes goes on through `goOn` (thread/, passed in).
+ */
+export function registerAnswerActions(routes: InteractionRoutes, ctx: SlackContext, goOn: GoOnInThread): void {
+  registerQuestionActions(routes, ctx, goOn);
+  registerRespondActions(routes, ctx, goOn);
+  registerElicitationActions(routes, ctx, goOn);
+}
+
 /** Elements whose change is only a selection on the way to Submit, not an answer. */
 const SELECTION_ONLY = new Set(['checkboxes', 'multi_static_select']);
 
@@ -21,7 +31,7 @@ const SELECTION_ONLY = new Set(['checkboxes', 'multi_static_select']);
  * modal behind Answer; Decline and (URL requests) Done answer at once. Each answer is
  * recorded before the ack (recordThenAck). The link button only opens the URL in the browser.
  */
-export function registerElicitationActions(routes: InteractionRoutes, ctx: SlackContext, goOn: GoOnInThread): void {
+function registerElicitationActions(routes: InteractionRoutes, ctx: SlackContext, goOn: GoOnInThread): void {
   const answer = (name: string, body: BlockAction, actionId: number | undefined, answerOf: AnswerOf, ack: () => Promise<void>) =>
     recordThenAck(ctx, ack, {
       name,
@@ -75,7 +85,7 @@ export function registerElicitationActions(routes: InteractionRoutes, ctx: Slack
  * Submit button sends what is selected. An answer is recorded before the
  * click is acknowledged (see recordThenAck).
  */
-export function registerQuestionActions(routes: InteractionRoutes, ctx: SlackContext, goOn: GoOnInThread): void {
+function registerQuestionActions(routes: InteractionRoutes, ctx: SlackContext, goOn: GoOnInThread): void {
   routes.action<BlockAction>(ACTION_IDS.questionAnswer, async ({ ack, body, action }) => {
     if (action.type !== 'radio_buttons' && action.type !== 'static_select') return void (await ack());
     const selected = action.selected_option?.value;
@@ -104,7 +114,7 @@ export function registerQuestionActions(routes: InteractionRoutes, ctx: SlackCon
  * checked before the modal closes (errors beside their fields) and recorded
  * before the ack. Yes / No buttons answer a yes/no schema without a form.
  */
-export function registerRespondActions(routes: InteractionRoutes, ctx: SlackContext, goOn: GoOnInThread): void {
+function registerRespondActions(routes: InteractionRoutes, ctx: SlackContext, goOn: GoOnInThread): void {
   routes.action<BlockAction<ButtonAction>>(ACTION_IDS.suspensionRespond, async ({ ack, body, action }) => {
     await ack();
     const click = clickOf(body);

@@ -15,14 +15,9 @@ import { rememberForOf } from './remembered-call.js';
 import { findAgent } from './run-state.js';
 import { outsideWorkspace, outsideWorkspaceMessage } from '../approvals/workspace.js';
 import { unreachable } from '../unreachable.js';
+import { MAX_REASON_LENGTH } from '../approvals/reason-limit.js';
 
 export const apiActor = { userId: 'api' } as const;
-
-/**
- * Longest reason a decision may carry (characters, after trimming): what Slack's reason fields
- * declare, and what every caller is held to. A longer one is refused, never cut.
- */
-export const MAX_REASON_LENGTH = 3000;
 
 /** What a front end may add to a decision: see Agent.decideToolCall. */
 export interface DecisionContext {

@@ -13,43 +13,32 @@ import { boltLogger } from './transport/bolt-logger.js';
 import { SweepBacklog, type BacklogSwept } from './sweep.js';
 import { PacedWebClient } from './transport/paced-web-client.js';
 import { inboundRequests } from './transport/inbound-requests.js';
-import { registerAppMention, registerMessage } from './thread/message.js';
 import { showRememberedUse } from './remembered/show-remembered-use.js';
 import { answerFromText } from './answer/answer-choice.js';
 import { mayAnswer, resumeFromSlack } from './answer/resume-from-slack.js';
 import { formOfZod } from './kit/form-fields.js';
-import { registerApprovalActions, registerDeclineModalSubmit, registerApproveReasonSubmit } from './approval/approval-actions.js';
 import { openDecline, recordApproval, showApproval, decisionRefusal } from './approval/approval-flow.js';
-import { registerBatchActions } from './batch/batch-actions.js';
-import { registerEditActions } from './edit/edit-actions.js';
 import { CardLifecycle } from './card/lifecycle.js';
-import { showDecision as handleDecision } from './approval/show-decision.js';
-import { routeEditedCard } from './routing/route-card.js';
-import { listClickOf, showInboxList } from './inbox/inbox-list.js';
-import { interactionRoutes } from './interaction-routes.js';
-import { goOnAfterAnswer } from './thread/run-in-thread.js';
-import type { MessageAnswers } from './thread/handle-message.js';
-import { registerQuestionActions } from './answer/question-actions.js';
-import { registerRespondActions } from './answer/respond-actions.js';
-import { registerElicitationActions } from './answer/elicitation-actions.js';
-import { unknownInteractions } from './unknown-interactions.js';
+import { postBatchCard } from './batch/post-batch.js';
+import { redrawBatch } from './batch/batch-cards.js';
+import { showDecision, showQuorumProgress } from './approval/show-decision.js';
+import { routeEditedCard } from './routing/card-copies.js';
+import { listClickOf, showInboxList, showHome, homeViewersAmong, recordHomeViewer } from './inbox/show-home.js';
+import { goOnAfterAnswer, runInThread } from './thread/run-in-thread.js';
 import { requestGuard } from './transport/request-guard.js';
 import { DEFAULT_WORKING_REACTION_DELAY_MS } from './thread/working-reaction.js';
 import type { SlackContext } from './context.js';
 import { slackDb } from './tables.js';
+import { registerListeners } from './listeners.js';
 import { slackClientOptions } from './transport/slack-web-client.js';
 import { pruneEvents } from './thread/claim-event.js';
 import { claimUnpostedCards, claimStaleCards } from './card/card-repairs.js';
-import { showUnpostedCard as postUnpostedCard } from './card/show-unposted-card.js';
+import { showUnpostedCard } from './card/show-unposted-card.js';
 import { claimKeptResults, showKeptResult } from './thread/kept-results.js';
 import { timeAcks } from './transport/time-acks.js';
 import { botMetrics } from '../metrics/bot-metrics.js';
-import { registerAppHomeOpened, registerInboxActions, registerApprovalsCommand } from './inbox/inbox-actions.js';
-import { registerRememberedActions } from './remembered/remembered-actions.js';
 import { HomeRefresher } from './inbox/home-refresher.js';
-import { showHome } from './inbox/show-home.js';
 import { slackUserTeams } from './transport/directory.js';
-import { homeViewersAmong, recordHomeViewer } from './inbox/home-viewers.js';
 
 export interface SlackAppOptions {
   /** `host`: the interface to listen on in HTTP mode; every interface when unset. */
@@ -204,6 +193,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     publicChannels: new Map(),
     userTeams: slackUserTeams(app.client, log),
     showRememberedUse: (target, call) => showRememberedUse(context, target, call),
+    batches: { post: postBatchCard, redraw: redrawBatch },
     workingReactionDelayMs: options.workingReactionDelayMs ?? DEFAULT_WORKING_REACTION_DELAY_MS,
     ...assistantOf(options.assistant ?? config.assistant),
     ...(options.botUserId ? { botUserId: options.botUserId } : {}),
@@ -212,32 +202,24 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   app.error(async (error) => {
     log.error({ err: error }, 'Slack listener failed');
   });
-  // What a reply does to the request its thread waits on is the answer feature's (answer/).
-  const answers: MessageAnswers = {
-    answerFromText,
-    mayAnswer,
-    resumeFromSlack: (ctx, action, data, who, options) => resumeFromSlack(ctx, action, data, who, goOnAfterAnswer, options),
-    hasRespondForm: (schema) => formOfZod(schema) !== undefined,
-  };
-  registerAppMention(app, context, answers);
-  registerMessage(app, context, answers);
-  registerAppHomeOpened(app, context);
-  registerApprovalsCommand(app, context);
-  const routes = interactionRoutes(app, unknownInteractions(context));
-  registerApprovalActions(routes, context);
-  registerBatchActions(routes, context);
-  registerDeclineModalSubmit(routes, context);
-  registerEditActions(routes, context, {
-    refusal: (ctx, click, button) => decisionRefusal(ctx, click, button, { as: 'edit' }),
-    showDecision: handleDecision,
-    routeEdited: routeEditedCard,
+  // What one feature does for another is wired here, so that no feature imports another.
+  registerListeners(app, context, {
+    answers: {
+      answerFromText,
+      mayAnswer,
+      resumeFromSlack: (ctx, action, data, who, options) => resumeFromSlack(ctx, action, data, who, goOnAfterAnswer, options),
+      hasRespondForm: (schema) => formOfZod(schema) !== undefined,
+    },
+    goOn: goOnAfterAnswer,
+    batch: { showQuorumProgress, runInThread },
+    edit: {
+      refusal: (ctx, click, button) => decisionRefusal(ctx, click, button, { as: 'edit' }),
+      showDecision,
+      routeEdited: routeEditedCard,
+    },
+    inboxDecisions: { recordApproval, showApproval, openDecline },
+    remembered: { redrawList: (ctx, body, listValue) => showInboxList(ctx, listClickOf(body, listValue)) },
   });
-  registerApproveReasonSubmit(routes, context);
-  registerQuestionActions(routes, context, goOnAfterAnswer);
-  registerRespondActions(routes, context, goOnAfterAnswer);
-  registerElicitationActions(routes, context, goOnAfterAnswer);
-  registerInboxActions(routes, context, { recordApproval, showApproval, openDecline });
-  registerRememberedActions(routes, context, { redrawList: (ctx, body, listValue) => showInboxList(ctx, listClickOf(body, listValue)) });
 
   const sweepExpired = async (repairs = true): Promise<BacklogSwept> => {
     try {
@@ -257,7 +239,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     const found: Record<string, number> = { expired: swept.expired, recovered: swept.recovered };
     if (repairs) {
       const unposted = await claimUnpostedCards(context.slackDb, agent.id, repairAfterMs);
-      for (const actionId of unposted) tasks.run('unposted card', () => postUnpostedCard(context, actionId));
+      for (const actionId of unposted) tasks.run('unposted card', () => showUnpostedCard(context, actionId));
       const stale = await claimStaleCards(context.slackDb, agent.id, repairAfterMs);
       backlog.redraw(stale);
       await showDueNotices(context, repairAfterMs).catch((error: unknown) => log.warn({ err: error }, 'approval notices failed'));

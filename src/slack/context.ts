@@ -1,6 +1,7 @@
 import type { webApi } from '@slack/bolt';
 import type { Agent } from '../agent/agent.js';
-import type { Actor, RememberedCall } from '../agent/api-types.js';
+import type { Actor, AgentStream, RememberedCall } from '../agent/api-types.js';
+import type { PendingAction } from '../db/rows.js';
 import type { Logger } from '../logger.js';
 import type { BackgroundTasks } from './transport/background-tasks.js';
 import type { SlackDb } from './tables.js';
@@ -47,6 +48,24 @@ export interface SlackContext {
    * so that showing a run (thread/) imports no other feature.
    */
   readonly showRememberedUse: (target: ThreadTarget, call: RememberedCall) => Promise<void>;
+  /**
+   * The batch card (batch/), which the card lifecycle posts for a step's parallel calls and redraws
+   * when any member changes: passed in by the app, so that card/ imports no other feature. Each
+   * takes the context it runs on (the sweep's has a client of its own).
+   */
+  readonly batches: BatchCards;
+}
+
+/** What card/ asks of the batch card: see SlackContext.batches. */
+export interface BatchCards {
+  post(
+    ctx: SlackContext,
+    actionIds: readonly number[],
+    target: ThreadTarget,
+    onCancelled: (stream: AgentStream) => Promise<void>,
+    stored: ReadonlyArray<PendingAction | undefined>,
+  ): Promise<void>;
+  redraw(ctx: SlackContext, members: readonly number[]): Promise<void>;
 }
 
 /** A place to post: a channel and, unless it is a DM's top level, a thread. */

@@ -3,9 +3,9 @@ import type { SlackContext } from './context.js';
 import { cardStateKey, loadCardState } from './card/cards.js';
 import { PacedClientStoppedError, type PacedWebClient } from './transport/paced-web-client.js';
 import { TaskLane } from './transport/task-lane.js';
-import { showExpired as handleExpired } from './approval/show-decision.js';
+import { showExpired } from './approval/show-decision.js';
 import { showRecovered } from './thread/run-in-thread.js';
-import { showCardUpdate as updateCard } from './card/show-card-update.js';
+import { showCardUpdate } from './card/show-card-update.js';
 
 /** Cards being redrawn at once; chat.update's pace, not this, decides how fast they go. */
 const REDRAWS_AT_ONCE = 8;
@@ -67,7 +67,7 @@ export class SweepBacklog {
           turns.delete(e.action.id);
           lane.add('expired', async () => {
             go?.();
-            await handleExpired(ctx, e, (actionId) => this.redraw([actionId])).catch(quietOnStop);
+            await showExpired(ctx, e, (actionId) => this.redraw([actionId])).catch(quietOnStop);
           });
         }
       },
@@ -136,7 +136,7 @@ export class SweepBacklog {
     const state = await loadCardState(ctx.slackDb, actionId);
     // Already showing its request (redrawn by another instance, or a decision here): Slack's allowance is spent elsewhere.
     if (state?.card && !state.card.batch?.length && state.card.drawn === cardStateKey(state.action, state.blocked)) return;
-    await updateCard(ctx, actionId).catch(quietOnStop);
+    await showCardUpdate(ctx, actionId).catch(quietOnStop);
   }
 
   private settle(): void {

@@ -5,7 +5,7 @@ import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { actionButtonValue, approvalButtonValue } from '../../src/slack/kit/button-value.js';
 import { APPROVALS_USAGE } from '../../src/slack/inbox/approvals-command.js';
-import { UNSEEN_REQUEST } from '../../src/slack/kit/unseen-request.js';
+import { UNSEEN_REQUEST } from '../../src/slack/card/unseen-request.js';
 import {
   appHomeOpenedEnvelope,
   blockActionsPayload,

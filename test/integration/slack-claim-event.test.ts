@@ -5,7 +5,7 @@ import { slackDb } from '../../src/slack/tables.js';
 import { claimEventStartingRun, lockThread } from '../../src/slack/thread/claim-event.js';
 import { markRunShown } from '../../src/slack/thread/mark-run-shown.js';
 import { claimUnpostedCards, flagLostCard, settleCardRepair } from '../../src/slack/card/card-repairs.js';
-import { findThread } from '../../src/slack/thread/threads.js';
+import { findThread } from '../../src/slack/card/threads.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { describeBackends } from '../helpers/needs.js';

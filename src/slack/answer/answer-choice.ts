@@ -1,10 +1,13 @@
-import type { BlockElementAction } from '@slack/bolt';
+import type { BlockElementAction, ButtonAction } from '@slack/bolt';
 import { parseCardBlockId } from '../kit/action-ids.js';
 import type { Click, SlackContext } from '../context.js';
-import { questionOf, type AskUserQuestion } from '../card/render-card.js';
+import { questionOf, type AskUserQuestion, toolOf } from '../card/render-card.js';
 import { clickedCard, tamperedButton } from '../card/clicked-card.js';
 import { recordAnswer, showAnswer, type GoOnInThread, type RecordedAnswer } from './resume-from-slack.js';
 import { tellUser } from '../kit/tell-user.js';
+import { resumeSchemaFor } from '../../agent/tool.js';
+import { parseButtonValue } from '../kit/button-value.js';
+import { confirmationOf } from '../kit/form-fields.js';
 
 /** What a choice came to: nothing to say (no clicker), a message for the clicker alone, or a recorded answer. */
 export type RecordedChoice = undefined | { tell: string; click: Click } | { answer: RecordedAnswer };
@@ -78,4 +81,31 @@ export function answerFromText(question: AskUserQuestion, text: string): string 
     return [...new Set(text.split(/[,\n]/).map((p) => p.trim()).filter((p) => p !== '').map(pick))];
   }
   return pick(text);
+}
+
+/**
+ * Yes or No on a suspension card whose resume schema is one boolean: the button must be this
+ * card's, and the answer goes through recordAnswer like a Respond submission (the same
+ * mayAnswer check, the same conditional record), so a second click, or a click on a card
+ * already answered, is told so and resumes nothing. Nothing is posted here.
+ */
+export async function recordConfirmation(
+  ctx: SlackContext,
+  click: Click | undefined,
+  action: Pick<ButtonAction, 'value' | 'block_id' | 'action_id'>,
+  yes: boolean,
+  startAfter: Promise<void>,
+): Promise<RecordedChoice> {
+  if (!click) return undefined;
+  const value = parseButtonValue(action.value);
+  const block = parseCardBlockId(action.block_id);
+  const checked = value && block?.kind === 'suspension' && block.actionId === value.actionId ? await clickedCard(ctx, click, value.actionId) : false;
+  const row = checked ? checked.state?.action : undefined;
+  const tool = row?.kind === 'suspension' ? toolOf(ctx.agent, row) : undefined;
+  const confirmation = tool && row ? confirmationOf(resumeSchemaFor(tool, row.args)) : undefined;
+  if (!row || !confirmation) {
+    ctx.logger.warn({ user: click.user, actionId: action.action_id, blockId: action.block_id }, 'confirmation refused: does not match a card');
+    return { tell: tamperedButton, click };
+  }
+  return { answer: await recordAnswer(ctx, row, confirmation.answer(yes), click, startAfter) };
 }

@@ -2,7 +2,7 @@ import { hasAgentErrorCode, type ResumeValidationError, type ToolCallNotPendingE
 import type { AgentStream } from '../../agent/api-types.js';
 import type { PendingAction } from '../../db/rows.js';
 import { mention } from '../kit/mention.js';
-import { showCardUpdate as updateCard } from '../card/show-card-update.js';
+import { showCardUpdate } from '../card/show-card-update.js';
 import type { CardRow } from '../card/cards.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { describeOutcome } from '../card/clicked-card.js';
@@ -78,7 +78,7 @@ export async function showAnswer(ctx: SlackContext, recorded: RecordedAnswer, go
     await tellUser(ctx, recorded.who, recorded.message);
     return { ok: false, message: recorded.message };
   }
-  const card = await updateCard(ctx, recorded.action.id);
+  const card = await showCardUpdate(ctx, recorded.action.id);
   await goOn(ctx, recorded, card, options);
   return { ok: true };
 }

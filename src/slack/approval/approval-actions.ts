@@ -5,7 +5,7 @@ import { tellClicker } from '../card/clicked-card.js';
 import { showArguments } from './show-arguments.js';
 import { type SlackContext, personOf } from '../context.js';
 import { clickOf } from '../kit/click-of.js';
-import type { InteractionRoutes } from '../interaction-routes.js';
+import type { InteractionRoutes } from '../kit/interaction-routes.js';
 import { recordThenAck } from '../ack.js';
 
 /**

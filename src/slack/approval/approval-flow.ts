@@ -10,7 +10,7 @@ import { tellUser } from '../kit/tell-user.js';
 import { failureText } from '../kit/failure-text.js';
 import type { PendingAction } from '../../db/rows.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
-import { onItsCard, refusalSeenBy } from '../kit/unseen-request.js';
+import { onItsCard, refusalSeenBy } from '../card/unseen-request.js';
 import { unreachable } from '../../unreachable.js';
 import type { SubmittedView } from '../kit/submitted-payloads.js';
 import { describedCall } from '../card/render-card.js';

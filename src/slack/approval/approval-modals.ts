@@ -1,5 +1,6 @@
 import type { InputBlock, ModalView, KnownBlock } from '@slack/types';
-import { MAX_REASON_LENGTH } from '../../agent/decide.js';
+import { MAX_REASON_LENGTH } from '../../approvals/reason-limit.js';
+import { DECLINE_REASON_ACTION_ID, DECLINE_REASON_BLOCK_ID, declineReasonInput } from '../kit/decline-reason-input.js';
 import { inlineCode } from '../kit/mrkdwn/inline-code.js';
 import { LIMITS, truncate } from '../kit/limits.js';
 import { CALLBACK_IDS } from '../kit/action-ids.js';
@@ -11,26 +12,6 @@ import { plainText, oneLine } from '../kit/text-objects.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { codeFence } from '../kit/mrkdwn/code-fence.js';
 import { prettyJson } from '../kit/json-code-block.js';
-
-export const DECLINE_REASON_BLOCK_ID = 'reason';
-export const DECLINE_REASON_ACTION_ID = 'reason';
-
-/** The optional reason field of a decline modal (Decline and Decline all): it goes to the model. */
-export function declineReasonInput(): InputBlock {
-  return {
-    type: 'input',
-    block_id: DECLINE_REASON_BLOCK_ID,
-    optional: true,
-    label: plainText('Reason'),
-    element: {
-      type: 'plain_text_input',
-      action_id: DECLINE_REASON_ACTION_ID,
-      multiline: true,
-      max_length: MAX_REASON_LENGTH,
-      placeholder: plainText('Why not? (optional)', LIMITS.placeholder),
-    },
-  };
-}
 
 /**
  * The modal Decline opens. private_metadata carries the same `{a, f}` as the button, so the

@@ -5,7 +5,7 @@ import { parseButtonValue } from '../kit/button-value.js';
 import { actorOf, type Click, type SlackContext } from '../context.js';
 import { clickedCard, tamperedButton } from '../card/clicked-card.js';
 import { tellUser } from '../kit/tell-user.js';
-import { onItsCard } from '../kit/unseen-request.js';
+import { onItsCard } from '../card/unseen-request.js';
 import type { PendingAction } from '../../db/rows.js';
 import type { CardPreview } from '../card/card-types.js';
 

@@ -1,9 +1,9 @@
-import type { Button, KnownBlock } from '@slack/types';
+import type { Button, KnownBlock, ModalView } from '@slack/types';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { inlineCode } from '../kit/mrkdwn/inline-code.js';
 import { LIMITS, truncate, truncateMrkdwn } from '../kit/limits.js';
 import { highRiskConfirm, boundLine, unattendedText } from '../card/approval-card.js';
-import { ACTION_IDS, batchBlockId, cardBlockId } from '../kit/action-ids.js';
+import { ACTION_IDS, batchBlockId, cardBlockId, CALLBACK_IDS } from '../kit/action-ids.js';
 import { approvalButtonValue, FINGERPRINT_PREFIX_LENGTH } from '../kit/button-value.js';
 import type { ApprovalCardState, CardBound, CardUnattended } from '../card/card-types.js';
 import { fitMessage, scaled } from '../kit/fit-message.js';
@@ -13,6 +13,13 @@ import { whoDecides } from '../kit/who-decides.js';
 import { slackDate } from '../kit/slack-date.js';
 import { oneLine, plainText } from '../kit/text-objects.js';
 import { unreachable } from '../../unreachable.js';
+import type { Agent } from '../../agent/agent.js';
+import type { PendingAction } from '../../db/rows.js';
+import { approvalState, type RenderedCard, describedCall, editShown, boundOf, unattendedOf } from '../card/render-card.js';
+import { editFacts } from '../edit/edit-form.js';
+import type { RequestView } from '../../agent/requests.js';
+import type { ViewStateValues } from '../kit/submitted-payloads.js';
+import { DECLINE_REASON_ACTION_ID, DECLINE_REASON_BLOCK_ID, declineReasonInput } from '../kit/decline-reason-input.js';
 
 /**
  * Most calls one message of a batch card shows: each takes two blocks (its section and its
@@ -196,4 +203,137 @@ function memberLine(m: BatchMember, scale: number): string {
   const fields = m.described.fields.map((f) => `${escapeMrkdwn(f.label)}: ${f.value.replace(/\n+/g, ' ')}`).join(' · ');
   const line = `*${escapeMrkdwn(truncate(oneLine(m.described.title), 150))}* (${tool})${risk}${fields ? `\n${fields}` : ''}`;
   return truncateMrkdwn(line, scaled(700, scale, 120));
+}
+
+/** A member of a batch as drawn: its request row, and whether its approved call was blocked at the gate. */
+export interface BatchMemberRow {
+  action: PendingAction;
+  blocked: boolean;
+  /** Why, as its `blocked` audit event says (see blockedReasonText). */
+  blockedReason?: string;
+}
+
+/**
+ * Every message of a batch card, drawn from its members' rows (the truth every instance shares,
+ * as for a single card), one per part in `parts` (see batchParts), and every part says how many
+ * calls of the whole batch the run still waits for.
+ */
+export function renderBatchCard(agent: Agent, parts: ReadonlyArray<readonly BatchMemberRow[]>, at?: Date): RenderedCard[] {
+  const now = at ?? new Date();
+  const members = parts.flat();
+  const states = members.map((m) => ({ row: m.action, state: approvalState(m.action, m.blocked, now, m.blockedReason) }));
+  const waiting = states.filter((s) => s.state.kind === 'pending').length;
+  const first = members[0]?.action;
+  const approvers = new Set<string>();
+  let notify: 'mentions' | 'none' = 'mentions';
+  // One view per member, one policy evaluation each: everything its line says comes from it.
+  const views = new Map<number, RequestView>();
+  for (const m of members) {
+    // The policy at the runtime's clock (its freezes), unless the draw is for another moment.
+    const view = agent.viewRequest(m.action, at ? { now: at } : {});
+    views.set(m.action.id, view);
+    for (const id of view.approvers) approvers.add(id);
+    if (view.requirement.reach.notify === 'none') notify = 'none';
+  }
+  const pendingExpiries = states
+    .filter((s) => s.state.kind === 'pending' && s.row.expires_at)
+    .map((s) => new Date(s.row.expires_at!).getTime());
+  const tools = escapeMrkdwn(truncate(members.map((m) => m.action.tool_name).join(', '), 200));
+  const who = [...approvers];
+  const text =
+    `${members.length} actions need approval: ${tools}` +
+    (waiting > 0 && notify === 'mentions' && who.length > 0 ? ` for ${whoDecides(who, notify, { maxChars: 1500 })}` : '');
+  const boundOfRow = (view: RequestView) => {
+    const bound = boundOf(view.binding, view.requirement);
+    return bound ? { bound } : {};
+  };
+  let offset = 0;
+  return parts.map((memberRows, i): RenderedCard => {
+    const part = states.slice(offset, offset + memberRows.length);
+    offset += memberRows.length;
+    return {
+      kind: 'approval',
+      text,
+      blocks: batchCard({
+        total: members.length,
+        part: i + 1,
+        parts: parts.length,
+        offset: offset - part.length,
+        waiting,
+        ...(first?.requester ? { requester: first.requester } : {}),
+        ...(first && !first.requester ? { unattended: unattendedOf(first, agent.id)! } : {}),
+        approvers: who,
+        notify,
+        ...(pendingExpiries.length > 0 ? { expiresAt: new Date(Math.min(...pendingExpiries)) } : {}),
+        members: part.map((s) => {
+          const view = views.get(s.row.id)!;
+          return {
+            actionId: s.row.id,
+            toolName: s.row.tool_name,
+            args: s.row.args,
+            fingerprint: s.row.fingerprint ?? '',
+            quorum: s.row.quorum,
+            approvals: s.row.approvals.map((a) => a.userId),
+            state: s.state,
+            described: describedCall(s.row.tool_name, s.row.args, view.description),
+            ...editFacts(view, s.row, editShown(view.description.inputSchema, s.row.args)),
+            ...boundOfRow(view),
+          };
+        }),
+      }),
+    };
+  });
+}
+
+export interface BatchDeclineModalData {
+  /** The pending calls Decline all was clicked for, as its button named them. */
+  members: ReadonlyArray<{ actionId: number; fingerprint: string; toolName: string }>;
+  /** The batch message clicked: the submission is checked against it again. */
+  channel: string;
+  ts: string;
+}
+
+/**
+ * The modal Decline all opens: one optional reason for every pending call of the part. Its
+ * private_metadata carries what the button did (each call with its fingerprint prefix) and the
+ * message it was on, so the submission is bound to the calls and arguments the decliner saw.
+ */
+export function batchDeclineModal(data: BatchDeclineModalData): ModalView {
+  const n = data.members.length;
+  const tools = humanList(
+    [...new Set(data.members.map((m) => m.toolName))].map((t) => inlineCode(truncate(t, 100))),
+    { maxChars: 1500 },
+  );
+  const metadata = { ...(JSON.parse(batchButtonValue(data.members)) as object), c: data.channel, t: data.ts };
+  return {
+    type: 'modal',
+    callback_id: CALLBACK_IDS.batchDeclineModal,
+    private_metadata: JSON.stringify(metadata),
+    title: plainText('Decline all', LIMITS.modalTitle),
+    submit: plainText('Decline all', LIMITS.modalButton),
+    close: plainText('Cancel', LIMITS.modalButton),
+    blocks: [
+      section(
+        `Decline the ${n} pending ${n === 1 ? 'call' : 'calls'} (${tools})? ` +
+          'None of them runs; the agent is told each was declined, with your reason if you give one.',
+      ),
+      declineReasonInput(),
+    ],
+  };
+}
+
+/** The reason typed, if any. */
+export function batchDeclineReason(stateValues: ViewStateValues): string | undefined {
+  const reason = stateValues[DECLINE_REASON_BLOCK_ID]?.[DECLINE_REASON_ACTION_ID]?.value?.trim();
+  return reason ? reason : undefined;
+}
+
+/** The message the modal's Decline all was clicked on, from its private_metadata; undefined if not ours. */
+export function batchDeclineMessage(privateMetadata: string | undefined): { channel: string; ts: string } | undefined {
+  try {
+    const { c, t } = JSON.parse(privateMetadata ?? '') as { c?: unknown; t?: unknown };
+    return typeof c === 'string' && typeof t === 'string' && c.length <= 40 && t.length <= 40 ? { channel: c, ts: t } : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,20 +1,31 @@
-import type { Decision } from '../../agent/api-types.js';
+import type { BlockAction, ButtonAction } from '@slack/bolt';
+import type { AgentStream, Decision } from '../../agent/api-types.js';
+import type { PendingAction } from '../../db/rows.js';
 import { isActionId } from '../../db/is-action-id.js';
-import { BATCH_PART_SIZE } from './batch-card.js';
-import { batchDeclineModal } from './batch-decline-modal.js';
+import { BATCH_PART_SIZE, batchDeclineModal, batchDeclineMessage, batchDeclineReason } from './batch-card.js';
 import { FINGERPRINT_PREFIX_LENGTH } from '../kit/button-value.js';
 import { inlineCode } from '../kit/mrkdwn/inline-code.js';
 import { truncate, truncateMrkdwn } from '../kit/limits.js';
-import { actorOf, type Click, type SlackContext } from '../context.js';
-import { loadCardStates, type CardState } from '../card/cards.js';
-import { placesStored, tamperedButton, refusalText } from '../card/clicked-card.js';
+import { actorOf, type Click, type SlackContext, type ThreadTarget, teamOfClicker } from '../context.js';
+import { loadCardStates, type CardState, type CardRow } from '../card/cards.js';
+import { placesStored, tamperedButton, tellClicker, refusalText } from '../card/clicked-card.js';
 import { markDecisionInFlight } from '../card/lifecycle.js';
-import { showQuorumProgress as postQuorumProgress } from '../approval/show-decision.js';
-import { runInThread } from '../thread/run-in-thread.js';
-import { targetForAction } from '../thread/threads.js';
+import { targetForAction } from '../card/threads.js';
 import { tellUser } from '../kit/tell-user.js';
-import { showCardUpdate as updateCard } from '../card/show-card-update.js';
+import { showCardUpdate } from '../card/show-card-update.js';
 import { refreshHomesFor } from '../card/inbox-refresh.js';
+import { ACTION_IDS, CALLBACK_IDS } from '../kit/action-ids.js';
+import { clickOf } from '../kit/click-of.js';
+import type { InteractionRoutes } from '../kit/interaction-routes.js';
+import { recordThenAck } from '../ack.js';
+
+/** What a batch decision shows that is another feature's, passed in by the app (app.ts), so batch/ imports neither. */
+export interface BatchDeps {
+  /** After a vote short of the quorum, what is left said in the card's thread, as for a single card (approval/). */
+  showQuorumProgress(ctx: SlackContext, action: PendingAction, known?: CardRow): Promise<void>;
+  /** The run a decision carried on, shown in its thread (thread/). */
+  runInThread(ctx: SlackContext, stream: AgentStream, target: ThreadTarget): Promise<void>;
+}
 
 export type RecordedBatch =
   | { kind: 'no-click' }
@@ -125,7 +136,7 @@ export async function recordBatchDecision(
  * reason (its submission decides, see recordBatchDecision). When the modal cannot open (the
  * trigger expired, Slack is down) the calls are still declined, without a reason.
  */
-export async function openDeclineAll(ctx: SlackContext, click: Click | undefined, press: BatchPress): Promise<void> {
+export async function openDeclineAll(ctx: SlackContext, click: Click | undefined, press: BatchPress, deps: BatchDeps): Promise<void> {
   if (!click) return void ctx.logger.warn('decline all click without user or channel');
   const named = await namedMembers(ctx, click, press);
   if (!named) return tellUser(ctx, click, tamperedButton);
@@ -143,7 +154,7 @@ export async function openDeclineAll(ctx: SlackContext, click: Click | undefined
     });
   } catch (error) {
     ctx.logger.warn({ err: error }, 'decline all modal could not open; declining without a reason');
-    await showBatchDecision(ctx, await recordBatchDecision(ctx, click, press, 'decline', Promise.resolve()));
+    await showBatchDecision(ctx, await recordBatchDecision(ctx, click, press, 'decline', Promise.resolve()), deps);
   }
 }
 
@@ -151,7 +162,7 @@ export async function openDeclineAll(ctx: SlackContext, click: Click | undefined
  * Shows what Approve all / Decline all did: the batch redrawn once, the clicker told (in one
  * ephemeral) about each call that was not changed and why, and the run's continuation.
  */
-export async function showBatchDecision(ctx: SlackContext, recorded: RecordedBatch): Promise<void> {
+export async function showBatchDecision(ctx: SlackContext, recorded: RecordedBatch, deps: BatchDeps): Promise<void> {
   if (recorded.kind === 'no-click') return;
   if (recorded.kind === 'tampered') return tellUser(ctx, recorded.click, tamperedButton);
   const { click, decisions, members } = recorded;
@@ -169,19 +180,50 @@ export async function showBatchDecision(ctx: SlackContext, recorded: RecordedBat
     }
     const changed = decisions.filter((d) => d.outcome !== 'already-decided' && d.outcome !== 'not-found' && d.outcome !== 'not-allowed' && d.outcome !== 'fingerprint-mismatch');
     const first = members[0];
-    const card = first ? await updateCard(ctx, first.action.id) : undefined;
+    const card = first ? await showCardUpdate(ctx, first.action.id) : undefined;
     for (const d of changed) refreshHomesFor(ctx, d.action);
-    for (const d of changed) if (d.outcome === 'approval-recorded' && !d.alreadyCounted) await postQuorumProgress(ctx, d.action, card);
+    for (const d of changed) if (d.outcome === 'approval-recorded' && !d.alreadyCounted) await deps.showQuorumProgress(ctx, d.action, card);
     // A decision that was not the run's last wait ends its stream at once; the last one carries the run on.
     const shown = changed.flatMap((d) => ('stream' in d && d.stream ? [{ d, stream: d.stream }] : []));
     await Promise.all(
       shown.map(async ({ d, stream }) => {
         const target = await targetForAction(ctx, d.action, click, { card });
-        if (target) await runInThread(ctx, stream, target);
+        if (target) await deps.runInThread(ctx, stream, target);
         else await stream.result;
       }),
     );
   } finally {
     recorded.done();
   }
+}
+
+/**
+ * A batch card's buttons, as a single card's: Approve all decides, recorded before the click is
+ * acknowledged (within RECORD_BEFORE_ACK_MS; a long batch is acknowledged first); Decline all
+ * first asks for an optional reason in a modal, whose submission decides.
+ */
+export function registerBatchActions(routes: InteractionRoutes, ctx: SlackContext, deps: BatchDeps): void {
+  routes.action<BlockAction<ButtonAction>>(ACTION_IDS.batchApproveAll, async ({ ack, body, action }) => {
+    await recordThenAck(ctx, ack, {
+      name: 'approve all',
+      record: (startAfter) => recordBatchDecision(ctx, clickOf(body), { value: action.value, blockId: action.block_id }, 'approve', startAfter),
+      show: (recorded) => showBatchDecision(ctx, recorded, deps),
+      onError: tellClicker(ctx, clickOf(body)),
+    });
+  });
+  routes.action<BlockAction<ButtonAction>>(ACTION_IDS.batchDeclineAll, async ({ ack, body, action }) => {
+    await ack();
+    ctx.tasks.run('decline all', () => openDeclineAll(ctx, clickOf(body), { value: action.value, blockId: action.block_id }, deps), tellClicker(ctx, clickOf(body)));
+  });
+  routes.view(CALLBACK_IDS.batchDeclineModal, async ({ ack, body, view }) => {
+    // The submission stands for the click on the batch message its metadata names (checked again there).
+    const message = batchDeclineMessage(view.private_metadata);
+    const click: Click | undefined = message ? { user: body.user.id, teamId: teamOfClicker(body), channel: message.channel, messageTs: message.ts } : undefined;
+    await recordThenAck(ctx, () => ack(), {
+      name: 'decline all submit',
+      record: (startAfter) => recordBatchDecision(ctx, click, { value: view.private_metadata }, 'decline', startAfter, batchDeclineReason(view.state.values)),
+      show: (recorded) => showBatchDecision(ctx, recorded, deps),
+      onError: tellClicker(ctx, click),
+    });
+  });
 }

@@ -14,7 +14,7 @@ import { whoDecides } from '../kit/who-decides.js';
 import { slackDate } from '../kit/slack-date.js';
 import { oneLine, plainText } from '../kit/text-objects.js';
 import { unreachable } from '../../unreachable.js';
-import { rememberButton, rememberedUnusedText } from '../remembered/remember-blocks.js';
+import { rememberButton, rememberedUnusedText } from './remember-blocks.js';
 
 /**
  * The approval card: what is about to run (tool, delegation path, arguments), who asked, who

@@ -1,12 +1,12 @@
 import type { PendingAction } from '../../db/rows.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
 import { findCard, type CardRow, blockedSql, cardStateKeySql } from './cards.js';
-import { findThread, threadTarget, type ThreadRow } from '../thread/threads.js';
+import { findThread, threadTarget, type ThreadRow } from './threads.js';
 import { refreshHomesFor } from './inbox-refresh.js';
 import { CARD_EVENT_TYPE, parseCardMetadata, type CardMessageFacts } from './card-metadata.js';
 import { cardKindOf, renderCard, cardViewOf } from './render-card.js';
 import { errorReference } from '../kit/error-reference.js';
-import { routeCard } from '../routing/route-card.js';
+import { routeCard } from '../routing/card-copies.js';
 import { sql, type RawBuilder } from 'kysely';
 import type { SlackDb } from '../tables.js';
 

@@ -1,6 +1,5 @@
 import type { AgentStream, ApprovalRequest } from '../../agent/api-types.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
-import { postBatchCard } from '../batch/post-batch-card.js';
 import { showCard } from './show-card.js';
 
 /**
@@ -22,6 +21,6 @@ export async function showApprovalCards(
   for (const group of byRun.values()) {
     const stored = group.map((r) => ctx.agent.storedRequestOf(r));
     if (group.length === 1) await showCard(ctx, group[0]!.actionId, target, onCancelled, stored[0]);
-    else await postBatchCard(ctx, group.map((r) => r.actionId), target, onCancelled, stored);
+    else await ctx.batches.post(ctx, group.map((r) => r.actionId), target, onCancelled, stored);
   }
 }

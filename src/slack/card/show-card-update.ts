@@ -4,7 +4,6 @@ import type { SlackContext } from '../context.js';
 import { type CardRow, loadCardState, type CardState, cardStateKey, cardStateKeySql } from './cards.js';
 import { renderCard, cardViewOf } from './render-card.js';
 import { blocksAsJson } from '../transport/slack-web-client.js';
-import { redrawBatch } from '../batch/redraw-batch.js';
 import { adoptCard } from './card-repairs.js';
 import { sql } from 'kysely';
 import type { SlackDb } from '../tables.js';
@@ -61,7 +60,7 @@ async function redraw(ctx: SlackContext, actionId: number, decided: DecidedCard 
   }
   const card = state.card;
   // A card shared by the parallel calls of one step is drawn from all of them.
-  if (card.batch?.length) return redrawBatch(ctx, card.batch).then(() => card);
+  if (card.batch?.length) return ctx.batches.redraw(ctx, card.batch).then(() => card);
   for (let draws = 1; state?.card; draws++) {
     const key = cardStateKey(state.action, state.blocked);
     const rendered = renderCard(ctx.agent, state.action, { blocked: state.blocked, ...(state.blockedReason ? { blockedReason: state.blockedReason } : {}), ...(await cardViewOf(ctx, state.action)) });

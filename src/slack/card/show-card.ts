@@ -7,7 +7,7 @@ import type { SlackContext, ThreadTarget } from '../context.js';
 import { saveCard, cardStateKey } from './cards.js';
 import { showCardUpdate } from './show-card-update.js';
 import { renderCard, cardViewOf } from './render-card.js';
-import { routeCard } from '../routing/route-card.js';
+import { routeCard } from '../routing/card-copies.js';
 import { blocksAsJson } from '../transport/slack-web-client.js';
 import { refreshHomesFor } from './inbox-refresh.js';
 import { cardMetadata } from './card-metadata.js';

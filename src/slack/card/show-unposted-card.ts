@@ -2,7 +2,7 @@ import { showCard } from './show-card.js';
 import { runInThread } from '../thread/run-in-thread.js';
 import type { SlackContext } from '../context.js';
 import { settleCardRepair, adoptCard } from './card-repairs.js';
-import { findThread, threadTarget } from '../thread/threads.js';
+import { findThread, threadTarget } from './threads.js';
 import { showCardUpdate } from './show-card-update.js';
 import { clearWorkingReaction } from '../thread/working-reaction.js';
 

@@ -4,7 +4,7 @@ import { tellClicker } from '../card/clicked-card.js';
 import { checkEditSubmission, showEditForm, recordEditSubmission, showEditSubmission, tellEditFailure, type EditDeps } from './edit-flow.js';
 import { personOf, type SlackContext } from '../context.js';
 import { clickOf } from '../kit/click-of.js';
-import type { InteractionRoutes } from '../interaction-routes.js';
+import type { InteractionRoutes } from '../kit/interaction-routes.js';
 import { recordThenAck } from '../ack.js';
 
 /**

@@ -1,3 +1,4 @@
+import type { RespondFn } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import { isActionId } from '../../db/is-action-id.js';
 import { inboxBlocks, MESSAGE_FIT, requestBlocks } from './inbox-blocks.js';
@@ -5,6 +6,7 @@ import { inboxItems, loadInbox } from './load-inbox.js';
 import { actorOf, type Person, type SlackContext } from '../context.js';
 import { outsideWorkspaceMessage } from '../../approvals/workspace.js';
 import { unreachable } from '../../unreachable.js';
+import { failureText } from '../kit/failure-text.js';
 
 export const APPROVALS_USAGE =
   'Usage: `/approvals` lists the requests waiting for you, yours and your recent decisions; `/approvals <id>` shows one request (for example `/approvals 42`).';
@@ -25,6 +27,20 @@ export function parseApprovalsCommand(text: string | undefined): ApprovalsComman
 export interface CommandAnswer {
   text: string;
   blocks?: KnownBlock[];
+}
+
+/** Answers `/approvals` (acknowledged already) through its response_url: JSON, so blocks go as they are. */
+export function showApprovalsAnswer(ctx: SlackContext, who: Person, text: string | undefined, respond: RespondFn): void {
+  const log = ctx.logger.child({ user: who.user, command: '/approvals' });
+  ctx.tasks.run(
+    '/approvals',
+    async () => {
+      const answer = await answerApprovalsCommand(ctx, who, text);
+      await respond({ response_type: 'ephemeral', text: answer.text, ...(answer.blocks ? { blocks: answer.blocks } : {}) });
+      log.info('/approvals answered');
+    },
+    async (ref) => void (await respond({ response_type: 'ephemeral', text: failureText(ref) })),
+  );
 }
 
 /**
@@ -77,7 +93,7 @@ async function showOne(ctx: SlackContext, who: Person, actionId: number): Promis
  * Replaces the /approvals answer a decision was made from with the person's list as it is now,
  * through the click's response_url; a failure leaves the old answer (the card is the record).
  */
-export async function redrawCommandAnswer(
+export async function showCommandAnswer(
   ctx: SlackContext,
   who: Person,
   respond: (message: { replace_original: true; response_type: 'ephemeral'; text: string; blocks?: KnownBlock[] }) => Promise<unknown>,

@@ -1,14 +1,16 @@
-import type { BlockAction, ButtonAction, App } from '@slack/bolt';
+import type { BlockAction, ButtonAction } from '@slack/bolt';
 import { ACTION_IDS } from '../kit/action-ids.js';
-import { tellClicker } from '../card/clicked-card.js';
-import { inboxClick } from './inbox-click.js';
-import { showInboxPage } from './show-home.js';
-import { listClickOf, showInboxList } from './inbox-list.js';
-import { redrawCommandAnswer, answerApprovalsCommand } from './approvals-command.js';
-import type { Click, SlackContext, Person } from '../context.js';
-import type { InteractionRoutes } from '../interaction-routes.js';
+import { tellClicker, placesStored } from '../card/clicked-card.js';
+import { showInboxPage, listClickOf, showInboxList } from './show-home.js';
+import { showCommandAnswer } from './approvals-command.js';
+import { type Click, type SlackContext, teamOfClicker } from '../context.js';
+import type { InteractionRoutes } from '../kit/interaction-routes.js';
 import { recordThenAck } from '../ack.js';
-import { failureText } from '../kit/failure-text.js';
+import { parseButtonValue } from '../kit/button-value.js';
+import { findCard } from '../card/cards.js';
+import { tellUser } from '../kit/tell-user.js';
+import { UNSEEN_REQUEST } from '../card/unseen-request.js';
+import { findThread } from '../card/threads.js';
 
 /**
  * Approve and Decline in the inbox work exactly like the card's (approval-actions.ts): the
@@ -40,7 +42,7 @@ export function registerInboxActions<Recorded extends { kind: string }>(routes: 
         if (!recorded) return;
         await showApproval(ctx, recorded);
         // The /approvals answer clicked on is redrawn as the list is now (a Home is republished on its own).
-        if (recorded.kind === 'decided' && click && click.answerAt !== 'home') await redrawCommandAnswer(ctx, click, respond);
+        if (recorded.kind === 'decided' && click && click.answerAt !== 'home') await showCommandAnswer(ctx, click, respond);
       },
       onError: (ref) => tellClicker(ctx, click)(ref),
     });
@@ -71,38 +73,38 @@ export function registerInboxActions<Recorded extends { kind: string }>(routes: 
   });
 }
 
-/** Opening the Home tab publishes the person's inbox, drawn as it is now. */
-export function registerAppHomeOpened(app: App, ctx: SlackContext): void {
-  app.event('app_home_opened', async ({ event }) => {
-    // Events are acknowledged by Bolt before listeners run; the Messages tab has nothing to draw.
-    const home = ctx.home;
-    if (event.tab !== 'home' || !home || !event.user || event.user === ctx.botUserId) return;
-    ctx.tasks.run('app_home_opened', () => home.opened(event.user));
-  });
-}
-
-/** `/approvals [id]`: acknowledged at once; the answer goes to the person alone through the response_url (JSON, so blocks go as they are). */
-export function registerApprovalsCommand(app: App, ctx: SlackContext): void {
-  app.command('/approvals', async ({ ack, command, respond }) => {
-    await ack();
-    const log = ctx.logger.child({ user: command.user_id, command: '/approvals' });
-    ctx.tasks.run(
-      '/approvals',
-      async () => {
-        const answer = await answerApprovalsCommand(ctx, commandPerson(command), command.text);
-        await respond({ response_type: 'ephemeral', text: answer.text, ...(answer.blocks ? { blocks: answer.blocks } : {}) });
-        log.info('/approvals answered');
-      },
-      async (ref) => void (await respond({ response_type: 'ephemeral', text: failureText(ref) })),
-    );
-  });
-}
-
 /**
- * Who typed the command: a command names the workspace it was typed in (`team_id`), and on
- * Enterprise Grid its organisation (`enterprise_id`), which is how a member of the organisation
- * typing it in another of its workspaces is recognised.
+ * A click on Approve or Decline in the inbox (Home tab, or the /approvals list), as if it were
+ * made on the request's card: it is routed to the card's message, so the card's own checks
+ * (the button is that request's, the fingerprint matches, the clicker may decide) and its
+ * decision path apply unchanged, and the run goes on in the card's thread. What the clicker is
+ * told goes back where they clicked, and names the request only to someone who may see it
+ * (refusalSeenBy). Undefined (the clicker told what an unknown id is told) when there is no card
+ * to route to.
  */
-function commandPerson(command: { user_id: string; team_id: string; enterprise_id?: string }): Person {
-  return { user: command.user_id, teamId: command.team_id ?? '', ...(command.enterprise_id ? { enterpriseId: command.enterprise_id } : {}) };
+export async function inboxClick(ctx: SlackContext, body: BlockAction<ButtonAction>, action: ButtonAction): Promise<Click | undefined> {
+  const user = body.user?.id;
+  if (!user) return undefined;
+  const container = body.container as { type?: unknown; channel_id?: unknown };
+  const channel = body.channel?.id ?? (typeof container.channel_id === 'string' ? container.channel_id : undefined);
+  const answerAt: Click['answerAt'] = container.type === 'view' || !channel ? 'home' : { channel };
+  const actionId = parseButtonValue(action.value)?.actionId;
+  if (actionId !== undefined) await placesStored(ctx, [actionId]);
+  const card = actionId !== undefined ? await findCard(ctx.slackDb, actionId) : undefined;
+  const base = { user, ...(body.trigger_id ? { triggerId: body.trigger_id } : {}), teamId: teamOfClicker(body), answerAt };
+  // A run nobody requested (an API run, a scheduled job) has no thread and so no card: it is decided here.
+  if (!card && actionId !== undefined && (await unattendedOutsideSlack(ctx, actionId))) return { ...base, channel: channel ?? user };
+  if (!card) {
+    ctx.logger.warn({ user, value: action.value }, 'inbox click for a request without a card');
+    // Whether the id names a request at all is not for this reply to say (see unseen-request.ts).
+    await tellUser(ctx, { user, channel: channel ?? user, answerAt }, UNSEEN_REQUEST);
+    return undefined;
+  }
+  return { ...base, channel: card.channel, messageTs: card.ts, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) };
+}
+
+/** Whether the request is of a run nobody requested, with no thread in Slack. */
+async function unattendedOutsideSlack(ctx: SlackContext, actionId: number): Promise<boolean> {
+  const row = await ctx.agent.findRequest(actionId);
+  return row !== undefined && row.kind === 'approval' && !row.requester && (await findThread(ctx.slackDb, row.root_run_id)) === undefined;
 }

@@ -1,9 +1,8 @@
+import type { Button, HomeView, KnownBlock, ModalView } from '@slack/types';
 import { highRiskConfirm, boundLine, unattendedText } from '../card/approval-card.js';
-import type { Button, HomeView, KnownBlock } from '@slack/types';
 import type { PendingAction } from '../../db/rows.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { inlineCode } from '../kit/mrkdwn/inline-code.js';
-import { isActionId } from '../../db/is-action-id.js';
 import { ACTION_IDS, cardBlockId } from '../kit/action-ids.js';
 import { approvalButtonValue } from '../kit/button-value.js';
 import { context, section } from '../kit/layout.js';
@@ -11,9 +10,7 @@ import { LIMITS, truncate, truncateMrkdwn } from '../kit/limits.js';
 import { mention } from '../kit/mention.js';
 import { slackDate } from '../kit/slack-date.js';
 import { plainText } from '../kit/text-objects.js';
-import { rememberedBlocks, type RememberedItem } from '../remembered/remembered-blocks.js';
 import { callFieldsLine, type CallInWords } from '../kit/describe-args.js';
-import { moreBlock, type InboxList } from './inbox-lists.js';
 import type { CardBound, CardUnattended } from '../card/card-types.js';
 
 /** One request as the inbox shows it. */
@@ -73,7 +70,7 @@ export const HOME_FIT: InboxFit = { maxBlocks: LIMITS.modalBlocks, waitingPage: 
 /** A message also has a JSON size limit (messageBlocksJson), so the ephemeral list is shorter. */
 export const MESSAGE_FIT: InboxFit = { maxBlocks: 24, waitingPage: 6, maxListed: 5 };
 
-/** The fields line of a request, and its edit line. */
+/** The fields line of a request or a remembered approval, and a request's edit line. */
 const FIELDS_CHARS = 400;
 
 /**
@@ -129,14 +126,6 @@ function pageButton(text: string, after: number | undefined): Button {
   };
 }
 
-/** The page a page button asks for: `{}` for the first, `{ after }` for the one after request `after`; undefined when the value is not one of ours. */
-export function parseInboxPage(value: string | undefined): { after?: number } | undefined {
-  if (value === 'first') return {};
-  const m = /^after:([1-9]\d{0,9})$/.exec(value ?? '');
-  const after = Number(m?.[1]);
-  return m && isActionId(after) ? { after } : undefined;
-}
-
 /** The Home tab: the inbox as a view (views.publish). */
 export function homeView(data: InboxData): HomeView {
   return { type: 'home', blocks: inboxBlocks(data, HOME_FIT) };
@@ -165,7 +154,6 @@ function listed(
   if (total > shown.length) blocks.push(moreBlock(list, total - shown.length, total));
   return blocks;
 }
-
 
 function title(item: InboxItem, short = false): string {
   const of = item.batch ? ` (call ${item.batch.position} of ${item.batch.size} on one card)` : '';
@@ -254,7 +242,6 @@ function votes(a: InboxItem['action']): number {
   return Array.isArray(a.approvals) ? a.approvals.length : 0;
 }
 
-
 /** The card's Approve and Decline, under the inbox's action ids and the card's block id and value. */
 function decisionButtons(item: InboxItem): KnownBlock {
   const value = approvalButtonValue(item.action.id, item.action.fingerprint ?? '');
@@ -273,4 +260,140 @@ function decisionButtons(item: InboxItem): KnownBlock {
       button('Decline', ACTION_IDS.inboxDecline, 'danger'),
     ],
   };
+}
+
+/** The lists of the inbox a person can open in full: their requests, their decisions, the remembered approvals they may revoke. */
+export type InboxList = 'requested' | 'decided' | 'remembered';
+
+/**
+ * "…and N more", with a button that opens the whole list in a modal, a page at a time
+ * (inboxListModal): the inbox itself shows only the newest few.
+ */
+export function moreBlock(list: InboxList, more: number, total: number): KnownBlock {
+  return {
+    type: 'section',
+    block_id: `inbox:more:${list}`,
+    text: { type: 'mrkdwn', text: `…and ${more} more.`, verbatim: true },
+    accessory: {
+      type: 'button',
+      action_id: ACTION_IDS.inboxList,
+      text: plainText(`Show all ${total}`, LIMITS.buttonText),
+      value: inboxListValue(list, 0),
+    },
+  };
+}
+
+/** A list button's value: which list, from which position (newest first). */
+export function inboxListValue(list: InboxList, offset: number): string {
+  return `${list}:${offset}`;
+}
+
+/** The list and position a list button names; undefined when the value is not one of ours. */
+export function parseInboxListValue(value: string | undefined): { list: InboxList; offset: number } | undefined {
+  const m = /^(requested|decided|remembered):(0|[1-9]\d{0,5})$/.exec(value ?? '');
+  return m ? { list: m[1] as InboxList, offset: Number(m[2]) } : undefined;
+}
+
+/** One remembered approval as the Home tab lists it. */
+export interface RememberedItem {
+  id: number;
+  toolName: string;
+  /** The calls it allows, in words, as the card of the request it came from described them. */
+  call: CallInWords;
+  requester: string;
+  createdBy: string;
+  expiresAt: Date;
+}
+
+/**
+ * "Remembered approvals": each live one the viewer may revoke (the calls it allows in words, for
+ * whom, who allowed it, until when) with its Revoke button; past `max`, the inbox's "and N more"
+ * (`more`, drawn by the inbox, whose list it opens). Two blocks at least.
+ */
+export function rememberedBlocks(items: readonly RememberedItem[], max: number, more: (hidden: number, total: number) => KnownBlock): KnownBlock[] {
+  const blocks: KnownBlock[] = [section(`*Remembered approvals* (${items.length})`)];
+  if (items.length === 0) return [...blocks, context('No remembered approvals you can revoke.')];
+  const shown = items.slice(0, Math.max(0, max));
+  blocks.push(...shown.map(rememberedSection));
+  if (items.length > shown.length) blocks.push(more(items.length - shown.length, items.length));
+  return blocks;
+}
+
+/** One remembered approval with its Revoke button. */
+export function rememberedSection(item: RememberedItem): KnownBlock {
+  return {
+    type: 'section',
+    block_id: rememberedBlockId(item.id),
+    text: { type: 'mrkdwn', text: rememberedText(item) },
+    accessory: {
+      type: 'button',
+      action_id: ACTION_IDS.revokeRemembered,
+      text: plainText('Revoke', LIMITS.buttonText),
+      style: 'danger',
+      value: String(item.id),
+    },
+  };
+}
+
+function rememberedText(item: RememberedItem): string {
+  const facts = `${inlineCode(truncate(item.toolName, 80))} · for ${mention(item.requester)} · allowed by ${mention(item.createdBy)} · until ${slackDate(item.expiresAt)}`;
+  const lines = [`*${escapeMrkdwn(truncate(item.call.title, 150))}* #${item.id}`, facts];
+  if (item.call.fields.length > 0) lines.push(truncateMrkdwn(callFieldsLine(item.call.fields), FIELDS_CHARS));
+  return lines.join('\n');
+}
+
+export function rememberedBlockId(id: number): string {
+  return `remembered:${id}`;
+}
+
+/** How many entries a page of the modal shows. */
+export const LIST_PAGE = 25;
+/** Lines of requests per section: each is at most a few hundred characters, a section holds 3,000. */
+const LINES_PER_SECTION = 8;
+
+/** One page of a list of the inbox: its entries from `offset` (newest first) and how many there are in all. */
+export type InboxListPage =
+  | { list: 'requested' | 'decided'; offset: number; total: number; items: InboxItem[] }
+  | { list: 'remembered'; offset: number; total: number; items: RememberedItem[] };
+
+const TITLES: Record<InboxList, string> = { requested: 'Requested by you', decided: 'Your decisions', remembered: 'Remembered approvals' };
+const EMPTY: Record<InboxList, string> = {
+  requested: 'You have not asked for anything that needs approval.',
+  decided: 'You have not decided any requests yet.',
+  remembered: 'No remembered approvals you can revoke.',
+};
+
+/**
+ * A list of the inbox in full, a page at a time, in a modal: what the inbox's "…and N more"
+ * opens. Requests read as in the inbox (in words, with a link to their thread); remembered
+ * approvals keep their Revoke buttons. Newer and Older page through it in place. The modal's
+ * private_metadata names the page, so a Revoke inside it can redraw it.
+ */
+export function inboxListModal(page: InboxListPage): ModalView {
+  const { list, offset, total } = page;
+  const blocks: KnownBlock[] = [];
+  if (page.items.length === 0) blocks.push(context(total > 0 ? `Nothing after the first ${total}.` : EMPTY[list]));
+  else {
+    blocks.push(context(`${offset + 1}–${offset + page.items.length} of ${total}, newest first.`));
+    if (page.list === 'remembered') blocks.push(...page.items.map(rememberedSection));
+    else {
+      const line = page.list === 'requested' ? requestedLine : decidedLine;
+      for (let i = 0; i < page.items.length; i += LINES_PER_SECTION) blocks.push(section(page.items.slice(i, i + LINES_PER_SECTION).map(line).join('\n')));
+    }
+  }
+  const buttons: Button[] = [];
+  if (offset > 0) buttons.push(listPageButton('← Newer', ACTION_IDS.inboxListNewer, list, Math.max(0, offset - LIST_PAGE)));
+  if (offset + page.items.length < total && page.items.length > 0) buttons.push(listPageButton('Older →', ACTION_IDS.inboxList, list, offset + page.items.length));
+  if (buttons.length > 0) blocks.push({ type: 'actions', block_id: `inbox:list:${list}`, elements: buttons });
+  return {
+    type: 'modal',
+    title: plainText(TITLES[list], LIMITS.modalTitle),
+    close: plainText('Close', LIMITS.modalButton),
+    private_metadata: inboxListValue(list, offset),
+    blocks,
+  };
+}
+
+function listPageButton(text: string, actionId: string, list: InboxList, offset: number): Button {
+  return { type: 'button', text: plainText(text, LIMITS.buttonText), action_id: actionId, value: inboxListValue(list, offset) };
 }

@@ -3,12 +3,11 @@ import { inboxRequests, type InboxRow } from '../../db/inbox-requests.js';
 import type { PendingAction } from '../../db/rows.js';
 import type { RememberedGrant } from '../../db/remembered-grants.js';
 import { editDiffText } from '../kit/edit-diff-text.js';
-import { HOME_FIT, type InboxData, type InboxFit, type InboxItem } from './inbox-blocks.js';
-import type { RememberedItem } from '../remembered/remembered-blocks.js';
+import { HOME_FIT, type InboxData, type InboxFit, type InboxItem, type RememberedItem } from './inbox-blocks.js';
 import { threadLink } from '../kit/thread-link.js';
 import { actorOf, type Person, type SlackContext } from '../context.js';
 import { findCards } from '../card/cards.js';
-import { findThreads } from '../thread/threads.js';
+import { findThreads } from '../card/threads.js';
 import { callOnCard, editShownOnCard, boundOnCard, unattendedOf } from '../card/render-card.js';
 
 /**

@@ -5,7 +5,7 @@ import { LIMITS } from './limits.js';
  * What Slack sends back from the elements the builders draw, as far as the bot reads it: a
  * block_actions payload (the element acted on, the message's input states) and a
  * view_submission (the modal's metadata and input states). Every interaction is parsed against
- * these before any listener sees it (interaction-routes.ts), so a value of the wrong type, a
+ * these before any listener sees it (listeners.ts), so a value of the wrong type, a
  * text longer than any input allows or a selection with repeated options is refused in one
  * place, acknowledged, and never reaches a parser that would throw before the ack.
  *

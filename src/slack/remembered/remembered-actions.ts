@@ -3,7 +3,7 @@ import { ACTION_IDS } from '../kit/action-ids.js';
 import type { BlockActionsBody } from '../kit/submitted-payloads.js';
 import { revokeRemembered, type RememberedDeps } from './revoke-remembered.js';
 import { personOf, type SlackContext } from '../context.js';
-import type { InteractionRoutes } from '../interaction-routes.js';
+import type { InteractionRoutes } from '../kit/interaction-routes.js';
 
 /**
  * Revoke in the Home tab's remembered approvals, or in their list's modal: acked first, then

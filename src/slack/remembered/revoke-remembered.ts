@@ -1,4 +1,4 @@
-import { parseRevokeValue } from './remembered-blocks.js';
+import { isActionId } from '../../db/is-action-id.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { truncate } from '../kit/limits.js';
 import { actorOf, type Person, type SlackContext } from '../context.js';
@@ -52,4 +52,11 @@ export async function revokeRemembered(ctx: SlackContext, deps: RememberedDeps, 
     default:
       return unreachable(result, 'revoke outcome');
   }
+}
+
+/** The remembered grant a Revoke button names, or undefined for anything else. */
+export function parseRevokeValue(value: string | undefined): number | undefined {
+  const m = /^[1-9]\d{0,9}$/.exec(value ?? '');
+  const id = Number(m?.[0]);
+  return m && isActionId(id) ? id : undefined;
 }

@@ -1,7 +1,10 @@
-import type { RememberedCall } from '../../agent/api-types.js';
-import type { Decision } from '../../agent/api-types.js';
+import type { Decision, RememberedCall } from '../../agent/api-types.js';
 import { context } from '../kit/layout.js';
-import { rememberedCreatedText, rememberedUseBlocks, rememberedUseText } from './remember-blocks.js';
+import type { KnownBlock } from '@slack/types';
+import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
+import { truncate } from '../kit/limits.js';
+import { mention } from '../kit/mention.js';
+import { slackDate } from '../kit/slack-date.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
 
 /**
@@ -37,4 +40,32 @@ export async function showRememberedCreated(ctx: SlackContext, target: ThreadTar
   } catch (error) {
     ctx.logger.warn({ err: error, actionId: decision.action.id }, 'remembered approval could not be told in the thread');
   }
+}
+
+export interface RememberedUseData {
+  toolName: string;
+  actionId: number;
+  allowedBy: string;
+  rememberedGrantId: number;
+  expiresAt: Date;
+}
+
+/** The thread is told an approval was remembered: who allowed what, for whom, until when, and where to revoke it. */
+export function rememberedCreatedText(d: { toolName: string; allowedBy: string; requester: string; rememberedGrantId: number; expiresAt: Date }): string {
+  return (
+    `:repeat: ${mention(d.allowedBy)} allowed identical *${escapeMrkdwn(truncate(d.toolName, 80))}* calls by ${mention(d.requester)} ` +
+    `until ${slackDate(d.expiresAt)} without asking again (remembered approval #${d.rememberedGrantId}; revocable in the Home tab)`
+  );
+}
+
+/** The thread is told a call ran without a card, and whose remembered approval let it. */
+export function rememberedUseBlocks(d: RememberedUseData): KnownBlock[] {
+  return [context(rememberedUseText(d))];
+}
+
+export function rememberedUseText(d: RememberedUseData): string {
+  return (
+    `:repeat: *${escapeMrkdwn(truncate(d.toolName, 80))}* ran under a remembered approval by ${mention(d.allowedBy)} ` +
+    `(request #${d.actionId}; allowed until ${slackDate(d.expiresAt)}, revocable in the Home tab)`
+  );
 }

@@ -1,13 +1,13 @@
 import { approversAt } from '../../approvals/approvers-at.js';
 import { dueNotices, type NoticeName } from '../../approvals/due-notices.js';
 import type { Requirement } from '../../approvals/requirement-for.js';
-import { escalationText, lastWarningText, reminderText, type NoticeFacts } from './notice-text.js';
+import { escalationText, lastWarningText, reminderText, type NoticeFacts } from '../kit/notice-text.js';
 import { refreshHomesFor } from '../card/inbox-refresh.js';
 import type { SlackContext } from '../context.js';
 import { claimNotices, loadWaitingApprovals, markNoticeSent, type WaitingApproval } from './claim-notices.js';
-import { showCardUpdate as updateCard } from '../card/show-card-update.js';
+import { showCardUpdate } from '../card/show-card-update.js';
 import { renderCard } from '../card/render-card.js';
-import { dmRecipients, sendDmCopies } from './route-card.js';
+import { dmRecipients, sendDmCopies } from './card-copies.js';
 
 interface Planned {
   request: WaitingApproval;
@@ -76,7 +76,7 @@ async function sendNotice(ctx: SlackContext, p: Planned, now: Date): Promise<voi
   if (notice !== 'escalate') return;
   // The escalated approvers are now on the card and in their Home inbox too; where the request
   // went to DMs, so do they.
-  await updateCard(ctx, request.id);
+  await showCardUpdate(ctx, request.id);
   const action = await ctx.agent.findRequest(request.id);
   if (!action || action.status !== 'pending') return;
   refreshHomesFor(ctx, action);

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { SlackDb } from '../tables.js';
-import type { ThreadRow } from './threads.js';
+import type { ThreadRow } from '../card/threads.js';
 
 /**
  * True for the first delivery of an event id, false for Slack's retries of it.

@@ -3,7 +3,7 @@ import type { SuspendedRun, PendingAction } from '../../db/rows.js';
 import { resumeSchemaFor } from '../../agent/tool.js';
 import { mention } from '../kit/mention.js';
 import { questionOf, toolOf, type AskUserQuestion } from '../card/render-card.js';
-import { showCardUpdate as updateCard } from '../card/show-card-update.js';
+import { showCardUpdate } from '../card/show-card-update.js';
 import { failureText } from '../kit/failure-text.js';
 import { isCancel, messageText, threadIdOf, looksLikeDecision } from './message-text.js';
 import { showError } from './show-error.js';
@@ -176,7 +176,7 @@ async function answerByText(ctx: SlackContext, m: IncomingMessage, action: Pendi
   // The runtime reads the reply into the tool's resume schema (text, JSON, yes/no, the model as a last resort).
   const stream = await ctx.agent.stream(text, { threadId, resourceId: m.teamId, requester: m.user, requesterTeamId: m.userTeamId, autoResumeSuspendedTools: true });
   const after = await ctx.agent.findRequest(action.id);
-  if (after && after.status !== 'pending') await updateCard(ctx, action.id);
+  if (after && after.status !== 'pending') await showCardUpdate(ctx, action.id);
   await runInThread(ctx, stream, target, { reactTo: { channel: m.channel, ts: m.ts } });
   return true;
 }
@@ -265,7 +265,7 @@ function threadArgs(target: ThreadTarget): { channel: string; thread_ts?: string
 export async function cancelThreadRuns(ctx: SlackContext, rootRunIds: string[], actor: string): Promise<number[]> {
   const cancelled = await ctx.agent.cancelRuns(rootRunIds, actor, 'Cancelled in Slack.');
   if (cancelled.length > 0) await releaseThreadLocks(ctx.slackDb, rootRunIds);
-  for (const id of cancelled) await updateCard(ctx, id);
+  for (const id of cancelled) await showCardUpdate(ctx, id);
   // Inboxes that listed them drop them; read after the redraws, so nothing waits on it.
   if (ctx.home) for (const id of cancelled) {
     ctx.agent.findRequest(id).then(

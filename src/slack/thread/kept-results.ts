@@ -4,7 +4,7 @@ import type { SlackDb } from '../tables.js';
 import { ANSWER_EVENT_TYPE, answerMessages, showAnswer } from './show-answer.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
 import { markRunShown } from './mark-run-shown.js';
-import { threadTarget } from './threads.js';
+import { threadTarget } from '../card/threads.js';
 import { clearWorkingReaction } from './working-reaction.js';
 
 /** A run's kept answer and where its thread is (absent when the run has no thread on record). */

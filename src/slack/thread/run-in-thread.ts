@@ -1,9 +1,9 @@
 import type { AgentStream, ApprovalRequest, RecoveredRun } from '../../agent/api-types.js';
 import { paragraphs, type AnnouncedRequest } from '../../agent/stream.js';
 import { hasAgentErrorCode } from '../../agent/errors.js';
-import { showCard as postCard } from '../card/show-card.js';
-import { showApprovalCards as postApprovalCards } from '../card/show-approval-cards.js';
-import { showCardUpdate as updateCard, type DrawnMark } from '../card/show-card-update.js';
+import { showCard } from '../card/show-card.js';
+import { showApprovalCards } from '../card/show-approval-cards.js';
+import { showCardUpdate, type DrawnMark } from '../card/show-card-update.js';
 import { markCardsDrawn, markRunShown } from './mark-run-shown.js';
 import { showAnswer } from './show-answer.js';
 import { showError } from './show-error.js';
@@ -16,7 +16,7 @@ import type { CardRow } from '../card/cards.js';
 import type { Person } from '../context.js';
 import { clearAssistantStatus, clearWaitingStatus, showWaitingStatus } from './assistant-status.js';
 import { postPolicyRefusal } from './policy-refusal.js';
-import { findThread, targetForAction, threadTarget } from './threads.js';
+import { findThread, targetForAction, threadTarget } from '../card/threads.js';
 
 export interface RunInThreadOptions {
   /** The message that asked for this work; it carries the working reaction meanwhile. */
@@ -65,12 +65,12 @@ export async function runInThread(
     if (stream && (await stream.finish(answer))) return;
     if (pending.trim() !== '') await showAnswer(ctx, target, pending, answer);
   };
-  // The approvals a pause announces arrive together; the calls of one step share a card (postApprovalCards).
+  // The approvals a pause announces arrive together; the calls of one step share a card (showApprovalCards).
   let approvals: ApprovalRequest[] = [];
   const postApprovals = async () => {
     const requests = approvals;
     approvals = [];
-    if (requests.length > 0) await postApprovalCards(ctx, requests, target, (continuation) => runInThread(ctx, continuation, target));
+    if (requests.length > 0) await showApprovalCards(ctx, requests, target, (continuation) => runInThread(ctx, continuation, target));
   };
   try {
     // A status this process set ("waiting for approval") is over once the run moves on.
@@ -81,7 +81,7 @@ export async function runInThread(
       if (request.kind === 'suspension') {
         await postApprovals();
         const stored = ctx.agent.storedRequestOf(request.payload);
-        await postCard(ctx, request.payload.actionId, target, (continuation) => runInThread(ctx, continuation, target), stored);
+        await showCard(ctx, request.payload.actionId, target, (continuation) => runInThread(ctx, continuation, target), stored);
         return;
       }
       approvals.push(request.payload);
@@ -176,7 +176,7 @@ export async function runInThread(
 /** `runId` owns the call: the stream's own run, or a sub-agent's run under it. */
 async function redrawBlocked(ctx: SlackContext, runId: string, toolCallId: string): Promise<void> {
   const id = await ctx.agent.latestApprovalId(runId, toolCallId);
-  if (id !== undefined) await updateCard(ctx, id);
+  if (id !== undefined) await showCardUpdate(ctx, id);
 }
 
 /**

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { elicitationForm } from '../../../src/mcp/elicitation-form.js';
 import type { ElicitationForm, McpElicitationPayload } from '../../../src/mcp/elicitation-payload.js';
-import { elicitationCard } from '../../../src/slack/answer/elicitation-card.js';
+import { elicitationCard, elicitationModal, parseElicitationModal } from '../../../src/slack/answer/elicitation-card.js';
 import { fieldElement, readField as parseFieldValue } from '../../../src/slack/kit/form-inputs.js';
-import { elicitationModal, parseElicitationModal } from '../../../src/slack/answer/elicitation-modal.js';
 import { blockLimitErrors, viewLimitErrors } from '../../../src/simulator/index.js';
 
 const form = (fields: ElicitationForm['fields']): McpElicitationPayload => ({ kind: 'mcp-elicitation', server: 'tracker', tool: 'triage', message: 'Details?', mode: 'form', form: { fields }, waitsInCallUntil: '2026-12-01T15:00:00.000Z' });

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../../../src/slack/kit/action-ids.js';
 import { approvalButtonValue, parseButtonValue } from '../../../../src/slack/kit/button-value.js';
-import { HOME_FIT, homeView, inboxBlocks, MESSAGE_FIT, parseInboxPage, requestBlocks, type InboxData, type InboxItem } from '../../../../src/slack/inbox/inbox-blocks.js';
+import { HOME_FIT, homeView, inboxBlocks, MESSAGE_FIT, requestBlocks, type InboxData, type InboxItem, inboxListModal, LIST_PAGE, inboxListValue, parseInboxListValue } from '../../../../src/slack/inbox/inbox-blocks.js';
+import { parseInboxPage } from '../../../../src/slack/inbox/show-home.js';
 import { LIMITS } from '../../../../src/slack/kit/limits.js';
-import { inboxListModal, LIST_PAGE } from '../../../../src/slack/inbox/inbox-list-modal.js';
-import { inboxListValue, parseInboxListValue } from '../../../../src/slack/inbox/inbox-lists.js';
 import { blockLimitErrors, viewLimitErrors } from '../../../../src/simulator/index.js';
 import { threadLink } from '../../../../src/slack/kit/thread-link.js';
 import { parseApprovalsCommand } from '../../../../src/slack/inbox/approvals-command.js';

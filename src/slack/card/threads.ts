@@ -2,7 +2,7 @@ import type { ThreadTarget, SlackContext } from '../context.js';
 import type { Selectable } from 'kysely';
 import type { SlackDb, SlackTables } from '../tables.js';
 import type { PendingAction } from '../../db/rows.js';
-import { findCard, type CardRow } from '../card/cards.js';
+import { findCard, type CardRow } from './cards.js';
 
 /**
  * Where a top-level run talks: its channel and thread (null thread: a DM's top level), who asked
@@ -42,7 +42,7 @@ export async function recordThread(db: SlackDb, thread: ThreadRow): Promise<void
 /**
  * Where a run's continuation talks: beside the card, else in the run's thread,
  * else where the click was. `known` is the card as the caller just read it
- * (updateCard returns it), to save reading it again.
+ * (showCardUpdate returns it), to save reading it again.
  */
 export async function targetForAction(
   ctx: SlackContext,

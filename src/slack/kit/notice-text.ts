@@ -1,9 +1,9 @@
 import type { NotifyMode } from '../../approvals/policy-types.js';
-import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
-import { truncate } from '../kit/limits.js';
-import { mention } from '../kit/mention.js';
-import { slackDate } from '../kit/slack-date.js';
-import { whoDecides } from '../kit/who-decides.js';
+import { escapeMrkdwn } from './mrkdwn/escape-mrkdwn.js';
+import { truncate } from './limits.js';
+import { mention } from './mention.js';
+import { slackDate } from './slack-date.js';
+import { whoDecides } from './who-decides.js';
 
 export interface NoticeFacts {
   actionId: number;

@@ -1,17 +1,15 @@
 import type { AgentStream } from '../../agent/api-types.js';
 import type { PendingAction } from '../../db/rows.js';
-import { batchParts } from './batch-card.js';
+import { batchParts, renderBatchCard } from './batch-card.js';
+import { redrawBatch, saveBatchCards } from './batch-cards.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
-import { saveBatchCards } from './batch-cards.js';
 import { cardStateKey } from '../card/cards.js';
 import { blocksAsJson } from '../transport/slack-web-client.js';
 import { refreshHomesFor } from '../card/inbox-refresh.js';
 import { cardMetadata } from '../card/card-metadata.js';
 import { errorReference } from '../kit/error-reference.js';
-import { showCard as postCard } from '../card/show-card.js';
-import { redrawBatch } from './redraw-batch.js';
-import { renderBatchCard } from './render-batch-card.js';
-import { privateWithoutApprovers } from '../routing/private-without-approvers.js';
+import { showCard } from '../card/show-card.js';
+import { privateWithoutApprovers } from '../card/private-without-approvers.js';
 import { approversAt } from '../../approvals/approvers-at.js';
 
 /**
@@ -19,7 +17,7 @@ import { approversAt } from '../../approvals/approvers-at.js';
  * BATCH_PART_SIZE calls), and stores each member's card row at its part's message with the
  * batch's members, so a click on any of them, a restart or the sweep redraws the whole batch.
  * Each call stays its own request: its buttons are a single card's. Calls the batch cannot show
- * (see batchable; a part Slack refused) get the card of their own that postCard posts, with its
+ * (see batchable; a part Slack refused) get the card of their own that showCard posts, with its
  * fallbacks.
  */
 export async function postBatchCard(
@@ -35,7 +33,7 @@ export async function postBatchCard(
     if (row) rows.push(row);
   }
   if (rows.length < 2 || !(await batchable(ctx, rows, target))) {
-    for (const id of actionIds) await postCard(ctx, id, target, onCancelled, rows.find((r) => r.id === id));
+    for (const id of actionIds) await showCard(ctx, id, target, onCancelled, rows.find((r) => r.id === id));
     return;
   }
   let settle!: () => void;
@@ -98,7 +96,7 @@ export async function postBatchCard(
   if (decidedMeanwhile && !waitingRedraw && batch.length > 0) {
     await redrawBatch(ctx, batch);
   }
-  for (const action of alone) await postCard(ctx, action.id, target, onCancelled, action);
+  for (const action of alone) await showCard(ctx, action.id, target, onCancelled, action);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { PendingAction } from '../../db/rows.js';
 import { actorOf, type Click, type Person, type SlackContext } from '../context.js';
-import type { CardRow } from '../card/cards.js';
+import type { CardRow } from './cards.js';
 
 /**
  * What anyone is told about a request they may not see, and about an id that names no request:

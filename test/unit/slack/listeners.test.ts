@@ -1,7 +1,7 @@
 import { App } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
 import { ACTION_IDS, CALLBACK_IDS } from '../../../src/slack/kit/action-ids.js';
-import { interactionRoutes } from '../../../src/slack/interaction-routes.js';
+import { interactionRoutes } from '../../../src/slack/listeners.js';
 
 const app = () => new App({ token: 'xoxb-1', signingSecret: 's', deferInitialization: true, tokenVerificationEnabled: false });
 const unknown = { unknownAction: async () => {}, unknownView: async () => {}, malformedAction: async () => {}, malformedView: async () => {} };

@@ -6,7 +6,7 @@ import { whoDecides } from '../kit/who-decides.js';
 import { truncate } from '../kit/limits.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
-import { privateWithoutApprovers } from './private-without-approvers.js';
+import { privateWithoutApprovers } from '../card/private-without-approvers.js';
 import { addCardCopies, type CardCopy, type CardRow } from '../card/cards.js';
 import { type RenderedCard, renderCard } from '../card/render-card.js';
 import { blocksAsJson } from '../transport/slack-web-client.js';

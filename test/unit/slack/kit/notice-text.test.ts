@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escalationText, expiredText, lastWarningText, reminderText } from '../../../../src/slack/routing/notice-text.js';
+import { escalationText, expiredText, lastWarningText, reminderText } from '../../../../src/slack/kit/notice-text.js';
 import { quorumProgressText } from '../../../../src/slack/approval/show-decision.js';
 
 const EXPIRES = new Date('2030-01-02T03:04:05Z');

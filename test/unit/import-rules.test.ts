@@ -1,0 +1,192 @@
+/**
+ * The import rules of the Slack front end (docs/ARCHITECTURE.md, "Dependencies"):
+ * - a feature folder imports no other feature folder; card/ (the one card lifecycle: post,
+ *   render, redraw, the card store, the button check) is the exception every feature may import,
+ *   and it imports no feature itself;
+ * - kit/ and transport/, and the top-level files every feature shares (context.ts, ack.ts,
+ *   tables.ts), import no feature;
+ * - a pure builder (`*-card.ts`, `*-modal.ts`, `*-modals.ts`, `*-blocks.ts`; not `show-*.ts`, the
+ *   name both feature and card flows take for what draws) reaches no store and no flow: it
+ *   imports no runtime value of db/ or agent/, and none of its runtime imports leads, however
+ *   indirectly, to a file that waits on anything (`await`: the Web API, the database, the agent).
+ *   Type-only imports are free. A file named like a builder that waits itself is a flow misnamed.
+ * Type-only imports count for the folder rules: a type from another feature still ties the two.
+ *
+ * What still breaks a rule is listed in KNOWN_VIOLATIONS with why; a listed violation that is
+ * gone fails the test too, so the list only shrinks.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const SRC = join(ROOT, 'src');
+const SLACK = join(SRC, 'slack');
+
+const FEATURES = ['thread', 'card', 'approval', 'batch', 'edit', 'remembered', 'routing', 'answer', 'inbox'] as const;
+/** The card lifecycle every feature may use. */
+const SHARED_FEATURE = 'card';
+const SHARED_FOLDERS = ['kit', 'transport'];
+const SHARED_FILES = ['context.ts', 'ack.ts', 'tables.ts'];
+/** A builder's name; `show-*.ts` is a flow that draws (`show-card.ts` posts the card `approval-card.ts` builds). */
+const BUILDER = /\/(?!show-)[^/]*-(card|modals?|blocks)\.ts$/;
+
+/**
+ * Imports that still break a rule, as `from -> to` (paths under src/slack/, or src/ for what is
+ * outside it), each with why it is still there. Remove an entry once the import is gone.
+ */
+const KNOWN_VIOLATIONS: Record<string, string> = {
+  'approval/show-decision.ts -> remembered/show-remembered-use.ts': "a decision shows a remembered approval's use; to go through ctx.showRememberedUse, which exists",
+  'approval/show-decision.ts -> thread/answer-stream.ts': 'the decision continues the run in its thread; to be passed in (a SlackContext member or deps, as BatchDeps)',
+  'approval/show-decision.ts -> thread/mark-run-shown.ts': 'the decision continues the run in its thread; to be passed in (a SlackContext member or deps, as BatchDeps)',
+  'approval/show-decision.ts -> thread/run-in-thread.ts': "the decision, and an expired request, continue the run in its thread; to be passed in (a SlackContext member or deps, as BatchDeps)",
+  'batch/batch-card.ts -> card/render-card.ts': "a batch row's state is the single card's approvalState, in a renderer that still waits on I/O (cardViewOf)",
+  'batch/batch-card.ts -> edit/edit-form.ts': "whether a call shows Edit is edit/'s editFacts (from the request's view); editFacts to move to card/",
+  'card/card-repairs.ts -> routing/card-copies.ts': 'an adopted card is routed (copies) like a posted one; routing to be passed in',
+  'card/clicked-card.ts': 'a flow (reads the clicked card, tells the clicker) named like a builder',
+  'card/render-card.ts -> answer/answer-card.ts': "one renderer draws every card kind, the answer feature's cards included",
+  'card/render-card.ts -> answer/elicitation-card.ts': "one renderer draws every card kind, the answer feature's cards included",
+  'card/render-card.ts -> edit/edit-form.ts': "whether a card shows Edit is edit/'s editFacts (from the request's view); editFacts to move to card/",
+  'card/render-card.ts': 'a flow (cardViewOf asks the workspace whether the quorum can be reached) named like a builder; without it, its db/grants.ts and agent/tool.ts imports still break the builder rule',
+  'card/show-card.ts -> routing/card-copies.ts': 'a posted card is routed (copies, notices); routing to be passed in',
+  'card/show-unposted-card.ts -> thread/run-in-thread.ts': 'the repair posts a card and goes on with its run; the run to be passed in',
+  'card/show-unposted-card.ts -> thread/working-reaction.ts': "the repair clears the asking message's working reaction",
+  'context.ts -> card/lifecycle.ts': 'ctx.cards is typed by the class that implements it; to be an interface of its own',
+  'context.ts -> inbox/home-refresher.ts': 'ctx.home is typed by the class that implements it; to be an interface of its own',
+  'context.ts -> thread/assistant-support.ts': 'ctx.assistant is typed by the class that implements it; to be an interface of its own',
+};
+
+interface Import {
+  target: string;
+  typeOnly: boolean;
+}
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? tsFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+/** Relative imports and re-exports of a file, resolved to .ts paths; dynamic `import()` counts as a runtime import. */
+function importsOf(file: string): Import[] {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const found: Import[] = [];
+  const add = (specifier: string, typeOnly: boolean) => {
+    if (!specifier.startsWith('.')) return;
+    const target = resolve(dirname(file), specifier.replace(/\.js$/, '.ts'));
+    found.push({ target: existsSync(target) ? target : resolve(dirname(file), specifier, 'index.ts'), typeOnly });
+  };
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      const clause = node.importClause;
+      const named = clause?.namedBindings;
+      const typeOnly =
+        clause !== undefined &&
+        (clause.isTypeOnly ||
+          (!clause.name && named !== undefined && ts.isNamedImports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly)));
+      add(node.moduleSpecifier.text, typeOnly);
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      add(node.moduleSpecifier.text, node.isTypeOnly);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [arg] = node.arguments;
+      if (arg && ts.isStringLiteral(arg)) add(arg.text, false);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      add(node.argument.literal.text, true);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+const name = (file: string) => (file.startsWith(SLACK + '/') ? relative(SLACK, file) : relative(ROOT, file));
+/** The folder of src/slack/ a file is in, or its own name at the top level. */
+const area = (file: string) => relative(SLACK, file).split('/')[0]!;
+const isFeature = (a: string) => (FEATURES as readonly string[]).includes(a);
+const inSlack = (file: string) => file.startsWith(SLACK + '/');
+
+const imports = new Map<string, Import[]>();
+const importsCached = (file: string) => {
+  let found = imports.get(file);
+  if (!found) imports.set(file, (found = existsSync(file) ? importsOf(file) : []));
+  return found;
+};
+
+/** Why an import breaks a folder rule, if it does. */
+function folderRuleBroken(from: string, to: string): string | undefined {
+  if (!inSlack(to)) return undefined;
+  const a = area(from);
+  const b = area(to);
+  if (a === b || !isFeature(b)) return undefined;
+  if (isFeature(a)) return b === SHARED_FEATURE && a !== SHARED_FEATURE ? undefined : 'a feature imports another feature';
+  if (SHARED_FOLDERS.includes(a)) return `${a}/ imports a feature`;
+  if (SHARED_FILES.includes(a)) return `${a} imports a feature`;
+  return undefined;
+}
+
+/** Whether a file waits on anything (the Web API, the database, the agent): a store or a flow, not a builder. */
+const awaits = (file: string) => /\bawait\b/.test(readFileSync(file, 'utf8'));
+const storeOrRuntime = (file: string) => file.startsWith(join(SRC, 'db') + '/') || file.startsWith(join(SRC, 'agent') + '/');
+
+/** The first file that waits on something a runtime import leads to, through runtime imports only. */
+function firstIo(start: string): string | undefined {
+  const seen = new Set<string>();
+  const queue = [start];
+  while (queue.length > 0) {
+    const file = queue.shift()!;
+    if (seen.has(file) || !existsSync(file)) continue;
+    seen.add(file);
+    if (awaits(file)) return file;
+    for (const i of importsCached(file)) if (!i.typeOnly && i.target.startsWith(SRC + '/')) queue.push(i.target);
+  }
+  return undefined;
+}
+
+/** Why a builder's import breaks the builder rule, if it does. */
+function builderRuleBroken(to: Import): string | undefined {
+  if (to.typeOnly) return undefined;
+  if (storeOrRuntime(to.target)) return 'a pure builder imports a runtime value of db/ or agent/';
+  const io = firstIo(to.target);
+  return io ? `a pure builder reaches ${name(io)}, which waits on I/O` : undefined;
+}
+
+function violations(): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const file of tsFiles(SLACK)) {
+    // A file named like a builder that waits on I/O itself is one violation (its name), not one an import.
+    const builder = BUILDER.test(file);
+    if (builder && awaits(file)) found.set(name(file), 'named like a pure builder, but waits on I/O (a flow)');
+    for (const i of importsCached(file)) {
+      const why = folderRuleBroken(file, i.target);
+      if (why) found.set(`${name(file)} -> ${name(i.target)}`, why);
+      const builderWhy = builder && !awaits(file) ? builderRuleBroken(i) : undefined;
+      if (builderWhy) found.set(`${name(file)} -> ${name(i.target)}`, why ? `${why}; ${builderWhy}` : builderWhy);
+    }
+  }
+  return found;
+}
+
+describe('import rules of src/slack/', () => {
+  const found = violations();
+
+  it('no feature imports another (card/ aside), shared code imports no feature, builders reach no store or flow', () => {
+    const unlisted = [...found].filter(([edge]) => !(edge in KNOWN_VIOLATIONS)).map(([edge, why]) => `${edge}: ${why}`);
+    expect(unlisted).toEqual([]);
+  });
+
+  it('lists only violations that still exist (the list only shrinks)', () => {
+    expect(Object.keys(KNOWN_VIOLATIONS).filter((edge) => !found.has(edge))).toEqual([]);
+  });
+
+  it('sees the imports it checks (the parser still matches the code)', () => {
+    const app = importsCached(join(SLACK, 'app.ts'));
+    expect(app.some((i) => name(i.target) === 'listeners.ts' && !i.typeOnly)).toBe(true);
+    expect(app.some((i) => name(i.target) === 'context.ts' && i.typeOnly)).toBe(true);
+    expect(folderRuleBroken(join(SLACK, 'batch/x.ts'), join(SLACK, 'approval/y.ts'))).toBeDefined();
+    expect(folderRuleBroken(join(SLACK, 'batch/x.ts'), join(SLACK, 'card/y.ts'))).toBeUndefined();
+    expect(folderRuleBroken(join(SLACK, 'card/x.ts'), join(SLACK, 'batch/y.ts'))).toBeDefined();
+    expect(folderRuleBroken(join(SLACK, 'kit/x.ts'), join(SLACK, 'card/y.ts'))).toBeDefined();
+    expect(folderRuleBroken(join(SLACK, 'listeners.ts'), join(SLACK, 'batch/y.ts'))).toBeUndefined();
+  });
+});

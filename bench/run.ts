@@ -6,7 +6,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { closeAllBenchDatabases, defaultDatabaseUrl } from './lib/bench-db.js';
 import type { Suite, SuiteReport } from './lib/suite.js';
 import { argumentsOrExit, parseCommandLine, UsageError } from '../src/cli/parse-command-line.js';
 
@@ -65,6 +64,9 @@ function printTable(suite: Suite, report: SuiteReport): void {
 
 async function main(): Promise<void> {
   const { names, quick } = argumentsOrExit(() => parseBenchArgs(process.argv.slice(2)), usage());
+  // Loaded once the arguments are good: --help or a mistyped suite answers without loading the
+  // database drivers first.
+  const { closeAllBenchDatabases, defaultDatabaseUrl } = await import('./lib/bench-db.js');
   const databaseUrl = process.env.DATABASE_URL || defaultDatabaseUrl;
   process.once('SIGINT', () => {
     console.error('\ninterrupted: dropping bench schemas');
@@ -85,6 +87,6 @@ async function main(): Promise<void> {
 
 main().catch(async (error: unknown) => {
   console.error(error);
-  await closeAllBenchDatabases();
+  await (await import('./lib/bench-db.js')).closeAllBenchDatabases();
   process.exit(1);
 });

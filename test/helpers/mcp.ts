@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { McpServerConfig } from '../../src/mcp/mcp-server-config.js';
+import { bundledFixture } from './bundled-fixture.js';
 
 /** A fresh file the test MCP servers append one line per call that took effect to. */
 export function callLog(): { path: string; lines: () => string[] } {
@@ -10,7 +11,8 @@ export function callLog(): { path: string; lines: () => string[] } {
 }
 
 /**
- * The tracker MCP server as a stdio child process (a real one, started by the SDK's client);
+ * The tracker MCP server as a stdio child process (a real one, started by the SDK's client, from
+ * test/fixtures/mcp/tracker-stdio.ts bundled: see bundledFixture);
  * `rugPullFile` lets a test change its create_issue afterwards (see rugPull).
  */
 export function stdioTracker(log: string, extra: Partial<McpServerConfig> = {}, rugPullFile?: string): McpServerConfig {
@@ -18,7 +20,7 @@ export function stdioTracker(log: string, extra: Partial<McpServerConfig> = {}, 
     name: 'tracker',
     transport: 'stdio',
     command: process.execPath,
-    args: ['--import', 'tsx', 'test/fixtures/mcp/tracker-stdio.ts'],
+    args: [bundledFixture('test/fixtures/mcp/tracker-stdio.ts')],
     env: { MCP_CALL_LOG: log, ...(rugPullFile ? { MCP_RUG_PULL_FILE: rugPullFile } : {}) },
     cwd: process.cwd(),
     ...extra,

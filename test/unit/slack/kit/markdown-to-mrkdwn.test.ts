@@ -109,18 +109,9 @@ describe('markdownToMrkdwn: blocks', () => {
     expect(out).toContain('&lt;!channel&gt;');
   });
 
-  it('handles CRLF line endings and converts hostile input', () => {
+  // Hostile input: the table at the end of the file.
+  it('handles CRLF line endings', () => {
     expect(md('a\r\n**b**')).toBe('a\n*b*');
-    const hostile = [
-      '**a '.repeat(5000) + '*_~'.repeat(3000) + '['.repeat(3000),
-      '[a]('.repeat(10_000),
-      '` a '.repeat(10_000),
-      '_a '.repeat(10_000) + 'b_',
-      '**a **'.repeat(5000),
-    ];
-    for (const text of hostile) {
-      expect(md(text).length, text.slice(0, 20)).toBeGreaterThan(0);
-    }
   });
 });
 
@@ -152,11 +143,14 @@ describe('markdownToMrkdwn: CommonMark and GitHub structure', () => {
 });
 
 describe('markdownToMrkdwn: hostile input', () => {
-
-  // How the time grows with the input (linear, not quadratic) is measured in `npm run bench -- --only timings`.
+  // 50 KB is past every bound in parse-units.ts (MAX_UNIT 20,000, MAX_BLOCK 3,000), and past the
+  // 20 KB at which micromark alone overflows the stack on nested containers; 200 KB cost this file
+  // 20 s of a 2-core run and adds no path. How the time grows with the input (linear, not
+  // quadratic) is measured on 50 and 200 KB in `npm run bench -- --only timings`.
+  const size = 50_000;
   for (const [name, make] of Object.entries(hostileMarkdown)) {
-    it(`converts 200 KB of ${name} without overflowing the stack`, () => {
-      expect(md(make(200_000)).length).toBeGreaterThan(0);
+    it(`converts 50 KB of ${name} without overflowing the stack`, () => {
+      expect(md(make(size)).length).toBeGreaterThan(0);
     }, 120_000);
   }
 });

@@ -11,9 +11,19 @@ const ROOT = resolve(import.meta.dirname, '../..');
  * A PGlite data directory as the bot's own start-up leaves it in an empty DATA_DIR (PGlite's
  * `initdb`, then every migration), made once per PGlite version, set of migrations and migration
  * runner, and kept in the temp folder. Made under a temporary name and renamed, so test files
- * making it at the same time never copy half of one.
+ * making it at the same time never copy half of one; asked for again while it is being made in
+ * this test file, the same promise.
  */
-async function template(): Promise<string> {
+let making: Promise<string> | undefined;
+function template(): Promise<string> {
+  making ??= makeTemplate().catch((error: unknown) => {
+    making = undefined;
+    throw error;
+  });
+  return making;
+}
+
+async function makeTemplate(): Promise<string> {
   const { version } = JSON.parse(readFileSync(join(ROOT, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string };
   const key = createHash('sha256')
     .update(version)

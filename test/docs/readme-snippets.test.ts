@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
+import { migratedDataDir } from '../helpers/migrated-data-dir.js';
 import { readmeSnippets } from '../helpers/readme-snippets.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { FAKE_BOT_TOKEN, slackSender, type SlackSimulator, startSlackSimulator } from '../../src/simulator/index.js';
@@ -58,6 +59,17 @@ describe('README code blocks', () => {
     expect((result as { stdout?: string }).stdout ?? '').toBe('');
   }, 150_000);
 
+  /**
+   * A folder to run a snippet in, its `.data` (where openDatabase puts PGlite without DATABASE_URL)
+   * as an earlier run left it: the snippet still opens and migrates it, without PGlite's initdb
+   * and every migration from nothing each time (fresh-clone tests a first start).
+   */
+  const folder = async (prefix: string) => {
+    const cwd = mkdtempSync(join(work, prefix));
+    await migratedDataDir(join(cwd, '.data'));
+    return cwd;
+  };
+
   const env = (extra: Record<string, string>) => {
     const base: Record<string, string | undefined> = { ...process.env, OPENAI_API_KEY: 'sk-fake', OPENAI_BASE_URL: openai!.baseUrl, ...extra };
     // Embedded PGlite in a directory of the test's, as a user without DATABASE_URL would run it.
@@ -67,7 +79,7 @@ describe('README code blocks', () => {
 
   it('use-from-code: the approval chunk, then the answer after approving', async () => {
     openai = await startFakeOpenAI([{ toolCalls: [{ name: 'delete_record', args: { id: 'abc-123' } }] }, { text: 'Deleted abc-123.' }]);
-    const { stdout } = await run(process.execPath, ['--import', TSX, join(DIR, 'use-from-code.ts')], { cwd: mkdtempSync(join(work, 'code-')), env: env({}), timeout: 60_000 });
+    const { stdout } = await run(process.execPath, ['--import', TSX, join(DIR, 'use-from-code.ts')], { cwd: await folder('code-'), env: env({}), timeout: 60_000 });
     expect(stdout).toMatch(/needs approval \{[\s\S]*toolName: 'delete_record'[\s\S]*id: 'abc-123'/);
     expect(stdout.trim().split('\n').at(-1)).toBe('Deleted abc-123.');
     expect(openai.requests).toHaveLength(2);
@@ -79,7 +91,7 @@ describe('README code blocks', () => {
       { toolCalls: [{ name: 'change_plan', args: { customerId: 'c-42', plan: 'free', _approval_reason: reason } }] },
       { text: 'Moved c-42 to the free plan.' },
     ]);
-    const { stdout } = await run(process.execPath, ['--import', TSX, join(DIR, 'preview.ts')], { cwd: mkdtempSync(join(work, 'preview-')), env: env({}), timeout: 60_000 });
+    const { stdout } = await run(process.execPath, ['--import', TSX, join(DIR, 'preview.ts')], { cwd: await folder('preview-'), env: env({}), timeout: 60_000 });
     const lines = stdout.trim().split('\n');
     expect(stdout).toMatch(new RegExp(`^asked ${reason} \\{[\\s\\S]*c-42, 10 seats[\\s\\S]*stateDigest: 'v7'`, 'm'));
     expect(stdout).toMatch(/^asked again \{ fromActionId: \d+, why: 'state-changed' \} \{[\s\S]*c-42, 25 seats[\s\S]*stateDigest: 'v8'/m);
@@ -124,7 +136,7 @@ describe('README code blocks', () => {
       openai = await startFakeOpenAI([{ toolCalls: [{ name: 'issue_refund', args: { orderId: '1042', amountCents: 2500 } }] }, { text: 'Refunded $25 on order 1042.' }]);
       const port = await freePort();
       child = spawn(process.execPath, ['--import', TSX, join(DIR, 'create-slack-bot.ts')], {
-        cwd: mkdtempSync(join(work, 'bot-')),
+        cwd: await folder('bot-'),
         env: env({ SLACK_BOT_TOKEN: FAKE_BOT_TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: slack.apiUrl, PORT: String(port) }),
         stdio: ['ignore', 'inherit', 'inherit'],
       });

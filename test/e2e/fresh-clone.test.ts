@@ -12,7 +12,9 @@
  *   its own (zod installed, the clone as its `slack-approval-bot` dependency), started from the
  *   clone with `AGENTS_MODULE=../support-agents/agents.ts npm start`.
  *
- * The install needs only the npm registry, or its cache (`--prefer-offline`).
+ * The install needs only the npm registry, or its cache (`--prefer-offline`). The quick start runs
+ * on the clone's own empty .data/, a newcomer's first start; the other two, given a DATA_DIR, on a
+ * copy of the migrated data directory (migrated-data-dir.ts), as a second start would find it.
  */
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +23,7 @@ import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
+import { migratedDataDir } from '../helpers/migrated-data-dir.js';
 import { startFakeProviders, type FakeProviders, type Reply, type Turn } from '../helpers/fake-providers.js';
 import { readmeSnippets } from '../helpers/readme-snippets.js';
 import { freePort, npmStart, stopProcessGroup, type NpmStart } from '../helpers/sandbox/npm-start.js';
@@ -141,7 +144,7 @@ describe('from a fresh clone: npm install, then the README as written', { timeou
 
   it('MCP tools: MCP_SERVERS=mcp.yaml npm start, no key: help lists the server’s tools, one called by name runs behind its card', async () => {
     writeFileSync(join(CLONE, 'mcp.yaml'), ['mcpServers:', '  runbooks:', '    command: node', '    args: [--import, tsx, examples/mcp-server.ts]', ''].join('\n'));
-    const { sandbox } = await start({ MCP_SERVERS: 'mcp.yaml', DATA_DIR: join(work, 'mcp-data') });
+    const { sandbox } = await start({ MCP_SERVERS: 'mcp.yaml', DATA_DIR: await migratedDataDir(join(work, 'mcp-data')) });
     const help = await sandbox.ask('U0ALICE', 'help');
     expect(await sandbox.said(help, 'runbooks__search_runbooks')).toContain('runbooks__page_oncall');
     const thread = await sandbox.ask('U0ALICE', 'call runbooks__search_runbooks with {"query": "printer"}');
@@ -151,7 +154,7 @@ describe('from a fresh clone: npm install, then the README as written', { timeou
   });
 
   it('Your own agents: the README’s module in a project beside the clone, AGENTS_MODULE=../support-agents/agents.ts npm start', async () => {
-    const { app, sandbox } = await start({ AGENTS_MODULE: '../support-agents/agents.ts', OPENAI_API_KEY: providers.keys.openai, OPENAI_BASE_URL: providers.openaiBaseUrl, DATA_DIR: join(work, 'team-data') });
+    const { app, sandbox } = await start({ AGENTS_MODULE: '../support-agents/agents.ts', OPENAI_API_KEY: providers.keys.openai, OPENAI_BASE_URL: providers.openaiBaseUrl, DATA_DIR: await migratedDataDir(join(work, 'team-data')) });
     expect(app.output()).toContain('"source":"../support-agents/agents.ts (export policy)"');
     const thread = await sandbox.ask('U0ALICE', 'close ticket 7');
     const card = await sandbox.card(thread);

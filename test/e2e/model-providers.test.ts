@@ -9,7 +9,8 @@
  * reason quoted as their words) and a requester's "cancel" (the thread is free at once, and the
  * next run there is told the call was cancelled, by whom, with no call left unanswered).
  * The same for an agents module whose agents name their models as strings, and a string model
- * whose key is missing stops start-up naming the variable.
+ * whose key is missing stops start-up naming the variable. Each DATA_DIR starts as an earlier start
+ * left it (migrated: migrated-data-dir.ts); a first start's initdb is fresh-clone's to test.
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,7 @@ import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
 import { newTriggerId, startSlackSimulator, viewSubmissionPayload, type SlackSimulator } from '../../src/simulator/index.js';
 import { startBotProcess, startSlackBotProcess, stopAllBotProcesses } from '../helpers/bot-process.js';
 import { startFakeProviders, type Api, type FakeProviders, type Reply, type Turn } from '../helpers/fake-providers.js';
+import { migratedDataDir } from '../helpers/migrated-data-dir.js';
 import { clickButton, mention, textOf, waitForCard, waitForText, waitForUpdate } from '../helpers/slack-bot.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -90,7 +92,7 @@ describe.concurrent('MODEL with its provider settings: npm start runs the demo a
     ['an OpenAI-compatible server (openai-compatible/…)', 'openai-compatible'],
   ])('%s: mention → card → Approve → answer, and a follow-up in the thread', async (_name, api) => {
     const settings = settingsFor(api);
-    const { process, bot } = await startSlackBotProcess(fake, { command: ['npm', 'start', '--silent'], cwd: ROOT, env: { ...settings, DATA_DIR: join(dir, api) } });
+    const { process, bot } = await startSlackBotProcess(fake, { command: ['npm', 'start', '--silent'], cwd: ROOT, env: { ...settings, DATA_DIR: await migratedDataDir(join(dir, api)) } });
     expect((await process.waitForLog(/^model selected$/)).model).toBe(settings.MODEL);
 
     const thread = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete record abc-123' });
@@ -186,7 +188,7 @@ export default new Agent({
   });
 
   it('get the configured providers: mention → card → Approve → answer over the OpenAI-compatible server', async () => {
-    const env = { ...settingsFor('openai-compatible'), ...settingsFor('anthropic'), MODEL: undefined, AGENTS_MODULE: file, DATA_DIR: join(dir, 'module') };
+    const env = { ...settingsFor('openai-compatible'), ...settingsFor('anthropic'), MODEL: undefined, AGENTS_MODULE: file, DATA_DIR: await migratedDataDir(join(dir, 'module')) };
     const { process, bot } = await startSlackBotProcess(fake, { command: ['npm', 'start', '--silent'], cwd: ROOT, env });
     expect((await process.waitForLog(/^model selected$/)).model).toBe('openai-compatible.chat/llama-3.3-70b');
     const thread = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'close ticket 7' });

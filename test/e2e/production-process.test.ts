@@ -5,10 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
+import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { createTestDatabase, type Backend, type TestDatabase } from '../helpers/db.js';
+import { migratedDataDir } from '../helpers/migrated-data-dir.js';
 import { describeBackends, needing } from '../helpers/needs.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { appMentionEnvelope, FAKE_BOT_TOKEN, SLACK_IDS, slackSender, type SlackSimulator, startSlackSimulator } from '../../src/simulator/index.js';
@@ -17,8 +19,10 @@ import { watchProcess } from '../helpers/watch-process.js';
 
 /**
  * The bot as production runs it: the entry point in a process of its own (through `npm start`,
- * as a supervisor would start it), in HTTP mode against the fake Slack and a fake model provider,
- * stopped with a signal.
+ * as a supervisor would start it, or the built entry point as `npm run start:prod` and the
+ * Docker image start it), in HTTP mode against the fake Slack and a fake model provider,
+ * stopped with a signal. Each PGlite DATA_DIR starts as an earlier start left it (migrated):
+ * the first start's initdb is fresh-clone's and team-repository's to test.
  */
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -28,6 +32,9 @@ const REQUESTER = 'U0REQUESTER';
 const ALICE = 'U0ALICE';
 const dir = mkdtempSync(join(tmpdir(), 'approval-bot-prod-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// The tests that are not about `npm start` run the built entry point: no TypeScript compiled at each start.
+beforeAll(ensureBuiltPackage, 300_000);
+const BUILT_MAIN = 'dist/src/main.js';
 
 interface MainProcess {
   child: ChildProcess;
@@ -40,13 +47,13 @@ interface MainProcess {
   bot: Bot;
 }
 
-/** Starts `npm start` (or plain node on the entry point) and waits for its HTTP port. */
+/** Starts `npm start` (or plain node on the built entry point) and waits for its HTTP port. */
 async function startMain(fake: SlackSimulator, env: Record<string, string>, how: 'npm' | 'node' = 'npm', portLine = /^Slack app started$/): Promise<MainProcess> {
   const fullEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', LOG_FORMAT: 'json', PORT: '0', ...env };
   const child =
     how === 'npm'
       ? spawn('npm', ['start', '--silent'], { cwd: ROOT, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] })
-      : spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+      : spawn(process.execPath, [BUILT_MAIN], { cwd: ROOT, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: string[] = [];
   const waiters: Array<() => void> = [];
   let buffered = '';
@@ -96,6 +103,9 @@ function databaseEnv(backend: Backend, db: TestDatabase | undefined, dataDir: st
     : { DATA_DIR: dataDir };
 }
 
+/** A DATA_DIR of this file's, migrated (see migrated-data-dir.ts). */
+const dataDir = (name: string) => migratedDataDir(join(dir, name));
+
 const running: MainProcess[] = [];
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -124,7 +134,7 @@ async function fakes(script: Parameters<typeof startFakeOpenAI>[0]): Promise<{ f
 describe('npm start in HTTP mode: health, readiness, metrics and a clean stop', () => {
   it('serves /healthz and /readyz, counts an approval cycle in /metrics, and on SIGTERM drains and exits 0', async () => {
     const { fake, env } = await fakes([{ toolCalls: [{ name: 'delete_record', args: { id: 'abc-123' } }] }, { text: 'Deleted record abc-123.' }]);
-    const main = await startMain(fake, { ...env, DATA_DIR: join(dir, 'cycle'), SWEEP_INTERVAL_MS: '300' });
+    const main = await startMain(fake, { ...env, DATA_DIR: await dataDir('cycle'), SWEEP_INTERVAL_MS: '300' });
     running.push(main);
 
     expect((await fetch(`${main.url}/healthz`)).status).toBe(200);
@@ -183,7 +193,7 @@ describe('npm start in HTTP mode: health, readiness, metrics and a clean stop', 
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const unreachable = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/v1`;
     await new Promise((r) => closed.close(r));
-    const main = await startMain(fake, { ...env, OPENAI_BASE_URL: unreachable, DATA_DIR: join(dir, 'token'), METRICS_TOKEN: 'scrape-me' }, 'node');
+    const main = await startMain(fake, { ...env, OPENAI_BASE_URL: unreachable, DATA_DIR: await dataDir('token'), METRICS_TOKEN: 'scrape-me' }, 'node');
     running.push(main);
     expect((await fetch(`${main.url}/metrics`)).status).toBe(401);
     expect((await fetch(`${main.url}/metrics`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
@@ -203,7 +213,7 @@ describe('Socket Mode', () => {
   it('serves the probes and metrics on PORT, acks through the socket are counted, and SIGTERM closes the socket and exits 0', async () => {
     const { fake, env } = await fakes([{ text: 'Hello over the socket.' }]);
     const { SLACK_SIGNING_SECRET: _unused, ...socketEnv } = env;
-    const main = await startMain(fake, { ...socketEnv, SLACK_APP_TOKEN: fake.appToken, DATA_DIR: join(dir, 'socket') }, 'node', /^health and metrics server listening$/);
+    const main = await startMain(fake, { ...socketEnv, SLACK_APP_TOKEN: fake.appToken, DATA_DIR: await dataDir('socket') }, 'node', /^health and metrics server listening$/);
     running.push(main);
     const connection = await fake.socket.waitForConnection();
     expect((await fetch(`${main.url}/healthz`)).status).toBe(200);
@@ -230,7 +240,7 @@ describe('Ctrl-C in the terminal running npm start', () => {
     const child = spawn('npm', ['start', '--silent'], {
       cwd: ROOT,
       detached: true,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', DATA_DIR: join(dir, 'ctrl-c'), LOG_FORMAT: 'json' },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', DATA_DIR: await dataDir('ctrl-c'), LOG_FORMAT: 'json' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const watched = watchProcess(child);
@@ -244,9 +254,9 @@ describe('Ctrl-C in the terminal running npm start', () => {
 
 describe('a signal during start-up', () => {
   it('stops the bot once it is up, cleanly, instead of killing it half open', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, [BUILT_MAIN], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', DATA_DIR: join(dir, 'early'), LOG_FORMAT: 'json' },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', DATA_DIR: await dataDir('early'), LOG_FORMAT: 'json' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const watched = watchProcess(child);
@@ -262,9 +272,9 @@ describe('a signal during start-up', () => {
 
 describe('LOG_FORMAT=pretty', () => {
   it('logs one readable line per entry and prints the sandbox URL on a line of its own', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, [BUILT_MAIN], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', DATA_DIR: join(dir, 'pretty'), LOG_FORMAT: 'pretty' },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', DATA_DIR: await dataDir('pretty'), LOG_FORMAT: 'pretty' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const watched = watchProcess(child);
@@ -330,7 +340,7 @@ describeBackends('a shutdown out of time on %s', (backend) => {
   it('hands a run stuck in a model call over, exits 1 saying so, and another instance carries the run on at once', async () => {
     const db = backend === 'postgres' ? await createTestDatabase('postgres') : undefined;
     if (db) closers.push(() => db.close());
-    const dataDir = join(dir, `handover-${backend}`);
+    const handoverDir = backend === 'pglite' ? await dataDir(`handover-${backend}`) : '';
     // A provider that never answers: the run waits inside its model call.
     const hung: ServerResponse[] = [];
     const stuck = createServer((_req, res) => void hung.push(res));
@@ -339,7 +349,7 @@ describeBackends('a shutdown out of time on %s', (backend) => {
     const { fake, env } = await fakes([{ text: 'Finished after the takeover.' }]);
     const stuckEnv = { ...env, OPENAI_BASE_URL: `http://127.0.0.1:${(stuck.address() as AddressInfo).port}/v1` };
     const timings = { RUN_LEASE_MS: '600000', SWEEP_INTERVAL_MS: '200', SHUTDOWN_TIMEOUT_MS: '1500' };
-    const first = await startMain(fake, { ...stuckEnv, ...timings, ...databaseEnv(backend, db, dataDir) }, 'node');
+    const first = await startMain(fake, { ...stuckEnv, ...timings, ...databaseEnv(backend, db, handoverDir) }, 'node');
     running.push(first);
 
     const thread = await mention(first.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete record abc-123' });
@@ -352,14 +362,14 @@ describeBackends('a shutdown out of time on %s', (backend) => {
     expect(timedOut.handedOver).toHaveLength(1);
 
     // The lease is ten minutes; the run is taken over at the next sweep all the same.
-    const second = await startMain(fake, { ...env, ...timings, ...databaseEnv(backend, db, dataDir) }, 'node');
+    const second = await startMain(fake, { ...env, ...timings, ...databaseEnv(backend, db, handoverDir) }, 'node');
     running.push(second);
     const answer = await waitForText(fake, thread, 'Finished after the takeover.');
     expect(textOf(answer)).toContain('Finished after the takeover.');
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
     if (backend === 'pglite') {
-      const reopened = await openDatabase({ dataDir });
+      const reopened = await openDatabase({ dataDir: handoverDir });
       closers.push(() => reopened.close());
       const left = await sql<{ n: number }>`SELECT count(*)::int AS n FROM run_snapshots`.execute(reopened.db);
       expect(Number(left.rows[0]!.n)).toBe(0);

@@ -13,18 +13,23 @@
  * The install needs only the npm registry (or its cache: `--prefer-offline`). One pack and one
  * install serve every case. Node 20 runs here; TEAM_REPO_NODE_VERSIONS=22,24 also runs the
  * module forms under those versions (their binaries installed from the npm packages node@22 and
- * node@24 into ~/.cache/slack-approval-bot once, then reused from there).
+ * node@24 into ~/.cache/slack-approval-bot once, then reused from there). The README's start runs
+ * on an empty data directory, as a team's first start does; the module forms each start on a
+ * DATA_DIR as an earlier start left it (migrated: migrated-data-dir.ts), PGlite's initdb and the
+ * migrations being the same for every form.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/index.js';
 import { startBotProcess, startSlackBotProcess, stopAllBotProcesses, type BotProcess } from '../helpers/bot-process.js';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
+import { migratedDataDir } from '../helpers/migrated-data-dir.js';
 import { startFakeProviders, type FakeProviders, type Reply, type Turn } from '../helpers/fake-providers.js';
 import { readmeSnippets } from '../helpers/readme-snippets.js';
 import { clickButton, mention, textOf, waitForCard, waitForText, waitForUpdate } from '../helpers/slack-bot.js';
@@ -138,12 +143,14 @@ afterEach(stopAllBotProcesses);
 afterAll(async () => {
   await providers?.close();
   await fake?.close();
-  rmSync(work, { recursive: true, force: true });
-});
+  // The team's node_modules and the data directories: tens of seconds of disk work on a busy machine.
+  await rm(work, { recursive: true, force: true });
+}, 300_000);
 
 const openai = () => ({ OPENAI_API_KEY: providers.keys.openai, OPENAI_BASE_URL: providers.openaiBaseUrl });
 let dataDirs = 0;
 const dataDir = () => join(work, `data-${++dataDirs}`);
+const migratedDataDirs = (count: number) => Promise.all(Array.from({ length: count }, () => migratedDataDir(dataDir())));
 
 describe('the team’s repository: the bot installed as a dependency, the team’s module beside it', { timeout: 300_000 }, () => {
   it('the policy checks in CI: npx slack-approval-policy test passes right cases, fails a wrong one, and explains a call', async () => {
@@ -175,13 +182,14 @@ describe('the team’s repository: the bot installed as a dependency, the team�
 
   for (const version of ['this', ...extraNodes]) {
     it(`on Node ${version === 'this' ? process.versions.node : version}: CommonJS with require(), ES modules in JavaScript and TypeScript, from the team's npm start and this repository's start:prod and start`, async () => {
+      const dirs = await migratedDataDirs(5);
       const starts: Array<{ what: string; bot: BotProcess; source: string }> = [
         { what: 'agents.cjs', cwd: TEAM, command: ['npm', 'start', '--silent'], module: 'agents.cjs', source: 'agents.cjs (export policy)' },
         { what: 'esm/agents.js', cwd: TEAM, command: ['npm', 'start', '--silent'], module: 'esm/agents.js', source: 'esm/agents.js (export policy)' },
         { what: 'esm/agents.ts', cwd: TEAM, command: ['npm', 'start', '--silent'], module: 'esm/agents.ts', source: 'esm/agents.ts (export policy)' },
         { what: 'start:prod, agents.ts', cwd: ROOT, command: ['npm', 'run', 'start:prod', '--silent'], module: join(TEAM, 'agents.ts'), source: `${join(TEAM, 'agents.ts')} (export policy)` },
         { what: 'start, agents.cjs', cwd: ROOT, command: ['npm', 'start', '--silent'], module: join(TEAM, 'agents.cjs'), source: `${join(TEAM, 'agents.cjs')} (export policy)` },
-      ].map((s) => ({ what: s.what, source: s.source, bot: startBotProcess({ command: s.command, cwd: s.cwd, env: { PATH: nodePaths.get(version), AGENTS_MODULE: s.module, DATA_DIR: dataDir(), ...openai() } }) }));
+      ].map((s, i) => ({ what: s.what, source: s.source, bot: startBotProcess({ command: s.command, cwd: s.cwd, env: { PATH: nodePaths.get(version), AGENTS_MODULE: s.module, DATA_DIR: dirs[i], ...openai() } }) }));
       for (const { what, bot, source } of starts) {
         const selected = await bot.waitForLog(/^model selected$/).catch((error: Error) => {
           throw new Error(`${what}: ${error.message}`);
@@ -191,6 +199,7 @@ describe('the team’s repository: the bot installed as a dependency, the team�
       }
       await stopAllBotProcesses();
       for (const { what, bot } of starts) expect(bot.logs().filter((l) => (l.level ?? 0) >= 50), what).toEqual([]);
+      await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
     });
   }
 

@@ -58,18 +58,18 @@ END $$`;
 const PGLITE_SCHEMA = 't_pglite';
 
 /**
- * A PGlite data directory as `initdb` and every migration leave it, made once per set of
- * migrations (and PGlite version) and kept as a tarball in the temp folder: loading it skips
- * `initdb` and the migrations, the most of a PGlite start-up. Written under a temporary name and
- * renamed, so test files making it at the same time never read half of one.
+ * A PGlite data directory as `initdb` and `migrations` (every one, or none) leave it, made once
+ * per set of migrations (and PGlite version) and kept as a tarball in the temp folder: loading it
+ * skips `initdb` and the migrations, the most of a PGlite start-up. Written under a temporary
+ * name and renamed, so test files making it at the same time never read half of one.
  */
-async function migratedPgliteTarball(): Promise<Blob> {
+async function migratedPgliteTarball(migrations: Migration[]): Promise<Blob> {
   const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '../../node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string };
-  const key = createHash('sha256').update(version).update(JSON.stringify(readMigrations())).digest('hex').slice(0, 16);
+  const key = createHash('sha256').update(version).update(JSON.stringify(migrations)).digest('hex').slice(0, 16);
   const path = join(tmpdir(), `slack-approval-bot-pglite-${key}.tar`);
   if (!existsSync(path)) {
     const { db, pglite } = await pgliteDatabase(new PGlite('memory://'));
-    await migrate(db);
+    await migrate(db, migrations);
     const tarball = await pglite.dumpDataDir('none');
     await db.destroy();
     const partial = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
@@ -87,9 +87,9 @@ async function pgliteDatabase(pglite: PGlite): Promise<{ db: Kysely<DB>; pglite:
   return { db, pglite };
 }
 
-/** A PGlite instance of its own, loaded from the migrated tarball. */
-async function migratedPglite(): Promise<TestDatabase> {
-  const { db } = await pgliteDatabase(new PGlite({ dataDir: 'memory://', loadDataDir: await migratedPgliteTarball() }));
+/** A PGlite instance of its own, loaded from the tarball of `migrations`. */
+async function migratedPglite(migrations: Migration[]): Promise<TestDatabase> {
+  const { db } = await pgliteDatabase(new PGlite({ dataDir: 'memory://', loadDataDir: await migratedPgliteTarball(migrations) }));
   const database: TestDatabase = {
     db,
     kind: 'pglite',
@@ -107,7 +107,8 @@ async function migratedPglite(): Promise<TestDatabase> {
  * `migrations` to build one as an older release left it.
  */
 export async function createTestDatabase(backend: Backend, dataDir = 'memory://', migrations?: Migration[]): Promise<TestDatabase> {
-  if (backend === 'pglite' && dataDir === 'memory://' && migrations === undefined) return migratedPglite();
+  // Every migration, or none (a database no migration has touched yet): both kept as tarballs.
+  if (backend === 'pglite' && dataDir === 'memory://' && (migrations === undefined || migrations.length === 0)) return migratedPglite(migrations ?? readMigrations());
   const schema = uniqueSchema();
   const options =
     backend === 'postgres'

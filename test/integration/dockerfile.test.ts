@@ -4,12 +4,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
+import { migratedDataDir } from '../helpers/migrated-data-dir.js';
 import { watchProcess } from '../helpers/watch-process.js';
 
 /**
  * Docker may not be able to pull images here, so the Dockerfile is checked without it: every path
  * it copies exists and is not excluded from the build context, the runtime stage holds exactly
- * what the package ships, and its start command, run from that layout, starts the bot.
+ * what the package ships, and its start command, run from that layout, starts the bot (on a
+ * DATA_DIR as an earlier start left it: migrated-data-dir.ts).
  */
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -123,7 +125,7 @@ describe('Dockerfile', () => {
 
     const child = spawn(process.execPath, argv.slice(1), {
       cwd: app,
-      env: { PATH: process.env.PATH ?? '', HOME: dir, PORT: '0', DATA_DIR: join(dir, 'data'), LOG_FORMAT: 'json' },
+      env: { PATH: process.env.PATH ?? '', HOME: dir, PORT: '0', DATA_DIR: await migratedDataDir(join(dir, 'data')), LOG_FORMAT: 'json' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const watched = watchProcess(child, { stderr: true });

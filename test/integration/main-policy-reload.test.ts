@@ -1,14 +1,20 @@
 /**
  * The policy reload as `npm start` wires it (src/main.ts → src/watch-policy.ts): the real entry
- * point with POLICY_FILE, the file edited on disk and SIGHUP sent to the process.
+ * point with POLICY_FILE, the file edited on disk and SIGHUP sent to the process. The entry point
+ * as built (what `npm run start:prod` and the Docker image run), on a DATA_DIR as an earlier start
+ * left it (migrated-data-dir.ts): neither TypeScript nor PGlite's initdb is this test's subject.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuiltPackage } from '../helpers/built-package.js';
+import { migratedDataDir } from '../helpers/migrated-data-dir.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'approval-bot-reload-'));
+const MAIN = 'dist/src/main.js';
+beforeAll(ensureBuiltPackage, 300_000);
 let child: ChildProcess | undefined;
 afterAll(async () => {
   if (child && child.exitCode === null && child.signalCode === null) {
@@ -28,8 +34,8 @@ describe('POLICY_FILE reloads in the running bot', () => {
     writeFileSync(file, 'version: first\ntools:\n  delete_record:\n    requireApproval: true\n    approvers: [U0ALICE, U0BOB]\n    quorum: 3\n');
     const shadowFile = join(dir, 'shadow.yaml');
     writeFileSync(shadowFile, 'version: trial\ntools:\n  delete_record:\n    requireApproval: true\n');
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: join(dir, 'data'), PORT: '0', LOG_LEVEL: 'info', POLICY_FILE: file, SHADOW_POLICY_FILE: shadowFile },
+    child = spawn(process.execPath, [MAIN], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: await migratedDataDir(join(dir, 'data')), PORT: '0', LOG_LEVEL: 'info', POLICY_FILE: file, SHADOW_POLICY_FILE: shadowFile },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const lines: LogLine[] = [];
@@ -96,7 +102,7 @@ describe('POLICY_FILE reloads in the running bot', () => {
   it('a SHADOW_POLICY_FILE that cannot be used stops start-up, naming the file and the field', async () => {
     const shadowFile = join(dir, 'bad-shadow.yaml');
     writeFileSync(shadowFile, 'tools:\n  delete_record:\n    deny: ""\n');
-    const bad = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const bad = spawn(process.execPath, [MAIN], {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: join(dir, 'data-bad'), PORT: '0', LOG_LEVEL: 'info', SHADOW_POLICY_FILE: shadowFile },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -5,13 +5,15 @@
  * ..data → a timestamped directory, swapped for a new one on each update), and then edited the
  * way editors save (a new file renamed over the old). Each distinct content is acted on once: an
  * invalid policy is reported once however much else happens in the directory (the bot's own log
- * lines included), and every swap and save after it is picked up.
+ * lines included), and every swap and save after it is picked up. DATA_DIR is as an earlier start
+ * left it (migrated: migrated-data-dir.ts), PGlite's initdb being no part of this.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { migratedDataDir } from '../helpers/migrated-data-dir.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'policy-watch-'));
@@ -78,7 +80,7 @@ describe('POLICY_FILE watched in the running bot', () => {
     const child = spawn('npm', ['start', '--silent'], {
       cwd: ROOT,
       detached: true,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: data, PORT: '0', LOG_FORMAT: 'json', LOG_LEVEL: 'debug', POLICY_FILE: policyFile },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: await migratedDataDir(data), PORT: '0', LOG_FORMAT: 'json', LOG_LEVEL: 'debug', POLICY_FILE: policyFile },
       stdio: ['ignore', log, log],
     });
     closeSync(log);

@@ -1,13 +1,15 @@
 /**
  * `AGENTS_MODULE=examples/agents.ts npm start`, the real npm script with no Slack variables:
  * it starts, serves the sandbox, a mention typed there reaches the example's agent (driven over
- * the sandbox's HTTP API, as its page does), and SIGTERM stops all of it.
+ * the sandbox's HTTP API, as its page does), and SIGTERM stops all of it. DATA_DIR is as an
+ * earlier start left it (migrated: migrated-data-dir.ts); a first start's initdb is fresh-clone's.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
+import { migratedDataDir } from '../helpers/migrated-data-dir.js';
 import { freePort, npmStart, stopProcessGroup, type NpmStart } from '../helpers/sandbox/npm-start.js';
 
 interface Message {
@@ -67,7 +69,7 @@ describe('AGENTS_MODULE=examples/agents.ts npm start', { timeout: 180_000 }, () 
   it('starts with the example agent, serves the sandbox, runs a mention through the agent, and stops on SIGTERM', async () => {
     const port = await freePort();
     const unset = Object.fromEntries(UNSET.map((name) => [name, undefined]));
-    app = await npmStart({ ...unset, AGENTS_MODULE: 'examples/agents.ts', PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' });
+    app = await npmStart({ ...unset, AGENTS_MODULE: 'examples/agents.ts', PORT: String(port), DATA_DIR: await migratedDataDir(dataDir), DATABASE_URL: '', LOG_LEVEL: 'info' });
     const lines = app.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.find((l) => l.msg === 'policy loaded')).toMatchObject({ source: 'examples/agents.ts (export policy)', policyVersion: expect.stringMatching(/^support-example@/) });
     expect(lines.find((l) => l.msg === 'model selected')).toMatchObject({ model: 'example/offline-tickets' });

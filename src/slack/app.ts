@@ -17,7 +17,7 @@ import { showRememberedUse } from './remembered/show-remembered-use.js';
 import { answerFromText } from './answer/answer-choice.js';
 import { mayAnswer, resumeFromSlack } from './answer/resume-from-slack.js';
 import { formOfZod } from './kit/form-fields.js';
-import { openDecline, recordApproval, showApproval, decisionRefusal } from './approval/approval-flow.js';
+import { openDecline, recordApproval, showApproval, checkedBeforeModal } from './approval/approval-flow.js';
 import { CardLifecycle } from './card/lifecycle.js';
 import { postBatchCard } from './batch/post-batch.js';
 import { redrawBatch } from './batch/batch-cards.js';
@@ -213,7 +213,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     goOn: goOnAfterAnswer,
     batch: { showQuorumProgress, runInThread },
     edit: {
-      refusal: (ctx, click, button) => decisionRefusal(ctx, click, button, { as: 'edit' }),
+      checkedBeforeModal: (ctx, click, action) => checkedBeforeModal(ctx, click, action, { as: 'edit' }),
       showDecision,
       routeEdited: routeEditedCard,
     },

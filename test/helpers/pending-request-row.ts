@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { createTool } from '../../src/agent/tool.js';
 import type { PendingAction } from '../../src/db/rows.js';
 
 /** A pending approval request of `issue_refund` as its row is stored, for tests that draw or check one without a database. */
@@ -27,3 +29,12 @@ export function pendingRefundRow(policyVersion: string, overrides: Partial<Pendi
     ...overrides,
   };
 }
+
+/** The tool the row above asks for: refunds an order, always asking first. */
+export const issueRefund = createTool({
+  id: 'issue_refund',
+  description: 'Refunds an order',
+  inputSchema: z.object({ orderId: z.string(), amountCents: z.number() }),
+  requireApproval: true,
+  execute: async () => 'refunded',
+});

@@ -3,7 +3,7 @@ import type { Decision } from '../../agent/api-types.js';
 import { declineModal, parseDeclineModal, approveReasonModal, parseApproveReasonModal } from './approval-modals.js';
 import { actorOf, type Click, type SlackContext, type Person } from '../context.js';
 import { type CardRow, findCard } from '../card/cards.js';
-import { tamperedButton, genuineButton, type GenuineButton, describeOutcome } from '../card/clicked-card.js';
+import { tamperedButton, genuineButton, type GenuineButton, type CheckedClick, describeOutcome } from '../card/clicked-card.js';
 import { markDecisionInFlight } from '../card/lifecycle.js';
 import { showDecision } from './show-decision.js';
 import { tellUser } from '../kit/tell-user.js';
@@ -88,26 +88,20 @@ function decideFromButton(ctx: SlackContext, button: GenuineButton, click: Click
  * still happens, without a reason.
  */
 export async function openDecline(ctx: SlackContext, click: Click | undefined, action: ButtonAction): Promise<void> {
-  if (!click) return void ctx.logger.warn('decline click without user or channel');
-  const button = await genuineButton(ctx, click, action);
-  if (!button) return tellUser(ctx, click, tamperedButton);
-  const row = button.row;
-  const refusal = await decisionRefusal(ctx, click, button, { as: 'decline', groupLookupMayRetry: true });
-  if (refusal) {
-    ctx.logger.info({ actionId: button.value.actionId, user: click.user }, 'decline refused before the modal');
-    return tellUser(ctx, click, refusal);
-  }
+  const checked = await checkedBeforeModal(ctx, click, action, { as: 'decline', groupLookupMayRetry: true });
+  if (!checked) return;
+  const { click: at, button, row } = checked;
   try {
-    if (!click.triggerId) throw new Error('no trigger_id');
+    if (!at.triggerId) throw new Error('no trigger_id');
     await ctx.client.views.open({
-      trigger_id: click.triggerId,
-      view: declineModal({ actionId: row!.id, fingerprint: row!.fingerprint ?? '', toolName: row!.tool_name }),
+      trigger_id: at.triggerId,
+      view: declineModal({ actionId: row.id, fingerprint: row.fingerprint ?? '', toolName: row.tool_name }),
     });
   } catch (error) {
     ctx.logger.warn({ err: error, actionId: button.value.actionId }, 'decline modal could not open; declining without a reason');
     const done = markDecisionInFlight(ctx, button.value.actionId);
     try {
-      await showDecision(ctx, await decideFromButton(ctx, button, click, 'decline'), click, button.card);
+      await showDecision(ctx, await decideFromButton(ctx, button, at, 'decline'), at, button.card);
     } finally {
       done();
     }
@@ -185,7 +179,7 @@ function tellDecisionSubmissionFailure(ctx: SlackContext, actionId: number | und
  * could not be checked now through to the submission, which checks it again. Off the request's
  * card, the refusal names the request only to someone who may see it (refusalSeenBy).
  */
-export async function decisionRefusal(
+async function decisionRefusal(
   ctx: SlackContext,
   click: Click,
   button: GenuineButton,
@@ -248,16 +242,36 @@ export function tellDeclineFailure(ctx: SlackContext, view: SubmittedView, user:
  * on submit, checked again by the runtime, which refuses it without a reason.
  */
 export async function openApproveReason(ctx: SlackContext, click: Click | undefined, action: ButtonAction): Promise<void> {
-  if (!click) return void ctx.logger.warn('approve-with-reason click without user or channel');
+  const checked = await checkedBeforeModal(ctx, click, action, { as: 'approve', groupLookupMayRetry: true });
+  if (checked) await openReasonModal(ctx, checked.click, checked.row);
+}
+
+/**
+ * What every form opened from a card's button checks first: the click has a person, the button is
+ * the very card's, and the clicker may decide the request as it stands (decisionRefusal). A
+ * refusal is logged and told to the clicker; undefined then. Decline, Approve with a reason and
+ * Edit open their forms only past it.
+ */
+export async function checkedBeforeModal(
+  ctx: SlackContext,
+  click: Click | undefined,
+  action: ButtonAction,
+  options: { as: 'approve' | 'decline' | 'edit'; groupLookupMayRetry?: boolean },
+): Promise<CheckedClick | undefined> {
+  if (!click) return void ctx.logger.warn({ form: options.as }, 'form click without user or channel');
   const button = await genuineButton(ctx, click, action);
-  if (!button) return tellUser(ctx, click, tamperedButton);
-  const row = button.row;
-  const refusal = await decisionRefusal(ctx, click, button, { as: 'approve', groupLookupMayRetry: true });
-  if (refusal) {
-    ctx.logger.info({ actionId: button.value.actionId, user: click.user }, 'approval refused before the reason modal');
-    return tellUser(ctx, click, refusal);
+  if (!button) {
+    await tellUser(ctx, click, tamperedButton);
+    return undefined;
   }
-  await openReasonModal(ctx, click, row!);
+  const row = button.row;
+  const refusal = row ? await decisionRefusal(ctx, click, button, options) : undefined;
+  if (refusal !== undefined || !row) {
+    ctx.logger.info({ form: options.as, actionId: button.value.actionId, user: click.user }, 'refused before the form opened');
+    await tellUser(ctx, click, refusal ?? 'I could not find that request; its run may have ended. Nothing was changed.');
+    return undefined;
+  }
+  return { click, button, row };
 }
 
 /** The reason modal for this request, opened with the click's trigger. */

@@ -91,6 +91,13 @@ export interface GenuineButton {
   card: CardRow | undefined;
 }
 
+/** A click on a genuine button whose request the clicker may decide as it stands: a form may open. */
+export interface CheckedClick {
+  click: Click;
+  button: GenuineButton;
+  row: PendingAction;
+}
+
 /** The request a button is for, or undefined (logged) when the button is not genuine. */
 export async function genuineButton(ctx: SlackContext, click: Click, action: ButtonAction): Promise<GenuineButton | undefined> {
   const value = parseButtonValue(action.value);

@@ -23,15 +23,15 @@ import { blockIdByIndex } from '../kit/form-inputs.js';
 import type { ButtonAction } from '@slack/bolt';
 import { editModal } from './edit-modal.js';
 import type { Click } from '../context.js';
-import { genuineButton, type GenuineButton, tamperedButton } from '../card/clicked-card.js';
+import type { CheckedClick } from '../card/clicked-card.js';
 
 /**
  * What Edit asks of the approval and routing features: passed in (app.ts), as edit/ imports
  * no other feature.
  */
 export interface EditDeps {
-  /** Approve's check of who may decide the request, asked for an edit: what to tell a clicker who may not. */
-  refusal(ctx: SlackContext, click: Click, button: GenuineButton): Promise<string | undefined>;
+  /** Approve's checks before a form opens, asked for an edit: the request, or undefined once the clicker was told why not. */
+  checkedBeforeModal(ctx: SlackContext, click: Click | undefined, action: ButtonAction): Promise<CheckedClick | undefined>;
   /** A decision shown as Approve shows it: the card, the thread, the run going on (or the refusal, to the person). */
   showDecision(ctx: SlackContext, decision: Decision, at: ThreadTarget & Person, card?: CardRow): Promise<void>;
   /** An edited request that still waits: copies of its card for approvers it newly needs. */
@@ -201,25 +201,19 @@ export function tellEditFailure(ctx: SlackContext, actionId: number, user: strin
  * request's arguments as stored (read here by the button's request id, never from the click).
  */
 export async function showEditForm(ctx: SlackContext, deps: EditDeps, click: Click | undefined, action: ButtonAction): Promise<void> {
-  if (!click) return void ctx.logger.warn('edit click without user or channel');
-  const button = await genuineButton(ctx, click, action);
-  if (!button) return tellUser(ctx, click, tamperedButton);
-  const refusal = await deps.refusal(ctx, click, button);
-  const row = button.row;
-  if (refusal || !row) {
-    ctx.logger.info({ actionId: button.value.actionId, user: click.user }, 'edit refused before the modal');
-    return tellUser(ctx, click, refusal ?? 'I could not find that request; its run may have ended. Nothing was changed.');
-  }
+  const checked = await deps.checkedBeforeModal(ctx, click, action);
+  if (!checked) return;
+  const { click: at, row } = checked;
   const form = editFormOf(ctx.agent, row);
-  if (!form) return tellUser(ctx, click, 'The arguments of this request cannot be edited here. Nothing was changed.');
-  if (!click.triggerId) return tellUser(ctx, click, 'Slack did not let me open the form; try again. Nothing was changed.');
+  if (!form) return tellUser(ctx, at, 'The arguments of this request cannot be edited here. Nothing was changed.');
+  if (!at.triggerId) return tellUser(ctx, at, 'Slack did not let me open the form; try again. Nothing was changed.');
   try {
     await ctx.client.views.open({
-      trigger_id: click.triggerId,
+      trigger_id: at.triggerId,
       view: editModal({ actionId: row.id, fingerprint: row.fingerprint ?? '', toolName: row.tool_name, form, current: row.args }),
     });
   } catch (error) {
     ctx.logger.warn({ err: error, actionId: row.id }, 'edit modal could not open');
-    await tellUser(ctx, click, 'The edit form could not open; try again. Nothing was changed.');
+    await tellUser(ctx, at, 'The edit form could not open; try again. Nothing was changed.');
   }
 }

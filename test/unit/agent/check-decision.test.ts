@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { Agent } from '../../../src/agent/agent.js';
-import { createTool } from '../../../src/agent/tool.js';
 import { definePolicy } from '../../../src/approvals/define-policy.js';
 import type { PendingAction } from '../../../src/db/rows.js';
 import { scriptedModel } from '../../helpers/scripted-model.js';
-import { pendingRefundRow } from '../../helpers/pending-request-row.js';
-
-const issueRefund = createTool({
-  id: 'issue_refund',
-  description: 'Refunds an order',
-  inputSchema: z.object({ orderId: z.string(), amountCents: z.number() }),
-  requireApproval: true,
-  execute: async () => 'refunded',
-});
+import { issueRefund, pendingRefundRow } from '../../helpers/pending-request-row.js';
 
 const policy = definePolicy({
   defaults: { requireApproval: true, approvers: ['U0OPS'] },

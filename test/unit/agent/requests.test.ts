@@ -1,5 +1,4 @@
 import { describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
 
 // Counts the policy evaluations a view costs: the point of viewRequest is that it is one.
 const evaluations = vi.hoisted(() => ({ count: 0 }));
@@ -15,21 +14,12 @@ vi.mock('../../../src/approvals/requirement-for.js', async (importOriginal) => {
 });
 
 const { Agent } = await import('../../../src/agent/agent.js');
-const { createTool } = await import('../../../src/agent/tool.js');
 const { definePolicy } = await import('../../../src/approvals/define-policy.js');
 const { requestOf } = await import('../../../src/agent/requests.js');
 const { scriptedModel } = await import('../../helpers/scripted-model.js');
-const { pendingRefundRow } = await import('../../helpers/pending-request-row.js');
+const { issueRefund, pendingRefundRow } = await import('../../helpers/pending-request-row.js');
 const { renderCard } = await import('../../../src/slack/card/render-card.js');
 type PendingAction = import('../../../src/db/rows.js').PendingAction;
-
-const issueRefund = createTool({
-  id: 'issue_refund',
-  description: 'Refunds an order',
-  inputSchema: z.object({ orderId: z.string(), amountCents: z.number() }),
-  requireApproval: true,
-  execute: async () => 'refunded',
-});
 
 const policy = definePolicy({
   defaults: { requireApproval: true, approvers: ['U0OPS'] },

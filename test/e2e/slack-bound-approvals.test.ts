@@ -7,7 +7,7 @@ import { attachMcpServers, type AttachedMcpServers } from '../../src/mcp/attach-
 import { STATED_REASON_FIELD } from '../../src/agent/stated-reason.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { listAuditEvents } from '../../src/db/audit.js';
-import { describeBackends } from '../helpers/needs.js';
+import { describeFrontEnd } from '../helpers/needs.js';
 import { callLog, rugPull, stdioTracker } from '../helpers/mcp.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 import { clickButton, mention, slackHarness, startBot, textOf, waitForCard, waitForText, waitForUpdate, type AgentDeps } from '../helpers/slack-bot.js';
@@ -21,7 +21,7 @@ const ALICE = 'U0ALICE';
  * whose MCP tool definition moved between the card and the call does not run as approved; a new
  * card asks again, and only its approval runs it.
  */
-describeBackends('approvals bound to what will happen, in Slack, on %s', (backend) => {
+describeFrontEnd('approvals bound to what will happen, in Slack, on %s', (backend) => {
   const h = slackHarness(backend);
   const attached: AttachedMcpServers[] = [];
   afterEach(async () => {

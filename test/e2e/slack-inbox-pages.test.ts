@@ -4,7 +4,7 @@ import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { appHomeOpenedEnvelope, blockActionsPayload, blockLimitErrors, type StoredView } from '../../src/simulator/index.js';
-import { describeBackends } from '../helpers/needs.js';
+import { describeFrontEnd } from '../helpers/needs.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 import { homeClickPayload, mention, textOf, recordingDeleteTool, slackHarness, startBot, waitForCard, type AgentDeps, type Bot } from '../helpers/slack-bot.js';
 import { BOB, CAROL, CHANNEL, REQUESTER } from '../helpers/test-workspace.js';
@@ -19,7 +19,7 @@ const pageButton = (blocks: unknown[], text: string) => (blocks as Block[]).find
 
 const FLOOD = 500;
 
-describeBackends('an approvals inbox flooded by requests for someone else, in Slack on %s', (backend) => {
+describeFrontEnd('an approvals inbox flooded by requests for someone else, in Slack on %s', (backend) => {
   const h = slackHarness(backend);
   // Bob approves deletes; Carol, alone, those of the prod table. 500 prod deletes wait before Bob's one.
   const policy = definePolicy({ tools: { delete_record: { approvers: [BOB], allowSelfApproval: false, rules: [{ when: { arg: 'table', op: 'eq', value: 'prod' }, then: { approvers: [CAROL] } }] } } });

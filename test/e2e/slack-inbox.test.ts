@@ -14,7 +14,7 @@ import {
   viewSubmissionPayload,
   type StoredView,
 } from '../../src/simulator/index.js';
-import { describeBackends } from '../helpers/needs.js';
+import { describeFrontEnd } from '../helpers/needs.js';
 import { viewText } from '../helpers/home-view.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
@@ -42,7 +42,7 @@ function inboxButtons(blocks: unknown[], actionId: number): Block | undefined {
   return (blocks as Block[]).find((b) => b.type === 'actions' && b.block_id === `approval:${actionId}`);
 }
 
-describeBackends('the approvals inbox in Slack on %s', (backend) => {
+describeFrontEnd('the approvals inbox in Slack on %s', (backend) => {
   const h = slackHarness(backend);
 
   async function boot(steps: ScriptStep[], policy: PolicyInput, homeRefresh = { debounceMs: 20, minIntervalMs: 0 }) {

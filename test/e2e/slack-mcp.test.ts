@@ -5,7 +5,7 @@ import type { Policy } from '../../src/approvals/policy-types.js';
 import { attachMcpServers, type AttachedMcpServers } from '../../src/mcp/attach-mcp-servers.js';
 import type { McpServerConfig } from '../../src/mcp/mcp-server-config.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
-import { describeBackends } from '../helpers/needs.js';
+import { describeFrontEnd } from '../helpers/needs.js';
 import { callLog, eventually, stdioTracker } from '../helpers/mcp.js';
 import { mcpHttpServer } from '../helpers/mcp-http-server.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
@@ -16,7 +16,7 @@ const CHANNEL = 'C0CHANNEL01';
 const REQUESTER = 'U0REQUESTER';
 const ALICE = 'U0ALICE';
 
-describeBackends('MCP tools in Slack on %s', (backend) => {
+describeFrontEnd('MCP tools in Slack on %s', (backend) => {
   const h = slackHarness(backend);
   const attached: AttachedMcpServers[] = [];
   afterEach(async () => {

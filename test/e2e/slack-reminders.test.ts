@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
-import { describeBackends } from '../helpers/needs.js';
+import { describeFrontEnd } from '../helpers/needs.js';
 import type { RecordedCall } from '../../src/simulator/index.js';
 import { clickButton, mention, recordingDeleteTool, slackHarness, waitForCard, waitForText, waitForUpdate, type Bot } from '../helpers/slack-bot.js';
 import { startDeleteBot } from '../helpers/start-delete-bot.js';
@@ -17,7 +17,7 @@ const BOSS = 'U0BOSS';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describeBackends('reminders, warning, escalation and expiry, on %s', (backend) => {
+describeFrontEnd('reminders, warning, escalation and expiry, on %s', (backend) => {
   const h = slackHarness(backend);
   const others: Bot[] = [];
 

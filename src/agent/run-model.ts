@@ -6,7 +6,7 @@ import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import type { Policy } from '../approvals/policy-types.js';
 import type { GroupResolver } from '../approvals/group-resolver.js';
-import type { SpentGrant } from '../db/pending-actions.js';
+import type { SpentGrant } from '../db/rows.js';
 import type { PendingWrite, SnapshotWrite } from '../db/run-snapshots.js';
 import type { McpToolIdentity } from '../approvals/mcp-tool-name.js';
 import type { Workspace } from '../approvals/workspace.js';

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
 import { leasedColumns, pendingActionColumns, type LeasedRow, type PendingAction } from './rows.js';
-import type { DecisionWrite, SpentGrant } from './pending-actions.js';
+import type { DecisionWrite } from './pending-actions.js';
+import type { SpentGrant } from './rows.js';
 import type { Approval, RequestEdit } from './schema.js';
 import { recountCtes, recountedHits, recountHeld, recountWrite, type Recount } from './limit-usage.js';
 

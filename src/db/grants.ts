@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
-import type { SpentGrant } from './pending-actions.js';
+import type { SpentGrant } from './rows.js';
 
 export interface GrantCheck {
   runId: string;

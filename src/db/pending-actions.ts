@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
-import { leasedColumns, pendingActionColumns, type LeasedRow, type PendingAction } from './rows.js';
+import { leasedColumns, pendingActionColumns, type LeasedRow, type PendingAction, type SpentGrant } from './rows.js';
 import { CachedStatement } from './cached-statement.js';
 import { rememberCtes, rememberedSelect, type RememberedRequirement } from './remembered-grants.js';
 
@@ -118,16 +118,6 @@ export interface LeasedRun {
   recovered?: true;
 }
 
-export interface SpentGrant {
-  id: number;
-  action_id: number;
-  fingerprint: string;
-  policy_version: string;
-  approvers: string[];
-  /** What the approval is bound to besides the arguments (see GrantCheck); null where there is none. */
-  state_digest?: string | null;
-  tool_digest?: string | null;
-}
 
 export interface DecisionWrite {
   row: PendingAction;

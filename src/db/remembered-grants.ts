@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from './database.js';
-import { pendingActionColumns, type PendingAction } from './rows.js';
+import { pendingActionColumns, type PendingAction, type SpentGrant } from './rows.js';
 
 /** A remembered approval: later identical calls by the same requester run without a card until it ends. */
 export interface RememberedGrant {
@@ -80,17 +80,6 @@ function requirementJson(r: RememberedRequirement) {
 /** The select-list entry that reports the remembered grant a vote created (see rememberCtes). */
 export const rememberedSelect = sql`(SELECT to_jsonb(r.*) FROM remembered r) AS remembered`;
 
-/** A single-use grant spent on this process's behalf (the shape of pending-actions.ts's SpentGrant). */
-interface SpentUseGrant {
-  id: number;
-  action_id: number;
-  fingerprint: string;
-  policy_version: string;
-  approvers: string[];
-  state_digest?: string | null;
-  tool_digest?: string | null;
-}
-
 /** What the call about to use a remembered approval asks for now: its whole requirement, limits included. */
 interface RequirementNow extends RememberedRequirement {
   risk: 'low' | 'high';
@@ -155,7 +144,7 @@ interface RememberedUse {
   /** The approved request written for this call. */
   row: PendingAction;
   /** Its single-use grant, spent in the same statement on this process's behalf. */
-  grant: SpentUseGrant;
+  grant: SpentGrant;
   remembered: { id: number; createdBy: string; expiresAt: Date };
 }
 
@@ -176,7 +165,7 @@ export async function useRememberedGrant(db: Db, call: RememberedUseCall): Promi
   const path = JSON.stringify(call.path);
   const now = call.now;
   const approversNow = JSON.stringify([...now.approvers]);
-  const result = await sql<PendingAction & { spent_grant: SpentUseGrant | null; remembered_id: number; remembered_by: string; remembered_expires_at: Date; why: UnusedWhy[]; approval_count: number }>`
+  const result = await sql<PendingAction & { spent_grant: SpentGrant | null; remembered_id: number; remembered_by: string; remembered_expires_at: Date; why: UnusedWhy[]; approval_count: number }>`
     WITH cand AS (
       SELECT g.id, g.approvers, g.created_by, g.expires_at, g.requirement AS satisfied, g.requester, p.limit_hits IS NULL AS asked_under_no_limit
       FROM remembered_grants g LEFT JOIN pending_actions p ON p.id = g.action_id

@@ -75,3 +75,15 @@ export interface SuspendedRun {
   suspendedAt: Date;
   toolCalls: SuspendedToolCall[];
 }
+
+/** A single-use grant spent by the statement that recorded the approval, on behalf of the process that took the run (or a remembered approval's use). */
+export interface SpentGrant {
+  id: number;
+  action_id: number;
+  fingerprint: string;
+  policy_version: string;
+  approvers: string[];
+  /** What the approval is bound to besides the arguments (see GrantCheck); null where there is none. */
+  state_digest?: string | null;
+  tool_digest?: string | null;
+}

@@ -1,14 +1,10 @@
 #!/usr/bin/env node
 import { isAbsolute, resolve } from 'node:path';
-import { loadConfig } from '../config.js';
-import { loadPolicyFile } from '../approvals/load-policy-file.js';
-import { evaluateCall } from '../approvals/evaluate-call.js';
 import { parseMcpPattern } from '../approvals/mcp-tool-name.js';
 import type { Policy } from '../approvals/policy-types.js';
 import { errorMessage } from '../error-message.js';
 import { argumentsOrExit, parseCommandLine, UsageError } from './parse-command-line.js';
-import { loadPolicyCases } from './policy-cases.js';
-import { explainText, mismatches, resultTable, type CaseResult } from './policy-report.js';
+import type { CaseResult } from './policy-report.js';
 
 const USAGE = [
   'usage: npm run policy -- test <cases.yaml> [--policy <file>]',
@@ -91,14 +87,23 @@ function fail(message: string, code = 2): never {
   process.exit(code);
 }
 
+const now = new Date();
+const command = argumentsOrExit(() => parsePolicyArgs(process.argv.slice(2), now), USAGE);
+// Loaded once the arguments are good, so that --help or a mistyped flag answers without first
+// loading the configuration (zod, the logger), YAML and the policy's evaluation.
+const [{ loadConfig }, { loadPolicyFile }, { evaluateCall }, { loadPolicyCases }, { explainText, mismatches, resultTable }] = await Promise.all([
+  import('../config.js'),
+  import('../approvals/load-policy-file.js'),
+  import('../approvals/evaluate-call.js'),
+  import('./policy-cases.js'),
+  import('./policy-report.js'),
+]);
 let config: ReturnType<typeof loadConfig>;
 try {
   config = loadConfig();
 } catch (error) {
   fail(errorMessage(error));
 }
-const now = new Date();
-const command = argumentsOrExit(() => parsePolicyArgs(process.argv.slice(2), now), USAGE);
 const here = (path: string) => (isAbsolute(path) ? path : resolve(config.invocationDir, path));
 
 /** The policy to evaluate against, and how to name it: --policy, else the cases file's, else POLICY_FILE. */

@@ -6,6 +6,11 @@ import { buildSync } from 'esbuild';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const built = new Map<string, string>();
+/**
+ * PGlite finds its WebAssembly and data files beside its own module (`new URL(…, import.meta.url)`),
+ * which a bundle in the temp folder has not: it stays out of the bundle, imported from where it is installed.
+ */
+const PGLITE = import.meta.resolve('@electric-sql/pglite');
 
 /**
  * A TypeScript fixture that tests start as a child process (`node <the path returned>`), bundled
@@ -27,6 +32,10 @@ export function bundledFixture(entry: string): string {
     target: `node${process.versions.node.split('.')[0]}`,
     write: false,
     logLevel: 'silent',
+    alias: { '@electric-sql/pglite': PGLITE },
+    external: [PGLITE],
+    // CommonJS packages in the bundle (pg, pino) require Node's own modules, which an ES module has no `require` for.
+    banner: { js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);" },
   });
   const code = outputFiles[0]!.contents;
   const dir = join(tmpdir(), 'slack-approval-bot-fixtures');

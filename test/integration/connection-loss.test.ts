@@ -2,6 +2,7 @@ import pg from 'pg';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { bundledFixture } from '../helpers/bundled-fixture.js';
 import { needing } from '../helpers/needs.js';
 import { uniqueSchema } from '../helpers/db.js';
 
@@ -32,7 +33,7 @@ interface Report {
 async function scenario(mode: string): Promise<{ code: number; stderr: string; report?: Report; schema: string }> {
   const schema = uniqueSchema('connloss');
   schemas.push(schema);
-  return run(process.execPath, ['--import', 'tsx', 'test/helpers/connection-loss-child.ts'], {
+  return run(process.execPath, [bundledFixture('test/helpers/connection-loss-child.ts')], {
     env: { ...process.env, CHILD_MODE: mode, CHILD_SCHEMA: schema },
     timeout: 30_000,
   }).then(

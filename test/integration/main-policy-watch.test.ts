@@ -1,21 +1,24 @@
 /**
- * The policy watcher in the running bot (`npm start` with POLICY_FILE), its log written to a
- * file in the policy's own directory, as a bot run next to its configuration writes it. The
- * directory is laid out as a Kubernetes config map mounts one (policy.yaml → ..data/policy.yaml,
- * ..data → a timestamped directory, swapped for a new one on each update), and then edited the
- * way editors save (a new file renamed over the old). Each distinct content is acted on once: an
- * invalid policy is reported once however much else happens in the directory (the bot's own log
- * lines included), and every swap and save after it is picked up. DATA_DIR is as an earlier start
- * left it (migrated: migrated-data-dir.ts), PGlite's initdb being no part of this.
+ * The policy watcher in the running bot (the entry point as built, what `npm run start:prod` and
+ * the Docker image run, with POLICY_FILE), its log written to a file in the policy's own
+ * directory, as a bot run next to its configuration writes it. The directory is laid out as a
+ * Kubernetes config map mounts one (policy.yaml → ..data/policy.yaml, ..data → a timestamped
+ * directory, swapped for a new one on each update), and then edited the way editors save (a new
+ * file renamed over the old). Each distinct content is acted on once: an invalid policy is
+ * reported once however much else happens in the directory (the bot's own log lines included),
+ * and every swap and save after it is picked up. DATA_DIR is as an earlier start left it
+ * (migrated: migrated-data-dir.ts): neither TypeScript nor PGlite's initdb is this test's subject.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { migratedDataDir } from '../helpers/migrated-data-dir.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
+beforeAll(ensureBuiltPackage, 300_000);
 const dir = mkdtempSync(join(tmpdir(), 'policy-watch-'));
 const data = join(dir, 'data');
 const config = join(dir, 'config');
@@ -77,7 +80,7 @@ describe('POLICY_FILE watched in the running bot', () => {
     mkdirSync(config, { recursive: true });
     swapConfigMap(policy('first'), true);
     const log = openSync(logFile, 'a');
-    const child = spawn('npm', ['start', '--silent'], {
+    const child = spawn(process.execPath, ['dist/src/main.js'], {
       cwd: ROOT,
       detached: true,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: await migratedDataDir(data), PORT: '0', LOG_FORMAT: 'json', LOG_LEVEL: 'debug', POLICY_FILE: policyFile },

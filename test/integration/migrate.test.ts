@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/db/database.js';
 import { migrate, readMigrations, RETIRED_VERSIONS, type Migration } from '../../src/db/migrate.js';
 import { createDemoTables, demoDb } from '../../src/demo/demo-tables.js';
 import { seedDemoData } from '../../src/demo/seed-demo-data.js';
+import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { createTestDatabase, uniqueSchema } from '../helpers/db.js';
 import { describeBackends } from '../helpers/needs.js';
 
@@ -117,6 +118,7 @@ describe('migration numbers', () => {
 
 describe.runIf(process.env.DATABASE_URL)('migrations from two processes at once', () => {
   const schema = uniqueSchema('mig');
+  beforeAll(ensureBuiltPackage, 300_000);
   afterAll(async () => {
     const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL! });
     await sql.raw(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).execute(db.db);
@@ -124,13 +126,14 @@ describe.runIf(process.env.DATABASE_URL)('migrations from two processes at once'
   });
 
   it('each migration is applied exactly once', async () => {
+    // The build (dist/), as the bot's processes run it: compiling the sources in each process is no part of this.
     const script = `
-      import { openDatabase } from './src/db/database.js';
-      import { migrate } from './src/db/migrate.js';
+      import { openDatabase } from './dist/src/db/database.js';
+      import { migrate } from './dist/src/db/migrate.js';
       const d = await openDatabase({ databaseUrl: process.env.DATABASE_URL, schema: '${schema}' });
       console.log(JSON.stringify(await migrate(d.db)));
       await d.close();`;
-    const spawn = () => run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { timeout: 60_000 });
+    const spawn = () => run(process.execPath, ['--input-type=module', '-e', script], { timeout: 60_000 });
     const [a, b] = await Promise.all([spawn(), spawn()]);
     const applied = ([JSON.parse(a.stdout), JSON.parse(b.stdout)].flat() as number[]).sort((x, y) => x - y);
     expect(applied).toEqual(readMigrations().map((m) => m.version));

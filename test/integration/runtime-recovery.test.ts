@@ -18,6 +18,7 @@ import { askUserTool } from '../../src/agent/ask-user.js';
 import { createLogger } from '../../src/logger.js';
 import { z } from 'zod';
 import { agentWith, countingTool } from '../helpers/agents.js';
+import { bundledFixture } from '../helpers/bundled-fixture.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { describeBackends, needing } from '../helpers/needs.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
@@ -342,7 +343,7 @@ describe('a bot process killed while a tool runs (postgres)', needing('postgres'
 
   /** Starts the crash child in `env`'s mode and resolves with its output once `ready` appears in it. */
   async function crashChild(env: Record<string, string>, ready: RegExp): Promise<{ child: ReturnType<typeof spawn>; match: RegExpMatchArray }> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/crash-child.ts'], {
+    const child = spawn(process.execPath, [bundledFixture('test/helpers/crash-child.ts')], {
       env: { ...process.env, CHILD_SCHEMA: database.schema, ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

@@ -8,7 +8,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
+import { bundledFixture } from '../helpers/bundled-fixture.js';
 import { uniqueSchema } from '../helpers/db.js';
+import { migratedDataDir } from '../helpers/migrated-data-dir.js';
 import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 
@@ -19,8 +21,10 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 describeBackends('restart on %s', (backend) => {
   it('a second Node process lists the suspended run and approves it; the snapshot is then gone', async () => {
     const schema = uniqueSchema('restart');
-    const dataDir = mkdtempSync(join(tmpdir(), 'approval-bot-restart-'));
-    dirs.push(dataDir);
+    const dir = mkdtempSync(join(tmpdir(), 'approval-bot-restart-'));
+    dirs.push(dir);
+    // On PGlite, a DATA_DIR as a bot's earlier start left it (migrated-data-dir.ts): initdb is no part of a restart.
+    const dataDir = backend === 'postgres' ? join(dir, 'data') : await migratedDataDir(join(dir, 'data'));
     const options = backend === 'postgres' ? { databaseUrl: process.env.DATABASE_URL!, schema } : { dataDir, schema };
     const first = await openDatabase(options);
     await migrate(first.db);
@@ -37,7 +41,7 @@ describeBackends('restart on %s', (backend) => {
     // PGlite is single-process: this process lets go of the files, as a stopped bot would.
     await first.close();
 
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'test/helpers/restart-child.ts'], {
+    const { stdout } = await run(process.execPath, [bundledFixture('test/helpers/restart-child.ts')], {
       env: { ...process.env, CHILD_BACKEND: backend, CHILD_SCHEMA: schema, CHILD_DATA_DIR: dataDir },
       timeout: 60_000,
     });

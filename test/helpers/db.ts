@@ -58,7 +58,7 @@ END $$`;
 const PGLITE_SCHEMA = 't_pglite';
 
 /**
- * A PGlite data directory as `initdb` and `migrations` (every one, or none) leave it, made once
+ * A PGlite data directory as `initdb` and `migrations` leave it, made once
  * per set of migrations (and PGlite version) and kept as a tarball in the temp folder: loading it
  * skips `initdb` and the migrations, the most of a PGlite start-up. Written under a temporary
  * name and renamed, so test files making it at the same time never read half of one.
@@ -107,8 +107,8 @@ async function migratedPglite(migrations: Migration[]): Promise<TestDatabase> {
  * `migrations` to build one as an older release left it.
  */
 export async function createTestDatabase(backend: Backend, dataDir = 'memory://', migrations?: Migration[]): Promise<TestDatabase> {
-  // Every migration, or none (a database no migration has touched yet): both kept as tarballs.
-  if (backend === 'pglite' && dataDir === 'memory://' && (migrations === undefined || migrations.length === 0)) return migratedPglite(migrations ?? readMigrations());
+  // Every set of migrations asked for (all, none, or an older release's) is kept as a tarball of its own.
+  if (backend === 'pglite' && dataDir === 'memory://') return migratedPglite(migrations ?? readMigrations());
   const schema = uniqueSchema();
   const options =
     backend === 'postgres'

@@ -4,9 +4,9 @@ import type { SlackContext } from './context.js';
  * How long a listener waits for what a click decides to be recorded before it
  * acknowledges anyway: Slack gives a request 3 seconds, and Bolt needs some.
  */
-export const RECORD_BEFORE_ACK_MS = 2_000;
+const RECORD_BEFORE_ACK_MS = 2_000;
 
-export interface RecordedClick<T> {
+interface RecordedClick<T> {
   /** A task name for the logs. */
   name: string;
   /**

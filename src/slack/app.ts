@@ -40,7 +40,7 @@ import { botMetrics } from '../metrics/bot-metrics.js';
 import { HomeRefresher } from './inbox/home-refresher.js';
 import { slackUserTeams } from './transport/directory.js';
 
-export interface SlackAppOptions {
+interface SlackAppOptions {
   /** `host`: the interface to listen on in HTTP mode; every interface when unset. */
   config: Config['slack'] & { port: number; host?: string };
   agent: Agent;

@@ -57,7 +57,7 @@ export interface SlackContext {
 }
 
 /** What card/ asks of the batch card: see SlackContext.batches. */
-export interface BatchCards {
+interface BatchCards {
   post(
     ctx: SlackContext,
     actionIds: readonly number[],

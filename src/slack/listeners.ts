@@ -20,7 +20,7 @@ import type { RememberedDeps } from './remembered/revoke-remembered.js';
  * What one feature does for another, wired by the app (app.ts) so that no feature imports
  * another: each listener hands off to its own feature, which gets these as arguments.
  */
-export interface ListenerWiring {
+interface ListenerWiring {
   /** What a reply does to the request its thread waits on (answer/). */
   answers: MessageAnswers;
   /** How a run goes on in its thread once a question is answered (thread/). */

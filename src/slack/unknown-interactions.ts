@@ -9,8 +9,8 @@ import { clickOf } from './kit/click-of.js';
 import type { InteractionFallbacks } from './kit/interaction-routes.js';
 
 /** What a click or submission that could not be read is told. */
-export const MALFORMED_CLICK = 'That click came with values I cannot read, so nothing was changed.';
-export const MALFORMED_SUBMISSION = 'That form came back with values I cannot read, so nothing was changed.';
+const MALFORMED_CLICK = 'That click came with values I cannot read, so nothing was changed.';
+const MALFORMED_SUBMISSION = 'That form came back with values I cannot read, so nothing was changed.';
 
 /** Fields that locate a reply; each one that is not a string is left out rather than failing the rest. */
 const where = z.string().min(1).max(255).optional().catch(undefined);

@@ -119,7 +119,7 @@ export function suspensionCard(data: SuspensionCardData): KnownBlock[] {
 }
 
 /** The payload keys a tool puts what it asks a human in, in the order they are looked for. */
-export const QUESTION_KEYS = ['message', 'question', 'prompt'] as const;
+const QUESTION_KEYS = ['message', 'question', 'prompt'] as const;
 
 /** A string `message` (or `question`, `prompt`) in the payload is what the tool wants a human to read; the rest is detail. */
 export function splitPayload(payload: unknown): { message?: string; rest: unknown; hasRest: boolean } {

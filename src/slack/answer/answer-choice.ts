@@ -10,7 +10,7 @@ import { parseButtonValue } from '../kit/button-value.js';
 import { confirmationOf } from '../kit/form-fields.js';
 
 /** What a choice came to: nothing to say (no clicker), a message for the clicker alone, or a recorded answer. */
-export type RecordedChoice = undefined | { tell: string; click: Click } | { answer: RecordedAnswer };
+type RecordedChoice = undefined | { tell: string; click: Click } | { answer: RecordedAnswer };
 
 /**
  * Reads an askUser choice: the option values are indexes into the question's

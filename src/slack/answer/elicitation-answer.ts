@@ -14,7 +14,7 @@ import { mayAnswer, recordAnswer, showAnswer, type GoOnInThread, type RecordedAn
 import { tellUser } from '../kit/tell-user.js';
 
 /** What an elicitation click came to: nothing to say, a message for the clicker alone, or a recorded answer. */
-export type RecordedElicitation = undefined | { tell: string; click: Click } | { answer: RecordedAnswer };
+type RecordedElicitation = undefined | { tell: string; click: Click } | { answer: RecordedAnswer };
 
 /** How a click answers the server's question, given what it asked: an answer, or why the click answers nothing. */
 export type AnswerOf = (payload: McpElicitationPayload) => ElicitationAnswer | { tell: string };
@@ -86,7 +86,7 @@ export async function showElicitationForm(ctx: SlackContext, click: Click, actio
   }
 }
 
-export type ElicitationSubmission = { kind: 'close' } | { kind: 'errors'; errors: Record<string, string> } | { kind: 'answer'; row: PendingAction; answer: ElicitationAnswer };
+type ElicitationSubmission = { kind: 'close' } | { kind: 'errors'; errors: Record<string, string> } | { kind: 'answer'; row: PendingAction; answer: ElicitationAnswer };
 
 /** Reads the modal's submission; a wrong value is shown beside its field before the modal closes. */
 export async function checkElicitationSubmission(

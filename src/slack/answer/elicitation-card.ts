@@ -19,7 +19,7 @@ export type ElicitationCardState =
   | { kind: 'answered'; by: string; action: 'accept' | 'decline' | 'cancel' }
   | { kind: 'cancelled'; reason?: string };
 
-export interface ElicitationCardData {
+interface ElicitationCardData {
   actionId: number;
   /** The name the model called (`<server>__<tool>`). */
   toolName: string;

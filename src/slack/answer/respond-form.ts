@@ -61,7 +61,7 @@ export async function showRespondForm(ctx: SlackContext, click: Click, action: P
 }
 
 /** What a Respond modal's submission comes to: close it, show errors beside its fields, or an answer to record. */
-export type RespondSubmission =
+type RespondSubmission =
   | { kind: 'close' }
   | { kind: 'errors'; errors: Record<string, string> }
   | { kind: 'answer'; row: PendingAction; data: unknown };

@@ -14,7 +14,7 @@ import { plainText } from '../kit/text-objects.js';
 /** One block for the introduction and one for a "fields not shown" note. */
 const MAX_FIELDS = LIMITS.modalBlocks - 2;
 
-export interface RespondModalData {
+interface RespondModalData {
   actionId: number;
   toolName: string;
   /** What the tool asked (its suspend payload's message/question/prompt), shown at the top. */

@@ -9,7 +9,7 @@ import { describeOutcome } from '../card/clicked-card.js';
 import { actorOf, type Person, type SlackContext, type ThreadTarget } from '../context.js';
 import { tellUser } from '../kit/tell-user.js';
 
-export type ResumeOutcome = { ok: true } | { ok: false; message: string };
+type ResumeOutcome = { ok: true } | { ok: false; message: string };
 
 /** An answer recorded (its run's continuation ready to show), or why it was refused. */
 export type RecordedAnswer =
@@ -57,7 +57,7 @@ export async function recordAnswer(
 }
 
 /** Where a reply is reacted to while the run that answer resumed works. */
-export interface ShowAnswerOptions {
+interface ShowAnswerOptions {
   reactTo?: { channel: string; ts: string };
 }
 

@@ -109,13 +109,13 @@ export async function openDecline(ctx: SlackContext, click: Click | undefined, a
 }
 
 /** What a decision modal (decline reason, approve reason) carries back: the request, the arguments seen, the reason. */
-export interface DecisionSubmission {
+interface DecisionSubmission {
   actionId: number;
   fingerprintPrefix: string;
   reason?: string;
 }
 
-export interface RecordedDecision {
+interface RecordedDecision {
   actionId: number;
   decision: Decision;
 }

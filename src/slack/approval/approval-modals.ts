@@ -35,7 +35,7 @@ export function declineModal(data: DeclineModalData): ModalView {
   };
 }
 
-export interface DeclineSubmission {
+interface DeclineSubmission {
   actionId: number;
   fingerprintPrefix: string;
   reason?: string;
@@ -57,7 +57,7 @@ export function parseDeclineModal(
 const APPROVE_REASON_BLOCK_ID = 'reason';
 const APPROVE_REASON_ACTION_ID = 'reason';
 
-export interface ApproveReasonModalData {
+interface ApproveReasonModalData {
   actionId: number;
   fingerprint: string;
   toolName: string;
@@ -103,7 +103,7 @@ export function approveReasonModal(data: ApproveReasonModalData): ModalView {
   };
 }
 
-export interface ApproveReasonSubmission {
+interface ApproveReasonSubmission {
   actionId: number;
   fingerprintPrefix: string;
   /** Trimmed; empty when only blanks were written (the submission is then sent back with an error). Never cut: a long one is refused where it is decided. */
@@ -118,7 +118,7 @@ export function parseApproveReasonModal(privateMetadata: string | undefined, sta
   return { actionId: meta.actionId, fingerprintPrefix: meta.fingerprintPrefix, reason };
 }
 
-export interface ArgumentsModalData {
+interface ArgumentsModalData {
   actionId: number;
   toolName: string;
   args: unknown;

@@ -136,7 +136,7 @@ export async function showQuorumProgress(ctx: SlackContext, action: PendingActio
   }
 }
 
-export interface QuorumProgress {
+interface QuorumProgress {
   actionId: number;
   toolName: string;
   quorum: number;

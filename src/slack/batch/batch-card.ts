@@ -77,7 +77,7 @@ export function batchParts<T>(members: readonly T[]): T[][] {
 }
 
 /** The value of Approve all / Decline all: each pending call of the part, with its fingerprint prefix. */
-export function batchButtonValue(members: ReadonlyArray<{ actionId: number; fingerprint: string }>): string {
+function batchButtonValue(members: ReadonlyArray<{ actionId: number; fingerprint: string }>): string {
   return JSON.stringify({ m: members.map((m) => [m.actionId, m.fingerprint.slice(0, FINGERPRINT_PREFIX_LENGTH)]) });
 }
 
@@ -206,7 +206,7 @@ function memberLine(m: BatchMember, scale: number): string {
 }
 
 /** A member of a batch as drawn: its request row, and whether its approved call was blocked at the gate. */
-export interface BatchMemberRow {
+interface BatchMemberRow {
   action: PendingAction;
   blocked: boolean;
   /** Why, as its `blocked` audit event says (see blockedReasonText). */
@@ -285,7 +285,7 @@ export function renderBatchCard(agent: Agent, parts: ReadonlyArray<readonly Batc
   });
 }
 
-export interface BatchDeclineModalData {
+interface BatchDeclineModalData {
   /** The pending calls Decline all was clicked for, as its button named them. */
   members: ReadonlyArray<{ actionId: number; fingerprint: string; toolName: string }>;
   /** The batch message clicked: the submission is checked against it again. */

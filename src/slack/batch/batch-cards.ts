@@ -100,7 +100,7 @@ export async function saveBatchCards(db: SlackDb, cards: ReadonlyArray<CardRow &
  * Records the key each member's card was drawn with, in one statement, and says whether every
  * member's request still has that key (else the batch moved on while drawn and is drawn again).
  */
-export async function markBatchDrawn(db: SlackDb, marks: ReadonlyArray<{ actionId: number; key: string }>): Promise<boolean> {
+async function markBatchDrawn(db: SlackDb, marks: ReadonlyArray<{ actionId: number; key: string }>): Promise<boolean> {
   if (marks.length === 0) return true;
   const values = sql.join(marks.map((m) => sql`(${m.actionId}::integer, ${m.key}::text)`));
   const result = await sql<{ action_id: number; key: string; current: string }>`

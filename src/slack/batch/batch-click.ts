@@ -27,7 +27,7 @@ export interface BatchDeps {
   runInThread(ctx: SlackContext, stream: AgentStream, target: ThreadTarget): Promise<void>;
 }
 
-export type RecordedBatch =
+type RecordedBatch =
   | { kind: 'no-click' }
   | { kind: 'tampered'; click: Click }
   | { kind: 'decided'; click: Click; members: CardState[]; decisions: Decision[]; done: () => void };
@@ -56,7 +56,7 @@ export function parseBatchButtonValue(value: string | undefined): Array<{ action
 }
 
 /** What Approve all / Decline all names: its value (or the modal's metadata) and, for a button, its block id. */
-export interface BatchPress {
+interface BatchPress {
   value: string | undefined;
   /** The button's block id; absent for the Decline all modal's submission. */
   blockId?: string;
@@ -91,7 +91,7 @@ async function namedMembers(ctx: SlackContext, click: Click, press: BatchPress):
  * decision was the last it waited for, once) waits for `startAfter`, which settles after the ack,
  * so nothing here waits on a continuation: deciding in sequence cannot deadlock.
  */
-export async function recordBatchDecision(
+async function recordBatchDecision(
   ctx: SlackContext,
   click: Click | undefined,
   press: BatchPress,
@@ -136,7 +136,7 @@ export async function recordBatchDecision(
  * reason (its submission decides, see recordBatchDecision). When the modal cannot open (the
  * trigger expired, Slack is down) the calls are still declined, without a reason.
  */
-export async function openDeclineAll(ctx: SlackContext, click: Click | undefined, press: BatchPress, deps: BatchDeps): Promise<void> {
+async function openDeclineAll(ctx: SlackContext, click: Click | undefined, press: BatchPress, deps: BatchDeps): Promise<void> {
   if (!click) return void ctx.logger.warn('decline all click without user or channel');
   const named = await namedMembers(ctx, click, press);
   if (!named) return tellUser(ctx, click, tamperedButton);
@@ -162,7 +162,7 @@ export async function openDeclineAll(ctx: SlackContext, click: Click | undefined
  * Shows what Approve all / Decline all did: the batch redrawn once, the clicker told (in one
  * ephemeral) about each call that was not changed and why, and the run's continuation.
  */
-export async function showBatchDecision(ctx: SlackContext, recorded: RecordedBatch, deps: BatchDeps): Promise<void> {
+async function showBatchDecision(ctx: SlackContext, recorded: RecordedBatch, deps: BatchDeps): Promise<void> {
   if (recorded.kind === 'no-click') return;
   if (recorded.kind === 'tampered') return tellUser(ctx, recorded.click, tamperedButton);
   const { click, decisions, members } = recorded;

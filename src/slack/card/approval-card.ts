@@ -153,7 +153,7 @@ function approvedText(by: readonly string[], reasons: Readonly<Record<string, st
   return `:white_check_mark: ${lines.join('\n')}`;
 }
 
-export interface ApproveButtonOptions {
+interface ApproveButtonOptions {
   /** The button's value (request id + fingerprint prefix). */
   value: string;
   /** What is being approved, in words (the card's title). */
@@ -229,7 +229,7 @@ function windowText(ms: number): string {
  * came from the model, the tool or its server is escaped and cut to a budget that shrinks with
  * `scale` (see fitMessage). `pending`: what holds a request is said only while it waits.
  */
-export function boundBlocks(bound: CardBound, pending: boolean, scale: number): KnownBlock[] {
+function boundBlocks(bound: CardBound, pending: boolean, scale: number): KnownBlock[] {
   const blocks: KnownBlock[] = [];
   if (bound.askedAgain) blocks.push(section(askedAgainText(bound.askedAgain, scale)));
   if (pending && bound.toolChanged?.length) {
@@ -252,7 +252,7 @@ const askedAgainWords: Record<CardAskedAgainWhy, string> = {
   'policy-changed': 'the approval policy changed after it was approved',
 };
 
-export function askedAgainText(again: NonNullable<CardBound['askedAgain']>, scale: number): string {
+function askedAgainText(again: NonNullable<CardBound['askedAgain']>, scale: number): string {
   const what = again.changes?.length ? `: ${changesText(again.changes, scaled(1500, scale, 200))}` : '';
   return `:arrows_counterclockwise: *Asked again:* ${askedAgainWords[again.why]}${what}. Request #${again.fromActionId} was approved, but its call did not run.`;
 }
@@ -266,25 +266,25 @@ function changesText(changes: readonly CardToolChange[], budget: number): string
 }
 
 /** The policy changed to deny the call while it waited: approving it runs nothing. */
-export function deniedNowText(reason: string, max: number): string {
+function deniedNowText(reason: string, max: number): string {
   return `:no_entry: *The approval policy now denies this call:* ${escapeMrkdwn(truncate(oneLine(reason), max))}. Approving it will not run it.`;
 }
 
 /** Which change freezes hold the request, and until when. */
-export function freezeText(freezes: NonNullable<CardBound['freezes']>): string {
+function freezeText(freezes: NonNullable<CardBound['freezes']>): string {
   const each = freezes.slice(0, 3).map((f) => `${inlineCode(truncate(f.name, 80))} ${f.until ? `until ${slackDate(f.until)}` : 'with no end set'}`);
   const more = freezes.length > 3 ? ` and ${freezes.length - 3} more` : '';
   return `:snowflake: *Change freeze in force:* ${each.join(', ')}${more}. Approving follows the freeze's rules; an approval given before it began does not run during it.`;
 }
 
 /** The model's words for why it makes the call, quoted and labelled as its own. */
-export function statedReasonText(reason: string, max: number): string {
+function statedReasonText(reason: string, max: number): string {
   const quoted = escapeMrkdwn(truncate(reason.trim(), max)).split('\n').map((line) => `>${line}`).join('\n');
   return `:speech_balloon: *The agent's stated reason* (its own words, not checked):\n${quoted}`;
 }
 
 /** The tool's preview: fields as they are now, the diff as now → after; or that it failed. */
-export function previewBlocks(preview: CardPreview, scale: number): KnownBlock[] {
+function previewBlocks(preview: CardPreview, scale: number): KnownBlock[] {
   if ('failed' in preview) {
     return [section(`:warning: *The preview failed:* ${escapeMrkdwn(truncate(oneLine(preview.failed), scaled(500, scale, 80)))}. Decide without it, or decline.`)];
   }

@@ -18,7 +18,7 @@ const CLOCK_SKEW_S = 300;
  * never posted), or nothing known (Slack could not be read; the request is then on the sweep's
  * list, see flagLostCard).
  */
-export type Adoption = 'adopted' | 'none' | 'failed';
+type Adoption = 'adopted' | 'none' | 'failed';
 
 /**
  * A request without a card row may still have a card in Slack: its process posted it and then
@@ -219,7 +219,7 @@ export async function settleCardRepair(db: SlackDb, actionId: number): Promise<v
 const MAX_PAGES = 10;
 const PAGE_SIZE = 200;
 
-export interface MetadataMessage {
+interface MetadataMessage {
   ts: string;
   payload: Record<string, unknown>;
 }

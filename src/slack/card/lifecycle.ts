@@ -1,5 +1,5 @@
 /** A card (or batch card) this process is posting: see CardLifecycle.posting. */
-export interface CardPosting {
+interface CardPosting {
   /** A redraw in this process waited for the post: the poster need not redraw itself. */
   readonly redrawWaiting: boolean;
   /** The post is over (posted and stored, or failed): redraws no longer wait for it. */

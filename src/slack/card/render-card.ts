@@ -234,7 +234,7 @@ function suspensionState(a: PendingAction, form: Form | undefined): SuspensionCa
   return { kind: 'cancelled' };
 }
 
-export interface CallOnCard extends CallInWords {
+interface CallOnCard extends CallInWords {
   risk: 'low' | 'high';
   requireReason: boolean;
 }
@@ -263,13 +263,9 @@ function approvalReasons(action: Pick<PendingAction, 'approvals'>): Record<strin
 
 /**
  * How an edit's changes read on the card: each argument named and its values shown as the card's
- * fields show them ("Amount $1,500.50 → $1,000.00"), from the tool's input schema.
+ * fields show them ("Amount $1,500.50 → $1,000.00"), from the tool's input schema (a RequestView's
+ * `description.inputSchema`).
  */
-export function editShownOnCard(agent: Agent, action: Pick<PendingAction, 'tool_name' | 'args' | 'path'> & { limit_hits?: PendingAction['limit_hits'] }): { format: EditValueFormatter; label: EditKeyLabel } {
-  return editShown(agent.describeCall(action).inputSchema, action.args);
-}
-
-/** editShownOnCard from the tool's input schema already at hand (a RequestView's `description.inputSchema`). */
 export function editShown(schema: JSONSchema7 | undefined, args: unknown): { format: EditValueFormatter; label: EditKeyLabel } {
   const properties = schema?.properties ?? {};
   const propOf = (key: string): JSONSchema7 | undefined => {
@@ -283,19 +279,11 @@ export function editShown(schema: JSONSchema7 | undefined, args: unknown): { for
   };
 }
 
-type BoundFacts = Pick<PendingAction, 'tool_name' | 'args' | 'path' | 'stated_reason' | 'preview' | 'tool_pin' | 'asked_again'> & { limit_hits?: PendingAction['limit_hits'] };
-
 /**
- * What a card shows of a request's binding (Agent.bindingOf: the stated reason, the preview, why
+ * What a card shows of a request's binding (a RequestView's: the stated reason, the preview, why
  * it was asked again, a tool changed meanwhile) and of its requirement now (the change freezes in
- * force, a deny the policy now has for it; `requirement`, when the caller worked it out already).
- * Undefined when there is none of it, as for most requests.
+ * force, a deny the policy now has for it). Undefined when there is none of it, as for most requests.
  */
-export function boundOnCard(agent: Agent, action: BoundFacts, requirement?: Pick<Requirement, 'freezes' | 'deny'>): CardBound | undefined {
-  return boundOf(agent.bindingOf(action), requirement ?? agent.requirementOf(action));
-}
-
-/** boundOnCard from a binding and requirement already worked out (a RequestView's). */
 export function boundOf(binding: RequestBindingView, { freezes, deny }: Pick<Requirement, 'freezes' | 'deny'>): CardBound | undefined {
   const bound: CardBound = {
     ...(binding.statedReason !== undefined ? { statedReason: binding.statedReason } : {}),
@@ -345,7 +333,7 @@ export function cardKindOf(agent: Agent, action: PendingAction): CardKind {
 }
 
 /** What drawing an approval card takes besides its row: the request's view and whether its quorum can be reached. */
-export interface CardView {
+interface CardView {
   view?: RequestView;
   unreachableQuorum?: { eligible: number };
 }

@@ -15,7 +15,7 @@ export interface DrawnMark {
 }
 
 /** A request this process has just approved or declined, and where its card is. */
-export interface DecidedCard {
+interface DecidedCard {
   action: PendingAction;
   card: CardRow;
   /** Where to leave the drawn mark for the caller to write with its run's last statement. */

@@ -12,7 +12,7 @@ import { blocksAsJson } from '../transport/slack-web-client.js';
 import { refreshHomesFor } from './inbox-refresh.js';
 import { cardMetadata } from './card-metadata.js';
 
-export type PostCardOutcome = 'posted' | 'fallback' | 'cancelled' | 'missing';
+type PostCardOutcome = 'posted' | 'fallback' | 'cancelled' | 'missing';
 
 /**
  * Posts the card for a pending action and remembers where it went. A card that

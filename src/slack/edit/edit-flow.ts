@@ -38,7 +38,7 @@ export interface EditDeps {
   routeEdited(ctx: SlackContext, action: PendingAction, card: CardRow | undefined): Promise<void>;
 }
 
-export type EditSubmission =
+type EditSubmission =
   | { kind: 'close' }
   | { kind: 'errors'; errors: Record<string, string> }
   | { kind: 'edit'; row: PendingAction; args: Record<string, unknown>; fingerprintPrefix: string };
@@ -88,7 +88,7 @@ function deniedEdit(ctx: SlackContext, form: NonNullable<ReturnType<typeof editF
   return { [block]: `The approval policy denies this call with these arguments: ${reason}${/[.!?…]$/.test(reason) ? '' : '.'} Change them, or close to leave the request as it is.` };
 }
 
-export interface RecordedEdit {
+interface RecordedEdit {
   outcome: EditOutcome;
   /** The edited request, as the editor submitted it. */
   row: PendingAction;

@@ -14,7 +14,7 @@ import type { z } from 'zod';
 /** One block for the introduction; a form with more fields than fit is not offered for editing. */
 export const EDIT_MAX_FIELDS = LIMITS.modalBlocks - 1;
 
-export interface EditModalData {
+interface EditModalData {
   actionId: number;
   /** The fingerprint of the arguments the editor sees: the edit is refused if the request moved on. */
   fingerprint: string;

@@ -12,7 +12,7 @@ export const APPROVALS_USAGE =
   'Usage: `/approvals` lists the requests waiting for you, yours and your recent decisions; `/approvals <id>` shows one request (for example `/approvals 42`).';
 
 /** What `/approvals [text]` asks for. */
-export type ApprovalsCommand = { kind: 'list' } | { kind: 'one'; actionId: number } | { kind: 'help' } | { kind: 'bad'; text: string };
+type ApprovalsCommand = { kind: 'list' } | { kind: 'one'; actionId: number } | { kind: 'help' } | { kind: 'bad'; text: string };
 
 export function parseApprovalsCommand(text: string | undefined): ApprovalsCommand {
   const t = (text ?? '').trim();
@@ -24,7 +24,7 @@ export function parseApprovalsCommand(text: string | undefined): ApprovalsComman
   return { kind: 'bad', text: t };
 }
 
-export interface CommandAnswer {
+interface CommandAnswer {
   text: string;
   blocks?: KnownBlock[];
 }
@@ -47,7 +47,7 @@ export function showApprovalsAnswer(ctx: SlackContext, who: Person, text: string
  * The answer to `/approvals` for `user`, shown to them alone: their inbox, one request (only to
  * someone who may see it, Agent.maySee), or the usage.
  */
-export async function answerApprovalsCommand(ctx: SlackContext, who: Person, text: string | undefined): Promise<CommandAnswer> {
+async function answerApprovalsCommand(ctx: SlackContext, who: Person, text: string | undefined): Promise<CommandAnswer> {
   const command = parseApprovalsCommand(text);
   // Someone outside the workspace sees no request, no count and not whether an id exists.
   if (command.kind !== 'help' && ctx.agent.isOutsider(actorOf(who))) {

@@ -1,6 +1,6 @@
 import type { Logger } from '../../logger.js';
 
-export interface HomeRefresherOptions {
+interface HomeRefresherOptions {
   /** Republishes one person's Home (with a notice on top when given). */
   publish: (user: string, notice?: string) => Promise<void>;
   /** Records that `user` opened their Home (kept across instances). */
@@ -31,7 +31,7 @@ interface Waiting {
   done: Array<() => void>;
 }
 
-export const HOME_MAX_WAITING = 1000;
+const HOME_MAX_WAITING = 1000;
 
 /**
  * Keeps Home tabs current without flooding Slack or letting one person crowd out another.

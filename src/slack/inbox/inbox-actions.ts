@@ -82,7 +82,7 @@ export function registerInboxActions<Recorded extends { kind: string }>(routes: 
  * (refusalSeenBy). Undefined (the clicker told what an unknown id is told) when there is no card
  * to route to.
  */
-export async function inboxClick(ctx: SlackContext, body: BlockAction<ButtonAction>, action: ButtonAction): Promise<Click | undefined> {
+async function inboxClick(ctx: SlackContext, body: BlockAction<ButtonAction>, action: ButtonAction): Promise<Click | undefined> {
   const user = body.user?.id;
   if (!user) return undefined;
   const container = body.container as { type?: unknown; channel_id?: unknown };

@@ -190,11 +190,11 @@ function facts(a: InboxItem['action'], unattended: CardUnattended | undefined): 
   return shown;
 }
 
-export function requestedLine(item: InboxItem): string {
+function requestedLine(item: InboxItem): string {
   return `${title(item, true)} — ${statusOf(item)}`;
 }
 
-export function decidedLine(item: InboxItem): string {
+function decidedLine(item: InboxItem): string {
   const a = item.action;
   const by = a.requester ? ` (requested by ${mention(a.requester)})` : '';
   return `${title(item, true)} — ${statusOf(item)}${by}`;
@@ -213,7 +213,7 @@ function statusOf(item: InboxItem): string {
 }
 
 /** Where a request stands, in words. */
-export function statusText(a: InboxItem['action']): string {
+function statusText(a: InboxItem['action']): string {
   const by = a.decided_by ? ` by ${mention(a.decided_by)}` : '';
   const at = a.decided_at ? ` ${slackDate(new Date(a.decided_at))}` : '';
   switch (a.status) {
@@ -320,7 +320,7 @@ export function rememberedBlocks(items: readonly RememberedItem[], max: number, 
 }
 
 /** One remembered approval with its Revoke button. */
-export function rememberedSection(item: RememberedItem): KnownBlock {
+function rememberedSection(item: RememberedItem): KnownBlock {
   return {
     type: 'section',
     block_id: rememberedBlockId(item.id),
@@ -342,7 +342,7 @@ function rememberedText(item: RememberedItem): string {
   return lines.join('\n');
 }
 
-export function rememberedBlockId(id: number): string {
+function rememberedBlockId(id: number): string {
   return `remembered:${id}`;
 }
 

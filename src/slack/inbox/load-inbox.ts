@@ -8,7 +8,8 @@ import { threadLink } from '../kit/thread-link.js';
 import { actorOf, type Person, type SlackContext } from '../context.js';
 import { findCards } from '../card/cards.js';
 import { findThreads } from '../card/threads.js';
-import { callOnCard, editShownOnCard, boundOnCard, unattendedOf } from '../card/render-card.js';
+import { callOnCard, describedCall, editShown, boundOf, unattendedOf } from '../card/render-card.js';
+import type { RequestView } from '../../agent/requests.js';
 
 /**
  * A person's inbox: one page of the open requests they may approve and have not voted on
@@ -42,7 +43,8 @@ export async function loadInbox(ctx: SlackContext, who: Person, fit: InboxFit, a
  * request an edit replaced it with, what its approval is bound to (the agent's reason, the
  * preview, a freeze), who asked when no person did, and the link to its card, or, for a request without one (a
  * call run under a remembered approval), to its run's thread; Approve on a high-risk one asks to
- * confirm, as on the card. At most two statements, for all.
+ * confirm, as on the card. At most two statements, for all; each item drawn from its request's
+ * view (Agent.viewRequest), so one policy evaluation per item, as for a card.
  */
 export async function inboxItems(ctx: SlackContext, rows: ReadonlyArray<PendingAction | InboxRow>): Promise<Map<number, InboxItem>> {
   const cards = await findCards(ctx.slackDb, rows.map((r) => r.id));
@@ -55,9 +57,10 @@ export async function inboxItems(ctx: SlackContext, rows: ReadonlyArray<PendingA
     const link = card ? threadLink(ctx.teamUrl, card) : thread ? threadLink(ctx.teamUrl, { channel: thread.channel, ts: thread.thread_ts ?? thread.message_ts ?? '', thread_ts: thread.thread_ts }) : undefined;
     // Each call of a batch card stays its own request here, decided on its own; the line says which call it is.
     const position = card?.batch ? card.batch.indexOf(action.id) + 1 : 0;
-    const { title, fields, own, risk } = callOnCard(ctx.agent, action);
+    const view = ctx.agent.viewRequest(action);
+    const { title, fields, own, risk } = describedCall(action.tool_name, action.args, view.description);
     const replacedBy = 'replaced_by' in action ? action.replaced_by : null;
-    const bound = boundOnCard(ctx.agent, action);
+    const bound = boundOf(view.binding, view.requirement);
     const unattended = unattendedOf(action, ctx.agent.id);
     items.set(action.id, {
       action,
@@ -66,7 +69,7 @@ export async function inboxItems(ctx: SlackContext, rows: ReadonlyArray<PendingA
       ...(position > 0 ? { batch: { position, size: card!.batch!.length } } : {}),
       // What the card says of risk, the inbox's Approve says too (no statement: the tool and policy are in memory).
       ...(risk === 'high' && action.status === 'pending' ? { highRisk: { title } } : {}),
-      ...(action.edit ? { edited: { editor: action.edit.editor, line: editedLine(ctx, action) } } : {}),
+      ...(action.edit ? { edited: { editor: action.edit.editor, line: editedLine(view, action) } } : {}),
       ...(replacedBy !== null && replacedBy !== undefined ? { replacedBy } : {}),
       ...(bound ? { bound } : {}),
       ...(unattended ? { unattended } : {}),
@@ -76,8 +79,8 @@ export async function inboxItems(ctx: SlackContext, rows: ReadonlyArray<PendingA
 }
 
 /** What an edit changed, as the card says it ("Edited by @bob: Amount $25.00 → $15.00"). */
-function editedLine(ctx: SlackContext, action: PendingAction): string {
-  const shown = editShownOnCard(ctx.agent, action);
+function editedLine(view: RequestView, action: PendingAction): string {
+  const shown = editShown(view.description.inputSchema, action.args);
   return editDiffText(action.edit!.editor, argsDiff(action.edit!.proposedArgs, action.args), shown.format, 400, shown.label);
 }
 

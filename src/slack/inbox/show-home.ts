@@ -54,7 +54,7 @@ export function parseInboxPage(value: string | undefined): { after?: number } | 
 }
 
 /** Where a list button was clicked: the inbox (a modal opens) or the list's own modal (it turns the page). */
-export interface ListClick extends Person {
+interface ListClick extends Person {
   value: string | undefined;
   triggerId?: string;
   /** Set when the click came from a modal: the one to draw the page in. */
@@ -113,7 +113,7 @@ export async function recordHomeViewer(db: SlackDb, user: string): Promise<void>
 }
 
 /** The page of waiting requests `user`'s Home shows from now on: those after request `after` (undefined: the oldest). */
-export async function setHomePage(db: SlackDb, user: string, after: number | undefined): Promise<void> {
+async function setHomePage(db: SlackDb, user: string, after: number | undefined): Promise<void> {
   await sql`
     INSERT INTO slack_home_viewers (user_id, waiting_after) VALUES (${user}, ${after ?? null})
     ON CONFLICT (user_id) DO UPDATE SET waiting_after = EXCLUDED.waiting_after
@@ -121,7 +121,7 @@ export async function setHomePage(db: SlackDb, user: string, after: number | und
 }
 
 /** Where `user`'s Home page of waiting requests starts (undefined: the oldest). */
-export async function homePageOf(db: SlackDb, user: string): Promise<number | undefined> {
+async function homePageOf(db: SlackDb, user: string): Promise<number | undefined> {
   const row = await db.selectFrom('slack_home_viewers').select('waiting_after').where('user_id', '=', user).executeTakeFirst();
   return row?.waiting_after ?? undefined;
 }

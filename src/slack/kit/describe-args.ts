@@ -8,13 +8,13 @@ import { formatArgValue, isMoneyInCents } from './format-arg-value.js';
 import { humanizeKey, humanizeWords } from './humanize.js';
 
 /** A label (plain words) and its value (mrkdwn, already escaped) as a card shows them. */
-export interface CardField {
+interface CardField {
   label: string;
   value: string;
 }
 
 /** A call as its card describes it: every string already safe to put in mrkdwn. */
-export interface CardDescription {
+interface CardDescription {
   /** Plain text (headers are plain_text, never parsed). */
   title: string;
   fields: CardField[];
@@ -52,7 +52,7 @@ export function callFieldBlocks(fields: readonly CardField[], scale: number): Kn
 }
 
 /** The parts of a tool's own `describe(args)` the card uses (plain text from the tool's code). */
-export interface OwnDescription {
+interface OwnDescription {
   title: string;
   fields: ReadonlyArray<{ label: string; value: string }>;
 }
@@ -116,7 +116,7 @@ function schemaOf(definition: JSONSchema7Definition | undefined): JSONSchema7 | 
 }
 
 /** What a label is made from: a JSON Schema property, or a form field (both may carry a title and a description). */
-export interface Described {
+interface Described {
   title?: unknown;
   description?: unknown;
 }

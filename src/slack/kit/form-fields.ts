@@ -51,7 +51,7 @@ export function formOfZod(schema: z.ZodType | undefined): Form | undefined {
  * field, a boolean (e.g. `{ confirmed: boolean }`). Such a card gets Yes / No buttons instead of
  * a form; `answer(yes)` is the resume data either button gives.
  */
-export interface Confirmation {
+interface Confirmation {
   /** The one field's key; absent for a bare boolean. */
   field?: string;
   answer(yes: boolean): unknown;

@@ -9,13 +9,13 @@ import { oneLine, plainText } from './text-objects.js';
 import type { InputState, ViewStateValues } from './submitted-payloads.js';
 
 /** Every input of a form uses this action id; its block id says which field it is. */
-export const FORM_INPUT_ACTION_ID = 'value';
+const FORM_INPUT_ACTION_ID = 'value';
 
 /** Radio buttons up to this many options, a menu beyond (checkboxes likewise for multi-enums). */
 const RADIO_MAX = 5;
 
 /** Which block holds which field: by position (`f<index>`), or by name for a form whose errors name fields. */
-export type FieldBlockId = (entry: FormEntry, index: number) => string;
+type FieldBlockId = (entry: FormEntry, index: number) => string;
 
 export const blockIdByIndex: FieldBlockId = (_entry, index) => `f${index}`;
 
@@ -137,7 +137,7 @@ export function fieldInput(entry: FormEntry, blockId: string): KnownBlock {
   } as unknown as KnownBlock;
 }
 
-export type ReadField = { ok: true; value: string | number | boolean | string[] | undefined } | { ok: false; error: string };
+type ReadField = { ok: true; value: string | number | boolean | string[] | undefined } | { ok: false; error: string };
 
 /** A field's answer from its element's state, checked against the field (required, min/max, formats, options). */
 export function readField(field: ElicitationField, required: boolean, state: InputState | undefined): ReadField {
@@ -200,7 +200,7 @@ export function readField(field: ElicitationField, required: boolean, state: Inp
   }
 }
 
-export type FormContent = Record<string, string | number | boolean | string[]>;
+type FormContent = Record<string, string | number | boolean | string[]>;
 export type ReadForm = { ok: true; content: FormContent } | { ok: false; errors: Record<string, string> };
 
 /**

@@ -6,7 +6,7 @@ import { slackDate } from './slack-date.js';
 import { humanizeWords } from './humanize.js';
 
 /** What a value is shown with besides itself: its key, its schema and the call's currency argument. */
-export interface ArgValueContext {
+interface ArgValueContext {
   key: string;
   schema?: JSONSchema7 | undefined;
   /** The call's `currency` argument, when it has one (an ISO 4217 code such as "EUR"). */
@@ -95,7 +95,7 @@ function dateOf(value: string, schema: JSONSchema7 | undefined): string | undefi
 }
 
 /** JSON on one line that never throws (arguments are whatever the model produced). */
-export function compactJson(value: unknown): string {
+function compactJson(value: unknown): string {
   try {
     return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? `${v.toString()}n` : v)) ?? String(value);
   } catch {

@@ -2,7 +2,7 @@
 const ACRONYMS = new Set(['id', 'ids', 'url', 'uri', 'api', 'ip', 'sql', 'json', 'http', 'https', 'ssh', 'dns', 'eu', 'us', 'uk', 'sku', 'vat', 'iban', 'cpu', 'gpu']);
 
 /** `issue_refund`, `issueRefund`, `issue-refund` → `["issue", "refund"]`. */
-export function splitWords(text: string): string[] {
+function splitWords(text: string): string[] {
   return text
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')

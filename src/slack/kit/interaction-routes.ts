@@ -3,11 +3,11 @@ import type { ACTION_IDS, CALLBACK_IDS } from './action-ids.js';
 import type { SubmittedView, ViewSubmission } from './submitted-payloads.js';
 
 export type ActionListener = Middleware<SlackActionMiddlewareArgs>;
-export type ActionId = (typeof ACTION_IDS)[keyof typeof ACTION_IDS];
-export type CallbackId = (typeof CALLBACK_IDS)[keyof typeof CALLBACK_IDS];
+type ActionId = (typeof ACTION_IDS)[keyof typeof ACTION_IDS];
+type CallbackId = (typeof CALLBACK_IDS)[keyof typeof CALLBACK_IDS];
 
 /** What a modal's listener gets: Bolt's arguments, with the submission as parsed (submitted-payloads.ts). */
-export type ViewListenerArgs = Omit<SlackViewMiddlewareArgs & AllMiddlewareArgs, 'payload' | 'view' | 'body'> & { body: ViewSubmission; view: SubmittedView };
+type ViewListenerArgs = Omit<SlackViewMiddlewareArgs & AllMiddlewareArgs, 'payload' | 'view' | 'body'> & { body: ViewSubmission; view: SubmittedView };
 export type ViewListener = (args: ViewListenerArgs) => Promise<void>;
 
 /**

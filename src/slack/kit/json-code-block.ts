@@ -1,6 +1,6 @@
 import { codeFence } from './mrkdwn/code-fence.js';
 
-export interface JsonCodeBlock {
+interface JsonCodeBlock {
   /** mrkdwn: a code block holding the escaped, possibly truncated JSON. */
   text: string;
   /** Characters of the pretty-printed JSON that are shown. */

@@ -30,7 +30,7 @@ const selectedOptions = z
 const MAX_EPOCH_SECONDS = 253_402_300_799;
 
 /** One input's state, in a view's `state.values` or a message's (the element acted on carries the same fields). */
-export const inputStateSchema = z.looseObject({
+const inputStateSchema = z.looseObject({
   type: z.string().max(64).optional(),
   value: z.string().max(LIMITS.plainTextInputMaxLength).nullable().optional(),
   selected_option: selectedOption.nullable().optional(),
@@ -47,14 +47,14 @@ export const inputStateSchema = z.looseObject({
 export type InputState = z.output<typeof inputStateSchema>;
 
 /** `state.values`: block id → action id → the input's state. A modal has at most 100 blocks. */
-export const stateValuesSchema = z
+const stateValuesSchema = z
   .record(slackString, z.record(slackString, inputStateSchema))
   .refine((values) => Object.keys(values).length <= LIMITS.modalBlocks, 'more blocks than a view holds');
 
 export type ViewStateValues = z.output<typeof stateValuesSchema>;
 
 /** The element a block_actions payload is about (`actions[0]`): a button's value, or an input's state. */
-export const submittedActionSchema = inputStateSchema.extend({
+const submittedActionSchema = inputStateSchema.extend({
   type: z.string().max(64),
   action_id: z.string().max(LIMITS.actionId),
   block_id: z.string().max(LIMITS.blockId),
@@ -88,7 +88,7 @@ export const blockActionsSchema = z.looseObject({
 export type BlockActionsBody = z.output<typeof blockActionsSchema>;
 
 /** A submitted modal as the listeners read it: which modal, what it was opened for, what was entered. */
-export const submittedViewSchema = z.looseObject({
+const submittedViewSchema = z.looseObject({
   callback_id: z.string().max(LIMITS.callbackId),
   private_metadata: z.string().max(LIMITS.privateMetadata),
   state: z.looseObject({ values: stateValuesSchema }),

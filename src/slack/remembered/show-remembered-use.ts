@@ -42,7 +42,7 @@ export async function showRememberedCreated(ctx: SlackContext, target: ThreadTar
   }
 }
 
-export interface RememberedUseData {
+interface RememberedUseData {
   toolName: string;
   actionId: number;
   allowedBy: string;
@@ -63,7 +63,7 @@ export function rememberedUseBlocks(d: RememberedUseData): KnownBlock[] {
   return [context(rememberedUseText(d))];
 }
 
-export function rememberedUseText(d: RememberedUseData): string {
+function rememberedUseText(d: RememberedUseData): string {
   return (
     `:repeat: *${escapeMrkdwn(truncate(d.toolName, 80))}* ran under a remembered approval by ${mention(d.allowedBy)} ` +
     `(request #${d.actionId}; allowed until ${slackDate(d.expiresAt)}, revocable in the Home tab)`

@@ -3,7 +3,7 @@ import { slackErrorCode } from '../transport/slack-web-client.js';
 import { ANSWER_EVENT_TYPE, answerMessages } from './show-answer.js';
 
 /** Slack's limit on markdown_text per call; a streamed answer longer than this is posted as messages instead. */
-export const STREAM_MAX_CHARS = 12_000;
+const STREAM_MAX_CHARS = 12_000;
 /** Text is sent in pieces of at least this many characters, or after APPEND_EVERY_MS, not per token. */
 const APPEND_CHARS = 256;
 const APPEND_EVERY_MS = 800;

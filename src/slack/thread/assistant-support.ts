@@ -5,7 +5,7 @@
  */
 export type AssistantMode = 'auto' | 'on' | 'off';
 
-export type AssistantFeature = 'status' | 'stream';
+type AssistantFeature = 'status' | 'stream';
 
 /** Errors that will not go away while this process runs: the method is missing or the app lacks the scope. */
 const PERMANENT = new Set(['unknown_method', 'missing_scope']);

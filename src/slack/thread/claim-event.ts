@@ -26,10 +26,10 @@ export async function pruneEvents(db: SlackDb, olderThanMs = 24 * 3_600_000): Pr
 }
 
 /** What claiming a message that asks for work found: a retry, a thread free to start the run in, or a run already there. */
-export type StartClaim = 'duplicate' | 'start' | 'busy';
+type StartClaim = 'duplicate' | 'start' | 'busy';
 
 /** The conversation a run would start in, and how old a lock must be before a stopped process's is taken over. */
-export interface ThreadLockTarget {
+interface ThreadLockTarget {
   agentId: string;
   threadId: string;
   resourceId: string;

@@ -262,7 +262,7 @@ function threadArgs(target: ThreadTarget): { channel: string; thread_ts?: string
  * the cancelled requests' cards. Returns the ids of the requests it cancelled:
  * none when a decision landed first.
  */
-export async function cancelThreadRuns(ctx: SlackContext, rootRunIds: string[], actor: string): Promise<number[]> {
+async function cancelThreadRuns(ctx: SlackContext, rootRunIds: string[], actor: string): Promise<number[]> {
   const cancelled = await ctx.agent.cancelRuns(rootRunIds, actor, 'Cancelled in Slack.');
   if (cancelled.length > 0) await releaseThreadLocks(ctx.slackDb, rootRunIds);
   for (const id of cancelled) await showCardUpdate(ctx, id);

@@ -8,7 +8,7 @@ import { threadTarget } from '../card/threads.js';
 import { clearWorkingReaction } from './working-reaction.js';
 
 /** A run's kept answer and where its thread is (absent when the run has no thread on record). */
-export interface KeptResult {
+interface KeptResult {
   run_id: string;
   text: string;
   finished_at: Date;

@@ -8,7 +8,7 @@ import { oneLine } from '../kit/text-objects.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
 
 /** A call the policy refused, as the thread hears it. */
-export interface PolicyRefusal {
+interface PolicyRefusal {
   toolName: string;
   reason: string;
   freeze?: { name: string; until?: Date };

@@ -18,7 +18,7 @@ import { clearAssistantStatus, clearWaitingStatus, showWaitingStatus } from './a
 import { postPolicyRefusal } from './policy-refusal.js';
 import { findThread, targetForAction, threadTarget } from '../card/threads.js';
 
-export interface RunInThreadOptions {
+interface RunInThreadOptions {
   /** The message that asked for this work; it carries the working reaction meanwhile. */
   reactTo?: { channel: string; ts: string };
   /** A working reaction the caller already added; removed when the stream ends. */

@@ -6,7 +6,7 @@ type FetchFunction = webApi.FetchFunction;
 type FetchResponse = Awaited<ReturnType<FetchFunction>>;
 type FetchRequestInit = NonNullable<Parameters<FetchFunction>[1]>;
 
-export interface NodeHttpFetchOptions {
+interface NodeHttpFetchOptions {
   /** A call with no response (headers and body) within this long fails, and the WebClient's retries take over. */
   timeoutMs?: number;
   /** Idle keep-alive connections are closed after this long, before a server would drop them under us. */

@@ -7,7 +7,7 @@ import { botMetrics } from '../../metrics/bot-metrics.js';
 import type { KnownBlock } from '@slack/types';
 
 /** Retries for rate limits (after Retry-After) and 5xx; gives up after about 15 s. */
-export const defaultRetryConfig: webApi.RetryOptions = { retries: 4, factor: 2, minTimeout: 500, maxTimeout: 8_000, randomize: true };
+const defaultRetryConfig: webApi.RetryOptions = { retries: 4, factor: 2, minTimeout: 500, maxTimeout: 8_000, randomize: true };
 
 /**
  * The Web API options every client of the bot uses: SLACK_API_URL, retries, logging through

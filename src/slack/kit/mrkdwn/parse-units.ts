@@ -33,7 +33,7 @@ const CONTAINER_MARKER = /[ \t]*(?:>|[-+*](?=[ \t]|$)|\d{1,9}[.)](?=[ \t]|$))/y;
 /** A fence opening or closing line, at the top level or after quote and list markers. */
 const FENCE = /^(?: {0,3}(?:> ?|(?:[-+*]|\d{1,9}[.)]) +))* {0,3}(`{3,}|~{3,})/;
 
-export interface ParseUnit {
+interface ParseUnit {
   text: string;
   /** What goes between the previous unit's output and this one's: a line break, or the space (or nothing) where a line was cut. */
   join: '\n' | ' ' | '';

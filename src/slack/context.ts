@@ -5,10 +5,7 @@ import type { PendingAction } from '../db/rows.js';
 import type { Logger } from '../logger.js';
 import type { BackgroundTasks } from './transport/background-tasks.js';
 import type { SlackDb } from './tables.js';
-import type { HomeRefresher } from './inbox/home-refresher.js';
-import type { AssistantSupport } from './thread/assistant-support.js';
 import type { UserTeams } from './transport/directory.js';
-import type { CardLifecycle } from './card/lifecycle.js';
 
 /** What every listener and helper of the Slack front end works with. */
 export interface SlackContext {
@@ -23,7 +20,7 @@ export interface SlackContext {
   readonly client: webApi.WebClient;
   readonly tasks: BackgroundTasks;
   /** What this process is doing with its cards (posting, redrawing, deciding): the one owner of its in-flight state. */
-  readonly cards: CardLifecycle;
+  readonly cards: CardsInFlight;
   /** How long work runs before its message gets the working reaction (see workingReaction). */
   readonly workingReactionDelayMs: number;
   /** Known once auth.test has answered at start. */
@@ -38,11 +35,11 @@ export interface SlackContext {
    */
   readonly publicChannels?: Map<string, number>;
   /** Republishes people's Home tabs when requests they see change (absent where no Home is kept). */
-  readonly home?: HomeRefresher;
+  readonly home?: HomeTabs;
   /** A person's team from users.info, cached (for the Home tab, whose event does not name it). */
   readonly userTeams: UserTeams;
   /** Slack's AI-app methods (status, streaming), when SLACK_ASSISTANT allows them; absent: never used. */
-  readonly assistant?: AssistantSupport;
+  readonly assistant?: AssistantThreads;
   /**
    * Says in a run's thread that a call ran under a remembered approval (remembered/), passed in
    * so that showing a run (thread/) imports no other feature.
@@ -66,6 +63,66 @@ interface BatchCards {
     stored: ReadonlyArray<PendingAction | undefined>,
   ): Promise<void>;
   redraw(ctx: SlackContext, members: readonly number[]): Promise<void>;
+}
+
+/** A card (or batch card) this process is posting: see CardsInFlight.startPosting. */
+export interface CardPosting {
+  /** A redraw in this process waited for the post: the poster need not redraw itself. */
+  readonly redrawWaiting: boolean;
+  /** The post is over (posted and stored, or failed): redraws no longer wait for it. */
+  finish(): void;
+}
+
+/** What features ask of SlackContext.cards; card/lifecycle.ts's CardLifecycle is it. */
+export interface CardsInFlight {
+  /**
+   * These requests' card is being posted: `done` settles when the post (and its routing) is over,
+   * `stored` when where it went is stored (or could not be). Call finish() when the post is over.
+   */
+  startPosting(actionIds: readonly number[], done: Promise<unknown>, stored: Promise<unknown>): CardPosting;
+  /** A redraw waits for a post of the card under way here (and tells the poster it will redraw); whether there was one. */
+  redrawAfterPost(actionId: number): Promise<boolean>;
+  /** Waits until these requests' cards being posted here are stored. */
+  whenStored(actionIds: readonly number[]): Promise<void>;
+  /** Marks a request as being decided in this process until the returned function is called. */
+  markDeciding(actionId: number): () => void;
+  /** Whether a decision of this request is under way in this process (see markDeciding). */
+  isDeciding(actionId: number): boolean;
+  /** Runs a redraw of this request's card after any under way here; `waited`: there was one. */
+  redrawInTurn<T>(actionId: number, work: (waited: boolean) => Promise<T>): Promise<T>;
+  /** Runs a redraw of the batch led by this request after any under way here. */
+  batchRedrawInTurn<T>(lead: number, work: () => Promise<T>): Promise<T>;
+  /** Runs a lookup of this run's thread (for cards to adopt) after any under way here. */
+  threadLookupInTurn<T>(rootRunId: string, work: () => Promise<T>): Promise<T>;
+}
+
+/** What features ask of SlackContext.home; inbox/home-refresher.ts's HomeRefresher is it. */
+export interface HomeTabs {
+  /** `user` opened their Home: published in its turn, and kept current from here on. */
+  opened(user: string): Promise<void>;
+  /** These people's inboxes changed (with `everyone`: everyone's who may decide): republished after a quiet moment. */
+  refresh(users: Iterable<string>, everyone?: boolean): void;
+  /** Publishes `user`'s Home in their turn, as they asked (the next page, say). */
+  republish(user: string): Promise<void>;
+  /** Answers a click from the Home tab on the Home tab itself, in the person's turn. */
+  notice(user: string, text: string): Promise<void>;
+}
+
+/** An AI-app method the bot may use: assistant.threads.setStatus, or the chat streaming methods. */
+export type AssistantFeature = 'status' | 'stream';
+
+/** What features ask of SlackContext.assistant; thread/assistant-support.ts's AssistantSupport is it. */
+export interface AssistantThreads {
+  /** Display names of approvers for the status line, by user or group id. */
+  readonly names: Map<string, string>;
+  /** Whether to try `feature` in this place: configured, not refused for good, and a thread to do it in. */
+  tries(feature: AssistantFeature, target: ThreadTarget): boolean;
+  /** A call of `feature` failed with `code`; the permanent ones stop every later try in this process. */
+  failed(feature: AssistantFeature, code: string | undefined): void;
+  /** This process gave the thread a "waiting for approval" status. */
+  markWaiting(target: ThreadTarget): void;
+  /** Whether this process left the thread waiting (and forgets it). */
+  takeWaiting(target: ThreadTarget): boolean;
 }
 
 /** A place to post: a channel and, unless it is a DM's top level, a thread. */

@@ -52,9 +52,6 @@ const KNOWN_VIOLATIONS: Record<string, string> = {
   'card/show-card.ts -> routing/card-copies.ts': 'a posted card is routed (copies, notices); routing to be passed in',
   'card/show-unposted-card.ts -> thread/run-in-thread.ts': 'the repair posts a card and goes on with its run; the run to be passed in',
   'card/show-unposted-card.ts -> thread/working-reaction.ts': "the repair clears the asking message's working reaction",
-  'context.ts -> card/lifecycle.ts': 'ctx.cards is typed by the class that implements it; to be an interface of its own',
-  'context.ts -> inbox/home-refresher.ts': 'ctx.home is typed by the class that implements it; to be an interface of its own',
-  'context.ts -> thread/assistant-support.ts': 'ctx.assistant is typed by the class that implements it; to be an interface of its own',
 };
 
 interface Import {

@@ -1,10 +1,4 @@
-/** A card (or batch card) this process is posting: see CardLifecycle.posting. */
-interface CardPosting {
-  /** A redraw in this process waited for the post: the poster need not redraw itself. */
-  readonly redrawWaiting: boolean;
-  /** The post is over (posted and stored, or failed): redraws no longer wait for it. */
-  finish(): void;
-}
+import type { CardPosting, CardsInFlight } from '../context.js';
 
 interface InFlight {
   /** Settles once the card is posted and its location stored (or that failed), and it was routed. */
@@ -23,7 +17,7 @@ interface InFlight {
  * view of a SlackContext (`{ ...ctx, client }`) shares its lifecycle; the sweep's backlog works
  * with one of its own.
  */
-export class CardLifecycle {
+export class CardLifecycle implements CardsInFlight {
   private readonly posting = new Map<number, InFlight>();
   private readonly deciding = new Map<number, number>();
   private readonly redraws = new Map<number, Promise<unknown>>();
@@ -119,6 +113,6 @@ async function inTurn<K, T>(queue: Map<K, Promise<unknown>>, key: K, work: (wait
 }
 
 /** Marks a request as being decided in this process (see CardLifecycle.markDeciding). */
-export function markDecisionInFlight(ctx: { readonly cards: CardLifecycle }, actionId: number): () => void {
+export function markDecisionInFlight(ctx: { readonly cards: CardsInFlight }, actionId: number): () => void {
   return ctx.cards.markDeciding(actionId);
 }

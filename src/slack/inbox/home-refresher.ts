@@ -1,4 +1,5 @@
 import type { Logger } from '../../logger.js';
+import type { HomeTabs } from '../context.js';
 
 interface HomeRefresherOptions {
   /** Republishes one person's Home (with a notice on top when given). */
@@ -47,7 +48,7 @@ const HOME_MAX_WAITING = 1000;
  * Publishing runs after the work that changed something, never before a click's
  * acknowledgement, and costs nothing on the runtime's path.
  */
-export class HomeRefresher {
+export class HomeRefresher implements HomeTabs {
   /** Insertion order is who has waited longest. */
   private readonly waiting = new Map<string, Waiting>();
   private readonly due = new Set<string>();

@@ -1,11 +1,11 @@
+import type { AssistantFeature, AssistantThreads } from '../context.js';
+
 /**
  * SLACK_ASSISTANT: whether the bot uses Slack's AI-app methods (assistant.threads.setStatus,
  * chat.startStream/appendStream/stopStream). `auto`: in threads of direct messages with the
  * app, where Slack shows an assistant's status and streams; `on`: in every thread; `off`: never.
  */
 export type AssistantMode = 'auto' | 'on' | 'off';
-
-type AssistantFeature = 'status' | 'stream';
 
 /** Errors that will not go away while this process runs: the method is missing or the app lacks the scope. */
 const PERMANENT = new Set(['unknown_method', 'missing_scope']);
@@ -14,7 +14,7 @@ const PERMANENT = new Set(['unknown_method', 'missing_scope']);
  * What this process knows about the AI-app methods: where to try them, and which of them
  * Slack has refused for good (then the bot keeps to its reaction and posted messages).
  */
-export class AssistantSupport {
+export class AssistantSupport implements AssistantThreads {
   private readonly refused = new Set<AssistantFeature>();
   /** Display names of approvers for the status line, by user or group id. */
   readonly names = new Map<string, string>();

@@ -44,7 +44,6 @@ const KNOWN_VIOLATIONS: Record<string, string> = {
   'batch/batch-card.ts -> card/render-card.ts': "a batch row's state is the single card's approvalState, in a renderer that still waits on I/O (cardViewOf)",
   'batch/batch-card.ts -> edit/edit-form.ts': "whether a call shows Edit is edit/'s editFacts (from the request's view); editFacts to move to card/",
   'card/card-repairs.ts -> routing/card-copies.ts': 'an adopted card is routed (copies) like a posted one; routing to be passed in',
-  'card/clicked-card.ts': 'a flow (reads the clicked card, tells the clicker) named like a builder',
   'card/render-card.ts -> answer/answer-card.ts': "one renderer draws every card kind, the answer feature's cards included",
   'card/render-card.ts -> answer/elicitation-card.ts': "one renderer draws every card kind, the answer feature's cards included",
   'card/render-card.ts -> edit/edit-form.ts': "whether a card shows Edit is edit/'s editFacts (from the request's view); editFacts to move to card/",

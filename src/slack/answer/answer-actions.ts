@@ -1,7 +1,7 @@
 import type { BlockAction, ButtonAction } from '@slack/bolt';
 import { ACTION_IDS, CALLBACK_IDS, elicitationFieldBlockId, cardBlockId } from '../kit/action-ids.js';
 import type { InputState } from '../kit/submitted-payloads.js';
-import { tellClicker } from '../card/clicked-card.js';
+import { tellClicker } from '../card/button-check.js';
 import { checkElicitationSubmission, inlineAnswer, showElicitationForm, recordElicitationClick, recordElicitationSubmission, requestOfButton, requestOfField, showElicitationClick, type AnswerOf } from './elicitation-answer.js';
 import { showAnswer, type GoOnInThread } from './resume-from-slack.js';
 import { tellRespondFailure, checkRespondSubmission, showRespondForm, recordRespondAnswer } from './respond-form.js';

@@ -2,7 +2,7 @@ import type { BlockElementAction, ButtonAction } from '@slack/bolt';
 import { parseCardBlockId } from '../kit/action-ids.js';
 import type { Click, SlackContext } from '../context.js';
 import { questionOf, type AskUserQuestion, toolOf } from '../card/render-card.js';
-import { clickedCard, tamperedButton } from '../card/clicked-card.js';
+import { clickedCard, tamperedButton } from '../card/button-check.js';
 import { recordAnswer, showAnswer, type GoOnInThread, type RecordedAnswer } from './resume-from-slack.js';
 import { tellUser } from '../kit/tell-user.js';
 import { resumeSchemaFor } from '../../agent/tool.js';

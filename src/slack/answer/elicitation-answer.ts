@@ -7,7 +7,7 @@ import type { InputState, SubmittedView } from '../kit/submitted-payloads.js';
 import { elicitationModal, parseElicitationModal } from './elicitation-card.js';
 import type { Click, Person, SlackContext } from '../context.js';
 import { findCard } from '../card/cards.js';
-import { clickedCard, tamperedButton, describeOutcome } from '../card/clicked-card.js';
+import { clickedCard, tamperedButton, describeOutcome } from '../card/button-check.js';
 import { errorReference } from '../kit/error-reference.js';
 
 import { mayAnswer, recordAnswer, showAnswer, type GoOnInThread, type RecordedAnswer } from './resume-from-slack.js';

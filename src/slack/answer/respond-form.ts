@@ -11,7 +11,7 @@ import { splitPayload } from './answer-card.js';
 import type { Click, Person } from '../context.js';
 import type { SlackContext } from '../context.js';
 import { findCard } from '../card/cards.js';
-import { clickedCard, tamperedButton, describeOutcome } from '../card/clicked-card.js';
+import { clickedCard, tamperedButton, describeOutcome } from '../card/button-check.js';
 import { errorReference } from '../kit/error-reference.js';
 import { failureText } from '../kit/failure-text.js';
 

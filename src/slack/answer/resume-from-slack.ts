@@ -5,7 +5,7 @@ import { mention } from '../kit/mention.js';
 import { showCardUpdate } from '../card/show-card-update.js';
 import type { CardRow } from '../card/cards.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
-import { describeOutcome } from '../card/clicked-card.js';
+import { describeOutcome } from '../card/button-check.js';
 import { actorOf, type Person, type SlackContext, type ThreadTarget } from '../context.js';
 import { tellUser } from '../kit/tell-user.js';
 

@@ -1,7 +1,7 @@
 import type { BlockAction, ButtonAction } from '@slack/bolt';
 import { ACTION_IDS, CALLBACK_IDS } from '../kit/action-ids.js';
 import { openDecline, recordApproval, showApproval, openApproveReason, approveReasonErrors, recordApproveReason, tellApproveReasonFailure, recordDeclineSubmission, showDecisionSubmission, tellDeclineFailure } from './approval-flow.js';
-import { tellClicker } from '../card/clicked-card.js';
+import { tellClicker } from '../card/button-check.js';
 import { showArguments } from './show-arguments.js';
 import { type SlackContext, personOf } from '../context.js';
 import { clickOf } from '../kit/click-of.js';

@@ -3,7 +3,7 @@ import { parseCardBlockId } from '../kit/action-ids.js';
 import { argumentsModal } from './approval-modals.js';
 import { parseButtonValue } from '../kit/button-value.js';
 import { actorOf, type Click, type SlackContext } from '../context.js';
-import { clickedCard, tamperedButton } from '../card/clicked-card.js';
+import { clickedCard, tamperedButton } from '../card/button-check.js';
 import { tellUser } from '../kit/tell-user.js';
 import { onItsCard } from '../card/unseen-request.js';
 import type { PendingAction } from '../../db/rows.js';

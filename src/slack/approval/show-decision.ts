@@ -2,7 +2,7 @@ import type { Decision, ExpiredRequest } from '../../agent/api-types.js';
 import { showCardUpdate, type DrawnMark } from '../card/show-card-update.js';
 import { markCardsDrawn } from '../thread/mark-run-shown.js';
 import { type CardRow, findCard } from '../card/cards.js';
-import { refusalText } from '../card/clicked-card.js';
+import { refusalText } from '../card/button-check.js';
 import { runInThread } from '../thread/run-in-thread.js';
 import type { Click, SlackContext, ThreadTarget } from '../context.js';
 import { onItsCard, refusalSeenBy } from '../card/unseen-request.js';

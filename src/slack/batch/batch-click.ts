@@ -8,7 +8,7 @@ import { inlineCode } from '../kit/mrkdwn/inline-code.js';
 import { truncate, truncateMrkdwn } from '../kit/limits.js';
 import { actorOf, type Click, type SlackContext, type ThreadTarget, teamOfClicker } from '../context.js';
 import { loadCardStates, type CardState, type CardRow } from '../card/cards.js';
-import { placesStored, tamperedButton, tellClicker, refusalText } from '../card/clicked-card.js';
+import { placesStored, tamperedButton, tellClicker, refusalText } from '../card/button-check.js';
 import { markDecisionInFlight } from '../card/lifecycle.js';
 import { targetForAction } from '../card/threads.js';
 import { tellUser } from '../kit/tell-user.js';

@@ -23,7 +23,7 @@ import { blockIdByIndex } from '../kit/form-inputs.js';
 import type { ButtonAction } from '@slack/bolt';
 import { editModal } from './edit-modal.js';
 import type { Click } from '../context.js';
-import type { CheckedClick } from '../card/clicked-card.js';
+import type { CheckedClick } from '../card/button-check.js';
 
 /**
  * What Edit asks of the approval and routing features: passed in (app.ts), as edit/ imports

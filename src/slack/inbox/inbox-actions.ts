@@ -1,6 +1,6 @@
 import type { BlockAction, ButtonAction } from '@slack/bolt';
 import { ACTION_IDS } from '../kit/action-ids.js';
-import { tellClicker, placesStored } from '../card/clicked-card.js';
+import { tellClicker, placesStored } from '../card/button-check.js';
 import { showInboxPage, listClickOf, showInboxList } from './show-home.js';
 import { showCommandAnswer } from './approvals-command.js';
 import { type Click, type SlackContext, teamOfClicker } from '../context.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Decision } from '../../../../src/agent/api-types.js';
 import type { PendingAction } from '../../../../src/db/rows.js';
-import { refusalText } from '../../../../src/slack/card/clicked-card.js';
+import { refusalText } from '../../../../src/slack/card/button-check.js';
 
 const action = (over: Partial<PendingAction> = {}): PendingAction => ({
   id: 7,

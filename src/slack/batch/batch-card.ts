@@ -16,7 +16,7 @@ import { unreachable } from '../../unreachable.js';
 import type { Agent } from '../../agent/agent.js';
 import type { PendingAction } from '../../db/rows.js';
 import { approvalState, type RenderedCard, describedCall, editShown, boundOf, unattendedOf } from '../card/render-card.js';
-import { editFacts } from '../edit/edit-form.js';
+import { editFacts } from '../card/edit-facts.js';
 import type { RequestView } from '../../agent/requests.js';
 import type { ViewStateValues } from '../kit/submitted-payloads.js';
 import { DECLINE_REASON_ACTION_ID, DECLINE_REASON_BLOCK_ID, declineReasonInput } from '../kit/decline-reason-input.js';

@@ -16,7 +16,7 @@ import { unreachable } from '../../unreachable.js';
 import { whoDecides, describeRoute } from '../kit/who-decides.js';
 import { elicitationCard, type ElicitationCardState } from '../answer/elicitation-card.js';
 import { elicitationAnswerSchema, isElicitationPayload } from '../../mcp/elicitation-payload.js';
-import { editFacts } from '../edit/edit-form.js';
+import { editFacts } from './edit-facts.js';
 import { expiredGrant, noMatchingGrant } from '../../db/grants.js';
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { CallPresentation } from '../../agent/describe-call.js';

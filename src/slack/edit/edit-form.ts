@@ -1,11 +1,7 @@
 import type { Agent } from '../../agent/agent.js';
-import type { RequestView } from '../../agent/requests.js';
-import type { JSONSchema7 } from '@ai-sdk/provider';
-import { argsDiff } from '../../approvals/args-diff.js';
 import type { PendingAction } from '../../db/rows.js';
-import { formOfJsonSchema, type Form } from '../kit/form-fields.js';
-import { editDiffText, jsonValue, type EditKeyLabel, type EditValueFormatter } from '../kit/edit-diff-text.js';
-import { EDIT_MAX_FIELDS } from './edit-modal.js';
+import type { Form } from '../kit/form-fields.js';
+import { editFormOfSchema } from '../card/edit-facts.js';
 
 /**
  * The form an editor of this request fills in: its tool's input schema (from the Agent) as
@@ -15,24 +11,4 @@ import { EDIT_MAX_FIELDS } from './edit-modal.js';
  */
 export function editFormOf(agent: Agent, action: Pick<PendingAction, 'tool_name' | 'args' | 'path' | 'kind' | 'limit_hits'>): Form | undefined {
   return editFormOfSchema(agent.editSchemaOf(action));
-}
-
-/** editFormOf from the edit schema already at hand (a RequestView's `editSchema`). */
-function editFormOfSchema(schema: JSONSchema7 | undefined): Form | undefined {
-  const form = formOfJsonSchema(schema);
-  return form && form.fields.length <= EDIT_MAX_FIELDS ? form : undefined;
-}
-
-/** What an approval card shows about editing (from the request's view): the Edit button while pending, and the "edited by" line. */
-export function editFacts(
-  view: Pick<RequestView, 'editSchema'>,
-  action: PendingAction,
-  shown: { format: EditValueFormatter; label?: EditKeyLabel } = { format: jsonValue },
-): { editable?: true; editedLine?: string } {
-  const editable = action.status === 'pending' && editFormOfSchema(view.editSchema) !== undefined;
-  const edit = action.edit;
-  return {
-    ...(editable ? { editable: true as const } : {}),
-    ...(edit ? { editedLine: editDiffText(edit.editor, argsDiff(edit.proposedArgs, action.args), shown.format, 2000, shown.label) } : {}),
-  };
 }

@@ -8,11 +8,9 @@ import { blockIdByIndex, fieldInput, readForm, type ReadForm } from '../kit/form
 import type { ViewStateValues } from '../kit/submitted-payloads.js';
 import { section } from '../kit/layout.js';
 import { LIMITS, truncate } from '../kit/limits.js';
+import { EDIT_MAX_FIELDS } from '../card/edit-facts.js';
 import { plainText } from '../kit/text-objects.js';
 import type { z } from 'zod';
-
-/** One block for the introduction; a form with more fields than fit is not offered for editing. */
-export const EDIT_MAX_FIELDS = LIMITS.modalBlocks - 1;
 
 interface EditModalData {
   actionId: number;

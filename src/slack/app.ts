@@ -13,7 +13,7 @@ import { boltLogger } from './transport/bolt-logger.js';
 import { SweepBacklog, type BacklogSwept } from './sweep.js';
 import { PacedWebClient } from './transport/paced-web-client.js';
 import { inboundRequests } from './transport/inbound-requests.js';
-import { showRememberedUse } from './remembered/show-remembered-use.js';
+import { showRememberedCreated, showRememberedUse } from './remembered/show-remembered-use.js';
 import { answerFromText } from './answer/answer-choice.js';
 import { mayAnswer, resumeFromSlack } from './answer/resume-from-slack.js';
 import { formOfZod } from './kit/form-fields.js';
@@ -193,6 +193,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     publicChannels: new Map(),
     userTeams: slackUserTeams(app.client, log),
     showRememberedUse: (target, call) => showRememberedUse(context, target, call),
+    showRememberedCreated: (target, decision) => showRememberedCreated(context, target, decision),
     batches: { post: postBatchCard, redraw: redrawBatch },
     workingReactionDelayMs: options.workingReactionDelayMs ?? DEFAULT_WORKING_REACTION_DELAY_MS,
     ...assistantOf(options.assistant ?? config.assistant),

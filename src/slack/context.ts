@@ -1,6 +1,6 @@
 import type { webApi } from '@slack/bolt';
 import type { Agent } from '../agent/agent.js';
-import type { Actor, AgentStream, RememberedCall } from '../agent/api-types.js';
+import type { Actor, AgentStream, Decision, RememberedCall } from '../agent/api-types.js';
 import type { PendingAction } from '../db/rows.js';
 import type { Logger } from '../logger.js';
 import type { BackgroundTasks } from './transport/background-tasks.js';
@@ -45,6 +45,11 @@ export interface SlackContext {
    * so that showing a run (thread/) imports no other feature.
    */
   readonly showRememberedUse: (target: ThreadTarget, call: RememberedCall) => Promise<void>;
+  /**
+   * Says in the thread where a run goes on that its approval was remembered (remembered/), passed
+   * in so that showing a decision (approval/) imports no other feature.
+   */
+  readonly showRememberedCreated: (target: ThreadTarget, decision: Decision) => Promise<void>;
   /**
    * The batch card (batch/), which the card lifecycle posts for a step's parallel calls and redraws
    * when any member changes: passed in by the app, so that card/ imports no other feature. Each

@@ -37,7 +37,6 @@ const BUILDER = /\/(?!show-)[^/]*-(card|modals?|blocks)\.ts$/;
  * outside it), each with why it is still there. Remove an entry once the import is gone.
  */
 const KNOWN_VIOLATIONS: Record<string, string> = {
-  'approval/show-decision.ts -> remembered/show-remembered-use.ts': "a decision shows a remembered approval's use; to go through ctx.showRememberedUse, which exists",
   'approval/show-decision.ts -> thread/answer-stream.ts': 'the decision continues the run in its thread; to be passed in (a SlackContext member or deps, as BatchDeps)',
   'approval/show-decision.ts -> thread/mark-run-shown.ts': 'the decision continues the run in its thread; to be passed in (a SlackContext member or deps, as BatchDeps)',
   'approval/show-decision.ts -> thread/run-in-thread.ts': "the decision, and an expired request, continue the run in its thread; to be passed in (a SlackContext member or deps, as BatchDeps)",

@@ -10,7 +10,6 @@ import { targetForAction } from '../card/threads.js';
 import { tellUser } from '../kit/tell-user.js';
 import { refreshHomesFor } from '../card/inbox-refresh.js';
 import { recipientOf } from '../thread/answer-stream.js';
-import { showRememberedCreated } from '../remembered/show-remembered-use.js';
 import type { PendingAction } from '../../db/rows.js';
 import { expiredText } from '../kit/notice-text.js';
 import { approversAt } from '../../approvals/approvers-at.js';
@@ -61,7 +60,7 @@ export async function showDecision(ctx: SlackContext, decision: Decision, click:
     await stream.result;
     return;
   }
-  await showRememberedCreated(ctx, target, decision);
+  await ctx.showRememberedCreated(target, decision);
   await runInThread(ctx, stream, target, { drawn, ...recipientOf(decision.action.requester, click) });
 }
 

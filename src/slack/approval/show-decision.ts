@@ -1,6 +1,5 @@
 import type { Decision, ExpiredRequest } from '../../agent/api-types.js';
-import { showCardUpdate, type DrawnMark } from '../card/show-card-update.js';
-import { markCardsDrawn } from '../thread/mark-run-shown.js';
+import { markCardsDrawn, showCardUpdate, type DrawnMark } from '../card/show-card-update.js';
 import { type CardRow, findCard } from '../card/cards.js';
 import { refusalText } from '../card/button-check.js';
 import { runInThread } from '../thread/run-in-thread.js';

@@ -107,3 +107,19 @@ async function markCardDrawn(db: SlackDb, actionId: number, key: string): Promis
   `.execute(db);
   return result.rows[0]?.current;
 }
+
+/**
+ * Records the drawn marks on their own, for a stream that ended without its run's outcome (it
+ * paused again) or a decision that carries no run on; markRunShown rides them on its statement.
+ */
+export async function markCardsDrawn(db: SlackDb, drawn: DrawnMark[]): Promise<void> {
+  if (drawn.length > 0) await drawnUpdate(drawn).execute(db);
+}
+
+/** The statement that records drawn marks, one per card (see DrawnMark). */
+export function drawnUpdate(drawn: DrawnMark[]) {
+  return sql`
+    UPDATE slack_cards c SET drawn = m.key, drawn_at = now(), repair_claimed_at = NULL
+    FROM jsonb_to_recordset(${JSON.stringify(drawn.map((d) => ({ action_id: d.actionId, key: d.key })))}::jsonb) AS m(action_id integer, key text)
+    WHERE c.action_id = m.action_id`;
+}

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { DrawnMark } from '../card/show-card-update.js';
+import { drawnUpdate, type DrawnMark } from '../card/show-card-update.js';
 import type { SlackDb } from '../tables.js';
 
 /** Most runs let go in one statement. */
@@ -55,16 +55,4 @@ async function letGo(db: SlackDb, batch: Shown[]): Promise<void> {
          drawn AS (${drawnUpdate(drawn)})` : sql``}
     DELETE FROM slack_thread_locks WHERE run_id = ANY(${runIds}::text[])
   `.execute(db);
-}
-
-/** Records the drawn marks on their own, for a stream that ended without its run's outcome (it paused again). */
-export async function markCardsDrawn(db: SlackDb, drawn: DrawnMark[]): Promise<void> {
-  if (drawn.length > 0) await drawnUpdate(drawn).execute(db);
-}
-
-function drawnUpdate(drawn: DrawnMark[]) {
-  return sql`
-    UPDATE slack_cards c SET drawn = m.key, drawn_at = now(), repair_claimed_at = NULL
-    FROM jsonb_to_recordset(${JSON.stringify(drawn.map((d) => ({ action_id: d.actionId, key: d.key })))}::jsonb) AS m(action_id integer, key text)
-    WHERE c.action_id = m.action_id`;
 }

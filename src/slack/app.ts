@@ -195,6 +195,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     showRememberedUse: (target, call) => showRememberedUse(context, target, call),
     showRememberedCreated: (target, decision) => showRememberedCreated(context, target, decision),
     batches: { post: postBatchCard, redraw: redrawBatch },
+    runs: { show: runInThread },
     workingReactionDelayMs: options.workingReactionDelayMs ?? DEFAULT_WORKING_REACTION_DELAY_MS,
     ...assistantOf(options.assistant ?? config.assistant),
     ...(options.botUserId ? { botUserId: options.botUserId } : {}),

@@ -56,6 +56,12 @@ export interface SlackContext {
    * takes the context it runs on (the sweep's has a client of its own).
    */
   readonly batches: BatchCards;
+  /**
+   * A run shown in its thread as it goes on (thread/): passed in by the app, so that what carries
+   * a run on besides a message (a decision, an expiry) imports no thread/ file. Takes the context
+   * it runs on (the sweep's has a client of its own).
+   */
+  readonly runs: RunsInThreads;
 }
 
 /** What card/ asks of the batch card: see SlackContext.batches. */
@@ -128,6 +134,33 @@ export interface AssistantThreads {
   markWaiting(target: ThreadTarget): void;
   /** Whether this process left the thread waiting (and forgets it). */
   takeWaiting(target: ThreadTarget): boolean;
+}
+
+/** What approval/ asks of thread/: see SlackContext.runs. */
+interface RunsInThreads {
+  /**
+   * Shows `stream` in its thread (thread/'s runInThread); resolves when it has ended. `drawn`:
+   * cards the caller drew whose marks ride on the run's last statement; `recipient`: whom a
+   * streamed answer outside a DM is for.
+   */
+  show(ctx: SlackContext, stream: AgentStream, target: ThreadTarget, options?: { drawn?: DrawnMark[]; recipient?: StreamRecipient }): Promise<void>;
+}
+
+/** A card drawn whose `drawn` mark is left to ride on a later statement (markRunShown) instead of one of its own. */
+export interface DrawnMark {
+  actionId: number;
+  key: string;
+}
+
+/** Who an answer streamed outside a DM is for (Slack requires it there). */
+export interface StreamRecipient {
+  userId: string;
+  teamId?: string;
+}
+
+/** The run's requester as the recipient of its streamed answer (team from the click, when it says). */
+export function recipientOf(requester: string | null | undefined, click: { user: string; teamId?: string }): { recipient?: StreamRecipient } {
+  return requester ? { recipient: { userId: requester, ...(click.teamId ? { teamId: click.teamId } : {}) } } : {};
 }
 
 /** A place to post: a channel and, unless it is a DM's top level, a thread. */

@@ -37,8 +37,6 @@ const BUILDER = /\/(?!show-)[^/]*-(card|modals?|blocks)\.ts$/;
  * outside it), each with why it is still there. Remove an entry once the import is gone.
  */
 const KNOWN_VIOLATIONS: Record<string, string> = {
-  'approval/show-decision.ts -> thread/answer-stream.ts': 'the decision continues the run in its thread; to be passed in (a SlackContext member or deps, as BatchDeps)',
-  'approval/show-decision.ts -> thread/run-in-thread.ts': "the decision, and an expired request, continue the run in its thread; to be passed in (a SlackContext member or deps, as BatchDeps)",
   'batch/batch-card.ts -> card/render-card.ts': "a batch row's state is the single card's approvalState, in a renderer that still waits on I/O (cardViewOf)",
   'card/card-repairs.ts -> routing/card-copies.ts': 'an adopted card is routed (copies) like a posted one; routing to be passed in',
   'card/render-card.ts -> answer/answer-card.ts': "one renderer draws every card kind, the answer feature's cards included",

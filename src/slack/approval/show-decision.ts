@@ -1,14 +1,12 @@
 import type { Decision, ExpiredRequest } from '../../agent/api-types.js';
-import { markCardsDrawn, showCardUpdate, type DrawnMark } from '../card/show-card-update.js';
+import { markCardsDrawn, showCardUpdate } from '../card/show-card-update.js';
 import { type CardRow, findCard } from '../card/cards.js';
 import { refusalText } from '../card/button-check.js';
-import { runInThread } from '../thread/run-in-thread.js';
-import type { Click, SlackContext, ThreadTarget } from '../context.js';
+import { recipientOf, type Click, type DrawnMark, type SlackContext, type ThreadTarget } from '../context.js';
 import { onItsCard, refusalSeenBy } from '../card/unseen-request.js';
 import { targetForAction } from '../card/threads.js';
 import { tellUser } from '../kit/tell-user.js';
 import { refreshHomesFor } from '../card/inbox-refresh.js';
-import { recipientOf } from '../thread/answer-stream.js';
 import type { PendingAction } from '../../db/rows.js';
 import { expiredText } from '../kit/notice-text.js';
 import { approversAt } from '../../approvals/approvers-at.js';
@@ -60,7 +58,7 @@ export async function showDecision(ctx: SlackContext, decision: Decision, click:
     return;
   }
   await ctx.showRememberedCreated(target, decision);
-  await runInThread(ctx, stream, target, { drawn, ...recipientOf(decision.action.requester, click) });
+  await ctx.runs.show(ctx, stream, target, { drawn, ...recipientOf(decision.action.requester, click) });
 }
 
 /**
@@ -101,7 +99,7 @@ export async function showExpired(ctx: SlackContext, expired: ExpiredRequest, re
     await expired.stream.result;
     return;
   }
-  await runInThread(ctx, expired.stream, target);
+  await ctx.runs.show(ctx, expired.stream, target);
 }
 
 /**

@@ -1,18 +1,12 @@
 import type { PendingAction } from '../../db/rows.js';
 import { errorReference } from '../kit/error-reference.js';
-import type { SlackContext } from '../context.js';
+import type { DrawnMark, SlackContext } from '../context.js';
 import { type CardRow, loadCardState, type CardState, cardStateKey, cardStateKeySql } from './cards.js';
 import { renderCard, cardViewOf } from './render-card.js';
 import { blocksAsJson } from '../transport/slack-web-client.js';
 import { adoptCard } from './card-repairs.js';
 import { sql } from 'kysely';
 import type { SlackDb } from '../tables.js';
-
-/** A card drawn whose `drawn` mark is left to ride on a later statement (markRunShown) instead of one of its own. */
-export interface DrawnMark {
-  actionId: number;
-  key: string;
-}
 
 /** A request this process has just approved or declined, and where its card is. */
 interface DecidedCard {

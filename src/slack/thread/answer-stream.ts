@@ -1,4 +1,4 @@
-import type { SlackContext, ThreadTarget } from '../context.js';
+import type { SlackContext, StreamRecipient, ThreadTarget } from '../context.js';
 import { slackErrorCode } from '../transport/slack-web-client.js';
 import { ANSWER_EVENT_TYPE, answerMessages } from './show-answer.js';
 
@@ -7,17 +7,6 @@ const STREAM_MAX_CHARS = 12_000;
 /** Text is sent in pieces of at least this many characters, or after APPEND_EVERY_MS, not per token. */
 const APPEND_CHARS = 256;
 const APPEND_EVERY_MS = 800;
-
-/** Who an answer streamed outside a DM is for (Slack requires it there). */
-export interface StreamRecipient {
-  userId: string;
-  teamId?: string;
-}
-
-/** The run's requester as the recipient of its streamed answer (team from the click, when it says). */
-export function recipientOf(requester: string | null | undefined, click: { user: string; teamId?: string }): { recipient?: StreamRecipient } {
-  return requester ? { recipient: { userId: requester, ...(click.teamId ? { teamId: click.teamId } : {}) } } : {};
-}
 
 /**
  * One streamed message (chat.startStream → appendStream → stopStream) carrying the model's text

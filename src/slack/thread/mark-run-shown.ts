@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import { drawnUpdate, type DrawnMark } from '../card/show-card-update.js';
+import { drawnUpdate } from '../card/show-card-update.js';
+import type { DrawnMark } from '../context.js';
 import type { SlackDb } from '../tables.js';
 
 /** Most runs let go in one statement. */

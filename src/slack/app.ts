@@ -22,11 +22,11 @@ import { CardLifecycle } from './card/lifecycle.js';
 import { postBatchCard } from './batch/post-batch.js';
 import { redrawBatch } from './batch/batch-cards.js';
 import { showDecision, showQuorumProgress } from './approval/show-decision.js';
-import { routeEditedCard } from './routing/card-copies.js';
+import { routeCard, routeEditedCard } from './routing/card-copies.js';
 import { listClickOf, showInboxList, showHome, homeViewersAmong, recordHomeViewer } from './inbox/show-home.js';
 import { goOnAfterAnswer, runInThread } from './thread/run-in-thread.js';
 import { requestGuard } from './transport/request-guard.js';
-import { DEFAULT_WORKING_REACTION_DELAY_MS } from './thread/working-reaction.js';
+import { clearWorkingReaction, DEFAULT_WORKING_REACTION_DELAY_MS } from './thread/working-reaction.js';
 import type { SlackContext } from './context.js';
 import { slackDb } from './tables.js';
 import { registerListeners } from './listeners.js';
@@ -195,7 +195,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     showRememberedUse: (target, call) => showRememberedUse(context, target, call),
     showRememberedCreated: (target, decision) => showRememberedCreated(context, target, decision),
     batches: { post: postBatchCard, redraw: redrawBatch },
-    runs: { show: runInThread },
+    runs: { show: runInThread, clearWorkingReaction },
+    routeCard,
     workingReactionDelayMs: options.workingReactionDelayMs ?? DEFAULT_WORKING_REACTION_DELAY_MS,
     ...assistantOf(options.assistant ?? config.assistant),
     ...(options.botUserId ? { botUserId: options.botUserId } : {}),

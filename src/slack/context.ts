@@ -1,4 +1,5 @@
 import type { webApi } from '@slack/bolt';
+import type { KnownBlock } from '@slack/types';
 import type { Agent } from '../agent/agent.js';
 import type { Actor, AgentStream, Decision, RememberedCall } from '../agent/api-types.js';
 import type { PendingAction } from '../db/rows.js';
@@ -57,11 +58,18 @@ export interface SlackContext {
    */
   readonly batches: BatchCards;
   /**
-   * A run shown in its thread as it goes on (thread/): passed in by the app, so that what carries
-   * a run on besides a message (a decision, an expiry) imports no thread/ file. Takes the context
-   * it runs on (the sweep's has a client of its own).
+   * A run shown in its thread as it goes on, and the working reaction taken off the message that
+   * asked for it (thread/): passed in by the app, so that what carries a run on besides a message
+   * (a decision, an expiry, a card the sweep posts) imports no thread/ file. Each takes the
+   * context it runs on (the sweep's has a client of its own).
    */
   readonly runs: RunsInThreads;
+  /**
+   * Copies of an approval card just posted (or adopted) sent where its policy routes them, and the
+   * thread told (routing/): passed in by the app, so that card/ imports no other feature. Takes
+   * the context it runs on (the sweep's has a client of its own).
+   */
+  readonly routeCard: (ctx: SlackContext, action: PendingAction, target: ThreadTarget, card: { blocks: KnownBlock[]; text: string }) => Promise<void>;
 }
 
 /** What card/ asks of the batch card: see SlackContext.batches. */
@@ -136,7 +144,7 @@ export interface AssistantThreads {
   takeWaiting(target: ThreadTarget): boolean;
 }
 
-/** What approval/ asks of thread/: see SlackContext.runs. */
+/** What approval/ and card/ ask of thread/: see SlackContext.runs. */
 interface RunsInThreads {
   /**
    * Shows `stream` in its thread (thread/'s runInThread); resolves when it has ended. `drawn`:
@@ -144,6 +152,8 @@ interface RunsInThreads {
    * streamed answer outside a DM is for.
    */
   show(ctx: SlackContext, stream: AgentStream, target: ThreadTarget, options?: { drawn?: DrawnMark[]; recipient?: StreamRecipient }): Promise<void>;
+  /** Takes the working reaction off a message, also one another process left behind. */
+  clearWorkingReaction(ctx: SlackContext, message: { channel: string; ts: string }): Promise<void>;
 }
 
 /** A card drawn whose `drawn` mark is left to ride on a later statement (markRunShown) instead of one of its own. */

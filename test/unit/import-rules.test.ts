@@ -38,13 +38,9 @@ const BUILDER = /\/(?!show-)[^/]*-(card|modals?|blocks)\.ts$/;
  */
 const KNOWN_VIOLATIONS: Record<string, string> = {
   'batch/batch-card.ts -> card/render-card.ts': "a batch row's state is the single card's approvalState, in a renderer that still waits on I/O (cardViewOf)",
-  'card/card-repairs.ts -> routing/card-copies.ts': 'an adopted card is routed (copies) like a posted one; routing to be passed in',
   'card/render-card.ts -> answer/answer-card.ts': "one renderer draws every card kind, the answer feature's cards included",
   'card/render-card.ts -> answer/elicitation-card.ts': "one renderer draws every card kind, the answer feature's cards included",
   'card/render-card.ts': 'a flow (cardViewOf asks the workspace whether the quorum can be reached) named like a builder; without it, its db/grants.ts and agent/tool.ts imports still break the builder rule',
-  'card/show-card.ts -> routing/card-copies.ts': 'a posted card is routed (copies, notices); routing to be passed in',
-  'card/show-unposted-card.ts -> thread/run-in-thread.ts': 'the repair posts a card and goes on with its run; the run to be passed in',
-  'card/show-unposted-card.ts -> thread/working-reaction.ts': "the repair clears the asking message's working reaction",
 };
 
 interface Import {

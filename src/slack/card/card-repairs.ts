@@ -6,7 +6,6 @@ import { refreshHomesFor } from './inbox-refresh.js';
 import { CARD_EVENT_TYPE, parseCardMetadata, type CardMessageFacts } from './card-metadata.js';
 import { cardKindOf, renderCard, cardViewOf } from './render-card.js';
 import { errorReference } from '../kit/error-reference.js';
-import { routeCard } from '../routing/card-copies.js';
 import { sql, type RawBuilder } from 'kysely';
 import type { SlackDb } from '../tables.js';
 
@@ -58,7 +57,7 @@ async function adopt(ctx: SlackContext, action: PendingAction, known: ThreadRow 
     refreshHomesFor(ctx, action);
     if (!found.batch && stored.includes(action.id) && action.kind === 'approval' && action.status === 'pending') {
       const rendered = renderCard(ctx.agent, action, { blocked: false, ...(await cardViewOf(ctx, action)) });
-      await routeCard(ctx, action, target, rendered).catch((error: unknown) => log.warn({ err: error }, 'adopted card could not be routed to the approvers'));
+      await ctx.routeCard(ctx, action, target, rendered).catch((error: unknown) => log.warn({ err: error }, 'adopted card could not be routed to the approvers'));
     }
     return 'adopted';
   } catch (error) {

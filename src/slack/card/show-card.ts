@@ -7,7 +7,6 @@ import type { SlackContext, ThreadTarget } from '../context.js';
 import { saveCard, cardStateKey } from './cards.js';
 import { showCardUpdate } from './show-card-update.js';
 import { renderCard, cardViewOf } from './render-card.js';
-import { routeCard } from '../routing/card-copies.js';
 import { blocksAsJson } from '../transport/slack-web-client.js';
 import { refreshHomesFor } from './inbox-refresh.js';
 import { cardMetadata } from './card-metadata.js';
@@ -92,7 +91,7 @@ async function post(
       // The request is in Slack now: the inboxes of who may decide it, and of who asked, show it too.
       refreshHomesFor(ctx, action);
       if (rendered.kind === 'approval' && !saved.decidedMeanwhile) {
-        await routeCard(ctx, action, target, rendered).catch((error: unknown) => log.warn({ err: error }, 'card could not be routed to the approvers'));
+        await ctx.routeCard(ctx, action, target, rendered).catch((error: unknown) => log.warn({ err: error }, 'card could not be routed to the approvers'));
       }
       return { outcome: 'posted', decidedMeanwhile: saved.decidedMeanwhile };
     } catch (error) {

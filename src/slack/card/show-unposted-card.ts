@@ -1,10 +1,8 @@
 import { showCard } from './show-card.js';
-import { runInThread } from '../thread/run-in-thread.js';
 import type { SlackContext } from '../context.js';
 import { settleCardRepair, adoptCard } from './card-repairs.js';
 import { findThread, threadTarget } from './threads.js';
 import { showCardUpdate } from './show-card-update.js';
-import { clearWorkingReaction } from '../thread/working-reaction.js';
 
 /**
  * Repairs the card of a request that has none on record (see claimUnpostedCards). A card that was
@@ -35,10 +33,10 @@ export async function showUnpostedCard(ctx: SlackContext, actionId: number): Pro
     log.info({ status: action.status }, 'request decided without a card: there was none to find');
   } else {
     const target = threadTarget(thread);
-    const outcome = await showCard(ctx, actionId, target, (continuation) => runInThread(ctx, continuation, target), action);
+    const outcome = await showCard(ctx, actionId, target, (continuation) => ctx.runs.show(ctx, continuation, target), action);
     log.warn({ outcome }, 'card posted by the sweep: the process that wrote the request stopped before posting it');
     settled = outcome !== 'fallback';
   }
   if (settled) await settleCardRepair(ctx.slackDb, actionId);
-  if (thread.message_ts) await clearWorkingReaction(ctx, { channel: thread.channel, ts: thread.message_ts });
+  if (thread.message_ts) await ctx.runs.clearWorkingReaction(ctx, { channel: thread.channel, ts: thread.message_ts });
 }

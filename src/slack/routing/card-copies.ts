@@ -26,7 +26,7 @@ import { cardMetadata } from '../card/card-metadata.js';
  * may not approve and the policy names approvers; a public channel's answer is remembered for a
  * few minutes (an app_mention does not say whether its channel is private).
  */
-export async function routeCard(ctx: SlackContext, action: PendingAction, target: ThreadTarget, rendered: RenderedCard): Promise<void> {
+export async function routeCard(ctx: SlackContext, action: PendingAction, target: ThreadTarget, rendered: Pick<RenderedCard, 'blocks' | 'text'>): Promise<void> {
   const requirement = ctx.agent.requirementOf(action);
   const approvers = approversAt(requirement, new Date(action.created_at), new Date());
   let route: Route = requirement.reach.route;
@@ -78,7 +78,7 @@ export async function routeCard(ctx: SlackContext, action: PendingAction, target
  * A copy of the card in each person's DM with the bot, each recorded as soon as it is posted (a
  * click on a copy is checked against the card's copies). Returns the copies posted.
  */
-export async function sendDmCopies(ctx: SlackContext, actionId: number, people: readonly string[], rendered: RenderedCard): Promise<CardCopy[]> {
+export async function sendDmCopies(ctx: SlackContext, actionId: number, people: readonly string[], rendered: Pick<RenderedCard, 'blocks' | 'text'>): Promise<CardCopy[]> {
   const blocks = blocksAsJson(rendered.blocks);
   const copies: CardCopy[] = [];
   for (const user of people) {

@@ -38,8 +38,6 @@ const BUILDER = /\/(?!show-)[^/]*-(card|modals?|blocks)\.ts$/;
  */
 const KNOWN_VIOLATIONS: Record<string, string> = {
   'batch/batch-card.ts -> card/render-card.ts': "a batch row's state is the single card's approvalState, in a renderer that still waits on I/O (cardViewOf)",
-  'card/render-card.ts -> answer/answer-card.ts': "one renderer draws every card kind, the answer feature's cards included",
-  'card/render-card.ts -> answer/elicitation-card.ts': "one renderer draws every card kind, the answer feature's cards included",
   'card/render-card.ts': 'a flow (cardViewOf asks the workspace whether the quorum can be reached) named like a builder; without it, its db/grants.ts and agent/tool.ts imports still break the builder rule',
 };
 

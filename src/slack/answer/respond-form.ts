@@ -7,7 +7,7 @@ import { parseButtonValue } from '../kit/button-value.js';
 import { formOfZod, type Form } from '../kit/form-fields.js';
 import { parseRespondModal, respondModal } from './respond-modal.js';
 import type { SubmittedView } from '../kit/submitted-payloads.js';
-import { splitPayload } from './answer-card.js';
+import { splitPayload } from '../card/answer-card.js';
 import type { Click, Person } from '../context.js';
 import type { SlackContext } from '../context.js';
 import { findCard } from '../card/cards.js';

@@ -1,7 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import type { QuestionCardData, QuestionOption, SuspensionCardData } from '../../../../src/slack/card/card-types.js';
-import { questionCard, suspensionCard } from '../../../../src/slack/answer/answer-card.js';
+import { questionCard, suspensionCard } from '../../../../src/slack/card/answer-card.js';
 import { ACTION_IDS } from '../../../../src/slack/kit/action-ids.js';
 import { blockLimitErrors } from '../../../../src/simulator/index.js';
 import { allText, expectNoInjection, expectWellFormed, INJECTION } from '../../../helpers/slack/block-text.js';

@@ -1,10 +1,10 @@
-import type { KnownBlock, ModalView } from '@slack/types';
-import type { McpElicitationPayload, ElicitationForm } from '../../mcp/elicitation-payload.js';
+import type { KnownBlock } from '@slack/types';
+import type { McpElicitationPayload } from '../../mcp/elicitation-payload.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { inlineCode } from '../kit/mrkdwn/inline-code.js';
-import { ACTION_IDS, cardBlockId, elicitationFieldBlockId, CALLBACK_IDS } from '../kit/action-ids.js';
+import { ACTION_IDS, cardBlockId, elicitationFieldBlockId } from '../kit/action-ids.js';
 import { actionButtonValue } from '../kit/button-value.js';
-import { fieldElement, fieldText, isTypedInput, blockIdByIndex, fieldInput, readForm, type ReadForm } from '../kit/form-inputs.js';
+import { fieldElement, fieldText, isTypedInput } from '../kit/form-inputs.js';
 import { fitMessage, scaled } from '../kit/fit-message.js';
 import { context, section } from '../kit/layout.js';
 import { LIMITS, truncate } from '../kit/limits.js';
@@ -12,7 +12,6 @@ import { mention } from '../kit/mention.js';
 import { slackDate } from '../kit/slack-date.js';
 import { oneLine, plainText } from '../kit/text-objects.js';
 import { unreachable } from '../../unreachable.js';
-import type { ViewStateValues } from '../kit/submitted-payloads.js';
 
 export type ElicitationCardState =
   | { kind: 'pending' }
@@ -122,27 +121,4 @@ function hostOf(url: string): string {
   } catch {
     return url;
   }
-}
-
-/** One block for the message. */
-const MAX_FIELDS = LIMITS.modalBlocks - 1;
-
-/** The modal behind an elicitation card's Answer button: one input per field of the server's form (block ids `f<index>`). */
-export function elicitationModal(data: { actionId: number; message: string; form: ElicitationForm }): ModalView {
-  const blocks: KnownBlock[] = [section(escapeMrkdwn(truncate(data.message.trim() || '(no message)', LIMITS.sectionText - 100)))];
-  data.form.fields.slice(0, MAX_FIELDS).forEach((entry, i) => blocks.push(fieldInput(entry, blockIdByIndex(entry, i))));
-  return {
-    type: 'modal',
-    callback_id: CALLBACK_IDS.elicitationModal,
-    private_metadata: actionButtonValue(data.actionId),
-    title: plainText('Answer', LIMITS.modalTitle),
-    submit: plainText('Send', LIMITS.modalButton),
-    close: plainText('Cancel', LIMITS.modalButton),
-    blocks,
-  };
-}
-
-/** The form's answers from a submission, typed and checked; errors by block id, for `response_action: 'errors'`. */
-export function parseElicitationModal(form: ElicitationForm, values: ViewStateValues): ReadForm {
-  return readForm(form.fields.slice(0, MAX_FIELDS), values, blockIdByIndex);
 }

@@ -3,7 +3,7 @@ import { LIMITS, truncateMrkdwn, truncate } from '../kit/limits.js';
 import { markdownToMrkdwn } from '../kit/mrkdwn/markdown-to-mrkdwn.js';
 import { ACTION_IDS, cardBlockId } from '../kit/action-ids.js';
 import { actionButtonValue } from '../kit/button-value.js';
-import type { QuestionCardData, QuestionOption, SuspensionCardData, AnswerSummary } from '../card/card-types.js';
+import type { QuestionCardData, QuestionOption, SuspensionCardData, AnswerSummary } from './card-types.js';
 import { fitMessage, scaled } from '../kit/fit-message.js';
 import { context, section } from '../kit/layout.js';
 import { mention } from '../kit/mention.js';

@@ -1,13 +1,13 @@
 import type { ButtonAction } from '@slack/bolt';
 import type { z } from 'zod';
 import type { PendingAction } from '../../db/rows.js';
-import { resumeSchemaFor } from '../../agent/tool.js';
 import { parseCardBlockId } from '../kit/action-ids.js';
 import { parseButtonValue } from '../kit/button-value.js';
 import { formOfZod, type Form } from '../kit/form-fields.js';
 import { parseRespondModal, respondModal } from './respond-modal.js';
 import type { SubmittedView } from '../kit/submitted-payloads.js';
 import { splitPayload } from '../card/answer-card.js';
+import { resumeSchemaOf } from '../card/resume-schema.js';
 import type { Click, Person } from '../context.js';
 import type { SlackContext } from '../context.js';
 import { findCard } from '../card/cards.js';
@@ -20,8 +20,7 @@ import { tellUser } from '../kit/tell-user.js';
 
 /** The form a suspended tool's flat resume schema turns into, with the schema to check answers against. */
 function formFor(ctx: SlackContext, action: PendingAction): { schema: z.ZodType; form: Form } | undefined {
-  const tool = ctx.agent.toolOf(action);
-  const schema = tool ? resumeSchemaFor(tool, action.args) : undefined;
+  const schema = resumeSchemaOf(ctx.agent, action);
   const form = formOfZod(schema);
   return schema && form ? { schema, form } : undefined;
 }

@@ -209,7 +209,7 @@ function memberLine(m: BatchMember, scale: number): string {
 interface BatchMemberRow {
   action: PendingAction;
   blocked: boolean;
-  /** Why, as its `blocked` audit event says (see blockedReasonText). */
+  /** Why, in words (see CardState.blockedReason). */
   blockedReason?: string;
 }
 

@@ -4,7 +4,8 @@ import { findCard, type CardRow, blockedSql, cardStateKeySql } from './cards.js'
 import { findThread, threadTarget, type ThreadRow } from './threads.js';
 import { refreshHomesFor } from './inbox-refresh.js';
 import { CARD_EVENT_TYPE, parseCardMetadata, type CardMessageFacts } from './card-metadata.js';
-import { cardKindOf, renderCard, cardViewOf } from './render-card.js';
+import { cardKindOf, renderCard } from './render-card.js';
+import { cardViewOf } from './card-view.js';
 import { errorReference } from '../kit/error-reference.js';
 import { sql, type RawBuilder } from 'kysely';
 import type { SlackDb } from '../tables.js';

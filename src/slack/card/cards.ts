@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { CardKind } from '../kit/action-ids.js';
 import type { SlackDb } from '../tables.js';
 import { pendingActionColumns, type PendingAction } from '../../db/rows.js';
+import { blockedReasonText } from './blocked-reason.js';
 
 export interface CardRow {
   action_id: number;
@@ -87,7 +88,10 @@ export interface CardState {
    * records that, so any instance draws the card the same way.
    */
   blocked: boolean;
-  /** Why it was blocked, as the latest `blocked` audit event of its call says (`detail.reason`). */
+  /**
+   * Why it was blocked, in words (blockedReasonText of the latest `blocked` audit event of its call,
+   * `detail.reason`); absent for arguments that no longer match, which the card says in its usual words.
+   */
   blockedReason?: string;
 }
 
@@ -118,7 +122,8 @@ export async function loadCardStates(db: SlackDb, actionIds: readonly number[]):
   const byId = new Map(
     result.rows.map((row) => {
       const { card, blocked, blocked_reason, ...action } = row;
-      return [action.id, { action, ...(card ? { card } : {}), blocked, ...(blocked && blocked_reason ? { blockedReason: blocked_reason } : {}) } satisfies CardState];
+      const reason = blocked && blocked_reason ? blockedReasonText(blocked_reason) : undefined;
+      return [action.id, { action, ...(card ? { card } : {}), blocked, ...(reason !== undefined ? { blockedReason: reason } : {}) } satisfies CardState];
     }),
   );
   return actionIds.flatMap((id) => byId.get(id) ?? []);

@@ -1,6 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { Agent } from '../../agent/agent.js';
-import { resumeSchemaFor, type Tool } from '../../agent/tool.js';
+import type { Tool } from '../../agent/tool.js';
+import { resumeSchemaOf } from './resume-schema.js';
 import type { RequestView } from '../../agent/requests.js';
 import type { PendingAction } from '../../db/rows.js';
 import type { CardKind } from '../kit/action-ids.js';
@@ -17,14 +18,12 @@ import { whoDecides, describeRoute } from '../kit/who-decides.js';
 import { elicitationCard, type ElicitationCardState } from './elicitation-card.js';
 import { elicitationAnswerSchema, isElicitationPayload } from '../../mcp/elicitation-payload.js';
 import { editFacts } from './edit-facts.js';
-import { expiredGrant, noMatchingGrant } from '../../db/grants.js';
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { CallPresentation } from '../../agent/describe-call.js';
 import type { EditKeyLabel, EditValueFormatter } from '../kit/edit-diff-text.js';
 import { formatArgValue } from '../kit/format-arg-value.js';
 import type { Requirement } from '../../approvals/requirement-for.js';
 import type { RequestBindingView } from '../../agent/request-binding.js';
-import type { SlackContext } from '../context.js';
 
 export interface RenderedCard {
   kind: CardKind;
@@ -119,8 +118,7 @@ export function renderCard(
       text: escapeMrkdwn(truncate(`Input needed: ${action.tool_name} (request #${action.id})`, 300)),
     };
   }
-  const tool = toolOf(agent, action);
-  const schema = tool ? resumeSchemaFor(tool, action.args) : undefined;
+  const schema = resumeSchemaOf(agent, action);
   const form = formOfZod(schema);
   return {
     kind,
@@ -148,25 +146,7 @@ function approvalText(action: PendingAction, title: string, approvers: readonly 
   return `${what} for ${whoDecides(approvers, notify, { maxChars: 2000 })}`;
 }
 
-/** The reasons the runtime writes on a `blocked` audit event besides a grant that does not match, in words. */
-const blockedWords: Record<string, string> = {
-  'preview failed': 'its preview failed right before it was to run, so the state it was approved for could not be checked',
-  'tool definition unreadable': "its MCP server's definition of the tool could not be checked right before it ran",
-  'tool gone': 'its MCP server no longer offers the tool',
-  'tool definition changed': 'its MCP server changed the tool after it was approved, and the arguments no longer fit it',
-  [expiredGrant]: 'the approval expired before the call ran; it was asked again',
-};
-
-/**
- * Why an approved call was stopped, in words (plain text), from its `blocked` audit event's
- * reason: undefined for arguments that no longer match (the card's usual words); a reason of a
- * `beforeToolCall` hook's, or any other, quoted.
- */
-export function blockedReasonText(reason: string | undefined): string | undefined {
-  if (reason === undefined || reason === noMatchingGrant) return undefined;
-  return Object.hasOwn(blockedWords, reason) ? blockedWords[reason] : `a check right before it ran refused it (${reason})`;
-}
-
+/** An approval card's state from its row; `blockedReason`: why its approved call was stopped, in words (see blockedReasonText). */
 export function approvalState(a: PendingAction, blocked: boolean, now: Date, blockedReason?: string): ApprovalCardState {
   const at = a.decided_at ? new Date(a.decided_at) : now;
   switch (a.status) {
@@ -174,10 +154,7 @@ export function approvalState(a: PendingAction, blocked: boolean, now: Date, blo
       // Past its time but not yet swept: nobody can approve it any more, so do not offer buttons.
       return a.expires_at && new Date(a.expires_at).getTime() <= now.getTime() ? { kind: 'expired' } : { kind: 'pending' };
     case 'approved':
-      if (blocked) {
-        const reason = blockedReasonText(blockedReason);
-        return reason !== undefined ? { kind: 'blocked', reason } : { kind: 'blocked' };
-      }
+      if (blocked) return blockedReason !== undefined ? { kind: 'blocked', reason: blockedReason } : { kind: 'blocked' };
       return { kind: 'approved', by: a.approvals.length > 0 ? a.approvals.map((v) => v.userId) : [a.decided_by ?? 'unknown'], at, reasons: approvalReasons(a) };
     case 'declined':
       return { kind: 'declined', by: a.decided_by ?? 'unknown', ...(a.reason ? { reason: a.reason } : {}), at };
@@ -330,24 +307,4 @@ export function questionOf(agent: Agent, action: PendingAction): AskUserQuestion
 export function cardKindOf(agent: Agent, action: PendingAction): CardKind {
   if (action.kind === 'approval') return 'approval';
   return questionOf(agent, action) ? 'question' : 'suspension';
-}
-
-/** What drawing an approval card takes besides its row: the request's view and whether its quorum can be reached. */
-interface CardView {
-  view?: RequestView;
-  unreachableQuorum?: { eligible: number };
-}
-
-/**
- * The view a card is drawn from (one policy evaluation, see Agent.viewRequest) and, for a pending
- * approval, whether it can never reach its quorum under the policy in force (the approvers who
- * may decide it, as decisions are checked, counted against the quorum it was asked with): what
- * the card warns about. Costs nothing unless the listed users fall short; then user groups are
- * looked up through the workspace's cached resolver. Other kinds of request need no view.
- */
-export async function cardViewOf(ctx: SlackContext, action: PendingAction): Promise<CardView> {
-  if (action.kind !== 'approval') return {};
-  const view = ctx.agent.viewRequest(action);
-  const unreachableQuorum = await view.unreachableQuorum(ctx.botUserId);
-  return { view, ...(unreachableQuorum ? { unreachableQuorum } : {}) };
 }

@@ -1,13 +1,14 @@
 /**
- * A configured model provider end to end, as a team runs the bot in production: `npm run start:prod`
- * with MODEL and the provider's settings, behind the Slack simulator, against a provider on loopback that speaks
- * that provider's wire format (test/helpers/fake-providers.ts): a mention, the model's tool call
- * streamed back, the approval card, Approve, the tool's result sent to the model and its streamed
- * answer posted in the thread, then a second mention in the thread, which sends the model the
- * whole history (its tool call and result included) as the real API would have to accept it.
- * Then a decline whose reason is "done" (the model is told the call was declined, by whom, the
- * reason quoted as their words) and a requester's "cancel" (the thread is free at once, and the
- * next run there is told the call was cancelled, by whom, with no call left unanswered).
+ * A configured model provider end to end, as a team runs the bot in production: `npm run
+ * start:prod` with MODEL and the provider's settings, behind the Slack simulator, against a
+ * provider on loopback that speaks that provider's wire format (test/helpers/fake-providers.ts):
+ * a mention, the model's tool call streamed back, the approval card, Approve, the tool's result
+ * sent to the model and its streamed answer posted in the thread, then a second mention in the
+ * thread, which sends the model the whole history (its tool call and result included) as the
+ * real API would have to accept it. Then a decline whose reason is "done" (the model is told the
+ * call was declined, by whom, the reason quoted as their words) and a requester's "cancel" (the
+ * thread is free at once, and the next run there is told the call was cancelled, by whom, with
+ * no call left unanswered).
  * The same for an agents module whose agents name their models as strings, and a string model
  * whose key is missing stops start-up naming the variable. Each DATA_DIR starts as an earlier start
  * left it (migrated: migrated-data-dir.ts); a first start's initdb is fresh-clone's to test. The

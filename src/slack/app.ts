@@ -1,7 +1,7 @@
 import { AssistantSupport, type AssistantMode } from './thread/assistant-support.js';
 import type { RequestListener, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App, HTTPReceiver, type CustomRoute, type webApi } from '@slack/bolt';
+import { App, HTTPReceiver, SocketModeReceiver, type CustomRoute, type webApi } from '@slack/bolt';
 import type { Agent } from '../agent/agent.js';
 import { startSweeping } from '../agent/sweeps.js';
 import { showDueNotices } from './routing/send-due-notices.js';
@@ -61,6 +61,12 @@ interface SlackAppOptions {
    * still being posted is never posted twice.
    */
   cardRepairAfterMs?: number;
+  /**
+   * Socket Mode: how long the client goes without a pong before it drops the connection, and waits
+   * before reconnecting after one closed (times the failed attempts in a row). @slack/socket-mode's
+   * default, 5 s, when unset.
+   */
+  socketPingTimeoutMs?: number;
   /** Largest request body accepted, in bytes; Slack's own payloads are far smaller. */
   bodyLimit?: number;
   /**
@@ -146,7 +152,16 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   let receiver: HTTPReceiver | undefined;
   let app: App;
   if (config.appToken) {
-    app = new App({ ...appOptions, appToken: config.appToken, socketMode: true });
+    // The receiver App would make for socketMode (its Web API calls with the app's options and
+    // logger), made here to pass the ping timeout on.
+    const socketClientOptions: webApi.WebClientOptions = { ...clientOptions, logger: boltLog };
+    const socket = new SocketModeReceiver({
+      appToken: config.appToken,
+      logger: boltLog,
+      installerOptions: { clientOptions: socketClientOptions },
+      ...(options.socketPingTimeoutMs !== undefined ? { clientPingTimeout: options.socketPingTimeoutMs } : {}),
+    });
+    app = new App({ ...appOptions, appToken: config.appToken, socketMode: true, receiver: socket });
   } else {
     if (!config.signingSecret) throw new Error('SLACK_SIGNING_SECRET is required in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)');
     receiver = new HTTPReceiver({

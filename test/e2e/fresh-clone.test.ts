@@ -108,10 +108,11 @@ beforeAll(async () => {
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: CLONE, timeout: 600_000 });
   expect(existsSync(join(CLONE, 'dist/src/main.js')) && existsSync(join(CLONE, 'dist/cjs/index.cjs'))).toBe(true);
 
-  // The team's own project beside the clone: zod, and the clone as its slack-approval-bot.
+  // The team's own project beside the clone: zod, and the clone as its slack-approval-bot. The
+  // clone is built (its own install's prepare, just above): linking it would run its prepare again.
   mkdirSync(TEAM);
   writeFileSync(join(TEAM, 'package.json'), JSON.stringify({ name: 'support-agents', version: '1.0.0', private: true }));
-  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', 'zod@4', `../slack-approval-bot`], { cwd: TEAM, timeout: 300_000 });
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', 'zod@4', `../slack-approval-bot`], { cwd: TEAM, timeout: 300_000 });
   writeFileSync(join(TEAM, 'agents.ts'), readmeSnippets().get('agents-module')!);
 }, 900_000);
 afterAll(async () => {
@@ -128,7 +129,8 @@ async function start(env: Record<string, string | undefined>) {
   return { app, sandbox: sandboxAt(app.url) };
 }
 
-describe('from a fresh clone: npm install, then the README as written', { timeout: 300_000 }, () => {
+// The three starts side by side: each is a process of its own on a port and data directory of its own.
+describe.concurrent('from a fresh clone: npm install, then the README as written', { timeout: 300_000 }, () => {
   it('quick start with MODEL=openai-compatible/…: mention → card → Approve → the model’s answer', async () => {
     const { app, sandbox } = await start({ MODEL: 'openai-compatible/llama-3.3-70b', OPENAI_COMPATIBLE_BASE_URL: providers.compatibleBaseUrl, OPENAI_COMPATIBLE_API_KEY: providers.keys.compatible });
     const thread = await sandbox.ask('U0ALICE', 'delete record abc-123');

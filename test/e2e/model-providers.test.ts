@@ -1,16 +1,19 @@
 /**
- * A configured model provider end to end, as a team runs the bot: `npm start` with MODEL and the
- * provider's settings, behind the Slack simulator, against a provider on loopback that speaks
- * that provider's wire format (test/helpers/fake-providers.ts): a mention, the model's tool call
- * streamed back, the approval card, Approve, the tool's result sent to the model and its streamed
- * answer posted in the thread, then a second mention in the thread, which sends the model the
- * whole history (its tool call and result included) as the real API would have to accept it.
- * Then a decline whose reason is "done" (the model is told the call was declined, by whom, the
- * reason quoted as their words) and a requester's "cancel" (the thread is free at once, and the
- * next run there is told the call was cancelled, by whom, with no call left unanswered).
+ * A configured model provider end to end, as a team runs the bot in production: `npm run
+ * start:prod` with MODEL and the provider's settings, behind the Slack simulator, against a
+ * provider on loopback that speaks that provider's wire format (test/helpers/fake-providers.ts):
+ * a mention, the model's tool call streamed back, the approval card, Approve, the tool's result
+ * sent to the model and its streamed answer posted in the thread, then a second mention in the
+ * thread, which sends the model the whole history (its tool call and result included) as the
+ * real API would have to accept it. Then a decline whose reason is "done" (the model is told the
+ * call was declined, by whom, the reason quoted as their words) and a requester's "cancel" (the
+ * thread is free at once, and the next run there is told the call was cancelled, by whom, with
+ * no call left unanswered).
  * The same for an agents module whose agents name their models as strings, and a string model
  * whose key is missing stops start-up naming the variable. Each DATA_DIR starts as an earlier start
- * left it (migrated: migrated-data-dir.ts); a first start's initdb is fresh-clone's to test.
+ * left it (migrated: migrated-data-dir.ts); a first start's initdb is fresh-clone's to test. The
+ * built entry, not `npm start`: the provider is the subject here, and tsx compiling src/ costs each
+ * start seconds of CPU (fresh-clone walks `npm start` with a MODEL).
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
 import { newTriggerId, startSlackSimulator, viewSubmissionPayload, type SlackSimulator } from '../../src/simulator/index.js';
 import { startBotProcess, startSlackBotProcess, stopAllBotProcesses } from '../helpers/bot-process.js';
+import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { startFakeProviders, type Api, type FakeProviders, type Reply, type Turn } from '../helpers/fake-providers.js';
 import { migratedDataDir } from '../helpers/migrated-data-dir.js';
 import { clickButton, mention, textOf, waitForCard, waitForText, waitForUpdate } from '../helpers/slack-bot.js';
@@ -28,6 +32,7 @@ const CHANNEL = 'C0CHANNEL01';
 const REQUESTER = 'U0REQUESTER';
 const ALICE = 'U0ALICE';
 const dir = mkdtempSync(join(tmpdir(), 'model-providers-'));
+const START = ['npm', 'run', 'start:prod', '--silent'];
 
 /**
  * The model, whichever provider carries it: "delete record X" and "close ticket N" become that
@@ -56,7 +61,8 @@ let providers: FakeProviders;
 beforeAll(async () => {
   fake = await startSlackSimulator();
   providers = await startFakeProviders(script);
-});
+  await ensureBuiltPackage();
+}, 300_000);
 afterAll(async () => {
   await stopAllBotProcesses();
   await fake?.close();
@@ -84,7 +90,7 @@ const textsIn = (sim: SlackSimulator, thread: { channel: string; threadTs: strin
   sim.callsTo('chat.postMessage').filter((c) => c.args.channel === thread.channel && c.args.thread_ts === thread.threadTs).map((c) => String(c.args.text));
 
 // One process per provider, started side by side: most of each test is the process starting.
-describe.concurrent('MODEL with its provider settings: npm start runs the demo agents on that provider', { timeout: 180_000 }, () => {
+describe.concurrent('MODEL with its provider settings: npm run start:prod runs the demo agents on that provider', { timeout: 180_000 }, () => {
   it.each<[string, Api]>([
     ['OpenAI, Responses API (openai/…)', 'openai-responses'],
     ['OpenAI, Chat Completions (openai.chat/…)', 'openai-chat'],
@@ -92,7 +98,7 @@ describe.concurrent('MODEL with its provider settings: npm start runs the demo a
     ['an OpenAI-compatible server (openai-compatible/…)', 'openai-compatible'],
   ])('%s: mention → card → Approve → answer, and a follow-up in the thread', async (_name, api) => {
     const settings = settingsFor(api);
-    const { process, bot } = await startSlackBotProcess(fake, { command: ['npm', 'start', '--silent'], cwd: ROOT, env: { ...settings, DATA_DIR: await migratedDataDir(join(dir, api)) } });
+    const { process, bot } = await startSlackBotProcess(fake, { command: START, cwd: ROOT, env: { ...settings, DATA_DIR: await migratedDataDir(join(dir, api)) } });
     expect((await process.waitForLog(/^model selected$/)).model).toBe(settings.MODEL);
 
     const thread = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete record abc-123' });
@@ -149,17 +155,22 @@ describe.concurrent('MODEL with its provider settings: npm start runs the demo a
 });
 
 describe('an agents module whose agents name their models as provider/model strings', { timeout: 120_000 }, () => {
-  /** A module outside the repository (an ES module project of its own, zod from node_modules) with a supervisor and a sub-agent. */
+  /**
+   * A module outside the repository with a supervisor and a sub-agent, in an ES module project of
+   * its own whose node_modules links zod and this repository (as slack-approval-bot): the module
+   * imports the package by name, the very build the bot runs.
+   */
   function writeModule(): string {
     const folder = join(dir, 'team');
-    mkdirSync(folder, { recursive: true });
+    mkdirSync(join(folder, 'node_modules'), { recursive: true });
     writeFileSync(join(folder, 'package.json'), JSON.stringify({ name: 'team-agents', private: true, type: 'module' }));
-    symlinkSync(join(ROOT, 'node_modules'), join(folder, 'node_modules'), 'dir');
+    symlinkSync(join(ROOT, 'node_modules/zod'), join(folder, 'node_modules/zod'), 'dir');
+    symlinkSync(ROOT, join(folder, 'node_modules/slack-approval-bot'), 'dir');
     const file = join(folder, 'agents.ts');
     writeFileSync(
       file,
       `import { z } from 'zod';
-import { Agent, createTool } from ${JSON.stringify(join(ROOT, 'src/index.ts'))};
+import { Agent, createTool } from 'slack-approval-bot';
 
 const closeTicket = createTool({
   id: 'close_ticket',
@@ -189,7 +200,7 @@ export default new Agent({
 
   it('get the configured providers: mention → card → Approve → answer over the OpenAI-compatible server', async () => {
     const env = { ...settingsFor('openai-compatible'), ...settingsFor('anthropic'), MODEL: undefined, AGENTS_MODULE: file, DATA_DIR: await migratedDataDir(join(dir, 'module')) };
-    const { process, bot } = await startSlackBotProcess(fake, { command: ['npm', 'start', '--silent'], cwd: ROOT, env });
+    const { process, bot } = await startSlackBotProcess(fake, { command: START, cwd: ROOT, env });
     expect((await process.waitForLog(/^model selected$/)).model).toBe('openai-compatible.chat/llama-3.3-70b');
     const thread = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'close ticket 7' });
     const card = await waitForCard(fake, thread, 'approval');
@@ -202,7 +213,7 @@ export default new Agent({
 
   it('a string model whose key is missing stops start-up naming the agent and the variable, before anyone mentions the bot', async () => {
     const env = { ...settingsFor('openai-compatible'), AGENTS_MODULE: file, DATA_DIR: join(dir, 'keyless') };
-    const bot = startBotProcess({ command: ['npm', 'start', '--silent'], cwd: ROOT, env });
+    const bot = startBotProcess({ command: START, cwd: ROOT, env });
     const { code } = await bot.exited;
     expect(code).toBe(1);
     const fatal = bot.logs().find((l) => l.level === 60);
@@ -211,7 +222,7 @@ export default new Agent({
   });
 
   it('the same for MODEL: openai.chat/… without OPENAI_API_KEY', async () => {
-    const bot = startBotProcess({ command: ['npm', 'start', '--silent'], cwd: ROOT, env: { MODEL: 'openai.chat/gpt-4.1-mini', DATA_DIR: join(dir, 'keyless-model') } });
+    const bot = startBotProcess({ command: START, cwd: ROOT, env: { MODEL: 'openai.chat/gpt-4.1-mini', DATA_DIR: join(dir, 'keyless-model') } });
     expect((await bot.exited).code).toBe(1);
     expect(bot.logs().find((l) => l.level === 60)).toMatchObject({ code: 'MODEL_CONFIG_INVALID', msg: 'model "openai.chat/gpt-4.1-mini" needs OPENAI_API_KEY' });
   });

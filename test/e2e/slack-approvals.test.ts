@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import { createTool } from '../../src/agent/tool.js';
@@ -59,7 +59,8 @@ describeFrontEnd('Slack approvals end to end on %s', (backend) => {
       inputSchema: z.object({ id: z.string() }),
       execute: async (input: { id: string }) => {
         lookups += 1;
-        if (input.id === 'slow') await new Promise((resolve) => setTimeout(resolve, 1200));
+        // Slow: still working once the delay has passed, until the 👀 is on its message.
+        if (input.id === 'slow') await h.fake.waitFor((c) => c.method === 'reactions.add' && c.args.name === 'eyes');
         return { found: input.id };
       },
     });
@@ -76,7 +77,7 @@ describeFrontEnd('Slack approvals end to end on %s', (backend) => {
           {},
           { tools: { lookup_record: lookup, delete_record: recordingDeleteTool().deleteRecord } },
         ).agent,
-      // Far above what a scripted run takes even on a loaded machine, far below the slow lookup.
+      // Far above what a scripted run takes even on a loaded machine.
       { workingReactionDelayMs: 600 },
     );
     const reactionsOn = (ts: string) => h.fake.calls.filter((c) => c.method.startsWith('reactions.') && c.args.timestamp === ts).map((c) => c.method);
@@ -85,8 +86,6 @@ describeFrontEnd('Slack approvals end to end on %s', (backend) => {
     const fast = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete fast' });
     await waitForCard(h.fake, fast, 'approval');
     await b.slack.idle();
-    await new Promise((resolve) => setTimeout(resolve, 700));
-    expect(reactionsOn(fast.ts)).toEqual([]);
 
     // Still working after the delay: 👀 on the mention until the card is posted.
     const slow = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete slow' });
@@ -95,6 +94,8 @@ describeFrontEnd('Slack approvals end to end on %s', (backend) => {
     await b.slack.idle();
     expect(h.fake.calls.indexOf(added)).toBeLessThan(h.fake.calls.indexOf(card.call));
     expect(reactionsOn(slow.ts)).toEqual(['reactions.add', 'reactions.remove']);
+    // The fast mention's delay ran out before the slow one's, which was made after it: none came for it.
+    expect(reactionsOn(fast.ts)).toEqual([]);
     expect(lookups).toBe(2);
   });
 
@@ -198,7 +199,9 @@ describeFrontEnd('Slack approvals end to end on %s', (backend) => {
     });
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete x9' });
     const card = await waitForCard(h.fake, thread, 'approval');
-    await new Promise((r) => setTimeout(r, 1100));
+    await b.slack.idle();
+    // Its second is up.
+    await sql`UPDATE pending_actions SET expires_at = now() - interval '1 second' WHERE id = ${card.actionId}`.execute(h.database.db);
     await b.slack.sweepExpired();
     await waitForUpdate(h.fake, card, 'Expired');
     await waitForText(h.fake, thread, 'Nobody approved it in time.');
@@ -468,9 +471,13 @@ describeFrontEnd('Slack approvals end to end on %s', (backend) => {
     const release = h.fake.holdResponseNext('chat.postMessage');
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'delete w1' });
     const card = await waitForCard(h.fake, thread, 'approval');
-    // Approve is acknowledged once its refusal is on record: only after that is the card's answer let through.
-    await clickButton(b, card, MALLORY, ACTION_IDS.approve);
+    const waitsForPlace = vi.spyOn(b.slack.context.cards, 'whenStored');
+    const clicked = clickButton(b, card, MALLORY, ACTION_IDS.approve);
+    // The click waits for where its card is; the card's answer is let through only then, and the
+    // click is acknowledged once its refusal is on record.
+    await vi.waitFor(() => expect(waitsForPlace).toHaveBeenCalledWith([card.actionId]), { timeout: 10_000, interval: 5 });
     release();
+    await clicked;
     await waitForEphemeral(h.fake, MALLORY, 'Only listed approvers');
     await clickButton(b, card, CAROL, ACTION_IDS.approve);
     await waitForText(h.fake, thread, 'Deleted w1.');

@@ -15,8 +15,6 @@ import { CHANNEL, REQUESTER, ALICE } from '../helpers/test-workspace.js';
 
 const BOSS = 'U0BOSS';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describeFrontEnd('reminders, warning, escalation and expiry, on %s', (backend) => {
   const h = slackHarness(backend);
   const others: Bot[] = [];
@@ -29,6 +27,13 @@ describeFrontEnd('reminders, warning, escalation and expiry, on %s', (backend) =
 
   const instance = (policy: PolicyInput, tool?: ReturnType<typeof recordingDeleteTool>): Promise<Bot> => startDeleteBot(h, policy, { tool, agentId });
 
+  /** The thread's approval card once `bot` has stored where it is: a notice goes under the card on record, and none without one. */
+  async function storedCard(bot: Bot, thread: { channel: string; threadTs: string }) {
+    const card = await waitForCard(h.fake, thread, 'approval');
+    await bot.slack.idle();
+    return card;
+  }
+
   /** Two instances on the same database under `policy`, and the requester's request made on the first; both sweep. */
   async function requestOnTwoInstances(policy: PolicyInput) {
     const tool = recordingDeleteTool();
@@ -37,7 +42,7 @@ describeFrontEnd('reminders, warning, escalation and expiry, on %s', (backend) =
     const second = await instance(policy);
     others.push(second);
     const thread = await mention(first, { user: REQUESTER, channel: CHANNEL, text: 'delete abc' });
-    const card = await waitForCard(h.fake, thread, 'approval');
+    const card = await storedCard(first, thread);
     return { tool, first, second, thread, card };
   }
 
@@ -46,13 +51,22 @@ describeFrontEnd('reminders, warning, escalation and expiry, on %s', (backend) =
     await Promise.all(bots.map((b) => b.slack.idle()));
   }
 
+  /**
+   * The request as every instance finds it `ms` later: created and expiring that much earlier, as
+   * waiting would leave it (notices, escalation and expiry all go by those two times).
+   */
+  async function age(actionId: number, ms: number): Promise<void> {
+    const by = sql`make_interval(secs => ${ms} / 1000.0)`;
+    await sql`UPDATE pending_actions SET created_at = created_at - ${by}, expires_at = expires_at - ${by} WHERE id = ${actionId}`.execute(h.database.db);
+  }
+
   const posted = (pattern: RegExp): RecordedCall[] => h.fake.callsTo('chat.postMessage').filter((c) => pattern.test(String(c.args.text)));
 
   it('each notice once across two instances and a restart; the escalated approver may decide', async () => {
     const policy: PolicyInput = {
       tools: {
-        // Seconds apart, so a loaded machine cannot make a notice due before the test looks for its absence.
-        delete_record: { requireApproval: true, approvers: [ALICE], expiresIn: '60s', remindAfter: '3s', remindLimit: 1, escalateAfter: '6s', escalateTo: [BOSS] },
+        // Ten seconds apart, so a loaded machine cannot make a notice due before the test looks for its absence.
+        delete_record: { requireApproval: true, approvers: [ALICE], expiresIn: '60s', remindAfter: '10s', remindLimit: 1, escalateAfter: '20s', escalateTo: [BOSS] },
       },
     };
     const { tool, first, second, thread, card } = await requestOnTwoInstances(policy);
@@ -68,7 +82,7 @@ describeFrontEnd('reminders, warning, escalation and expiry, on %s', (backend) =
     await h.bot.slack.idle();
     expect((await h.bot.agent.findRequest(card.actionId))!.status).toBe('pending');
 
-    await sleep(3100);
+    await age(card.actionId, 10_000);
     await sweepAll([h.bot, second]);
     const reminders = posted(/still waiting for a decision/);
     expect(reminders).toHaveLength(1);
@@ -80,7 +94,7 @@ describeFrontEnd('reminders, warning, escalation and expiry, on %s', (backend) =
     others.splice(others.indexOf(second), 1);
     const restarted = await instance(policy);
     others.push(restarted);
-    await sleep(3000);
+    await age(card.actionId, 10_000);
     await sweepAll([h.bot, restarted]);
     await sweepAll([restarted, h.bot]);
     expect(posted(/still waiting for a decision/)).toHaveLength(1);
@@ -97,17 +111,17 @@ describeFrontEnd('reminders, warning, escalation and expiry, on %s', (backend) =
   });
 
   it('a last warning shortly before expiry, and the requester told once when it expires', async () => {
-    const policy: PolicyInput = { tools: { delete_record: { requireApproval: true, approvers: [ALICE], expiresIn: '3s', warnBefore: '2s' } } };
+    const policy: PolicyInput = { tools: { delete_record: { requireApproval: true, approvers: [ALICE], expiresIn: '30s', warnBefore: '10s' } } };
     const { tool, first, second, thread, card } = await requestOnTwoInstances(policy);
     h.bot = first;
-    await sleep(1100);
+    await age(card.actionId, 20_000);
     await sweepAll([h.bot, second]);
     await sweepAll([second, h.bot]);
     const warnings = posted(/last call for/);
     expect(warnings).toHaveLength(1);
     expect(String(warnings[0]!.args.text)).toContain(`<@${ALICE}>: last call for \`delete_record\` (request #${card.actionId})`);
 
-    await sleep(2000);
+    await age(card.actionId, 10_000);
     await sweepAll([h.bot, second]);
     await waitForUpdate(h.fake, card, 'Expired');
     const told = await waitForText(h.fake, { channel: CHANNEL, threadTs: thread.threadTs }, 'expired: nobody decided');
@@ -121,8 +135,8 @@ describeFrontEnd('reminders, warning, escalation and expiry, on %s', (backend) =
     const policy: PolicyInput = { tools: { delete_record: { requireApproval: true, approvers: [ALICE], expiresIn: '60s', remindAfter: '1s', remindLimit: 1 } } };
     h.bot = await instance(policy);
     const thread = await mention(h.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete abc' });
-    const card = await waitForCard(h.fake, thread, 'approval');
-    await sleep(1100);
+    const card = await storedCard(h.bot, thread);
+    await age(card.actionId, 1100);
     // Another instance won the reminder's claim a moment ago and stopped before posting it.
     await sql`INSERT INTO slack_notices (action_id, notice) VALUES (${card.actionId}, 'remind:1')`.execute(h.database.db);
     await sweepAll([h.bot]);
@@ -148,8 +162,8 @@ describeFrontEnd('reminders, warning, escalation and expiry, on %s', (backend) =
     const policy: PolicyInput = { tools: { delete_record: { requireApproval: true, approvers: [ALICE], notify: 'none', expiresIn: '30s', remindAfter: '1s' } } };
     h.bot = await instance(policy);
     const thread = await mention(h.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete abc' });
-    await waitForCard(h.fake, thread, 'approval');
-    await sleep(1100);
+    const card = await storedCard(h.bot, thread);
+    await age(card.actionId, 1100);
     await sweepAll([h.bot]);
     const [reminder] = posted(/still waiting/);
     expect(String(reminder!.args.text)).toContain('`U0ALICE`: ');
@@ -163,7 +177,7 @@ describeFrontEnd('reminders, warning, escalation and expiry, on %s', (backend) =
     };
     h.bot = await instance(policy);
     const thread = await mention(h.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete abc' });
-    const card = await waitForCard(h.fake, thread, 'approval');
+    const card = await storedCard(h.bot, thread);
     const copyOf = async (channel: string) => {
       const call = await h.fake.waitFor((c) => c.method === 'chat.postMessage' && c.ok && c.args.channel === channel && String(c.args.text).startsWith('Approval needed'));
       return { ...card, call, ts: String(call.response?.ts), channel, threadTs: String(call.response?.ts) };
@@ -174,7 +188,7 @@ describeFrontEnd('reminders, warning, escalation and expiry, on %s', (backend) =
     await waitForText(h.fake, { channel: CHANNEL, threadTs: thread.threadTs }, ':outbox_tray:');
     await clickButton(h.bot, alices, ALICE, ACTION_IDS.approve);
     await waitForText(h.fake, { channel: CHANNEL, threadTs: thread.threadTs }, '1 of 2:');
-    await sleep(1100);
+    await age(card.actionId, 1100);
     await sweepAll([h.bot]);
     const reminders = posted(new RegExp(`\\(request #${card.actionId}\\) is still waiting for a decision`));
     expect(reminders.map((r) => [r.args.channel, r.args.thread_ts])).toEqual([
@@ -191,10 +205,10 @@ describeFrontEnd('reminders, warning, escalation and expiry, on %s', (backend) =
     const tool = recordingDeleteTool();
     h.bot = await instance(policy, tool);
     const thread = await mention(h.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete abc' });
-    const card = await waitForCard(h.fake, thread, 'approval');
+    const card = await storedCard(h.bot, thread);
     await waitForText(h.fake, { channel: CHANNEL, threadTs: thread.threadTs }, ':outbox_tray:');
     expect(h.fake.callsTo('conversations.open').map((c) => c.args.users)).toEqual([ALICE]);
-    await sleep(1100);
+    await age(card.actionId, 1100);
     await sweepAll([h.bot]);
     const copyCall = await h.fake.waitFor((c) => c.method === 'chat.postMessage' && c.ok && c.args.channel === 'D0BOSS' && String(c.args.text).startsWith('Approval needed'));
     expect(String(copyCall.args.text)).toContain(`<@${BOSS}>`);

@@ -19,7 +19,11 @@ import { captureLogger, buttonClick, recordingDeleteTool, expectCleanSlackOutput
 const CHANNEL = 'C0CHANNEL01';
 const REQUESTER = 'U0REQUESTER';
 const ALICE = 'U0ALICE';
-/** @slack/socket-mode waits its client ping timeout (5 s) before reconnecting, then needs a moment more. */
+/**
+ * @slack/socket-mode waits its client ping timeout before reconnecting: 2 s here (5 s by default),
+ * still well above a pong's delay on a loaded machine, which would drop the connection.
+ */
+const PING_TIMEOUT_MS = 2_000;
 const RECONNECT_WITHIN_MS = 15_000;
 
 interface SocketBot {
@@ -54,7 +58,7 @@ describeFrontEnd('Slack Socket Mode end to end on %s', (backend) => {
     await database?.close();
   });
 
-  async function startSocketBot(steps: ScriptStep[]): Promise<SocketBot> {
+  async function startSocketBot(steps: ScriptStep[], options: { socketPingTimeoutMs?: number } = {}): Promise<SocketBot> {
     const { logger, logs } = captureLogger();
     const { deleteRecord, deleted } = recordingDeleteTool();
     const model = scriptedModel(steps);
@@ -72,6 +76,7 @@ describeFrontEnd('Slack Socket Mode end to end on %s', (backend) => {
       retryConfig: { retries: 3, factor: 1, minTimeout: 10, maxTimeout: 20 },
       sweepIntervalMs: 0,
       workingReactionDelayMs: 0,
+      ...options,
     });
     bot = { slack, logs, deleted, model };
     const started = await slack.start();
@@ -158,7 +163,7 @@ describeFrontEnd('Slack Socket Mode end to end on %s', (backend) => {
       { toolCalls: [{ toolName: 'delete_record', args: { id: 'r1' } }] },
       { text: 'Deleted r1.' },
       { text: 'Still here.' },
-    ]);
+    ], { socketPingTimeoutMs: PING_TIMEOUT_MS });
     const first = await fake.socket.waitForConnection();
     const m = mention('delete r1');
     await fake.socket.waitForAck(m.envelopeId);

@@ -46,6 +46,17 @@ describeBackends('approval integrity on %s', (backend) => {
     });
     return { agent, calls };
   };
+  /** Until the clock expiry is checked against, the database's, has passed the run's `expires_at` in `table`. */
+  const untilExpired = async (table: 'pending_actions' | 'approval_grants', runId: string) => {
+    for (;;) {
+      const { rows } = await sql<{ due: boolean | null }>`SELECT bool_and(expires_at <= now()) AS due FROM ${sql.table(table)} WHERE run_id = ${runId}`.execute(database.db);
+      if (rows[0]?.due) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  /** A run's open request past its expiry now, as though its time had run out. */
+  const expireNow = (runIds: string[]) =>
+    sql`UPDATE pending_actions SET expires_at = now() - interval '1 second' WHERE run_id = ANY(${runIds}::text[]) AND status = 'pending'`.execute(database.db);
 
   it('arguments changed in the stored snapshot after approval: blocked, not executed, audited', async () => {
     const { agent, calls, model } = build(needsApproval());
@@ -430,7 +441,7 @@ describeBackends('approval integrity on %s', (backend) => {
     const { agent, calls, model } = build(needsApproval({ expiresIn: 1 }));
     const first = await agent.generate('refund', { requester: 'U_REQ' });
     expect(await agent.sweepExpired()).toEqual([]);
-    await new Promise((r) => setTimeout(r, 1100));
+    await untilExpired('pending_actions', first.runId);
     const swept = await agent.sweepExpired();
     expect(swept.map((s) => s.action.status)).toEqual(['expired']);
     expect((await swept[0]!.stream!.result).text).toBe('finished');
@@ -446,7 +457,7 @@ describeBackends('approval integrity on %s', (backend) => {
 
   it('sweepers on two connections at once expire each request exactly once', async () => {
     const { tool, calls } = countingTool('refund');
-    const policy = definePolicy(needsApproval({ expiresIn: 1 }));
+    const policy = definePolicy(needsApproval());
     // Every new request asks for the tool; every tool result finishes.
     const model = scriptedModel([
       (call) => (call.prompt[call.prompt.length - 1]!.role === 'tool' ? { text: 'finished' } : { toolCalls: [{ toolName: 'refund', args: { id: 'o-1' } }] }),
@@ -455,7 +466,7 @@ describeBackends('approval integrity on %s', (backend) => {
     const [a, b] = [database, other].map((storage) => agentWith({ model, tools: { refund: tool }, storage, policy }));
     const runs = [];
     for (let i = 0; i < 6; i++) runs.push(await a!.generate(`refund ${i}`));
-    await new Promise((r) => setTimeout(r, 1100));
+    await expireNow(runs.map((r) => r.runId));
     const [sweptA, sweptB] = await Promise.all([a!.sweepExpired(), b!.sweepExpired()]);
     const ids = [...sweptA, ...sweptB].map((s) => s.action.id).sort();
     expect(ids).toHaveLength(6);
@@ -470,9 +481,9 @@ describeBackends('approval integrity on %s', (backend) => {
   });
 
   it('a click that arrives after expiry but before the sweep is refused as expired and the run continues', async () => {
-    const { agent, calls } = build(needsApproval({ expiresIn: 1 }));
+    const { agent, calls } = build(needsApproval());
     const first = await agent.generate('refund');
-    await new Promise((r) => setTimeout(r, 1100));
+    await expireNow([first.runId]);
     const late = await agent.decideToolCall({ runId: first.runId, decision: 'approve', actor: { userId: 'U_BOSS' } });
     expect(late.outcome).toBe('expired');
     if (late.outcome === 'expired') expect((await late.stream!.result).text).toBe('finished');
@@ -600,7 +611,7 @@ describeBackends('approval integrity on %s', (backend) => {
       agent = agentWith({ model, tools, storage: database, policy: definePolicy(needsApproval()), grantTtlMs: 50 });
       return agent;
     });
-    await new Promise((r) => setTimeout(r, 120));
+    await untilExpired('approval_grants', runId);
 
     const resumed = await (await agent.resumeStream('main account', { runId: runId, toolCallId: question.toolCallId, actor: { userId: 'UREQ' } })).result;
     expect(resumed.finishReason).toBe('suspended');

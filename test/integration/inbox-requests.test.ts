@@ -5,13 +5,18 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { describeBackends } from '../helpers/needs.js';
 import { insertFinishedRequests } from '../helpers/finished-requests.js';
 
-const FINISHED = 50_000;
+/**
+ * Enough for the planner to prefer an index it can use: the plan test fails, never passes, when a
+ * table is too small (it would scan it), so a larger history would check nothing more here; the
+ * timings bench reads the lists over 50,000.
+ */
+const FINISHED = 5_000;
 
-describeBackends('the inbox queries with 50,000 finished requests, on %s', (backend) => {
+describeBackends('the inbox queries with 5,000 finished requests, on %s', (backend) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(backend);
-    // 50,000 finished requests of many people (a few of them U0ME's), then a handful of open ones.
+    // 5,000 finished requests of many people (a few of them U0ME's), then a handful of open ones.
     await insertFinishedRequests(database.db, FINISHED);
     await sql`
       INSERT INTO pending_actions (run_id, root_run_id, tool_call_id, tool_name, kind, args, fingerprint, path, status, requester, policy_version)
@@ -27,19 +32,19 @@ describeBackends('the inbox queries with 50,000 finished requests, on %s', (back
 
   it('reads the person’s own requests newest first and their decisions most recent first, with totals', async () => {
     const inbox = await inboxRequests(database.db, 'ops', 'U0ME', { requested: 3, decided: 3 });
-    expect(inbox.requested.map((r) => r.run_id)).toEqual(['open2', 'r50000', 'r40000']);
+    expect(inbox.requested.map((r) => r.run_id)).toEqual(['open2', 'r5000', 'r4000']);
     expect(inbox.requestedTotal).toBe(6);
-    expect(inbox.decided.map((r) => r.run_id)).toEqual(['r49000', 'r42000', 'r35000']);
+    expect(inbox.decided.map((r) => r.run_id)).toEqual(['r4900', 'r4200', 'r3500']);
     expect(inbox.decidedTotal).toBe(7);
     expect((await inboxRequests(database.db, 'ops', 'U0NOBODY', { requested: 3, decided: 3 })).requested).toEqual([]);
   });
 
   it('pages through either list with its total, past its end too', async () => {
     const first = await inboxListPage(database.db, 'ops', 'U0ME', 'decided', 0, 4);
-    expect(first.rows.map((r) => r.run_id)).toEqual(['r49000', 'r42000', 'r35000', 'r28000']);
+    expect(first.rows.map((r) => r.run_id)).toEqual(['r4900', 'r4200', 'r3500', 'r2800']);
     expect(first.total).toBe(7);
     const rest = await inboxListPage(database.db, 'ops', 'U0ME', 'decided', 4, 4);
-    expect(rest.rows.map((r) => r.run_id)).toEqual(['r21000', 'r14000', 'r7000']);
+    expect(rest.rows.map((r) => r.run_id)).toEqual(['r2100', 'r1400', 'r700']);
     expect(rest.total).toBe(7);
     expect(await inboxListPage(database.db, 'ops', 'U0ME', 'requested', 50, 4)).toEqual({ rows: [], total: 6 });
     expect(await inboxListPage(database.db, 'ops', 'U0NOBODY', 'requested', 0, 4)).toEqual({ rows: [], total: 0 });
@@ -61,7 +66,7 @@ describeBackends('the inbox queries with 50,000 finished requests, on %s', (back
     expect((await inboxRequests(database.db, 'ops', 'U0EDITOR', { requested: 5, decided: 5 })).decided.find((r) => r.status === 'edited')!.replaced_by).toBe(replacement!.id);
   });
 
-  it('each list reads its own index, not the 50,000 finished rows', async () => {
+  it('each list reads its own index, not the 5,000 finished rows', async () => {
     const plan = await sql<{ 'QUERY PLAN': string }>`
       EXPLAIN
       (SELECT id FROM pending_actions WHERE kind = 'approval' AND requester = 'U0ME' AND path->>0 = 'ops' ORDER BY id DESC LIMIT 10)

@@ -51,34 +51,39 @@ describe('start-up refuses bad configuration, naming what is wrong', () => {
   });
 });
 
-describe('model selection for the sandbox', () => {
-  /** Starts the entry point and resolves with the "model selected" log line, then stops it. */
-  async function selectedModel(env: Record<string, string>): Promise<string> {
-    // A DATA_DIR as an earlier start left it (migrated-data-dir.ts): the model is chosen after the database is open.
-    const dataDir = await migratedDataDir(join(dir, `m-${Date.now()}`));
-    const child = spawn(process.execPath, MAIN, {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    try {
-      return await new Promise<string>((resolve, reject) => {
-        child.stdout.on('data', (chunk: Buffer) => {
-          output += chunk.toString();
-          for (const line of output.split('\n')) {
-            if (line.includes('"model selected"')) resolve(JSON.parse(line).model);
-          }
-        });
-        child.on('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
+/**
+ * Starts the entry point on `dataDir` and resolves with the model its "model selected" log line
+ * names, once it has stopped again (SIGTERM).
+ */
+async function selectedModel(dataDir: string, env: Record<string, string>): Promise<string> {
+  const child = spawn(process.execPath, MAIN, {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  let output = '';
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        for (const line of output.split('\n')) {
+          if (line.includes('"model selected"')) resolve(JSON.parse(line).model);
+        }
       });
-    } finally {
-      child.kill('SIGTERM');
-    }
+      child.on('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
+    });
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
   }
+}
 
-  it('uses the provider whose key is present, the built-in demo model only without one', async () => {
-    expect(await selectedModel({ OPENAI_API_KEY: 'sk-test-not-used' })).toBe('openai/gpt-5-mini');
-    expect(await selectedModel({})).toMatch(/^built-in demo model/);
+describe('model selection for the sandbox', () => {
+  // Without a key, the built-in demo model: the demo's start below has none.
+  it('uses the provider whose key is present', async () => {
+    // A DATA_DIR as an earlier start left it (migrated-data-dir.ts): the model is chosen after the database is open.
+    const dataDir = await migratedDataDir(join(dir, 'model'));
+    expect(await selectedModel(dataDir, { OPENAI_API_KEY: 'sk-test-not-used' })).toBe('openai/gpt-5-mini');
   }, 120_000);
 });
 
@@ -100,24 +105,13 @@ describe('the demo, set up by the demo rather than by the migrations', () => {
     }
   }
 
-  it('npm run migrate creates no demo tables; npm start creates them and seeds them', async () => {
-    const dataDir = join(dir, `demo-${Date.now()}`);
+  it('npm run migrate creates no demo tables; npm start creates them and seeds them, on the built-in demo model without a provider key', async () => {
+    const dataDir = join(dir, 'demo');
     const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'info' };
     await run(process.execPath, ['--import', 'tsx', 'src/cli/migrate.ts'], { env, timeout: 60_000 });
     expect(await demoTables(dataDir)).toEqual({ tables: [], records: undefined });
 
-    const child = spawn(process.execPath, MAIN, { env: { ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-    let output = '';
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('"model selected"')) resolve();
-      });
-      child.on('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
-    });
-    child.kill('SIGTERM');
-    await exited;
+    expect(await selectedModel(dataDir, {})).toMatch(/^built-in demo model/);
     expect(await demoTables(dataDir)).toEqual({ tables: ['demo_deployments', 'demo_orders', 'demo_records', 'demo_refunds'], records: 3 });
   }, 120_000);
 });

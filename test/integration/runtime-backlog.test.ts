@@ -55,11 +55,11 @@ describeBackends('a backlog of expired requests and stopped runs, on %s', (backe
     ).rows;
   const finish = (streams: Array<{ stream?: { result: Promise<unknown> } }>) => Promise.all(streams.map((s) => s.stream?.result));
 
-  it('sweeps batch after batch while they come back full: 250 due requests expire in one sweep, each run continues once', async () => {
+  it('sweeps batch after batch while they come back full: 30 due requests expire in one sweep, each run continues once', async () => {
     const m = backlogModel();
     const { tool } = countingTool('delete_record', { requireApproval: true });
     const agent = agentWith({ id: 'batches', model: m.model, tools: { delete_record: tool }, storage: database });
-    const runIds = await suspendedRuns(agent, 'b', 250);
+    const runIds = await suspendedRuns(agent, 'b', 30);
     await makeDue(runIds);
 
     const expired: ExpiredRequest[] = [];
@@ -70,13 +70,13 @@ describeBackends('a backlog of expired requests and stopped runs, on %s', (backe
         batches.push(batch.length);
         expired.push(...batch);
       },
-      { size: 50 },
+      { size: 10 },
     );
-    expect(swept).toEqual({ taken: 250, more: false });
-    expect(batches).toEqual([50, 50, 50, 50, 50]);
+    expect(swept).toEqual({ taken: 30, more: false });
+    expect(batches).toEqual([10, 10, 10]);
     await finish(expired);
-    expect((await expiredEvents(runIds)).map((r) => r.n)).toEqual(Array(250).fill(1));
-    expect([...m.continued.values()]).toEqual(Array(250).fill(1));
+    expect((await expiredEvents(runIds)).map((r) => r.n)).toEqual(Array(30).fill(1));
+    expect([...m.continued.values()]).toEqual(Array(30).fill(1));
     expect(await agent.sweepExpired()).toEqual([]);
   });
 
@@ -213,15 +213,15 @@ describeBackends('a backlog of expired requests and stopped runs, on %s', (backe
     try {
       const a = agentWith({ id: 'race', model: m.model, tools: { delete_record: tool }, storage: database, maxConcurrentRuns: 8 });
       const b = agentWith({ id: 'race', model: m.model, tools: { delete_record: tool }, storage: other, maxConcurrentRuns: 8 });
-      const due = await suspendedRuns(a, 'r', 300);
-      const stopped = await suspendedRuns(a, 'x', 40);
+      const due = await suspendedRuns(a, 'r', 100);
+      const stopped = await suspendedRuns(a, 'x', 20);
       await approvedByAStoppedProcess(stopped);
       await makeDue(due);
 
       const sweep = async (agent: Agent) => {
         const expired: ExpiredRequest[] = [];
         const recovered: RecoveredRun[] = [];
-        await takeWhileFull((limit) => agent.sweepExpired(limit), (batch) => expired.push(...batch), { size: 20 });
+        await takeWhileFull((limit) => agent.sweepExpired(limit), (batch) => expired.push(...batch), { size: 10 });
         await finish(expired);
         // Runs taken over start at once, so each instance takes what its slots allow, batch after batch.
         for (;;) {
@@ -236,13 +236,13 @@ describeBackends('a backlog of expired requests and stopped runs, on %s', (backe
       const [fromA, fromB] = await Promise.all([sweep(a), sweep(b)]);
 
       const expiredIds = [...fromA.expired, ...fromB.expired].map((e) => e.action.id);
-      expect(expiredIds).toHaveLength(300);
-      expect(new Set(expiredIds).size).toBe(300);
-      expect((await expiredEvents(due)).map((r) => r.n)).toEqual(Array(300).fill(1));
+      expect(expiredIds).toHaveLength(100);
+      expect(new Set(expiredIds).size).toBe(100);
+      expect((await expiredEvents(due)).map((r) => r.n)).toEqual(Array(100).fill(1));
       const recoveredIds = [...fromA.recovered, ...fromB.recovered].map((r) => r.runId);
       expect(recoveredIds.sort()).toEqual([...stopped].sort());
       // Each run's model was asked to go on exactly once, whichever instance did it; the approved calls were interrupted, not run.
-      expect(m.continued.size).toBe(340);
+      expect(m.continued.size).toBe(120);
       expect([...m.continued.values()].every((n) => n === 1)).toBe(true);
       expect(calls).toEqual([]);
     } finally {

@@ -9,20 +9,20 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 const SLOWEST = [
   'test/e2e/team-repository.test.ts',
-  'test/e2e/fresh-clone.test.ts',
   'test/e2e/production-process.test.ts',
-  'test/integration/main-startup.test.ts',
-  'test/docs/readme-snippets.test.ts',
-  'test/integration/policy-cli.test.ts',
-  'test/integration/runtime-backlog.test.ts',
-  'test/integration/mcp-tools.test.ts',
-  'test/integration/mcp-pinned-tools.test.ts',
-  'test/integration/readiness.test.ts',
-  'test/integration/migrate.test.ts',
+  'test/e2e/fresh-clone.test.ts',
   'test/e2e/model-providers.test.ts',
+  'test/docs/readme-snippets.test.ts',
+  'test/integration/main-startup.test.ts',
   'test/e2e/agents-module.test.ts',
-  'test/e2e/slack-reminders.test.ts',
+  'test/sandbox/browser.test.ts',
+  'test/e2e/slack-convergence.test.ts',
+  'test/integration/main-policy-watch.test.ts',
+  'test/integration/runtime-restart.test.ts',
+  'test/integration/mcp-tools.test.ts',
+  'test/e2e/slack-mcp.test.ts',
   'test/integration/audit-cli.test.ts',
+  'test/integration/migrate.test.ts',
 ];
 
 /** The files above first, in that order; the rest as vitest orders them. */

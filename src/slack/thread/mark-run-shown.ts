@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { DrawnMark } from '../card/show-card-update.js';
 import type { SlackDb } from '../tables.js';
+import { CachedStatement } from '../../db/cached-statement.js';
 
 /** Most runs let go in one statement. */
 const MAX_RUNS_PER_STATEMENT = 200;
@@ -49,22 +50,30 @@ async function letGo(db: SlackDb, batch: Shown[]): Promise<void> {
   const runIds = batch.map((s) => s.runId);
   // One mark per card, the latest: an UPDATE … FROM takes one matching mark per row, not the last.
   const drawn = [...new Map(batch.flatMap((s) => s.drawn).map((d) => [d.actionId, d])).values()];
-  await sql`
-    WITH result AS (DELETE FROM run_results WHERE run_id = ANY(${runIds}::text[])),
-         repair AS (DELETE FROM slack_result_repairs WHERE run_id = ANY(${runIds}::text[]))${drawn.length ? sql`,
-         drawn AS (${drawnUpdate(drawn)})` : sql``}
-    DELETE FROM slack_thread_locks WHERE run_id = ANY(${runIds}::text[])
-  `.execute(db);
+  await letGoStatement.execute(db, drawn.length ? 'drawn' : '', { runIds, marks: marksJson(drawn) });
 }
+
+const letGoStatement = new CachedStatement<{ runIds: string[]; marks: string }, '' | 'drawn'>(
+  (p, shape) => sql`
+    WITH result AS (DELETE FROM run_results WHERE run_id = ANY(${p.runIds}::text[])),
+         repair AS (DELETE FROM slack_result_repairs WHERE run_id = ANY(${p.runIds}::text[]))${shape === 'drawn' ? sql`,
+         drawn AS (${drawnUpdate(p.marks)})` : sql``}
+    DELETE FROM slack_thread_locks WHERE run_id = ANY(${p.runIds}::text[])
+  `,
+);
 
 /** Records the drawn marks on their own, for a stream that ended without its run's outcome (it paused again). */
 export async function markCardsDrawn(db: SlackDb, drawn: DrawnMark[]): Promise<void> {
-  if (drawn.length > 0) await drawnUpdate(drawn).execute(db);
+  if (drawn.length > 0) await drawnUpdate(marksJson(drawn)).execute(db);
 }
 
-function drawnUpdate(drawn: DrawnMark[]) {
+function marksJson(drawn: DrawnMark[]): string {
+  return JSON.stringify(drawn.map((d) => ({ action_id: d.actionId, key: d.key })));
+}
+
+function drawnUpdate(marks: string) {
   return sql`
     UPDATE slack_cards c SET drawn = m.key, drawn_at = now(), repair_claimed_at = NULL
-    FROM jsonb_to_recordset(${JSON.stringify(drawn.map((d) => ({ action_id: d.actionId, key: d.key })))}::jsonb) AS m(action_id integer, key text)
+    FROM jsonb_to_recordset(${marks}::jsonb) AS m(action_id integer, key text)
     WHERE c.action_id = m.action_id`;
 }

@@ -1,5 +1,7 @@
-import { CompiledQuery, type QueryResult, type RawBuilder } from 'kysely';
-import type { Db } from './database.js';
+import { CompiledQuery, type Kysely, type QueryExecutorProvider, type QueryResult, type RawBuilder } from 'kysely';
+
+/** Any Kysely handle (the runtime's tables, or the Slack front end's beside them): the statement only needs to run on it. */
+type StatementDb = QueryExecutorProvider & Pick<Kysely<unknown>, 'executeQuery'>;
 
 const slotKey = Symbol('slot');
 
@@ -31,7 +33,7 @@ export class CachedStatement<P extends Record<string, unknown>, S extends string
 
   constructor(private readonly build: (params: P, shape: S) => RawBuilder<unknown>) {}
 
-  async execute<R>(db: Db, shape: S, params: P): Promise<QueryResult<R>> {
+  async execute<R>(db: StatementDb, shape: S, params: P): Promise<QueryResult<R>> {
     const compiled = this.compiled.get(shape) ?? this.compile(db, shape, params);
     const names = compiled.names;
     const values = new Array<unknown>(names.length);
@@ -39,7 +41,7 @@ export class CachedStatement<P extends Record<string, unknown>, S extends string
     return db.executeQuery<R>(CompiledQuery.raw(compiled.sql, values));
   }
 
-  private compile(db: Db, shape: S, params: P): Compiled {
+  private compile(db: StatementDb, shape: S, params: P): Compiled {
     const slots: Record<string, Slot> = {};
     for (const name of Object.keys(params)) slots[name] = { [slotKey]: name };
     const query = this.build(slots as unknown as P, shape).compile(db);

@@ -3,6 +3,7 @@ import type { CardKind } from '../kit/action-ids.js';
 import type { SlackDb } from '../tables.js';
 import { pendingActionColumns, type PendingAction } from '../../db/rows.js';
 import { blockedReasonText } from './blocked-reason.js';
+import { CachedStatement } from '../../db/cached-statement.js';
 
 export interface CardRow {
   action_id: number;
@@ -34,7 +35,13 @@ export interface CardCopy {
  * stored (and its redraw finds it).
  */
 export async function saveCard(db: SlackDb, card: CardRow): Promise<{ decidedMeanwhile: boolean }> {
-  const result = await sql<{ status: string }>`
+  const result = await cardSave.execute<{ status: string }>(db, '', card);
+  const status = result.rows[0]?.status;
+  return { decidedMeanwhile: status !== undefined && status !== 'pending' };
+}
+
+const cardSave = new CachedStatement<Pick<CardRow, 'action_id' | 'channel' | 'ts' | 'thread_ts' | 'kind' | 'drawn'>>(
+  (card) => sql`
     WITH saved AS (
       INSERT INTO slack_cards (action_id, channel, ts, thread_ts, kind, drawn)
       VALUES (${card.action_id}, ${card.channel}, ${card.ts}, ${card.thread_ts}, ${card.kind}, ${card.drawn})
@@ -44,10 +51,8 @@ export async function saveCard(db: SlackDb, card: CardRow): Promise<{ decidedMea
       RETURNING action_id
     )
     SELECT p.status FROM pending_actions p WHERE p.id = ${card.action_id} AND EXISTS (SELECT 1 FROM saved) FOR SHARE OF p
-  `.execute(db);
-  const status = result.rows[0]?.status;
-  return { decidedMeanwhile: status !== undefined && status !== 'pending' };
-}
+  `,
+);
 
 export async function findCard(db: SlackDb, actionId: number): Promise<CardRow | undefined> {
   return db
@@ -108,17 +113,7 @@ export async function loadCardState(db: SlackDb, actionId: number): Promise<Card
 /** The same for several requests (a batch card's members) in one read, in the order asked; unknown ids are left out. */
 export async function loadCardStates(db: SlackDb, actionIds: readonly number[]): Promise<CardState[]> {
   if (actionIds.length === 0) return [];
-  const result = await sql<PendingAction & { card: CardRow | null; blocked: boolean; blocked_reason: string | null }>`
-    SELECT ${pendingActionColumns('p')},
-      (SELECT jsonb_build_object('action_id', c.action_id, 'channel', c.channel, 'ts', c.ts, 'thread_ts', c.thread_ts, 'kind', c.kind, 'drawn', c.drawn, 'copies', c.copies, 'batch', c.batch)
-       FROM slack_cards c WHERE c.action_id = p.id) AS card,
-      ${blockedSql('p')} AS blocked,
-      (SELECT a.detail->>'reason' FROM audit_events a
-       WHERE p.kind = 'approval' AND p.status = 'approved' AND a.run_id = p.run_id AND a.tool_call_id = p.tool_call_id AND a.event = 'blocked'
-       ORDER BY a.id DESC LIMIT 1) AS blocked_reason
-    FROM pending_actions p
-    WHERE p.id = ANY(${sql.val([...actionIds])}::integer[])
-  `.execute(db);
+  const result = await cardStates.execute<PendingAction & { card: CardRow | null; blocked: boolean; blocked_reason: string | null }>(db, '', { ids: [...actionIds] });
   const byId = new Map(
     result.rows.map((row) => {
       const { card, blocked, blocked_reason, ...action } = row;
@@ -128,6 +123,20 @@ export async function loadCardStates(db: SlackDb, actionIds: readonly number[]):
   );
   return actionIds.flatMap((id) => byId.get(id) ?? []);
 }
+
+const cardStates = new CachedStatement<{ ids: number[] }>(
+  (p) => sql`
+    SELECT ${pendingActionColumns('p')},
+      (SELECT jsonb_build_object('action_id', c.action_id, 'channel', c.channel, 'ts', c.ts, 'thread_ts', c.thread_ts, 'kind', c.kind, 'drawn', c.drawn, 'copies', c.copies, 'batch', c.batch)
+       FROM slack_cards c WHERE c.action_id = p.id) AS card,
+      ${blockedSql('p')} AS blocked,
+      (SELECT a.detail->>'reason' FROM audit_events a
+       WHERE p.kind = 'approval' AND p.status = 'approved' AND a.run_id = p.run_id AND a.tool_call_id = p.tool_call_id AND a.event = 'blocked'
+       ORDER BY a.id DESC LIMIT 1) AS blocked_reason
+    FROM pending_actions p
+    WHERE p.id = ANY(${p.ids}::integer[])
+  `,
+);
 
 /**
  * What a card shows of its request, as a short key: the status, how many

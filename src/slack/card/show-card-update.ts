@@ -108,13 +108,21 @@ async function markCardDrawn(db: SlackDb, actionId: number, key: string): Promis
  * paused again) or a decision that carries no run on; markRunShown rides them on its statement.
  */
 export async function markCardsDrawn(db: SlackDb, drawn: DrawnMark[]): Promise<void> {
-  if (drawn.length > 0) await drawnUpdate(drawn).execute(db);
+  if (drawn.length > 0) await drawnUpdate(drawnMarksJson(drawn)).execute(db);
 }
 
-/** The statement that records drawn marks, one per card (see DrawnMark). */
-export function drawnUpdate(drawn: DrawnMark[]) {
+/** Drawn marks as drawnUpdate takes them, one per card (see DrawnMark). */
+export function drawnMarksJson(drawn: DrawnMark[]): string {
+  return JSON.stringify(drawn.map((d) => ({ action_id: d.actionId, key: d.key })));
+}
+
+/**
+ * The statement that records drawn marks: `marks` is drawnMarksJson's text (a parameter, so a
+ * CachedStatement can compile a statement that carries it once).
+ */
+export function drawnUpdate(marks: string) {
   return sql`
     UPDATE slack_cards c SET drawn = m.key, drawn_at = now(), repair_claimed_at = NULL
-    FROM jsonb_to_recordset(${JSON.stringify(drawn.map((d) => ({ action_id: d.actionId, key: d.key })))}::jsonb) AS m(action_id integer, key text)
+    FROM jsonb_to_recordset(${marks}::jsonb) AS m(action_id integer, key text)
     WHERE c.action_id = m.action_id`;
 }

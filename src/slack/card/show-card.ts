@@ -1,5 +1,6 @@
 import type { AgentStream } from '../../agent/api-types.js';
 import type { PendingAction } from '../../db/rows.js';
+import { childLogger } from '../../agent/child-logger.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { errorReference } from '../kit/error-reference.js';
 import { truncate } from '../kit/limits.js';
@@ -64,7 +65,7 @@ async function post(
     ctx.logger.error({ actionId }, 'announced pending action not found');
     return { outcome: 'missing' };
   }
-  const log = ctx.logger.child({ actionId, runId: action.run_id });
+  const log = childLogger(ctx.logger, { actionId, runId: action.run_id });
   const { view, unreachableQuorum } = await cardViewOf(ctx, action);
   if (unreachableQuorum) {
     log.warn({ toolName: action.tool_name, quorum: action.quorum, eligible: unreachableQuorum.eligible, policyVersion: action.policy_version }, 'request can never be approved: fewer people may approve it than its quorum');

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { SlackDb } from '../tables.js';
+import { CachedStatement } from '../../db/cached-statement.js';
 import type { ThreadRow } from '../card/threads.js';
 
 /**
@@ -75,15 +76,20 @@ function lockCte(thread: ThreadRow, where: ThreadLockTarget, after: RawBuilder<u
  * record for a delivery that was a retry.
  */
 export async function claimEventStartingRun(db: SlackDb, eventId: string, thread: ThreadRow, where: ThreadLockTarget): Promise<StartClaim> {
-  const result = await sql<{ started: boolean }>`
-    WITH ev AS (
-      INSERT INTO slack_events (event_id) VALUES (${eventId}) ON CONFLICT (event_id) DO NOTHING RETURNING event_id
-    ), ${lockCte(thread, where, sql`FROM ev WHERE true`)}
-    SELECT EXISTS (SELECT 1 FROM lock) AS started FROM ev
-  `.execute(db);
+  const result = await claimStartingRun.execute<{ started: boolean }>(db, '', { eventId, ...thread, ...where });
   const row = result.rows[0];
   return row === undefined ? 'duplicate' : row.started ? 'start' : 'busy';
 }
+
+// Pick: an interface has no index signature, which a statement's parameters need.
+const claimStartingRun = new CachedStatement<{ eventId: string } & ThreadRow & Pick<ThreadLockTarget, keyof ThreadLockTarget>>(
+  (p) => sql`
+    WITH ev AS (
+      INSERT INTO slack_events (event_id) VALUES (${p.eventId}) ON CONFLICT (event_id) DO NOTHING RETURNING event_id
+    ), ${lockCte(p, p, sql`FROM ev WHERE true`)}
+    SELECT EXISTS (SELECT 1 FROM lock) AS started FROM ev
+  `,
+);
 
 /** The thread's lock alone (see lockCte), for a request whose event is already claimed; true when taken. */
 export async function lockThread(db: SlackDb, thread: ThreadRow, where: ThreadLockTarget): Promise<boolean> {

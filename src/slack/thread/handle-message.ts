@@ -82,7 +82,6 @@ export async function handleMessage(ctx: SlackContext, m: IncomingMessage, answe
     if (m.kind === 'reply' && runs.length === 0) return;
     if (!(await claimEvent(ctx.slackDb, m.eventId))) return duplicate(ctx, m);
   }
-  const log = ctx.logger.child({ eventId: m.eventId, threadId, user: m.user });
 
   if (isCancel(text)) return cancel(ctx, m, runs, who, answers);
 
@@ -116,7 +115,7 @@ export async function handleMessage(ctx: SlackContext, m: IncomingMessage, answe
     await showError(ctx, target, error, 'could not start a run');
     return;
   }
-  log.info({ runId: stream.runId }, 'run started from Slack');
+  ctx.logger.info({ eventId: m.eventId, threadId, user: m.user, runId: stream.runId }, 'run started from Slack');
   await runInThread(ctx, stream, target, { working, recipient: { userId: m.user, ...(m.userTeamId ? { teamId: m.userTeamId } : {}) } });
 }
 

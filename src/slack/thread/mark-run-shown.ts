@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
-import { drawnUpdate } from '../card/show-card-update.js';
+import { drawnMarksJson, drawnUpdate } from '../card/show-card-update.js';
 import type { DrawnMark } from '../context.js';
 import type { SlackDb } from '../tables.js';
+import { CachedStatement } from '../../db/cached-statement.js';
 
 /** Most runs let go in one statement. */
 const MAX_RUNS_PER_STATEMENT = 200;
@@ -50,10 +51,14 @@ async function letGo(db: SlackDb, batch: Shown[]): Promise<void> {
   const runIds = batch.map((s) => s.runId);
   // One mark per card, the latest: an UPDATE … FROM takes one matching mark per row, not the last.
   const drawn = [...new Map(batch.flatMap((s) => s.drawn).map((d) => [d.actionId, d])).values()];
-  await sql`
-    WITH result AS (DELETE FROM run_results WHERE run_id = ANY(${runIds}::text[])),
-         repair AS (DELETE FROM slack_result_repairs WHERE run_id = ANY(${runIds}::text[]))${drawn.length ? sql`,
-         drawn AS (${drawnUpdate(drawn)})` : sql``}
-    DELETE FROM slack_thread_locks WHERE run_id = ANY(${runIds}::text[])
-  `.execute(db);
+  await letGoStatement.execute(db, drawn.length ? 'drawn' : '', { runIds, marks: drawnMarksJson(drawn) });
 }
+
+const letGoStatement = new CachedStatement<{ runIds: string[]; marks: string }, '' | 'drawn'>(
+  (p, shape) => sql`
+    WITH result AS (DELETE FROM run_results WHERE run_id = ANY(${p.runIds}::text[])),
+         repair AS (DELETE FROM slack_result_repairs WHERE run_id = ANY(${p.runIds}::text[]))${shape === 'drawn' ? sql`,
+         drawn AS (${drawnUpdate(p.marks)})` : sql``}
+    DELETE FROM slack_thread_locks WHERE run_id = ANY(${p.runIds}::text[])
+  `,
+);

@@ -1,6 +1,7 @@
 import type { AgentStream, ApprovalRequest, RecoveredRun } from '../../agent/api-types.js';
 import { paragraphs, type AnnouncedRequest } from '../../agent/stream.js';
 import { hasAgentErrorCode } from '../../agent/errors.js';
+import { childLogger } from '../../agent/child-logger.js';
 import { showCard } from '../card/show-card.js';
 import { showApprovalCards } from '../card/show-approval-cards.js';
 import { markCardsDrawn, showCardUpdate } from '../card/show-card-update.js';
@@ -45,7 +46,7 @@ export async function runInThread(
   target: ThreadTarget,
   options: RunInThreadOptions = {},
 ): Promise<void> {
-  const log = ctx.logger.child({ runId: stream.runId, channel: target.channel });
+  const log = childLogger(ctx.logger, { runId: stream.runId, channel: target.channel });
   const reaction = options.working ?? (options.reactTo ? workingReaction(ctx, options.reactTo) : undefined);
   const drawn = options.drawn ?? [];
   // What is shown stays shown: a failed write is the sweep's to make good (it skips parts already posted).

@@ -46,6 +46,8 @@ export function requestGuard(
 /** The same match Bolt routes by: the path without its query, any case of POST. */
 function isEndpoint(req: IncomingMessage, endpoint: string): boolean {
   if (req.method?.toUpperCase() !== 'POST') return false;
+  // Slack posts to the endpoint exactly as configured, which needs no parsing.
+  if (req.url === endpoint) return true;
   try {
     return new URL(req.url ?? '', 'http://localhost').pathname === endpoint;
   } catch {

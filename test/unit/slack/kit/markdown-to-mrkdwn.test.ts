@@ -142,6 +142,23 @@ describe('markdownToMrkdwn: CommonMark and GitHub structure', () => {
   });
 });
 
+describe('markdownToMrkdwn: plain lines', () => {
+  // After a first paragraph the line goes through the parser whatever it is, so each case checks
+  // that the parser reads it as the text it is, and that the line on its own comes out the same.
+  const parsed = (line: string) => md(`x\n\n${line}`).slice('x\n\n'.length);
+  const pieces = ['Deleted', 'c42', '1.', '-', '--', ':', ';', ',', '?', "'", '"', 'www.', 'ok.', 'A', 'z9', ' ', '  '];
+
+  it('come out as the parser reads them', () => {
+    const cases = ['Deleted c1.', 'Done: 3 of 4 records; next?', 'It\'s "fine" - really', 'Refund 42 - 17 = 25', 'a', 'Visit www.example.com today', 'Ok ', '1. first'];
+    let seed = 7;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
+    for (let i = 0; i < 500; i++) {
+      cases.push(Array.from({ length: 1 + (next() % 8) }, () => pieces[next() % pieces.length]!).join(next() % 2 ? ' ' : ''));
+    }
+    for (const line of cases) expect(md(line), JSON.stringify(line)).toBe(parsed(line));
+  });
+});
+
 describe('markdownToMrkdwn: hostile input', () => {
   // 50 KB is past every bound in parse-units.ts (MAX_UNIT 20,000, MAX_BLOCK 3,000), and past the
   // 20 KB at which micromark alone overflows the stack on nested containers; 200 KB cost this file

@@ -2,7 +2,7 @@ import type { ButtonAction } from '@slack/bolt';
 import type { Decision } from '../../agent/api-types.js';
 import { declineModal, parseDeclineModal, approveReasonModal, parseApproveReasonModal } from './approval-modals.js';
 import { actorOf, type Click, type SlackContext, type Person } from '../context.js';
-import { type CardRow, findCard } from '../card/cards.js';
+import { findCard } from '../card/cards.js';
 import { tamperedButton, genuineButton, type GenuineButton, type CheckedClick, describeOutcome } from '../card/button-check.js';
 import { markDecisionInFlight } from '../card/lifecycle.js';
 import { showDecision } from './show-decision.js';

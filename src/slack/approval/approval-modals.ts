@@ -1,4 +1,4 @@
-import type { InputBlock, ModalView, KnownBlock } from '@slack/types';
+import type { ModalView, KnownBlock } from '@slack/types';
 import { MAX_REASON_LENGTH } from '../../approvals/reason-limit.js';
 import { DECLINE_REASON_ACTION_ID, DECLINE_REASON_BLOCK_ID, declineReasonInput } from '../kit/decline-reason-input.js';
 import { inlineCode } from '../kit/mrkdwn/inline-code.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
-import { leasedColumns, pendingActionColumns, type LeasedRow, type PendingAction, type SpentGrant } from './rows.js';
+import { leasedColumns, pendingActionColumns, pendingActionFromJson, type LeasedRow, type PendingAction, type PendingActionJson, type SpentGrant } from './rows.js';
 import { CachedStatement } from './cached-statement.js';
 import { rememberCtes, rememberedSelect, type RememberedRequirement } from './remembered-grants.js';
 
@@ -47,18 +47,20 @@ export async function findDecisionTarget(
   toolCallId: string | undefined,
   kinds: Array<'approval' | 'suspension'>,
 ): Promise<PendingAction | undefined> {
-  const result = await decisionTarget.execute<PendingAction>(db, '', { runId, kinds, toolCallId: toolCallId ?? null });
-  return result.rows[0];
+  const result = await decisionTarget.execute<{ row: PendingActionJson }>(db, '', { runId, kinds, toolCallId: toolCallId ?? null });
+  const found = result.rows[0];
+  return found && pendingActionFromJson(found.row);
 }
 
 const decisionTarget = new CachedStatement<{ runId: string; kinds: string[]; toolCallId: string | null }>(
   (p) => sql`
-    SELECT ${columns} FROM pending_actions
-    WHERE (root_run_id = ${p.runId} OR run_id = ${p.runId})
-      AND kind = ANY(${p.kinds}::text[])
-      AND (${p.toolCallId}::text IS NULL OR tool_call_id = ${p.toolCallId})
-    ORDER BY (status = 'pending') DESC, id DESC
-    LIMIT 1
+    SELECT row_to_json(target) AS row FROM (
+      SELECT ${columns} FROM pending_actions
+      WHERE (root_run_id = ${p.runId} OR run_id = ${p.runId})
+        AND kind = ANY(${p.kinds}::text[])
+        AND (${p.toolCallId}::text IS NULL OR tool_call_id = ${p.toolCallId})
+      ORDER BY (status = 'pending') DESC, id DESC
+      LIMIT 1) target
   `,
 );
 
@@ -143,30 +145,37 @@ const leaseCte = sql`
     )
 `;
 
-/** The decided row, the leased snapshot (or null) and, when leased, what resuming needs. */
+/**
+ * The decided row (one json column, see pendingActionFromJson), the leased snapshot (or null)
+ * and, when leased, what resuming needs. The decided row itself stands in run_actions as a JSON
+ * null: the statement's snapshot still shows it pending, so toDecisionWrite puts in what upd
+ * wrote, and it is neither built nor parsed twice.
+ */
 const selectDecision = sql`
-    SELECT upd.*,
+    SELECT row_to_json(upd) AS row,
       (SELECT to_jsonb(lease.*) FROM lease) AS leased,
-      (SELECT jsonb_agg(to_jsonb(x.*)) FROM (
+      (SELECT jsonb_agg(CASE WHEN x.id = upd.id THEN 'null'::jsonb ELSE to_jsonb(x.*) END) FROM (
          SELECT DISTINCT ON (tool_call_id) ${pendingActionColumns()} FROM pending_actions
          WHERE run_id = upd.run_id AND EXISTS (SELECT 1 FROM lease)
          ORDER BY tool_call_id, id DESC) x) AS run_actions
 `;
 
-type DecisionResultRow = PendingAction & {
+interface DecisionResultRow {
+  row: PendingActionJson;
   leased: LeasedRow | null;
-  run_actions: PendingAction[] | null;
+  /** null in place of the decided row (see selectDecision). */
+  run_actions: Array<PendingAction | null> | null;
   spent_grant?: SpentGrant | null;
   remembered?: { id: number; expires_at: string } | null;
-};
+}
 
 function toDecisionWrite(result: DecisionResultRow | undefined): DecisionWrite | undefined {
   if (!result) return undefined;
-  const { leased, run_actions, spent_grant, remembered: made, ...row } = result;
+  const { leased, run_actions, spent_grant, remembered: made } = result;
+  const row = pendingActionFromJson(result.row);
   const remembered = made ? { remembered: made } : {};
   if (!leased) return { row, ...remembered };
-  // The statement's own snapshot still shows the decided row as pending; use what it wrote.
-  const actions = (run_actions ?? []).map((a) => (a.id === row.id ? row : a));
+  const actions = (run_actions ?? []).map((a) => a ?? row);
   return { row, leased: { snapshot: leased, actions, ...(spent_grant ? { spentGrant: spent_grant } : {}) }, ...remembered };
 }
 

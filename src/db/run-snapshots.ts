@@ -1,4 +1,4 @@
-import { type SuspendedRun, leasedColumns, pendingActionColumns, type LeasedRow, type PendingAction, type SnapshotRow } from './rows.js';
+import { type SuspendedRun, leasedColumns, pendingActionColumns, pendingActionFromJson, type LeasedRow, type PendingAction, type PendingActionJson, type SnapshotRow } from './rows.js';
 import { sql } from 'kysely';
 import type { Db } from './database.js';
 import { auditJson, insertAuditJson, insertAuditRows, type AuditInput } from './audit.js';
@@ -367,12 +367,12 @@ export async function persistSuspension(
   audit: AuditInput[] = [],
 ): Promise<PendingAction[]> {
   const withAudit = audit.length > 0;
-  const result = await suspension.execute<PendingAction>(db, withAudit ? 'audit' : '', {
+  const result = await suspension.execute<{ row: PendingActionJson }>(db, withAudit ? 'audit' : '', {
     snapshots: JSON.stringify(snapshots),
     actions: JSON.stringify(actions),
     audit: withAudit ? auditJson(audit) : null,
   });
-  return result.rows;
+  return result.rows.map((r) => pendingActionFromJson(r.row));
 }
 
 const suspension = new CachedStatement<{ snapshots: string; actions: string; audit: string | null }, '' | 'audit'>(
@@ -410,7 +410,7 @@ const suspension = new CachedStatement<{ snapshots: string; actions: string; aud
     )`
         : sql`, audit AS (${requestedAudit} ORDER BY id)`
     }
-    SELECT * FROM acts
+    SELECT row_to_json(acts) AS row FROM acts
   `,
 );
 

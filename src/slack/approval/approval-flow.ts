@@ -265,7 +265,8 @@ export async function checkedBeforeModal(
     return undefined;
   }
   const row = button.row;
-  const refusal = row ? await decisionRefusal(ctx, click, button, options) : undefined;
+  // decisionRefusal words a missing request too, and off its card says no more than an unseen one.
+  const refusal = await decisionRefusal(ctx, click, button, options);
   if (refusal !== undefined || !row) {
     ctx.logger.info({ form: options.as, actionId: button.value.actionId, user: click.user }, 'refused before the form opened');
     await tellUser(ctx, click, refusal ?? 'I could not find that request; its run may have ended. Nothing was changed.');

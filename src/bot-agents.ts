@@ -12,7 +12,7 @@ export interface WorkspaceIdentity {
 /**
  * What the composition root needs from whatever supplies the agents. Only the
  * demo does today (src/demo/start-demo.ts); agents of one's own would supply the
- * same, and nothing else in main.ts would change.
+ * same, and nothing else in start-bot.ts would change.
  */
 export interface BotAgents {
   /** The top-level agent for one workspace; the Slack layer talks to nothing else. */

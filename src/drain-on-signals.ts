@@ -1,4 +1,3 @@
-import { handOverHeldLeases } from './agent/held-leases.js';
 import type { Logger } from './logger.js';
 
 /** A started bot, as the signal handlers see it. */
@@ -43,7 +42,9 @@ export function drainOnSignals(options: DrainOptions): { attach(bot: Drainable):
     logger.info({ timeoutMs, signal }, 'shutting down');
     const deadline = setTimeout(() => {
       void (async () => {
-        const handedOver = await handOverHeldLeases().catch(() => [] as string[]);
+        // Imported here, not at the top: main.ts installs these handlers before it checks the
+        // configuration, and a refused start should not load the database code (kysely) for nothing.
+        const handedOver = await import('./agent/held-leases.js').then(({ handOverHeldLeases }) => handOverHeldLeases()).catch(() => [] as string[]);
         logger.error({ timeoutMs, handedOver }, 'shutdown timed out (SHUTDOWN_TIMEOUT_MS); work still in flight was handed over to other instances');
         await Promise.race([running.closeDatabase().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2_000))]);
         proc.exit(1);

@@ -39,6 +39,7 @@ export { healthRoutes, type HealthRoutesOptions } from './http/health-routes.js'
 export { readinessCheck, type Readiness, type ReadinessCheck, type ReadinessOptions } from './http/readiness.js';
 export { metricsRegistry } from './metrics/metrics-registry.js';
 export { createSlackBot, type SlackBot, type SlackBotOptions } from './bot/create-slack-bot.js';
-export { attachMcpServers, McpConfigError, type AttachedMcpServers } from './mcp/attach-mcp-servers.js';
+export { attachMcpServers, type AttachedMcpServers } from './mcp/attach-mcp-servers.js';
+export { McpConfigError } from './mcp/mcp-config-error.js';
 export type { McpServerConfig, McpServersInput } from './mcp/mcp-server-config.js';
 export type { McpElicitationPayload, ElicitationAnswer } from './mcp/elicitation-payload.js';

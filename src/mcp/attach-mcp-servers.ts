@@ -7,23 +7,13 @@ import { mcpTools, pinnedDefinition, type AbandonedQuestion, type WaitingCalls }
 import type { McpToolDefinition } from './mcp-connection.js';
 import { mcpToolName } from '../approvals/mcp-tool-name.js';
 import { definitionChanges, type ToolDefinitionSnapshot } from '../approvals/tool-definition.js';
+import { McpConfigError } from './mcp-config-error.js';
 
 export interface AttachedMcpServers {
   /** One per server, by name: its status and tools (for health checks and tests). */
   readonly connections: ReadonlyMap<string, McpConnection>;
   /** Closes every connection (stdio servers are stopped); their tools stay listed but fail. */
   close(): Promise<void>;
-}
-
-export class McpConfigError extends Error {
-  readonly code = 'MCP_CONFIG_INVALID';
-  constructor(
-    message: string,
-    readonly server: string,
-  ) {
-    super(message);
-    this.name = 'McpConfigError';
-  }
 }
 
 /**

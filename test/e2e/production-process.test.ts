@@ -5,13 +5,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { createTestDatabase, type Backend, type TestDatabase } from '../helpers/db.js';
 import { migratedDataDir } from '../helpers/migrated-data-dir.js';
-import { describeBackends, needing } from '../helpers/needs.js';
+import { missing, needing } from '../helpers/needs.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { appMentionEnvelope, FAKE_BOT_TOKEN, SLACK_IDS, slackSender, type SlackSimulator, startSlackSimulator } from '../../src/simulator/index.js';
 import { buttonClick, mention, textOf, waitForCard, waitForText, waitForUpdate, type Bot } from '../helpers/slack-bot.js';
@@ -21,8 +21,12 @@ import { watchProcess } from '../helpers/watch-process.js';
  * The bot as production runs it: the entry point in a process of its own (through `npm start`,
  * as a supervisor would start it, or the built entry point as `npm run start:prod` and the
  * Docker image start it), in HTTP mode against the fake Slack and a fake model provider,
- * stopped with a signal. Each PGlite DATA_DIR starts as an earlier start left it (migrated):
- * the first start's initdb is fresh-clone's and team-repository's to test.
+ * stopped with a signal. What is not about the embedded database runs on PostgreSQL when
+ * DATABASE_URL is set (a schema of its own per test: a start there costs a fraction of a PGlite
+ * start), on PGlite otherwise; Ctrl-C under `npm start` and the PGlite hand-over stay on the
+ * embedded default. Each PGlite DATA_DIR starts as an earlier start left it (migrated): the first
+ * start's initdb is fresh-clone's and team-repository's to test. The tests are independent (each
+ * its own fakes, bot and database) and run concurrently: much of each is waiting (retries, drains).
  */
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -106,17 +110,35 @@ function databaseEnv(backend: Backend, db: TestDatabase | undefined, dataDir: st
 /** A DATA_DIR of this file's, migrated (see migrated-data-dir.ts). */
 const dataDir = (name: string) => migratedDataDir(join(dir, name));
 
-const running: MainProcess[] = [];
-const closers: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const p of running.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
-  for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
-});
+/** What a test started, stopped when it ends (in reverse): its own, as the tests run concurrently. */
+interface Cleanup {
+  running: MainProcess[];
+  closers: Array<() => Promise<unknown>>;
+}
+function cleanup({ onTestFinished }: TestContext): Cleanup {
+  const own: Cleanup = { running: [], closers: [] };
+  onTestFinished(async () => {
+    for (const p of own.running.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+    for (const close of own.closers.splice(0).reverse()) await close().catch(() => undefined);
+  });
+  return own;
+}
 
-async function fakes(script: Parameters<typeof startFakeOpenAI>[0]): Promise<{ fake: SlackSimulator; model: FakeOpenAI; env: Record<string, string> }> {
+/**
+ * The database of a test whose subject is not the embedded one: a schema of its own on PostgreSQL
+ * when DATABASE_URL is set, else a migrated PGlite DATA_DIR named `name`.
+ */
+async function anyDatabaseEnv(own: Cleanup, name: string): Promise<Record<string, string>> {
+  if (missing('postgres')) return { DATA_DIR: await dataDir(name) };
+  const db = await createTestDatabase('postgres');
+  own.closers.push(() => db.close());
+  return databaseEnv('postgres', db, '');
+}
+
+async function fakes(own: Cleanup, script: Parameters<typeof startFakeOpenAI>[0]): Promise<{ fake: SlackSimulator; model: FakeOpenAI; env: Record<string, string> }> {
   const fake = await startSlackSimulator();
   const model = await startFakeOpenAI(script);
-  closers.push(() => fake.close(), () => model.close());
+  own.closers.push(() => fake.close(), () => model.close());
   return {
     fake,
     model,
@@ -131,11 +153,12 @@ async function fakes(script: Parameters<typeof startFakeOpenAI>[0]): Promise<{ f
   };
 }
 
-describe('npm start in HTTP mode: health, readiness, metrics and a clean stop', () => {
-  it('serves /healthz and /readyz, counts an approval cycle in /metrics, and on SIGTERM drains and exits 0', async () => {
-    const { fake, env } = await fakes([{ toolCalls: [{ name: 'delete_record', args: { id: 'abc-123' } }] }, { text: 'Deleted record abc-123.' }]);
-    const main = await startMain(fake, { ...env, DATA_DIR: await dataDir('cycle'), SWEEP_INTERVAL_MS: '300' });
-    running.push(main);
+describe.concurrent('npm start in HTTP mode: health, readiness, metrics and a clean stop', () => {
+  it('serves /healthz and /readyz, counts an approval cycle in /metrics, and on SIGTERM drains and exits 0', async (context) => {
+    const own = cleanup(context);
+    const { fake, env } = await fakes(own, [{ toolCalls: [{ name: 'delete_record', args: { id: 'abc-123' } }] }, { text: 'Deleted record abc-123.' }]);
+    const main = await startMain(fake, { ...env, ...(await anyDatabaseEnv(own, 'cycle')), SWEEP_INTERVAL_MS: '300' });
+    own.running.push(main);
 
     expect((await fetch(`${main.url}/healthz`)).status).toBe(200);
     // Slack refuses the token: not ready, with the reason, though the process itself is alive.
@@ -186,15 +209,16 @@ describe('npm start in HTTP mode: health, readiness, metrics and a clean stop', 
     expect(main.logs.join('\n')).not.toContain(FAKE_BOT_TOKEN);
   }, 180_000);
 
-  it('a /metrics token, when configured, is required; a model that cannot be reached counts as a failed call', async () => {
-    const { fake, env } = await fakes([{ text: 'hi' }]);
+  it('a /metrics token, when configured, is required; a model that cannot be reached counts as a failed call', async (context) => {
+    const own = cleanup(context);
+    const { fake, env } = await fakes(own, [{ text: 'hi' }]);
     // Nothing listens there: the provider call fails after its retries.
     const closed = createServer();
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const unreachable = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/v1`;
     await new Promise((r) => closed.close(r));
-    const main = await startMain(fake, { ...env, OPENAI_BASE_URL: unreachable, DATA_DIR: await dataDir('token'), METRICS_TOKEN: 'scrape-me' }, 'node');
-    running.push(main);
+    const main = await startMain(fake, { ...env, OPENAI_BASE_URL: unreachable, ...(await anyDatabaseEnv(own, 'token')), METRICS_TOKEN: 'scrape-me' }, 'node');
+    own.running.push(main);
     expect((await fetch(`${main.url}/metrics`)).status).toBe(401);
     expect((await fetch(`${main.url}/metrics`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
     const thread = await mention(main.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete record abc-123' });
@@ -209,12 +233,13 @@ describe('npm start in HTTP mode: health, readiness, metrics and a clean stop', 
   }, 120_000);
 });
 
-describe('Socket Mode', () => {
-  it('serves the probes and metrics on PORT, acks through the socket are counted, and SIGTERM closes the socket and exits 0', async () => {
-    const { fake, env } = await fakes([{ text: 'Hello over the socket.' }]);
+describe.concurrent('Socket Mode', () => {
+  it('serves the probes and metrics on PORT, acks through the socket are counted, and SIGTERM closes the socket and exits 0', async (context) => {
+    const own = cleanup(context);
+    const { fake, env } = await fakes(own, [{ text: 'Hello over the socket.' }]);
     const { SLACK_SIGNING_SECRET: _unused, ...socketEnv } = env;
-    const main = await startMain(fake, { ...socketEnv, SLACK_APP_TOKEN: fake.appToken, DATA_DIR: await dataDir('socket') }, 'node', /^health and metrics server listening$/);
-    running.push(main);
+    const main = await startMain(fake, { ...socketEnv, SLACK_APP_TOKEN: fake.appToken, ...(await anyDatabaseEnv(own, 'socket')) }, 'node', /^health and metrics server listening$/);
+    own.running.push(main);
     const connection = await fake.socket.waitForConnection();
     expect((await fetch(`${main.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${main.url}/readyz`)).status).toBe(200);
@@ -234,31 +259,15 @@ describe('Socket Mode', () => {
   }, 120_000);
 });
 
-describe('Ctrl-C in the terminal running npm start', () => {
-  it('drains and exits 0: the terminal signals the whole process group and npm passes its copy on, which counts as one Ctrl-C', async () => {
-    // Its own process group, as a terminal's foreground job is.
-    const child = spawn('npm', ['start', '--silent'], {
-      cwd: ROOT,
-      detached: true,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', DATA_DIR: await dataDir('ctrl-c'), LOG_FORMAT: 'json' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const watched = watchProcess(child);
-    await watched.waitFor((output) => output.includes('Sandbox ready') || undefined);
-    process.kill(-child.pid!, 'SIGINT');
-    expect(await watched.exited).toBe(0);
-    expect(watched.output()).toContain('"msg":"stopped"');
-    expect(watched.output()).not.toContain('second signal');
-  }, 120_000);
-});
-
-describe('a signal during start-up', () => {
-  it('stops the bot once it is up, cleanly, instead of killing it half open', async () => {
+describe.concurrent('a signal during start-up', () => {
+  it('stops the bot once it is up, cleanly, instead of killing it half open', async (context) => {
+    const own = cleanup(context);
     const child = spawn(process.execPath, [BUILT_MAIN], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', DATA_DIR: await dataDir('early'), LOG_FORMAT: 'json' },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', ...(await anyDatabaseEnv(own, 'early')), LOG_FORMAT: 'json' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    own.closers.push(async () => void child.kill('SIGKILL'));
     const watched = watchProcess(child);
     // The database is open and migrated; the agents and the sandbox are not up yet.
     await watched.waitFor((output) => output.includes('"database ready"') || undefined);
@@ -270,13 +279,15 @@ describe('a signal during start-up', () => {
   }, 120_000);
 });
 
-describe('LOG_FORMAT=pretty', () => {
-  it('logs one readable line per entry and prints the sandbox URL on a line of its own', async () => {
+describe.concurrent('LOG_FORMAT=pretty', () => {
+  it('logs one readable line per entry and prints the sandbox URL on a line of its own', async (context) => {
+    const own = cleanup(context);
     const child = spawn(process.execPath, [BUILT_MAIN], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', DATA_DIR: await dataDir('pretty'), LOG_FORMAT: 'pretty' },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', ...(await anyDatabaseEnv(own, 'pretty')), LOG_FORMAT: 'pretty' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    own.closers.push(async () => void child.kill('SIGKILL'));
     const watched = watchProcess(child);
     const url = await watched.waitFor((output) => /^\s*(http:\/\/127\.0\.0\.1:\d+)\s*$/m.exec(output)?.[1]);
     child.kill('SIGTERM');
@@ -289,13 +300,14 @@ describe('LOG_FORMAT=pretty', () => {
   }, 120_000);
 });
 
-describe('SIGTERM with a click in flight (PostgreSQL)', needing('postgres'), () => {
-  it('the click is recorded and acknowledged before the process exits 0, and new requests are refused', async () => {
+describe.concurrent('SIGTERM with a click in flight (PostgreSQL)', needing('postgres'), () => {
+  it('the click is recorded and acknowledged before the process exits 0, and new requests are refused', async (context) => {
+    const own = cleanup(context);
     const db = await createTestDatabase('postgres');
-    closers.push(() => db.close());
-    const { fake, env } = await fakes([{ toolCalls: [{ name: 'delete_record', args: { id: 'abc-123' } }] }, { text: 'Deleted record abc-123.' }]);
+    own.closers.push(() => db.close());
+    const { fake, env } = await fakes(own, [{ toolCalls: [{ name: 'delete_record', args: { id: 'abc-123' } }] }, { text: 'Deleted record abc-123.' }]);
     const main = await startMain(fake, { ...env, ...databaseEnv('postgres', db, '') }, 'node');
-    running.push(main);
+    own.running.push(main);
     const thread = await mention(main.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete record abc-123' });
     const card = await waitForCard(fake, thread, 'approval');
 
@@ -336,26 +348,30 @@ describe('SIGTERM with a click in flight (PostgreSQL)', needing('postgres'), () 
   }, 180_000);
 });
 
-describeBackends('a shutdown out of time on %s', (backend) => {
-  it('hands a run stuck in a model call over, exits 1 saying so, and another instance carries the run on at once', async () => {
+// As describeBackends, but concurrent with the groups above.
+for (const backend of ['postgres', 'pglite'] as const) describe.concurrent(`a shutdown out of time on ${backend}`, backend === 'postgres' ? needing('postgres') : {}, () => {
+  it('hands a run stuck in a model call over, exits 1 saying so, and another instance carries the run on at once', async (context) => {
+    const own = cleanup(context);
     const db = backend === 'postgres' ? await createTestDatabase('postgres') : undefined;
-    if (db) closers.push(() => db.close());
+    if (db) own.closers.push(() => db.close());
     const handoverDir = backend === 'pglite' ? await dataDir(`handover-${backend}`) : '';
     // A provider that never answers: the run waits inside its model call.
     const hung: ServerResponse[] = [];
     const stuck = createServer((_req, res) => void hung.push(res));
     await new Promise<void>((r) => stuck.listen(0, '127.0.0.1', r));
-    closers.push(() => new Promise((r) => { for (const res of hung) res.destroy(); stuck.close(() => r(undefined)); }));
-    const { fake, env } = await fakes([{ text: 'Finished after the takeover.' }]);
+    own.closers.push(() => new Promise((r) => { for (const res of hung) res.destroy(); stuck.close(() => r(undefined)); }));
+    const { fake, env } = await fakes(own, [{ text: 'Finished after the takeover.' }]);
     const stuckEnv = { ...env, OPENAI_BASE_URL: `http://127.0.0.1:${(stuck.address() as AddressInfo).port}/v1` };
     const timings = { RUN_LEASE_MS: '600000', SWEEP_INTERVAL_MS: '200', SHUTDOWN_TIMEOUT_MS: '1500' };
     const first = await startMain(fake, { ...stuckEnv, ...timings, ...databaseEnv(backend, db, handoverDir) }, 'node');
-    running.push(first);
+    own.running.push(first);
 
     const thread = await mention(first.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete record abc-123' });
     while (hung.length === 0) await new Promise((r) => setTimeout(r, 50));
     // Past recordRunAfterMs (250 ms): the run is on record, claimed by this process.
-    await new Promise((r) => setTimeout(r, 1_000));
+    while (sample(await (await fetch(`${first.url}/metrics`)).text(), 'approval_bot_open_runs', { status: 'running' }) !== 1) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(1);
     const timedOut = await first.waitForLog(/^shutdown timed out/);
@@ -363,16 +379,36 @@ describeBackends('a shutdown out of time on %s', (backend) => {
 
     // The lease is ten minutes; the run is taken over at the next sweep all the same.
     const second = await startMain(fake, { ...env, ...timings, ...databaseEnv(backend, db, handoverDir) }, 'node');
-    running.push(second);
+    own.running.push(second);
     const answer = await waitForText(fake, thread, 'Finished after the takeover.');
     expect(textOf(answer)).toContain('Finished after the takeover.');
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
     if (backend === 'pglite') {
       const reopened = await openDatabase({ dataDir: handoverDir });
-      closers.push(() => reopened.close());
+      own.closers.push(() => reopened.close());
       const left = await sql<{ n: number }>`SELECT count(*)::int AS n FROM run_snapshots`.execute(reopened.db);
       expect(Number(left.rows[0]!.n)).toBe(0);
     }
   }, 240_000);
+});
+
+describe('Ctrl-C in the terminal running npm start', () => {
+  // The embedded default: what a person at a terminal runs with no DATABASE_URL. Not concurrent with
+  // the other starts: npm's copy of the signal must arrive within SAME_SIGNAL_MS of the terminal's.
+  it('drains and exits 0: the terminal signals the whole process group and npm passes its copy on, which counts as one Ctrl-C', async () => {
+    // Its own process group, as a terminal's foreground job is.
+    const child = spawn('npm', ['start', '--silent'], {
+      cwd: ROOT,
+      detached: true,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', DATA_DIR: await dataDir('ctrl-c'), LOG_FORMAT: 'json' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const watched = watchProcess(child);
+    await watched.waitFor((output) => output.includes('Sandbox ready') || undefined);
+    process.kill(-child.pid!, 'SIGINT');
+    expect(await watched.exited).toBe(0);
+    expect(watched.output()).toContain('"msg":"stopped"');
+    expect(watched.output()).not.toContain('second signal');
+  }, 120_000);
 });

@@ -1,8 +1,9 @@
 /**
  * The policy reload as `npm start` wires it (src/main.ts → src/watch-policy.ts): the real entry
  * point with POLICY_FILE, the file edited on disk and SIGHUP sent to the process. The entry point
- * as built (what `npm run start:prod` and the Docker image run), on a DATA_DIR as an earlier start
- * left it (migrated-data-dir.ts): neither TypeScript nor PGlite's initdb is this test's subject.
+ * as built (what `npm run start:prod` and the Docker image run), on a schema of its own on
+ * PostgreSQL when DATABASE_URL is set, else on a DATA_DIR as an earlier start left it
+ * (migrated-data-dir.ts): neither TypeScript nor the database is this test's subject.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,24 +11,37 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { migratedDataDir } from '../helpers/migrated-data-dir.js';
+import { missing } from '../helpers/needs.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'approval-bot-reload-'));
 const MAIN = 'dist/src/main.js';
 beforeAll(ensureBuiltPackage, 300_000);
 let child: ChildProcess | undefined;
+let db: TestDatabase | undefined;
 afterAll(async () => {
   if (child && child.exitCode === null && child.signalCode === null) {
     const exited = new Promise((resolve) => child!.once('exit', resolve));
     child.kill('SIGTERM');
     await exited;
   }
+  await db?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** The bot's database: a schema of its own on PostgreSQL when DATABASE_URL is set, else a migrated DATA_DIR. */
+async function databaseEnv(): Promise<Record<string, string>> {
+  if (missing('postgres')) return { DATA_DIR: await migratedDataDir(join(dir, 'data')) };
+  db = await createTestDatabase('postgres');
+  const url = process.env.DATABASE_URL!;
+  return { DATABASE_URL: `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${db.schema}`)}` };
+}
+
 type LogLine = { level: number; msg: string; [key: string]: unknown };
 
-describe('POLICY_FILE reloads in the running bot', () => {
+// The two tests start processes of their own: they run concurrently.
+describe.concurrent('POLICY_FILE reloads in the running bot', () => {
   it('warns at start about a quorum nobody can meet, swaps an edited file in, and keeps the policy on a bad one or a SIGHUP', async () => {
     const file = join(dir, 'policy.yaml');
     // Two listed approvers and a quorum of three: loads (it fails closed) but is named at start.
@@ -35,7 +49,7 @@ describe('POLICY_FILE reloads in the running bot', () => {
     const shadowFile = join(dir, 'shadow.yaml');
     writeFileSync(shadowFile, 'version: trial\ntools:\n  delete_record:\n    requireApproval: true\n');
     child = spawn(process.execPath, [MAIN], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: await migratedDataDir(join(dir, 'data')), PORT: '0', LOG_LEVEL: 'info', POLICY_FILE: file, SHADOW_POLICY_FILE: shadowFile },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...(await databaseEnv()), PORT: '0', LOG_LEVEL: 'info', POLICY_FILE: file, SHADOW_POLICY_FILE: shadowFile },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const lines: LogLine[] = [];

@@ -6,8 +6,9 @@
  * directory, swapped for a new one on each update), and then edited the way editors save (a new
  * file renamed over the old). Each distinct content is acted on once: an invalid policy is
  * reported once however much else happens in the directory (the bot's own log lines included),
- * and every swap and save after it is picked up. DATA_DIR is as an earlier start left it
- * (migrated: migrated-data-dir.ts): neither TypeScript nor PGlite's initdb is this test's subject.
+ * and every swap and save after it is picked up. The database is a schema of its own on
+ * PostgreSQL when DATABASE_URL is set, else a DATA_DIR as an earlier start left it (migrated:
+ * migrated-data-dir.ts): neither TypeScript nor the database is this test's subject.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -15,7 +16,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { migratedDataDir } from '../helpers/migrated-data-dir.js';
+import { missing } from '../helpers/needs.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 beforeAll(ensureBuiltPackage, 300_000);
@@ -25,10 +28,20 @@ const config = join(dir, 'config');
 const policyFile = join(config, 'policy.yaml');
 const logFile = join(config, 'bot.log');
 let stop: (() => Promise<number | null>) | undefined;
+let db: TestDatabase | undefined;
 afterAll(async () => {
   await stop?.();
+  await db?.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** The bot's database: a schema of its own on PostgreSQL when DATABASE_URL is set, else a migrated DATA_DIR. */
+async function databaseEnv(): Promise<Record<string, string>> {
+  if (missing('postgres')) return { DATA_DIR: await migratedDataDir(data) };
+  db = await createTestDatabase('postgres');
+  const url = process.env.DATABASE_URL!;
+  return { DATABASE_URL: `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${db.schema}`)}` };
+}
 
 type LogLine = { level: number; msg: string; [key: string]: unknown };
 
@@ -83,7 +96,7 @@ describe('POLICY_FILE watched in the running bot', () => {
     const child = spawn(process.execPath, ['dist/src/main.js'], {
       cwd: ROOT,
       detached: true,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: await migratedDataDir(data), PORT: '0', LOG_FORMAT: 'json', LOG_LEVEL: 'debug', POLICY_FILE: policyFile },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...(await databaseEnv()), PORT: '0', LOG_FORMAT: 'json', LOG_LEVEL: 'debug', POLICY_FILE: policyFile },
       stdio: ['ignore', log, log],
     });
     closeSync(log);

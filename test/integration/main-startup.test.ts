@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { migratedDataDir } from '../helpers/migrated-data-dir.js';
+import { createTestDatabase } from '../helpers/db.js';
+import { missing } from '../helpers/needs.js';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'approval-bot-main-'));
@@ -25,7 +27,8 @@ async function start(env: Record<string, string>) {
   );
 }
 
-describe('start-up refuses bad configuration, naming what is wrong', () => {
+// Each test starts processes of its own: they run concurrently.
+describe.concurrent('start-up refuses bad configuration, naming what is wrong', () => {
   it('a malformed variable', async () => {
     const r = await start({ PORT: 'eighty' });
     expect(r.code).toBe(1);
@@ -52,12 +55,12 @@ describe('start-up refuses bad configuration, naming what is wrong', () => {
 });
 
 /**
- * Starts the entry point on `dataDir` and resolves with the model its "model selected" log line
- * names, once it has stopped again (SIGTERM).
+ * Starts the entry point on `database` (DATA_DIR, or DATABASE_URL) and resolves with the model its
+ * "model selected" log line names, once it has stopped again (SIGTERM).
  */
-async function selectedModel(dataDir: string, env: Record<string, string>): Promise<string> {
+async function selectedModel(database: Record<string, string>, env: Record<string, string>): Promise<string> {
   const child = spawn(process.execPath, MAIN, {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...database, PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
@@ -78,16 +81,31 @@ async function selectedModel(dataDir: string, env: Record<string, string>): Prom
   }
 }
 
-describe('model selection for the sandbox', () => {
+describe.concurrent('model selection for the sandbox', () => {
   // Without a key, the built-in demo model: the demo's start below has none.
   it('uses the provider whose key is present', async () => {
-    // A DATA_DIR as an earlier start left it (migrated-data-dir.ts): the model is chosen after the database is open.
-    const dataDir = await migratedDataDir(join(dir, 'model'));
-    expect(await selectedModel(dataDir, { OPENAI_API_KEY: 'sk-test-not-used' })).toBe('openai/gpt-5-mini');
+    // The model is chosen after the database is open, which is not this test's subject: a schema of
+    // its own on PostgreSQL when DATABASE_URL is set (cheaper to start), else a DATA_DIR as an
+    // earlier start left it (migrated-data-dir.ts).
+    let database: Record<string, string>;
+    let close = async () => {};
+    if (missing('postgres')) {
+      database = { DATA_DIR: await migratedDataDir(join(dir, 'model')) };
+    } else {
+      const db = await createTestDatabase('postgres');
+      close = () => db.close();
+      const url = process.env.DATABASE_URL!;
+      database = { DATABASE_URL: `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${db.schema}`)}` };
+    }
+    try {
+      expect(await selectedModel(database, { OPENAI_API_KEY: 'sk-test-not-used' })).toBe('openai/gpt-5-mini');
+    } finally {
+      await close();
+    }
   }, 120_000);
 });
 
-describe('the demo, set up by the demo rather than by the migrations', () => {
+describe.concurrent('the demo, set up by the demo rather than by the migrations', () => {
   /** The demo's tables and how many records they hold, read once the process that wrote them has stopped. */
   async function demoTables(dataDir: string): Promise<{ tables: string[]; records: number | undefined }> {
     const database = await openDatabase({ dataDir });
@@ -111,7 +129,7 @@ describe('the demo, set up by the demo rather than by the migrations', () => {
     await run(process.execPath, ['--import', 'tsx', 'src/cli/migrate.ts'], { env, timeout: 60_000 });
     expect(await demoTables(dataDir)).toEqual({ tables: [], records: undefined });
 
-    expect(await selectedModel(dataDir, {})).toMatch(/^built-in demo model/);
+    expect(await selectedModel({ DATA_DIR: dataDir }, {})).toMatch(/^built-in demo model/);
     expect(await demoTables(dataDir)).toEqual({ tables: ['demo_deployments', 'demo_orders', 'demo_records', 'demo_refunds'], records: 3 });
   }, 120_000);
 });

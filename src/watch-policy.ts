@@ -125,6 +125,7 @@ export function watchPolicy(options: WatchPolicyOptions): WatchedPolicy {
     // The watch follows the file it was set on, which a rename or a symlink swap takes away from the path.
     watchFile(path);
     if (contentOf(path) !== seen) reload();
+    else log.debug(`${what} file changed on disk, to the content last read: nothing to do`);
   };
   const poll = (curr: Stats, prev: Stats) => {
     if (curr.ino !== prev.ino || curr.mtimeMs !== prev.mtimeMs || curr.size !== prev.size || curr.nlink !== prev.nlink) changed();

@@ -86,7 +86,8 @@ async function until(find: (all: LogLine[]) => boolean, what: string, timeoutMs 
 
 const errors = () => lines().filter((l) => l.level === 50);
 const reloads = () => lines().filter((l) => l.msg.startsWith('policy reloaded'));
-const settle = (ms = 1_500) => new Promise((r) => setTimeout(r, ms));
+/** The bot's debug line for a change it looked at and found to be the content it last read. */
+const unchanged = () => lines().filter((l) => l.msg.startsWith('policy file changed on disk, to the content last read')).length;
 
 describe('POLICY_FILE watched in the running bot', () => {
   it('reports an invalid policy once despite other writes in its directory (its own log among them), and follows config-map swaps and editor saves', async () => {
@@ -112,11 +113,12 @@ describe('POLICY_FILE watched in the running bot', () => {
     swapConfigMap(policy('broken', 'yes'));
     await until(() => errors().length > 0, 'the error');
     expect(errors()[0]!.msg).toMatch(new RegExp(`^Invalid policy in ${policyFile}: tools\\.delete_record\\.requireApproval must be true or false`));
-    await settle();
-    // Other files of the directory change; the same bad content is written again.
+    // Other files of the directory change; the same bad content is written again: once the bot has
+    // looked at the file after that write (its debug line), still the one error.
     for (let i = 0; i < 5; i++) writeFileSync(join(config, 'notes.txt'), `note ${i}\n`);
+    const lookedAt = unchanged();
     writeFileSync(join(config, `..2026_11_0${generation}`, 'policy.yaml'), policy('broken', 'yes'));
-    await settle();
+    await until(() => unchanged() > lookedAt, 'the file looked at again');
     expect(errors()).toHaveLength(1);
 
     swapConfigMap(policy('second'));
@@ -136,7 +138,9 @@ describe('POLICY_FILE watched in the running bot', () => {
     // Another bad content is another error; still one for it.
     writeFileSync(policyFile, policy('broken-again', 'maybe'));
     await until(() => errors().length === 2, 'the second error');
-    await settle();
+    const lookedAgain = unchanged();
+    writeFileSync(policyFile, policy('broken-again', 'maybe'));
+    await until(() => unchanged() > lookedAgain, 'the file looked at again');
     expect(errors()).toHaveLength(2);
     expect(errors()[1]!.keptVersion).toBe(reloads()[3]!.to);
 

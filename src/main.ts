@@ -8,6 +8,7 @@ import { AgentError } from './agent/errors.js';
 import { errorMessage } from './error-message.js';
 import { McpConfigError } from './mcp/mcp-config-error.js';
 import { drainOnSignals, type Drainable } from './drain-on-signals.js';
+import type { StartChecks } from './start-bot.js';
 
 /**
  * The entry point: config → logger → the signal handlers → what the configuration names checked
@@ -30,7 +31,7 @@ async function main(config: Config, logger: Logger): Promise<Drainable> {
     const { resolveModel } = await import('./agent/model.js');
     resolveModel(config.model, config.providers);
   }
-  let agentsModule;
+  let agentsModule: StartChecks['agentsModule'];
   if (config.agentsModule) {
     const { importAgentsModule } = await import('./bot/load-agents-module.js');
     agentsModule = await importAgentsModule({ path: config.agentsModule, policyFile, logger, runLeaseMs: config.timings.runLeaseMs, maxConcurrentRuns: config.maxConcurrentRuns, providers: config.providers });

@@ -35,6 +35,8 @@ export interface DatabaseOptions {
 }
 
 const schemaName = /^[a-z_][a-z0-9_]{0,62}$/;
+/** PostgreSQL's SQLSTATE for a duplicate key. */
+const UNIQUE_VIOLATION = '23505';
 
 /** One code path above the dialect: callers get a Kysely instance either way. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
@@ -49,7 +51,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       admin.on('error', () => {});
       await admin.connect();
       try {
-        await admin.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
+        await admin.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`).catch((error: unknown) => {
+          // IF NOT EXISTS does not cover two sessions creating it at once (processes starting
+          // together): the one that loses the race fails on the catalog's unique index, and the
+          // schema it wanted exists, made by the other.
+          if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+        });
       } finally {
         await admin.end();
       }

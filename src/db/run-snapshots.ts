@@ -30,20 +30,32 @@ export type Renewal = 'held' | 'moved-on' | 'taken';
  * means the lease is no longer this one and the caller must stop continuing
  * the run. `moved-on` (the row is gone, or paused under this same lease) is
  * what a renewal sent just before the run's own final write finds, so it is
- * told apart from `taken` (a newer lease) in the same statement.
+ * told apart from `taken` (a newer lease) in the same statement, or by a
+ * second read when the change committed while the statement waited for the row.
  */
 export async function renewRunLease(db: Db, runId: string, epoch: number, snapshot?: unknown, audit: AuditInput[] = []): Promise<Renewal> {
-  const result = await sql<{ held: boolean; epoch: number | null }>`
+  const result = await sql<{ held: boolean; epoch: number | null; running: boolean | null }>`
     WITH upd AS (
       UPDATE run_snapshots SET claimed_at = now()${snapshot === undefined ? sql`` : sql`, snapshot = ${JSON.stringify(snapshot)}::jsonb`}
       WHERE run_id = ${runId} AND status = 'running' AND claim_epoch = ${epoch}
       RETURNING run_id
     )${audit.length ? sql`, audit AS (${insertAuditRows(audit, sql`EXISTS (SELECT 1 FROM upd)`)})` : sql``}
-    SELECT EXISTS (SELECT 1 FROM upd) AS held, (SELECT claim_epoch FROM run_snapshots WHERE run_id = ${runId}) AS epoch
+    SELECT EXISTS (SELECT 1 FROM upd) AS held, s.claim_epoch AS epoch, s.status = 'running' AS running
+    FROM (SELECT 1) one LEFT JOIN run_snapshots s ON s.run_id = ${runId}
   `.execute(db);
   const row = result.rows[0]!;
   if (row.held) return 'held';
+  // Still ours and running as the statement saw the row, yet not updated: a change committed while
+  // the statement waited for the row (the run's own final write, or a takeover). The statement's
+  // own read cannot see that change, so the row is read again to tell which.
+  if (row.epoch === epoch && row.running) return renewalOvertaken(db, runId, epoch);
   return row.epoch === null || row.epoch === epoch ? 'moved-on' : 'taken';
+}
+
+async function renewalOvertaken(db: Db, runId: string, epoch: number): Promise<Renewal> {
+  const result = await sql<{ epoch: number }>`SELECT claim_epoch AS epoch FROM run_snapshots WHERE run_id = ${runId}`.execute(db);
+  const now = result.rows[0]?.epoch;
+  return now === undefined || now === epoch ? 'moved-on' : 'taken';
 }
 
 /**

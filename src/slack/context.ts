@@ -81,7 +81,8 @@ interface BatchCards {
     onCancelled: (stream: AgentStream) => Promise<void>,
     stored: ReadonlyArray<PendingAction | undefined>,
   ): Promise<void>;
-  redraw(ctx: SlackContext, members: readonly number[]): Promise<void>;
+  /** Redraws the batch card of run `runId` whose members were `members` when the caller read them. */
+  redraw(ctx: SlackContext, members: readonly number[], runId: string): Promise<void>;
 }
 
 /** A card (or batch card) this process is posting: see CardsInFlight.startPosting. */
@@ -109,8 +110,11 @@ export interface CardsInFlight {
   isDeciding(actionId: number): boolean;
   /** Runs a redraw of this request's card after any under way here; `waited`: there was one. */
   redrawInTurn<T>(actionId: number, work: (waited: boolean) => Promise<T>): Promise<T>;
-  /** Runs a redraw of the batch led by this request after any under way here. */
-  batchRedrawInTurn<T>(lead: number, work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs a redraw of the batch card of this run after any under way here. Keyed by the run, not a
+   * member: an edit replaces a member's request, so two redraws of one batch may name different ids.
+   */
+  batchRedrawInTurn<T>(runId: string, work: () => Promise<T>): Promise<T>;
   /** Runs a lookup of this run's thread (for cards to adopt) after any under way here. */
   threadLookupInTurn<T>(rootRunId: string, work: () => Promise<T>): Promise<T>;
 }

@@ -158,6 +158,33 @@ describeFrontEnd('Slack: edit on a batch card, on %s', (backend) => {
     expect(actionBlocks(latest(card))).toEqual([]);
   });
 
+  it('a redraw that read the batch before an edit draws it as it is after: the edited call with its new buttons, Approve all on the new request', async () => {
+    const { b, card, first, second } = await batchOfTwo();
+    await click(b, card, CAROL, `approval:${first}`, ACTION_IDS.edit);
+    const view = (await h.fake.waitFor('views.open')).args.view as { private_metadata: string };
+    const submitted = await b.send.interaction(
+      viewSubmissionPayload({
+        user: CAROL,
+        callbackId: CALLBACK_IDS.editModal,
+        privateMetadata: view.private_metadata,
+        stateValues: { f0: { value: { type: 'plain_text_input', value: '1042' } }, f1: { value: { type: 'number_input', value: '2000' } } },
+      }),
+    );
+    expect(submitted.status).toBe(200);
+    await h.fake.waitFor((c) => c.method === 'chat.update' && c.args.ts === card.ts && textOf(c).includes(`Edited by <@${CAROL}>`));
+    await b.slack.idle();
+    const edited = (await b.agent.findRequest(first))!;
+    const replacement = (await b.agent.latestApprovalId(edited.run_id, edited.tool_call_id))!;
+
+    // A change to the other call whose redraw read the batch before the edit (a vote on it made at
+    // the same moment, say) gets its turn only now, with the members it read.
+    await sql`UPDATE slack_cards SET drawn = NULL WHERE action_id = ${second}`.execute(h.database.db);
+    await b.slack.context.batches.redraw(b.slack.context, [first, second], edited.run_id);
+    const call = latest(card);
+    expect(textOf(call)).toContain(`Edited by <@${CAROL}>: Amount $25.00 → $20.00`);
+    expect(actionBlocks(call).map((x) => x.block_id)).toEqual([`approval:${replacement}`, `approval:${second}`, `batch:${replacement}`]);
+  });
+
   it('two calls of one batch edited at once: each takes its own place, neither undoes the other', async () => {
     const { b, card, first, second } = await batchOfTwo();
 

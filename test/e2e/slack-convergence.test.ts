@@ -38,7 +38,9 @@ describeFrontEnd('Slack threads converge on what is stored, on %s', (backend) =>
     h.bot = await startBot({
       fake: h.fake,
       db: h.database.db,
-      cardRepairAfterMs: REPAIR_AFTER_MS,
+      // The production delay: what a sweep here must find old is made an hour old (ageEverything),
+      // and what must still be too young stays so however long the machine takes to get there.
+      cardRepairAfterMs: 60_000,
       ...(options.ackFirstMaxHoldMs !== undefined ? { ackFirstMaxHoldMs: options.ackFirstMaxHoldMs } : {}),
       makeAgent: (deps: AgentDeps) =>
         new Agent({ id: 'ops', model, tools: { delete_record: deleteRecord }, storage: h.database, policy: definePolicy(options.policy ?? {}), ...deps }),

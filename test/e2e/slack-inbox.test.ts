@@ -149,27 +149,27 @@ describeFrontEnd('the approvals inbox in Slack on %s', (backend) => {
   });
 
   it('a flood of Home opens by one person does not hold up another person’s Home: his opens wait as one publish, and hers comes next', async () => {
-    // Spaced as views.publish is in production (a few a second), so the flood outlasts several publishes.
-    const { bot } = await boot([], policy, { debounceMs: 20, minIntervalMs: 150 });
-    const publishes = () => h.fake.callsTo('views.publish');
-    const before = publishes().length;
-    const flood = await Promise.all(Array.from({ length: 150 }, () => bot.send.event(appHomeOpenedEnvelope({ user: MALLORY, channel: `D${MALLORY.slice(1)}` }))));
+    const { bot } = await boot([], policy);
+    const before = h.fake.callsTo('views.publish').length;
+    const publishes = () => h.fake.callsTo('views.publish').slice(before);
+    const open = (user: string) => bot.send.event(appHomeOpenedEnvelope({ user, channel: `D${user.slice(1)}` }));
+    // His first publish is held under way at Slack, so every later open arrives while it is out,
+    // however fast or slow the machine: what is asserted is what the queue does with them, not
+    // how many publishes a flood of a given length happens to outlast.
+    const release = h.fake.holdResponseNext('views.publish');
+    expect((await open(MALLORY)).status).toBe(200);
+    await h.fake.waitFor((c) => c.method === 'views.publish' && c.args.user_id === MALLORY);
+    const flood = await Promise.all(Array.from({ length: 149 }, () => open(MALLORY)));
     expect(flood.every((res) => res.status === 200)).toBe(true);
-    const atAlice = publishes().length;
-    expect((await bot.send.event(appHomeOpenedEnvelope({ user: ALICE, channel: `D${ALICE.slice(1)}` }))).status).toBe(200);
-    await h.fake.waitFor((c) => c.method === 'views.publish' && c.args.user_id === ALICE, { timeoutMs: 5000 });
-    // Before hers: at most the publish under way when she opened and the one of Mallory's already waiting.
-    const beforeAlice = publishes().slice(atAlice).findIndex((c) => c.args.user_id === ALICE);
-    expect(beforeAlice).toBeGreaterThanOrEqual(0);
-    expect(beforeAlice).toBeLessThanOrEqual(2);
+    // Events are acknowledged before their work starts, and that work starts in the order they came:
+    // hers joins the queue after all of his.
+    expect((await open(ALICE)).status).toBe(200);
+    release();
+    await h.fake.waitFor((c) => c.method === 'views.publish' && c.args.user_id === ALICE);
     await bot.slack.idle();
-    // 150 opens were a handful of publishes (one under way and one waiting at any time), never one each:
-    // after Alice opened, at most the two of his that were under way or waiting went out.
-    const mallory = publishes().slice(before).filter((c) => c.args.user_id === MALLORY).length;
-    expect(mallory).toBeGreaterThanOrEqual(1);
-    expect(mallory).toBeLessThanOrEqual(atAlice - before + 2);
-    expect(mallory).toBeLessThan(150 / 5);
-    expect(publishes().slice(before).filter((c) => c.args.user_id === ALICE)).toHaveLength(1);
+    // 150 opens were two publishes: the one under way, and one for the 149 that came while it was out.
+    // Hers came right after his waiting one, and once.
+    expect(publishes().map((c) => c.args.user_id)).toEqual([MALLORY, MALLORY, ALICE]);
   });
 
   it('an escalation puts the request in the added approver’s Home, and the decision republishes it there too', async () => {

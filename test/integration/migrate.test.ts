@@ -116,6 +116,27 @@ describe('migration numbers', () => {
   });
 });
 
+describe.runIf(process.env.DATABASE_URL)('a schema opened by two processes at once', () => {
+  const schemas = Array.from({ length: 10 }, () => uniqueSchema('open'));
+  afterAll(async () => {
+    const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL! });
+    for (const schema of schemas) await sql.raw(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).execute(db.db);
+    await db.close();
+  });
+
+  it('is created once, and both open it', async () => {
+    // Each round is two instances starting together on a schema nobody made yet.
+    for (const schema of schemas) {
+      const both = await Promise.all([0, 1].map(() => openDatabase({ databaseUrl: process.env.DATABASE_URL!, schema })));
+      try {
+        for (const opened of both) expect((await sql<{ s: string }>`SELECT current_schema() AS s`.execute(opened.db)).rows[0]!.s).toBe(schema);
+      } finally {
+        await Promise.all(both.map((opened) => opened.close()));
+      }
+    }
+  });
+});
+
 describe.runIf(process.env.DATABASE_URL)('migrations from two processes at once', () => {
   const schema = uniqueSchema('mig');
   beforeAll(ensureBuiltPackage, 300_000);

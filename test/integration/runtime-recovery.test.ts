@@ -11,7 +11,7 @@ import { takeRunLease } from '../../src/db/run-snapshots.js';
 import { interruptedMessage } from '../../src/agent/approved-call.js';
 import { LeaseLostError } from '../../src/agent/errors.js';
 import type { RecoveredRun } from '../../src/agent/api-types.js';
-import type { RuntimeDeps } from '../../src/agent/run-model.js';
+import type { RuntimeDeps, Snapshot } from '../../src/agent/run-model.js';
 import { createTool } from '../../src/agent/tool.js';
 import { holdLease } from '../../src/agent/run-lease.js';
 import { askUserTool } from '../../src/agent/ask-user.js';
@@ -305,6 +305,13 @@ describeBackends('runs whose process stopped mid-way, on %s', (backend) => {
       const row = (await takeRunLease(database.db, paused.runId))!;
       return { runId: paused.runId, epoch: row.claim_epoch };
     };
+    const claimedAt = async (runId: string) =>
+      (await sql<{ at: string }>`SELECT claimed_at::text AS at FROM run_snapshots WHERE run_id = ${runId}`.execute(database.db)).rows[0]?.at;
+    /** Waits until the lease held on `runId` has been renewed at least once. */
+    const renewedOnce = async (runId: string) => {
+      const taken = await claimedAt(runId);
+      await vi.waitFor(async () => expect(await claimedAt(runId)).not.toBe(taken), { timeout: 10_000, interval: 10 });
+    };
 
     // The run ended (its row deleted) while a renewal was on its way, and paused in the other case.
     for (const finalWrite of [
@@ -313,9 +320,10 @@ describeBackends('runs whose process stopped mid-way, on %s', (backend) => {
     ]) {
       const { runId, epoch } = await claimedRun(randomUUID().slice(0, 8));
       const hold = holdLease(deps, runId, epoch);
-      await sleep(40);
+      await renewedOnce(runId);
       await finalWrite(runId).execute(database.db);
-      await sleep(60);
+      // A renewal after the write has landed once the lease refuses to go on.
+      await vi.waitFor(() => expect(Promise.resolve().then(() => hold.check())).rejects.toBeInstanceOf(LeaseLostError), { timeout: 10_000, interval: 10 });
       hold.release();
       expect(warned()).toEqual([]);
     }
@@ -329,6 +337,56 @@ describeBackends('runs whose process stopped mid-way, on %s', (backend) => {
     await expect(hold.check() ?? Promise.resolve()).rejects.toBeInstanceOf(LeaseLostError);
     hold.release();
     expect(warned()).toHaveLength(1);
+  });
+});
+
+describe('a takeover committed while a renewal waits for the run\'s row (postgres)', needing('postgres'), () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  it('is a takeover: warned, and the run stops here; the run\'s own final write in its place is not', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'info' }, new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) }));
+    // A lease long enough that only the checkpoint below renews it.
+    const deps = { db: database.db, logger, runLeaseMs: 600_000 } as RuntimeDeps;
+    const warned = () => lines.filter((l) => l.includes('lease on the run lost: another process took it over'));
+    const other = await database.reopen();
+    try {
+      for (const [change, warns] of [
+        [(runId: string) => sql`UPDATE run_snapshots SET claim_epoch = claim_epoch + 1 WHERE run_id = ${runId}`, 1],
+        [(runId: string) => sql`DELETE FROM run_snapshots WHERE run_id = ${runId}`, 0],
+        [(runId: string) => sql`UPDATE run_snapshots SET status = 'suspended' WHERE run_id = ${runId}`, 0],
+      ] as const) {
+        lines.length = 0;
+        const runId = randomUUID();
+        await sql`INSERT INTO run_snapshots (run_id, root_run_id, agent_id, status, snapshot, claimed_at) VALUES (${runId}, ${runId}, 'ops', 'running', '{}'::jsonb, now())`.execute(database.db);
+        const epoch = (await sql<{ epoch: number }>`SELECT claim_epoch AS epoch FROM run_snapshots WHERE run_id = ${runId}`.execute(database.db)).rows[0]!.epoch;
+        const hold = holdLease(deps, runId, epoch);
+        let checkpoint: Promise<void> | undefined;
+        // The change is made by another connection; this process's write reaches the row while that change holds it.
+        await other.db.transaction().execute(async (tx) => {
+          const changer = (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(tx)).rows[0]!.pid;
+          await change(runId).execute(tx);
+          // What the checkpoint would write does not matter: it finds the row changed and writes nothing.
+          checkpoint = hold.checkpoint({} as Snapshot, []);
+          checkpoint.catch(() => {});
+          await vi.waitFor(async () => {
+            const blocked = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE ${changer}::int = ANY(pg_blocking_pids(pid))`.execute(other.db);
+            expect(blocked.rows[0]!.n).toBe(1);
+          }, { timeout: 10_000, interval: 10 });
+        });
+        await expect(checkpoint).rejects.toBeInstanceOf(LeaseLostError);
+        hold.release();
+        expect(warned()).toHaveLength(warns);
+      }
+    } finally {
+      await other.close();
+    }
   });
 });
 

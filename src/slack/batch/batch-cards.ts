@@ -13,19 +13,27 @@ const MAX_DRAWS = 3;
  * Redraws every message of the batch `members` (a card row's `batch`) from its members' current rows. A click
  * on any member (or Approve all, the inbox, the sweep) lands here through showCardUpdate, so the
  * whole batch shows each call's state and what the run still waits for. Redraws of one batch in
- * this process run one after the other, each drawing the rows as they are when its turn comes;
- * after a draw the members' keys are recorded and compared with their requests' keys, and a batch
- * that moved on meanwhile (decided on another instance) is drawn again, as showCardUpdate does for a card.
+ * this process (of run `runId`: the batch's calls are one step of it) run one after the other,
+ * each drawing the rows as they are when its turn comes, members included: an edit since the
+ * caller read `members` put its new request in the edited one's place. After a draw the members'
+ * keys are recorded and compared with their requests' keys, and a batch that moved on meanwhile
+ * (decided on another instance) is drawn again, as showCardUpdate does for a card.
  */
-export async function redrawBatch(ctx: SlackContext, members: readonly number[]): Promise<void> {
-  const lead = members[0];
-  if (lead === undefined) return;
-  await ctx.cards.batchRedrawInTurn(lead, () => redraw(ctx, members));
+export async function redrawBatch(ctx: SlackContext, members: readonly number[], runId: string): Promise<void> {
+  if (members.length === 0) return;
+  await ctx.cards.batchRedrawInTurn(runId, () => redraw(ctx, members));
 }
 
-async function redraw(ctx: SlackContext, batch: readonly number[]): Promise<void> {
+async function redraw(ctx: SlackContext, members: readonly number[]): Promise<void> {
+  let batch = members;
   for (let draws = 1; ; draws++) {
-    const states = await loadCardStates(ctx.slackDb, batch);
+    let states = await loadCardStates(ctx.slackDb, batch);
+    // Every row of the batch's calls holds its membership as it is now (carryCard), the edited ones' too.
+    const now = states.find((s) => s.card?.batch)?.card!.batch;
+    if (now && !sameMembers(now, batch)) {
+      batch = now;
+      states = await loadCardStates(ctx.slackDb, batch);
+    }
     // Members whose card is elsewhere (posted on its own after the batch's post failed) are not on it.
     const parts = messagesOf(states.filter((s) => s.card?.batch));
     if (parts.length === 0) return;
@@ -52,6 +60,10 @@ async function redraw(ctx: SlackContext, batch: readonly number[]): Promise<void
       return;
     }
   }
+}
+
+function sameMembers(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((id, i) => id === b[i]);
 }
 
 /** Members grouped by the message that shows them, in the batch's order. */

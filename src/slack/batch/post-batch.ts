@@ -94,7 +94,7 @@ export async function postBatchCard(
   }
   const waitingRedraw = inFlight.redrawWaiting || rows.some((r) => ctx.cards.isDeciding(r.id));
   if (decidedMeanwhile && !waitingRedraw && batch.length > 0) {
-    await redrawBatch(ctx, batch);
+    await redrawBatch(ctx, batch, rows[0]!.run_id);
   }
   for (const action of alone) await showCard(ctx, action.id, target, onCancelled, action);
 }

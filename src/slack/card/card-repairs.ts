@@ -149,16 +149,19 @@ export async function claimStaleCards(db: SlackDb, agentId: string, graceMs: num
  * Stores where cards found in Slack are (see adoptCard): cards that were posted but whose
  * location was never stored. Only where a request has no card row yet: another instance may have
  * adopted the same message a moment before, and only one of them may go on to route it. `drawn`
- * is left unknown, so whatever draws next draws the request as it is. One statement for a card of
- * its own and a batch's members alike; returns the ids this call stored.
+ * is left unknown, so whatever draws next draws the request as it is. Every caller draws the card
+ * it adopted, so the row is stored with its redraw claimed (as claimStaleCards claims one): a
+ * sweep in between would otherwise find it undrawn and redraw it a second time; a draw that fails
+ * leaves the claim to lapse, and the sweep draws it then. One statement for a card of its own and
+ * a batch's members alike; returns the ids this call stored.
  */
 async function recordFoundCards(db: SlackDb, cards: ReadonlyArray<Omit<CardRow, 'drawn' | 'copies'>>): Promise<number[]> {
   if (cards.length === 0) return [];
   const values = sql.join(
-    cards.map((c) => sql`(${c.action_id}::integer, ${c.channel}, ${c.ts}, ${c.thread_ts}, ${c.kind}, ${c.batch ? JSON.stringify(c.batch) : null}::jsonb)`),
+    cards.map((c) => sql`(${c.action_id}::integer, ${c.channel}, ${c.ts}, ${c.thread_ts}, ${c.kind}, ${c.batch ? JSON.stringify(c.batch) : null}::jsonb, now())`),
   );
   const result = await sql<{ action_id: number }>`
-    INSERT INTO slack_cards (action_id, channel, ts, thread_ts, kind, batch)
+    INSERT INTO slack_cards (action_id, channel, ts, thread_ts, kind, batch, repair_claimed_at)
     VALUES ${values}
     ON CONFLICT (action_id) DO NOTHING
     RETURNING action_id

@@ -21,7 +21,7 @@ export class CardLifecycle implements CardsInFlight {
   private readonly posting = new Map<number, InFlight>();
   private readonly deciding = new Map<number, number>();
   private readonly redraws = new Map<number, Promise<unknown>>();
-  private readonly batchRedraws = new Map<number, Promise<unknown>>();
+  private readonly batchRedraws = new Map<string, Promise<unknown>>();
   private readonly threadLookups = new Map<string, Promise<unknown>>();
 
   /**
@@ -86,9 +86,9 @@ export class CardLifecycle implements CardsInFlight {
     return inTurn(this.redraws, actionId, work);
   }
 
-  /** Runs a redraw of the batch led by this request after any under way here. */
-  batchRedrawInTurn<T>(lead: number, work: () => Promise<T>): Promise<T> {
-    return inTurn(this.batchRedraws, lead, () => work());
+  /** Runs a redraw of the batch card of this run after any under way here (see CardsInFlight). */
+  batchRedrawInTurn<T>(runId: string, work: () => Promise<T>): Promise<T> {
+    return inTurn(this.batchRedraws, runId, () => work());
   }
 
   /** Runs a lookup of this run's thread (for cards to adopt) after any under way here. */

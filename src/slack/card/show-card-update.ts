@@ -55,7 +55,7 @@ async function redraw(ctx: SlackContext, actionId: number, decided: DecidedCard 
   }
   const card = state.card;
   // A card shared by the parallel calls of one step is drawn from all of them.
-  if (card.batch?.length) return ctx.batches.redraw(ctx, card.batch).then(() => card);
+  if (card.batch?.length) return ctx.batches.redraw(ctx, card.batch, state.action.run_id).then(() => card);
   for (let draws = 1; state?.card; draws++) {
     const key = cardStateKey(state.action, state.blocked);
     const rendered = renderCard(ctx.agent, state.action, { blocked: state.blocked, ...(state.blockedReason ? { blockedReason: state.blockedReason } : {}), ...(await cardViewOf(ctx, state.action)) });

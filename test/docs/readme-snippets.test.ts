@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
-import { migratedDataDir } from '../helpers/migrated-data-dir.js';
+import { botDatabase, type BotDatabase } from '../helpers/bot-database.js';
 import { readmeSnippets } from '../helpers/readme-snippets.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { FAKE_BOT_TOKEN, slackSender, type SlackSimulator, startSlackSimulator } from '../../src/simulator/index.js';
@@ -57,7 +57,9 @@ describe('README code blocks', () => {
     await openai?.close();
     openai = undefined;
   });
-  afterAll(() => {
+  const databases: BotDatabase[] = [];
+  afterAll(async () => {
+    await Promise.all(databases.map((d) => d.drop()));
     rmSync(DIR, { recursive: true, force: true });
     rmSync(work, { recursive: true, force: true });
   });
@@ -68,26 +70,31 @@ describe('README code blocks', () => {
   });
 
   /**
-   * A folder to run a snippet in, its `.data` (where openDatabase puts PGlite without DATABASE_URL)
-   * as an earlier run left it: the snippet still opens and migrates it, without PGlite's initdb
-   * and every migration from nothing each time (fresh-clone tests a first start).
+   * A folder to run a snippet in, and its database, which the snippets take from DATABASE_URL (as
+   * the README writes them): a PostgreSQL schema of its own when the test run has DATABASE_URL, the
+   * snippet migrating it; else embedded PGlite in the folder's `.data` (where openDatabase puts it
+   * without DATABASE_URL) as an earlier run left it, without PGlite's initdb and every migration
+   * from nothing each time (fresh-clone tests a first start). See bot-database.ts.
    */
   const folder = async (prefix: string) => {
     const cwd = mkdtempSync(join(work, prefix));
-    await migratedDataDir(join(cwd, '.data'));
-    return cwd;
+    const database = await botDatabase(join(cwd, '.data'));
+    databases.push(database);
+    return { cwd, database: database.env.DATABASE_URL };
   };
 
-  const env = (extra: Record<string, string>) => {
+  const env = (database: string | undefined, extra: Record<string, string> = {}) => {
     const base: Record<string, string | undefined> = { ...process.env, OPENAI_API_KEY: 'sk-fake', OPENAI_BASE_URL: openai!.baseUrl, ...extra };
-    // Embedded PGlite in a directory of the test's, as a user without DATABASE_URL would run it.
-    delete base.DATABASE_URL;
+    // Without it, the embedded PGlite in the folder's .data, as a user without DATABASE_URL would run it.
+    if (database) base.DATABASE_URL = database;
+    else delete base.DATABASE_URL;
     return base;
   };
 
   it('use-from-code: the approval chunk, then the answer after approving', async () => {
     openai = await startFakeOpenAI([{ toolCalls: [{ name: 'delete_record', args: { id: 'abc-123' } }] }, { text: 'Deleted abc-123.' }]);
-    const { stdout } = await run(process.execPath, [join(OUT, 'use-from-code.js')], { cwd: await folder('code-'), env: env({}), timeout: 60_000 });
+    const { cwd, database } = await folder('code-');
+    const { stdout } = await run(process.execPath, [join(OUT, 'use-from-code.js')], { cwd, env: env(database), timeout: 60_000 });
     expect(stdout).toMatch(/needs approval \{[\s\S]*toolName: 'delete_record'[\s\S]*id: 'abc-123'/);
     expect(stdout.trim().split('\n').at(-1)).toBe('Deleted abc-123.');
     expect(openai.requests).toHaveLength(2);
@@ -99,7 +106,8 @@ describe('README code blocks', () => {
       { toolCalls: [{ name: 'change_plan', args: { customerId: 'c-42', plan: 'free', _approval_reason: reason } }] },
       { text: 'Moved c-42 to the free plan.' },
     ]);
-    const { stdout } = await run(process.execPath, [join(OUT, 'preview.js')], { cwd: await folder('preview-'), env: env({}), timeout: 60_000 });
+    const { cwd, database } = await folder('preview-');
+    const { stdout } = await run(process.execPath, [join(OUT, 'preview.js')], { cwd, env: env(database), timeout: 60_000 });
     const lines = stdout.trim().split('\n');
     expect(stdout).toMatch(new RegExp(`^asked ${reason} \\{[\\s\\S]*c-42, 10 seats[\\s\\S]*stateDigest: 'v7'`, 'm'));
     expect(stdout).toMatch(/^asked again \{ fromActionId: \d+, why: 'state-changed' \} \{[\s\S]*c-42, 25 seats[\s\S]*stateDigest: 'v8'/m);
@@ -116,14 +124,15 @@ describe('README code blocks', () => {
       driver,
       `import { openDatabase, migrate } from 'slack-approval-bot';
       const module = await import(${JSON.stringify(pathToFileURL(join(OUT, 'agents-module.js')).href)});
-      const storage = await openDatabase({ dataDir: '.data' });
+      const storage = await openDatabase({ databaseUrl: process.env.DATABASE_URL });
       await migrate(storage.db);
       const agent = module.default.attach({ storage, policy: module.policy });
       const result = await agent.generate('close ticket 7', { requester: 'U0ASKER' });
       console.log(JSON.stringify({ finishReason: result.finishReason, call: result.suspendPayload, approvers: module.policy.tools.close_ticket.approvers }));
       await storage.close();`,
     );
-    const { stdout } = await run(process.execPath, [driver], { cwd: await folder('module-'), env: env({}), timeout: 60_000 });
+    const { cwd, database } = await folder('module-');
+    const { stdout } = await run(process.execPath, [driver], { cwd, env: env(database), timeout: 60_000 });
     expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({
       finishReason: 'suspended',
       call: expect.objectContaining({ kind: 'approval', toolName: 'close_ticket', args: { id: 7 } }),
@@ -143,9 +152,10 @@ describe('README code blocks', () => {
     it('serves Slack in the user’s own server: a refund asked for, approved by someone else, done', async () => {
       openai = await startFakeOpenAI([{ toolCalls: [{ name: 'issue_refund', args: { orderId: '1042', amountCents: 2500 } }] }, { text: 'Refunded $25 on order 1042.' }]);
       const port = await freePort();
+      const { cwd, database } = await folder('bot-');
       child = spawn(process.execPath, [join(OUT, 'create-slack-bot.js')], {
-        cwd: await folder('bot-'),
-        env: env({ SLACK_BOT_TOKEN: FAKE_BOT_TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: slack.apiUrl, PORT: String(port) }),
+        cwd,
+        env: env(database, { SLACK_BOT_TOKEN: FAKE_BOT_TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: slack.apiUrl, PORT: String(port) }),
         stdio: ['ignore', 'inherit', 'inherit'],
       });
       const url = `http://127.0.0.1:${port}/slack/events`;

@@ -6,7 +6,7 @@ import { loadAgentsModule } from '../../src/bot/load-agents-module.js';
 import type { BotAgents } from '../../src/bot-agents.js';
 import { silentLogger } from '../../src/logger.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
-import { describeBackends } from '../helpers/needs.js';
+import { describeFrontEnd } from '../helpers/needs.js';
 import { clickButton, mention, slackHarness, startBot, textOf, updatesOf, waitForCard, waitForText, waitForUpdate } from '../helpers/slack-bot.js';
 import { viewSubmissionPayload } from '../../src/simulator/index.js';
 
@@ -17,7 +17,8 @@ const ALICE = 'U0ALICE';
 // The example imports the package by name, as a team's module would: its built copy.
 beforeAll(ensureBuiltPackage, 300_000);
 
-describeBackends('an agents module (AGENTS_MODULE) behind Slack on %s', (backend) => {
+// The Slack side of a module's agent: on one backend, as the other Slack end-to-end groups (needs.ts).
+describeFrontEnd('an agents module (AGENTS_MODULE) behind Slack on %s', (backend) => {
   const h = slackHarness(backend);
   let mcp: AttachedMcpServers | undefined;
   afterEach(async () => {
@@ -25,17 +26,20 @@ describeBackends('an agents module (AGENTS_MODULE) behind Slack on %s', (backend
     mcp = undefined;
   });
 
-  async function bootExample(): Promise<{ agents: BotAgents }> {
-    // The shipped example, loaded the way `npm start` loads AGENTS_MODULE; it imports the package by name.
+  /**
+   * The shipped example, loaded the way `npm start` loads AGENTS_MODULE; it imports the package by
+   * name. With `mcp`, its MCP servers join its agent as main.ts attaches them (a process of their
+   * own each, so only for the test of them).
+   */
+  async function bootExample({ mcp: withMcp = false } = {}): Promise<{ agents: BotAgents }> {
     const agents = await loadAgentsModule({ path: 'examples/agents.ts', database: h.database, logger: silentLogger, runLeaseMs: 60_000 });
     h.bot = await startBot({ fake: h.fake, db: h.database.db, makeAgent: (deps) => agents.agentFor(deps) });
-    // As main.ts does: the module's MCP servers join its agent.
-    mcp = await attachMcpServers(h.bot.agent, agents.mcpServers ?? [], { logger: silentLogger });
+    if (withMcp) mcp = await attachMcpServers(h.bot.agent, agents.mcpServers ?? [], { logger: silentLogger });
     return { agents };
   }
 
   it('the example\'s MCP server: its read-only tool runs at once (trusted hint), paging the on-call waits for someone else\'s approval', async () => {
-    const { agents } = await bootExample();
+    const { agents } = await bootExample({ mcp: true });
     expect(agents.mcpServers?.map((s) => s.name)).toEqual(['runbooks']);
     const b = h.bot!;
     const search = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'runbook printer' });

@@ -13,8 +13,9 @@
  *   clone with `AGENTS_MODULE=../support-agents/agents.ts npm start`.
  *
  * The install needs only the npm registry, or its cache (`--prefer-offline`). The quick start runs
- * on the clone's own empty .data/, a newcomer's first start; the other two, given a DATA_DIR, on a
- * copy of the migrated data directory (migrated-data-dir.ts), as a second start would find it.
+ * on the clone's own empty .data/, a newcomer's first start; the other two are about MCP and the
+ * module, not the embedded database: a PostgreSQL schema each when DATABASE_URL is set, else a
+ * DATA_DIR as a second start would find it (bot-database.ts).
  */
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +24,7 @@ import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
-import { migratedDataDir } from '../helpers/migrated-data-dir.js';
+import { botDatabase, type BotDatabase } from '../helpers/bot-database.js';
 import { startFakeProviders, type FakeProviders, type Reply, type Turn } from '../helpers/fake-providers.js';
 import { readmeSnippets } from '../helpers/readme-snippets.js';
 import { freePort, npmStart, stopProcessGroup, type NpmStart } from '../helpers/sandbox/npm-start.js';
@@ -115,8 +116,10 @@ beforeAll(async () => {
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', 'zod@4', `../slack-approval-bot`], { cwd: TEAM, timeout: 300_000 });
   writeFileSync(join(TEAM, 'agents.ts'), readmeSnippets().get('agents-module')!);
 }, 900_000);
+const databases: BotDatabase[] = [];
 afterAll(async () => {
   await Promise.all(started.map((s) => stopProcessGroup(s.child)));
+  await Promise.all(databases.map((d) => d.drop()));
   await providers?.close();
   rmSync(work, { recursive: true, force: true });
 });
@@ -127,6 +130,13 @@ async function start(env: Record<string, string | undefined>) {
   const app = await npmStart({ ...clean, PORT: String(await freePort()), ...env }, CLONE);
   started.push(app);
   return { app, sandbox: sandboxAt(app.url) };
+}
+
+/** A database of its own for one start (see bot-database.ts). */
+async function databaseEnv(name: string): Promise<Record<string, string>> {
+  const database = await botDatabase(join(work, name));
+  databases.push(database);
+  return database.env;
 }
 
 // The three starts side by side: each is a process of its own on a port and data directory of its own.
@@ -146,7 +156,7 @@ describe.concurrent('from a fresh clone: npm install, then the README as written
 
   it('MCP tools: MCP_SERVERS=mcp.yaml npm start, no key: help lists the server’s tools, one called by name runs behind its card', async () => {
     writeFileSync(join(CLONE, 'mcp.yaml'), ['mcpServers:', '  runbooks:', '    command: node', '    args: [--import, tsx, examples/mcp-server.ts]', ''].join('\n'));
-    const { sandbox } = await start({ MCP_SERVERS: 'mcp.yaml', DATA_DIR: await migratedDataDir(join(work, 'mcp-data')) });
+    const { sandbox } = await start({ MCP_SERVERS: 'mcp.yaml', ...(await databaseEnv('mcp-data')) });
     const help = await sandbox.ask('U0ALICE', 'help');
     expect(await sandbox.said(help, 'runbooks__search_runbooks')).toContain('runbooks__page_oncall');
     const thread = await sandbox.ask('U0ALICE', 'call runbooks__search_runbooks with {"query": "printer"}');
@@ -156,7 +166,7 @@ describe.concurrent('from a fresh clone: npm install, then the README as written
   });
 
   it('Your own agents: the README’s module in a project beside the clone, AGENTS_MODULE=../support-agents/agents.ts npm start', async () => {
-    const { app, sandbox } = await start({ AGENTS_MODULE: '../support-agents/agents.ts', OPENAI_API_KEY: providers.keys.openai, OPENAI_BASE_URL: providers.openaiBaseUrl, DATA_DIR: await migratedDataDir(join(work, 'team-data')) });
+    const { app, sandbox } = await start({ AGENTS_MODULE: '../support-agents/agents.ts', OPENAI_API_KEY: providers.keys.openai, OPENAI_BASE_URL: providers.openaiBaseUrl, ...(await databaseEnv('team-data')) });
     expect(app.output()).toContain('"source":"../support-agents/agents.ts (export policy)"');
     const thread = await sandbox.ask('U0ALICE', 'close ticket 7');
     const card = await sandbox.card(thread);

@@ -10,9 +10,10 @@
  * thread is free at once, and the next run there is told the call was cancelled, by whom, with
  * no call left unanswered).
  * The same for an agents module whose agents name their models as strings, and a string model
- * whose key is missing stops start-up naming the variable. Each DATA_DIR starts as an earlier start
- * left it (migrated: migrated-data-dir.ts); a first start's initdb is fresh-clone's to test. The
- * built entry, not `npm start`: the provider is the subject here, and tsx compiling src/ costs each
+ * whose key is missing stops start-up naming the variable. The provider is the subject, not the
+ * embedded database: each process starts on a database of its own, on PostgreSQL when DATABASE_URL
+ * is set, else on a DATA_DIR as an earlier start left it (bot-database.ts); a first start's initdb
+ * is fresh-clone's to test. The built entry, not `npm start`: the provider is the subject here, and tsx compiling src/ costs each
  * start seconds of CPU (fresh-clone walks `npm start` with a MODEL).
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -24,7 +25,7 @@ import { newTriggerId, startSlackSimulator, viewSubmissionPayload, type SlackSim
 import { startBotProcess, startSlackBotProcess, stopAllBotProcesses } from '../helpers/bot-process.js';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { startFakeProviders, type Api, type FakeProviders, type Reply, type Turn } from '../helpers/fake-providers.js';
-import { migratedDataDir } from '../helpers/migrated-data-dir.js';
+import { botDatabase, type BotDatabase } from '../helpers/bot-database.js';
 import { clickButton, mention, textOf, waitForCard, waitForText, waitForUpdate } from '../helpers/slack-bot.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -63,12 +64,21 @@ beforeAll(async () => {
   providers = await startFakeProviders(script);
   await ensureBuiltPackage();
 }, 300_000);
+const databases: BotDatabase[] = [];
 afterAll(async () => {
   await stopAllBotProcesses();
   await fake?.close();
   await providers?.close();
+  await Promise.all(databases.map((d) => d.drop()));
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** The environment naming a database of its own for one bot process (see bot-database.ts). */
+async function databaseEnv(name: string): Promise<Record<string, string>> {
+  const database = await botDatabase(join(dir, name));
+  databases.push(database);
+  return database.env;
+}
 
 /** Each provider's settings, as a team sets them. */
 function settingsFor(api: Api): Record<string, string> {
@@ -98,7 +108,7 @@ describe.concurrent('MODEL with its provider settings: npm run start:prod runs t
     ['an OpenAI-compatible server (openai-compatible/…)', 'openai-compatible'],
   ])('%s: mention → card → Approve → answer, and a follow-up in the thread', async (_name, api) => {
     const settings = settingsFor(api);
-    const { process, bot } = await startSlackBotProcess(fake, { command: START, cwd: ROOT, env: { ...settings, DATA_DIR: await migratedDataDir(join(dir, api)) } });
+    const { process, bot } = await startSlackBotProcess(fake, { command: START, cwd: ROOT, env: { ...settings, ...(await databaseEnv(api)) } });
     expect((await process.waitForLog(/^model selected$/)).model).toBe(settings.MODEL);
 
     const thread = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete record abc-123' });
@@ -199,7 +209,7 @@ export default new Agent({
   });
 
   it('get the configured providers: mention → card → Approve → answer over the OpenAI-compatible server', async () => {
-    const env = { ...settingsFor('openai-compatible'), ...settingsFor('anthropic'), MODEL: undefined, AGENTS_MODULE: file, DATA_DIR: await migratedDataDir(join(dir, 'module')) };
+    const env = { ...settingsFor('openai-compatible'), ...settingsFor('anthropic'), MODEL: undefined, AGENTS_MODULE: file, ...(await databaseEnv('module')) };
     const { process, bot } = await startSlackBotProcess(fake, { command: START, cwd: ROOT, env });
     expect((await process.waitForLog(/^model selected$/)).model).toBe('openai-compatible.chat/llama-3.3-70b');
     const thread = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'close ticket 7' });

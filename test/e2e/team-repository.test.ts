@@ -11,12 +11,13 @@
  * (`openai/gpt-5-mini`, a string) given the configured OpenAI settings.
  *
  * The install needs only the npm registry (or its cache: `--prefer-offline`). One pack and one
- * install serve every case. Node 20 runs here; TEAM_REPO_NODE_VERSIONS=22,24 also runs the
- * module forms under those versions (their binaries installed from the npm packages node@22 and
- * node@24 into ~/.cache/slack-approval-bot once, then reused from there). The README's start runs
- * on an empty data directory, as a team's first start does; the module forms each start on a
- * DATA_DIR as an earlier start left it (migrated: migrated-data-dir.ts), PGlite's initdb and the
- * migrations being the same for every form.
+ * install serve every case. Node 20 runs here; TEAM_REPO_NODE_VERSIONS=22,24 also runs under
+ * those versions what the README promises on them, the module forms from the team's `npm start`
+ * (their binaries installed from the npm packages node@22 and node@24 into
+ * ~/.cache/slack-approval-bot once, then reused from there). The README's start runs on an empty
+ * data directory, as a team's first start does; the module forms are about the module, not the
+ * embedded database, so each starts on a database of its own on PostgreSQL when DATABASE_URL is
+ * set, else on a DATA_DIR as an earlier start left it (bot-database.ts).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,7 +30,7 @@ import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/index.js';
 import { startBotProcess, startSlackBotProcess, stopAllBotProcesses, type BotProcess } from '../helpers/bot-process.js';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
-import { migratedDataDir } from '../helpers/migrated-data-dir.js';
+import { botDatabase } from '../helpers/bot-database.js';
 import { startFakeProviders, type FakeProviders, type Reply, type Turn } from '../helpers/fake-providers.js';
 import { readmeSnippets } from '../helpers/readme-snippets.js';
 import { clickButton, mention, textOf, waitForCard, waitForText, waitForUpdate } from '../helpers/slack-bot.js';
@@ -150,7 +151,22 @@ afterAll(async () => {
 const openai = () => ({ OPENAI_API_KEY: providers.keys.openai, OPENAI_BASE_URL: providers.openaiBaseUrl });
 let dataDirs = 0;
 const dataDir = () => join(work, `data-${++dataDirs}`);
-const migratedDataDirs = (count: number) => Promise.all(Array.from({ length: count }, () => migratedDataDir(dataDir())));
+
+/** A module form started from the team's repository, as README "Your own agents" starts it. */
+const fromTeam = (module: string) => ({ what: module, cwd: TEAM, command: ['npm', 'start', '--silent'], module, source: `${module} (export policy)` });
+/** On this Node: the forms from the team's npm start, and a module outside this repository from its start:prod and its start (tsx). */
+const HERE = [
+  fromTeam('agents.cjs'),
+  fromTeam('esm/agents.js'),
+  fromTeam('esm/agents.ts'),
+  { what: 'start:prod, agents.ts', cwd: ROOT, command: ['npm', 'run', 'start:prod', '--silent'], module: join(TEAM, 'agents.ts'), source: `${join(TEAM, 'agents.ts')} (export policy)` },
+  { what: 'start, agents.cjs', cwd: ROOT, command: ['npm', 'start', '--silent'], module: join(TEAM, 'agents.cjs'), source: `${join(TEAM, 'agents.cjs')} (export policy)` },
+];
+/**
+ * On the other versions, what the README promises there: the module TypeScript or JavaScript, an
+ * ES module or CommonJS, TypeScript in the CommonJS project npm init made among them.
+ */
+const ELSEWHERE = [fromTeam('agents.cjs'), fromTeam('esm/agents.js'), fromTeam('esm/agents.ts'), fromTeam('agents.ts')];
 
 describe('the teamâ€™s repository: the bot installed as a dependency, the teamâ€™s module beside it', { timeout: 300_000 }, () => {
   it('the policy checks in CI: npx slack-approval-policy test passes right cases, fails a wrong one, and explains a call', async () => {
@@ -160,10 +176,14 @@ describe('the teamâ€™s repository: the bot installed as a dependency, the teamâ€
     writeFileSync(join(TEAM, 'policy-cases.yaml'), cases('{ asks: { approvers: [S0SUPPORTLEADS] } }'));
     writeFileSync(join(TEAM, 'wrong-cases.yaml'), cases('runs'));
     const npx = (args: string[]) => run('npx', ['--no-install', 'slack-approval-policy', ...args], { cwd: TEAM, timeout: 60_000 });
-    const passed = await npx(['test', 'policy-cases.yaml']);
+    // Three runs of the command, side by side.
+    const [passed, wrong, explained] = await Promise.all([
+      npx(['test', 'policy-cases.yaml']),
+      npx(['test', 'wrong-cases.yaml']).then(() => undefined, (error: unknown) => error),
+      npx(['explain', '--tool', 'close_ticket', '--args', '{"id":1}', '--as', 'U0REQUESTER', '--policy', 'policy.yaml']),
+    ]);
     expect(passed.stdout).toMatch(/\n2 passed, 0 failed\n$/);
-    await expect(npx(['test', 'wrong-cases.yaml'])).rejects.toMatchObject({ code: 1, stdout: expect.stringMatching(/FAIL +1 +leads close tickets +runs +asks 1 of \[S0SUPPORTLEADS\]/) });
-    const explained = await npx(['explain', '--tool', 'close_ticket', '--args', '{"id":1}', '--as', 'U0REQUESTER', '--policy', 'policy.yaml']);
+    expect(wrong).toMatchObject({ code: 1, stdout: expect.stringMatching(/FAIL +1 +leads close tickets +runs +asks 1 of \[S0SUPPORTLEADS\]/) });
     expect(explained.stdout).toContain('Verdict:  denied by tools.close_ticket.rules[0]: "Ticket 1 stays open."');
   });
 
@@ -181,15 +201,18 @@ describe('the teamâ€™s repository: the bot installed as a dependency, the teamâ€
   });
 
   for (const version of ['this', ...extraNodes]) {
-    it(`on Node ${version === 'this' ? process.versions.node : version}: CommonJS with require(), ES modules in JavaScript and TypeScript, from the team's npm start and this repository's start:prod and start`, async () => {
-      const dirs = await migratedDataDirs(5);
-      const starts: Array<{ what: string; bot: BotProcess; source: string }> = [
-        { what: 'agents.cjs', cwd: TEAM, command: ['npm', 'start', '--silent'], module: 'agents.cjs', source: 'agents.cjs (export policy)' },
-        { what: 'esm/agents.js', cwd: TEAM, command: ['npm', 'start', '--silent'], module: 'esm/agents.js', source: 'esm/agents.js (export policy)' },
-        { what: 'esm/agents.ts', cwd: TEAM, command: ['npm', 'start', '--silent'], module: 'esm/agents.ts', source: 'esm/agents.ts (export policy)' },
-        { what: 'start:prod, agents.ts', cwd: ROOT, command: ['npm', 'run', 'start:prod', '--silent'], module: join(TEAM, 'agents.ts'), source: `${join(TEAM, 'agents.ts')} (export policy)` },
-        { what: 'start, agents.cjs', cwd: ROOT, command: ['npm', 'start', '--silent'], module: join(TEAM, 'agents.cjs'), source: `${join(TEAM, 'agents.cjs')} (export policy)` },
-      ].map((s, i) => ({ what: s.what, source: s.source, bot: startBotProcess({ command: s.command, cwd: s.cwd, env: { PATH: nodePaths.get(version), AGENTS_MODULE: s.module, DATA_DIR: dirs[i], ...openai() } }) }));
+    const name =
+      version === 'this'
+        ? `on Node ${process.versions.node}: CommonJS with require(), ES modules in JavaScript and TypeScript, from the team's npm start and this repository's start:prod and start`
+        : `on Node ${version}: CommonJS with require(), ES modules in JavaScript and TypeScript, TypeScript in the CommonJS project, from the team's npm start`;
+    it(name, async () => {
+      const forms = version === 'this' ? HERE : ELSEWHERE;
+      const databases = await Promise.all(forms.map(() => botDatabase(dataDir())));
+      const starts: Array<{ what: string; bot: BotProcess; source: string }> = forms.map((s, i) => ({
+        what: s.what,
+        source: s.source,
+        bot: startBotProcess({ command: s.command, cwd: s.cwd, env: { PATH: nodePaths.get(version), AGENTS_MODULE: s.module, ...databases[i]!.env, ...openai() } }),
+      }));
       for (const { what, bot, source } of starts) {
         const selected = await bot.waitForLog(/^model selected$/).catch((error: Error) => {
           throw new Error(`${what}: ${error.message}`);
@@ -199,7 +222,7 @@ describe('the teamâ€™s repository: the bot installed as a dependency, the teamâ€
       }
       await stopAllBotProcesses();
       for (const { what, bot } of starts) expect(bot.logs().filter((l) => (l.level ?? 0) >= 50), what).toEqual([]);
-      await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+      await Promise.all(databases.map((d) => d.drop()));
     });
   }
 
@@ -209,17 +232,15 @@ describe('the teamâ€™s repository: the bot installed as a dependency, the teamâ€
       expect((await bot.exited).code).toBe(1);
       return String(bot.logs().find((l) => l.level === 60)?.msg);
     };
-    const zod = prod(join(BARE, 'agents.mjs'));
-    const itself = prod(join(BARE, 'agent-only.mjs'));
-    expect(await fatal(zod)).toBe(`AGENTS_MODULE ${join(BARE, 'agents.mjs')}: could not be loaded: it imports "zod", which is not installed in ${BARE}: run \`npm install zod\` there`);
-    expect(await fatal(itself)).toContain(`it imports "slack-approval-bot", which is not installed in ${BARE}: add the bot to that project as a dependency`);
-
-    // tsx comes with the bot; without it, a TypeScript module cannot be loaded by plain node.
+    // tsx comes with the bot; without it, a TypeScript module cannot be loaded by plain node. (The
+    // other two start from this repository, whose tsx stays where it is: the three run side by side.)
     const tsx = join(TEAM, 'node_modules/tsx');
     renameSync(tsx, `${tsx}-away`);
     try {
-      const message = await fatal(prod('agents.ts', TEAM, ['npm', 'start', '--silent']));
-      expect(message).toContain('AGENTS_MODULE agents.ts: is TypeScript, which plain node loads only through tsx, and tsx could not be loaded: run `npm install tsx`');
+      const [zod, itself, typescript] = await Promise.all([prod(join(BARE, 'agents.mjs')), prod(join(BARE, 'agent-only.mjs')), prod('agents.ts', TEAM, ['npm', 'start', '--silent'])].map(fatal));
+      expect(zod).toBe(`AGENTS_MODULE ${join(BARE, 'agents.mjs')}: could not be loaded: it imports "zod", which is not installed in ${BARE}: run \`npm install zod\` there`);
+      expect(itself).toContain(`it imports "slack-approval-bot", which is not installed in ${BARE}: add the bot to that project as a dependency`);
+      expect(typescript).toContain('AGENTS_MODULE agents.ts: is TypeScript, which plain node loads only through tsx, and tsx could not be loaded: run `npm install tsx`');
     } finally {
       renameSync(`${tsx}-away`, tsx);
     }

@@ -1,15 +1,16 @@
 /**
  * `AGENTS_MODULE=examples/agents.ts npm start`, the real npm script with no Slack variables:
  * it starts, serves the sandbox, a mention typed there reaches the example's agent (driven over
- * the sandbox's HTTP API, as its page does), and SIGTERM stops all of it. DATA_DIR is as an
- * earlier start left it (migrated: migrated-data-dir.ts); a first start's initdb is fresh-clone's.
+ * the sandbox's HTTP API, as its page does), and SIGTERM stops all of it. The module is the
+ * subject, not the embedded database: a PostgreSQL schema of its own when DATABASE_URL is set, else
+ * a DATA_DIR as an earlier start left it (bot-database.ts); a first start's initdb is fresh-clone's.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
-import { migratedDataDir } from '../helpers/migrated-data-dir.js';
+import { botDatabase, type BotDatabase } from '../helpers/bot-database.js';
 import { freePort, npmStart, stopProcessGroup, type NpmStart } from '../helpers/sandbox/npm-start.js';
 
 interface Message {
@@ -38,11 +39,13 @@ function groupAlive(pgid: number): boolean {
 describe('AGENTS_MODULE=examples/agents.ts npm start', { timeout: 180_000 }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'agents-module-npm-start-'));
   let app: NpmStart | undefined;
+  let database: BotDatabase | undefined;
 
   // The example imports the package by name, as a team's module would: its built copy.
   beforeAll(ensureBuiltPackage, 300_000);
   afterAll(async () => {
     await stopProcessGroup(app?.child);
+    await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -69,7 +72,8 @@ describe('AGENTS_MODULE=examples/agents.ts npm start', { timeout: 180_000 }, () 
   it('starts with the example agent, serves the sandbox, runs a mention through the agent, and stops on SIGTERM', async () => {
     const port = await freePort();
     const unset = Object.fromEntries(UNSET.map((name) => [name, undefined]));
-    app = await npmStart({ ...unset, AGENTS_MODULE: 'examples/agents.ts', PORT: String(port), DATA_DIR: await migratedDataDir(dataDir), DATABASE_URL: '', LOG_LEVEL: 'info' });
+    database = await botDatabase(dataDir);
+    app = await npmStart({ ...unset, AGENTS_MODULE: 'examples/agents.ts', PORT: String(port), DATABASE_URL: '', ...database.env, LOG_LEVEL: 'info' });
     const lines = app.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.find((l) => l.msg === 'policy loaded')).toMatchObject({ source: 'examples/agents.ts (export policy)', policyVersion: expect.stringMatching(/^support-example@/) });
     expect(lines.find((l) => l.msg === 'model selected')).toMatchObject({ model: 'example/offline-tickets' });

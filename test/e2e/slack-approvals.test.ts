@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { describe, expect, it, vi } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import { createTool } from '../../src/agent/tool.js';

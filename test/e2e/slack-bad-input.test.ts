@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { sql } from 'kysely';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { askUserTool } from '../../src/agent/ask-user.js';
 import { findAction } from '../../src/db/pending-actions.js';
 import { suspendedRunsRoute } from '../../src/http/suspended-runs-route.js';

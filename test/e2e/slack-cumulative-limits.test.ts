@@ -4,7 +4,7 @@
  * approval until their day's total goes over the policy's limit; that request's card asks for two
  * approvals and says why, and only a second approver lets it run.
  */
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { sql } from 'kysely';
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';

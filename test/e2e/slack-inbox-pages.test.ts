@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
-import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { appHomeOpenedEnvelope, blockActionsPayload, blockLimitErrors, type StoredView } from '../../src/simulator/index.js';
 import { describeFrontEnd } from '../helpers/needs.js';
 import { scriptedModel } from '../helpers/scripted-model.js';

@@ -5,7 +5,7 @@
  * the modal closes and nothing hangs), answered "nothing was changed", and changes nothing; the
  * bot keeps working for the next, genuine, submission.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import { askUserTool } from '../../src/agent/ask-user.js';

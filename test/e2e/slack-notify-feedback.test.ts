@@ -4,7 +4,7 @@
  * needed after a vote are told what is left, a reply that reads like a decision gets a pointer
  * to the buttons (and decides nothing), and refused clicks are on the audit trail.
  */
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';

@@ -5,7 +5,7 @@
  * requested that waits for a person and is decided from the Home tab, and a shadow policy whose
  * difference is recorded while the enforced one decides.
  */
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';

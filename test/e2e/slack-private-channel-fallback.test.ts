@@ -5,7 +5,7 @@
  * approvers by DM and the requester is told; with an approver among the members it stays in the
  * thread; a public channel costs one conversations.info now and then, and no members call.
  */
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';

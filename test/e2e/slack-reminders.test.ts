@@ -4,7 +4,7 @@
  * each notice goes out exactly once, and an escalated approver can decide.
  */
 import { sql } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { describeFrontEnd } from '../helpers/needs.js';

@@ -4,7 +4,7 @@
  * fallback when the requester asks in a DM and may not approve. Copies are the same request:
  * deciding on one redraws every copy and the thread, and the run goes on in the thread.
  */
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { messageEnvelope, type RecordedCall } from '../../src/simulator/index.js';

@@ -3,7 +3,7 @@
  * fetch a WebSocket URL from the fake Slack (apps.connections.open with the app token), take
  * envelopes over that socket, ack them there, and answer through the fake Web API. No HTTP port.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';

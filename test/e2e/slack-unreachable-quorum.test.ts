@@ -3,7 +3,7 @@
  * user group too small right now) says so on its card, over the real Slack front end and the
  * fake Slack Web API.
  */
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { describeFrontEnd } from '../helpers/needs.js';

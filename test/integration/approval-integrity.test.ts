@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MockLanguageModelV3 } from 'ai/test';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { findDecisionTarget, recordApprovalVote, cancelPendingRuns } from '../../src/db/pending-actions.js';
 import { agentWith, countingTool } from '../helpers/agents.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { MockLanguageModelV3 } from 'ai/test';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel, lastToolResults, type ScriptStep } from '../helpers/scripted-model.js';

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PendingAction } from '../../src/db/rows.js';
 import { agentWith, countingTool } from '../helpers/agents.js';

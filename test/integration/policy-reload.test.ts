@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { Agent } from '../../src/agent/agent.js';
 import type { AgentChunk, ApprovalRequest } from '../../src/agent/api-types.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';

@@ -2,7 +2,7 @@ import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from '@ai-
 import { MockLanguageModelV3 } from 'ai/test';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { RunAbortedError } from '../../src/agent/errors.js';
 import { createTool } from '../../src/agent/tool.js';

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Agent } from '../../src/agent/agent.js';
 import type { ExpiredRequest, RecoveredRun } from '../../src/agent/api-types.js';
 import { takeOverWhileFull, takeWhileFull } from '../../src/agent/sweeps.js';

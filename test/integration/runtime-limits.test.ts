@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -96,7 +96,7 @@ describeBackends('cumulative limits in the runtime on %s', (backend) => {
   });
 
   it('a refund split into small ones hits the limit: the one that goes over needs 2 approvals, and two approvers', async () => {
-    const { tool, runs } = refundTool();
+    const { tool } = refundTool();
     const policy = refundPolicy();
     const requester = `U0SPLIT${backend === 'postgres' ? 'P' : 'L'}`;
     const amounts = [40000, 40000, 30000];

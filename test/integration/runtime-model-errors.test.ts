@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { APICallError } from '@ai-sdk/provider';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { AgentError, ModelCallError, SnapshotNotFoundError } from '../../src/agent/errors.js';
 import { collect, countingTool } from '../helpers/agents.js';

@@ -1,6 +1,6 @@
 import { APICallError } from '@ai-sdk/provider';
 import { MockLanguageModelV3 } from 'ai/test';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { ModelCallError, ModelSettingsError } from '../../src/agent/errors.js';
 import { countingTool } from '../helpers/agents.js';

@@ -1,7 +1,7 @@
 import { SpanStatusCode, type Tracer } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { z } from 'zod';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { createTool } from '../../src/agent/tool.js';
 import { countingTool } from '../helpers/agents.js';

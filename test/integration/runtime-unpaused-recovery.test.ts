@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { LeaseLostError } from '../../src/agent/errors.js';

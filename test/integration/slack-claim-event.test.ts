@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { slackDb } from '../../src/slack/tables.js';
 import { claimEventStartingRun, lockThread } from '../../src/slack/thread/claim-event.js';
 import { markRunShown } from '../../src/slack/thread/mark-run-shown.js';

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { suspendedRunsRoute } from '../../src/http/suspended-runs-route.js';
 import { silentLogger } from '../../src/logger.js';
 import { agentWith, countingTool } from '../helpers/agents.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { JsonValue } from '../../src/approvals/policy-types.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';

@@ -54,7 +54,6 @@ async function answerApprovalsCommand(ctx: SlackContext, who: Person, text: stri
     ctx.logger.info({ user: who.user, teamId: who.teamId }, '/approvals refused: not a member of this workspace');
     return { text: outsideWorkspaceMessage };
   }
-  const user = who.user;
   switch (command.kind) {
     case 'help':
       return { text: APPROVALS_USAGE };

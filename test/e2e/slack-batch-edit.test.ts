@@ -68,6 +68,21 @@ describeFrontEnd('Slack: edit on a batch card, on %s', (backend) => {
   }
 
   /** A run whose one step asks for two refunds: its batch card as posted, and the two requests on it. */
+  /** Carol submits the Edit modal with the amount lowered to 2000, and the card shows her edit. */
+  async function submitEditTo2000(b: Bot, card: PostedCard, privateMetadata: string) {
+    const submitted = await b.send.interaction(
+      viewSubmissionPayload({
+        user: CAROL,
+        callbackId: CALLBACK_IDS.editModal,
+        privateMetadata,
+        stateValues: { f0: { value: { type: 'plain_text_input', value: '1042' } }, f1: { value: { type: 'number_input', value: '2000' } } },
+      }),
+    );
+    expect(submitted.status).toBe(200);
+    await h.fake.waitFor((c) => c.method === 'chat.update' && c.args.ts === card.ts && textOf(c).includes(`Edited by <@${CAROL}>`));
+    await b.slack.idle();
+  }
+
   async function batchOfTwo() {
     const { b } = await boot();
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'refund 1042 and 1043' });
@@ -90,17 +105,7 @@ describeFrontEnd('Slack: edit on a batch card, on %s', (backend) => {
     const opened = await h.fake.waitFor('views.open');
     const view = opened.args.view as { private_metadata: string; blocks: Block[] };
     expect(view.blocks.filter((x) => x.type === 'input').map((x) => x.element.initial_value)).toEqual(['1042', '2500', undefined]);
-    const submitted = await b.send.interaction(
-      viewSubmissionPayload({
-        user: CAROL,
-        callbackId: CALLBACK_IDS.editModal,
-        privateMetadata: view.private_metadata,
-        stateValues: { f0: { value: { type: 'plain_text_input', value: '1042' } }, f1: { value: { type: 'number_input', value: '2000' } } },
-      }),
-    );
-    expect(submitted.status).toBe(200);
-    await h.fake.waitFor((c) => c.method === 'chat.update' && c.args.ts === card.ts && textOf(c).includes(`Edited by <@${CAROL}>`));
-    await b.slack.idle();
+    await submitEditTo2000(b, card, view.private_metadata);
 
     const edited = (await b.agent.findRequest(first!))!;
     expect(edited.status).toBe('edited');
@@ -162,17 +167,7 @@ describeFrontEnd('Slack: edit on a batch card, on %s', (backend) => {
     const { b, card, first, second } = await batchOfTwo();
     await click(b, card, CAROL, `approval:${first}`, ACTION_IDS.edit);
     const view = (await h.fake.waitFor('views.open')).args.view as { private_metadata: string };
-    const submitted = await b.send.interaction(
-      viewSubmissionPayload({
-        user: CAROL,
-        callbackId: CALLBACK_IDS.editModal,
-        privateMetadata: view.private_metadata,
-        stateValues: { f0: { value: { type: 'plain_text_input', value: '1042' } }, f1: { value: { type: 'number_input', value: '2000' } } },
-      }),
-    );
-    expect(submitted.status).toBe(200);
-    await h.fake.waitFor((c) => c.method === 'chat.update' && c.args.ts === card.ts && textOf(c).includes(`Edited by <@${CAROL}>`));
-    await b.slack.idle();
+    await submitEditTo2000(b, card, view.private_metadata);
     const edited = (await b.agent.findRequest(first))!;
     const replacement = (await b.agent.latestApprovalId(edited.run_id, edited.tool_call_id))!;
 

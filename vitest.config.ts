@@ -8,6 +8,12 @@ import SlowestFirstSequencer from './test/helpers/slowest-first-sequencer.js';
  */
 const OWN_MODULES = ['test/unit/agent/requests.test.ts', 'test/unit/slack/inbox/load-inbox.test.ts'];
 
+/**
+ * The sandbox's tests (in process, and through `npm start` in Chromium), and the docs' checks
+ * that read files and start nothing.
+ */
+const SHARED_TOO = ['test/sandbox/**/*.test.ts', 'test/docs/architecture-paths.test.ts', 'test/docs/screenshots.test.ts', 'test/docs/readme-policy-examples.test.ts'];
+
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -33,15 +39,17 @@ export default defineConfig({
       },
       {
         extends: true,
-        // The runtime's integration tests and the Slack front end's in-process end-to-end tests load
-        // the whole app (Bolt, the AI SDK, kysely, PGlite) for each file: 1–2 s of CPU a file, more
-        // than most of their tests. Their files open and close their own databases, servers and
-        // bots in hooks and leave no state in modules (the app's module state is per Agent, per app
-        // or keyed by database), so a worker loads the app once for all of them. Measured on
-        // test/integration: 233 → 136 s CPU; the Slack end-to-end files: 87 → 33 s.
+        // The runtime's integration tests, the Slack front end's in-process end-to-end tests and the
+        // sandbox's tests load the whole app (Bolt, the AI SDK, kysely, PGlite) for each file: 1–2 s
+        // of CPU a file, more than most of their tests. Their files open and close their own
+        // databases, servers, bots, `npm start`s and browser pages in hooks and leave no state in
+        // modules (the app's module state is per Agent, per app or keyed by database), so a worker
+        // loads the app once for all of them, and the browser files share one Chromium
+        // (test/helpers/shared-chromium.ts). Measured on test/integration: 233 → 136 s CPU; the
+        // Slack end-to-end files: 87 → 33 s.
         test: {
           name: 'shared modules',
-          include: ['test/integration/**/*.test.ts', 'test/e2e/slack-*.test.ts'],
+          include: ['test/integration/**/*.test.ts', 'test/e2e/slack-*.test.ts', ...SHARED_TOO],
           isolate: false,
         },
       },
@@ -52,7 +60,7 @@ export default defineConfig({
         test: {
           name: 'isolated',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'test/unit/**', 'test/integration/**', 'test/e2e/slack-*.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/unit/**', 'test/integration/**', 'test/e2e/slack-*.test.ts', ...SHARED_TOO],
         },
       },
       { extends: true, test: { name: 'unit (own modules)', include: OWN_MODULES } },

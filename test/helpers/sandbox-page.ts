@@ -1,12 +1,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { CHROMIUM } from './needs.js';
-
-export { CHROMIUM };
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+import { newChromiumContext } from './shared-chromium.js';
 
 /**
  * Where docsScreenshot writes: docs/ with UPDATE_SCREENSHOTS=1 (then commit them), else a temp
@@ -29,8 +26,9 @@ export async function docsScreenshot(page: Page, name: string): Promise<string> 
 
 /** The sandbox open in Chromium as one person, with the moves a person makes in it. */
 export interface SandboxPage {
-  browser: Browser;
   page: Page;
+  /** Closes the page (its browser context): the worker's Chromium stays for the next file. */
+  close(): Promise<void>;
   /** Script errors and console errors the page has shown so far. */
   pageErrors: string[];
   /** Switches to another person with the user switcher. */
@@ -43,8 +41,8 @@ export interface SandboxPage {
 
 /** Opens the sandbox at `url` as `user` in `channel` (#general unless said) and waits until it shows the bot as up. */
 export async function openSandboxPage(url: string, user: string, channel = 'C0GENERAL'): Promise<SandboxPage> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  const page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
+  const context = await newChromiumContext({ viewport: { width: 1280, height: 820 } });
+  const page = await context.newPage();
   const pageErrors: string[] = [];
   page.setDefaultTimeout(20_000);
   page.on('pageerror', (e) => pageErrors.push(e.message));
@@ -53,12 +51,12 @@ export async function openSandboxPage(url: string, user: string, channel = 'C0GE
     await page.goto(`${url}/?user=${user}&channel=${channel}`);
     await page.locator('#bot-status.ok').waitFor();
   } catch (error) {
-    await browser.close();
+    await context.close();
     throw error;
   }
   return {
-    browser,
     page,
+    close: () => context.close(),
     pageErrors,
     actAs: async (other) => {
       await page.selectOption('#user-switcher', other);

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
+import { migratedDataDir } from '../helpers/migrated-data-dir.js';
 import { openSandboxPage, type SandboxPage } from '../helpers/sandbox-page.js';
 import { needing } from '../helpers/needs.js';
 import { freePort, npmStart, stopProcessGroup, type NpmStart } from '../helpers/sandbox/npm-start.js';
@@ -32,6 +33,7 @@ describe('an agents module in the sandbox, in Chromium', needing('chromium', { t
   beforeAll(async () => {
     // The example imports the package by name, as a team's module would: its built copy.
     await ensureBuiltPackage();
+    await migratedDataDir(dataDir);
     const port = await freePort();
     const unset = Object.fromEntries(UNSET.map((name) => [name, undefined]));
     app = await npmStart({ ...unset, AGENTS_MODULE: 'examples/agents.ts', PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' });
@@ -40,7 +42,7 @@ describe('an agents module in the sandbox, in Chromium', needing('chromium', { t
   }, 300_000);
 
   afterAll(async () => {
-    await sandbox?.browser.close();
+    await sandbox?.close();
     await stopProcessGroup(app?.child);
     rmSync(dataDir, { recursive: true, force: true });
   });

@@ -8,11 +8,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { galleryBlocks, galleryModal } from '../helpers/sandbox/gallery.js';
 import { startHarness, type Harness } from '../helpers/sandbox/harness.js';
-import { CHROMIUM, CHROMIUM_ARGS, docsScreenshot, openSandboxPage, type SandboxPage } from '../helpers/sandbox-page.js';
+import { docsScreenshot, openSandboxPage, type SandboxPage } from '../helpers/sandbox-page.js';
+import { newChromiumContext } from '../helpers/shared-chromium.js';
 import { needing } from '../helpers/needs.js';
 import { listeningAddresses, nonLoopbackAddresses, portTakenOn } from '../helpers/listening-addresses.js';
 import { freePort, npmStart, stopProcessGroup } from '../helpers/sandbox/npm-start.js';
@@ -48,7 +49,7 @@ describe('the README’s quick start in Chromium: every demo request, more than 
   }, 120_000);
 
   afterAll(async () => {
-    await sandbox?.browser.close();
+    await sandbox?.close();
     await stopProcessGroup(app?.child);
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -243,14 +244,14 @@ describe('the README’s quick start in Chromium: every demo request, more than 
 
 describe('Block Kit in the sandbox UI', needing('chromium', { timeout: 60_000 }), () => {
   let h: Harness;
-  let browser: Browser;
+  let context: BrowserContext;
   let page: Page;
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
     h = await startHarness({ echoBotMessages: false });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    context = await newChromiumContext({ viewport: { width: 1280, height: 1000 } });
+    page = await context.newPage();
     page.setDefaultTimeout(10_000);
     page.on('pageerror', (e) => pageErrors.push(e.message));
     page.on('dialog', (d) => void d.dismiss());
@@ -259,7 +260,7 @@ describe('Block Kit in the sandbox UI', needing('chromium', { timeout: 60_000 })
   });
 
   afterAll(async () => {
-    await browser?.close();
+    await context?.close();
     await h?.close();
   });
 

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migratedDataDir } from '../helpers/migrated-data-dir.js';
 import { cardBlock, shownText, startStack, type Stack } from '../helpers/sandbox/stack.js';
 
 let s: Stack;
@@ -96,7 +97,8 @@ describe('the real bot, unchanged, behind the sandbox', () => {
 describe('a restart of npm start', () => {
   it('keeps the sandbox’s messages, and a card posted before the restart still works after it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sandbox-restart-'));
-    const options = { dataDir: join(dir, 'pglite'), stateFile: join(dir, 'sandbox.json') };
+    // PGlite on disk as an earlier start left it: what the restart keeps is the point, not initdb.
+    const options = { dataDir: await migratedDataDir(join(dir, 'pglite')), stateFile: join(dir, 'sandbox.json') };
     try {
       let first: Stack | undefined = await startStack(options);
       const posted = await first.ui('/ui/message', { user: 'U0ALICE', channel: GENERAL, text: '@approvals delete record ghi-789' });

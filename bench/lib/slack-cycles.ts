@@ -145,20 +145,21 @@ function statementTable(timings: Array<[string, number[]]>, cycles: number) {
 }
 
 /**
- * The cycles in flight come first: V8 is still optimising a cycle's code long after the click
- * bursts (a function that runs once per cycle is compiled after hundreds of cycles), and that
- * compiling, on V8's own threads, counts in the process's CPU. The 2,000 cycles in flight
- * amortise it; the sequential cycles after them find the code compiled, as a bot that has been
- * up for a while does.
+ * The cycles in flight come first, after a long warm-up: V8 is still optimising a cycle's code
+ * long after the click bursts (a function that runs once per cycle is compiled after hundreds of
+ * cycles), and that compiling, on V8's own threads, counts in the process's CPU. The sequential
+ * cycles after them find the code compiled, as in a bot that has been up for a while.
  */
 export async function measureCycles(ctx: SuiteContext, env: Env) {
   const w = env.config.warmup;
   const { sequential: seq, concurrent: conc } = env.config;
   ctx.log(`cycles: ${w.concurrentCycles} warm-up + ${conc.cycles} with ${conc.inFlight} in flight`);
   await runCycles(env, w.concurrentCycles, conc.inFlight);
+  ctx.log('cycles: measuring in flight');
   const concurrent = await profiled(env, 'cycles-concurrent', () => runCycles(env, conc.cycles, conc.inFlight));
   ctx.log(`cycles: ${w.sequentialCycles} warm-up + ${seq.cycles} sequential`);
   await runCycles(env, w.sequentialCycles, 1);
+  ctx.log('cycles: measuring sequential');
   await env.h.traceStatements();
   const sequential = await profiled(env, 'cycles-sequential', () => runCycles(env, seq.cycles, 1));
   const timings = await env.h.takeStatementTrace();

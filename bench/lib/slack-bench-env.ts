@@ -7,7 +7,7 @@ import { mentionFor, withTimeout, type Mention, type PostedCard, type SignedResp
 
 export const fullConfig = {
   /** floorRounds: bursts a fresh floor process gets before it is measured (its code is cold: V8 compiles it meanwhile). */
-  warmup: { sequentialCycles: 30, concurrentCycles: 100, clickRounds: 1, floorRounds: 20 },
+  warmup: { sequentialCycles: 30, concurrentCycles: 1000, clickRounds: 1, floorRounds: 20 },
   /** Each round: this many suspended runs (one mention each), then one Approve click on each card, all at once. */
   distinctCards: { rounds: 10, clicks: 50 },
   /** Each round: one suspended run, then this many approvers click its Approve button at once. */

@@ -79,11 +79,19 @@ export interface ServerTiming {
 
 const epochNow = () => performance.timeOrigin + performance.now();
 
+/**
+ * Whether a burst is being watched (see takeServerTimings): only then does every HTTP server in
+ * this process note its requests, and the event loop's delay and GC pauses are recorded. The
+ * delay monitor wakes the loop every millisecond (about 2 % of a core), which the cycles, timed
+ * from the CPU they cost, must not pay.
+ */
+let watching = false;
+
 // Every HTTP server in this process notes when a request reached it and when its response left.
 const serverTimings: ServerTiming[] = [];
 const emit = Server.prototype.emit as (this: Server, event: string | symbol, ...args: unknown[]) => boolean;
 Server.prototype.emit = function (this: Server, event: string | symbol, ...args: unknown[]): boolean {
-  if (event === 'request') {
+  if (watching && event === 'request') {
     const arrived = epochNow();
     const [req, res] = args as [{ headers: Record<string, unknown> }, { once(e: 'finish', f: () => void): void }];
     const id = req.headers['x-bench-id'];
@@ -93,29 +101,37 @@ Server.prototype.emit = function (this: Server, event: string | symbol, ...args:
 } as typeof Server.prototype.emit;
 
 export interface LoopStats {
-  /** Longest event-loop stall since the last reading, ms (monitorEventLoopDelay, 1 ms resolution). */
+  /** Longest event-loop stall while watched (monitorEventLoopDelay, 1 ms resolution). */
   maxDelayMs: number;
-  /** Garbage collection since the last reading: total pause and longest, ms. */
+  /** Garbage collection while watched: total pause and longest, ms. */
   gcMs: number;
   gcMaxMs: number;
 }
 
 const loopDelay = monitorEventLoopDelay({ resolution: 1 });
-loopDelay.enable();
 let gcMs = 0;
 let gcMaxMs = 0;
-new PerformanceObserver((list) => {
+const gcObserver = new PerformanceObserver((list) => {
   for (const e of list.getEntries()) {
     gcMs += e.duration;
     gcMaxMs = Math.max(gcMaxMs, e.duration);
   }
-}).observe({ entryTypes: ['gc'] });
+});
 
-function takeLoopStats(): LoopStats {
-  const out = { maxDelayMs: loopDelay.max / 1e6, gcMs, gcMaxMs };
+/** What was recorded since the last call; records from now until the next call when `watch`. */
+function takeLoopStats(watch: boolean): LoopStats {
+  const out = { maxDelayMs: watching ? loopDelay.max / 1e6 : 0, gcMs, gcMaxMs };
   loopDelay.reset();
   gcMs = 0;
   gcMaxMs = 0;
+  if (watch && !watching) {
+    loopDelay.enable();
+    gcObserver.observe({ entryTypes: ['gc'] });
+  } else if (!watch && watching) {
+    loopDelay.disable();
+    gcObserver.disconnect();
+  }
+  watching = watch;
   return out;
 }
 
@@ -355,8 +371,14 @@ const rpc = serveRpc({
     const cpu = process.cpuUsage();
     return { statements: pool?.counter.count ?? 0, cpuUserMicros: cpu.user, cpuSystemMicros: cpu.system, appRateLimited };
   },
-  /** The server-side timings collected since the last call, and how the event loop fared meanwhile. */
-  takeServerTimings: (): { requests: ServerTiming[]; loop: LoopStats } => ({ requests: serverTimings.splice(0), loop: takeLoopStats() }),
+  /**
+   * The server-side timings collected since the last call, and how the event loop fared meanwhile;
+   * with `watch`, they are collected until the next call (and nothing is, otherwise).
+   */
+  takeServerTimings: (args: { watch?: boolean } | null): { requests: ServerTiming[]; loop: LoopStats } => ({
+    requests: serverTimings.splice(0),
+    loop: takeLoopStats(args?.watch === true),
+  }),
   async startFloor(kind: FloorKind) {
     await floor?.stop();
     floor = await startFloor(kind);

@@ -37,7 +37,7 @@ async function burst(
 ): Promise<{ responses: SignedResponse[]; clicks: ClickTiming[]; loop: LoopStats }> {
   client.freshConnections();
   const prepared = bodies.map((b) => client.prepare(b));
-  await serverTimings();
+  await serverTimings(true);
   const responses = await Promise.all(prepared.map((p) => p.send()));
   const { requests, loop } = await serverTimings();
   const server = new Map(requests.map((t) => [t.id, t]));

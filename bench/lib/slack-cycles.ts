@@ -108,6 +108,8 @@ async function runCycles(env: Env, count: number, inFlight: number, target = the
     /** CPU per cycle of each process (ms), from just before the first mention until the bot was idle again. */
     cpuMsPerCycle: {
       bot: round(cpuMs(cpu0.bot, cpu1.bot) / count, 3),
+      /** The kernel's share of `bot` (system time: sockets, wake-ups). */
+      botSystem: round((cpu1.bot.system - cpu0.bot.system) / 1000 / count, 3),
       fakeSlack: round(cpuMs(cpu0.fake, cpu1.fake) / count, 3),
       driver: round(cpuMs(cpu0.driver, cpu1.driver) / count, 3),
       /** Every postgres process on the machine (other users' work included). */
@@ -142,35 +144,43 @@ function statementTable(timings: Array<[string, number[]]>, cycles: number) {
     .sort((a, b) => b.msPerCycle - a.msPerCycle);
 }
 
+/**
+ * The cycles in flight come first, after a long warm-up: V8 is still optimising a cycle's code
+ * long after the click bursts (a function that runs once per cycle is compiled after hundreds of
+ * cycles), and that compiling, on V8's own threads, counts in the process's CPU. The sequential
+ * cycles after them find the code compiled, as in a bot that has been up for a while.
+ */
 export async function measureCycles(ctx: SuiteContext, env: Env) {
   const w = env.config.warmup;
   const { sequential: seq, concurrent: conc } = env.config;
+  ctx.log(`cycles: ${w.concurrentCycles} warm-up + ${conc.cycles} with ${conc.inFlight} in flight`);
+  await runCycles(env, w.concurrentCycles, conc.inFlight);
+  ctx.log('cycles: measuring in flight');
+  const concurrent = await profiled(env, 'cycles-concurrent', () => runCycles(env, conc.cycles, conc.inFlight));
   ctx.log(`cycles: ${w.sequentialCycles} warm-up + ${seq.cycles} sequential`);
   await runCycles(env, w.sequentialCycles, 1);
+  ctx.log('cycles: measuring sequential');
   await env.h.traceStatements();
   const sequential = await profiled(env, 'cycles-sequential', () => runCycles(env, seq.cycles, 1));
   const timings = await env.h.takeStatementTrace();
-  ctx.log(`cycles: ${w.concurrentCycles} warm-up + ${conc.cycles} with ${conc.inFlight} in flight`);
-  await runCycles(env, w.concurrentCycles, conc.inFlight);
-  const concurrent = await profiled(env, 'cycles-concurrent', () => runCycles(env, conc.cycles, conc.inFlight));
   return { sequential, concurrent, statements: statementTable(timings, seq.cycles) };
 }
 
 /**
  * The same cycles against the cycle floor (see slack-bot-process.ts): the bot's Bolt and
  * WebClient making its Slack calls with no database, agent or model behind them, so its
- * cycles/s bound what the bot could reach on this machine.
+ * cycles/s bound what the bot could reach on this machine. In the same order as the bot's.
  */
 export async function measureFloorCycles(ctx: SuiteContext, env: Env) {
   const w = env.config.warmup;
   const { sequential: seq, concurrent: conc } = env.config;
-  ctx.log(`cycle floor (Bolt + WebClient only): ${w.sequentialCycles} warm-up + ${seq.cycles} sequential, ${w.concurrentCycles} warm-up + ${conc.cycles} with ${conc.inFlight} in flight`);
+  ctx.log(`cycle floor (Bolt + WebClient only): ${w.concurrentCycles} warm-up + ${conc.cycles} with ${conc.inFlight} in flight, ${w.sequentialCycles} warm-up + ${seq.cycles} sequential`);
   const target: CycleTarget = { client: await env.h.startFloor('bolt-cycle'), runsTool: false };
   try {
-    await runCycles(env, w.sequentialCycles, 1, target);
-    const sequential = await profiled(env, 'floor-sequential', () => runCycles(env, seq.cycles, 1, target));
     await runCycles(env, w.concurrentCycles, conc.inFlight, target);
     const concurrent = await profiled(env, 'floor-concurrent', () => runCycles(env, conc.cycles, conc.inFlight, target));
+    await runCycles(env, w.sequentialCycles, 1, target);
+    const sequential = await profiled(env, 'floor-sequential', () => runCycles(env, seq.cycles, 1, target));
     return { sequential, concurrent };
   } finally {
     target.client.close();

@@ -241,8 +241,12 @@ export interface SlackHarness {
   startProfile(): Promise<void>;
   stopProfile(dir: string, name: string): Promise<void>;
   takeStatementTrace(): Promise<Array<[string, number[]]>>;
-  /** When each request since the last call reached the bot's HTTP server and when its ack left. */
-  takeServerTimings(): Promise<{ requests: ServerTiming[]; loop: LoopStats }>;
+  /**
+   * When each request since the last call reached the bot's HTTP server and when its ack left,
+   * and how its event loop fared. Only watched from a call with `watch` until the next call: the
+   * loop-delay monitor costs the process CPU on every millisecond it runs.
+   */
+  takeServerTimings(watch?: boolean): Promise<{ requests: ServerTiming[]; loop: LoopStats }>;
   /** Starts a floor server in the bot process (see slack-bot-process.ts); returns a client for it. */
   startFloor(kind: FloorKind): Promise<SignedClient>;
   stopFloor(): Promise<void>;
@@ -259,7 +263,7 @@ export interface SlackHarness {
   startFloorProcess(kind: 'http' | 'bolt'): Promise<{
     client: SignedClient;
     cpu(): Promise<CpuMicros>;
-    takeServerTimings(): Promise<{ requests: ServerTiming[]; loop: LoopStats }>;
+    takeServerTimings(watch?: boolean): Promise<{ requests: ServerTiming[]; loop: LoopStats }>;
     stop(): Promise<void>;
   }>;
   close(): Promise<void>;
@@ -327,7 +331,7 @@ export async function startSlackHarness(options: { databaseUrl: string; schema: 
       startProfile: () => bot.call('startProfile'),
       stopProfile: (dir, name) => bot.call('stopProfile', { dir, name }),
       takeStatementTrace: () => bot.call<Array<[string, number[]]>>('takeStatementTrace'),
-      takeServerTimings: () => bot.call<{ requests: ServerTiming[]; loop: LoopStats }>('takeServerTimings'),
+      takeServerTimings: (watch) => bot.call<{ requests: ServerTiming[]; loop: LoopStats }>('takeServerTimings', { watch }),
       async startFloor(kind) {
         const { port: floorPort } = await bot.call<{ port: number }>('startFloor', kind);
         return new SignedClient(`http://127.0.0.1:${floorPort}/slack/events`);
@@ -354,7 +358,7 @@ export async function startSlackHarness(options: { databaseUrl: string; schema: 
           return {
             client: floorClient,
             cpu: () => stats(child),
-            takeServerTimings: () => child.call<{ requests: ServerTiming[]; loop: LoopStats }>('takeServerTimings'),
+            takeServerTimings: (watch) => child.call<{ requests: ServerTiming[]; loop: LoopStats }>('takeServerTimings', { watch }),
             async stop() {
               floorClient.close();
               await child.call('stop').catch(() => {});

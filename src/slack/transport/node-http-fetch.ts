@@ -91,7 +91,7 @@ function send(url: URL, init: FetchRequestInit, body: string | undefined, agent:
           if (settled) return;
           settled = true;
           cleanup();
-          resolve(response(url, res, status, bytes));
+          resolve(new NodeHttpResponse(url, res, status, bytes));
         },
         (error: unknown) => fail(error instanceof Error ? error : new Error(String(error))),
       );
@@ -114,24 +114,55 @@ function readBody(res: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function response(url: URL, res: IncomingMessage, status: number, bytes: Buffer): FetchResponse {
-  const headers = res.headers;
-  return {
-    ok: status >= 200 && status < 300,
-    status,
-    statusText: res.statusMessage ?? '',
-    url: url.href,
-    headers: {
-      get: (name) => headerValue(headers, name.toLowerCase()),
-      entries: () => Object.keys(headers).map((name): [string, string] => [name, headerValue(headers, name) ?? '']),
-    },
-    text: async () => bytes.toString('utf8'),
-    json: async () => JSON.parse(bytes.toString('utf8')) as unknown,
-    arrayBuffer: async () => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
-  };
+/**
+ * The response as the WebClient reads it (status, a few headers, the body as text). A class:
+ * its methods are shared by every response instead of made (five closures) for each.
+ */
+class NodeHttpResponse {
+  readonly ok: boolean;
+  readonly statusText: string;
+  readonly url: string;
+  readonly headers: ResponseHeaders;
+
+  constructor(
+    url: URL,
+    res: IncomingMessage,
+    readonly status: number,
+    private readonly bytes: Buffer,
+  ) {
+    this.ok = status >= 200 && status < 300;
+    this.statusText = res.statusMessage ?? '';
+    this.url = url.href;
+    this.headers = new ResponseHeaders(res.headers);
+  }
+
+  async text(): Promise<string> {
+    return this.bytes.toString('utf8');
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(this.bytes.toString('utf8')) as unknown;
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const bytes = this.bytes;
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  }
 }
 
-/** As fetch's Headers.get: absent → null, repeated → joined with ", ". */
+/** As fetch's Headers, for reading: absent → null, repeated → joined with ", ". */
+class ResponseHeaders {
+  constructor(private readonly headers: IncomingHttpHeaders) {}
+
+  get(name: string): string | null {
+    return headerValue(this.headers, name.toLowerCase());
+  }
+
+  entries(): Array<[string, string]> {
+    return Object.keys(this.headers).map((name): [string, string] => [name, headerValue(this.headers, name) ?? '']);
+  }
+}
+
 function headerValue(headers: IncomingHttpHeaders, name: string): string | null {
   const value = headers[name];
   if (value === undefined) return null;

@@ -1,7 +1,8 @@
 import { connect, type Socket } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
+import { describeFrontEnd } from '../helpers/needs.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 import { slackHarness, startBot, type AgentDeps } from '../helpers/slack-bot.js';
 
@@ -36,8 +37,8 @@ function request(socket: Socket, raw: string): Promise<string> {
   });
 }
 
-describe('the bot’s HTTP server and connections from a load balancer', () => {
-  const h = slackHarness('pglite');
+describeFrontEnd('the bot’s HTTP server and connections from a load balancer, on %s', (backend) => {
+  const h = slackHarness(backend);
 
   it('keeps an idle keep-alive connection open past Node’s default, so a reused connection is not reset', async () => {
     h.bot = await startBot({

@@ -9,7 +9,7 @@ import { migrate } from '../../src/db/migrate.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
-import { botDatabase } from '../helpers/bot-database.js';
+import { botDatabase, type BotDatabase } from '../helpers/bot-database.js';
 import { parseAuditArgs } from '../../src/cli/parse-audit-args.js';
 import { UsageError } from '../../src/cli/parse-command-line.js';
 
@@ -17,14 +17,18 @@ const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'approval-bot-audit-'));
 beforeAll(ensureBuiltPackage, 300_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let store: BotDatabase | undefined;
+afterAll(async () => {
+  await store?.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe('npm run audit', () => {
   it('prints the trail since a date as JSON lines, in order', async () => {
     // What the audit reads is no matter of the backend: a PostgreSQL schema of its own when
     // DATABASE_URL is set, else DATA_DIR as the bot's start-up left it (bot-database.ts). Each
     // PGlite open cost a process about 1.3 s of CPU, and the commands below open it three times.
-    const store = await botDatabase(join(dir, 'data'));
+    store = await botDatabase(join(dir, 'data'));
     const { DATABASE_URL: databaseUrl, DATA_DIR: dataDir } = store.env;
     const database = await openDatabase(databaseUrl ? { databaseUrl } : { dataDir: dataDir! });
     await migrate(database.db);
@@ -52,7 +56,6 @@ describe('npm run audit', () => {
     const bad = await audit('--since', 'yesterday-ish').catch((e) => e);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--since: "yesterday-ish" is not a date/);
-    await store.drop();
   }, 120_000);
 
   it('rejects unknown and incomplete arguments', () => {

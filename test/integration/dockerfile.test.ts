@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
-import { botDatabase } from '../helpers/bot-database.js';
+import { botDatabase, type BotDatabase } from '../helpers/bot-database.js';
 import { watchProcess } from '../helpers/watch-process.js';
 
 /**
@@ -17,7 +17,11 @@ import { watchProcess } from '../helpers/watch-process.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'approval-bot-image-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let database: BotDatabase | undefined;
+afterAll(async () => {
+  await database?.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
 beforeAll(ensureBuiltPackage, 300_000);
 
 interface Instruction {
@@ -124,7 +128,7 @@ describe('Dockerfile', () => {
     }
     symlinkSync(join(ROOT, 'node_modules'), join(app, 'node_modules'), 'dir');
 
-    const database = await botDatabase(join(dir, 'data'));
+    database = await botDatabase(join(dir, 'data'));
     const child = spawn(process.execPath, argv.slice(1), {
       cwd: app,
       env: { PATH: process.env.PATH ?? '', HOME: dir, PORT: '0', ...database.env, LOG_FORMAT: 'json' },
@@ -147,6 +151,5 @@ describe('Dockerfile', () => {
       child.kill('SIGTERM');
     }
     expect(await watched.exited).toBe(0);
-    await database.drop();
   }, 120_000);
 });

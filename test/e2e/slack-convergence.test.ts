@@ -13,6 +13,7 @@ import { showCard } from '../../src/slack/card/show-card.js';
 import { showAnswer } from '../../src/slack/thread/show-answer.js';
 import { recordThread } from '../../src/slack/card/threads.js';
 import { ageRecords } from '../helpers/age-records.js';
+import { bundledFixture } from '../helpers/bundled-fixture.js';
 import { describeFrontEnd, needing } from '../helpers/needs.js';
 import { openSlowDelivery } from '../helpers/slow-delivery.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
@@ -199,7 +200,8 @@ describeFrontEnd('Slack threads converge on what is stored, on %s', (backend) =>
 
 /** A bot in a process of its own, on the test's PostgreSQL schema and fake Slack, that a test can SIGKILL. */
 async function childBot(h: ReturnType<typeof slackHarness>, script: ScriptStep[]): Promise<{ child: ChildProcess; bot: Bot; executed: string[] }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/slack-bot-child.ts'], {
+  // Bundled (bundled-fixture.ts): through tsx, each start compiled the whole app again.
+  const child = spawn(process.execPath, [bundledFixture('test/helpers/slack-bot-child.ts')], {
     env: {
       ...process.env,
       CHILD_SCHEMA: h.database.schema,

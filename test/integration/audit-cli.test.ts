@@ -9,7 +9,7 @@ import { migrate } from '../../src/db/migrate.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
-import { migratedDataDir } from '../helpers/migrated-data-dir.js';
+import { botDatabase, type BotDatabase } from '../helpers/bot-database.js';
 import { parseAuditArgs } from '../../src/cli/parse-audit-args.js';
 import { UsageError } from '../../src/cli/parse-command-line.js';
 
@@ -17,12 +17,20 @@ const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'approval-bot-audit-'));
 beforeAll(ensureBuiltPackage, 300_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let store: BotDatabase | undefined;
+afterAll(async () => {
+  await store?.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe('npm run audit', () => {
   it('prints the trail since a date as JSON lines, in order', async () => {
-    // DATA_DIR as the bot's start-up left it (migrated-data-dir.ts): PGlite's initdb is no part of this.
-    const database = await openDatabase({ dataDir: await migratedDataDir(join(dir, 'data')) });
+    // What the audit reads is no matter of the backend: a PostgreSQL schema of its own when
+    // DATABASE_URL is set, else DATA_DIR as the bot's start-up left it (bot-database.ts). Each
+    // PGlite open cost a process about 1.3 s of CPU, and the commands below open it three times.
+    store = await botDatabase(join(dir, 'data'));
+    const { DATABASE_URL: databaseUrl, DATA_DIR: dataDir } = store.env;
+    const database = await openDatabase(databaseUrl ? { databaseUrl } : { dataDir: dataDir! });
     await migrate(database.db);
     const { tool } = countingTool('delete_record', { requireApproval: true });
     const agent = agentWith({
@@ -34,7 +42,7 @@ describe('npm run audit', () => {
     await agent.approveToolCallGenerate({ runId: first.runId, actor: { userId: 'UBOSS' } });
     await database.close();
 
-    const env = { ...process.env, DATA_DIR: join(dir, 'data'), DATABASE_URL: '', LOG_LEVEL: 'silent' };
+    const env = { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent', ...store.env };
     // Through npm as the README gives it; the other calls run the built command, whose behaviour they test.
     const { stdout } = await run('npm', ['run', '--silent', 'audit', '--', '--since', '2000-01-01'], { env, timeout: 60_000 });
     const lines = stdout.trim().split('\n').map((l) => JSON.parse(l));

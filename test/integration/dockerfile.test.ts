@@ -4,19 +4,24 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
-import { migratedDataDir } from '../helpers/migrated-data-dir.js';
+import { botDatabase, type BotDatabase } from '../helpers/bot-database.js';
 import { watchProcess } from '../helpers/watch-process.js';
 
 /**
  * Docker may not be able to pull images here, so the Dockerfile is checked without it: every path
  * it copies exists and is not excluded from the build context, the runtime stage holds exactly
  * what the package ships, and its start command, run from that layout, starts the bot (on a
- * DATA_DIR as an earlier start left it: migrated-data-dir.ts).
+ * PostgreSQL schema of its own when DATABASE_URL is set, else on a DATA_DIR as an earlier start
+ * left it: bot-database.ts; which database is no part of the image's layout).
  */
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'approval-bot-image-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let database: BotDatabase | undefined;
+afterAll(async () => {
+  await database?.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
 beforeAll(ensureBuiltPackage, 300_000);
 
 interface Instruction {
@@ -123,9 +128,10 @@ describe('Dockerfile', () => {
     }
     symlinkSync(join(ROOT, 'node_modules'), join(app, 'node_modules'), 'dir');
 
+    database = await botDatabase(join(dir, 'data'));
     const child = spawn(process.execPath, argv.slice(1), {
       cwd: app,
-      env: { PATH: process.env.PATH ?? '', HOME: dir, PORT: '0', DATA_DIR: await migratedDataDir(join(dir, 'data')), LOG_FORMAT: 'json' },
+      env: { PATH: process.env.PATH ?? '', HOME: dir, PORT: '0', ...database.env, LOG_FORMAT: 'json' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const watched = watchProcess(child, { stderr: true });

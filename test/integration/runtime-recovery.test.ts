@@ -399,6 +399,19 @@ describe('a bot process killed while a tool runs (postgres)', needing('postgres'
     await database?.close();
   });
 
+  /**
+   * Sweeps until a sweep takes something over: the killed child's lease, no longer renewed, goes
+   * stale a lease after its last renewal; waiting on that, not on a fixed time past it.
+   */
+  async function takenOnceStale(agent: { recoverStaleRuns(): Promise<RecoveredRun[]> }): Promise<RecoveredRun[]> {
+    let taken: RecoveredRun[] = [];
+    await vi.waitFor(async () => {
+      taken = await agent.recoverStaleRuns();
+      expect(taken).not.toEqual([]);
+    }, { timeout: 10_000, interval: 50 });
+    return taken;
+  }
+
   /** Starts the crash child in `env`'s mode and resolves with its output once `ready` appears in it. */
   async function crashChild(env: Record<string, string>, ready: RegExp): Promise<{ child: ReturnType<typeof spawn>; match: RegExpMatchArray }> {
     const child = spawn(process.execPath, [bundledFixture('test/helpers/crash-child.ts')], {
@@ -429,8 +442,7 @@ describe('a bot process killed while a tool runs (postgres)', needing('postgres'
     const agent = agentWith({ model, storage: database, memory: true, runLeaseMs: 1000 });
     // Renewed every third of the lease until the kill: still held, even on a loaded machine.
     expect(await agent.recoverStaleRuns()).toEqual([]);
-    await sleep(1200);
-    const recovered = await agent.recoverStaleRuns();
+    const recovered = await takenOnceStale(agent);
     expect(recovered.map((r) => r.runId)).toEqual([runId]);
     expect((await recovered[0]!.stream.result).text).toBe('Record abc-123 is active.');
     expect(JSON.stringify(model.doStreamCalls[0]!.prompt)).toContain('status of abc-123?');
@@ -452,8 +464,7 @@ describe('a bot process killed while a tool runs (postgres)', needing('postgres'
 
     // Renewed every third of the lease until the kill: still held, even on a loaded machine.
     expect(await agent.recoverStaleRuns()).toEqual([]);
-    await sleep(1200);
-    const recovered = await agent.recoverStaleRuns();
+    const recovered = await takenOnceStale(agent);
     expect(recovered.map((r) => r.runId)).toEqual([first.runId]);
     expect((await recovered[0]!.stream.result).text).toBe('after the crash');
     expect(calls).toHaveLength(0);

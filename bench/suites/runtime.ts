@@ -223,7 +223,7 @@ async function measureCalibration(ctx: SuiteContext, bench: BenchDatabase) {
 /** Where the statements of a cycle come from in src/ (a guess by shape; unknown ones get a generic label). */
 const knownStatements: Array<[RegExp, string]> = [
   [/^with snaps as \( insert into run_snapshots/, 'persistSuspension (db/run-snapshots.ts)'],
-  [/from pending_actions where \(root_run_id = \$1 or run_id = \$2\)/, 'findDecisionTarget (db/pending-actions.ts)'],
+  [/from pending_actions where root_run_id = \$1 and kind = any\(/, 'findDecisionTarget (db/pending-actions.ts)'],
   [/^with upd as \( update pending_actions set approvals = approvals/, 'recordApprovalVote (db/pending-actions.ts)'],
   [/^update run_snapshots set status = 'running'/, 'takeRunLease (db/run-snapshots.ts)'],
   [/^select distinct on \(tool_call_id\)/, 'latestActionsOfRun (db/pending-actions.ts)'],

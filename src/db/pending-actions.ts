@@ -40,6 +40,14 @@ const columns = pendingActionColumns();
  * (of the given call, when a toolCallId is given); when nothing is pending,
  * the latest row, so a late decision can be told what already happened.
  * `runId` may be the top-level run or the sub-agent run that owns the call.
+ *
+ * The two ways of naming the run are two index lookups (pending_actions_root, then
+ * pending_actions_run_call for the calls of a sub-agent run named by its own id), not one
+ * `root_run_id = … OR run_id = …`: the statement is prepared once per connection, and the
+ * generic plan PostgreSQL keeps for it is made while the table is new and has no statistics.
+ * Costed that way, a BitmapOr of the two indexes lost to a sequential scan of the whole table,
+ * which every decision then paid for as the table grew (about 40 pages read per call after
+ * 1,300 requests); costed the same way, each single-index lookup is cheaper than a scan.
  */
 export async function findDecisionTarget(
   db: Db,
@@ -55,10 +63,17 @@ export async function findDecisionTarget(
 const decisionTarget = new CachedStatement<{ runId: string; kinds: string[]; toolCallId: string | null }>(
   (p) => sql`
     SELECT row_to_json(target) AS row FROM (
-      SELECT ${columns} FROM pending_actions
-      WHERE (root_run_id = ${p.runId} OR run_id = ${p.runId})
-        AND kind = ANY(${p.kinds}::text[])
-        AND (${p.toolCallId}::text IS NULL OR tool_call_id = ${p.toolCallId})
+      SELECT * FROM (
+        SELECT ${columns} FROM pending_actions
+        WHERE root_run_id = ${p.runId}
+          AND kind = ANY(${p.kinds}::text[])
+          AND (${p.toolCallId}::text IS NULL OR tool_call_id = ${p.toolCallId})
+        UNION ALL
+        SELECT ${columns} FROM pending_actions
+        WHERE run_id = ${p.runId} AND root_run_id <> ${p.runId}
+          AND kind = ANY(${p.kinds}::text[])
+          AND (${p.toolCallId}::text IS NULL OR tool_call_id = ${p.toolCallId})
+      ) mine
       ORDER BY (status = 'pending') DESC, id DESC
       LIMIT 1) target
   `,

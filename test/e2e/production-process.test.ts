@@ -16,6 +16,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { appMentionEnvelope, FAKE_BOT_TOKEN, SLACK_IDS, slackSender, type SlackSimulator, startSlackSimulator } from '../../src/simulator/index.js';
 import { buttonClick, mention, textOf, waitForCard, waitForText, waitForUpdate, type Bot } from '../helpers/slack-bot.js';
 import { watchProcess } from '../helpers/watch-process.js';
+import { urlWithSchema } from '../helpers/bot-database.js';
 
 /**
  * The bot as production runs it: the entry point in a process of its own (through `npm start`,
@@ -103,7 +104,7 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 /** The environment for a database of `backend`: PostgreSQL in the test's own schema, or PGlite in a directory. */
 function databaseEnv(backend: Backend, db: TestDatabase | undefined, dataDir: string): Record<string, string> {
   return backend === 'postgres'
-    ? { DATABASE_URL: `${process.env.DATABASE_URL}${process.env.DATABASE_URL!.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${db!.schema}`)}` }
+    ? { DATABASE_URL: urlWithSchema(process.env.DATABASE_URL!, db!.schema) }
     : { DATA_DIR: dataDir };
 }
 

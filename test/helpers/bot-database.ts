@@ -23,9 +23,14 @@ export async function botDatabase(dataDir: string): Promise<BotDatabase> {
   const schema = `bot_${randomBytes(6).toString('hex')}`;
   await onPostgres(url, `CREATE SCHEMA ${schema}`);
   return {
-    env: { DATABASE_URL: `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}` },
+    env: { DATABASE_URL: urlWithSchema(url, schema) },
     drop: () => onPostgres(url, `DROP SCHEMA IF EXISTS ${schema} CASCADE`),
   };
+}
+
+/** DATABASE_URL for a process that is to work in `schema`: as a team points the bot at a schema of its own. */
+export function urlWithSchema(url: string, schema: string): string {
+  return `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
 }
 
 async function onPostgres(url: string, statement: string): Promise<void> {

@@ -14,6 +14,7 @@ import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { migratedDataDir } from '../helpers/migrated-data-dir.js';
 import { missing } from '../helpers/needs.js';
+import { urlWithSchema } from '../helpers/bot-database.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'approval-bot-reload-'));
 const MAIN = 'dist/src/main.js';
@@ -35,7 +36,7 @@ async function databaseEnv(): Promise<Record<string, string>> {
   if (missing('postgres')) return { DATA_DIR: await migratedDataDir(join(dir, 'data')) };
   db = await createTestDatabase('postgres');
   const url = process.env.DATABASE_URL!;
-  return { DATABASE_URL: `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${db.schema}`)}` };
+  return { DATABASE_URL: urlWithSchema(url, db.schema) };
 }
 
 type LogLine = { level: number; msg: string; [key: string]: unknown };

@@ -19,6 +19,7 @@ import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { migratedDataDir } from '../helpers/migrated-data-dir.js';
 import { missing } from '../helpers/needs.js';
+import { urlWithSchema } from '../helpers/bot-database.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 beforeAll(ensureBuiltPackage, 300_000);
@@ -40,7 +41,7 @@ async function databaseEnv(): Promise<Record<string, string>> {
   if (missing('postgres')) return { DATA_DIR: await migratedDataDir(data) };
   db = await createTestDatabase('postgres');
   const url = process.env.DATABASE_URL!;
-  return { DATABASE_URL: `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${db.schema}`)}` };
+  return { DATABASE_URL: urlWithSchema(url, db.schema) };
 }
 
 type LogLine = { level: number; msg: string; [key: string]: unknown };

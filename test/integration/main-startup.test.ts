@@ -10,6 +10,7 @@ import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { migratedDataDir } from '../helpers/migrated-data-dir.js';
 import { createTestDatabase } from '../helpers/db.js';
 import { missing } from '../helpers/needs.js';
+import { urlWithSchema } from '../helpers/bot-database.js';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'approval-bot-main-'));
@@ -95,7 +96,7 @@ describe.concurrent('model selection for the sandbox', () => {
       const db = await createTestDatabase('postgres');
       close = () => db.close();
       const url = process.env.DATABASE_URL!;
-      database = { DATABASE_URL: `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${db.schema}`)}` };
+      database = { DATABASE_URL: urlWithSchema(url, db.schema) };
     }
     try {
       expect(await selectedModel(database, { OPENAI_API_KEY: 'sk-test-not-used' })).toBe('openai/gpt-5-mini');

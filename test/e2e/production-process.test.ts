@@ -11,12 +11,12 @@ import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { createTestDatabase, type Backend, type TestDatabase } from '../helpers/db.js';
 import { migratedDataDir } from '../helpers/migrated-data-dir.js';
-import { missing, needing } from '../helpers/needs.js';
+import { needing } from '../helpers/needs.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { appMentionEnvelope, FAKE_BOT_TOKEN, SLACK_IDS, slackSender, type SlackSimulator, startSlackSimulator } from '../../src/simulator/index.js';
 import { buttonClick, mention, textOf, waitForCard, waitForText, waitForUpdate, type Bot } from '../helpers/slack-bot.js';
 import { watchProcess } from '../helpers/watch-process.js';
-import { urlWithSchema } from '../helpers/bot-database.js';
+import { botDatabase, urlWithSchema } from '../helpers/bot-database.js';
 
 /**
  * The bot as production runs it: the entry point in a process of its own (through `npm start`,
@@ -130,10 +130,9 @@ function cleanup({ onTestFinished }: TestContext): Cleanup {
  * when DATABASE_URL is set, else a migrated PGlite DATA_DIR named `name`.
  */
 async function anyDatabaseEnv(own: Cleanup, name: string): Promise<Record<string, string>> {
-  if (missing('postgres')) return { DATA_DIR: await dataDir(name) };
-  const db = await createTestDatabase('postgres');
-  own.closers.push(() => db.close());
-  return databaseEnv('postgres', db, '');
+  const database = await botDatabase(join(dir, name));
+  own.closers.push(() => database.drop());
+  return database.env;
 }
 
 async function fakes(own: Cleanup, script: Parameters<typeof startFakeOpenAI>[0]): Promise<{ fake: SlackSimulator; model: FakeOpenAI; env: Record<string, string> }> {

@@ -11,32 +11,27 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { migratedDataDir } from '../helpers/migrated-data-dir.js';
-import { missing } from '../helpers/needs.js';
-import { urlWithSchema } from '../helpers/bot-database.js';
+import { botDatabase, type BotDatabase } from '../helpers/bot-database.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'approval-bot-reload-'));
 const MAIN = 'dist/src/main.js';
 beforeAll(ensureBuiltPackage, 300_000);
 let child: ChildProcess | undefined;
-let db: TestDatabase | undefined;
+let database: BotDatabase | undefined;
 afterAll(async () => {
   if (child && child.exitCode === null && child.signalCode === null) {
     const exited = new Promise((resolve) => child!.once('exit', resolve));
     child.kill('SIGTERM');
     await exited;
   }
-  await db?.close();
+  await database?.drop();
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The bot's database: a schema of its own on PostgreSQL when DATABASE_URL is set, else a migrated DATA_DIR. */
+/** The bot's database (see botDatabase), dropped after the file. */
 async function databaseEnv(): Promise<Record<string, string>> {
-  if (missing('postgres')) return { DATA_DIR: await migratedDataDir(join(dir, 'data')) };
-  db = await createTestDatabase('postgres');
-  const url = process.env.DATABASE_URL!;
-  return { DATABASE_URL: urlWithSchema(url, db.schema) };
+  database = await botDatabase(join(dir, 'data'));
+  return database.env;
 }
 
 type LogLine = { level: number; msg: string; [key: string]: unknown };

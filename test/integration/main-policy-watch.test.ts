@@ -16,10 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { migratedDataDir } from '../helpers/migrated-data-dir.js';
-import { missing } from '../helpers/needs.js';
-import { urlWithSchema } from '../helpers/bot-database.js';
+import { botDatabase, type BotDatabase } from '../helpers/bot-database.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 beforeAll(ensureBuiltPackage, 300_000);
@@ -29,19 +26,17 @@ const config = join(dir, 'config');
 const policyFile = join(config, 'policy.yaml');
 const logFile = join(config, 'bot.log');
 let stop: (() => Promise<number | null>) | undefined;
-let db: TestDatabase | undefined;
+let database: BotDatabase | undefined;
 afterAll(async () => {
   await stop?.();
-  await db?.close();
+  await database?.drop();
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The bot's database: a schema of its own on PostgreSQL when DATABASE_URL is set, else a migrated DATA_DIR. */
+/** The bot's database (see botDatabase), dropped after the file. */
 async function databaseEnv(): Promise<Record<string, string>> {
-  if (missing('postgres')) return { DATA_DIR: await migratedDataDir(data) };
-  db = await createTestDatabase('postgres');
-  const url = process.env.DATABASE_URL!;
-  return { DATABASE_URL: urlWithSchema(url, db.schema) };
+  database = await botDatabase(data);
+  return database.env;
 }
 
 type LogLine = { level: number; msg: string; [key: string]: unknown };

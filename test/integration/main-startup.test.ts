@@ -7,10 +7,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
-import { migratedDataDir } from '../helpers/migrated-data-dir.js';
-import { createTestDatabase } from '../helpers/db.js';
-import { missing } from '../helpers/needs.js';
-import { urlWithSchema } from '../helpers/bot-database.js';
+import { botDatabase } from '../helpers/bot-database.js';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'approval-bot-main-'));
@@ -88,20 +85,11 @@ describe.concurrent('model selection for the sandbox', () => {
     // The model is chosen after the database is open, which is not this test's subject: a schema of
     // its own on PostgreSQL when DATABASE_URL is set (cheaper to start), else a DATA_DIR as an
     // earlier start left it (migrated-data-dir.ts).
-    let database: Record<string, string>;
-    let close = async () => {};
-    if (missing('postgres')) {
-      database = { DATA_DIR: await migratedDataDir(join(dir, 'model')) };
-    } else {
-      const db = await createTestDatabase('postgres');
-      close = () => db.close();
-      const url = process.env.DATABASE_URL!;
-      database = { DATABASE_URL: urlWithSchema(url, db.schema) };
-    }
+    const database = await botDatabase(join(dir, 'model'));
     try {
-      expect(await selectedModel(database, { OPENAI_API_KEY: 'sk-test-not-used' })).toBe('openai/gpt-5-mini');
+      expect(await selectedModel(database.env, { OPENAI_API_KEY: 'sk-test-not-used' })).toBe('openai/gpt-5-mini');
     } finally {
-      await close();
+      await database.drop();
     }
   }, 120_000);
 });

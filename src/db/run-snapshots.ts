@@ -48,14 +48,13 @@ export async function renewRunLease(db: Db, runId: string, epoch: number, snapsh
   // Still ours and running as the statement saw the row, yet not updated: a change committed while
   // the statement waited for the row (the run's own final write, or a takeover). The statement's
   // own read cannot see that change, so the row is read again to tell which.
-  if (row.epoch === epoch && row.running) return renewalOvertaken(db, runId, epoch);
-  return row.epoch === null || row.epoch === epoch ? 'moved-on' : 'taken';
+  const now = row.epoch === epoch && row.running ? await currentEpoch(db, runId) : row.epoch;
+  return now === null || now === epoch ? 'moved-on' : 'taken';
 }
 
-async function renewalOvertaken(db: Db, runId: string, epoch: number): Promise<Renewal> {
+async function currentEpoch(db: Db, runId: string): Promise<number | null> {
   const result = await sql<{ epoch: number }>`SELECT claim_epoch AS epoch FROM run_snapshots WHERE run_id = ${runId}`.execute(db);
-  const now = result.rows[0]?.epoch;
-  return now === undefined || now === epoch ? 'moved-on' : 'taken';
+  return result.rows[0]?.epoch ?? null;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
-import { leasedColumns, pendingActionColumns, type LeasedRow, type PendingAction } from './rows.js';
-import type { DecisionWrite } from './pending-actions.js';
+import { pendingActionColumns, type LeasedRow, type PendingAction } from './rows.js';
+import { leaseDecidedRun, type DecisionWrite } from './pending-actions.js';
 import type { SpentGrant } from './rows.js';
 import type { Approval, RequestEdit } from './schema.js';
 import { recountCtes, recountedHits, recountHeld, recountWrite, type Recount } from './limit-usage.js';
@@ -94,14 +94,7 @@ export async function recordEdit(db: Db, e: EditWrite): Promise<EditWritten> {
              stated_reason, tool_pin, caller
       FROM closed
       RETURNING ${pendingActionColumns()}
-    ), lease AS (
-      -- The statement's snapshot still shows the edited request as pending: it is left out by id.
-      UPDATE run_snapshots s SET status = 'running', claimed_at = now(), claim_epoch = s.claim_epoch + 1
-      FROM upd
-      WHERE upd.status = 'approved' AND s.run_id = upd.run_id AND s.status = 'suspended'
-        AND NOT EXISTS (SELECT 1 FROM pending_actions p WHERE p.run_id = upd.run_id AND p.status = 'pending' AND p.id <> ${e.fromActionId})
-      RETURNING ${leasedColumns('s')}
-    ), grant_row AS (
+    ), ${leaseDecidedRun(sql`upd.status = 'approved'`, sql`${e.fromActionId}`)}, grant_row AS (
       INSERT INTO approval_grants (action_id, run_id, tool_call_id, fingerprint, approvers, requester, policy_version, expires_at, consumed_at,
                                    state_digest, tool_digest)
       SELECT id, run_id, tool_call_id, fingerprint, (SELECT jsonb_agg(a->'userId') FROM jsonb_array_elements(approvals) a),

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from './database.js';
 import { leasedColumns, pendingActionColumns, pendingActionFromJson, type LeasedRow, type PendingAction, type PendingActionJson, type SpentGrant } from './rows.js';
 import { CachedStatement } from './cached-statement.js';
@@ -144,21 +144,33 @@ export interface DecisionWrite {
 }
 
 /**
- * A CTE for a decision statement whose CTE \`upd\` holds the decided row: if
- * nothing else of the run is still pending (as of this statement), take the
- * run. Saves the separate lease round trip on the common path; when another
- * call of the run was decided at the same moment neither statement leases,
- * and the caller falls back to takeRunLease.
+ * A CTE for a decision statement whose CTE \`upd\` holds the decided row (one at most): if
+ * \`decided\` holds for it and nothing else of the run is still pending (as of this statement),
+ * take the run. Saves the separate lease round trip on the common path; when another call of the
+ * run was decided at the same moment neither statement leases, and the caller falls back to
+ * takeRunLease. \`otherThan\`: the request left out of "still pending" (the statement's snapshot
+ * still shows the decided one pending).
+ *
+ * Written so that the plan goes by the run's id whatever the planner believes of the tables: a
+ * connection keeps one plan per statement, and on a new install (tables nearly empty, never
+ * analyzed) a join with \`upd\` became a scan of every suspended run and a look at every open
+ * request of every run, kept as the tables filled up. The run's id is worked out first, once (a
+ * scalar subquery), and the run's other open requests are a subplan (\`OFFSET 0\` keeps the planner
+ * from turning the \`NOT EXISTS\` into an anti-join), so both lookups are index conditions.
  */
-const leaseCte = sql`
+export function leaseDecidedRun(decided: RawBuilder<unknown>, otherThan: RawBuilder<unknown>) {
+  return sql`
     lease AS (
       UPDATE run_snapshots s SET status = 'running', claimed_at = now(), claim_epoch = s.claim_epoch + 1
-      FROM upd
-      WHERE upd.status <> 'pending' AND s.run_id = upd.run_id AND s.status = 'suspended'
-        AND NOT EXISTS (SELECT 1 FROM pending_actions p WHERE p.run_id = upd.run_id AND p.status = 'pending' AND p.id <> upd.id)
+      WHERE s.status = 'suspended' AND s.run_id = (
+        SELECT upd.run_id FROM upd
+        WHERE ${decided}
+          AND NOT EXISTS (SELECT 1 FROM pending_actions p WHERE p.run_id = upd.run_id AND p.status = 'pending' AND p.id <> ${otherThan} OFFSET 0))
       RETURNING ${leasedColumns('s')}
-    )
-`;
+    )`;
+}
+
+const leaseCte = leaseDecidedRun(sql`upd.status <> 'pending'`, sql`upd.id`);
 
 /**
  * The decided row (one json column, see pendingActionFromJson), the leased snapshot (or null)

@@ -108,21 +108,29 @@ async function markCardDrawn(db: SlackDb, actionId: number, key: string): Promis
  * paused again) or a decision that carries no run on; markRunShown rides them on its statement.
  */
 export async function markCardsDrawn(db: SlackDb, drawn: DrawnMark[]): Promise<void> {
-  if (drawn.length > 0) await drawnUpdate(drawnMarksJson(drawn)).execute(db);
+  if (drawn.length > 0) await drawnUpdate(drawnMarks(drawn)).execute(db);
 }
 
-/** Drawn marks as drawnUpdate takes them, one per card (see DrawnMark). */
-export function drawnMarksJson(drawn: DrawnMark[]): string {
-  return JSON.stringify(drawn.map((d) => ({ action_id: d.actionId, key: d.key })));
+/** Drawn marks as drawnUpdate takes them: the cards' request ids, and each card's key under its id. */
+export interface DrawnMarks extends Record<string, unknown> {
+  cardIds: number[];
+  cardKeys: string;
+}
+
+/** One mark per card, its latest (see DrawnMark). */
+export function drawnMarks(drawn: DrawnMark[]): DrawnMarks {
+  const keys = new Map(drawn.map((d) => [d.actionId, d.key]));
+  return { cardIds: [...keys.keys()], cardKeys: JSON.stringify(Object.fromEntries(keys)) };
 }
 
 /**
- * The statement that records drawn marks: `marks` is drawnMarksJson's text (a parameter, so a
- * CachedStatement can compile a statement that carries it once).
+ * The statement that records drawn marks (parameters only, so a CachedStatement can compile a
+ * statement that carries it once). The cards are found by their ids as an array: the planner
+ * then reads them through the primary key once the table has a few pages, where a join with the
+ * marks as a table (which it takes for 100 rows) made it read every card ever posted.
  */
-export function drawnUpdate(marks: string) {
+export function drawnUpdate(marks: DrawnMarks) {
   return sql`
-    UPDATE slack_cards c SET drawn = m.key, drawn_at = now(), repair_claimed_at = NULL
-    FROM jsonb_to_recordset(${marks}::jsonb) AS m(action_id integer, key text)
-    WHERE c.action_id = m.action_id`;
+    UPDATE slack_cards c SET drawn = ${marks.cardKeys}::jsonb->>(c.action_id::text), drawn_at = now(), repair_claimed_at = NULL
+    WHERE c.action_id = ANY(${marks.cardIds}::int[])`;
 }

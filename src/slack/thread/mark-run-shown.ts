@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { drawnMarksJson, drawnUpdate } from '../card/show-card-update.js';
+import { drawnMarks, drawnUpdate, type DrawnMarks } from '../card/show-card-update.js';
 import type { DrawnMark } from '../context.js';
 import type { SlackDb } from '../tables.js';
 import { CachedStatement } from '../../db/cached-statement.js';
@@ -49,16 +49,15 @@ function sendShown(db: SlackDb, q: { sending: boolean; waiting: Shown[] }): void
 
 async function letGo(db: SlackDb, batch: Shown[]): Promise<void> {
   const runIds = batch.map((s) => s.runId);
-  // One mark per card, the latest: an UPDATE … FROM takes one matching mark per row, not the last.
-  const drawn = [...new Map(batch.flatMap((s) => s.drawn).map((d) => [d.actionId, d])).values()];
-  await letGoStatement.execute(db, drawn.length ? 'drawn' : '', { runIds, marks: drawnMarksJson(drawn) });
+  const drawn = batch.flatMap((s) => s.drawn);
+  await letGoStatement.execute(db, drawn.length ? 'drawn' : '', { runIds, ...drawnMarks(drawn) });
 }
 
-const letGoStatement = new CachedStatement<{ runIds: string[]; marks: string }, '' | 'drawn'>(
+const letGoStatement = new CachedStatement<{ runIds: string[] } & DrawnMarks, '' | 'drawn'>(
   (p, shape) => sql`
     WITH result AS (DELETE FROM run_results WHERE run_id = ANY(${p.runIds}::text[])),
          repair AS (DELETE FROM slack_result_repairs WHERE run_id = ANY(${p.runIds}::text[]))${shape === 'drawn' ? sql`,
-         drawn AS (${drawnUpdate(p.marks)})` : sql``}
+         drawn AS (${drawnUpdate(p)})` : sql``}
     DELETE FROM slack_thread_locks WHERE run_id = ANY(${p.runIds}::text[])
   `,
 );

@@ -222,7 +222,8 @@ describe.concurrent('npm start in HTTP mode: health, readiness, metrics and a cl
     expect((await fetch(`${main.url}/metrics`)).status).toBe(401);
     expect((await fetch(`${main.url}/metrics`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
     const thread = await mention(main.bot, { user: REQUESTER, channel: CHANNEL, text: 'delete record abc-123' });
-    await fake.waitFor((c) => c.method === 'chat.postMessage' && c.args.thread_ts === thread.threadTs);
+    // Three attempts with backoff (250 ms, 1 s) before the thread is told: more than the default wait on a busy machine.
+    await fake.waitFor((c) => c.method === 'chat.postMessage' && c.args.thread_ts === thread.threadTs, { timeoutMs: 30_000 });
     const scraped = await fetch(`${main.url}/metrics`, { headers: { authorization: 'Bearer scrape-me' } });
     expect(scraped.status).toBe(200);
     const text = await scraped.text();

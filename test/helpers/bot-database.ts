@@ -30,7 +30,13 @@ export async function botDatabase(dataDir: string): Promise<BotDatabase> {
 
 /** DATABASE_URL for a process that is to work in `schema`: as a team points the bot at a schema of its own. */
 export function urlWithSchema(url: string, schema: string): string {
-  return `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  return urlWithSettings(url, { search_path: schema });
+}
+
+/** DATABASE_URL with server settings every connection starts with (its `options`, as libpq reads them). */
+export function urlWithSettings(url: string, settings: Record<string, string>): string {
+  const options = Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`).join(' ');
+  return `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(options)}`;
 }
 
 async function onPostgres(url: string, statement: string): Promise<void> {

@@ -6,6 +6,7 @@ import { recordApprovalVote } from '../../src/db/pending-actions.js';
 import { slackDb } from '../../src/slack/tables.js';
 import { markRunShown } from '../../src/slack/thread/mark-run-shown.js';
 import type { DB } from '../../src/db/schema.js';
+import { urlWithSettings } from '../helpers/bot-database.js';
 import { uniqueSchema } from '../helpers/db.js';
 import { needing } from '../helpers/needs.js';
 
@@ -48,11 +49,7 @@ async function readsOf(db: Kysely<DB>, work: (trx: Kysely<DB>) => Promise<unknow
 }
 
 /** The test database's URL for connections that make each statement's generic plan on its first run. */
-function genericPlansUrl(): string {
-  const url = new URL(process.env.DATABASE_URL!);
-  url.searchParams.set('options', '-c plan_cache_mode=force_generic_plan');
-  return url.toString();
-}
+const genericPlansUrl = () => urlWithSettings(process.env.DATABASE_URL!, { plan_cache_mode: 'force_generic_plan' });
 
 /** A card for each request. */
 async function cardsFor(db: Kysely<DB>, actionIds: number[]): Promise<void> {

@@ -4,7 +4,7 @@ import type { SlackContext } from '../context.js';
 import { blocksAsJson } from '../transport/slack-web-client.js';
 import { errorReference } from '../kit/error-reference.js';
 import type { SlackDb } from '../tables.js';
-import { type CardRow, cardStateKeySql, cardStateKey, loadCardStates, type CardState } from '../card/cards.js';
+import { type CardRow, cardStateKeySql, cardStateKey, loadCardStates, sameBatch, type CardState } from '../card/cards.js';
 
 /** How often a redraw draws again because a member moved on while the batch was being drawn. */
 const MAX_DRAWS = 3;
@@ -30,7 +30,7 @@ async function redraw(ctx: SlackContext, members: readonly number[]): Promise<vo
     let states = await loadCardStates(ctx.slackDb, batch);
     // Every row of the batch's calls holds its membership as it is now (carryCard), the edited ones' too.
     const now = states.find((s) => s.card?.batch)?.card!.batch;
-    if (now && !sameMembers(now, batch)) {
+    if (now && !sameBatch(now, batch)) {
       batch = now;
       states = await loadCardStates(ctx.slackDb, batch);
     }
@@ -60,10 +60,6 @@ async function redraw(ctx: SlackContext, members: readonly number[]): Promise<vo
       return;
     }
   }
-}
-
-function sameMembers(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && a.every((id, i) => id === b[i]);
 }
 
 /** Members grouped by the message that shows them, in the batch's order. */

@@ -1,6 +1,6 @@
 import type { PendingAction } from '../../db/rows.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
-import { findCard, type CardRow, blockedSql, cardStateKeySql } from './cards.js';
+import { findCard, type CardRow, blockedSql, cardStateKeySql, sameBatch } from './cards.js';
 import { findThread, threadTarget, type ThreadRow } from './threads.js';
 import { refreshHomesFor } from './inbox-refresh.js';
 import { CARD_EVENT_TYPE, parseCardMetadata, type CardMessageFacts } from './card-metadata.js';
@@ -74,14 +74,10 @@ async function adopt(ctx: SlackContext, action: PendingAction, known: ThreadRow 
  * failed) and are left out of the batch, as postBatchCard leaves them out.
  */
 function batchRows(cards: ReadonlyArray<CardMessageFacts & { ts: string }>, batch: readonly number[], where: { channel: string; thread_ts: string | null }) {
-  const parts = cards.filter((c) => c.batch !== undefined && sameList(c.batch, batch));
+  const parts = cards.filter((c) => c.batch !== undefined && sameBatch(c.batch, batch));
   const shown = new Map(parts.flatMap((p) => p.actionIds.map((id) => [id, p.ts] as const)));
   const members = batch.filter((id) => shown.has(id));
   return members.map((id) => ({ action_id: id, ...where, ts: shown.get(id)!, kind: 'approval' as const, batch: members }));
-}
-
-function sameList(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 /** The Slack store's repair claims: which instance posts what a stopped process left unposted. */

@@ -19,6 +19,11 @@ export interface CardRow {
   batch?: number[] | null;
 }
 
+/** Whether two batch memberships (CardRow.batch) are the same calls in the same order. */
+export function sameBatch(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((id, i) => id === b[i]);
+}
+
 export interface CardCopy {
   channel: string;
   ts: string;

@@ -126,8 +126,9 @@ export function drawnMarks(drawn: DrawnMark[]): DrawnMarks {
 /**
  * The statement that records drawn marks (parameters only, so a CachedStatement can compile a
  * statement that carries it once). The cards are found by their ids as an array: the planner
- * then reads them through the primary key once the table has a few pages, where a join with the
- * marks as a table (which it takes for 100 rows) made it read every card ever posted.
+ * then reads them through the primary key once the table holds a few thousand cards, where a
+ * join with the marks as a table (which it takes for 100 rows) read every card ever posted up to
+ * tens of thousands of them.
  */
 export function drawnUpdate(marks: DrawnMarks) {
   return sql`

@@ -5,6 +5,7 @@ import { migrate } from '../../src/db/migrate.js';
 import { recordApprovalVote } from '../../src/db/pending-actions.js';
 import { slackDb } from '../../src/slack/tables.js';
 import { markRunShown } from '../../src/slack/thread/mark-run-shown.js';
+import { loadCardState } from '../../src/slack/card/cards.js';
 import type { DB } from '../../src/db/schema.js';
 import { urlWithSettings } from '../helpers/bot-database.js';
 import { uniqueSchema } from '../helpers/db.js';
@@ -133,5 +134,52 @@ describe('the plans a connection keeps from a new install go by id as the tables
       { action_id: one, drawn: 'approved' },
       { action_id: two, drawn: 'redrawn' },
     ]);
+  });
+});
+
+/**
+ * PostgreSQL plans a prepared statement for its values on its first five runs, then keeps a plan
+ * made for any values unless that plan looks dearer; if it does, it plans again on every call. The
+ * click's read of its request and the statement that lets a shown run go run once per cycle, and
+ * planning them cost more than running them: each must settle on its kept plan.
+ */
+describe('the click’s read and a run shown are planned once per connection, not on every call', needing('postgres'), () => {
+  const schema = uniqueSchema('kept');
+  let database: Database;
+
+  beforeAll(async () => {
+    // One connection, with PostgreSQL's own choice between kept and fresh plans.
+    database = await openDatabase({ databaseUrl: process.env.DATABASE_URL!, schema, poolSize: 1 });
+    await migrate(database.db);
+  });
+
+  afterAll(async () => {
+    await sql.raw(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).execute(database.db);
+    await database.close();
+  });
+
+  /** How often the prepared statement whose text has `marker` ran on its kept plan and on a fresh one. */
+  async function plansOf(marker: string): Promise<{ generic: number; custom: number }> {
+    const { rows } = await sql<{ generic_plans: string; custom_plans: string }>`
+      SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE '%' || ${marker} || '%'
+    `.execute(database.db);
+    expect(rows).toHaveLength(1);
+    return { generic: Number(rows[0]!.generic_plans), custom: Number(rows[0]!.custom_plans) };
+  }
+
+  it('reading one request and its card, twelve times: a fresh plan only for the first five', async () => {
+    const ids = await waitingRuns(database.db, 'read', 12, 1);
+    await cardsFor(database.db, ids);
+    for (const id of ids) expect((await loadCardState(slackDb(database.db), id))?.card?.action_id).toBe(id);
+    expect(await plansOf('AS blocked_reason')).toEqual({ generic: 7, custom: 5 });
+  });
+
+  it('letting twelve runs go one at a time, each with its card drawn: a fresh plan only for the first five', async () => {
+    const ids = await waitingRuns(database.db, 'shown', 12, 1);
+    await cardsFor(database.db, ids);
+    for (const [i, id] of ids.entries()) await markRunShown(slackDb(database.db), `shown${i + 1}`, [{ actionId: id, key: 'approved:1' }]);
+    expect(await plansOf('DELETE FROM slack_thread_locks')).toEqual({ generic: 7, custom: 5 });
+    const { rows } = await sql<{ drawn: string }>`SELECT drawn FROM slack_cards WHERE action_id = ANY(${ids}::int[])`.execute(database.db);
+    expect(rows.map((r) => r.drawn)).toEqual(ids.map(() => 'approved:1'));
   });
 });

@@ -118,7 +118,12 @@ export async function loadCardState(db: SlackDb, actionId: number): Promise<Card
 /** The same for several requests (a batch card's members) in one read, in the order asked; unknown ids are left out. */
 export async function loadCardStates(db: SlackDb, actionIds: readonly number[]): Promise<CardState[]> {
   if (actionIds.length === 0) return [];
-  const result = await cardStates.execute<PendingAction & { card: CardRow | null; blocked: boolean; blocked_reason: string | null }>(db, '', { ids: [...actionIds] });
+  const one = actionIds.length === 1;
+  const result = await cardStates.execute<PendingAction & { card: CardRow | null; blocked: boolean; blocked_reason: string | null }>(
+    db,
+    one ? 'one' : 'many',
+    { ids: one ? actionIds[0]! : [...actionIds] },
+  );
   const byId = new Map(
     result.rows.map((row) => {
       const { card, blocked, blocked_reason, ...action } = row;
@@ -129,8 +134,13 @@ export async function loadCardStates(db: SlackDb, actionIds: readonly number[]):
   return actionIds.flatMap((id) => byId.get(id) ?? []);
 }
 
-const cardStates = new CachedStatement<{ ids: number[] }>(
-  (p) => sql`
+/**
+ * One request (a click, a redraw) is asked for by `=`, not `= ANY(array)`: PostgreSQL plans a
+ * prepared `= ANY($1)` for an array of unknown length, finds that plan dearer than one made for
+ * the array it is given, and so plans it again on every call, which cost more than running it.
+ */
+const cardStates = new CachedStatement<{ ids: number | number[] }, 'one' | 'many'>(
+  (p, shape) => sql`
     SELECT ${pendingActionColumns('p')},
       (SELECT jsonb_build_object('action_id', c.action_id, 'channel', c.channel, 'ts', c.ts, 'thread_ts', c.thread_ts, 'kind', c.kind, 'drawn', c.drawn, 'copies', c.copies, 'batch', c.batch)
        FROM slack_cards c WHERE c.action_id = p.id) AS card,
@@ -139,7 +149,7 @@ const cardStates = new CachedStatement<{ ids: number[] }>(
        WHERE p.kind = 'approval' AND p.status = 'approved' AND a.run_id = p.run_id AND a.tool_call_id = p.tool_call_id AND a.event = 'blocked'
        ORDER BY a.id DESC LIMIT 1) AS blocked_reason
     FROM pending_actions p
-    WHERE p.id = ANY(${p.ids}::integer[])
+    WHERE ${shape === 'one' ? sql`p.id = ${p.ids}` : sql`p.id = ANY(${p.ids}::integer[])`}
   `,
 );
 

@@ -108,30 +108,38 @@ async function markCardDrawn(db: SlackDb, actionId: number, key: string): Promis
  * paused again) or a decision that carries no run on; markRunShown rides them on its statement.
  */
 export async function markCardsDrawn(db: SlackDb, drawn: DrawnMark[]): Promise<void> {
-  if (drawn.length > 0) await drawnUpdate(drawnMarks(drawn)).execute(db);
+  if (drawn.length === 0) return;
+  const marks = drawnMarks(drawn);
+  await drawnUpdate(marks, drawnCards(marks)).execute(db);
 }
 
 /** Drawn marks as drawnUpdate takes them: the cards' request ids, and each card's key under its id. */
 export interface DrawnMarks extends Record<string, unknown> {
-  cardIds: number[];
+  /** One id alone when the marks are for one card (see drawnUpdate). */
+  cardIds: number | number[];
   cardKeys: string;
 }
 
 /** One mark per card, its latest (see DrawnMark). */
 export function drawnMarks(drawn: DrawnMark[]): DrawnMarks {
   const keys = new Map(drawn.map((d) => [d.actionId, d.key]));
-  return { cardIds: [...keys.keys()], cardKeys: JSON.stringify(Object.fromEntries(keys)) };
+  const ids = [...keys.keys()];
+  return { cardIds: ids.length === 1 ? ids[0]! : ids, cardKeys: JSON.stringify(Object.fromEntries(keys)) };
 }
+
+/** Whether drawnUpdate is for one card or several, as drawnMarks made them. */
+export const drawnCards = (marks: DrawnMarks): 'card' | 'cards' => (Array.isArray(marks.cardIds) ? 'cards' : 'card');
 
 /**
  * The statement that records drawn marks (parameters only, so a CachedStatement can compile a
- * statement that carries it once). The cards are found by their ids as an array: the planner
+ * statement that carries it once). Several cards are found by their ids as an array: the planner
  * then reads them through the primary key once the table holds a few thousand cards, where a
  * join with the marks as a table (which it takes for 100 rows) read every card ever posted up to
- * tens of thousands of them.
+ * tens of thousands of them. One card, the usual case, is found by `=`: a prepared `= ANY($1)` is
+ * planned again on every call (see cardStates in cards.ts).
  */
-export function drawnUpdate(marks: DrawnMarks) {
+export function drawnUpdate(marks: DrawnMarks, cards: 'card' | 'cards') {
   return sql`
     UPDATE slack_cards c SET drawn = ${marks.cardKeys}::jsonb->>(c.action_id::text), drawn_at = now(), repair_claimed_at = NULL
-    WHERE c.action_id = ANY(${marks.cardIds}::int[])`;
+    WHERE ${cards === 'card' ? sql`c.action_id = ${marks.cardIds}` : sql`c.action_id = ANY(${marks.cardIds}::int[])`}`;
 }

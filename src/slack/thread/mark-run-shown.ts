@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { drawnMarks, drawnUpdate, type DrawnMarks } from '../card/show-card-update.js';
+import { drawnCards, drawnMarks, drawnUpdate, type DrawnMarks } from '../card/show-card-update.js';
 import type { DrawnMark } from '../context.js';
 import type { SlackDb } from '../tables.js';
 import { CachedStatement } from '../../db/cached-statement.js';
@@ -48,16 +48,28 @@ function sendShown(db: SlackDb, q: { sending: boolean; waiting: Shown[] }): void
 }
 
 async function letGo(db: SlackDb, batch: Shown[]): Promise<void> {
-  const runIds = batch.map((s) => s.runId);
+  const one = batch.length === 1;
   const drawn = batch.flatMap((s) => s.drawn);
-  await letGoStatement.execute(db, drawn.length ? 'drawn' : '', { runIds, ...drawnMarks(drawn) });
+  const marks = drawnMarks(drawn);
+  const shape: LetGoShape = `${one ? 'run' : 'runs'}${drawn.length ? `+${drawnCards(marks)}` : ''}` as LetGoShape;
+  await letGoStatement.execute(db, shape, { runIds: one ? batch[0]!.runId : batch.map((s) => s.runId), ...marks });
 }
 
-const letGoStatement = new CachedStatement<{ runIds: string[] } & DrawnMarks, '' | 'drawn'>(
-  (p, shape) => sql`
-    WITH result AS (DELETE FROM run_results WHERE run_id = ANY(${p.runIds}::text[])),
-         repair AS (DELETE FROM slack_result_repairs WHERE run_id = ANY(${p.runIds}::text[]))${shape === 'drawn' ? sql`,
-         drawn AS (${drawnUpdate(p)})` : sql``}
-    DELETE FROM slack_thread_locks WHERE run_id = ANY(${p.runIds}::text[])
-  `,
-);
+/**
+ * One run (every cycle run alone) is named by `=`, several by `= ANY(array)`: a prepared
+ * `= ANY($1)` is planned again on every call (see cardStates in card/cards.ts), which a batch
+ * of runs shares and a single run would pay each time.
+ */
+type LetGoShape = `${'run' | 'runs'}${'' | '+card' | '+cards'}`;
+
+const letGoStatement = new CachedStatement<{ runIds: string | string[] } & DrawnMarks, LetGoShape>((p, shape) => {
+  const run = (column: string) =>
+    shape.startsWith('runs') ? sql`${sql.ref(column)} = ANY(${p.runIds}::text[])` : sql`${sql.ref(column)} = ${p.runIds}`;
+  const cards = shape.endsWith('+cards') ? 'cards' : shape.endsWith('+card') ? 'card' : undefined;
+  return sql`
+    WITH result AS (DELETE FROM run_results WHERE ${run('run_id')}),
+         repair AS (DELETE FROM slack_result_repairs WHERE ${run('run_id')})${cards ? sql`,
+         drawn AS (${drawnUpdate(p, cards)})` : sql``}
+    DELETE FROM slack_thread_locks WHERE ${run('run_id')}
+  `;
+});

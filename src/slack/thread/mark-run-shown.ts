@@ -51,7 +51,8 @@ async function letGo(db: SlackDb, batch: Shown[]): Promise<void> {
   const one = batch.length === 1;
   const drawn = batch.flatMap((s) => s.drawn);
   const marks = drawnMarks(drawn);
-  const shape: LetGoShape = `${one ? 'run' : 'runs'}${drawn.length ? `+${drawnCards(marks)}` : ''}` as LetGoShape;
+  const runs = one ? 'run' : 'runs';
+  const shape: LetGoShape = drawn.length === 0 ? runs : (`${runs}+${drawnCards(marks)}` as const);
   await letGoStatement.execute(db, shape, { runIds: one ? batch[0]!.runId : batch.map((s) => s.runId), ...marks });
 }
 
@@ -63,13 +64,12 @@ async function letGo(db: SlackDb, batch: Shown[]): Promise<void> {
 type LetGoShape = `${'run' | 'runs'}${'' | '+card' | '+cards'}`;
 
 const letGoStatement = new CachedStatement<{ runIds: string | string[] } & DrawnMarks, LetGoShape>((p, shape) => {
-  const run = (column: string) =>
-    shape.startsWith('runs') ? sql`${sql.ref(column)} = ANY(${p.runIds}::text[])` : sql`${sql.ref(column)} = ${p.runIds}`;
+  const ofRuns = shape.startsWith('runs') ? sql`run_id = ANY(${p.runIds}::text[])` : sql`run_id = ${p.runIds}`;
   const cards = shape.endsWith('+cards') ? 'cards' : shape.endsWith('+card') ? 'card' : undefined;
   return sql`
-    WITH result AS (DELETE FROM run_results WHERE ${run('run_id')}),
-         repair AS (DELETE FROM slack_result_repairs WHERE ${run('run_id')})${cards ? sql`,
+    WITH result AS (DELETE FROM run_results WHERE ${ofRuns}),
+         repair AS (DELETE FROM slack_result_repairs WHERE ${ofRuns})${cards ? sql`,
          drawn AS (${drawnUpdate(p, cards)})` : sql``}
-    DELETE FROM slack_thread_locks WHERE ${run('run_id')}
+    DELETE FROM slack_thread_locks WHERE ${ofRuns}
   `;
 });

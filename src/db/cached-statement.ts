@@ -1,4 +1,4 @@
-import { CompiledQuery, type Kysely, type QueryExecutorProvider, type QueryResult, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type QueryExecutorProvider, type QueryResult, type RawBuilder } from 'kysely';
 
 /** Any Kysely handle (the runtime's tables, or the Slack front end's beside them): the statement only needs to run on it. */
 type StatementDb = QueryExecutorProvider & Pick<Kysely<unknown>, 'executeQuery'>;
@@ -55,4 +55,15 @@ export class CachedStatement<P extends Record<string, unknown>, S extends string
     this.compiled.set(shape, compiled);
     return compiled;
   }
+}
+
+/**
+ * `column` equal to the parameter `value`: by `=` when it is one value, by `= ANY(value::arrayType)`
+ * when it is several (`many`, a shape of the statement). PostgreSQL plans a prepared `= ANY($1)`
+ * for an array of unknown length, finds that plan dearer than one made for the array it is given,
+ * and so plans it again on every call, which costs more than running a short statement; with `=`
+ * a connection keeps one plan. Several values share one planning among them.
+ */
+export function oneOrAny(column: string, value: unknown, many: boolean, arrayType: 'integer[]' | 'text[]'): RawBuilder<unknown> {
+  return many ? sql`${sql.raw(column)} = ANY(${value}::${sql.raw(arrayType)})` : sql`${sql.raw(column)} = ${value}`;
 }

@@ -3,7 +3,7 @@ import type { CardKind } from '../kit/action-ids.js';
 import type { SlackDb } from '../tables.js';
 import { pendingActionColumns, type PendingAction } from '../../db/rows.js';
 import { blockedReasonText } from './blocked-reason.js';
-import { CachedStatement } from '../../db/cached-statement.js';
+import { CachedStatement, oneOrAny } from '../../db/cached-statement.js';
 
 export interface CardRow {
   action_id: number;
@@ -134,11 +134,7 @@ export async function loadCardStates(db: SlackDb, actionIds: readonly number[]):
   return actionIds.flatMap((id) => byId.get(id) ?? []);
 }
 
-/**
- * One request (a click, a redraw) is asked for by `=`, not `= ANY(array)`: PostgreSQL plans a
- * prepared `= ANY($1)` for an array of unknown length, finds that plan dearer than one made for
- * the array it is given, and so plans it again on every call, which cost more than running it.
- */
+/** One request (a click, a redraw) is asked for alone, so the statement keeps its plan (oneOrAny). */
 const cardStates = new CachedStatement<{ ids: number | number[] }, 'one' | 'many'>(
   (p, shape) => sql`
     SELECT ${pendingActionColumns('p')},
@@ -149,7 +145,7 @@ const cardStates = new CachedStatement<{ ids: number | number[] }, 'one' | 'many
        WHERE p.kind = 'approval' AND p.status = 'approved' AND a.run_id = p.run_id AND a.tool_call_id = p.tool_call_id AND a.event = 'blocked'
        ORDER BY a.id DESC LIMIT 1) AS blocked_reason
     FROM pending_actions p
-    WHERE ${shape === 'one' ? sql`p.id = ${p.ids}` : sql`p.id = ANY(${p.ids}::integer[])`}
+    WHERE ${oneOrAny('p.id', p.ids, shape === 'many', 'integer[]')}
   `,
 );
 

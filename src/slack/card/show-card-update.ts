@@ -8,6 +8,7 @@ import { blocksAsJson } from '../transport/slack-web-client.js';
 import { adoptCard } from './card-repairs.js';
 import { sql } from 'kysely';
 import type { SlackDb } from '../tables.js';
+import { oneOrAny } from '../../db/cached-statement.js';
 
 /** A request this process has just approved or declined, and where its card is. */
 interface DecidedCard {
@@ -135,11 +136,11 @@ export const drawnCards = (marks: DrawnMarks): 'card' | 'cards' => (Array.isArra
  * statement that carries it once). Several cards are found by their ids as an array: the planner
  * then reads them through the primary key once the table holds a few thousand cards, where a
  * join with the marks as a table (which it takes for 100 rows) read every card ever posted up to
- * tens of thousands of them. One card, the usual case, is found by `=`: a prepared `= ANY($1)` is
- * planned again on every call (see cardStates in cards.ts).
+ * tens of thousands of them. One card, the usual case, is found alone, so the statement keeps its
+ * plan (oneOrAny).
  */
 export function drawnUpdate(marks: DrawnMarks, cards: 'card' | 'cards') {
   return sql`
     UPDATE slack_cards c SET drawn = ${marks.cardKeys}::jsonb->>(c.action_id::text), drawn_at = now(), repair_claimed_at = NULL
-    WHERE ${cards === 'card' ? sql`c.action_id = ${marks.cardIds}` : sql`c.action_id = ANY(${marks.cardIds}::int[])`}`;
+    WHERE ${oneOrAny('c.action_id', marks.cardIds, cards === 'cards', 'integer[]')}`;
 }

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { drawnCards, drawnMarks, drawnUpdate, type DrawnMarks } from '../card/show-card-update.js';
 import type { DrawnMark } from '../context.js';
 import type { SlackDb } from '../tables.js';
-import { CachedStatement } from '../../db/cached-statement.js';
+import { CachedStatement, oneOrAny } from '../../db/cached-statement.js';
 
 /** Most runs let go in one statement. */
 const MAX_RUNS_PER_STATEMENT = 200;
@@ -56,15 +56,11 @@ async function letGo(db: SlackDb, batch: Shown[]): Promise<void> {
   await letGoStatement.execute(db, shape, { runIds: one ? batch[0]!.runId : batch.map((s) => s.runId), ...marks });
 }
 
-/**
- * One run (every cycle run alone) is named by `=`, several by `= ANY(array)`: a prepared
- * `= ANY($1)` is planned again on every call (see cardStates in card/cards.ts), which a batch
- * of runs shares and a single run would pay each time.
- */
+/** One run (every cycle's, run alone) is named alone, so the statement keeps its plan (oneOrAny). */
 type LetGoShape = `${'run' | 'runs'}${'' | '+card' | '+cards'}`;
 
 const letGoStatement = new CachedStatement<{ runIds: string | string[] } & DrawnMarks, LetGoShape>((p, shape) => {
-  const ofRuns = shape.startsWith('runs') ? sql`run_id = ANY(${p.runIds}::text[])` : sql`run_id = ${p.runIds}`;
+  const ofRuns = oneOrAny('run_id', p.runIds, shape.startsWith('runs'), 'text[]');
   const cards = shape.endsWith('+cards') ? 'cards' : shape.endsWith('+card') ? 'card' : undefined;
   return sql`
     WITH result AS (DELETE FROM run_results WHERE ${ofRuns}),

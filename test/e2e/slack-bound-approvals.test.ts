@@ -1,15 +1,16 @@
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
-import { createTool } from '../../src/agent/tool.js';
+import { createTool, type Tool } from '../../src/agent/tool.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
-import { attachMcpServers, type AttachedMcpServers } from '../../src/mcp/attach-mcp-servers.js';
+import type { Policy } from '../../src/approvals/policy-types.js';
+import { attachMcpServers } from '../../src/mcp/attach-mcp-servers.js';
 import { STATED_REASON_FIELD } from '../../src/agent/stated-reason.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { describeFrontEnd } from '../helpers/needs.js';
-import { callLog, rugPull, stdioTracker } from '../helpers/mcp.js';
-import { scriptedModel } from '../helpers/scripted-model.js';
+import { callLog, mcpServersClosedAfterEach, rugPull, stdioTracker } from '../helpers/mcp.js';
+import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { clickButton, mention, slackHarness, startBot, textOf, waitForCard, waitForText, waitForUpdate, type AgentDeps } from '../helpers/slack-bot.js';
 
 const CHANNEL = 'C0CHANNEL01';
@@ -23,10 +24,31 @@ const ALICE = 'U0ALICE';
  */
 describeFrontEnd('approvals bound to what will happen, in Slack, on %s', (backend) => {
   const h = slackHarness(backend);
-  const attached: AttachedMcpServers[] = [];
-  afterEach(async () => {
-    await Promise.all(attached.splice(0).map((a) => a.close()));
-  });
+  const attached = mcpServersClosedAfterEach();
+
+  /** The bot (as h.bot) and its agent `ops`, on a model scripted with `steps`, with `tools`, under `policy`. */
+  async function startOps(steps: ScriptStep[], tools: Record<string, Tool> = {}, policy: Policy = definePolicy({})) {
+    const model = scriptedModel(steps);
+    let agent!: Agent;
+    const b = (h.bot = await startBot({
+      fake: h.fake,
+      db: h.database.db,
+      makeAgent: (deps: AgentDeps) => (agent = new Agent({ id: 'ops', model, tools, storage: h.database, policy, ...deps })),
+    }));
+    return { b, agent };
+  }
+
+  /**
+   * The bot with the tracker MCP server (stdio, its create_issue changed through `rug`), on a
+   * model that files one issue and then says "Filed the issue.".
+   */
+  async function bootWithTracker(policy: Policy) {
+    const log = callLog();
+    const rug = rugPull();
+    const { b, agent } = await startOps([{ toolCalls: [{ toolName: 'tracker__create_issue', args: { title: 'Printer on fire' } }] }, { text: 'Filed the issue.' }], {}, policy);
+    attached.push(await attachMcpServers(agent, [stdioTracker(log.path, {}, rug.path)], { logger: b.agent.runtime.logger, reconnect: { initialDelayMs: 50, maxDelayMs: 200 } }));
+    return { b, log, rug };
+  }
 
   it('a record changed after its card was posted: approving it posts a new card, and only that one runs the call', async () => {
     const record = { id: 'abc', status: 'active', version: 1 };
@@ -47,16 +69,13 @@ describeFrontEnd('approvals bound to what will happen, in Slack, on %s', (backen
         return { id, status };
       },
     });
-    const model = scriptedModel([
-      { toolCalls: [{ toolName: 'set_status', args: { id: 'abc', status: 'archived', [STATED_REASON_FIELD]: 'The customer closed their account.' } }] },
-      { text: 'Archived abc.' },
-    ]);
-    h.bot = await startBot({
-      fake: h.fake,
-      db: h.database.db,
-      makeAgent: (deps: AgentDeps) => new Agent({ id: 'ops', model, tools: { set_status: setStatus }, storage: h.database, policy: definePolicy({}), ...deps }),
-    });
-    const b = h.bot;
+    const { b } = await startOps(
+      [
+        { toolCalls: [{ toolName: 'set_status', args: { id: 'abc', status: 'archived', [STATED_REASON_FIELD]: 'The customer closed their account.' } }] },
+        { text: 'Archived abc.' },
+      ],
+      { set_status: setStatus },
+    );
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'archive abc' });
     const card = await waitForCard(h.fake, thread, 'approval');
     const row = (await b.agent.findRequest(card.actionId))!;
@@ -101,20 +120,15 @@ describeFrontEnd('approvals bound to what will happen, in Slack, on %s', (backen
         return { id };
       },
     });
-    const model = scriptedModel([{ toolCalls: [{ toolName: 'archive_record', args: { id: 'abc', [STATED_REASON_FIELD]: 'Asked by <!here> *everyone*' } }] }, { text: 'Archived.' }]);
-    h.bot = await startBot({
-      fake: h.fake,
-      db: h.database.db,
-      makeAgent: (deps: AgentDeps) => new Agent({ id: 'ops', model, tools: { archive_record: archive }, storage: h.database, policy: definePolicy({}), ...deps }),
-    });
-    const thread = await mention(h.bot, { user: REQUESTER, channel: CHANNEL, text: 'archive abc' });
+    const { b } = await startOps([{ toolCalls: [{ toolName: 'archive_record', args: { id: 'abc', [STATED_REASON_FIELD]: 'Asked by <!here> *everyone*' } }] }, { text: 'Archived.' }], { archive_record: archive });
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'archive abc' });
     const card = await waitForCard(h.fake, thread, 'approval');
     const text = textOf(card.call);
     expect(text).toContain(':warning: *The preview failed:* ');
     expect(text).toContain('CRM timed out &lt;!channel&gt;');
     expect(text).toContain('>Asked by &lt;!here&gt; *everyone*');
     expect(text).not.toContain('<!here>');
-    await clickButton(h.bot, card, ALICE, ACTION_IDS.approve);
+    await clickButton(b, card, ALICE, ACTION_IDS.approve);
     await waitForText(h.fake, thread, 'Archived.');
     expect(executed).toEqual(['abc']);
   });
@@ -136,16 +150,11 @@ describeFrontEnd('approvals bound to what will happen, in Slack, on %s', (backen
         return { id };
       },
     });
-    const model = scriptedModel([{ toolCalls: [{ toolName: 'archive_record', args: { id: 'abc' } }] }, { text: 'Could not archive.' }]);
-    h.bot = await startBot({
-      fake: h.fake,
-      db: h.database.db,
-      makeAgent: (deps: AgentDeps) => new Agent({ id: 'ops', model, tools: { archive_record: archive }, storage: h.database, policy: definePolicy({}), ...deps }),
-    });
-    const thread = await mention(h.bot, { user: REQUESTER, channel: CHANNEL, text: 'archive abc' });
+    const { b } = await startOps([{ toolCalls: [{ toolName: 'archive_record', args: { id: 'abc' } }] }, { text: 'Could not archive.' }], { archive_record: archive });
+    const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'archive abc' });
     const card = await waitForCard(h.fake, thread, 'approval');
     up = false;
-    await clickButton(h.bot, card, ALICE, ACTION_IDS.approve);
+    await clickButton(b, card, ALICE, ACTION_IDS.approve);
     const blocked = await waitForUpdate(h.fake, card, ':warning: Blocked:');
     expect(textOf(blocked)).toContain(':warning: Blocked: it did not run because its preview failed right before it was to run, so the state it was approved for could not be checked');
     await waitForText(h.fake, thread, 'Could not archive.');
@@ -153,17 +162,7 @@ describeFrontEnd('approvals bound to what will happen, in Slack, on %s', (backen
   });
 
   it("an MCP server changes its tool's description after the approval: a new card, the server not called until it is approved", async () => {
-    const log = callLog();
-    const rug = rugPull();
-    const model = scriptedModel([{ toolCalls: [{ toolName: 'tracker__create_issue', args: { title: 'Printer on fire' } }] }, { text: 'Filed the issue.' }]);
-    let agent!: Agent;
-    h.bot = await startBot({
-      fake: h.fake,
-      db: h.database.db,
-      makeAgent: (deps: AgentDeps) => (agent = new Agent({ id: 'ops', model, storage: h.database, policy: definePolicy({}), ...deps })),
-    });
-    attached.push(await attachMcpServers(agent, [stdioTracker(log.path, {}, rug.path)], { logger: h.bot.agent.runtime.logger, reconnect: { initialDelayMs: 50, maxDelayMs: 200 } }));
-    const b = h.bot;
+    const { b, log, rug } = await bootWithTracker(definePolicy({}));
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'file an issue' });
     const card = await waitForCard(h.fake, thread, 'approval');
     expect(textOf(card.call)).toContain('*MCP server:* `tracker`, tool `create_issue`');
@@ -187,18 +186,7 @@ describeFrontEnd('approvals bound to what will happen, in Slack, on %s', (backen
     expect(log.lines()).toEqual(['create_issue Printer on fire']);
   });
   it('an MCP server changes its tool while the request waits for a second approval: the redrawn card says what changed, and that approving asks again', async () => {
-    const log = callLog();
-    const rug = rugPull();
-    const model = scriptedModel([{ toolCalls: [{ toolName: 'tracker__create_issue', args: { title: 'Printer on fire' } }] }, { text: 'Filed the issue.' }]);
-    let agent!: Agent;
-    h.bot = await startBot({
-      fake: h.fake,
-      db: h.database.db,
-      makeAgent: (deps: AgentDeps) =>
-        (agent = new Agent({ id: 'ops', model, storage: h.database, policy: definePolicy({ tools: { 'tracker.*': { requireApproval: true, quorum: 2 } } }), ...deps })),
-    });
-    attached.push(await attachMcpServers(agent, [stdioTracker(log.path, {}, rug.path)], { logger: h.bot.agent.runtime.logger, reconnect: { initialDelayMs: 50, maxDelayMs: 200 } }));
-    const b = h.bot;
+    const { b, log, rug } = await bootWithTracker(definePolicy({ tools: { 'tracker.*': { requireApproval: true, quorum: 2 } } }));
     const thread = await mention(b, { user: REQUESTER, channel: CHANNEL, text: 'file an issue' });
     const card = await waitForCard(h.fake, thread, 'approval');
     expect(textOf(card.call)).not.toContain('changed this tool');

@@ -5,19 +5,19 @@
  * the modal closes and nothing hangs), answered "nothing was changed", and changes nothing; the
  * bot keeps working for the next, genuine, submission.
  */
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import { askUserTool } from '../../src/agent/ask-user.js';
 import { createTool } from '../../src/agent/tool.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
-import { attachMcpServers, type AttachedMcpServers } from '../../src/mcp/attach-mcp-servers.js';
+import { attachMcpServers } from '../../src/mcp/attach-mcp-servers.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
 import { blockActionsPayload, messageEnvelope, viewSubmissionPayload, type SlackSimulator } from '../../src/simulator/index.js';
 import { describeFrontEnd } from '../helpers/needs.js';
 import { recordingRefundTool } from '../helpers/recording-refund-tool.js';
-import { callLog, stdioTracker } from '../helpers/mcp.js';
+import { callLog, mcpServersClosedAfterEach, stdioTracker } from '../helpers/mcp.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
   blocksOf,
@@ -71,10 +71,7 @@ const POLICY: PolicyInput = {
 
 describeFrontEnd('malformed and out-of-bounds submissions on %s', (backend) => {
   const h = slackHarness(backend);
-  const attached: AttachedMcpServers[] = [];
-  afterEach(async () => {
-    await Promise.all(attached.splice(0).map((a) => a.close()));
-  });
+  const attached = mcpServersClosedAfterEach();
 
   async function boot(steps: ScriptStep[]) {
     const { issueRefund, refunds } = recordingRefundTool();

@@ -1,14 +1,14 @@
 import { sql } from 'kysely';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { Policy } from '../../src/approvals/policy-types.js';
-import { attachMcpServers, type AttachedMcpServers } from '../../src/mcp/attach-mcp-servers.js';
+import { attachMcpServers } from '../../src/mcp/attach-mcp-servers.js';
 import type { McpServerConfig } from '../../src/mcp/mcp-server-config.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
 import { ageRecords } from '../helpers/age-records.js';
 import { describeFrontEnd } from '../helpers/needs.js';
-import { callLog, eventually, stdioTracker } from '../helpers/mcp.js';
+import { callLog, eventually, mcpServersClosedAfterEach, stdioTracker } from '../helpers/mcp.js';
 import { mcpHttpServer } from '../helpers/mcp-http-server.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { clickButton, mention, slackHarness, startBot, textOf, waitForCard, waitForText, waitForUpdate, type AgentDeps } from '../helpers/slack-bot.js';
@@ -20,10 +20,7 @@ const ALICE = 'U0ALICE';
 
 describeFrontEnd('MCP tools in Slack on %s', (backend) => {
   const h = slackHarness(backend);
-  const attached: AttachedMcpServers[] = [];
-  afterEach(async () => {
-    await Promise.all(attached.splice(0).map((a) => a.close()));
-  });
+  const attached = mcpServersClosedAfterEach();
 
   async function boot(steps: ScriptStep[], servers: McpServerConfig[], policy: Policy = definePolicy({}), cardRepairAfterMs?: number) {
     const model = scriptedModel(steps);

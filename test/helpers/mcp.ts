@@ -1,8 +1,22 @@
 import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach } from 'vitest';
+import type { AttachedMcpServers } from '../../src/mcp/attach-mcp-servers.js';
 import type { McpServerConfig } from '../../src/mcp/mcp-server-config.js';
 import { bundledFixture } from './bundled-fixture.js';
+
+/**
+ * For a describe block whose tests attach MCP servers: push each attachment onto the list this
+ * returns, and it is closed (stdio servers stopped) after its test.
+ */
+export function mcpServersClosedAfterEach(): AttachedMcpServers[] {
+  const attached: AttachedMcpServers[] = [];
+  afterEach(async () => {
+    await Promise.all(attached.splice(0).map((a) => a.close()));
+  });
+  return attached;
+}
 
 /** A fresh file the test MCP servers append one line per call that took effect to. */
 export function callLog(): { path: string; lines: () => string[] } {

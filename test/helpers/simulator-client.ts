@@ -1,4 +1,4 @@
-import { WebClient } from '@slack/web-api';
+import { WebClient, type WebAPIPlatformError } from '@slack/web-api';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { FAKE_BOT_TOKEN, startSlackSimulator, type SlackSimulator } from '../../src/simulator/index.js';
 import { silentLogger } from './silent-logger.js';
@@ -22,4 +22,14 @@ export function useSimulatorClient(): SimulatorClient {
   afterAll(() => context.slack?.close());
   beforeEach(() => context.slack.reset());
   return context;
+}
+
+/** What a Web API call that Slack (or the simulator) refuses rejects with; the test fails if the call succeeds. */
+export async function platformError(promise: Promise<unknown>): Promise<WebAPIPlatformError> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as WebAPIPlatformError;
+  }
+  throw new Error('expected the call to fail');
 }

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { describeBackends } from '../helpers/needs.js';
@@ -6,10 +6,10 @@ import { agentWith, collect } from '../helpers/agents.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { Policy } from '../../src/approvals/policy-types.js';
-import { attachMcpServers, type AttachedMcpServers } from '../../src/mcp/attach-mcp-servers.js';
+import { attachMcpServers } from '../../src/mcp/attach-mcp-servers.js';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { captureLogger } from '../helpers/slack-bot.js';
-import { callLog, eventually, rugPull, stdioTracker } from '../helpers/mcp.js';
+import { callLog, eventually, mcpServersClosedAfterEach, rugPull, stdioTracker } from '../helpers/mcp.js';
 import { PULLED_DESCRIPTION } from '../fixtures/mcp/tracker-server.js';
 import type { AgentChunk, ApprovalRequest } from '../../src/agent/api-types.js';
 
@@ -17,12 +17,9 @@ const approvalOf = (chunks: AgentChunk[]) => chunks.find((c) => c.type === 'tool
 
 describeBackends('MCP tools pinned to their definition (%s)', (backend) => {
   let database: TestDatabase;
-  const attached: AttachedMcpServers[] = [];
+  const attached = mcpServersClosedAfterEach();
   beforeAll(async () => {
     database = await createTestDatabase(backend);
-  });
-  afterEach(async () => {
-    await Promise.all(attached.splice(0).map((a) => a.close()));
   });
   afterAll(async () => {
     await database.close();

@@ -1,26 +1,23 @@
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { describeBackends } from '../helpers/needs.js';
 import { agentWith } from '../helpers/agents.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { Policy } from '../../src/approvals/policy-types.js';
-import { attachMcpServers, type AttachedMcpServers } from '../../src/mcp/attach-mcp-servers.js';
+import { attachMcpServers } from '../../src/mcp/attach-mcp-servers.js';
 import type { McpServerConfig } from '../../src/mcp/mcp-server-config.js';
 import { silentLogger } from '../../src/logger.js';
-import { callLog, eventually, stdioTracker } from '../helpers/mcp.js';
+import { callLog, eventually, mcpServersClosedAfterEach, stdioTracker } from '../helpers/mcp.js';
 import { mcpHttpServer } from '../helpers/mcp-http-server.js';
 
 const fast = { initialDelayMs: 50, maxDelayMs: 200 };
 
 describeBackends('MCP tools behind approvals (%s)', (backend) => {
   let database: TestDatabase;
-  const attached: AttachedMcpServers[] = [];
+  const attached = mcpServersClosedAfterEach();
   beforeAll(async () => {
     database = await createTestDatabase(backend);
-  });
-  afterEach(async () => {
-    await Promise.all(attached.splice(0).map((a) => a.close()));
   });
   afterAll(async () => {
     await database.close();

@@ -3,17 +3,11 @@
  * record Z" is three calls of one model step, shown on one batch card; Approve all deletes all
  * three, each once.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
-import { shownText, startStack, type Stack } from '../helpers/sandbox/stack.js';
+import { shownText, useStack } from '../helpers/sandbox/stack.js';
 
-let s: Stack;
-beforeAll(async () => {
-  s = await startStack();
-});
-afterAll(async () => {
-  await s?.stop();
-});
+const s = useStack();
 
 const GENERAL = 'C0GENERAL';
 

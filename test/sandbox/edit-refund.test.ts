@@ -4,16 +4,10 @@
  * the refund is made once, for the edited amount. An edit up that another approver declines is
  * answered with the edited amount, never the one first asked for.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardBlock, shownText, startStack, type Stack } from '../helpers/sandbox/stack.js';
+import { describe, expect, it } from 'vitest';
+import { cardBlock, shownText, useStack } from '../helpers/sandbox/stack.js';
 
-let s: Stack;
-beforeAll(async () => {
-  s = await startStack();
-});
-afterAll(async () => {
-  await s?.stop();
-});
+const s = useStack();
 
 const GENERAL = 'C0GENERAL';
 

@@ -1,18 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migratedDataDir } from '../helpers/migrated-data-dir.js';
-import { cardBlock, shownText, startStack, type Stack } from '../helpers/sandbox/stack.js';
+import { cardBlock, shownText, startStack, useStack, type Stack } from '../helpers/sandbox/stack.js';
 
-let s: Stack;
-
-beforeAll(async () => {
-  s = await startStack();
-});
-afterAll(async () => {
-  await s?.stop();
-});
+const s = useStack();
 
 const GENERAL = 'C0GENERAL';
 

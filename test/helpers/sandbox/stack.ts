@@ -3,6 +3,7 @@
  * createSlackApp) wired to it by runWithSandbox, the demo agents on the built-in demo model, and
  * an embedded database. Tests drive it the way the UI does, through /ui/*.
  */
+import { afterAll, beforeAll } from 'vitest';
 import { parseConfig } from '../../../src/config.js';
 import { createDemoAgents } from '../../../src/demo/create-demo-agents.js';
 import { createDemoModel } from '../../../src/demo/model/create-demo-model.js';
@@ -104,6 +105,21 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       await database.close();
     },
   };
+}
+
+/**
+ * A stack for the test file (or describe block) it is called in: started in beforeAll, stopped in
+ * afterAll. Read its fields inside tests (they are set in beforeAll).
+ */
+export function useStack(options: StackOptions = {}): Stack {
+  const stack = {} as Stack;
+  beforeAll(async () => {
+    Object.assign(stack, await startStack(options));
+  });
+  afterAll(async () => {
+    await stack.stop?.();
+  });
+  return stack;
 }
 
 /** The actions block of a card of `kind` (block_id `<kind>:<id>`), if the message is one. */

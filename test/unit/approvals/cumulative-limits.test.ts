@@ -1,22 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { definePolicy } from '../../../src/approvals/define-policy.js';
-import { PolicyError } from '../../../src/approvals/policy-error.js';
-import type { PolicyInput } from '../../../src/approvals/policy-schema.js';
+import { problemsFor } from '../../helpers/policy-errors.js';
 import { limitChecksFor } from '../../../src/approvals/limit-checks.js';
 import { limitHitsFromRow, limitHitsOf } from '../../../src/approvals/apply-limits.js';
 import { requirementFor, requirementOfRequest } from '../../../src/approvals/requirement-for.js';
 
 const HOUR = 3_600_000;
-
-function problemsFor(input: unknown): Array<{ field: string; message: string }> {
-  try {
-    definePolicy(input as PolicyInput);
-  } catch (error) {
-    expect(error).toBeInstanceOf(PolicyError);
-    return [...(error as PolicyError).problems];
-  }
-  throw new Error('expected definePolicy to throw');
-}
 
 const refundPolicy = () =>
   definePolicy({

@@ -1,21 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { definePolicy } from '../../../src/approvals/define-policy.js';
-import { PolicyError } from '../../../src/approvals/policy-error.js';
+import { policyErrorFor } from '../../helpers/policy-errors.js';
 import { requirementFor } from '../../../src/approvals/requirement-for.js';
-import type { PolicyInput } from '../../../src/approvals/policy-schema.js';
 
 const HOUR = 3_600_000;
-
-/** Runs definePolicy on deliberately wrong input and returns the error it must throw. */
-function policyErrorFor(input: unknown): PolicyError {
-  try {
-    definePolicy(input as PolicyInput);
-  } catch (error) {
-    expect(error).toBeInstanceOf(PolicyError);
-    return error as PolicyError;
-  }
-  throw new Error('expected definePolicy to throw');
-}
 
 describe('definePolicy: normalisation', () => {
   it('fills every setting with the built-in defaults', () => {

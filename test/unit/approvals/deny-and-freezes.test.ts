@@ -1,21 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { definePolicy } from '../../../src/approvals/define-policy.js';
-import { PolicyError } from '../../../src/approvals/policy-error.js';
+import { problemsFor } from '../../helpers/policy-errors.js';
 import type { PolicyInput } from '../../../src/approvals/policy-schema.js';
 import { requirementFor, type AppliedLayer } from '../../../src/approvals/requirement-for.js';
 import { callVerdict, UNATTENDED_DENIAL } from '../../../src/approvals/call-verdict.js';
 import { freezeWindowAt, freezesInForce } from '../../../src/approvals/freeze-windows.js';
 import type { LimitHit } from '../../../src/approvals/apply-limits.js';
-
-function problemsFor(input: unknown): Array<{ field: string; message: string }> {
-  try {
-    definePolicy(input as PolicyInput);
-  } catch (error) {
-    expect(error).toBeInstanceOf(PolicyError);
-    return [...(error as PolicyError).problems];
-  }
-  throw new Error('expected definePolicy to throw');
-}
 
 const at = (iso: string) => new Date(iso);
 

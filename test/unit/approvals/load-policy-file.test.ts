@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { definePolicy } from '../../../src/approvals/define-policy.js';
 import { loadPolicyFile } from '../../../src/approvals/load-policy-file.js';
-import { PolicyError } from '../../../src/approvals/policy-error.js';
+import { thrownPolicyError } from '../../helpers/policy-errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'approvals-policy-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -15,15 +15,8 @@ function file(name: string, content: string): string {
   return path;
 }
 
-function loadError(path: string): PolicyError {
-  try {
-    loadPolicyFile(path);
-  } catch (error) {
-    expect(error).toBeInstanceOf(PolicyError);
-    return error as PolicyError;
-  }
-  throw new Error('expected loadPolicyFile to throw');
-}
+/** The PolicyError loadPolicyFile must throw for the file at `path`. */
+const loadError = (path: string) => thrownPolicyError('loadPolicyFile', () => loadPolicyFile(path));
 
 const YAML_POLICY = `
 # Refunds need finance; large ones need two people.

@@ -1,20 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { definePolicy } from '../../../src/approvals/define-policy.js';
-import { PolicyError } from '../../../src/approvals/policy-error.js';
-import type { PolicyInput } from '../../../src/approvals/policy-schema.js';
+import { problemLinesFor } from '../../helpers/policy-errors.js';
 import { requirementFor } from '../../../src/approvals/requirement-for.js';
 
 const MIN = 60_000;
-
-function problemsOf(input: unknown): string[] {
-  try {
-    definePolicy(input as PolicyInput);
-  } catch (error) {
-    expect(error).toBeInstanceOf(PolicyError);
-    return (error as PolicyError).problems.map((p) => `${p.field} ${p.message}`);
-  }
-  throw new Error('expected definePolicy to throw');
-}
 
 describe('policy reach: notify, route, reminders, warning, escalation', () => {
   it('defaults to mentions in the thread, a warning 15 minutes before expiry, no reminders and no escalation', () => {
@@ -77,7 +66,7 @@ describe('policy reach: notify, route, reminders, warning, escalation', () => {
 
   it('names each invalid field', () => {
     expect(
-      problemsOf({
+      problemLinesFor({
         tools: {
           refund: { notify: 'loud', route: { channel: '#approvals' }, dmLimit: 0, remindLimit: 21, escalateTo: ['alice'] },
           deploy: { route: 'email' },
@@ -96,22 +85,22 @@ describe('policy reach: notify, route, reminders, warning, escalation', () => {
   });
 
   it('refuses times that could never come before expiry, and half-set escalations and reminders', () => {
-    expect(problemsOf({ defaults: { expiresIn: '1h', remindAfter: '2h' } })).toEqual([
+    expect(problemLinesFor({ defaults: { expiresIn: '1h', remindAfter: '2h' } })).toEqual([
       'defaults.remindAfter must be shorter than expiresIn (3600s), or no reminder is ever sent',
     ]);
-    expect(problemsOf({ tools: { refund: { expiresIn: '1h', warnBefore: '1h' } } })).toEqual([
+    expect(problemLinesFor({ tools: { refund: { expiresIn: '1h', warnBefore: '1h' } } })).toEqual([
       'tools.refund.warnBefore must be shorter than expiresIn (3600s), or the warning would come before the request exists',
     ]);
-    expect(problemsOf({ tools: { refund: { escalateAfter: '1h' } } })).toEqual([
+    expect(problemLinesFor({ tools: { refund: { escalateAfter: '1h' } } })).toEqual([
       'tools.refund.escalateTo is required when escalateAfter is set (who to escalate to)',
     ]);
-    expect(problemsOf({ tools: { refund: { escalateTo: ['U0BOSS'] } } })).toEqual([
+    expect(problemLinesFor({ tools: { refund: { escalateTo: ['U0BOSS'] } } })).toEqual([
       'tools.refund.escalateAfter is required when escalateTo is set (when to escalate)',
     ]);
-    expect(problemsOf({ tools: { refund: { remindLimit: 2 } } })).toEqual([
+    expect(problemLinesFor({ tools: { refund: { remindLimit: 2 } } })).toEqual([
       'tools.refund.remindAfter is required when remindLimit is set (when to remind)',
     ]);
-    expect(problemsOf({ tools: { refund: { rules: [{ when: { arg: 'a', op: 'eq', value: 1 }, then: { expiresIn: '10m', remindAfter: '20m' } }] } } })).toEqual([
+    expect(problemLinesFor({ tools: { refund: { rules: [{ when: { arg: 'a', op: 'eq', value: 1 }, then: { expiresIn: '10m', remindAfter: '20m' } }] } } })).toEqual([
       'tools.refund.rules[0].then.remindAfter must be shorter than expiresIn (600s), or no reminder is ever sent',
     ]);
   });

@@ -4,22 +4,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { definePolicy } from '../../../src/approvals/define-policy.js';
 import { loadPolicyFile } from '../../../src/approvals/load-policy-file.js';
-import { PolicyError } from '../../../src/approvals/policy-error.js';
+import { policyErrorFor } from '../../helpers/policy-errors.js';
 import type { PolicyInput } from '../../../src/approvals/policy-schema.js';
 import { requirementFor } from '../../../src/approvals/requirement-for.js';
 import { rememberForOf } from '../../../src/agent/remembered-call.js';
 import { createTool } from '../../../src/agent/tool.js';
 import { z } from 'zod';
-
-function errorOf(input: unknown): PolicyError {
-  try {
-    definePolicy(input as PolicyInput);
-  } catch (error) {
-    expect(error).toBeInstanceOf(PolicyError);
-    return error as PolicyError;
-  }
-  throw new Error('expected definePolicy to throw');
-}
 
 const base = { defaults: { requireApproval: true, approvers: ['U0ALICE'] }, tools: { deploy: {} } } satisfies PolicyInput;
 
@@ -63,7 +53,7 @@ describe('policy: rememberFor and risk', () => {
     ['more than 7 days', '8d', /at most 7 days/],
     ['not a duration', 'an hour', /must be a number of seconds or a duration/],
   ])('rejects a rememberFor that is %s', (_name, value, message) => {
-    const error = errorOf({ tools: { deploy: { rememberFor: value } } });
+    const error = policyErrorFor({ tools: { deploy: { rememberFor: value } } });
     expect(error.field).toBe('tools.deploy.rememberFor');
     expect(error.message).toMatch(message);
   });
@@ -73,7 +63,7 @@ describe('policy: rememberFor and risk', () => {
   });
 
   it('rejects a risk that is neither low nor high', () => {
-    expect(errorOf({ tools: { deploy: { risk: 'medium' } } }).message).toContain('tools.deploy.risk must be "low" or "high"');
+    expect(policyErrorFor({ tools: { deploy: { risk: 'medium' } } }).message).toContain('tools.deploy.risk must be "low" or "high"');
   });
 
   it.each([
@@ -81,7 +71,7 @@ describe('policy: rememberFor and risk', () => {
     ['the defaults', { defaults: { risk: 'high', rememberFor: '1h' } }, 'defaults.rememberFor'],
     ['a rule', { tools: { deploy: { rules: [{ when: { arg: 'env', op: 'eq', value: 'prod' }, then: { risk: 'high', rememberFor: '1h' } }] } } }, 'tools.deploy.rules[0].then.rememberFor'],
   ])('refuses rememberFor with risk "high" on %s', (_where, input, field) => {
-    const error = errorOf(input);
+    const error = policyErrorFor(input);
     expect(error.message).toContain(`${field} cannot be set together with risk: "high"`);
   });
 

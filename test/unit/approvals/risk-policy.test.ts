@@ -1,22 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { definePolicy } from '../../../src/approvals/define-policy.js';
-import { PolicyError } from '../../../src/approvals/policy-error.js';
-import type { PolicyInput } from '../../../src/approvals/policy-schema.js';
+import { problemLinesFor } from '../../helpers/policy-errors.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadPolicyFile } from '../../../src/approvals/load-policy-file.js';
 import { requirementFor } from '../../../src/approvals/requirement-for.js';
-
-function problemsOf(input: unknown): string[] {
-  try {
-    definePolicy(input as PolicyInput);
-  } catch (error) {
-    expect(error).toBeInstanceOf(PolicyError);
-    return (error as PolicyError).problems.map((p) => `${p.field} ${p.message}`);
-  }
-  throw new Error('expected definePolicy to throw');
-}
 
 describe('policy risk and requireReason', () => {
   const policy = definePolicy({
@@ -50,9 +39,9 @@ describe('policy risk and requireReason', () => {
   });
 
   it('refuses bad values, naming the field', () => {
-    expect(problemsOf({ tools: { t: { risk: 'medium' } } })).toEqual(['tools.t.risk must be "low" or "high"']);
-    expect(problemsOf({ defaults: { requireReason: 'yes' } })).toEqual(['defaults.requireReason must be true or false']);
-    expect(problemsOf({ tools: { t: { rules: [{ when: { arg: 'a', op: 'eq', value: 1 }, then: { risk: 3 } }] } } })).toEqual([
+    expect(problemLinesFor({ tools: { t: { risk: 'medium' } } })).toEqual(['tools.t.risk must be "low" or "high"']);
+    expect(problemLinesFor({ defaults: { requireReason: 'yes' } })).toEqual(['defaults.requireReason must be true or false']);
+    expect(problemLinesFor({ tools: { t: { rules: [{ when: { arg: 'a', op: 'eq', value: 1 }, then: { risk: 3 } }] } } })).toEqual([
       'tools.t.rules[0].then.risk must be "low" or "high"',
     ]);
   });

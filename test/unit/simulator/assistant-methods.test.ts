@@ -1,19 +1,11 @@
-import { WebClient, type WebAPIPlatformError } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_BOT_TOKEN, startSlackSimulator, type SlackSimulator } from '../../../src/simulator/index.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
+import { platformError } from '../../helpers/simulator-client.js';
 
 const CHANNEL = 'C0CHANNEL01';
 const THREAD = '1726133000.000100';
-
-async function platformError(promise: Promise<unknown>): Promise<WebAPIPlatformError> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as WebAPIPlatformError;
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('simulator: assistant status and streamed messages', () => {
   let fake: SlackSimulator;

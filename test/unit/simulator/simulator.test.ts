@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, LogLevel } from '@slack/bolt';
-import { ErrorCode, WebClient, WebClientEvent, type WebAPIPlatformError } from '@slack/web-api';
+import { ErrorCode, WebClient, WebClientEvent } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   FAKE_BOT_TOKEN,
@@ -20,6 +20,7 @@ import {
   type SlackSimulator,
 } from '../../../src/simulator/index.js';
 import { silentLogger as silent } from '../../helpers/silent-logger.js';
+import { platformError } from '../../helpers/simulator-client.js';
 
 const CHANNEL = 'C0CHANNEL01';
 
@@ -27,15 +28,6 @@ const quiet = { logger: silent };
 
 function client(fake: SlackSimulator, token: string = FAKE_BOT_TOKEN, extra: object = {}): WebClient {
   return new WebClient(token, { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 }, ...quiet, ...extra });
-}
-
-async function platformError(promise: Promise<unknown>): Promise<WebAPIPlatformError> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as WebAPIPlatformError;
-  }
-  throw new Error('expected the call to fail');
 }
 
 const approvalBlocks = [

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { describe, type SuiteOptions } from 'vitest';
+import { describe, type SuiteOptions, type TestOptions } from 'vitest';
 import type { Backend } from './db.js';
 
 declare module '@vitest/runner' {
@@ -39,6 +39,15 @@ export function describeBackends(name: string, factory: (backend: Backend) => vo
     const options = backend === 'postgres' ? needing('postgres') : {};
     describe(name.replace('%s', backend), options, () => factory(backend));
   }
+}
+
+/**
+ * Options for a test, in a describeBackends group, of what two PostgreSQL connections do at once
+ * (a write waiting on another's lock, two commits racing): PGlite has a single connection, so the
+ * PGlite group's copy is skipped and reported as running only in the PostgreSQL group.
+ */
+export function twoConnections(backend: Backend): TestOptions {
+  return backend === 'postgres' ? {} : { skip: true, meta: { needs: 'two database connections at once, which PGlite (one connection) cannot give: they run in the same group on postgres' } };
 }
 
 /** `TEST_BACKENDS=all` runs the Slack front end's groups on both backends, as the storage groups are. */

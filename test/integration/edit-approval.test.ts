@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { describeBackends } from '../helpers/needs.js';
+import { describeBackends, twoConnections } from '../helpers/needs.js';
 import { scriptedModel, lastToolResults } from '../helpers/scripted-model.js';
 import { agentWith } from '../helpers/agents.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
@@ -418,7 +418,7 @@ describeBackends('edit then approve on %s', (backend) => {
     }
   });
 
-  it.runIf(backend === 'postgres')('an edit while another call is being counted waits for it, and its requirement counts that call', async () => {
+  it('an edit while another call is being counted waits for it, and its requirement counts that call', twoConnections(backend), async () => {
     await sql`DELETE FROM limit_usage WHERE tool_key = 'refund'`.execute(database.db);
     const { agent, calls } = build(limited(), { orderId: 'o-1', amountCents: 10000 });
     const { actionId } = await start(agent);
@@ -446,7 +446,7 @@ describeBackends('edit then approve on %s', (backend) => {
     }
   });
 
-  it.runIf(backend === 'postgres')('two edits of two requests on one counter at once: counted one after the other, so exactly one goes over', async () => {
+  it('two edits of two requests on one counter at once: counted one after the other, so exactly one goes over', twoConnections(backend), async () => {
     const other: Database = await database.reopen();
     try {
       for (let round = 0; round < 5; round++) {

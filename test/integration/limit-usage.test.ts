@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { describeBackends } from '../helpers/needs.js';
+import { describeBackends, twoConnections } from '../helpers/needs.js';
 import { countLimitUsage, MAX_COUNTER_ENTRIES, previewRecount, type UsageCount } from '../../src/db/limit-usage.js';
 import type { Database } from '../../src/db/database.js';
 
@@ -91,7 +91,7 @@ describeBackends('limit usage counters on %s', (backend) => {
     expect(Number(row.rows[0]!.n)).toBeLessThanOrEqual(MAX_COUNTER_ENTRIES + 1);
   });
 
-  it.runIf(backend === 'postgres')('a call made while another is still uncommitted waits for it and counts it', async () => {
+  it('a call made while another is still uncommitted waits for it and counts it', twoConnections(backend), async () => {
     const other: Database = await database.reopen();
     try {
       const key = tool();
@@ -111,7 +111,7 @@ describeBackends('limit usage counters on %s', (backend) => {
     }
   });
 
-  it.runIf(backend === 'postgres')('two calls on two connections at the same moment: the second always sees the first', async () => {
+  it('two calls on two connections at the same moment: the second always sees the first', twoConnections(backend), async () => {
     const other: Database = await database.reopen();
     try {
       for (let round = 0; round < 10; round++) {

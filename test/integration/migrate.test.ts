@@ -11,7 +11,7 @@ import { createDemoTables, demoDb } from '../../src/demo/demo-tables.js';
 import { seedDemoData } from '../../src/demo/seed-demo-data.js';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { createTestDatabase, uniqueSchema } from '../helpers/db.js';
-import { describeBackends } from '../helpers/needs.js';
+import { describeBackends, needing } from '../helpers/needs.js';
 
 const run = promisify(execFile);
 
@@ -116,7 +116,7 @@ describe('migration numbers', () => {
   });
 });
 
-describe.runIf(process.env.DATABASE_URL)('a schema opened by two processes at once', () => {
+describe('a schema opened by two processes at once', needing('postgres'), () => {
   const schemas = Array.from({ length: 10 }, () => uniqueSchema('open'));
   afterAll(async () => {
     const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL! });
@@ -137,7 +137,7 @@ describe.runIf(process.env.DATABASE_URL)('a schema opened by two processes at on
   });
 });
 
-describe.runIf(process.env.DATABASE_URL)('migrations from two processes at once', () => {
+describe('migrations from two processes at once', needing('postgres'), () => {
   const schema = uniqueSchema('mig');
   beforeAll(ensureBuiltPackage, 300_000);
   afterAll(async () => {

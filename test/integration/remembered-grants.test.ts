@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { z } from 'zod';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { describeBackends } from '../helpers/needs.js';
+import { describeBackends, twoConnections } from '../helpers/needs.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { agentWith, collect } from '../helpers/agents.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
@@ -353,7 +353,7 @@ describeBackends('remembered approvals on %s', (backend) => {
     });
   });
 
-  it.runIf(backend === 'postgres')('a revoke racing a use: the use comes before the revoke commits, or finds it revoked', async () => {
+  it('a revoke racing a use: the use comes before the revoke commits, or finds it revoked', twoConnections(backend), async () => {
     const { agent } = deleteAgent(database);
     const other = await database.reopen();
     try {

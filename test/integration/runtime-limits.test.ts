@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { describeBackends } from '../helpers/needs.js';
+import { describeBackends, twoConnections } from '../helpers/needs.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 import { agentWith, collect, countingTool } from '../helpers/agents.js';
 import { createTool } from '../../src/agent/tool.js';
@@ -123,7 +123,7 @@ describeBackends('cumulative limits in the runtime on %s', (backend) => {
     expect(approvals.map((a) => a.limitHits?.[0]?.total)).toEqual([undefined, undefined, 110000]);
   });
 
-  it.runIf(backend === 'postgres')('two concurrent 60000 refunds under a 100000/24h limit: exactly one needs quorum 2, never neither', async () => {
+  it('two concurrent 60000 refunds under a 100000/24h limit: exactly one needs quorum 2, never neither', twoConnections(backend), async () => {
     const other: Database = await database.reopen();
     try {
       const policy = refundPolicy();

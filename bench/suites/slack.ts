@@ -19,7 +19,27 @@ import type { Suite, TableRow } from '../lib/suite.js';
 
 export const targets = {
   concurrentCyclesPerSec: 150,
+  /** The cycle's share of the floor's cycles/s, sequential and in flight. */
+  shareOfFloor: 0.6,
+  botCpuMsPerCycle: 5,
+  sqlStatementsPerCycle: 7,
+  slackCallsPerCycle: 4,
 };
+
+type Cycles = Awaited<ReturnType<typeof measureCycles>>['concurrent'];
+
+/** CPU per cycle of every measured process but the bot (for the floor, PostgreSQL is idle: null). */
+const othersCpuMs = (c: Cycles) => c.cpuMsPerCycle.fakeSlack + c.cpuMsPerCycle.driver + (c.cpuMsPerCycle.postgres ?? 0);
+
+/**
+ * The bot CPU per cycle in flight at which the cycle would reach `share` of the floor's cycles/s:
+ * in flight, cycles/s is the cores' CPU over every process's CPU per cycle, so at the floor's
+ * machine use the cycle may cost all processes together at most the floor's total ÷ `share`, and
+ * what the others (fake Slack, driver, PostgreSQL) spend of it is measured, not up to the bot.
+ */
+function botBudgetMs(conc: Cycles, floor: Cycles, share: number): number {
+  return (floor.cpuMsPerCycle.bot + othersCpuMs(floor)) / share - othersCpuMs(conc);
+}
 
 /** Slack's own limit, for scale: a request not acknowledged within 3 s counts as failed (and events are retried). */
 const slackAckDeadlineMs = 3000;
@@ -65,6 +85,8 @@ export const slackSuite: Suite = {
       const fl = clicks.floors;
       const fc = floorCycles;
       const pgCpu = (c: typeof conc) => (c.cpuMsPerCycle.postgres === null ? '—' : fmt(c.cpuMsPerCycle.postgres, 1));
+      const share = { sequential: round(seq.cyclesPerSec / fc.sequential.cyclesPerSec, 3), concurrent: round(conc.cyclesPerSec / fc.concurrent.cyclesPerSec, 3) };
+      const budget = round(botBudgetMs(conc, fc.concurrent, targets.shareOfFloor), 2);
       const busy = (c: typeof conc) => (c.machineBusy === null ? '' : `, machine ${fmt(c.machineBusy * 100)} % busy`);
       const rows: TableRow[] = [
         {
@@ -123,13 +145,29 @@ export const slackSuite: Suite = {
           value: `${fmt(conc.mentionAckMs.p99, 2)} / ${ms(conc.clickAckMs.p99)}`,
           reference: `${fmt(slackAckDeadlineMs)} ms`,
         },
-        { metric: 'Bot process CPU per cycle (sequential / in flight)', value: `${fmt(seq.cpuMsPerCycle.bot, 2)} / ${ms(conc.cpuMsPerCycle.bot)}` },
+        {
+          metric: 'Bot process CPU per cycle (sequential / in flight)',
+          value: `${fmt(seq.cpuMsPerCycle.bot, 2)} / ${ms(conc.cpuMsPerCycle.bot)}`,
+          target: `≤ ${fmt(targets.botCpuMsPerCycle)} ms`,
+          ok: Math.max(seq.cpuMsPerCycle.bot, conc.cpuMsPerCycle.bot) <= targets.botCpuMsPerCycle,
+        },
         {
           metric: `  fake Slack / driver / postgres, in flight`,
           value: `${fmt(conc.cpuMsPerCycle.fakeSlack, 2)} / ${fmt(conc.cpuMsPerCycle.driver, 2)} / ${pgCpu(conc)} ms${busy(conc)}`,
         },
-        { metric: 'SQL statements per cycle', value: fmt(seq.sqlStatementsPerCycle, 1) },
-        { metric: 'Slack Web API calls per cycle', value: fmt(seq.slackCallsPerCycle, 1) },
+        {
+          metric: 'SQL statements per cycle (sequential / in flight)',
+          value: `${fmt(seq.sqlStatementsPerCycle, 1)} / ${fmt(conc.sqlStatementsPerCycle, 1)}`,
+          target: `≤ ${targets.sqlStatementsPerCycle}`,
+          // As shown: the odd statement outside the cycle (a Home refresh, say) is about 0.01 a cycle.
+          ok: round(Math.max(seq.sqlStatementsPerCycle, conc.sqlStatementsPerCycle), 1) <= targets.sqlStatementsPerCycle,
+        },
+        {
+          metric: 'Slack Web API calls per cycle',
+          value: fmt(seq.slackCallsPerCycle, 1),
+          target: `≤ ${targets.slackCallsPerCycle}`,
+          ok: round(seq.slackCallsPerCycle, 1) <= targets.slackCallsPerCycle,
+        },
         {
           metric: `Floor: Bolt + WebClient only, cycles/s sequential / ${fc.concurrent.inFlight} in flight`,
           value: `${fmt(fc.sequential.cyclesPerSec)} / ${fmt(fc.concurrent.cyclesPerSec)}`,
@@ -144,6 +182,16 @@ export const slackSuite: Suite = {
           value: `${fmt(fc.concurrent.cpuMsPerCycle.fakeSlack, 2)} / ${ms(fc.concurrent.cpuMsPerCycle.driver)}${busy(fc.concurrent)}`,
         },
         { metric: '  Slack Web API calls per cycle', value: fmt(fc.sequential.slackCallsPerCycle, 1) },
+        {
+          metric: 'Cycles/s ÷ floor, sequential / in flight',
+          value: `${fmt(share.sequential * 100)} / ${fmt(share.concurrent * 100)} %`,
+          target: `≥ ${fmt(targets.shareOfFloor * 100)} %`,
+          ok: Math.min(share.sequential, share.concurrent) >= targets.shareOfFloor,
+        },
+        {
+          metric: `  bot CPU a cycle in flight at ${fmt(targets.shareOfFloor * 100)} % would leave / floor's`,
+          value: `${fmt(budget, 2)} / ${ms(fc.concurrent.cpuMsPerCycle.bot)}`,
+        },
       ];
       const json = {
         suite: 'slack',
@@ -159,6 +207,9 @@ export const slackSuite: Suite = {
           statementsPerSequentialCycle: cycles.statements,
           /** The same cycles against Bolt + WebClient making the bot's Slack calls and nothing else. */
           floorCycles,
+          shareOfFloor: share,
+          /** botBudgetMs: what targets.shareOfFloor would leave the bot per cycle in flight (compare floorCycles.concurrent.cpuMsPerCycle.bot). */
+          botCpuMsBudgetInFlight: budget,
           slackCalls: { total: totals.calls, byMethod: totals.byMethod },
         },
         targets,

@@ -28,17 +28,26 @@ export const targets = {
 
 type Cycles = Awaited<ReturnType<typeof measureCycles>>['concurrent'];
 
-/** CPU per cycle of every measured process but the bot (for the floor, PostgreSQL is idle: null). */
-const othersCpuMs = (c: Cycles) => c.cpuMsPerCycle.fakeSlack + c.cpuMsPerCycle.driver + (c.cpuMsPerCycle.postgres ?? 0);
+/**
+ * CPU per cycle of every measured process but the bot; null where PostgreSQL's could not be read
+ * (no /proc), since without it the figure would leave PostgreSQL's share to the bot.
+ */
+function othersCpuMs(c: Cycles): number | null {
+  const { fakeSlack, driver, postgres } = c.cpuMsPerCycle;
+  return postgres === null ? null : fakeSlack + driver + postgres;
+}
 
 /**
  * The bot CPU per cycle in flight at which the cycle would reach `share` of the floor's cycles/s:
  * in flight, cycles/s is the cores' CPU over every process's CPU per cycle, so at the floor's
  * machine use the cycle may cost all processes together at most the floor's total ÷ `share`, and
  * what the others (fake Slack, driver, PostgreSQL) spend of it is measured, not up to the bot.
+ * Null when PostgreSQL's CPU was not measured.
  */
-function botBudgetMs(conc: Cycles, floor: Cycles, share: number): number {
-  return (floor.cpuMsPerCycle.bot + othersCpuMs(floor)) / share - othersCpuMs(conc);
+function botBudgetMs(conc: Cycles, floor: Cycles, share: number): number | null {
+  const ours = othersCpuMs(conc);
+  const floors = othersCpuMs(floor);
+  return ours === null || floors === null ? null : (floor.cpuMsPerCycle.bot + floors) / share - ours;
 }
 
 /** Slack's own limit, for scale: a request not acknowledged within 3 s counts as failed (and events are retried). */
@@ -84,10 +93,11 @@ export const slackSuite: Suite = {
       const conc = cycles.concurrent;
       const fl = clicks.floors;
       const fc = floorCycles;
-      const pgCpu = (c: typeof conc) => (c.cpuMsPerCycle.postgres === null ? '—' : fmt(c.cpuMsPerCycle.postgres, 1));
+      const pgCpu = (c: Cycles) => (c.cpuMsPerCycle.postgres === null ? '—' : fmt(c.cpuMsPerCycle.postgres, 1));
       const share = { sequential: round(seq.cyclesPerSec / fc.sequential.cyclesPerSec, 3), concurrent: round(conc.cyclesPerSec / fc.concurrent.cyclesPerSec, 3) };
-      const budget = round(botBudgetMs(conc, fc.concurrent, targets.shareOfFloor), 2);
-      const busy = (c: typeof conc) => (c.machineBusy === null ? '' : `, machine ${fmt(c.machineBusy * 100)} % busy`);
+      const budgetMs = botBudgetMs(conc, fc.concurrent, targets.shareOfFloor);
+      const budget = budgetMs === null ? null : round(budgetMs, 2);
+      const busy = (c: Cycles) => (c.machineBusy === null ? '' : `, machine ${fmt(c.machineBusy * 100)} % busy`);
       const rows: TableRow[] = [
         {
           metric: `Click → ack p50, ${dc.clicksPerRound} clicks at once on distinct cards (n=${dc.ackMs.n})`,
@@ -190,7 +200,7 @@ export const slackSuite: Suite = {
         },
         {
           metric: `  bot CPU a cycle in flight at ${fmt(targets.shareOfFloor * 100)} % would leave / floor's`,
-          value: `${fmt(budget, 2)} / ${ms(fc.concurrent.cpuMsPerCycle.bot)}`,
+          value: `${budget === null ? '—' : fmt(budget, 2)} / ${ms(fc.concurrent.cpuMsPerCycle.bot)}`,
         },
       ];
       const json = {
@@ -208,7 +218,7 @@ export const slackSuite: Suite = {
           /** The same cycles against Bolt + WebClient making the bot's Slack calls and nothing else. */
           floorCycles,
           shareOfFloor: share,
-          /** botBudgetMs: what targets.shareOfFloor would leave the bot per cycle in flight (compare floorCycles.concurrent.cpuMsPerCycle.bot). */
+          /** botBudgetMs: what targets.shareOfFloor would leave the bot per cycle in flight (compare floorCycles.concurrent.cpuMsPerCycle.bot); null when PostgreSQL's CPU could not be read. */
           botCpuMsBudgetInFlight: budget,
           slackCalls: { total: totals.calls, byMethod: totals.byMethod },
         },

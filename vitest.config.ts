@@ -23,6 +23,8 @@ export default defineConfig({
     // The slowest files first, so that the two workers finish together.
     sequence: { sequencer: SlowestFirstSequencer },
     reporters: ['default', './test/helpers/plain-summary-reporter.ts'],
+    // The run's temporary directory (tempDir in test/helpers/temp-dir.ts), removed at its end.
+    globalSetup: ['./test/helpers/temp-root.ts'],
     projects: [
       {
         extends: true,

@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import type { AttachedMcpServers } from '../../src/mcp/attach-mcp-servers.js';
 import type { McpServerConfig } from '../../src/mcp/mcp-server-config.js';
 import { bundledFixture } from './bundled-fixture.js';
+import { tempDir } from './temp-dir.js';
 
 /**
  * For a describe block whose tests attach MCP servers: push each attachment onto the list this
@@ -20,7 +20,7 @@ export function mcpServersClosedAfterEach(): AttachedMcpServers[] {
 
 /** A fresh file the test MCP servers append one line per call that took effect to. */
 export function callLog(): { path: string; lines: () => string[] } {
-  const path = join(mkdtempSync(join(tmpdir(), 'mcp-')), 'calls.log');
+  const path = join(tempDir('mcp-'), 'calls.log');
   return { path, lines: () => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : []) };
 }
 
@@ -55,7 +55,7 @@ export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_
 
 /** A file a tracker server started with it watches; `pull(mode)` changes its create_issue and waits until the server did. */
 export function rugPull(): { path: string; pull: (mode: 'silent' | 'notify' | 'schema') => Promise<void> } {
-  const path = join(mkdtempSync(join(tmpdir(), 'mcp-rug-')), 'rug');
+  const path = join(tempDir('mcp-rug-'), 'rug');
   return {
     path,
     pull: async (mode) => {

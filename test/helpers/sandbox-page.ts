@@ -1,15 +1,14 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { newChromiumContext } from './shared-chromium.js';
+import { tempDir } from './temp-dir.js';
 
 /**
  * Where docsScreenshot writes: docs/ with UPDATE_SCREENSHOTS=1 (then commit them), else a temp
  * folder, so an ordinary run leaves the working tree alone but still takes every screenshot.
  */
-const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(process.cwd(), 'docs') : mkdtempSync(join(tmpdir(), 'sandbox-shots-'));
+const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(process.cwd(), 'docs') : tempDir('sandbox-shots-');
 
 /**
  * A screenshot the docs show, named as they name it (e.g. `sandbox-approval-card.png`): the

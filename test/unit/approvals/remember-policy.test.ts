@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { definePolicy } from '../../../src/approvals/define-policy.js';
@@ -9,6 +8,7 @@ import type { PolicyInput } from '../../../src/approvals/policy-schema.js';
 import { requirementFor } from '../../../src/approvals/requirement-for.js';
 import { rememberForOf } from '../../../src/agent/remembered-call.js';
 import { createTool } from '../../../src/agent/tool.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 import { z } from 'zod';
 
 const base = { defaults: { requireApproval: true, approvers: ['U0ALICE'] }, tools: { deploy: {} } } satisfies PolicyInput;
@@ -76,7 +76,7 @@ describe('policy: rememberFor and risk', () => {
   });
 
   it('refuses the conflict in a policy file too, naming the file', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'remember-policy-'));
+    const dir = tempDir('remember-policy-');
     const file = join(dir, 'policy.yaml');
     writeFileSync(file, 'tools:\n  deploy:\n    requireApproval: true\n    risk: high\n    rememberFor: 1h\n');
     expect(() => loadPolicyFile(file)).toThrow(/policy\.yaml: tools\.deploy\.rememberFor cannot be set together with risk: "high"/);

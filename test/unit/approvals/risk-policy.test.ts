@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { definePolicy } from '../../../src/approvals/define-policy.js';
 import { problemLinesFor } from '../../helpers/policy-errors.js';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadPolicyFile } from '../../../src/approvals/load-policy-file.js';
 import { requirementFor } from '../../../src/approvals/requirement-for.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 
 describe('policy risk and requireReason', () => {
   const policy = definePolicy({
@@ -62,7 +62,7 @@ describe('policy risk and requireReason', () => {
   });
 
   it('reads them from a policy file', () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'risk-policy-')), 'policy.yaml');
+    const file = join(tempDir('risk-policy-'), 'policy.yaml');
     writeFileSync(file, 'tools:\n  delete_record:\n    requireApproval: true\n    risk: high\n    requireReason: true\n');
     const parsed = loadPolicyFile(file);
     expect(requirementFor(parsed, 'delete_record', {})).toMatchObject({ risk: 'high', requireReason: true });

@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../../src/config.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 
 function file(name: string, text: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'mcp-config-')), name);
+  const path = join(tempDir('mcp-config-'), name);
   writeFileSync(path, text);
   return path;
 }

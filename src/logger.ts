@@ -47,7 +47,7 @@ export function scrubSecrets(text: string): string {
   return text.replace(tokenPattern, '[Redacted]');
 }
 
-export type LogFormat = 'json' | 'pretty';
+type LogFormat = 'json' | 'pretty';
 
 /** LOG_FORMAT when set; otherwise pretty for a person at a terminal and JSON lines for a log collector. */
 export function logFormatFor(configured: LogFormat | undefined, stdoutIsTTY = Boolean(process.stdout.isTTY)): LogFormat {

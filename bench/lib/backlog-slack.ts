@@ -15,7 +15,7 @@ import { startSlackHarness } from './slack-harness.js';
 import { round, roundSummary, summarize } from './stats.js';
 import type { SuiteContext } from './suite.js';
 
-export interface SlackBacklogOptions extends BacklogCounts {
+interface SlackBacklogOptions extends BacklogCounts {
   /** The fake's limit on chat.update: Slack's Tier 3 is about 50 a minute. */
   updateLimit: { perMinute: number; burst: number };
   /** People's cycles measured before and during the backlog. */

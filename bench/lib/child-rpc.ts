@@ -11,7 +11,7 @@ type Message =
   | { id: number; error: string }
   | { event: string; payload: unknown };
 
-export type Handlers = Record<string, (args: any) => unknown>;
+type Handlers = Record<string, (args: any) => unknown>;
 
 /** Child side: answers the parent's calls; `emit` sends events. The process exits once the parent lets go. */
 export function serveRpc(handlers: Handlers): { emit(event: string, payload: unknown): void } {

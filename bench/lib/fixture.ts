@@ -16,7 +16,7 @@ export interface Execution {
 }
 
 /** What a suite may add to the bench agent (the Slack suite: a policy and the bot's user id). */
-export type BenchAgentExtras = Omit<AgentConfig, 'id' | 'instructions' | 'model' | 'tools' | 'storage'>;
+type BenchAgentExtras = Omit<AgentConfig, 'id' | 'instructions' | 'model' | 'tools' | 'storage'>;
 
 /**
  * The agent every runtime measurement uses: one tool with `requireApproval:

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 /** Jiffies per second on Linux (USER_HZ); the same on every mainstream build. */
 const HZ = 100;
 
-export interface ProcCpu {
+interface ProcCpu {
   /** CPU time of every process named `postgres` (all backends, other users' included), ms. */
   postgresMs: number;
   /** The same, per process id: a delta must not count a backend that exited as negative CPU. */

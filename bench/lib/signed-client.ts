@@ -25,7 +25,7 @@ export interface SignedResponse {
 }
 
 /** A signed request, built ahead of time so that signing is not part of what is timed. */
-export interface PreparedRequest {
+interface PreparedRequest {
   send(): Promise<SignedResponse>;
 }
 

@@ -29,13 +29,13 @@ export const quickConfig: typeof fullConfig = {
 
 export type SlackBenchConfig = typeof fullConfig;
 
-export const REQUESTER = 'U0BREQUESTR';
+const REQUESTER = 'U0BREQUESTR';
 export const APPROVER = 'U0BAPPROVER';
 /** Everyone who may approve: the race case has this many people click one card at once. */
 export const APPROVERS = [APPROVER, ...Array.from({ length: 63 }, (_, i) => `U0BAPPR${String(i + 1).padStart(4, '0')}`)];
 
 /** How long any one wait may take before the bench gives up (a lost message, not a slow one). */
-export const WAIT_MS = 20_000;
+const WAIT_MS = 20_000;
 
 /**
  * Counts the bot's `execute` calls per record id (reported by the bot process), so every card can

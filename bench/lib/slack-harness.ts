@@ -22,7 +22,7 @@ import type { RateLimit } from '../../src/simulator/index.js';
 import { SIGNING_SECRET, SignedClient, type SignedResponse } from './signed-client.js';
 
 
-export { SIGNING_SECRET, SignedClient, SLACK_IDS, type SignedResponse };
+export { SignedClient, type SignedResponse };
 export type { BotStats, LoopStats, ServerTiming, SlotStats };
 
 const libDir = dirname(fileURLToPath(import.meta.url));
@@ -96,7 +96,7 @@ export class ThreadWatch {
   ) {}
 }
 
-export interface TrafficTotals {
+interface TrafficTotals {
   calls: number;
   byMethod: Record<string, number>;
   /** Calls the fake answered with ok: false, as `method: error`. */

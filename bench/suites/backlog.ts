@@ -33,7 +33,7 @@ const quickConfig: typeof fullConfig = {
   slack: { ...fullConfig.slack, due: 300, stale: 30, interactiveCycles: 5 },
 };
 
-export const targets = {
+const targets = {
   /** Issue 26: 10,000 due requests all marked expired within 10 s, across two instances. */
   dueToAllExpiredMs: 10_000,
 };

@@ -49,7 +49,7 @@ const quickConfig: typeof fullConfig = {
   inFlight: 20,
 };
 
-export const targets = {
+const targets = {
   /** Issue 26: at least 8× Mastra's cycles/s on the same workload. */
   ratio: 8,
 };

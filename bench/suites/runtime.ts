@@ -42,7 +42,7 @@ const quickConfig: typeof fullConfig = {
 
 let config = fullConfig;
 
-export const targets = {
+const targets = {
   sequentialCyclesPerSec: 250,
   concurrentCyclesPerSec: 600,
   approveToExecuteP50Ms: 1.5,

@@ -17,7 +17,7 @@ import { startSlackHarness, type SlackHarness } from '../lib/slack-harness.js';
 import { round, type Summary } from '../lib/stats.js';
 import type { Suite, TableRow } from '../lib/suite.js';
 
-export const targets = {
+const targets = {
   concurrentCyclesPerSec: 150,
   /** The cycle's share of the floor's cycles/s, sequential and in flight. */
   shareOfFloor: 0.6,

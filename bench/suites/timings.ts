@@ -16,7 +16,7 @@ import { measureAcks } from '../lib/timings-acks.js';
 import { hostileMarkdown } from '../../test/helpers/hostile-markdown.js';
 import { insertFinishedRequests } from '../../test/helpers/finished-requests.js';
 
-export const targets = {
+const targets = {
   inboxListsMs: 50,
   hostileMarkdownMs: 3000,
   /** 4× the input: linear is about 4×, quadratic 16×. */

@@ -6,14 +6,14 @@ const option = z.object({
   description: z.string().optional(),
 });
 
-export const askUserInput = z.object({
+const askUserInput = z.object({
   question: z.string().trim().min(1, 'question must not be empty'),
   /** No options (or none at all) asks for free text. */
   options: z.array(option).optional(),
   selectionMode: z.enum(['single_select', 'multi_select']).optional(),
 });
 
-export type AskUserInput = z.infer<typeof askUserInput>;
+type AskUserInput = z.infer<typeof askUserInput>;
 
 export interface AskUserPayload {
   question: string;
@@ -22,7 +22,7 @@ export interface AskUserPayload {
 }
 
 /** What the tool returns, Mastra's shape: the model reads `content`. */
-export interface AskUserResult {
+interface AskUserResult {
   content: string;
   isError: boolean;
 }

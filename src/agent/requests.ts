@@ -106,7 +106,7 @@ export interface RequestView {
 }
 
 /** What viewRequest reads besides the row: the agent tree (tools), the runtime (policy, clock, groups) and the binding check. */
-export interface ViewSources {
+interface ViewSources {
   root: AgentInternals;
   deps: RuntimeDeps;
   bindingOf(row: PendingAction): RequestBindingView;

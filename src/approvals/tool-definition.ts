@@ -15,7 +15,7 @@ export interface ToolDefinitionSnapshot {
 }
 
 /** The parts of a definition, in the order a change is told. */
-export const definitionParts = ['name', 'title', 'description', 'inputSchema', 'annotations'] as const;
+const definitionParts = ['name', 'title', 'description', 'inputSchema', 'annotations'] as const;
 export type DefinitionPart = (typeof definitionParts)[number];
 
 /** One part of a definition that differs, as text (JSON for a schema or the annotations), cut at MAX_CHANGE_TEXT. */

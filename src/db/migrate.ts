@@ -11,7 +11,7 @@ export interface Migration {
 }
 
 /** Finds `migrations/` beside package.json, whether running from src/ or dist/. */
-export function migrationsDir(): string {
+function migrationsDir(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const candidate = join(dir, 'migrations');

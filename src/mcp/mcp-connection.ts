@@ -20,7 +20,7 @@ import { McpUnavailableError } from './mcp-errors.js';
 export type { McpToolDefinition };
 
 /** Where a server stands: reached (`ready`), being reached again after a failure (`down`), or closed by us. */
-export type McpStatus = 'connecting' | 'ready' | 'down' | 'closed';
+type McpStatus = 'connecting' | 'ready' | 'down' | 'closed';
 
 /** A call's question to the user, and how to answer it. */
 export interface ElicitationRequest {
@@ -36,7 +36,7 @@ export interface McpConnectionOptions {
   reconnect?: { initialDelayMs?: number; maxDelayMs?: number };
 }
 
-export interface CallOptions {
+interface CallOptions {
   /** The server asks the user something while the call runs (elicitation). */
   onElicitation: (request: ElicitationRequest) => void;
 }

@@ -28,7 +28,7 @@ export interface BotProcess {
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export interface StartOptions {
+interface StartOptions {
   /** The command and its arguments, e.g. `['npm', 'start']`. */
   command: string[];
   cwd: string;
@@ -122,7 +122,7 @@ export async function stopAllBotProcesses(): Promise<void> {
   await Promise.all([...started].map((p) => p.stop()));
 }
 
-export const SLACK_SIGNING_SECRET = 'bot-process-signing-secret-7c1d';
+const SLACK_SIGNING_SECRET = 'bot-process-signing-secret-7c1d';
 
 /**
  * The bot behind the Slack simulator in HTTP mode: started with the simulator's Web API URL,

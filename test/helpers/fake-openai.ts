@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { readBody } from './fake-providers.js';
 
 /** One reply of the fake model: text, or calls of tools by name with their arguments. */
-export type FakeReply = { text: string } | { toolCalls: Array<{ name: string; args: unknown }> };
+type FakeReply = { text: string } | { toolCalls: Array<{ name: string; args: unknown }> };
 
 export interface FakeOpenAI {
   /** The base URL to give as OPENAI_BASE_URL (…/v1). */

@@ -8,7 +8,7 @@ import { Ajv, type ErrorObject } from 'ajv';
  * skipped; the non-standard keywords Slack's schema carries are declared here as annotations.
  */
 
-export interface SchemaError {
+interface SchemaError {
   path: string;
   message: string;
 }

@@ -21,9 +21,9 @@ const NEEDS = {
   chromium: { missing: !existsSync(CHROMIUM) && process.env.CI !== 'true', says: `Chromium at ${CHROMIUM}: apt-get install chromium` },
 } as const;
 
-export type Need = keyof typeof NEEDS;
+type Need = keyof typeof NEEDS;
 
-export const missing = (need: Need): boolean => NEEDS[need].missing;
+const missing = (need: Need): boolean => NEEDS[need].missing;
 
 /** Options for a `describe` that runs only with `need`: skipped without it, saying so. */
 export function needing(need: Need, options: SuiteOptions = {}): SuiteOptions {

@@ -6,7 +6,7 @@ import { migratedDataDir } from './migrated-data-dir.js';
 import { freePort, npmStart, stopProcessGroup, type NpmStart } from './sandbox/npm-start.js';
 import { openSandboxPage, type SandboxPage } from './sandbox-page.js';
 
-export interface SandboxInChromium {
+interface SandboxInChromium {
   /** Where the sandbox keeps its PGlite data: still there after `stop()`, removed after the suite. */
   readonly dataDir: string;
   readonly sandbox: SandboxPage;

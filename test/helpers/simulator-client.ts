@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { FAKE_BOT_TOKEN, startSlackSimulator, type SlackSimulator } from '../../src/simulator/index.js';
 import { silentLogger } from './silent-logger.js';
 
-export interface SimulatorClient {
+interface SimulatorClient {
   readonly slack: SlackSimulator;
   /** Slack's own client on the simulator, with retries off so a planned fault is seen as it comes. */
   readonly web: WebClient;

@@ -17,7 +17,6 @@ import { slackWebClient } from '../../src/slack/transport/slack-web-client.js';
 export { recordingDeleteTool } from './recording-delete-tool.js';
 
 export const SIGNING_SECRET = 'e2e-signing-secret-4f1c2b9a7d3e';
-export const TEAM = SLACK_IDS.teamId;
 
 export interface Bot {
   fake: SlackSimulator;

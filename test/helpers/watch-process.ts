@@ -1,7 +1,7 @@
 import type { ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 
-export interface WatchedProcess {
+interface WatchedProcess {
   /** Its exit code, once it has exited. */
   exited: Promise<number | null>;
   /** All it has printed so far. */

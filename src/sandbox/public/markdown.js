@@ -17,7 +17,7 @@ const INLINE = [
   { type: 'autolink', re: /<(https?:\/\/[^\s>]+)>|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?])/ },
 ];
 
-export function inlineMarkdown(text, parent) {
+function inlineMarkdown(text, parent) {
   let rest = text;
   while (rest !== '') {
     let best;

@@ -8,11 +8,11 @@ import { emojiForName, renderMrkdwn } from './mrkdwn.js';
 
 const COLORS = ['#e01e5a', '#2eb67d', '#ecb22e', '#36c5f0', '#9b59b6', '#e67e22'];
 
-export function tsDate(ts) {
+function tsDate(ts) {
   return new Date(Number(String(ts).split('.')[0]) * 1000);
 }
 
-export function timeOf(ts) {
+function timeOf(ts) {
   return tsDate(ts).toLocaleTimeString('en-US', { hour: 'numeric', minute: '2-digit' });
 }
 

@@ -19,11 +19,8 @@ export interface Directory {
 export function setEmojiTable(table: { emoji: Record<string, string>; skins: Record<string, string[]> }): void;
 export function emojiFor(name: string, skinTone?: number): string | undefined;
 export function emojiForName(fullName: string, skinTone?: number): string | undefined;
-export function decodeEntities(text: string): string;
-export function parseAngle(inner: string): MrkdwnNode;
 export function parseMrkdwn(text: string): MrkdwnNode[];
 export function formatSlackDate(seconds: number, format: string, now?: number, timeZone?: string): string | undefined;
-export function buildNodes(nodes: MrkdwnNode[], directory: Directory, parent: unknown): unknown;
 export function renderMrkdwn(text: string, directory: Directory): unknown;
 export function renderPlain(text: string, emoji?: boolean): unknown;
 export function renderTextObject(obj: unknown, directory: Directory): unknown;

@@ -25,12 +25,12 @@ export function emojiForName(fullName, skinTone) {
   return m ? emojiFor(m[1], Number(m[2])) : emojiFor(fullName, skinTone);
 }
 
-export function decodeEntities(text) {
+function decodeEntities(text) {
   return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 }
 
 /** One `<…>` token: a mention, a link, a date or a special command. */
-export function parseAngle(inner) {
+function parseAngle(inner) {
   const bar = inner.indexOf('|');
   const target = bar < 0 ? inner : inner.slice(0, bar);
   const label = bar < 0 ? undefined : decodeEntities(inner.slice(bar + 1));
@@ -216,7 +216,7 @@ function mentionText(node, directory) {
   }
 }
 
-export function buildNodes(nodes, directory, parent) {
+function buildNodes(nodes, directory, parent) {
   for (const node of nodes) {
     switch (node.type) {
       case 'text':

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { webApi } from '@slack/bolt';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../../src/sandbox/start-sandbox.js';
 
-export const SECRET = 'sandbox-test-secret-7f3a';
+const SECRET = 'sandbox-test-secret-7f3a';
 export const TOKEN = 'xoxb-sandbox-test-token';
 
 export interface Received {
@@ -40,7 +40,7 @@ function v0Valid(secret: string, req: IncomingMessage, rawBody: string): boolean
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
-export async function startReceiver(secret = SECRET): Promise<Receiver> {
+async function startReceiver(secret = SECRET): Promise<Receiver> {
   const received: Received[] = [];
   const waiters: Array<() => void> = [];
   let responder: (r: Received) => { status?: number; body?: unknown } | undefined = () => undefined;

@@ -32,7 +32,7 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-export interface StackOptions {
+interface StackOptions {
   /** A PGlite folder that outlives the stack, to restart on the same data; in memory by default. */
   dataDir?: string;
   /** The sandbox's state file, for the same reason. */

@@ -12,7 +12,7 @@ export const INJECTIONS = [
 ];
 export const INJECTION = INJECTIONS.join(' ');
 
-export interface FoundText {
+interface FoundText {
   path: string;
   type: 'plain_text' | 'mrkdwn';
   text: string;

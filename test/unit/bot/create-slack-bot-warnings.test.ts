@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { Agent } from '../../src/agent/agent.js';
-import { createSlackBot } from '../../src/bot/create-slack-bot.js';
-import type { Database } from '../../src/db/database.js';
-import { captureLogger } from '../helpers/slack-bot.js';
-import { scriptedModel } from '../helpers/scripted-model.js';
+import { Agent } from '../../../src/agent/agent.js';
+import { createSlackBot } from '../../../src/bot/create-slack-bot.js';
+import type { Database } from '../../../src/db/database.js';
+import { captureLogger } from '../../helpers/slack-bot.js';
+import { scriptedModel } from '../../helpers/scripted-model.js';
 
 describe('createSlackBot', () => {
   const agent = () => new Agent({ id: 'ops', model: scriptedModel([{ text: 'hi' }]) });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { resolveModel, useProviders } from '../../src/agent/model.js';
-import { Agent } from '../../src/agent/agent.js';
-import { ModelConfigError } from '../../src/agent/errors.js';
-import { scriptedModel } from '../helpers/scripted-model.js';
+import { resolveModel, useProviders } from '../../../src/agent/model.js';
+import { Agent } from '../../../src/agent/agent.js';
+import { ModelConfigError } from '../../../src/agent/errors.js';
+import { scriptedModel } from '../../helpers/scripted-model.js';
 
 const none = { openai: {}, anthropic: {}, openaiCompatible: {} };
 const keys = {

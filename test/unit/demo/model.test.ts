@@ -1,15 +1,15 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool, LanguageModelV3Message, LanguageModelV3StreamPart, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatQuestionAnswer } from '../../src/agent/ask-user.js';
-import { denialMessage } from '../../src/agent/denied-call.js';
-import { collect } from '../helpers/agents.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import type { AgentChunk, ApprovalRequest, SuspensionRequest } from '../../src/agent/api-types.js';
-import { extractionPrompt } from '../../src/agent/extraction-prompt.js';
-import { createDemoAgents, type DemoAgents } from '../../src/demo/create-demo-agents.js';
-import { createDemoModel } from '../../src/demo/model/create-demo-model.js';
-import { createDemoTables, demoDb, type DemoDb } from '../../src/demo/demo-tables.js';
-import { seedDemoData } from '../../src/demo/seed-demo-data.js';
+import { formatQuestionAnswer } from '../../../src/agent/ask-user.js';
+import { denialMessage } from '../../../src/agent/denied-call.js';
+import { collect } from '../../helpers/agents.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import type { AgentChunk, ApprovalRequest, SuspensionRequest } from '../../../src/agent/api-types.js';
+import { extractionPrompt } from '../../../src/agent/extraction-prompt.js';
+import { createDemoAgents, type DemoAgents } from '../../../src/demo/create-demo-agents.js';
+import { createDemoModel } from '../../../src/demo/model/create-demo-model.js';
+import { createDemoTables, demoDb, type DemoDb } from '../../../src/demo/demo-tables.js';
+import { seedDemoData } from '../../../src/demo/seed-demo-data.js';
 
 const model = createDemoModel({ chunkDelayMs: 0 });
 

@@ -128,6 +128,19 @@ async function runCycles(env: Env, count: number, inFlight: number, target = the
   };
 }
 
+type CycleRun = Awaited<ReturnType<typeof runCycles>>;
+
+/**
+ * `rounds` runs of sequential cycles; the one with the median cycles/s, with every round's
+ * cycles/s and bot CPU per cycle beside it (the spread shows how steady the machine was).
+ */
+async function sequentialRounds(rounds: number, run: () => Promise<CycleRun>) {
+  const results: CycleRun[] = [];
+  for (let i = 0; i < rounds; i++) results.push(await run());
+  const median = [...results].sort((a, b) => a.cyclesPerSec - b.cyclesPerSec)[Math.floor((results.length - 1) / 2)]!;
+  return { ...median, rounds: results.map((r) => ({ cyclesPerSec: r.cyclesPerSec, botCpuMsPerCycle: r.cpuMsPerCycle.bot })) };
+}
+
 /** Each distinct statement of a cycle: how often per cycle, and its round trip. */
 function statementTable(timings: Array<[string, number[]]>, cycles: number) {
   return timings
@@ -157,13 +170,13 @@ export async function measureCycles(ctx: SuiteContext, env: Env) {
   await runCycles(env, w.concurrentCycles, conc.inFlight);
   ctx.log('cycles: measuring in flight');
   const concurrent = await profiled(env, 'cycles-concurrent', () => runCycles(env, conc.cycles, conc.inFlight));
-  ctx.log(`cycles: ${w.sequentialCycles} warm-up + ${seq.cycles} sequential`);
+  ctx.log(`cycles: ${w.sequentialCycles} warm-up + ${seq.rounds} × ${seq.cycles} sequential`);
   await runCycles(env, w.sequentialCycles, 1);
   ctx.log('cycles: measuring sequential');
   await env.h.traceStatements();
-  const sequential = await profiled(env, 'cycles-sequential', () => runCycles(env, seq.cycles, 1));
+  const sequential = await profiled(env, 'cycles-sequential', () => sequentialRounds(seq.rounds, () => runCycles(env, seq.cycles, 1)));
   const timings = await env.h.takeStatementTrace();
-  return { sequential, concurrent, statements: statementTable(timings, seq.cycles) };
+  return { sequential, concurrent, statements: statementTable(timings, seq.cycles * seq.rounds) };
 }
 
 /**
@@ -174,13 +187,13 @@ export async function measureCycles(ctx: SuiteContext, env: Env) {
 export async function measureFloorCycles(ctx: SuiteContext, env: Env) {
   const w = env.config.warmup;
   const { sequential: seq, concurrent: conc } = env.config;
-  ctx.log(`cycle floor (Bolt + WebClient only): ${w.concurrentCycles} warm-up + ${conc.cycles} with ${conc.inFlight} in flight, ${w.sequentialCycles} warm-up + ${seq.cycles} sequential`);
+  ctx.log(`cycle floor (Bolt + WebClient only): ${w.concurrentCycles} warm-up + ${conc.cycles} with ${conc.inFlight} in flight, ${w.sequentialCycles} warm-up + ${seq.rounds} × ${seq.cycles} sequential`);
   const target: CycleTarget = { client: await env.h.startFloor('bolt-cycle'), runsTool: false };
   try {
     await runCycles(env, w.concurrentCycles, conc.inFlight, target);
     const concurrent = await profiled(env, 'floor-concurrent', () => runCycles(env, conc.cycles, conc.inFlight, target));
     await runCycles(env, w.sequentialCycles, 1, target);
-    const sequential = await profiled(env, 'floor-sequential', () => runCycles(env, seq.cycles, 1, target));
+    const sequential = await profiled(env, 'floor-sequential', () => sequentialRounds(seq.rounds, () => runCycles(env, seq.cycles, 1, target)));
     return { sequential, concurrent };
   } finally {
     target.client.close();

@@ -138,7 +138,11 @@ export const slackSuite: Suite = {
           value: ms((fl.boltAckOnly.cpuUsPerRequest * dc.clicksPerRound) / 1000),
         },
         { metric: `Click → answer in thread p50 / p99 (${dc.clicksPerRound} at once)`, value: pair(dc.clickToAnswerMs) },
-        { metric: `Cycles/s, sequential (${seq.cycles})`, value: fmt(seq.cyclesPerSec) },
+        { metric: `Cycles/s, sequential (median of ${seq.rounds.length} × ${seq.cycles})`, value: fmt(seq.cyclesPerSec) },
+        {
+          metric: '  each round: cycles/s · bot CPU ms per cycle',
+          value: seq.rounds.map((r) => `${fmt(r.cyclesPerSec)} · ${fmt(r.botCpuMsPerCycle, 2)}`).join(' / '),
+        },
         {
           metric: `Cycles/s, ${conc.inFlight} in flight (${conc.cycles})`,
           value: fmt(conc.cyclesPerSec),
@@ -226,7 +230,7 @@ export const slackSuite: Suite = {
       };
       const notes = [
         '',
-        `Statements of a sequential cycle (per cycle × p50 round trip, ${seq.cycles} cycles; most time first):`,
+        `Statements of a sequential cycle (per cycle × p50 round trip, ${seq.cycles * seq.rounds.length} cycles; most time first):`,
         ...cycles.statements.map((s) => `  ${fmt(s.perCycle, 2).padStart(4)} × ${fmt(s.p50Ms, 2).padStart(5)} ms  ${s.statement}`),
         `Slack Web API calls: ${Object.entries(totals.byMethod).map(([m, n]) => `${m} ${fmt(n)}`).join(', ')}`,
         `Load average (1 min): ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after, on ${cpus().length} cores.`,

@@ -27,7 +27,7 @@ import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { botDatabase, type BotDatabase } from '../helpers/bot-database.js';
 import { startFakeProviders, type FakeProviders, type Reply, type Turn } from '../helpers/fake-providers.js';
 import { readmeSnippets } from '../helpers/readme-snippets.js';
-import { freePort, npmStart, stopProcessGroup, type NpmStart } from '../helpers/sandbox/npm-start.js';
+import { npmStart, stopProcessGroup, type NpmStart } from '../helpers/sandbox/npm-start.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -127,7 +127,7 @@ afterAll(async () => {
 /** `npm start` in the clone with `env` (nothing of this test's own environment's model or Slack settings). */
 async function start(env: Record<string, string | undefined>) {
   const clean = { MODEL: undefined, OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined, SLACK_BOT_TOKEN: undefined, SLACK_SIGNING_SECRET: undefined, SLACK_APP_TOKEN: undefined, DATABASE_URL: undefined, DATA_DIR: undefined, AGENTS_MODULE: undefined, MCP_SERVERS: undefined, POLICY_FILE: undefined };
-  const app = await npmStart({ ...clean, PORT: String(await freePort()), ...env }, CLONE);
+  const app = await npmStart({ ...clean, PORT: '0', ...env }, CLONE);
   started.push(app);
   return { app, sandbox: sandboxAt(app.url) };
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { migratedDataDir } from './migrated-data-dir.js';
-import { freePort, npmStart, stopProcessGroup, type NpmStart } from './sandbox/npm-start.js';
+import { npmStart, stopProcessGroup, type NpmStart } from './sandbox/npm-start.js';
 import { openSandboxPage, type SandboxPage } from './sandbox-page.js';
 
 interface SandboxInChromium {
@@ -31,7 +31,7 @@ export function useSandboxInChromium(name: string, user: string, channel?: strin
   };
   beforeAll(async () => {
     await migratedDataDir(dataDir);
-    app = await npmStart({ PORT: String(await freePort()), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info', ...env });
+    app = await npmStart({ PORT: '0', DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info', ...env });
     sandbox = await openSandboxPage(app.url, user, channel);
   }, 120_000);
   afterAll(async () => {

@@ -14,7 +14,7 @@ import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { migratedDataDir } from '../helpers/migrated-data-dir.js';
 import { openSandboxPage, type SandboxPage } from '../helpers/sandbox-page.js';
 import { needing } from '../helpers/needs.js';
-import { freePort, npmStart, stopProcessGroup, type NpmStart } from '../helpers/sandbox/npm-start.js';
+import { npmStart, stopProcessGroup, type NpmStart } from '../helpers/sandbox/npm-start.js';
 
 
 /** examples/agents.ts's `examples` export, which the sandbox offers instead of the demo's requests. */
@@ -34,9 +34,8 @@ describe('an agents module in the sandbox, in Chromium', needing('chromium', { t
     // The example imports the package by name, as a team's module would: its built copy.
     await ensureBuiltPackage();
     await migratedDataDir(dataDir);
-    const port = await freePort();
     const unset = Object.fromEntries(UNSET.map((name) => [name, undefined]));
-    app = await npmStart({ ...unset, AGENTS_MODULE: 'examples/agents.ts', PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' });
+    app = await npmStart({ ...unset, AGENTS_MODULE: 'examples/agents.ts', PORT: '0', DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' });
     sandbox = await openSandboxPage(app.url, 'U0ALICE');
     ({ page, request, botCard } = sandbox);
   }, 300_000);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { botDatabase, type BotDatabase } from '../helpers/bot-database.js';
-import { freePort, npmStart, stopProcessGroup, type NpmStart } from '../helpers/sandbox/npm-start.js';
+import { npmStart, stopProcessGroup, type NpmStart } from '../helpers/sandbox/npm-start.js';
 
 interface Message {
   ts: string;
@@ -70,10 +70,9 @@ describe('AGENTS_MODULE=examples/agents.ts npm start', { timeout: 180_000 }, () 
   }
 
   it('starts with the example agent, serves the sandbox, runs a mention through the agent, and stops on SIGTERM', async () => {
-    const port = await freePort();
     const unset = Object.fromEntries(UNSET.map((name) => [name, undefined]));
     database = await botDatabase(dataDir);
-    app = await npmStart({ ...unset, AGENTS_MODULE: 'examples/agents.ts', PORT: String(port), DATABASE_URL: '', ...database.env, LOG_LEVEL: 'info' });
+    app = await npmStart({ ...unset, AGENTS_MODULE: 'examples/agents.ts', PORT: '0', DATABASE_URL: '', ...database.env, LOG_LEVEL: 'info' });
     const lines = app.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.find((l) => l.msg === 'policy loaded')).toMatchObject({ source: 'examples/agents.ts (export policy)', policyVersion: expect.stringMatching(/^support-example@/) });
     expect(lines.find((l) => l.msg === 'model selected')).toMatchObject({ model: 'example/offline-tickets' });

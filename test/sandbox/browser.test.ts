@@ -16,7 +16,7 @@ import { docsScreenshot, openSandboxPage, type SandboxPage } from '../helpers/sa
 import { newChromiumContext } from '../helpers/shared-chromium.js';
 import { needing } from '../helpers/needs.js';
 import { listeningAddresses, nonLoopbackAddresses, portTakenOn } from '../helpers/listening-addresses.js';
-import { freePort, npmStart, stopProcessGroup } from '../helpers/sandbox/npm-start.js';
+import { npmStart, stopProcessGroup } from '../helpers/sandbox/npm-start.js';
 import { openDatabase } from '../../src/db/database.js';
 import { demoDb } from '../../src/demo/demo-tables.js';
 import { DEMO_EXAMPLES } from '../../src/demo/start-demo.js';
@@ -36,9 +36,8 @@ describe('the README’s quick start in Chromium: every demo request, more than 
   const dialogs: string[] = [];
 
   beforeAll(async () => {
-    const port = await freePort();
     // DATABASE_URL is blanked so the embedded default is what runs, as on a fresh machine.
-    app = await npmStart({ PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info', SANDBOX_HOST: undefined });
+    app = await npmStart({ PORT: '0', DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info', SANDBOX_HOST: undefined });
     expect(app.output()).toMatch(/built-in demo model/);
     sandbox = await openSandboxPage(app.url, 'U0ALICE');
     ({ page, actAs, request, botCard } = sandbox);

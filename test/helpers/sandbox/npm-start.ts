@@ -3,16 +3,6 @@
  * started in a process group of its own so that stopping it stops npm, tsx and the bot alike.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-
-/** A port nothing listens on right now, for the child to take. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 export interface NpmStart {
   child: ChildProcess;
@@ -25,7 +15,8 @@ export interface NpmStart {
 /**
  * `npm start` with this environment on top of the test's (a variable given as undefined is
  * removed, e.g. MODEL, so the tests' own settings cannot leak in), in `cwd` (default: this
- * repository); resolves with the sandbox URL it prints.
+ * repository); resolves with the sandbox URL it prints. `PORT: '0'` lets the sandbox take a free
+ * port itself: a port found free beforehand can be taken by another socket before the child listens.
  */
 export async function npmStart(env: Record<string, string | undefined>, cwd?: string): Promise<NpmStart> {
   const merged: NodeJS.ProcessEnv = { ...process.env };

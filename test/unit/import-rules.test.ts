@@ -15,10 +15,11 @@
  * What still breaks a rule is listed in KNOWN_VIOLATIONS with why; a listed violation that is
  * gone fails the test too, so the list only shrinks.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { filesUnder, resolveImport } from '../helpers/source-tree.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SRC = join(ROOT, 'src');
@@ -43,20 +44,13 @@ interface Import {
   typeOnly: boolean;
 }
 
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? tsFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
-  );
-}
-
 /** Relative imports and re-exports of a file, resolved to .ts paths; dynamic `import()` counts as a runtime import. */
 function importsOf(file: string): Import[] {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
   const found: Import[] = [];
   const add = (specifier: string, typeOnly: boolean) => {
     if (!specifier.startsWith('.')) return;
-    const target = resolve(dirname(file), specifier.replace(/\.js$/, '.ts'));
-    found.push({ target: existsSync(target) ? target : resolve(dirname(file), specifier, 'index.ts'), typeOnly });
+    found.push({ target: resolveImport(file, specifier) ?? resolve(dirname(file), specifier, 'index.ts'), typeOnly });
   };
   const visit = (node: ts.Node) => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
@@ -134,7 +128,7 @@ function builderRuleBroken(to: Import): string | undefined {
 
 function violations(): Map<string, string> {
   const found = new Map<string, string>();
-  for (const file of tsFiles(SLACK)) {
+  for (const file of filesUnder(SLACK, (name) => name.endsWith('.ts'))) {
     // A file named like a builder that waits on I/O itself is one violation (its name), not one an import.
     const builder = BUILDER.test(file);
     if (builder && awaits(file)) found.set(name(file), 'named like a pure builder, but waits on I/O (a flow)');

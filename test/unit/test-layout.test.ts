@@ -3,21 +3,16 @@
  * for src/slack/card/), named after its file or folder. The files at the top of test/unit/ are
  * either about a top-level file of src/ or checks of the whole repository (REPOSITORY_CHECKS).
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { filesUnder } from '../helpers/source-tree.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const UNIT = join(ROOT, 'test/unit');
 
 /** Checks of the repository as a whole, not of one part of src/. */
 const REPOSITORY_CHECKS = ['import-cycles', 'import-rules', 'unused-exports', 'test-layout', 'package-exports', 'manifest'];
-
-function testFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? testFiles(join(dir, e.name)) : e.name.endsWith('.test.ts') ? [join(dir, e.name)] : [],
-  );
-}
 
 /** Where a unit test file is out of place, or nothing when it mirrors src/. */
 function misplaced(file: string): string | undefined {
@@ -32,7 +27,7 @@ function misplaced(file: string): string | undefined {
 }
 
 describe('test/unit/ mirrors src/', () => {
-  const files = testFiles(UNIT);
+  const files = filesUnder(UNIT, (name) => name.endsWith('.test.ts'));
 
   it('every unit test file sits in the folder of what it tests', () => {
     expect(files.map(misplaced).filter(Boolean)).toEqual([]);

@@ -8,42 +8,27 @@
  * module's exported function returns it without naming it (TS4058), whether or not any file
  * imports it by name.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { filesUnder, isSourceFile, resolveImport } from '../helpers/source-tree.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SCANNED = ['src', 'test', 'bench', 'scripts', 'examples'];
-/** Files whose exports are read by something other than an import: the package entry, browser scripts' globals. */
+/** Files whose exports are all used, by the package's users rather than by an import here: the package entry. */
 const ENTRIES = [join(ROOT, 'src/index.ts')];
-
-const sourceFile = (name: string) => /\.(ts|mts|js|mjs)$/.test(name) && !name.endsWith('.d.ts');
-
-function files(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.name === 'node_modules' ? [] : e.isDirectory() ? files(join(dir, e.name)) : sourceFile(e.name) ? [join(dir, e.name)] : [],
-  );
-}
-
-/** A relative specifier as the file it loads (`./x.js` is `x.ts` when that exists). */
-function resolveSpecifier(from: string, specifier: string): string | undefined {
-  const base = resolve(dirname(from), specifier);
-  const candidates = [base.replace(/\.js$/, '.ts'), base.replace(/\.mjs$/, '.mts'), base, `${base}.ts`, join(base, 'index.ts')];
-  return candidates.find((c) => existsSync(c) && sourceFile(c));
-}
 
 interface Module {
   /** Runtime values it declares and exports, by exported name. */
   values: Set<string>;
-  /** Names it re-exports from another module (`export { a } from`), and the modules of `export *`. */
+  /** The modules it passes on whole (`export * from`); a name re-exported by `export { a } from` counts as used where it comes from. */
   reexportsAll: string[];
 }
 
 interface Scan {
   modules: Map<string, Module>;
-  /** Per module, the names other files import from it; '*' for a namespace or dynamic import. */
+  /** Per module, the names other files import from it; '*' for a namespace import, or a dynamic one whose names are not destructured. */
   used: Map<string, Set<string>>;
 }
 
@@ -57,7 +42,7 @@ function scan(): Scan {
     if (!used.has(file)) used.set(file, new Set());
     used.get(file)!.add(name);
   };
-  for (const file of SCANNED.flatMap((d) => files(join(ROOT, d)))) {
+  for (const file of SCANNED.flatMap((d) => filesUnder(join(ROOT, d), isSourceFile))) {
     const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
     const module: Module = { values: new Set(), reexportsAll: [] };
     modules.set(file, module);
@@ -65,7 +50,7 @@ function scan(): Scan {
     const dynamicImport = (node: ts.Node) => {
       if (!ts.isCallExpression(node) || node.expression.kind !== ts.SyntaxKind.ImportKeyword) return undefined;
       const [arg] = node.arguments;
-      return arg && ts.isStringLiteral(arg) && arg.text.startsWith('.') ? resolveSpecifier(file, arg.text) : undefined;
+      return arg && ts.isStringLiteral(arg) && arg.text.startsWith('.') ? resolveImport(file, arg.text) : undefined;
     };
     /** Dynamic imports whose names are known: `const { a } = await import(…)`, `const [{ a }, { b }] = await Promise.all([import(…), import(…)])`. */
     const named = new Set<ts.Node>();
@@ -84,14 +69,14 @@ function scan(): Scan {
     };
     const visit = (node: ts.Node) => {
       if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier) && node.moduleSpecifier.text.startsWith('.')) {
-        const target = resolveSpecifier(file, node.moduleSpecifier.text);
+        const target = resolveImport(file, node.moduleSpecifier.text);
         const bindings = node.importClause?.namedBindings;
         if (bindings && ts.isNamespaceImport(bindings)) use(target, '*');
         else if (bindings) for (const e of bindings.elements) use(target, (e.propertyName ?? e.name).text);
         if (node.importClause?.name) use(target, 'default');
       } else if (ts.isExportDeclaration(node)) {
         const specifier = node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier) ? node.moduleSpecifier.text : undefined;
-        const target = specifier?.startsWith('.') ? resolveSpecifier(file, specifier) : undefined;
+        const target = specifier?.startsWith('.') ? resolveImport(file, specifier) : undefined;
         if (target && !node.exportClause) module.reexportsAll.push(target);
         else if (node.exportClause && ts.isNamedExports(node.exportClause)) {
           for (const e of node.exportClause.elements) {

@@ -188,7 +188,8 @@ describeBackends('a backlog of expired requests and stopped runs, on %s', (backe
   it('a decided run waiting for a slot keeps its lease: no other instance takes it over meanwhile', async () => {
     const m = backlogModel();
     const { tool, calls } = countingTool('delete_record', { requireApproval: true });
-    const config = { id: 'held', model: m.model, tools: { delete_record: tool }, storage: database, runLeaseMs: 150 };
+    // Renewed every 166 ms: 500 ms leaves room for an event loop held up on a busy machine.
+    const config = { id: 'held', model: m.model, tools: { delete_record: tool }, storage: database, runLeaseMs: 500 };
     const agent = agentWith({ ...config, maxConcurrentRuns: 1 });
     const other = agentWith(config);
     const [busy, waiting] = await suspendedRuns(agent, 'h', 2);
@@ -198,7 +199,7 @@ describeBackends('a backlog of expired requests and stopped runs, on %s', (backe
     await until(() => m.inFlight === 1, 'the slot taken');
     const approved = await agent.approveToolCall({ runId: waiting! });
     // Several leases long: a lease nobody renewed would be stale by now.
-    await sleep(600);
+    await sleep(1600);
     expect(await other.recoverStaleRuns()).toEqual([]);
     release();
     await finish([...expired, { stream: approved }]);

@@ -228,17 +228,19 @@ describeBackends('runs whose process stopped mid-way, on %s', (backend) => {
       requireApproval: true,
       execute: async () => {
         executions += 1;
-        await sleep(700);
+        await sleep(1500);
         return { ok: true };
       },
     });
     const model = scriptedModel([{ toolCalls: [{ toolName: 'slow_job', args: { id: 's1' } }] }, { text: 'slow job done' }]);
-    const agent = agentWith({ model, tools: { slow_job: slow }, storage: database, runLeaseMs: 150 });
+    const agent = agentWith({ model, tools: { slow_job: slow }, storage: database, runLeaseMs: 600 });
     const first = await agent.generate('run the slow job');
     const done = agent.approveToolCallGenerate({ runId: first.runId });
     const sweeps: unknown[] = [];
+    // The lease is renewed every 200 ms; 600 ms leaves room for an event loop held up on a busy
+    // machine, and the execute lasts more than two leases, so only renewals keep it.
     for (let i = 0; i < 6; i += 1) {
-      await sleep(100);
+      await sleep(250);
       sweeps.push(...(await agent.recoverStaleRuns()));
     }
     expect((await done).text).toBe('slow job done');

@@ -17,7 +17,7 @@ interface SandboxInChromium {
 /**
  * For a browser test's describe block: `npm start` with no Slack variables and a free port (and
  * `env` on top, e.g. MCP_SERVERS), on a data dir as an earlier start left it (migrated-data-dir.ts:
- * a first start's initdb and migrations are browser.test.ts's), the sandbox opened in Chromium as
+ * a first start's initdb and migrations are fresh-clone's quick start's), the sandbox opened in Chromium as
  * `user` (on `channel`), all torn down after.
  */
 export function useSandboxInChromium(name: string, user: string, channel?: string, env: Record<string, string | undefined> = {}): SandboxInChromium {

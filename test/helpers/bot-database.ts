@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { openDatabase, type Database } from '../../src/db/database.js';
 import { migratedDataDir } from './migrated-data-dir.js';
 
 export interface BotDatabase {
   /** What to add to a bot process's environment: DATABASE_URL, or DATA_DIR. */
   env: Record<string, string>;
+  /** The same database opened in the test's own process (once the bot process has stopped, for PGlite). */
+  open(): Promise<Database>;
   /** Drops what it made on PostgreSQL (the data directory is the test's folder's to remove). */
   drop(): Promise<void>;
 }
@@ -19,11 +22,12 @@ export interface BotDatabase {
  */
 export async function botDatabase(dataDir: string): Promise<BotDatabase> {
   const url = process.env.DATABASE_URL;
-  if (!url) return { env: { DATA_DIR: await migratedDataDir(dataDir) }, drop: async () => {} };
+  if (!url) return { env: { DATA_DIR: await migratedDataDir(dataDir) }, open: () => openDatabase({ dataDir }), drop: async () => {} };
   const schema = `bot_${randomBytes(6).toString('hex')}`;
   await onPostgres(url, `CREATE SCHEMA ${schema}`);
   return {
     env: { DATABASE_URL: urlWithSchema(url, schema) },
+    open: () => openDatabase({ databaseUrl: url, schema }),
     drop: () => onPostgres(url, `DROP SCHEMA IF EXISTS ${schema} CASCADE`),
   };
 }

@@ -2,26 +2,30 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { migratedDataDir } from './migrated-data-dir.js';
+import type { Database } from '../../src/db/database.js';
+import { botDatabase, type BotDatabase } from './bot-database.js';
 import { npmStart, stopProcessGroup, type NpmStart } from './sandbox/npm-start.js';
 import { openSandboxPage, type SandboxPage } from './sandbox-page.js';
 
 interface SandboxInChromium {
-  /** Where the sandbox keeps its PGlite data: still there after `stop()`, removed after the suite. */
-  readonly dataDir: string;
   readonly sandbox: SandboxPage;
+  /** The sandbox's database, opened in the test's process (after `stop()`, for PGlite); dropped after the suite. */
+  openDatabase(): Promise<Database>;
   /** Closes the page and stops `npm start` before the suite ends (the hooks then skip them). */
   stop(): Promise<void>;
 }
 
 /**
  * For a browser test's describe block: `npm start` with no Slack variables and a free port (and
- * `env` on top, e.g. MCP_SERVERS), on a data dir as an earlier start left it (migrated-data-dir.ts:
- * a first start's initdb and migrations are fresh-clone's quick start's), the sandbox opened in Chromium as
- * `user` (on `channel`), all torn down after.
+ * `env` on top, e.g. MCP_SERVERS), the sandbox opened in Chromium as `user` (on `channel`), all
+ * torn down after. These files are about the sandbox's features, not its embedded database: like
+ * the other bot processes the tests start, it runs in a schema of its own on PostgreSQL when
+ * DATABASE_URL is set, else on a data directory as an earlier start left it (bot-database.ts). The
+ * README's quick start on the embedded default, in Chromium, is browser.test.ts's.
  */
 export function useSandboxInChromium(name: string, user: string, channel?: string, env: Record<string, string | undefined> = {}): SandboxInChromium {
   const dataDir = mkdtempSync(join(tmpdir(), `sandbox-${name}-`));
+  let database: BotDatabase | undefined;
   let app: NpmStart | undefined;
   let sandbox: SandboxPage | undefined;
   const stop = async () => {
@@ -30,19 +34,23 @@ export function useSandboxInChromium(name: string, user: string, channel?: strin
     app = undefined;
   };
   beforeAll(async () => {
-    await migratedDataDir(dataDir);
-    app = await npmStart({ PORT: '0', DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info', ...env });
+    database = await botDatabase(dataDir);
+    app = await npmStart({ PORT: '0', DATABASE_URL: '', LOG_LEVEL: 'info', ...database.env, ...env });
     sandbox = await openSandboxPage(app.url, user, channel);
   }, 120_000);
   afterAll(async () => {
     await stop();
+    await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   });
   return {
-    dataDir,
     get sandbox() {
       if (!sandbox) throw new Error('the sandbox is opened in beforeAll');
       return sandbox;
+    },
+    openDatabase() {
+      if (!database) throw new Error('the database is made in beforeAll');
+      return database.open();
     },
     stop,
   };

@@ -6,7 +6,6 @@
  */
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/database.js';
 import { demoDb } from '../../src/demo/demo-tables.js';
 import { useSandboxInChromium } from '../helpers/sandbox-in-chromium.js';
 import { type SandboxPage } from '../helpers/sandbox-page.js';
@@ -46,7 +45,7 @@ describe('a batch card in the sandbox in Chromium', needing('chromium', { timeou
 
   it('after npm start stops, all three records are deleted', async () => {
     await browser.stop();
-    const database = await openDatabase({ dataDir: browser.dataDir });
+    const database = await browser.openDatabase();
     try {
       const rows = await demoDb(database.db).selectFrom('demo_records').select(['id', 'deleted_at']).where('id', 'in', ['abc-123', 'def-456', 'ghi-789']).execute();
       expect(rows.filter((r) => r.deleted_at !== null).map((r) => r.id).sort()).toEqual(['abc-123', 'def-456', 'ghi-789']);

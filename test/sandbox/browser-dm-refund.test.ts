@@ -6,7 +6,6 @@
  */
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/database.js';
 import { demoDb } from '../../src/demo/demo-tables.js';
 import { useSandboxInChromium } from '../helpers/sandbox-in-chromium.js';
 import { type SandboxPage } from '../helpers/sandbox-page.js';
@@ -53,7 +52,7 @@ describe('a refund asked in a DM with the bot, in the sandbox in Chromium', need
 
   it('after npm start stops, exactly one refund of $25 was made on order 1042', async () => {
     await browser.stop();
-    const database = await openDatabase({ dataDir: browser.dataDir });
+    const database = await browser.openDatabase();
     try {
       const refunds = await demoDb(database.db).selectFrom('demo_refunds').select('amount_cents').where('order_id', '=', '1042').execute();
       expect(refunds.map((r) => r.amount_cents)).toEqual([2500]);

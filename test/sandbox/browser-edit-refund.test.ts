@@ -6,7 +6,6 @@
  */
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/database.js';
 import { demoDb } from '../../src/demo/demo-tables.js';
 import { useSandboxInChromium } from '../helpers/sandbox-in-chromium.js';
 import { type SandboxPage } from '../helpers/sandbox-page.js';
@@ -56,7 +55,7 @@ describe('edit then approve in the sandbox in Chromium', needing('chromium', { t
 
   it('after npm start stops, exactly one refund was made, of the edited amount', async () => {
     await browser.stop();
-    const database = await openDatabase({ dataDir: browser.dataDir });
+    const database = await browser.openDatabase();
     try {
       const refunds = await demoDb(database.db).selectFrom('demo_refunds').select('amount_cents').where('order_id', '=', '1042').execute();
       expect(refunds.map((r) => r.amount_cents)).toEqual([1500]);

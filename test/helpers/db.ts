@@ -27,16 +27,16 @@ export interface TestDatabase extends Database {
 }
 
 /**
- * Every table of `schema` but schema_migrations emptied and its sequences set back to 1, in one
- * round trip. DELETE, not TRUNCATE: a test leaves a few rows, and TRUNCATE gives every table new
+ * The statement that empties every table of `schema` but schema_migrations and sets its sequences
+ * back to 1, in one round trip. DELETE, not TRUNCATE: a test leaves a few rows, and TRUNCATE gives every table new
  * files (about 150 ms for the schema on Postgres, against a few for DELETE). Foreign keys are not
  * checked while it runs (`session_replication_role`, for this transaction only), so the order of
  * the tables does not matter. The tables are looked up each time (in pg_catalog: information_schema's views cost more than
  * the deletes), since the demo creates tables of its own.
  */
-function schemaEmptier(db: Kysely<DB>, schema: string): () => Promise<void> {
+function emptyStatement(schema: string): string {
   const literal = `'${schema.replaceAll("'", "''")}'`;
-  const statement = `DO $$
+  return `DO $$
 DECLARE r record;
 BEGIN
   PERFORM set_config('session_replication_role', 'replica', true);
@@ -49,13 +49,16 @@ BEGIN
     PERFORM setval(r.id, 1, false);
   END LOOP;
 END $$`;
-  return async () => {
-    await sql.raw(statement).execute(db);
-  };
 }
 
 /** The schema of the migrated PGlite copies: each is an instance of its own, so one name serves all. */
 const PGLITE_SCHEMA = 't_pglite';
+
+/** What tells one set of migrations (and PGlite version) from another: the tarball's and the pool's key. */
+function migrationsKey(migrations: Migration[]): string {
+  const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '../../node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string };
+  return createHash('sha256').update(version).update(JSON.stringify(migrations)).digest('hex').slice(0, 16);
+}
 
 /**
  * A PGlite data directory as `initdb` and `migrations` leave it, made once
@@ -63,9 +66,7 @@ const PGLITE_SCHEMA = 't_pglite';
  * skips `initdb` and the migrations, the most of a PGlite start-up. Written under a temporary
  * name and renamed, so test files making it at the same time never read half of one.
  */
-async function migratedPgliteTarball(migrations: Migration[]): Promise<Blob> {
-  const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '../../node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string };
-  const key = createHash('sha256').update(version).update(JSON.stringify(migrations)).digest('hex').slice(0, 16);
+async function migratedPgliteTarball(key: string, migrations: Migration[]): Promise<Blob> {
   const path = join(tmpdir(), `slack-approval-bot-pglite-${key}.tar`);
   if (!existsSync(path)) {
     const { db, pglite } = await pgliteDatabase(new PGlite('memory://'));
@@ -87,17 +88,109 @@ async function pgliteDatabase(pglite: PGlite): Promise<{ db: Kysely<DB>; pglite:
   return { db, pglite };
 }
 
-/** A PGlite instance of its own, loaded from the tarball of `migrations`. */
+/**
+ * Everything a test could have added to or changed in an instance's definitions, as one digest:
+ * schemas, relations (and their columns), functions, types and triggers; shapeOf adds the
+ * migrations' record.
+ * An instance whose digest is not the one it was loaded with is not handed on.
+ */
+const SHAPE = `SELECT md5(string_agg(x, ',' ORDER BY x)) AS shape FROM (
+  SELECT 'n:' || nspname AS x FROM pg_namespace WHERE nspname NOT LIKE 'pg_temp%' AND nspname NOT LIKE 'pg_toast_temp%'
+  UNION ALL SELECT 'r:' || c.oid::regclass::text || ':' || c.relkind::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast') AND n.nspname NOT LIKE 'pg_temp%' AND n.nspname NOT LIKE 'pg_toast_temp%'
+  UNION ALL SELECT 'a:' || a.attrelid::regclass::text || '.' || a.attname || ':' || format_type(a.atttypid, a.atttypmod) || ':' || a.attnotnull::text || ':' || coalesce(pg_get_expr(d.adbin, d.adrelid), '')
+    FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+    WHERE a.attnum > 0 AND NOT a.attisdropped AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast') AND n.nspname NOT LIKE 'pg_temp%' AND n.nspname NOT LIKE 'pg_toast_temp%'
+  UNION ALL SELECT 'f:' || p.oid::regprocedure::text || ':' || md5(p.prosrc) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname NOT IN ('pg_catalog', 'information_schema')
+  UNION ALL SELECT 't:' || t.oid::regtype::text FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast') AND n.nspname NOT LIKE 'pg_temp%' AND n.nspname NOT LIKE 'pg_toast_temp%'
+  UNION ALL SELECT 'g:' || tgrelid::regclass::text || '.' || tgname FROM pg_trigger WHERE NOT tgisinternal
+) shapes`;
+
+async function shapeOf(pglite: PGlite): Promise<string> {
+  const [{ shape }] = (await pglite.query<{ shape: string }>(SHAPE)).rows as [{ shape: string }];
+  // The migrations' record, where there is one (a database made with no migrations has none).
+  const [{ kept }] = (await pglite.query<{ kept: boolean }>(`SELECT to_regclass('${PGLITE_SCHEMA}.schema_migrations') IS NOT NULL AS kept`)).rows as [{ kept: boolean }];
+  if (!kept) return shape;
+  const applied = await pglite.query(`SELECT * FROM ${PGLITE_SCHEMA}.schema_migrations ORDER BY 1`);
+  return `${shape}:${JSON.stringify(applied.rows)}`;
+}
+
+interface LoadedPglite {
+  pglite: PGlite;
+  /** Its SHAPE as loaded. */
+  shape: string;
+}
+
+/**
+ * Instances test files of this worker closed, by set of migrations, for the next file to take.
+ * Loading one from its tarball costs about 0.6 s of CPU (the WebAssembly instance, the file
+ * system, Postgres starting), and the shared-modules workers load one or two per file; handed on
+ * emptied, it costs a few statements. Only an instance exactly as loaded is handed on (releasePglite).
+ */
+const idle = new Map<string, LoadedPglite[]>();
+
+/**
+ * A closed test database's instance made ready for the next: its session reset (DISCARD ALL:
+ * settings, prepared statements, temporary tables, advisory locks, listeners), its definitions
+ * checked against what it was loaded with, its rows deleted. Anything else (a transaction left
+ * open, a table a test created, an instance the test closed) closes it instead.
+ */
+async function releasePglite(key: string, loaded: LoadedPglite): Promise<void> {
+  if (loaded.pglite.closed) return;
+  try {
+    // Two queries: DISCARD ALL may not share one with another statement (an implicit transaction).
+    await loaded.pglite.exec('DISCARD ALL');
+    await loaded.pglite.exec(`SET search_path TO ${PGLITE_SCHEMA}`);
+    if ((await shapeOf(loaded.pglite)) !== loaded.shape) throw new Error('changed by the test');
+    await loaded.pglite.exec(emptyStatement(PGLITE_SCHEMA));
+    const free = idle.get(key) ?? [];
+    free.push(loaded);
+    idle.set(key, free);
+  } catch {
+    await loaded.pglite.close().catch(() => {});
+  }
+}
+
+/**
+ * A PGlite instance loaded from the tarball of `migrations`, or one a closed test database of this
+ * worker left, emptied (releasePglite). The test's Kysely reaches it through a handle revoked when
+ * the test database is closed: a timer or a query the closed test left behind fails as it would on
+ * a closed instance, and never reaches the next test's.
+ */
 async function migratedPglite(migrations: Migration[]): Promise<TestDatabase> {
-  const { db } = await pgliteDatabase(new PGlite({ dataDir: 'memory://', loadDataDir: await migratedPgliteTarball(migrations) }));
+  const key = migrationsKey(migrations);
+  let loaded = idle.get(key)?.pop();
+  if (!loaded) {
+    const { pglite } = await pgliteDatabase(new PGlite({ dataDir: 'memory://', loadDataDir: await migratedPgliteTarball(key, migrations) }));
+    loaded = { pglite, shape: await shapeOf(pglite) };
+  }
+  const instance = loaded.pglite;
+  const handle = Proxy.revocable(instance, {
+    get(target, property) {
+      // Closing the test's Kysely hands the instance back instead of ending it.
+      if (property === 'close') return async () => {};
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(handle.proxy) });
+  let closed = false;
   const database: TestDatabase = {
     db,
     kind: 'pglite',
     schema: PGLITE_SCHEMA,
     // PGlite is one connection: the "other" is the same one, and closing it must not end the test's.
     reopen: () => Promise.resolve({ db, kind: 'pglite', close: async () => {} }),
-    empty: schemaEmptier(db, PGLITE_SCHEMA),
-    close: () => db.destroy(),
+    empty: async () => {
+      await sql.raw(emptyStatement(PGLITE_SCHEMA)).execute(db);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+      handle.revoke();
+      await releasePglite(key, loaded);
+    },
   };
   return database;
 }
@@ -124,7 +217,9 @@ export async function createTestDatabase(backend: Backend, dataDir = 'memory://'
         ? openDatabase({ databaseUrl: process.env.DATABASE_URL!, schema })
         : // PGlite is one connection: the "other" is the same one, and closing it must not end the test's.
           Promise.resolve({ ...database, close: async () => {} }),
-    empty: schemaEmptier(database.db, schema),
+    empty: async () => {
+      await sql.raw(emptyStatement(schema)).execute(database.db);
+    },
     async close() {
       if (backend === 'postgres') {
         await sql.raw(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).execute(database.db);

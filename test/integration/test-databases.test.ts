@@ -1,0 +1,92 @@
+/**
+ * The tests' own PGlite databases (test/helpers/db.ts): an instance a closed test database leaves
+ * is handed to the next one of the worker only as fresh as a newly loaded one, and never while
+ * what the closed one's test left behind can still reach it.
+ */
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+
+/** One run snapshot, enough to tell a table that was emptied from one that was not. */
+async function addRun(db: TestDatabase['db'], runId: string): Promise<void> {
+  await db
+    .insertInto('run_snapshots')
+    .values({ run_id: runId, root_run_id: runId, parent_run_id: null, agent_id: 'a', thread_id: null, resource_id: null, status: 'suspended', snapshot: JSON.stringify({}), suspended_at: new Date() })
+    .execute();
+}
+
+const runs = async (database: TestDatabase) => (await database.db.selectFrom('run_snapshots').select('run_id').execute()).map((r) => r.run_id);
+
+describe('the tests’ PGlite databases', () => {
+  it('the instance is handed on: the next database starts empty, its sequences and session as new', async () => {
+    const first = await createTestDatabase('pglite');
+    await addRun(first.db, 'left-behind');
+    const { rows: sequences } = await sql<{ name: string }>`SELECT sequencename AS name FROM pg_sequences WHERE schemaname = current_schema()`.execute(first.db);
+    expect(sequences.length).toBeGreaterThan(0);
+    for (const { name } of sequences) await sql`SELECT nextval(${name}::regclass)`.execute(first.db);
+    await sql`SET statement_timeout = '1234ms'`.execute(first.db);
+    const { rows: before } = await sql<{ xid: string }>`SELECT txid_current()::text AS xid`.execute(first.db);
+    await first.close();
+
+    const second = await createTestDatabase('pglite');
+    try {
+      // The same instance (its transaction ids go on from the first's; a newly loaded one starts
+      // again from the tarball's), and nothing of the first's test in it.
+      const { rows: after } = await sql<{ xid: string }>`SELECT txid_current()::text AS xid`.execute(second.db);
+      expect(BigInt(after[0]!.xid)).toBeGreaterThan(BigInt(before[0]!.xid));
+      expect(await runs(second)).toEqual([]);
+      const used = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_sequences WHERE schemaname = current_schema() AND last_value IS NOT NULL`.execute(second.db);
+      expect(used.rows[0]!.n).toBe(0);
+      const { rows } = await sql<{ timeout: string; path: string }>`SELECT current_setting('statement_timeout') AS timeout, current_setting('search_path') AS path`.execute(second.db);
+      expect(rows[0]).toEqual({ timeout: '0', path: second.schema });
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('a closed database’s handle fails as a closed instance would, and cannot reach the next test’s rows', async () => {
+    const first = await createTestDatabase('pglite');
+    const leaked = first.db;
+    await first.close();
+    const second = await createTestDatabase('pglite');
+    try {
+      await addRun(second.db, 'mine');
+      await expect(leaked.selectFrom('run_snapshots').selectAll().execute()).rejects.toThrow();
+      await expect(addRun(leaked, 'late')).rejects.toThrow();
+      expect(await runs(second)).toEqual(['mine']);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('an instance a test changed the definitions of is not handed on', async () => {
+    const first = await createTestDatabase('pglite');
+    await sql`CREATE TABLE extra_table (id int)`.execute(first.db);
+    await sql`ALTER TABLE run_snapshots ADD COLUMN extra_column int`.execute(first.db);
+    await first.close();
+    const second = await createTestDatabase('pglite');
+    try {
+      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_class WHERE relname = 'extra_table'`.execute(second.db);
+      expect(rows[0]!.n).toBe(0);
+      const columns = await sql<{ n: number }>`SELECT count(*)::int AS n FROM information_schema.columns WHERE column_name = 'extra_column'`.execute(second.db);
+      expect(columns.rows[0]!.n).toBe(0);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('an instance left in the middle of a transaction is not handed on', async () => {
+    const first = await createTestDatabase('pglite');
+    await sql`BEGIN`.execute(first.db);
+    await addRun(first.db, 'uncommitted');
+    await first.close();
+    const second = await createTestDatabase('pglite');
+    try {
+      expect(await runs(second)).toEqual([]);
+      await addRun(second.db, 'committed');
+      expect(await runs(second)).toEqual(['committed']);
+    } finally {
+      await second.close();
+    }
+  });
+});

@@ -51,6 +51,14 @@ BEGIN
 END $$`;
 }
 
+/** A database's `empty()`: emptyStatement for its schema, made once. */
+function schemaEmptier(db: Kysely<DB>, schema: string): () => Promise<void> {
+  const statement = emptyStatement(schema);
+  return async () => {
+    await sql.raw(statement).execute(db);
+  };
+}
+
 /** The schema of the migrated PGlite copies: each is an instance of its own, so one name serves all. */
 const PGLITE_SCHEMA = 't_pglite';
 
@@ -94,15 +102,18 @@ async function pgliteDatabase(pglite: PGlite): Promise<{ db: Kysely<DB>; pglite:
  * migrations' record.
  * An instance whose digest is not the one it was loaded with is not handed on.
  */
+/** The namespaces a test's definitions live in (`n`): not the system's, nor a session's temporary ones, which DISCARD ALL drops. */
+const USER_NAMESPACE = `n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast') AND n.nspname NOT LIKE 'pg_temp%' AND n.nspname NOT LIKE 'pg_toast_temp%'`;
+
 const SHAPE = `SELECT md5(string_agg(x, ',' ORDER BY x)) AS shape FROM (
   SELECT 'n:' || nspname AS x FROM pg_namespace WHERE nspname NOT LIKE 'pg_temp%' AND nspname NOT LIKE 'pg_toast_temp%'
   UNION ALL SELECT 'r:' || c.oid::regclass::text || ':' || c.relkind::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-    WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast') AND n.nspname NOT LIKE 'pg_temp%' AND n.nspname NOT LIKE 'pg_toast_temp%'
+    WHERE ${USER_NAMESPACE}
   UNION ALL SELECT 'a:' || a.attrelid::regclass::text || '.' || a.attname || ':' || format_type(a.atttypid, a.atttypmod) || ':' || a.attnotnull::text || ':' || coalesce(pg_get_expr(d.adbin, d.adrelid), '')
     FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-    WHERE a.attnum > 0 AND NOT a.attisdropped AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast') AND n.nspname NOT LIKE 'pg_temp%' AND n.nspname NOT LIKE 'pg_toast_temp%'
-  UNION ALL SELECT 'f:' || p.oid::regprocedure::text || ':' || md5(p.prosrc) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname NOT IN ('pg_catalog', 'information_schema')
-  UNION ALL SELECT 't:' || t.oid::regtype::text FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast') AND n.nspname NOT LIKE 'pg_temp%' AND n.nspname NOT LIKE 'pg_toast_temp%'
+    WHERE a.attnum > 0 AND NOT a.attisdropped AND ${USER_NAMESPACE}
+  UNION ALL SELECT 'f:' || p.oid::regprocedure::text || ':' || md5(p.prosrc) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE ${USER_NAMESPACE}
+  UNION ALL SELECT 't:' || t.oid::regtype::text FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE ${USER_NAMESPACE}
   UNION ALL SELECT 'g:' || tgrelid::regclass::text || '.' || tgname FROM pg_trigger WHERE NOT tgisinternal
 ) shapes`;
 
@@ -181,9 +192,7 @@ async function migratedPglite(migrations: Migration[]): Promise<TestDatabase> {
     schema: PGLITE_SCHEMA,
     // PGlite is one connection: the "other" is the same one, and closing it must not end the test's.
     reopen: () => Promise.resolve({ db, kind: 'pglite', close: async () => {} }),
-    empty: async () => {
-      await sql.raw(emptyStatement(PGLITE_SCHEMA)).execute(db);
-    },
+    empty: schemaEmptier(db, PGLITE_SCHEMA),
     async close() {
       if (closed) return;
       closed = true;
@@ -217,9 +226,7 @@ export async function createTestDatabase(backend: Backend, dataDir = 'memory://'
         ? openDatabase({ databaseUrl: process.env.DATABASE_URL!, schema })
         : // PGlite is one connection: the "other" is the same one, and closing it must not end the test's.
           Promise.resolve({ ...database, close: async () => {} }),
-    empty: async () => {
-      await sql.raw(emptyStatement(schema)).execute(database.db);
-    },
+    empty: schemaEmptier(database.db, schema),
     async close() {
       if (backend === 'postgres') {
         await sql.raw(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).execute(database.db);

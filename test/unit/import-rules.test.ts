@@ -17,9 +17,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { filesUnder, resolveImport } from '../helpers/source-tree.js';
+import { filesUnder, parseSource, resolveImport, stringValue, walk, type SyntaxNode } from '../helpers/source-tree.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SRC = join(ROOT, 'src');
@@ -46,32 +45,25 @@ interface Import {
 
 /** Relative imports and re-exports of a file, resolved to .ts paths; dynamic `import()` counts as a runtime import. */
 function importsOf(file: string): Import[] {
-  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
   const found: Import[] = [];
-  const add = (specifier: string, typeOnly: boolean) => {
-    if (!specifier.startsWith('.')) return;
+  const add = (specifier: string | undefined, typeOnly: boolean) => {
+    if (!specifier?.startsWith('.')) return;
     found.push({ target: resolveImport(file, specifier) ?? resolve(dirname(file), specifier, 'index.ts'), typeOnly });
   };
-  const visit = (node: ts.Node) => {
-    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
-      const clause = node.importClause;
-      const named = clause?.namedBindings;
+  walk(parseSource(file), (node) => {
+    if (node.type === 'ImportDeclaration') {
+      const specifiers = node.specifiers as SyntaxNode[];
       const typeOnly =
-        clause !== undefined &&
-        (clause.isTypeOnly ||
-          (!clause.name && named !== undefined && ts.isNamedImports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly)));
-      add(node.moduleSpecifier.text, typeOnly);
-    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
-      add(node.moduleSpecifier.text, node.isTypeOnly);
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
-      const [arg] = node.arguments;
-      if (arg && ts.isStringLiteral(arg)) add(arg.text, false);
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
-      add(node.argument.literal.text, true);
+        node.importKind === 'type' || (specifiers.length > 0 && specifiers.every((s) => s.type === 'ImportSpecifier' && s.importKind === 'type'));
+      add(stringValue(node.source), typeOnly);
+    } else if (node.type === 'ExportNamedDeclaration' || node.type === 'ExportAllDeclaration') {
+      add(stringValue(node.source), node.exportKind === 'type');
+    } else if (node.type === 'ImportExpression') {
+      add(stringValue(node.source), false);
+    } else if (node.type === 'TSImportType') {
+      add(stringValue(node.source ?? node.argument?.literal), true);
     }
-    ts.forEachChild(node, visit);
-  };
-  visit(source);
+  });
   return found;
 }
 

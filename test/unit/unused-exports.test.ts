@@ -8,11 +8,9 @@
  * module's exported function returns it without naming it (TS4058), whether or not any file
  * imports it by name.
  */
-import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { filesUnder, isSourceFile, resolveImport } from '../helpers/source-tree.js';
+import { filesUnder, isSourceFile, parseSource, resolveImport, stringValue, walk, type SyntaxNode } from '../helpers/source-tree.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SCANNED = ['src', 'test', 'bench', 'scripts', 'examples'];
@@ -32,7 +30,12 @@ interface Scan {
   used: Map<string, Set<string>>;
 }
 
-const hasExport = (node: ts.Node) => ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+/** Declarations of runtime values (a function's overloads included); types and interfaces are not. */
+const VALUE_DECLARATIONS = new Set(['FunctionDeclaration', 'TSDeclareFunction', 'ClassDeclaration', 'TSEnumDeclaration']);
+/** An import's or export's name: an identifier, or a string (`export { a as "b" }`). */
+const nameOf = (node: SyntaxNode) => (node.type === 'Identifier' ? (node.name as string) : String(node.value));
+const isPromiseAll = (node: SyntaxNode | null | undefined): node is SyntaxNode =>
+  node?.type === 'CallExpression' && node.callee.type === 'MemberExpression' && !node.callee.computed && node.callee.object.name === 'Promise' && node.callee.property.name === 'all';
 
 function scan(): Scan {
   const modules = new Map<string, Module>();
@@ -43,61 +46,65 @@ function scan(): Scan {
     used.get(file)!.add(name);
   };
   for (const file of SCANNED.flatMap((d) => filesUnder(join(ROOT, d), isSourceFile))) {
-    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
     const module: Module = { values: new Set(), reexportsAll: [] };
     modules.set(file, module);
     /** `import('./x.js')` as the file it loads; undefined for anything else. */
-    const dynamicImport = (node: ts.Node) => {
-      if (!ts.isCallExpression(node) || node.expression.kind !== ts.SyntaxKind.ImportKeyword) return undefined;
-      const [arg] = node.arguments;
-      return arg && ts.isStringLiteral(arg) && arg.text.startsWith('.') ? resolveImport(file, arg.text) : undefined;
+    const dynamicImport = (node: SyntaxNode | null | undefined) => {
+      const specifier = node?.type === 'ImportExpression' ? stringValue(node.source) : undefined;
+      return specifier?.startsWith('.') ? resolveImport(file, specifier) : undefined;
     };
     /** Dynamic imports whose names are known: `const { a } = await import(…)`, `const [{ a }, { b }] = await Promise.all([import(…), import(…)])`. */
-    const named = new Set<ts.Node>();
-    const destructuredImports = (binding: ts.BindingName, init: ts.Expression) => {
-      const value = ts.isAwaitExpression(init) ? init.expression : init;
-      if (ts.isObjectBindingPattern(binding) && dynamicImport(value) && binding.elements.every((e) => !e.dotDotDotToken)) {
+    const named = new Set<SyntaxNode>();
+    const destructuredImports = (binding: SyntaxNode, init: SyntaxNode) => {
+      const value = init.type === 'AwaitExpression' ? init.argument : init;
+      const properties = binding.properties as SyntaxNode[] | undefined;
+      if (binding.type === 'ObjectPattern' && dynamicImport(value) && properties!.every((p) => p.type === 'Property')) {
         named.add(value);
-        for (const e of binding.elements) use(dynamicImport(value), (e.propertyName ?? e.name).getText(source));
-      } else if (ts.isArrayBindingPattern(binding) && ts.isCallExpression(value) && value.expression.getText(source) === 'Promise.all') {
-        const [list] = value.arguments;
-        if (!list || !ts.isArrayLiteralExpression(list)) return;
-        binding.elements.forEach((e, i) => {
-          if (ts.isBindingElement(e) && list.elements[i]) destructuredImports(e.name, list.elements[i]!);
+        for (const p of properties!) use(dynamicImport(value), p.key.type === 'Identifier' ? p.key.name : String(p.key.value));
+      } else if (binding.type === 'ArrayPattern' && isPromiseAll(value)) {
+        const [list] = value.arguments as SyntaxNode[];
+        if (list?.type !== 'ArrayExpression') return;
+        (binding.elements as Array<SyntaxNode | null>).forEach((e, i) => {
+          const element = list.elements[i] as SyntaxNode | null;
+          if (e && element) destructuredImports(e.type === 'AssignmentPattern' ? e.left : e, element);
         });
       }
     };
-    const visit = (node: ts.Node) => {
-      if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier) && node.moduleSpecifier.text.startsWith('.')) {
-        const target = resolveImport(file, node.moduleSpecifier.text);
-        const bindings = node.importClause?.namedBindings;
-        if (bindings && ts.isNamespaceImport(bindings)) use(target, '*');
-        else if (bindings) for (const e of bindings.elements) use(target, (e.propertyName ?? e.name).text);
-        if (node.importClause?.name) use(target, 'default');
-      } else if (ts.isExportDeclaration(node)) {
-        const specifier = node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier) ? node.moduleSpecifier.text : undefined;
-        const target = specifier?.startsWith('.') ? resolveImport(file, specifier) : undefined;
-        if (target && !node.exportClause) module.reexportsAll.push(target);
-        else if (node.exportClause && ts.isNamedExports(node.exportClause)) {
-          for (const e of node.exportClause.elements) {
-            // `export { a } from './x'` uses x's a; a local `export { a }` exports a value of this file.
-            if (target) use(target, (e.propertyName ?? e.name).text);
-            else if (!node.isTypeOnly && !e.isTypeOnly) module.values.add(e.name.text);
-          }
+    walk(parseSource(file), (node) => {
+      if (node.type === 'ImportDeclaration') {
+        const specifier = stringValue(node.source);
+        if (!specifier?.startsWith('.')) return;
+        const target = resolveImport(file, specifier);
+        for (const s of node.specifiers as SyntaxNode[]) {
+          if (s.type === 'ImportNamespaceSpecifier') use(target, '*');
+          else if (s.type === 'ImportDefaultSpecifier') use(target, 'default');
+          else use(target, nameOf(s.imported));
         }
-      } else if (ts.isVariableDeclaration(node) && node.initializer) {
-        destructuredImports(node.name, node.initializer);
+      } else if (node.type === 'ExportAllDeclaration') {
+        const specifier = stringValue(node.source);
+        const target = specifier?.startsWith('.') ? resolveImport(file, specifier) : undefined;
+        // `export * as ns from` passes nothing on by name.
+        if (target && !node.exported) module.reexportsAll.push(target);
+      } else if (node.type === 'ExportNamedDeclaration' && node.declaration) {
+        const declaration = node.declaration as SyntaxNode;
+        if (VALUE_DECLARATIONS.has(declaration.type) && declaration.id) module.values.add(declaration.id.name);
+        else if (declaration.type === 'VariableDeclaration') {
+          for (const d of declaration.declarations as SyntaxNode[]) if (d.id.type === 'Identifier') module.values.add(d.id.name);
+        }
+      } else if (node.type === 'ExportNamedDeclaration') {
+        const specifier = stringValue(node.source);
+        const target = specifier?.startsWith('.') ? resolveImport(file, specifier) : undefined;
+        for (const e of node.specifiers as SyntaxNode[]) {
+          // `export { a } from './x'` uses x's a; a local `export { a }` exports a value of this file.
+          if (target) use(target, nameOf(e.local));
+          else if (node.exportKind !== 'type' && e.exportKind !== 'type') module.values.add(nameOf(e.exported));
+        }
+      } else if (node.type === 'VariableDeclarator' && node.init) {
+        destructuredImports(node.id, node.init);
       } else if (dynamicImport(node) && !named.has(node)) {
         use(dynamicImport(node), '*');
-      } else if (hasExport(node)) {
-        if ((ts.isFunctionDeclaration(node) || ts.isClassDeclaration(node) || ts.isEnumDeclaration(node)) && node.name) module.values.add(node.name.text);
-        else if (ts.isVariableStatement(node)) {
-          for (const d of node.declarationList.declarations) if (ts.isIdentifier(d.name)) module.values.add(d.name.text);
-        }
       }
-      ts.forEachChild(node, visit);
-    };
-    visit(source);
+    });
   }
   // A name used from a module that only passes it on (`export *`) is used from where it comes from.
   for (let changed = true; changed; ) {

@@ -14,10 +14,12 @@
  * install serve every case. Node 20 runs here; TEAM_REPO_NODE_VERSIONS=22,24 also runs under
  * those versions what the README promises on them, the module forms from the team's `npm start`
  * (their binaries installed from the npm packages node@22 and node@24 into
- * ~/.cache/slack-approval-bot once, then reused from there). The README's start runs on an empty
- * data directory, as a team's first start does; the module forms are about the module, not the
- * embedded database, so each starts on a database of its own on PostgreSQL when DATABASE_URL is
- * set, else on a DATA_DIR as an earlier start left it (bot-database.ts).
+ * ~/.cache/slack-approval-bot once, then reused from there). The README's start runs on the
+ * embedded database in the team's default data directory (.data/), which an earlier start left
+ * migrated (a first start's initdb on an empty one is fresh-clone's quick start); the module forms
+ * are about the module, not the embedded database, so each starts on a database of its own on
+ * PostgreSQL when DATABASE_URL is set, else on a DATA_DIR as an earlier start left it
+ * (bot-database.ts).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,6 +33,7 @@ import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/in
 import { startBotProcess, startSlackBotProcess, stopAllBotProcesses, type BotProcess } from '../helpers/bot-process.js';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { botDatabase } from '../helpers/bot-database.js';
+import { migratedDataDir } from '../helpers/migrated-data-dir.js';
 import { startFakeProviders, type FakeProviders, type Reply, type Turn } from '../helpers/fake-providers.js';
 import { readmeSnippets } from '../helpers/readme-snippets.js';
 import { clickButton, mention, textOf, waitForCard, waitForText, waitForUpdate } from '../helpers/slack-bot.js';
@@ -188,7 +191,10 @@ describe('the team’s repository: the bot installed as a dependency, the team�
   });
 
   it('README "Your own agents" as written, TypeScript in an npm init project: npm start → mention → card → Approve by a support lead → answer', async () => {
+    await migratedDataDir(join(TEAM, '.data'));
     const { process: bot, bot: slack } = await startSlackBotProcess(fake, { command: ['npm', 'start', '--silent'], cwd: TEAM, env: { AGENTS_MODULE: 'agents.ts', ...openai() } });
+    // The embedded database, loaded from the team's node_modules, in the team's .data/.
+    expect(await bot.waitForLog(/^database ready$/)).toMatchObject({ database: 'pglite', applied: [] });
     expect(await bot.waitForLog(/^policy loaded$/)).toMatchObject({ source: 'agents.ts (export policy)' });
     expect((await bot.waitForLog(/^model selected$/)).model).toBe('openai.responses/gpt-5-mini');
     const thread = await mention(slack, { user: REQUESTER, channel: CHANNEL, text: 'close ticket 7' });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/database.js';
+import { openDatabase, type Database } from '../../src/db/database.js';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { botDatabase } from '../helpers/bot-database.js';
 
@@ -96,8 +96,8 @@ describe.concurrent('model selection for the sandbox', () => {
 
 describe.concurrent('the demo, set up by the demo rather than by the migrations', () => {
   /** The demo's tables and how many records they hold, read once the process that wrote them has stopped. */
-  async function demoTables(dataDir: string): Promise<{ tables: string[]; records: number | undefined }> {
-    const database = await openDatabase({ dataDir });
+  async function demoTables(open: () => Promise<Database>): Promise<{ tables: string[]; records: number | undefined }> {
+    const database = await open();
     try {
       const { rows } = await sql<{ table_name: string }>`
         SELECT table_name FROM information_schema.tables
@@ -113,12 +113,22 @@ describe.concurrent('the demo, set up by the demo rather than by the migrations'
   }
 
   it('npm run migrate creates no demo tables; npm start creates them and seeds them, on the built-in demo model without a provider key', async () => {
+    // A database nothing has touched yet: a schema of its own on PostgreSQL when DATABASE_URL is
+    // set, else an empty data directory. (PGlite's first start on an empty directory, its initdb,
+    // is fresh-clone's quick start and team-repository's README start.)
     const dataDir = join(dir, 'demo');
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'info' };
-    await run(process.execPath, ['--import', 'tsx', 'src/cli/migrate.ts'], { env, timeout: 60_000 });
-    expect(await demoTables(dataDir)).toEqual({ tables: [], records: undefined });
+    const database = process.env.DATABASE_URL
+      ? await botDatabase(dataDir)
+      : { env: { DATA_DIR: dataDir }, open: () => openDatabase({ dataDir }), drop: async () => {} };
+    try {
+      const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...database.env };
+      await run(process.execPath, ['--import', 'tsx', 'src/cli/migrate.ts'], { env, timeout: 60_000 });
+      expect(await demoTables(database.open)).toEqual({ tables: [], records: undefined });
 
-    expect(await selectedModel({ DATA_DIR: dataDir }, {})).toMatch(/^built-in demo model/);
-    expect(await demoTables(dataDir)).toEqual({ tables: ['demo_deployments', 'demo_orders', 'demo_records', 'demo_refunds'], records: 3 });
+      expect(await selectedModel(database.env, {})).toMatch(/^built-in demo model/);
+      expect(await demoTables(database.open)).toEqual({ tables: ['demo_deployments', 'demo_orders', 'demo_records', 'demo_refunds'], records: 3 });
+    } finally {
+      await database.drop();
+    }
   }, 120_000);
 });

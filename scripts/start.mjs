@@ -1,0 +1,39 @@
+/**
+ * `npm start` in a clone of this repository: the bot from its build (dist/, which `npm install`
+ * makes through `prepare`) when the build is current with src/, else from the sources through
+ * tsx, so an edit not yet built runs as edited. Loading the bot through tsx's hooks costs each
+ * start about 3 s of CPU more than the same code built (some 900 modules, each resolved and loaded
+ * through the hooks), for the same behaviour.
+ *
+ * Current means nothing under src/ (no file, and no folder: a file removed changes its folder) is
+ * newer than the build's record, dist/.tsbuildinfo, which tsc rewrites whenever a build writes
+ * anything: the check `tsc --build` itself makes.
+ *
+ * Plain JavaScript, as it runs before tsx is loaded.
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const BUILD_RECORD = join(ROOT, 'dist/.tsbuildinfo');
+const BUILT_MAIN = join(ROOT, 'dist/src/main.js');
+
+/** The newest modification time under `dir`, the folders' own included. */
+function newestUnder(dir) {
+  let newest = statSync(dir).mtimeMs;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestUnder(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+const built = existsSync(BUILD_RECORD) && existsSync(BUILT_MAIN) && statSync(BUILD_RECORD).mtimeMs >= newestUnder(join(ROOT, 'src'));
+if (built) {
+  await import(pathToFileURL(BUILT_MAIN).href);
+} else {
+  // What `node --import tsx` registers: tsx's hooks for ES modules and CommonJS.
+  await import('tsx');
+  await import(pathToFileURL(join(ROOT, 'src/main.ts')).href);
+}

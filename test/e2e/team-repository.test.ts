@@ -27,7 +27,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/index.js';
 import { startBotProcess, startSlackBotProcess, stopAllBotProcesses, type BotProcess } from '../helpers/bot-process.js';
@@ -143,8 +143,8 @@ beforeAll(async () => {
     nodePaths.set(version, `${bin}:${process.env.PATH ?? ''}`);
   }
 }, 900_000);
-afterEach(stopAllBotProcesses);
 afterAll(async () => {
+  await stopAllBotProcesses();
   await providers?.close();
   await fake?.close();
   // The team's node_modules and the data directories: tens of seconds of disk work on a busy machine.
@@ -171,7 +171,16 @@ const HERE = [
  */
 const ELSEWHERE = [fromTeam('agents.cjs'), fromTeam('esm/agents.js'), fromTeam('esm/agents.ts'), fromTeam('agents.ts')];
 
-describe('the team’s repository: the bot installed as a dependency, the team’s module beside it', { timeout: 300_000 }, () => {
+/** Stops `bot` when the test ends, passed or failed: the tests run side by side, each stopping its own. */
+function stopAtEnd({ onTestFinished }: TestContext, bot: BotProcess): BotProcess {
+  onTestFinished(async () => {
+    await bot.stop();
+  });
+  return bot;
+}
+
+// Independent of each other (each its own bot processes and databases): side by side.
+describe.concurrent('the team’s repository: the bot installed as a dependency, the team’s module beside it', { timeout: 300_000 }, () => {
   it('the policy checks in CI: npx slack-approval-policy test passes right cases, fails a wrong one, and explains a call', async () => {
     writeFileSync(join(TEAM, 'policy.yaml'), 'tools:\n  close_ticket:\n    requireApproval: true\n    approvers: [S0SUPPORTLEADS]\n    rules:\n      - { when: { arg: id, op: eq, value: 1 }, then: { deny: Ticket 1 stays open. } }\n');
     const cases = (expectFirst: string) =>
@@ -190,9 +199,10 @@ describe('the team’s repository: the bot installed as a dependency, the team�
     expect(explained.stdout).toContain('Verdict:  denied by tools.close_ticket.rules[0]: "Ticket 1 stays open."');
   });
 
-  it('README "Your own agents" as written, TypeScript in an npm init project: npm start → mention → card → Approve by a support lead → answer', async () => {
+  it('README "Your own agents" as written, TypeScript in an npm init project: npm start → mention → card → Approve by a support lead → answer', async (context) => {
     await migratedDataDir(join(TEAM, '.data'));
     const { process: bot, bot: slack } = await startSlackBotProcess(fake, { command: ['npm', 'start', '--silent'], cwd: TEAM, env: { AGENTS_MODULE: 'agents.ts', ...openai() } });
+    stopAtEnd(context, bot);
     // The embedded database, loaded from the team's node_modules, in the team's .data/.
     expect(await bot.waitForLog(/^database ready$/)).toMatchObject({ database: 'pglite', applied: [] });
     expect(await bot.waitForLog(/^policy loaded$/)).toMatchObject({ source: 'agents.ts (export policy)' });
@@ -211,13 +221,13 @@ describe('the team’s repository: the bot installed as a dependency, the team�
       version === 'this'
         ? `on Node ${process.versions.node}: CommonJS with require(), ES modules in JavaScript and TypeScript, from the team's npm start and this repository's start:prod and start`
         : `on Node ${version}: CommonJS with require(), ES modules in JavaScript and TypeScript, TypeScript in the CommonJS project, from the team's npm start`;
-    it(name, async () => {
+    it(name, async (context) => {
       const forms = version === 'this' ? HERE : ELSEWHERE;
       const databases = await Promise.all(forms.map(() => botDatabase(dataDir())));
       const starts: Array<{ what: string; bot: BotProcess; source: string }> = forms.map((s, i) => ({
         what: s.what,
         source: s.source,
-        bot: startBotProcess({ command: s.command, cwd: s.cwd, env: { PATH: nodePaths.get(version), AGENTS_MODULE: s.module, ...databases[i]!.env, ...openai() } }),
+        bot: stopAtEnd(context, startBotProcess({ command: s.command, cwd: s.cwd, env: { PATH: nodePaths.get(version), AGENTS_MODULE: s.module, ...databases[i]!.env, ...openai() } })),
       }));
       for (const { what, bot, source } of starts) {
         const selected = await bot.waitForLog(/^model selected$/).catch((error: Error) => {
@@ -226,12 +236,15 @@ describe('the team’s repository: the bot installed as a dependency, the team�
         expect(selected.model, what).toBe('openai.responses/gpt-5-mini');
         expect(bot.logs().find((l) => l.msg === 'policy loaded'), what).toMatchObject({ source });
       }
-      await stopAllBotProcesses();
+      await Promise.all(starts.map(({ bot }) => bot.stop()));
       for (const { what, bot } of starts) expect(bot.logs().filter((l) => (l.level ?? 0) >= 50), what).toEqual([]);
       await Promise.all(databases.map((d) => d.drop()));
     });
   }
+});
 
+// After the others: it moves the team's tsx away for a moment, which their TypeScript modules load through.
+describe('the team’s repository with something missing', { timeout: 300_000 }, () => {
   it('what is missing is named with what to install: zod, the bot itself, tsx for a TypeScript module', async () => {
     const prod = (module: string, cwd = ROOT, command = ['npm', 'run', 'start:prod', '--silent']) => startBotProcess({ command, cwd, env: { AGENTS_MODULE: module, DATA_DIR: dataDir(), ...openai() } });
     const fatal = async (bot: BotProcess) => {

@@ -115,7 +115,7 @@ describe.concurrent('the demo, set up by the demo rather than by the migrations'
   it('npm run migrate creates no demo tables; npm start creates them and seeds them, on the built-in demo model without a provider key', async () => {
     // A database nothing has touched yet: a schema of its own on PostgreSQL when DATABASE_URL is
     // set, else an empty data directory. (PGlite's first start on an empty directory, its initdb,
-    // is fresh-clone's quick start and team-repository's README start.)
+    // is fresh-clone's quick start.)
     const dataDir = join(dir, 'demo');
     const database = process.env.DATABASE_URL
       ? await botDatabase(dataDir)

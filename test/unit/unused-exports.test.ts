@@ -48,11 +48,13 @@ function scan(): Scan {
   for (const file of SCANNED.flatMap((d) => filesUnder(join(ROOT, d), isSourceFile))) {
     const module: Module = { values: new Set(), reexportsAll: [] };
     modules.set(file, module);
-    /** `import('./x.js')` as the file it loads; undefined for anything else. */
-    const dynamicImport = (node: SyntaxNode | null | undefined) => {
-      const specifier = node?.type === 'ImportExpression' ? stringValue(node.source) : undefined;
+    /** The file of this repository a module specifier (`'./x.js'`) names; undefined for a package or none. */
+    const localTarget = (source: SyntaxNode | null | undefined) => {
+      const specifier = stringValue(source);
       return specifier?.startsWith('.') ? resolveImport(file, specifier) : undefined;
     };
+    /** `import('./x.js')` as the file it loads; undefined for anything else. */
+    const dynamicImport = (node: SyntaxNode | null | undefined) => (node?.type === 'ImportExpression' ? localTarget(node.source) : undefined);
     /** Dynamic imports whose names are known: `const { a } = await import(…)`, `const [{ a }, { b }] = await Promise.all([import(…), import(…)])`. */
     const named = new Set<SyntaxNode>();
     const destructuredImports = (binding: SyntaxNode, init: SyntaxNode) => {
@@ -60,7 +62,7 @@ function scan(): Scan {
       const properties = binding.properties as SyntaxNode[] | undefined;
       if (binding.type === 'ObjectPattern' && dynamicImport(value) && properties!.every((p) => p.type === 'Property')) {
         named.add(value);
-        for (const p of properties!) use(dynamicImport(value), p.key.type === 'Identifier' ? p.key.name : String(p.key.value));
+        for (const p of properties!) use(dynamicImport(value), nameOf(p.key));
       } else if (binding.type === 'ArrayPattern' && isPromiseAll(value)) {
         const [list] = value.arguments as SyntaxNode[];
         if (list?.type !== 'ArrayExpression') return;
@@ -72,17 +74,14 @@ function scan(): Scan {
     };
     walk(parseSource(file), (node) => {
       if (node.type === 'ImportDeclaration') {
-        const specifier = stringValue(node.source);
-        if (!specifier?.startsWith('.')) return;
-        const target = resolveImport(file, specifier);
+        const target = localTarget(node.source);
         for (const s of node.specifiers as SyntaxNode[]) {
           if (s.type === 'ImportNamespaceSpecifier') use(target, '*');
           else if (s.type === 'ImportDefaultSpecifier') use(target, 'default');
           else use(target, nameOf(s.imported));
         }
       } else if (node.type === 'ExportAllDeclaration') {
-        const specifier = stringValue(node.source);
-        const target = specifier?.startsWith('.') ? resolveImport(file, specifier) : undefined;
+        const target = localTarget(node.source);
         // `export * as ns from` passes nothing on by name.
         if (target && !node.exported) module.reexportsAll.push(target);
       } else if (node.type === 'ExportNamedDeclaration' && node.declaration) {
@@ -92,8 +91,7 @@ function scan(): Scan {
           for (const d of declaration.declarations as SyntaxNode[]) if (d.id.type === 'Identifier') module.values.add(d.id.name);
         }
       } else if (node.type === 'ExportNamedDeclaration') {
-        const specifier = stringValue(node.source);
-        const target = specifier?.startsWith('.') ? resolveImport(file, specifier) : undefined;
+        const target = localTarget(node.source);
         for (const e of node.specifiers as SyntaxNode[]) {
           // `export { a } from './x'` uses x's a; a local `export { a }` exports a value of this file.
           if (target) use(target, nameOf(e.local));

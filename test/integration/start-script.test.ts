@@ -34,8 +34,10 @@ beforeEach(() => {
   mkdirSync(join(root, 'dist/src'), { recursive: true });
   writeFileSync(join(root, 'dist/src/main.js'), "console.log('the build');\n");
   writeFileSync(join(root, 'dist/.tsbuildinfo'), '{}');
-  // The sources as the last build saw them, a minute before it.
+  // The sources as the last build saw them, a minute ago; the build half a minute ago. (An edit
+  // made "now" must not share the build's millisecond, which it would when written just after it.)
   for (const path of ['src/agent/agent.ts', 'src/agent', 'src/main.ts', 'src']) age(path, 60);
+  age('dist/.tsbuildinfo', 30);
 });
 
 describe('npm start in a clone', () => {

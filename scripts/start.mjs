@@ -7,29 +7,19 @@
  *
  * Current means nothing under src/ (no file, and no folder: a file removed changes its folder) is
  * newer than the build's record, dist/.tsbuildinfo, which tsc rewrites whenever a build writes
- * anything: the check `tsc --build` itself makes.
+ * anything (scripts/build-freshness.mjs).
  *
  * Plain JavaScript, as it runs before tsx is loaded.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { builtSince } from './build-freshness.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const BUILD_RECORD = join(ROOT, 'dist/.tsbuildinfo');
 const BUILT_MAIN = join(ROOT, 'dist/src/main.js');
 
-/** The newest modification time under `dir`, the folders' own included. */
-function newestUnder(dir) {
-  let newest = statSync(dir).mtimeMs;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestUnder(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-const built = existsSync(BUILD_RECORD) && existsSync(BUILT_MAIN) && statSync(BUILD_RECORD).mtimeMs >= newestUnder(join(ROOT, 'src'));
+const built = existsSync(BUILT_MAIN) && builtSince([join(ROOT, 'dist/.tsbuildinfo')], [join(ROOT, 'src')]);
 if (built) {
   await import(pathToFileURL(BUILT_MAIN).href);
 } else {

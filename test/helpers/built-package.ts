@@ -1,20 +1,12 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { mkdirSync, rmSync, utimesSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { builtSince } from '../../scripts/build-freshness.mjs';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
 const LOCK = join(ROOT, 'dist/.build-lock');
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
 
 /**
  * What `npm run build` writes every time it has something to do: tsc's build info (an
@@ -23,10 +15,11 @@ function newestMtime(dir: string): number {
  */
 const OUTPUTS = ['dist/.tsbuildinfo', 'dist/cjs/index.cjs'];
 
-function fresh(): boolean {
-  const sources = Math.max(newestMtime(join(ROOT, 'src')), statSync(join(ROOT, 'scripts/build-commonjs.ts')).mtimeMs);
-  return OUTPUTS.every((output) => existsSync(join(ROOT, output)) && statSync(join(ROOT, output)).mtimeMs >= sources);
-}
+const fresh = () =>
+  builtSince(
+    OUTPUTS.map((output) => join(ROOT, output)),
+    [join(ROOT, 'src'), join(ROOT, 'scripts/build-commonjs.ts')],
+  );
 
 /**
  * Tests that import the package by name (as its users do) get its built copy

@@ -25,7 +25,7 @@ const started = async () => (await run(process.execPath, [join(root, 'scripts/st
 beforeEach(() => {
   root = tempDir('start-script');
   mkdirSync(join(root, 'scripts'));
-  cpSync(join(ROOT, 'scripts/start.mjs'), join(root, 'scripts/start.mjs'));
+  for (const file of ['start.mjs', 'build-freshness.mjs']) cpSync(join(ROOT, 'scripts', file), join(root, 'scripts', file));
   symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
   writeFileSync(join(root, 'package.json'), JSON.stringify({ type: 'module' }));
   mkdirSync(join(root, 'src/agent'), { recursive: true });

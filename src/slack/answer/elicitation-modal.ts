@@ -4,9 +4,8 @@ import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { CALLBACK_IDS } from '../kit/action-ids.js';
 import { actionButtonValue } from '../kit/button-value.js';
 import { blockIdByIndex, fieldInput, readForm, type ReadForm } from '../kit/form-inputs.js';
-import { section } from '../kit/layout.js';
+import { section, plainText } from '../kit/text-objects.js';
 import { LIMITS, truncate } from '../kit/limits.js';
-import { plainText } from '../kit/text-objects.js';
 import type { ViewStateValues } from '../kit/submitted-payloads.js';
 
 /** One block for the message. */

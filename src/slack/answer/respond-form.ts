@@ -8,12 +8,10 @@ import { parseRespondModal, respondModal } from './respond-modal.js';
 import type { SubmittedView } from '../kit/submitted-payloads.js';
 import { splitPayload } from '../card/answer-card.js';
 import { resumeSchemaOf } from '../card/resume-schema.js';
-import type { Click, Person } from '../context.js';
-import type { SlackContext } from '../context.js';
+import type { Click, Person, SlackContext } from '../context.js';
 import { findCard } from '../card/cards.js';
 import { clickedCard, tamperedButton, describeOutcome } from '../card/button-check.js';
-import { errorReference } from '../kit/error-reference.js';
-import { failureText } from '../kit/failure-text.js';
+import { errorReference, failureText } from '../kit/error-reference.js';
 
 import { mayAnswer, recordAnswer, type RecordedAnswer } from './resume-from-slack.js';
 import { tellUser } from '../kit/tell-user.js';

@@ -1,15 +1,13 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { z } from 'zod';
-import { inlineCode } from '../kit/mrkdwn/inline-code.js';
-import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
+import { inlineCode, escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { LIMITS, truncate, truncateMrkdwn } from '../kit/limits.js';
 import { CALLBACK_IDS } from '../kit/action-ids.js';
 import { actionButtonValue } from '../kit/button-value.js';
 import type { Form } from '../kit/form-fields.js';
 import { blockIdByName, fieldInput, readForm, type ReadForm } from '../kit/form-inputs.js';
 import type { ViewStateValues } from '../kit/submitted-payloads.js';
-import { context, section } from '../kit/layout.js';
-import { plainText } from '../kit/text-objects.js';
+import { context, section, plainText } from '../kit/text-objects.js';
 
 /** One block for the introduction and one for a "fields not shown" note. */
 const MAX_FIELDS = LIMITS.modalBlocks - 2;

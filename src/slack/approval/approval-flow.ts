@@ -7,7 +7,7 @@ import { tamperedButton, genuineButton, type GenuineButton, type CheckedClick, d
 import { markDecisionInFlight } from '../card/lifecycle.js';
 import { showDecision } from './show-decision.js';
 import { tellUser } from '../kit/tell-user.js';
-import { failureText } from '../kit/failure-text.js';
+import { failureText } from '../kit/error-reference.js';
 import type { PendingAction } from '../../db/rows.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { onItsCard, refusalSeenBy } from '../card/unseen-request.js';

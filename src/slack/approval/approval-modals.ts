@@ -1,16 +1,13 @@
 import type { ModalView, KnownBlock } from '@slack/types';
 import { MAX_REASON_LENGTH } from '../../approvals/reason-limit.js';
 import { DECLINE_REASON_ACTION_ID, DECLINE_REASON_BLOCK_ID, declineReasonInput } from '../kit/decline-reason-input.js';
-import { inlineCode } from '../kit/mrkdwn/inline-code.js';
+import { inlineCode, escapeMrkdwn, codeFence } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { LIMITS, truncate } from '../kit/limits.js';
 import { CALLBACK_IDS } from '../kit/action-ids.js';
 import { approvalButtonValue, parseButtonValue } from '../kit/button-value.js';
 import type { DeclineModalData, CardPreview } from '../card/card-types.js';
 import type { ViewStateValues } from '../kit/submitted-payloads.js';
-import { section, context } from '../kit/layout.js';
-import { plainText, oneLine } from '../kit/text-objects.js';
-import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
-import { codeFence } from '../kit/mrkdwn/code-fence.js';
+import { section, context, plainText, oneLine } from '../kit/text-objects.js';
 import { prettyJson } from '../kit/json-code-block.js';
 
 /**

@@ -4,7 +4,7 @@ import type { PendingAction } from '../../db/rows.js';
 import { isActionId } from '../../db/is-action-id.js';
 import { BATCH_PART_SIZE, batchDeclineModal, batchDeclineMessage, batchDeclineReason } from './batch-card.js';
 import { FINGERPRINT_PREFIX_LENGTH } from '../kit/button-value.js';
-import { inlineCode } from '../kit/mrkdwn/inline-code.js';
+import { inlineCode } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { truncate, truncateMrkdwn } from '../kit/limits.js';
 import { actorOf, type Click, type SlackContext, type ThreadTarget, teamOfClicker } from '../context.js';
 import { loadCardStates, type CardState, type CardRow } from '../card/cards.js';

@@ -1,6 +1,5 @@
 import type { Button, KnownBlock, ConfirmationDialog } from '@slack/types';
-import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
-import { inlineCode } from '../kit/mrkdwn/inline-code.js';
+import { escapeMrkdwn, inlineCode } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { LIMITS, truncate, truncateMrkdwn } from '../kit/limits.js';
 import { ACTION_IDS, cardBlockId } from '../kit/action-ids.js';
 import { actionButtonValue, approvalButtonValue } from '../kit/button-value.js';
@@ -8,11 +7,10 @@ import type { ApprovalCardData, OverLimit, CardAskedAgainWhy, CardBound, CardPre
 import { fitMessage, scaled } from '../kit/fit-message.js';
 import { humanizeWords } from '../kit/humanize.js';
 import { callFieldBlocks, describeArgs } from '../kit/describe-args.js';
-import { context, section } from '../kit/layout.js';
+import { context, section, oneLine, plainText } from '../kit/text-objects.js';
 import { humanList, mention } from '../kit/mention.js';
 import { whoDecides } from '../kit/who-decides.js';
 import { slackDate } from '../kit/slack-date.js';
-import { oneLine, plainText } from '../kit/text-objects.js';
 import { unreachable } from '../../unreachable.js';
 import { rememberButton, rememberedUnusedText } from './remember-blocks.js';
 

@@ -1,4 +1,4 @@
-import { failureText } from '../kit/failure-text.js';
+import { failureText } from '../kit/error-reference.js';
 import type { Click, SlackContext } from '../context.js';
 import { tellUser } from '../kit/tell-user.js';
 import { addCardCopies, type CardCopy, type CardRow, loadCardState, type CardState } from './cards.js';

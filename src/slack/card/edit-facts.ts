@@ -1,3 +1,4 @@
+import type { Agent } from '../../agent/agent.js';
 import type { RequestView } from '../../agent/requests.js';
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import { argsDiff } from '../../approvals/args-diff.js';
@@ -14,9 +15,19 @@ export const EDIT_MAX_FIELDS = LIMITS.modalBlocks - 1;
  * `Agent.editSchemaOf`): undefined when the request cannot be edited (no schema, one of another
  * shape, or more fields than fit one modal).
  */
-export function editFormOfSchema(schema: JSONSchema7 | undefined): Form | undefined {
+function editFormOfSchema(schema: JSONSchema7 | undefined): Form | undefined {
   const form = formOfJsonSchema(schema);
   return form && form.fields.length <= EDIT_MAX_FIELDS ? form : undefined;
+}
+
+/**
+ * The form an editor of this request fills in: its tool's input schema (from the Agent) as
+ * fields, when it is a flat object of strings, numbers, integers, booleans and enums that fits
+ * one modal; undefined when the request cannot be edited (policy `allowEdit: false`, a tool of
+ * another shape, or one the code no longer has).
+ */
+export function editFormOf(agent: Agent, action: Pick<PendingAction, 'tool_name' | 'args' | 'path' | 'kind' | 'limit_hits'>): Form | undefined {
+  return editFormOfSchema(agent.editSchemaOf(action));
 }
 
 /** What an approval card shows about editing (from the request's view): the Edit button while pending, and the "edited by" line. */

@@ -3,7 +3,7 @@ import type { Decision } from '../../agent/api-types.js';
 import type { PendingAction } from '../../db/rows.js';
 import { parseButtonValue } from '../kit/button-value.js';
 import type { SubmittedView } from '../kit/submitted-payloads.js';
-import { parseEditModal } from './edit-modal.js';
+import { parseEditModal, editModal } from './edit-modal.js';
 import { mention } from '../kit/mention.js';
 import { whoDecides } from '../kit/who-decides.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
@@ -11,9 +11,8 @@ import { actorOf, type Person, type SlackContext, type ThreadTarget } from '../c
 import { carryCard } from './card-carry.js';
 import { cardStateKey, findCard, type CardRow } from '../card/cards.js';
 import { refreshHomesFor } from '../card/inbox-refresh.js';
-import { editFormOf } from './edit-form.js';
-import { errorReference } from '../kit/error-reference.js';
-import { failureText } from '../kit/failure-text.js';
+import { editFormOf } from '../card/edit-facts.js';
+import { errorReference, failureText } from '../kit/error-reference.js';
 import { tellUser } from '../kit/tell-user.js';
 import { showCardUpdate } from '../card/show-card-update.js';
 import { unreachable } from '../../unreachable.js';
@@ -21,7 +20,6 @@ import { truncate } from '../kit/limits.js';
 import { oneLine } from '../kit/text-objects.js';
 import { blockIdByIndex } from '../kit/form-inputs.js';
 import type { ButtonAction } from '@slack/bolt';
-import { editModal } from './edit-modal.js';
 import type { Click } from '../context.js';
 import type { CheckedClick } from '../card/button-check.js';
 

@@ -6,7 +6,7 @@ import { inboxItems, loadInbox } from './load-inbox.js';
 import { actorOf, type Person, type SlackContext } from '../context.js';
 import { outsideWorkspaceMessage } from '../../approvals/workspace.js';
 import { unreachable } from '../../unreachable.js';
-import { failureText } from '../kit/failure-text.js';
+import { failureText } from '../kit/error-reference.js';
 
 export const APPROVALS_USAGE =
   'Usage: `/approvals` lists the requests waiting for you, yours and your recent decisions; `/approvals <id>` shows one request (for example `/approvals 42`).';

@@ -3,7 +3,7 @@ import type { KnownBlock, MrkdwnElement } from '@slack/types';
 import { escapeMrkdwn } from './mrkdwn/escape-mrkdwn.js';
 import { LIMITS, truncate, truncateMrkdwn } from './limits.js';
 import { scaled } from './fit-message.js';
-import { section } from './layout.js';
+import { section } from './text-objects.js';
 import { formatArgValue, isMoneyInCents } from './format-arg-value.js';
 import { humanizeKey, humanizeWords } from './humanize.js';
 

@@ -1,6 +1,5 @@
 import type { ArgChange } from '../../approvals/args-diff.js';
-import { inlineCode } from './mrkdwn/inline-code.js';
-import { escapeMrkdwn } from './mrkdwn/escape-mrkdwn.js';
+import { inlineCode, escapeMrkdwn } from './mrkdwn/escape-mrkdwn.js';
 import { truncate } from './limits.js';
 import { mention } from './mention.js';
 

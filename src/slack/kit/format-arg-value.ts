@@ -1,6 +1,5 @@
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import { escapeMrkdwn } from './mrkdwn/escape-mrkdwn.js';
-import { inlineCode } from './mrkdwn/inline-code.js';
+import { escapeMrkdwn, inlineCode } from './mrkdwn/escape-mrkdwn.js';
 import { truncate } from './limits.js';
 import { slackDate } from './slack-date.js';
 import { humanizeWords } from './humanize.js';

@@ -1,4 +1,4 @@
-import { codeFence } from './mrkdwn/code-fence.js';
+import { codeFence } from './mrkdwn/escape-mrkdwn.js';
 
 interface JsonCodeBlock {
   /** mrkdwn: a code block holding the escaped, possibly truncated JSON. */

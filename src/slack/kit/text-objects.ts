@@ -1,4 +1,4 @@
-import type { MrkdwnElement, PlainTextElement } from '@slack/types';
+import type { ContextBlock, MrkdwnElement, PlainTextElement, SectionBlock } from '@slack/types';
 import { LIMITS, truncate, truncateMrkdwn } from './limits.js';
 
 /** Slack refuses empty (and blank) text objects, which would sink the whole message. */
@@ -21,4 +21,14 @@ export function plainText(text: string, max: number = LIMITS.textObject): PlainT
  */
 export function mrkdwnText(text: string, max: number = LIMITS.textObject): MrkdwnElement {
   return { type: 'mrkdwn', text: truncateMrkdwn(text.trim() === '' ? EMPTY : text, max), verbatim: true };
+}
+
+/** A section of mrkdwn the caller has already escaped; truncated to the section limit. */
+export function section(text: string): SectionBlock {
+  return { type: 'section', text: mrkdwnText(text, LIMITS.sectionText) };
+}
+
+/** A one-line context block of already-escaped mrkdwn. */
+export function context(text: string): ContextBlock {
+  return { type: 'context', elements: [mrkdwnText(text)] };
 }

@@ -1,5 +1,5 @@
 import type { NotifyMode, Route } from '../../approvals/policy-types.js';
-import { inlineCode } from './mrkdwn/inline-code.js';
+import { inlineCode } from './mrkdwn/escape-mrkdwn.js';
 import { humanList, isUserGroupId, isUserId, mentionApprover } from './mention.js';
 
 /**

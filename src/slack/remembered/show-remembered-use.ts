@@ -1,5 +1,5 @@
 import type { Decision, RememberedCall } from '../../agent/api-types.js';
-import { context } from '../kit/layout.js';
+import { context } from '../kit/text-objects.js';
 import type { KnownBlock } from '@slack/types';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { truncate } from '../kit/limits.js';

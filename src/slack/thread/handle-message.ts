@@ -4,7 +4,7 @@ import { resumeSchemaFor } from '../../agent/tool.js';
 import { mention } from '../kit/mention.js';
 import { questionOf, toolOf, type AskUserQuestion } from '../card/render-card.js';
 import { showCardUpdate } from '../card/show-card-update.js';
-import { failureText } from '../kit/failure-text.js';
+import { failureText } from '../kit/error-reference.js';
 import { isCancel, messageText, threadIdOf, looksLikeDecision } from './message-text.js';
 import { showError } from './show-error.js';
 import { runInThread } from './run-in-thread.js';

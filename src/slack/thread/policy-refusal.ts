@@ -1,10 +1,8 @@
 import type { DeniedCall } from '../../agent/api-types.js';
-import { context } from '../kit/layout.js';
+import { context, oneLine } from '../kit/text-objects.js';
 import { truncate } from '../kit/limits.js';
-import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
-import { inlineCode } from '../kit/mrkdwn/inline-code.js';
+import { escapeMrkdwn, inlineCode } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { slackDate } from '../kit/slack-date.js';
-import { oneLine } from '../kit/text-objects.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
 
 /** A call the policy refused, as the thread hears it. */

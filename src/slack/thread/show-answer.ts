@@ -1,5 +1,5 @@
 import type { SectionBlock } from '@slack/types';
-import { section } from '../kit/layout.js';
+import { section } from '../kit/text-objects.js';
 import { LIMITS, truncateMrkdwn } from '../kit/limits.js';
 import { markdownToMrkdwn } from '../kit/mrkdwn/markdown-to-mrkdwn.js';
 import type { SlackContext, ThreadTarget } from '../context.js';

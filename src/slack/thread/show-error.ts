@@ -1,7 +1,7 @@
 import { errorReference } from '../kit/error-reference.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
 import { hasAgentErrorCode } from '../../agent/errors.js';
-import { inlineCode } from '../kit/mrkdwn/inline-code.js';
+import { inlineCode } from '../kit/mrkdwn/escape-mrkdwn.js';
 
 /**
  * Tells the thread something failed, with a reference that is also in the

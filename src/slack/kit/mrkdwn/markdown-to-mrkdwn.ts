@@ -2,9 +2,7 @@ import type { Definition, List, ListItem, Nodes, Parent, PhrasingContent, Root, 
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
-import { codeFence } from './code-fence.js';
-import { escapeMrkdwn } from './escape-mrkdwn.js';
-import { inlineCode } from './inline-code.js';
+import { codeFence, escapeMrkdwn, inlineCode } from './escape-mrkdwn.js';
 import { parseUnits } from './parse-units.js';
 
 /**

@@ -5,7 +5,7 @@ import { HOME_FIT, homeView, inboxBlocks, MESSAGE_FIT, requestBlocks, type Inbox
 import { parseInboxPage } from '../../../../src/slack/inbox/show-home.js';
 import { LIMITS } from '../../../../src/slack/kit/limits.js';
 import { blockLimitErrors, viewLimitErrors } from '../../../../src/simulator/index.js';
-import { threadLink } from '../../../../src/slack/kit/thread-link.js';
+import { threadLink } from '../../../../src/slack/inbox/load-inbox.js';
 import { parseApprovalsCommand } from '../../../../src/slack/inbox/approvals-command.js';
 import { allText, expectNoInjection, INJECTION } from '../../../helpers/slack/block-text.js';
 

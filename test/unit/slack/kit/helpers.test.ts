@@ -7,8 +7,7 @@ import { jsonCodeBlock, prettyJson } from '../../../../src/slack/kit/json-code-b
 import { humanList, isUserGroupId, isUserId, mention, mentionApprover } from '../../../../src/slack/kit/mention.js';
 import { slackDate } from '../../../../src/slack/kit/slack-date.js';
 import { mrkdwnText, oneLine, plainText } from '../../../../src/slack/kit/text-objects.js';
-import { codeFence } from '../../../../src/slack/kit/mrkdwn/code-fence.js';
-import { inlineCode } from '../../../../src/slack/kit/mrkdwn/inline-code.js';
+import { codeFence, inlineCode } from '../../../../src/slack/kit/mrkdwn/escape-mrkdwn.js';
 
 describe('mention', () => {
   it('mentions valid user ids and escapes anything else', () => {

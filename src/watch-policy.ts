@@ -4,7 +4,7 @@ import type { Policy } from './approvals/policy-types.js';
 import { reloadPolicyFile, type PolicyReload } from './approvals/reload-policy-file.js';
 import { errorMessage } from './error-message.js';
 import type { Logger } from './logger.js';
-import { warnUnsatisfiable } from './warn-unsatisfiable.js';
+import { warnUnsatisfiable } from './approvals/unsatisfiable-rules.js';
 
 interface WatchPolicyOptions {
   /** POLICY_FILE. Without one there is nothing to reload: SIGHUP only says so. */

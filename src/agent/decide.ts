@@ -8,7 +8,7 @@ import { appendAudit } from '../db/audit.js';
 import { requirementOfRequest, type Requirement } from '../approvals/requirement-for.js';
 import { approversAt } from '../approvals/approvers-at.js';
 import { findSnapshot } from '../db/run-snapshots.js';
-import { observeDecision } from '../metrics/observe-decision.js';
+import { observeDecision } from '../metrics/bot-metrics.js';
 import type { Actor, Decision, DecisionRequest } from './api-types.js';
 import type { AgentInternals, RuntimeDeps } from './run-model.js';
 import { rememberForOf } from './remembered-call.js';

@@ -6,7 +6,7 @@ import { requirementOfRequest, type PolicyDenial, type RequestFacts, type Requir
 import { recordEdit } from '../db/edit-action.js';
 import type { PendingAction } from '../db/rows.js';
 import type { Approval } from '../db/schema.js';
-import { observeDecision } from '../metrics/observe-decision.js';
+import { observeDecision } from '../metrics/bot-metrics.js';
 import { apiActor, auditRefusal, checkDecision, decide, locateAction, mayDecide, refreshed, type DecisionContext } from './decide.js';
 import { unreachable } from '../unreachable.js';
 import { startContinuation } from './run-lifecycle.js';

@@ -1,3 +1,4 @@
+import type { Logger } from '../logger.js';
 import type { ApprovalSettings, Policy } from './policy-types.js';
 
 /** A place in a policy whose quorum is larger than the approvers it names, so no request under it can be approved. */
@@ -53,4 +54,11 @@ function sameQuorumAndApprovers(a: ApprovalSettings, b: ApprovalSettings): boole
 /** Bracketed when the name would be ambiguous after a dot (MCP tools are named `server.tool`). */
 function toolField(name: string): string {
   return /^[A-Za-z_][\w-]*$/.test(name) ? `tools.${name}` : `tools[${JSON.stringify(name)}]`;
+}
+
+/** One warning per rule whose quorum its listed approvers can never meet (the policy still loads: such requests fail closed). */
+export function warnUnsatisfiable(log: Logger, policy: Policy): void {
+  for (const rule of unsatisfiableRules(policy)) {
+    log.warn({ field: rule.field, quorum: rule.quorum, approvers: rule.approvers, policyVersion: policy.version }, rule.message);
+  }
 }

@@ -11,7 +11,7 @@ import { slackGroupResolver } from '../slack/transport/directory.js';
 import { slackWebClient } from '../slack/transport/slack-web-client.js';
 import { attachMcpServers, type AttachedMcpServers } from '../mcp/attach-mcp-servers.js';
 import { issueText, mcpServersSchema, toServerList, type McpServersInput } from '../mcp/mcp-server-config.js';
-import { warnUnsatisfiable } from '../warn-unsatisfiable.js';
+import { warnUnsatisfiable } from '../approvals/unsatisfiable-rules.js';
 
 export interface SlackBotOptions {
   /** The top-level agent mentions reach (its sub-agents come with it), or `{ default: agent }` as an agents module exports it. */

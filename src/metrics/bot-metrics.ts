@@ -1,4 +1,5 @@
 import { Counter, Histogram, Registry } from 'prom-client';
+import type { Decision } from '../agent/api-types.js';
 
 /**
  * The bot's instruments, in a registry of their own (not prom-client's global one, which an
@@ -38,3 +39,11 @@ export const botMetrics = {
   ),
   slackRetries: counter('approval_bot_slack_api_retries_total', 'Slack Web API calls retried after a rate limit, a 5xx or a network error'),
 };
+
+/** Counts a decision by outcome and, for one that closed its request, how long the request waited. */
+export function observeDecision(decision: Decision): void {
+  botMetrics.decisions.inc({ outcome: decision.outcome });
+  if (decision.outcome !== 'approved' && decision.outcome !== 'declined') return;
+  const created = new Date(decision.action.created_at as unknown as string | Date).getTime();
+  if (Number.isFinite(created)) botMetrics.timeToDecision.observe({ outcome: decision.outcome }, Math.max(0, (Date.now() - created) / 1000));
+}

@@ -16,7 +16,7 @@ export { blockLimitErrors, checkedView, messageContent, viewLimitErrors } from '
 export { SlackApiError } from './api-error.js';
 export { TsClock } from './slack-ts.js';
 export { nowSeconds, signRequest } from './sign.js';
-export { formBody } from './form-body.js';
+export { formBody } from './send-signed.js';
 export { sendSigned, slackSender } from './send-signed.js';
 export { newTriggerId } from './random-ids.js';
 export { richTextElements } from './rich-text.js';

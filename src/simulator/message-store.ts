@@ -4,7 +4,14 @@
  * per person. The store (store.ts) keeps its messages here and announces the changes.
  */
 import { compareTs, type TsSource } from './slack-ts.js';
+import { clone } from './json.js';
 import type { StoredMessage } from './types.js';
+
+/** A stored message as Slack returns it in API responses: without the `channel` key. */
+export function wireMessage(m: StoredMessage): Record<string, unknown> {
+  const { channel: _channel, ...rest } = clone(m);
+  return rest;
+}
 
 export type MessageChange = { kind: 'message'; channel: string; message: StoredMessage } | { kind: 'message_deleted'; channel: string; ts: string };
 

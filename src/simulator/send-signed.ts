@@ -1,7 +1,11 @@
 /** Delivering signed requests to a bot's HTTP endpoint (Bolt's HTTPReceiver), as Slack does. */
-import { formBody } from './form-body.js';
 import { inferContentType, signRequest, type ContentType } from './sign.js';
 import { slashCommandBody, type SlashCommandOptions } from './slash-command.js';
+
+/** Interactivity wire format: one form field holding the JSON payload. */
+export function formBody(payload: unknown): string {
+  return `payload=${encodeURIComponent(JSON.stringify(payload))}`;
+}
 
 interface SendSignedOptions {
   secret: string;

@@ -16,7 +16,7 @@ import { viewMethods } from './methods/views.js';
 import { workspaceMethods } from './methods/workspace.js';
 import type { Handler, WebApiEndpointOptions } from './web-api-endpoint.js';
 
-export { wireMessage } from './wire-message.js';
+export { wireMessage } from './message-store.js';
 
 /** The methods and response URLs, as webApiEndpoint takes them. */
 export function slackWebApi(store: MethodStore, options: MethodOptions): Pick<WebApiEndpointOptions, 'methods' | 'responseUrls'> {

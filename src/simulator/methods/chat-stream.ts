@@ -6,7 +6,7 @@ import { SlackApiError, invalidArguments } from '../api-error.js';
 import { clone } from '../json.js';
 import type { Handler } from '../web-api-endpoint.js';
 import { optString, reqString } from '../wire-args.js';
-import { wireMessage } from '../wire-message.js';
+import { wireMessage } from '../message-store.js';
 import type { MethodContext } from './method-context.js';
 
 /** Slack's limit on markdown_text in one call. */

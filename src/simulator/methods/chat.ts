@@ -4,7 +4,7 @@ import { botMessageEvent, messageChangedEvent, messageDeletedEvent } from '../ec
 import { clone } from '../json.js';
 import type { StoredMessage } from '../types.js';
 import type { Handler } from '../web-api-endpoint.js';
-import { wireMessage } from '../wire-message.js';
+import { wireMessage } from '../message-store.js';
 import { optString, reqString, truthy } from '../wire-args.js';
 import type { MethodContext } from './method-context.js';
 

@@ -2,7 +2,7 @@
 import { SlackApiError } from '../api-error.js';
 import { inTimeWindow, withListedMetadata } from '../conversation-window.js';
 import type { Handler } from '../web-api-endpoint.js';
-import { wireMessage } from '../wire-message.js';
+import { wireMessage } from '../message-store.js';
 import { optString, reqString } from '../wire-args.js';
 import type { Channel } from '../workspace.js';
 import type { MethodContext } from './method-context.js';

@@ -2,7 +2,7 @@
 import { SlackApiError } from '../api-error.js';
 import type { SlackArgs } from '../types.js';
 import type { Handler } from '../web-api-endpoint.js';
-import { wireMessage } from '../wire-message.js';
+import { wireMessage } from '../message-store.js';
 import { reqString } from '../wire-args.js';
 import type { MethodContext } from './method-context.js';
 

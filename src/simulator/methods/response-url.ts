@@ -5,7 +5,7 @@
  */
 import { SlackApiError } from '../api-error.js';
 import type { SlackArgs } from '../types.js';
-import { wireMessage } from '../wire-message.js';
+import { wireMessage } from '../message-store.js';
 import { truthy } from '../wire-args.js';
 import type { MethodContext } from './method-context.js';
 

@@ -96,15 +96,15 @@ async function pgliteDatabase(pglite: PGlite): Promise<{ db: Kysely<DB>; pglite:
   return { db, pglite };
 }
 
+/** The namespaces a test's definitions live in (`n`): not the system's, nor a session's temporary ones, which DISCARD ALL drops. */
+const USER_NAMESPACE = `n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast') AND n.nspname NOT LIKE 'pg_temp%' AND n.nspname NOT LIKE 'pg_toast_temp%'`;
+
 /**
  * Everything a test could have added to or changed in an instance's definitions, as one digest:
  * schemas, relations (and their columns), functions, types and triggers; shapeOf adds the
  * migrations' record.
  * An instance whose digest is not the one it was loaded with is not handed on.
  */
-/** The namespaces a test's definitions live in (`n`): not the system's, nor a session's temporary ones, which DISCARD ALL drops. */
-const USER_NAMESPACE = `n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast') AND n.nspname NOT LIKE 'pg_temp%' AND n.nspname NOT LIKE 'pg_toast_temp%'`;
-
 const SHAPE = `SELECT md5(string_agg(x, ',' ORDER BY x)) AS shape FROM (
   SELECT 'n:' || nspname AS x FROM pg_namespace WHERE nspname NOT LIKE 'pg_temp%' AND nspname NOT LIKE 'pg_toast_temp%'
   UNION ALL SELECT 'r:' || c.oid::regclass::text || ':' || c.relkind::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace

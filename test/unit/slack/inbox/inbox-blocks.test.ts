@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../../../src/slack/kit/action-ids.js';
 import { approvalButtonValue, parseButtonValue } from '../../../../src/slack/kit/button-value.js';
-import { HOME_FIT, homeView, inboxBlocks, MESSAGE_FIT, requestBlocks, type InboxData, type InboxItem, inboxListModal, LIST_PAGE, inboxListValue, parseInboxListValue } from '../../../../src/slack/inbox/inbox-blocks.js';
+import { HOME_FIT, homeView, threadLink, inboxBlocks, MESSAGE_FIT, requestBlocks, type InboxData, type InboxItem, inboxListModal, LIST_PAGE, inboxListValue, parseInboxListValue } from '../../../../src/slack/inbox/inbox-blocks.js';
 import { parseInboxPage } from '../../../../src/slack/inbox/show-home.js';
 import { LIMITS } from '../../../../src/slack/kit/limits.js';
 import { blockLimitErrors, viewLimitErrors } from '../../../../src/simulator/index.js';
-import { threadLink } from '../../../../src/slack/inbox/load-inbox.js';
 import { parseApprovalsCommand } from '../../../../src/slack/inbox/approvals-command.js';
 import { allText, expectNoInjection, INJECTION } from '../../../helpers/slack/block-text.js';
 

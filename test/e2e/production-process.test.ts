@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { appMentionEnvelope, FAKE_BOT_TOKEN, SLACK_IDS, slackSender, type SlackSimulator, startSlackSimulator } from '../../src/simulator/index.js';
 import { buttonClick, mention, textOf, waitForCard, waitForText, waitForUpdate, type Bot } from '../helpers/slack-bot.js';
 import { watchProcess } from '../helpers/watch-process.js';
+import { mcpHttpServer } from '../helpers/mcp-http-server.js';
 import { botDatabase, urlWithSchema } from '../helpers/bot-database.js';
 
 /**
@@ -263,20 +264,31 @@ describe.concurrent('Socket Mode', () => {
 describe.concurrent('a signal during start-up', () => {
   it('stops the bot once it is up, cleanly, instead of killing it half open', async (context) => {
     const own = cleanup(context);
+    // An MCP server that answers only once the signal is in: start-up is held open between the
+    // database and the sandbox for as long as the test needs, however slow the machine.
+    let answer!: () => void;
+    const mcp = await mcpHttpServer({ held: new Promise<void>((resolve) => (answer = resolve)) });
+    own.closers.push(async () => answer(), () => mcp.stop());
+    const servers = join(mkdtempSync(join(dir, 'mcp-')), 'mcp.json');
+    writeFileSync(servers, JSON.stringify({ mcpServers: { tracker: { url: mcp.url } } }));
     const child = spawn(process.execPath, [BUILT_MAIN], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', ...(await anyDatabaseEnv(own, 'early')), LOG_FORMAT: 'json' },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', MCP_SERVERS: servers, ...(await anyDatabaseEnv(own, 'early')), LOG_FORMAT: 'json' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     own.closers.push(async () => void child.kill('SIGKILL'));
     const watched = watchProcess(child);
-    // The database is open and migrated; the agents and the sandbox are not up yet.
+    // The database is open and migrated; the agents and the sandbox are not up yet (their MCP server has not answered).
     await watched.waitFor((output) => output.includes('"database ready"') || undefined);
     child.kill('SIGTERM');
+    await watched.waitFor((output) => output.includes('signal during start-up') || undefined);
+    answer();
     expect(await watched.exited).toBe(0);
     const messages = watched.output().split('\n').filter(Boolean).map((l) => String((JSON.parse(l) as { msg: unknown }).msg));
     expect(messages).toContain('signal during start-up: stopping as soon as start-up is done');
-    expect(messages.indexOf('stopped')).toBeGreaterThan(messages.findIndex((m) => m.startsWith('Sandbox ready')));
+    const up = messages.findIndex((m) => m.startsWith('Sandbox ready'));
+    expect(messages.indexOf('signal during start-up: stopping as soon as start-up is done')).toBeLessThan(up);
+    expect(messages.indexOf('stopped')).toBeGreaterThan(up);
   }, 120_000);
 });
 

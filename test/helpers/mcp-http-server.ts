@@ -8,14 +8,16 @@ import { trackerServer } from '../fixtures/mcp/tracker-server.js';
 /**
  * The tracker MCP server over Streamable HTTP on loopback, one session per client (as the
  * SDK's servers keep them). `stop()` closes the port, so calls fail as against a server that
- * went down; `start()` again on the same port brings it back.
+ * went down; `start()` again on the same port brings it back. With `held`, every request waits
+ * for it to settle before it is answered: a server slow to come up.
  */
-export async function mcpHttpServer(options: { callLog?: string; port?: number; requireHeader?: [string, string] } = {}) {
+export async function mcpHttpServer(options: { callLog?: string; port?: number; requireHeader?: [string, string]; held?: Promise<void> } = {}) {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   let http: Server | undefined;
   let port = options.port ?? 0;
 
   const handler = async (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
+    await options.held;
     if (options.requireHeader && req.headers[options.requireHeader[0]] !== options.requireHeader[1]) {
       res.writeHead(401).end();
       return;

@@ -6,7 +6,7 @@ import SlowestFirstSequencer from './test/helpers/slowest-first-sequencer.js';
  * files that import it after the mock, so with shared modules it would miss (the module already
  * loaded by an earlier file) or leak into the next file.
  */
-const OWN_MODULES = ['test/unit/agent/requests.test.ts', 'test/unit/slack/inbox/load-inbox.test.ts'];
+const OWN_MODULES = ['test/unit/agent/request-view.test.ts', 'test/unit/slack/inbox/load-inbox.test.ts'];
 
 /**
  * The sandbox's tests (in process, and through `npm start` in Chromium), and the docs' checks

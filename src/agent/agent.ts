@@ -37,7 +37,8 @@ import { rememberForOf } from './remembered-call.js';
 import type { RememberedGrant } from '../db/remembered-grants.js';
 import { presentCall, type CallPresentation } from './describe-call.js';
 import { withStatedReason } from './stated-reason.js';
-import { viewRequest, type RequestView } from './requests.js';
+import { viewRequest, type RequestView } from './request-view.js';
+import { isRequest, rowLike, type RequestLike } from './request.js';
 import { bindingOfRow, type BindingColumns, type RequestBindingView } from './request-binding.js';
 import { definitionChanges } from '../approvals/tool-definition.js';
 import { defaultPolicy, definedOnly, runtimeDeps, runtimeSettingsOf, type RuntimeSettings } from './runtime-deps.js';
@@ -311,8 +312,8 @@ export class Agent implements AgentInternals {
   }
 
   /** The input schema an editor of this request fills in; undefined when it cannot be edited (see editSchemaOf). */
-  editSchemaOf(action: RequestFacts & Pick<PendingAction, 'kind'>): JSONSchema7 | undefined {
-    return editSchemaOf(this, this.runtime, action);
+  editSchemaOf(action: RequestLike<RequestFacts & Pick<PendingAction, 'kind'>>): JSONSchema7 | undefined {
+    return editSchemaOf(this, this.runtime, rowLike(action));
   }
 
   async approveToolCall(req: DecisionRequest): Promise<AgentStream> {
@@ -336,8 +337,8 @@ export class Agent implements AgentInternals {
    * requester, or an approver of its tool under the current policy); every
    * way of answering is held to it. Throws when a group lookup fails.
    */
-  mayAnswer(action: Pick<PendingAction, 'tool_name' | 'args' | 'requester'> & { path?: string[] | null; limit_hits?: unknown }, actor: Actor): Promise<Authorization> {
-    return mayAnswer(this.runtime, action, actor);
+  mayAnswer(action: RequestLike<Pick<PendingAction, 'tool_name' | 'args' | 'requester'> & { path?: string[] | null; limit_hits?: unknown }>, actor: Actor): Promise<Authorization> {
+    return mayAnswer(this.runtime, rowLike(action), actor);
   }
 
   /**
@@ -345,8 +346,8 @@ export class Agent implements AgentInternals {
    * policy, as every decision is checked: a front end asks first to refuse
    * before anyone writes a reason in a form.
    */
-  mayDecide(action: Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'> & { path?: string[] | null; created_at?: PendingAction['created_at']; limit_hits?: unknown }, actor: Actor, decision: 'approve' | 'decline'): Promise<DecisionVerdict> {
-    return mayDecide(this.runtime, action, actor, decision);
+  mayDecide(action: RequestLike<Pick<PendingAction, 'tool_name' | 'args' | 'requester' | 'policy_version'> & { path?: string[] | null; created_at?: PendingAction['created_at']; limit_hits?: unknown }>, actor: Actor, decision: 'approve' | 'decline'): Promise<DecisionVerdict> {
+    return mayDecide(this.runtime, rowLike(action), actor, decision);
   }
 
   /**
@@ -356,8 +357,8 @@ export class Agent implements AgentInternals {
    * `fingerprint`: of the arguments the actor saw; `reason`: the one given; `reasonToCome`: a form
    * asks for it next, so its absence is not refused yet.
    */
-  checkDecision(request: PendingAction, actor: Actor, decision: 'approve' | 'decline' | 'edit', options: DecisionCheckOptions = {}): Promise<DecisionCheck> {
-    return checkDecision(this, this.runtime, request, actor, decision, options);
+  checkDecision(request: RequestLike, actor: Actor, decision: 'approve' | 'decline' | 'edit', options: DecisionCheckOptions = {}): Promise<DecisionCheck> {
+    return checkDecision(this, this.runtime, rowLike(request), actor, decision, options);
   }
 
   /**
@@ -366,8 +367,8 @@ export class Agent implements AgentInternals {
    * names one in a refusal, asks this first, and tells anyone else what it tells about an id
    * that does not exist.
    */
-  maySee(action: SeenRequest, actor: Actor): Promise<boolean> {
-    return maySee(this, this.runtime, action, actor);
+  maySee(action: RequestLike<SeenRequest>, actor: Actor): Promise<boolean> {
+    return maySee(this, this.runtime, rowLike(action), actor);
   }
 
   /**
@@ -404,7 +405,8 @@ export class Agent implements AgentInternals {
   }
 
   /** The tool a request is about, found through its delegation path (undefined for a delegation or a tool the code no longer has). */
-  toolOf(action: Pick<RequestFacts, 'path' | 'tool_name'>): Tool | undefined {
+  toolOf(request: RequestLike<Pick<RequestFacts, 'path' | 'tool_name'>>): Tool | undefined {
+    const action = rowLike(request);
     return findAgent(this, [...(action.path ?? [this.id])])?.tools[action.tool_name];
   }
 
@@ -414,7 +416,8 @@ export class Agent implements AgentInternals {
    * requirement (rules and the limits it went over) or the tool calls it high-risk or wants a
    * reason with each approval.
    */
-  describeCall(request: RequestFacts): CallPresentation {
+  describeCall(requestOrRow: RequestLike<RequestFacts>): CallPresentation {
+    const request = rowLike(requestOrRow);
     const agent = findAgent(this, [...(request.path ?? [this.id])]);
     const tool = agent && Object.hasOwn(agent.tools, request.tool_name) ? agent.tools[request.tool_name] : undefined;
     return presentCall(tool, request.tool_name, request.args, this.requirementOf(request), this.runtime.logger);
@@ -427,7 +430,8 @@ export class Agent implements AgentInternals {
    * an approved request whose call did not run (`askedAgain`), and `toolChanged` when the tool's
    * server has changed the definition since the request was asked (approving it then asks again).
    */
-  bindingOf(request: Pick<RequestFacts, 'path' | 'tool_name'> & BindingColumns): RequestBindingView {
+  bindingOf(requestOrRow: RequestLike<Pick<RequestFacts, 'path' | 'tool_name'> & BindingColumns>): RequestBindingView {
+    const request = rowLike(requestOrRow);
     const binding = bindingOfRow(request);
     const pin = binding.toolPin ? this.toolOf(request)?.definitionPin : undefined;
     if (!binding.toolPin || !pin || pin.digest === binding.toolPin.digest) return binding;
@@ -445,13 +449,14 @@ export class Agent implements AgentInternals {
    * worked out from one evaluation of the policy: a card asks this once per draw. `now` decides
    * escalation and freezes (default: the runtime's clock).
    */
-  viewRequest(request: PendingAction, options: { now?: Date } = {}): RequestView {
-    return viewRequest({ root: this, deps: this.runtime, bindingOf: (row) => this.bindingOf(row) }, request, options.now);
+  viewRequest(request: RequestLike, options: { now?: Date } = {}): RequestView {
+    const sources = { root: this, deps: this.runtime, bindingOf: (row: PendingAction) => this.bindingOf(row) };
+    return isRequest(request) ? viewRequest(sources, rowLike(request), options.now, request) : viewRequest(sources, request, options.now);
   }
 
   /** What approving this request takes under the current policy, the limits it went over included (approvers, quorum, risk, …). */
-  requirementOf(request: RequestFacts): Requirement {
-    return requirementOfRequest(this.runtime.policy, request, this.runtime.mcpIdentity, this.runtime.now());
+  requirementOf(request: RequestLike<RequestFacts>): Requirement {
+    return requirementOfRequest(this.runtime.policy, rowLike(request), this.runtime.mcpIdentity, this.runtime.now());
   }
 
   /**

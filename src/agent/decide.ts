@@ -1,4 +1,5 @@
 import { startContinuation } from './run-lifecycle.js';
+import { rowLike, type RequestLike } from './request.js';
 import { childLogger } from './child-logger.js';
 import { authorizeActor, type RefusalReason } from '../approvals/authorize-actor.js';
 import { closeAction, recordApprovalVote, recordDecline, findAction, findDecisionTarget, pendingActionsOfRoot } from '../db/pending-actions.js';
@@ -21,8 +22,8 @@ export const apiActor = { userId: 'api' } as const;
 
 /** What a front end may add to a decision: see Agent.decideToolCall. */
 export interface DecisionContext {
-  /** The request's row as the caller read it moments ago; saves a read. */
-  action?: PendingAction;
+  /** The request as the caller read it moments ago (its row or a Request); saves a read. */
+  action?: RequestLike;
   /** The run's continuation waits for this (see startContinuation). */
   startAfter?: PromiseLike<unknown>;
 }
@@ -83,7 +84,7 @@ async function recordDecision(
   decision: 'approve' | 'decline',
   known: DecisionContext = {},
 ): Promise<Decision> {
-  const found = await locateAction(root, deps, req, ['approval'], known.action ? { action: known.action } : undefined);
+  const found = await locateAction(root, deps, req, ['approval'], known.action ? { action: rowLike(known.action) } : undefined);
   if ('outcome' in found) return found;
   const action = found;
   const actor = req.actor ?? apiActor;

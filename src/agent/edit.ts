@@ -1,4 +1,5 @@
 import type { JSONSchema7 } from '@ai-sdk/provider';
+import { rowLike } from './request.js';
 import { childLogger } from './child-logger.js';
 import { z } from 'zod';
 import { fingerprint } from '../approvals/fingerprint.js';
@@ -99,7 +100,7 @@ export async function editToolCall(root: AgentInternals, deps: RuntimeDeps, req:
 }
 
 async function recordEditOf(root: AgentInternals, deps: RuntimeDeps, req: EditRequest, known: DecisionContext, attempt = 1): Promise<EditOutcome> {
-  const found = await locateAction(root, deps, req, ['approval'], known.action ? { action: known.action } : undefined);
+  const found = await locateAction(root, deps, req, ['approval'], known.action ? { action: rowLike(known.action) } : undefined);
   if ('outcome' in found) return found;
   const action = found;
   const actor: Actor = req.actor ?? apiActor;

@@ -2,7 +2,7 @@ import type { webApi } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import type { Agent } from '../agent/agent.js';
 import type { Actor, AgentStream, Decision, RememberedCall } from '../agent/api-types.js';
-import type { PendingAction } from '../db/rows.js';
+import { requestOf, type Request } from '../agent/request.js';
 import type { Logger } from '../logger.js';
 import type { BackgroundTasks } from './transport/background-tasks.js';
 import type { SlackDb } from './tables.js';
@@ -69,7 +69,7 @@ export interface SlackContext {
    * thread told (routing/): passed in by the app, so that card/ imports no other feature. Takes
    * the context it runs on (the sweep's has a client of its own).
    */
-  readonly routeCard: (ctx: SlackContext, action: PendingAction, target: ThreadTarget, card: { blocks: KnownBlock[]; text: string }) => Promise<void>;
+  readonly routeCard: (ctx: SlackContext, action: Request, target: ThreadTarget, card: { blocks: KnownBlock[]; text: string }) => Promise<void>;
 }
 
 /** What card/ asks of the batch card: see SlackContext.batches. */
@@ -79,7 +79,7 @@ interface BatchCards {
     actionIds: readonly number[],
     target: ThreadTarget,
     onCancelled: (stream: AgentStream) => Promise<void>,
-    stored: ReadonlyArray<PendingAction | undefined>,
+    stored: ReadonlyArray<Request | undefined>,
   ): Promise<void>;
   /** Redraws the batch card of run `runId` whose members were `members` when the caller read them. */
   redraw(ctx: SlackContext, members: readonly number[], runId: string): Promise<void>;
@@ -222,4 +222,16 @@ export interface Click extends ThreadTarget, Person {
   answerAt?: 'home' | ThreadTarget;
   messageTs?: string;
   triggerId?: string;
+}
+
+/** The request with this id, in any status, as the front end reads requests (camelCase); undefined when there is none. */
+export async function findRequest(ctx: Pick<SlackContext, 'agent'>, actionId: number): Promise<Request | undefined> {
+  const row = await ctx.agent.findRequest(actionId);
+  return row && requestOf(row);
+}
+
+/** The stored request behind a paused call this process announced, as the front end reads requests; undefined when it is not at hand. */
+export function storedRequest(ctx: Pick<SlackContext, 'agent'>, payload: Parameters<Agent['storedRequestOf']>[0]): Request | undefined {
+  const row = ctx.agent.storedRequestOf(payload);
+  return row && requestOf(row);
 }

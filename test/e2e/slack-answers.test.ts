@@ -1,6 +1,7 @@
 import { beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
+import { requestOf } from '../../src/agent/request.js';
 import { createTool } from '../../src/agent/tool.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
@@ -92,7 +93,7 @@ describeFrontEnd('Slack answers, Yes/No confirmations and the assistant on %s', 
     h.bot = undefined;
     const { b: again } = await boot([]);
     const row = await again.agent.findRequest(card.actionId);
-    const drawn = renderCard(again.agent, row!, { blocked: false });
+    const drawn = renderCard(again.agent, requestOf(row!), { blocked: false });
     expect(JSON.stringify(drawn.blocks)).toContain(`Answered *No* by <@${REQUESTER}>`);
   });
 

@@ -15,6 +15,7 @@ import type { EditOutcome } from '../../src/agent/edit.js';
 import type { Database } from '../../src/db/database.js';
 import { countLimitUsage } from '../../src/db/limit-usage.js';
 import { editFormOf } from '../../src/slack/card/edit-facts.js';
+import { requestOf } from '../../src/agent/request.js';
 
 const refundArgs = { orderId: 'o-1', amountCents: 150050 };
 
@@ -362,8 +363,8 @@ describeBackends('edit then approve on %s', (backend) => {
   it('offers a form only for a flat schema the modal can show', async () => {
     const { agent } = build({ tools: { refund: { requireApproval: true } } });
     const { actionId } = await start(agent);
-    const row = (await agent.findRequest(actionId))!;
-    const form = editFormOf(agent, row)!;
+    const request = requestOf((await agent.findRequest(actionId))!);
+    const form = editFormOf(agent, request)!;
     expect(form.fields.map((f) => [f.name, f.field.type, f.required])).toEqual([
       ['orderId', 'string', true],
       ['amountCents', 'integer', true],
@@ -373,7 +374,7 @@ describeBackends('edit then approve on %s', (backend) => {
     expect(form.fields[1]!.field).not.toHaveProperty('maximum');
     const nested = createTool({ id: 'nested', description: 'x', inputSchema: z.object({ target: z.object({ id: z.string() }) }), execute: () => null });
     const other = agentWith({ model: scriptedModel([{ text: 'x' }]), tools: { nested }, storage: database, policy: definePolicy({}) });
-    expect(editFormOf(other, { ...row, tool_name: 'nested', args: { target: { id: 'a' } } })).toBeUndefined();
+    expect(editFormOf(other, { ...request, toolName: 'nested', args: { target: { id: 'a' } } })).toBeUndefined();
   });
 
   it('two editors, or an edit and an approve, at once: exactly one wins', async () => {

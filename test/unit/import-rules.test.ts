@@ -10,14 +10,20 @@
  *   imports no runtime value of db/ or agent/, and none of its runtime imports leads, however
  *   indirectly, to a file that waits on anything (`await`: the Web API, the database, the agent).
  *   Type-only imports are free. A file named like a builder that waits itself is a flow misnamed.
+ * - a request reaches slack/ as the camelCase `Request` (agent/request.ts), never as its stored
+ *   row: nothing in slack/ takes `PendingAction` from db/rows.ts (which also holds `SuspendedRun`,
+ *   the public API's camelCase listing of a paused run) but the two stores whose statements read
+ *   requests joined to slack/'s own tables, card/cards.ts (their cards) and
+ *   routing/claim-notices.ts (their notices), which hand each on as a Request (requestOf).
  * Type-only imports count for the folder rules: a type from another feature still ties the two.
  *
  * What still breaks a rule is listed in KNOWN_VIOLATIONS with why; a listed violation that is
  * gone fails the test too, so the list only shrinks.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/temp-dir.js';
 import { filesUnder, parseSource, resolveImport, stringValue, walk, type SyntaxNode } from '../helpers/source-tree.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -92,6 +98,16 @@ function folderRuleBroken(from: string, to: string): string | undefined {
   return undefined;
 }
 
+const ROWS = join(SRC, 'db', 'rows.ts');
+/** The files of slack/ that read stored requests themselves (joined to their cards, their notices), and convert them. */
+const READS_ROWS = [join(SLACK, 'card', 'cards.ts'), join(SLACK, 'routing', 'claim-notices.ts')];
+
+/** Why an import breaks the request rule, if it does. */
+function rowRuleBroken(from: string, to: string): string | undefined {
+  if (to !== ROWS || READS_ROWS.includes(from) || !/\bPendingAction\w*\b/.test(readFileSync(from, 'utf8'))) return undefined;
+  return 'slack/ takes a stored row, not the camelCase Request (agent/request.ts)';
+}
+
 /** Whether a file waits on anything (the Web API, the database, the agent): a store or a flow, not a builder. */
 const awaits = (file: string) => /\bawait\b/.test(readFileSync(file, 'utf8'));
 const storeOrRuntime = (file: string) => file.startsWith(join(SRC, 'db') + '/') || file.startsWith(join(SRC, 'agent') + '/');
@@ -125,7 +141,7 @@ function violations(): Map<string, string> {
     const builder = BUILDER.test(file);
     if (builder && awaits(file)) found.set(name(file), 'named like a pure builder, but waits on I/O (a flow)');
     for (const i of importsCached(file)) {
-      const why = folderRuleBroken(file, i.target);
+      const why = folderRuleBroken(file, i.target) ?? rowRuleBroken(file, i.target);
       if (why) found.set(`${name(file)} -> ${name(i.target)}`, why);
       const builderWhy = builder && !awaits(file) ? builderRuleBroken(i) : undefined;
       if (builderWhy) found.set(`${name(file)} -> ${name(i.target)}`, why ? `${why}; ${builderWhy}` : builderWhy);
@@ -137,7 +153,7 @@ function violations(): Map<string, string> {
 describe('import rules of src/slack/', () => {
   const found = violations();
 
-  it('no feature imports another (card/ aside), shared code imports no feature, builders reach no store or flow', () => {
+  it('no feature imports another (card/ aside), shared code imports no feature, builders reach no store or flow, no row reaches slack/', () => {
     const unlisted = [...found].filter(([edge]) => !(edge in KNOWN_VIOLATIONS)).map(([edge, why]) => `${edge}: ${why}`);
     expect(unlisted).toEqual([]);
   });
@@ -155,5 +171,13 @@ describe('import rules of src/slack/', () => {
     expect(folderRuleBroken(join(SLACK, 'card/x.ts'), join(SLACK, 'batch/y.ts'))).toBeDefined();
     expect(folderRuleBroken(join(SLACK, 'kit/x.ts'), join(SLACK, 'card/y.ts'))).toBeDefined();
     expect(folderRuleBroken(join(SLACK, 'listeners.ts'), join(SLACK, 'batch/y.ts'))).toBeUndefined();
+    expect(rowRuleBroken(join(SLACK, 'thread/handle-message.ts'), ROWS)).toBeUndefined();
+    const takesRow = join(tempDir('import-rules-'), 'x.ts');
+    writeFileSync(takesRow, "import type { PendingAction } from '../../db/rows.js';\n");
+    expect(rowRuleBroken(takesRow, ROWS)).toBeDefined();
+    for (const file of READS_ROWS) {
+      expect(rowRuleBroken(file, ROWS)).toBeUndefined();
+      expect(importsCached(file).some((i) => i.target === ROWS)).toBe(true);
+    }
   });
 });

@@ -74,7 +74,7 @@ function registerElicitationActions(routes: InteractionRoutes, ctx: SlackContext
       name: 'elicitation-submit-form',
       record: (startAfter) => recordElicitationSubmission(ctx, submission, personOf(body), startAfter),
       show: async (recorded) => recorded && showAnswer(ctx, recorded, goOn),
-      onError: tellRespondFailure(ctx, submission.row.id, user),
+      onError: tellRespondFailure(ctx, submission.request.id, user),
     });
   });
 }
@@ -142,7 +142,7 @@ function registerRespondActions(routes: InteractionRoutes, ctx: SlackContext, go
       name: 'respond-submit',
       record: (startAfter) => recordRespondAnswer(ctx, submission, personOf(body), startAfter),
       show: async (recorded) => recorded && showAnswer(ctx, recorded, goOn),
-      onError: tellRespondFailure(ctx, submission.row.id, user),
+      onError: tellRespondFailure(ctx, submission.request.id, user),
     });
   });
 }

@@ -31,9 +31,9 @@ export async function recordChoice(
   const actionId = block?.kind === 'question' && (buttonActionId === undefined || buttonActionId === block.actionId) ? block.actionId : undefined;
   const checked = actionId === undefined ? false : await clickedCard(ctx, click, actionId);
   if (!checked) return tampered(ctx, click, action);
-  const row = checked.state?.action;
-  const question = row ? questionOf(ctx.agent, row) : undefined;
-  if (!row || !question?.options) return tampered(ctx, click, action);
+  const request = checked.state?.action;
+  const question = request ? questionOf(ctx.agent, request) : undefined;
+  if (!request || !question?.options) return tampered(ctx, click, action);
 
   const labels: string[] = [];
   for (const value of selected) {
@@ -43,7 +43,7 @@ export async function recordChoice(
   }
   if (labels.length === 0) return { tell: multi ? 'Tick at least one option, then press Submit.' : 'Choose an option.', click };
   const data = question.selectionMode === 'multi_select' ? labels : labels[0];
-  return { answer: await recordAnswer(ctx, row, data, click, startAfter) };
+  return { answer: await recordAnswer(ctx, request, data, click, startAfter) };
 }
 
 /** Shows a recorded choice (the card and the run's continuation), or tells the clicker why it was not taken. */
@@ -100,12 +100,12 @@ export async function recordConfirmation(
   const value = parseButtonValue(action.value);
   const block = parseCardBlockId(action.block_id);
   const checked = value && block?.kind === 'suspension' && block.actionId === value.actionId ? await clickedCard(ctx, click, value.actionId) : false;
-  const row = checked ? checked.state?.action : undefined;
-  const tool = row?.kind === 'suspension' ? toolOf(ctx.agent, row) : undefined;
-  const confirmation = tool && row ? confirmationOf(resumeSchemaFor(tool, row.args)) : undefined;
-  if (!row || !confirmation) {
+  const request = checked ? checked.state?.action : undefined;
+  const tool = request?.kind === 'suspension' ? toolOf(ctx.agent, request) : undefined;
+  const confirmation = tool && request ? confirmationOf(resumeSchemaFor(tool, request.args)) : undefined;
+  if (!request || !confirmation) {
     ctx.logger.warn({ user: click.user, actionId: action.action_id, blockId: action.block_id }, 'confirmation refused: does not match a card');
     return { tell: tamperedButton, click };
   }
-  return { answer: await recordAnswer(ctx, row, confirmation.answer(yes), click, startAfter) };
+  return { answer: await recordAnswer(ctx, request, confirmation.answer(yes), click, startAfter) };
 }

@@ -1,11 +1,11 @@
 import { isElicitationPayload, type ElicitationAnswer, type McpElicitationPayload } from '../../mcp/elicitation-payload.js';
-import type { PendingAction } from '../../db/rows.js';
+import type { Request } from '../../agent/request.js';
 import { parseElicitationFieldBlockId } from '../kit/action-ids.js';
 import { parseButtonValue } from '../kit/button-value.js';
 import { readField } from '../kit/form-inputs.js';
 import type { InputState, SubmittedView } from '../kit/submitted-payloads.js';
 import { elicitationModal, parseElicitationModal } from './elicitation-modal.js';
-import type { Click, Person, SlackContext } from '../context.js';
+import { findRequest, type Click, type Person, type SlackContext } from '../context.js';
 import { findCard } from '../card/cards.js';
 import { clickedCard, tamperedButton, describeOutcome } from '../card/button-check.js';
 import { errorReference } from '../kit/error-reference.js';
@@ -33,14 +33,14 @@ export async function recordElicitationClick(
 ): Promise<RecordedElicitation> {
   if (!click) return undefined;
   const checked = actionId === undefined ? false : await clickedCard(ctx, click, actionId);
-  const row = checked ? checked.state?.action : undefined;
-  if (!row || !isElicitationPayload(row.suspend_payload)) {
+  const request = checked ? checked.state?.action : undefined;
+  if (!request || !isElicitationPayload(request.suspendPayload)) {
     ctx.logger.warn({ user: click.user, actionId }, 'elicitation answer refused: does not match a card');
     return { tell: tamperedButton, click };
   }
-  const answer = answerOf(row.suspend_payload);
+  const answer = answerOf(request.suspendPayload);
   if ('tell' in answer) return { tell: answer.tell, click };
-  return { answer: await recordAnswer(ctx, row, answer, click, startAfter) };
+  return { answer: await recordAnswer(ctx, request, answer, click, startAfter) };
 }
 
 export async function showElicitationClick(ctx: SlackContext, recorded: RecordedElicitation, goOn: GoOnInThread): Promise<void> {
@@ -72,21 +72,21 @@ export function inlineAnswer(state: InputState | undefined): AnswerOf {
 /** Answer on a card with several fields: opens the form in a modal, for someone who may answer. */
 export async function showElicitationForm(ctx: SlackContext, click: Click, actionId: number | undefined): Promise<void> {
   const checked = actionId === undefined ? false : await clickedCard(ctx, click, actionId);
-  const row = checked ? checked.state?.action : undefined;
-  if (!row || !isElicitationPayload(row.suspend_payload) || row.suspend_payload.mode !== 'form') return tellUser(ctx, click, tamperedButton);
-  if (row.status !== 'pending') return tellUser(ctx, click, `This request was ${describeOutcome(row)}. Nothing was changed.`);
-  if (!(await mayAnswer(ctx, row, click))) return tellUser(ctx, click, 'Only the person who started this run can answer this. Nothing was changed.');
+  const request = checked ? checked.state?.action : undefined;
+  if (!request || !isElicitationPayload(request.suspendPayload) || request.suspendPayload.mode !== 'form') return tellUser(ctx, click, tamperedButton);
+  if (request.status !== 'pending') return tellUser(ctx, click, `This request was ${describeOutcome(request)}. Nothing was changed.`);
+  if (!(await mayAnswer(ctx, request, click))) return tellUser(ctx, click, 'Only the person who started this run can answer this. Nothing was changed.');
   try {
     if (!click.triggerId) throw new Error('no trigger_id');
-    const payload = row.suspend_payload;
-    await ctx.client.views.open({ trigger_id: click.triggerId, view: elicitationModal({ actionId: row.id, message: payload.message, form: payload.form }) });
+    const payload = request.suspendPayload;
+    await ctx.client.views.open({ trigger_id: click.triggerId, view: elicitationModal({ actionId: request.id, message: payload.message, form: payload.form }) });
   } catch (error) {
-    ctx.logger.warn({ err: error, actionId: row.id }, 'elicitation form could not open');
+    ctx.logger.warn({ err: error, actionId: request.id }, 'elicitation form could not open');
     await tellUser(ctx, click, 'I could not open the form. Press Answer again.');
   }
 }
 
-type ElicitationSubmission = { kind: 'close' } | { kind: 'errors'; errors: Record<string, string> } | { kind: 'answer'; row: PendingAction; answer: ElicitationAnswer };
+type ElicitationSubmission = { kind: 'close' } | { kind: 'errors'; errors: Record<string, string> } | { kind: 'answer'; request: Request; answer: ElicitationAnswer };
 
 /** Reads the modal's submission; a wrong value is shown beside its field before the modal closes. */
 export async function checkElicitationSubmission(
@@ -95,30 +95,30 @@ export async function checkElicitationSubmission(
   user: string,
 ): Promise<ElicitationSubmission> {
   const meta = parseButtonValue(view.private_metadata);
-  let row: PendingAction | undefined;
+  let request: Request | undefined;
   try {
-    row = meta ? await ctx.agent.findRequest(meta.actionId) : undefined;
+    request = meta ? await findRequest(ctx, meta.actionId) : undefined;
   } catch (error) {
     ctx.logger.error({ err: error, user, ref: errorReference() }, 'elicitation form: request could not be loaded');
     return { kind: 'close' };
   }
-  if (!row || !isElicitationPayload(row.suspend_payload) || row.suspend_payload.mode !== 'form') {
+  if (!request || !isElicitationPayload(request.suspendPayload) || request.suspendPayload.mode !== 'form') {
     ctx.logger.warn({ user, metadata: view.private_metadata }, 'elicitation form submitted for an unknown request');
     return { kind: 'close' };
   }
-  const parsed = parseElicitationModal(row.suspend_payload.form, view.state.values);
+  const parsed = parseElicitationModal(request.suspendPayload.form, view.state.values);
   if (!parsed.ok) return { kind: 'errors', errors: parsed.errors };
-  return { kind: 'answer', row, answer: { action: 'accept', content: parsed.content } };
+  return { kind: 'answer', request, answer: { action: 'accept', content: parsed.content } };
 }
 
 /** Records a submitted form beside the request's card (undefined: the request has no card). */
 export async function recordElicitationSubmission(
   ctx: SlackContext,
-  submission: { row: PendingAction; answer: ElicitationAnswer },
+  submission: { request: Request; answer: ElicitationAnswer },
   who: Person,
   startAfter: Promise<void>,
 ): Promise<RecordedAnswer | undefined> {
-  const card = await findCard(ctx.slackDb, submission.row.id);
+  const card = await findCard(ctx.slackDb, submission.request.id);
   if (!card) return undefined;
-  return recordAnswer(ctx, submission.row, submission.answer, { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}), ...who }, startAfter);
+  return recordAnswer(ctx, submission.request, submission.answer, { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}), ...who }, startAfter);
 }

@@ -1,6 +1,6 @@
 import type { ButtonAction } from '@slack/bolt';
 import type { z } from 'zod';
-import type { PendingAction } from '../../db/rows.js';
+import type { Request } from '../../agent/request.js';
 import { parseCardBlockId } from '../kit/action-ids.js';
 import { parseButtonValue } from '../kit/button-value.js';
 import { formOfZod, type Form } from '../kit/form-fields.js';
@@ -8,7 +8,7 @@ import { parseRespondModal, respondModal } from './respond-modal.js';
 import type { SubmittedView } from '../kit/submitted-payloads.js';
 import { splitPayload } from '../card/answer-card.js';
 import { resumeSchemaOf } from '../card/resume-schema.js';
-import type { Click, Person, SlackContext } from '../context.js';
+import { findRequest, type Click, type Person, type SlackContext } from '../context.js';
 import { findCard } from '../card/cards.js';
 import { clickedCard, tamperedButton, describeOutcome } from '../card/button-check.js';
 import { errorReference, failureText } from '../kit/error-reference.js';
@@ -17,7 +17,7 @@ import { mayAnswer, recordAnswer, type RecordedAnswer } from './resume-from-slac
 import { tellUser } from '../kit/tell-user.js';
 
 /** The form a suspended tool's flat resume schema turns into, with the schema to check answers against. */
-function formFor(ctx: SlackContext, action: PendingAction): { schema: z.ZodType; form: Form } | undefined {
+function formFor(ctx: SlackContext, action: Request): { schema: z.ZodType; form: Form } | undefined {
   const schema = resumeSchemaOf(ctx.agent, action);
   const form = formOfZod(schema);
   return schema && form ? { schema, form } : undefined;
@@ -37,22 +37,22 @@ export async function showRespondForm(ctx: SlackContext, click: Click, action: P
   const value = parseButtonValue(action.value);
   const block = parseCardBlockId(action.block_id);
   const checked = value && block?.kind === 'suspension' && block.actionId === value.actionId ? await clickedCard(ctx, click, value.actionId) : false;
-  const row = checked ? checked.state?.action : undefined;
-  if (!row || row.kind !== 'suspension') {
+  const request = checked ? checked.state?.action : undefined;
+  if (!request || request.kind !== 'suspension') {
     ctx.logger.warn({ user: click.user, value: action.value }, 'respond button refused: does not match a card');
     return tellUser(ctx, click, tamperedButton);
   }
-  if (row.status !== 'pending') return tellUser(ctx, click, `This request was ${describeOutcome(row)}. Nothing was changed.`);
-  if (!(await mayAnswer(ctx, row, click))) {
+  if (request.status !== 'pending') return tellUser(ctx, click, `This request was ${describeOutcome(request)}. Nothing was changed.`);
+  if (!(await mayAnswer(ctx, request, click))) {
     return tellUser(ctx, click, 'Only the person who started this run can answer this. Nothing was changed.');
   }
-  const form = formFor(ctx, row);
+  const form = formFor(ctx, request);
   if (!form) return tellUser(ctx, click, 'This input cannot be given in a form; reply in this thread instead.');
   try {
     if (!click.triggerId) throw new Error('no trigger_id');
-    await ctx.client.views.open({ trigger_id: click.triggerId, view: respondModal({ actionId: row.id, toolName: row.tool_name, ...questionOfPayload(row.suspend_payload), form: form.form }) });
+    await ctx.client.views.open({ trigger_id: click.triggerId, view: respondModal({ actionId: request.id, toolName: request.toolName, ...questionOfPayload(request.suspendPayload), form: form.form }) });
   } catch (error) {
-    ctx.logger.warn({ err: error, actionId: row.id }, 'respond modal could not open');
+    ctx.logger.warn({ err: error, actionId: request.id }, 'respond modal could not open');
     await tellUser(ctx, click, 'I could not open the form. Press Respond again, or reply in this thread.');
   }
 }
@@ -61,7 +61,7 @@ export async function showRespondForm(ctx: SlackContext, click: Click, action: P
 type RespondSubmission =
   | { kind: 'close' }
   | { kind: 'errors'; errors: Record<string, string> }
-  | { kind: 'answer'; row: PendingAction; data: unknown };
+  | { kind: 'answer'; request: Request; data: unknown };
 
 /**
  * Reads a Respond modal's submission and checks the answer against the tool's
@@ -74,38 +74,38 @@ export async function checkRespondSubmission(
   user: string,
 ): Promise<RespondSubmission> {
   const meta = parseButtonValue(view.private_metadata);
-  let row: PendingAction | undefined;
+  let request: Request | undefined;
   try {
-    row = meta ? await ctx.agent.findRequest(meta.actionId) : undefined;
+    request = meta ? await findRequest(ctx, meta.actionId) : undefined;
   } catch (error) {
     // The modal must still close within Slack's 3 seconds; the person can press Respond again.
     ctx.logger.error({ err: error, user, ref: errorReference() }, 'respond modal: request could not be loaded');
     return { kind: 'close' };
   }
-  const form = row && row.kind === 'suspension' ? formFor(ctx, row) : undefined;
-  if (!row || !form) {
+  const form = request && request.kind === 'suspension' ? formFor(ctx, request) : undefined;
+  if (!request || !form) {
     ctx.logger.warn({ user, metadata: view.private_metadata }, 'respond modal submitted for an unknown request');
     return { kind: 'close' };
   }
   const parsed = parseRespondModal(form.form, view.state.values, form.schema);
   if (!parsed.ok) return { kind: 'errors', errors: parsed.errors };
-  return { kind: 'answer', row, data: parsed.content };
+  return { kind: 'answer', request, data: parsed.content };
 }
 
 /** Records a checked Respond answer beside the request's card (undefined: the request has no card). */
 export async function recordRespondAnswer(
   ctx: SlackContext,
-  answer: { row: PendingAction; data: unknown },
+  answer: { request: Request; data: unknown },
   who: Person,
   startAfter: Promise<void>,
 ): Promise<RecordedAnswer | undefined> {
-  const card = await findCard(ctx.slackDb, answer.row.id);
+  const card = await findCard(ctx.slackDb, answer.request.id);
   if (!card) {
-    ctx.logger.warn({ actionId: answer.row.id }, 'respond modal submitted for a request without a card');
+    ctx.logger.warn({ actionId: answer.request.id }, 'respond modal submitted for a request without a card');
     return undefined;
   }
   const where = { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) };
-  return recordAnswer(ctx, answer.row, answer.data, { ...where, ...who }, startAfter);
+  return recordAnswer(ctx, answer.request, answer.data, { ...where, ...who }, startAfter);
 }
 
 /** Tells the submitter, beside the card, that recording or showing their answer failed (with the log reference). */

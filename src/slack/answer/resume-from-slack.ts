@@ -1,6 +1,6 @@
 import { hasAgentErrorCode, type ResumeValidationError, type ToolCallNotPendingError } from '../../agent/errors.js';
 import type { AgentStream } from '../../agent/api-types.js';
-import type { PendingAction } from '../../db/rows.js';
+import type { Request } from '../../agent/request.js';
 import { mention } from '../kit/mention.js';
 import { showCardUpdate } from '../card/show-card-update.js';
 import type { CardRow } from '../card/cards.js';
@@ -13,7 +13,7 @@ type ResumeOutcome = { ok: true } | { ok: false; message: string };
 
 /** An answer recorded (its run's continuation ready to show), or why it was refused. */
 export type RecordedAnswer =
-  | { ok: true; stream: AgentStream; action: PendingAction; who: ThreadTarget & Person }
+  | { ok: true; stream: AgentStream; action: Request; who: ThreadTarget & Person }
   | { ok: false; message: string; who: ThreadTarget & Person };
 
 /**
@@ -24,7 +24,7 @@ export type RecordedAnswer =
  */
 export async function recordAnswer(
   ctx: SlackContext,
-  action: PendingAction,
+  action: Request,
   data: unknown,
   who: ThreadTarget & Person,
   startAfter?: PromiseLike<unknown>,
@@ -39,7 +39,7 @@ export async function recordAnswer(
   }
   let stream;
   try {
-    stream = await ctx.agent.resumeStream(data, { runId: action.root_run_id, actionId: action.id, actor: actorOf(who) }, startAfter ? { startAfter } : {});
+    stream = await ctx.agent.resumeStream(data, { runId: action.rootRunId, actionId: action.id, actor: actorOf(who) }, startAfter ? { startAfter } : {});
   } catch (error) {
     if (hasAgentErrorCode(error, 'RESUME_DATA_INVALID')) {
       return refuse(`That answer does not fit: ${escapeMrkdwn((error as ResumeValidationError).issues.join('; '))}`);
@@ -67,7 +67,7 @@ interface ShowAnswerOptions {
  */
 export type GoOnInThread = (
   ctx: SlackContext,
-  answered: { stream: AgentStream; action: PendingAction; who: ThreadTarget & Person },
+  answered: { stream: AgentStream; action: Request; who: ThreadTarget & Person },
   card: CardRow | undefined,
   options: ShowAnswerOptions,
 ) => Promise<void>;
@@ -86,7 +86,7 @@ export async function showAnswer(ctx: SlackContext, recorded: RecordedAnswer, go
 /** recordAnswer then showAnswer, for an answer that needs no acknowledgement first (a thread reply). */
 export async function resumeFromSlack(
   ctx: SlackContext,
-  action: PendingAction,
+  action: Request,
   data: unknown,
   who: ThreadTarget & Person,
   goOn: GoOnInThread,
@@ -100,7 +100,7 @@ export async function resumeFromSlack(
  * its run): the runtime's rule (Agent.mayAnswer), asked before anything is
  * shown, so a refusal can be explained. A group lookup that fails refuses.
  */
-export async function mayAnswer(ctx: Pick<SlackContext, 'agent' | 'logger'>, action: PendingAction, who: Person): Promise<boolean> {
+export async function mayAnswer(ctx: Pick<SlackContext, 'agent' | 'logger'>, action: Request, who: Person): Promise<boolean> {
   try {
     return (await ctx.agent.mayAnswer(action, actorOf(who))).allowed;
   } catch (error) {

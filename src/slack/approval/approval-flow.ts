@@ -8,7 +8,7 @@ import { markDecisionInFlight } from '../card/lifecycle.js';
 import { showDecision } from './show-decision.js';
 import { tellUser } from '../kit/tell-user.js';
 import { failureText } from '../kit/error-reference.js';
-import type { PendingAction } from '../../db/rows.js';
+import { requestOf, type Request } from '../../agent/request.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { onItsCard, refusalSeenBy } from '../card/unseen-request.js';
 import { unreachable } from '../../unreachable.js';
@@ -58,7 +58,7 @@ export async function showApproval(ctx: SlackContext, recorded: RecordedApproval
   // from the inbox): the refusal is on record, and the clicker gets the form instead of an error.
   if (decision.outcome === 'not-allowed' && decision.why === 'reason-required' && click.triggerId) {
     recorded.done();
-    return openReasonModal(ctx, click, decision.action);
+    return openReasonModal(ctx, click, requestOf(decision.action));
   }
   try {
     await showDecision(ctx, recorded.decision, recorded.click, recorded.button.card);
@@ -95,7 +95,7 @@ export async function openDecline(ctx: SlackContext, click: Click | undefined, a
     if (!at.triggerId) throw new Error('no trigger_id');
     await ctx.client.views.open({
       trigger_id: at.triggerId,
-      view: declineModal({ actionId: row.id, fingerprint: row.fingerprint ?? '', toolName: row.tool_name }),
+      view: declineModal({ actionId: row.id, fingerprint: row.fingerprint, toolName: row.toolName }),
     });
   } catch (error) {
     ctx.logger.warn({ err: error, actionId: button.value.actionId }, 'decline modal could not open; declining without a reason');
@@ -192,7 +192,7 @@ async function decisionRefusal(
 
 async function refusalOf(
   ctx: SlackContext,
-  row: PendingAction,
+  row: Request,
   who: Person,
   fingerprintPrefix: string,
   options: { as: 'approve' | 'decline' | 'edit'; groupLookupMayRetry?: boolean },
@@ -276,13 +276,13 @@ export async function checkedBeforeModal(
 }
 
 /** The reason modal for this request, opened with the click's trigger. */
-async function openReasonModal(ctx: SlackContext, click: Click, row: PendingAction): Promise<void> {
-  const call = describedCall(row.tool_name, row.args, ctx.agent.viewRequest(row).description);
+async function openReasonModal(ctx: SlackContext, click: Click, row: Request): Promise<void> {
+  const call = describedCall(row.toolName, row.args, ctx.agent.viewRequest(row).description);
   try {
     if (!click.triggerId) throw new Error('no trigger_id');
     await ctx.client.views.open({
       trigger_id: click.triggerId,
-      view: approveReasonModal({ actionId: row.id, fingerprint: row.fingerprint ?? '', toolName: row.tool_name, title: call.title, risk: call.risk }),
+      view: approveReasonModal({ actionId: row.id, fingerprint: row.fingerprint, toolName: row.toolName, title: call.title, risk: call.risk }),
     });
   } catch (error) {
     // Unlike a decline, an approval cannot go ahead without its reason: the clicker tries again.

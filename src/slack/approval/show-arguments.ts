@@ -2,11 +2,11 @@ import type { ButtonAction } from '@slack/bolt';
 import { parseCardBlockId } from '../kit/action-ids.js';
 import { argumentsModal } from './approval-modals.js';
 import { parseButtonValue } from '../kit/button-value.js';
-import { actorOf, type Click, type SlackContext } from '../context.js';
+import { actorOf, findRequest, type Click, type SlackContext } from '../context.js';
 import { clickedCard, tamperedButton } from '../card/button-check.js';
 import { tellUser } from '../kit/tell-user.js';
 import { onItsCard } from '../card/unseen-request.js';
-import type { PendingAction } from '../../db/rows.js';
+import type { Request } from '../../agent/request.js';
 import type { CardPreview } from '../card/card-types.js';
 
 /**
@@ -28,7 +28,7 @@ export async function showArguments(ctx: SlackContext, click: Click | undefined,
     ctx.logger.warn({ user: click.user, clickerTeam: click.teamId, actionId: value.actionId }, 'show-arguments refused: clicker is not in this workspace');
     return tellUser(ctx, click, 'Only members of this workspace can see the arguments of a request.');
   }
-  const row = checked.state?.action ?? (await ctx.agent.findRequest(value.actionId));
+  const row = checked.state?.action ?? (await findRequest(ctx, value.actionId));
   // Off a card (a button naming a request that has none), the arguments are only for someone who may see the request.
   const seen = row?.kind === 'approval' && (onItsCard(click, checked.state?.card) || (await ctx.agent.maySee(row, { userId: click.user })));
   if (!row || !seen) {
@@ -39,7 +39,7 @@ export async function showArguments(ctx: SlackContext, click: Click | undefined,
   try {
     await ctx.client.views.open({
       trigger_id: click.triggerId,
-      view: argumentsModal({ actionId: row.id, toolName: row.tool_name, args: row.args, ...previewOf(ctx, row) }),
+      view: argumentsModal({ actionId: row.id, toolName: row.toolName, args: row.args, ...previewOf(ctx, row) }),
     });
   } catch (error) {
     ctx.logger.warn({ err: error, actionId: row.id }, 'arguments modal could not open');
@@ -47,7 +47,7 @@ export async function showArguments(ctx: SlackContext, click: Click | undefined,
   }
 }
 
-function previewOf(ctx: SlackContext, row: PendingAction): { preview?: CardPreview } {
+function previewOf(ctx: SlackContext, row: Request): { preview?: CardPreview } {
   const preview = ctx.agent.bindingOf(row).preview;
   return preview ? { preview } : {};
 }

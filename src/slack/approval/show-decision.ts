@@ -7,7 +7,7 @@ import { onItsCard, refusalSeenBy } from '../card/unseen-request.js';
 import { targetForAction } from '../card/threads.js';
 import { tellUser } from '../kit/tell-user.js';
 import { refreshHomesFor } from '../card/inbox-refresh.js';
-import type { PendingAction } from '../../db/rows.js';
+import { requestOf, type Request } from '../../agent/request.js';
 import { expiredText } from '../kit/notice-text.js';
 import { approversAt } from '../../approvals/approvers-at.js';
 import type { NotifyMode } from '../../approvals/policy-types.js';
@@ -24,12 +24,10 @@ import { whoDecides } from '../kit/who-decides.js';
  */
 export async function showDecision(ctx: SlackContext, decision: Decision, click: ThreadTarget & Pick<Click, 'user' | 'teamId' | 'answerAt'>, card?: CardRow): Promise<void> {
   const refusal = refusalText(decision, click.user);
-  if (refusal) {
-    // Said in full on the card; from the inbox (or for a request without a card) only to someone who may see the request.
-    const row = decision.outcome === 'not-found' ? undefined : decision.action;
-    await tellUser(ctx, click, await refusalSeenBy(ctx, click, row, refusal, onItsCard(click, card)));
-  }
-  if (decision.outcome === 'not-found') return;
+  const request = decision.outcome === 'not-found' ? undefined : requestOf(decision.action);
+  // Said in full on the card; from the inbox (or for a request without a card) only to someone who may see the request.
+  if (refusal) await tellUser(ctx, click, await refusalSeenBy(ctx, click, request, refusal, onItsCard(click, card)));
+  if (decision.outcome === 'not-found' || !request) return;
 
   const changed =
     decision.outcome === 'approved' ||
@@ -39,40 +37,40 @@ export async function showDecision(ctx: SlackContext, decision: Decision, click:
   // A click that found the request already expired redraws it too: the sweep may not have got there yet. So does
   // one on a card with no row that was decided already: it was posted without its location stored (see adoptCard).
   const drawn: DrawnMark[] = [];
-  const final = (decision.outcome === 'approved' || decision.outcome === 'declined') && card ? { action: decision.action, card, marks: drawn } : undefined;
+  const final = (decision.outcome === 'approved' || decision.outcome === 'declined') && card ? { action: request, card, marks: drawn } : undefined;
   const lost = decision.outcome === 'already-decided' && !card;
-  const redrawn = changed || decision.outcome === 'expired' || lost ? { card: await showCardUpdate(ctx, decision.action.id, final) } : undefined;
-  if (changed || decision.outcome === 'expired') refreshHomesFor(ctx, decision.action);
+  const redrawn = changed || decision.outcome === 'expired' || lost ? { card: await showCardUpdate(ctx, request.id, final) } : undefined;
+  if (changed || decision.outcome === 'expired') refreshHomesFor(ctx, request);
 
-  if (decision.outcome === 'approval-recorded' && !decision.alreadyCounted) await showQuorumProgress(ctx, decision.action, redrawn?.card ?? card);
+  if (decision.outcome === 'approval-recorded' && !decision.alreadyCounted) await showQuorumProgress(ctx, request, redrawn?.card ?? card);
 
   const stream = 'stream' in decision ? decision.stream : undefined;
   // This click found the request past its time and expired it (a stream means it did): the requester hears, once.
-  if (decision.outcome === 'expired' && stream) await tellRequesterExpired(ctx, decision.action, redrawn?.card);
+  if (decision.outcome === 'expired' && stream) await tellRequesterExpired(ctx, request, redrawn?.card);
   if (!stream) return markCardsDrawn(ctx.slackDb, drawn);
   // From the inbox, a run without a card or thread (one started outside Slack) goes on where it was started, not where the click was.
-  const target = await targetForAction(ctx, decision.action, click.answerAt === undefined ? click : undefined, redrawn);
+  const target = await targetForAction(ctx, request, click.answerAt === undefined ? click : undefined, redrawn);
   if (!target) {
-    ctx.logger.info({ actionId: decision.action.id }, 'the run has no thread in Slack; it goes on without one');
+    ctx.logger.info({ actionId: request.id }, 'the run has no thread in Slack; it goes on without one');
     await stream.result;
     return;
   }
   await ctx.showRememberedCreated(target, decision);
-  await ctx.runs.show(ctx, stream, target, { drawn, ...recipientOf(decision.action.requester, click) });
+  await ctx.runs.show(ctx, stream, target, { drawn, ...recipientOf(request.requester, click) });
 }
 
 /**
  * The requester hears that their request expired (the card alone changes silently). Only the
  * instance whose sweep expired the request gets here, so it is said once.
  */
-async function tellRequesterExpired(ctx: SlackContext, action: PendingAction, card: CardRow | undefined): Promise<void> {
+async function tellRequesterExpired(ctx: SlackContext, action: Request, card: CardRow | undefined): Promise<void> {
   if (action.kind !== 'approval') return;
   const target = await targetForAction(ctx, action, undefined, { card });
   if (!target) return;
   const text = expiredText({
     actionId: action.id,
-    toolName: action.tool_name,
-    expiresAt: action.expires_at ? new Date(action.expires_at) : new Date(Number.NaN),
+    toolName: action.toolName,
+    expiresAt: action.expiresAt ? new Date(action.expiresAt) : new Date(Number.NaN),
     ...(action.requester ? { requester: action.requester } : {}),
   });
   try {
@@ -88,14 +86,15 @@ async function tellRequesterExpired(ctx: SlackContext, action: PendingAction, ca
  * the pace Slack allows, while the runs go on).
  */
 export async function showExpired(ctx: SlackContext, expired: ExpiredRequest, redraw?: (actionId: number) => void): Promise<void> {
-  const card = redraw ? await findCard(ctx.slackDb, expired.action.id) : await showCardUpdate(ctx, expired.action.id);
-  redraw?.(expired.action.id);
-  refreshHomesFor(ctx, expired.action);
-  await tellRequesterExpired(ctx, expired.action, card);
+  const request = requestOf(expired.action);
+  const card = redraw ? await findCard(ctx.slackDb, request.id) : await showCardUpdate(ctx, request.id);
+  redraw?.(request.id);
+  refreshHomesFor(ctx, request);
+  await tellRequesterExpired(ctx, request, card);
   if (!expired.stream) return;
-  const target = await targetForAction(ctx, expired.action, undefined, { card });
+  const target = await targetForAction(ctx, request, undefined, { card });
   if (!target) {
-    ctx.logger.warn({ actionId: expired.action.id }, 'expired request has no thread; continuation not shown');
+    ctx.logger.warn({ actionId: request.id }, 'expired request has no thread; continuation not shown');
     await expired.stream.result;
     return;
   }
@@ -106,16 +105,16 @@ export async function showExpired(ctx: SlackContext, expired: ExpiredRequest, re
  * After an approval that leaves the request pending, the card's thread is told what is left, so
  * the approvers still needed hear about it (the redrawn card alone notifies nobody).
  */
-export async function showQuorumProgress(ctx: SlackContext, action: PendingAction, known?: CardRow): Promise<void> {
+export async function showQuorumProgress(ctx: SlackContext, action: Request, known?: CardRow): Promise<void> {
   if (action.status !== 'pending' || action.approvals.length === 0) return;
   const card = known ?? (await findCard(ctx.slackDb, action.id));
   if (!card) return;
   const requirement = ctx.agent.requirementOf(action);
   const voted = new Set(action.approvals.map((a) => a.userId));
-  const remaining = approversAt(requirement, new Date(action.created_at), new Date()).filter((id) => !voted.has(id));
+  const remaining = approversAt(requirement, new Date(action.createdAt), new Date()).filter((id) => !voted.has(id));
   const text = quorumProgressText({
     actionId: action.id,
-    toolName: action.tool_name,
+    toolName: action.toolName,
     quorum: action.quorum,
     approvals: action.approvals.map((a) => a.userId),
     remaining,

@@ -12,10 +12,10 @@ import { whoDecides } from '../kit/who-decides.js';
 import { slackDate } from '../kit/slack-date.js';
 import { unreachable } from '../../unreachable.js';
 import type { Agent } from '../../agent/agent.js';
-import type { PendingAction } from '../../db/rows.js';
+import type { Request } from '../../agent/request.js';
 import { approvalState, type RenderedCard, describedCall, editShown, boundOf, unattendedOf } from '../card/render-card.js';
 import { editFacts } from '../card/edit-facts.js';
-import type { RequestView } from '../../agent/requests.js';
+import type { RequestView } from '../../agent/request-view.js';
 import type { ViewStateValues } from '../kit/submitted-payloads.js';
 import { DECLINE_REASON_ACTION_ID, DECLINE_REASON_BLOCK_ID, declineReasonInput } from '../kit/decline-reason-input.js';
 
@@ -203,23 +203,23 @@ function memberLine(m: BatchMember, scale: number): string {
   return truncateMrkdwn(line, scaled(700, scale, 120));
 }
 
-/** A member of a batch as drawn: its request row, and whether its approved call was blocked at the gate. */
+/** A member of a batch as drawn: its request, and whether its approved call was blocked at the gate. */
 interface BatchMemberRow {
-  action: PendingAction;
+  action: Request;
   blocked: boolean;
   /** Why, in words (see CardState.blockedReason). */
   blockedReason?: string;
 }
 
 /**
- * Every message of a batch card, drawn from its members' rows (the truth every instance shares,
- * as for a single card), one per part in `parts` (see batchParts), and every part says how many
- * calls of the whole batch the run still waits for.
+ * Every message of a batch card, drawn from its members' stored requests (the truth every
+ * instance shares, as for a single card), one per part in `parts` (see batchParts), and every
+ * part says how many calls of the whole batch the run still waits for.
  */
 export function renderBatchCard(agent: Agent, parts: ReadonlyArray<readonly BatchMemberRow[]>, at?: Date): RenderedCard[] {
   const now = at ?? new Date();
   const members = parts.flat();
-  const states = members.map((m) => ({ row: m.action, state: approvalState(m.action, m.blocked, now, m.blockedReason) }));
+  const states = members.map((m) => ({ request: m.action, state: approvalState(m.action, m.blocked, now, m.blockedReason) }));
   const waiting = states.filter((s) => s.state.kind === 'pending').length;
   const first = members[0]?.action;
   const approvers = new Set<string>();
@@ -234,9 +234,9 @@ export function renderBatchCard(agent: Agent, parts: ReadonlyArray<readonly Batc
     if (view.requirement.reach.notify === 'none') notify = 'none';
   }
   const pendingExpiries = states
-    .filter((s) => s.state.kind === 'pending' && s.row.expires_at)
-    .map((s) => new Date(s.row.expires_at!).getTime());
-  const tools = escapeMrkdwn(truncate(members.map((m) => m.action.tool_name).join(', '), 200));
+    .filter((s) => s.state.kind === 'pending' && s.request.expiresAt)
+    .map((s) => s.request.expiresAt!.getTime());
+  const tools = escapeMrkdwn(truncate(members.map((m) => m.action.toolName).join(', '), 200));
   const who = [...approvers];
   const text =
     `${members.length} actions need approval: ${tools}` +
@@ -264,17 +264,17 @@ export function renderBatchCard(agent: Agent, parts: ReadonlyArray<readonly Batc
         notify,
         ...(pendingExpiries.length > 0 ? { expiresAt: new Date(Math.min(...pendingExpiries)) } : {}),
         members: part.map((s) => {
-          const view = views.get(s.row.id)!;
+          const view = views.get(s.request.id)!;
           return {
-            actionId: s.row.id,
-            toolName: s.row.tool_name,
-            args: s.row.args,
-            fingerprint: s.row.fingerprint ?? '',
-            quorum: s.row.quorum,
-            approvals: s.row.approvals.map((a) => a.userId),
+            actionId: s.request.id,
+            toolName: s.request.toolName,
+            args: s.request.args,
+            fingerprint: s.request.fingerprint,
+            quorum: s.request.quorum,
+            approvals: s.request.approvals.map((a) => a.userId),
             state: s.state,
-            described: describedCall(s.row.tool_name, s.row.args, view.description),
-            ...editFacts(view, s.row, editShown(view.description.inputSchema, s.row.args)),
+            described: describedCall(s.request.toolName, s.request.args, view.description),
+            ...editFacts(view, s.request, editShown(view.description.inputSchema, s.request.args)),
             ...boundOfRow(view),
           };
         }),

@@ -1,6 +1,6 @@
 import type { BlockAction, ButtonAction } from '@slack/bolt';
 import type { AgentStream, Decision } from '../../agent/api-types.js';
-import type { PendingAction } from '../../db/rows.js';
+import { requestOf, type Request } from '../../agent/request.js';
 import { isActionId } from '../../db/is-action-id.js';
 import { BATCH_PART_SIZE, batchDeclineModal, batchDeclineMessage, batchDeclineReason } from './batch-card.js';
 import { FINGERPRINT_PREFIX_LENGTH } from '../kit/button-value.js';
@@ -22,7 +22,7 @@ import { recordThenAck } from '../ack.js';
 /** What a batch decision shows that is another feature's, passed in by the app (app.ts), so batch/ imports neither. */
 export interface BatchDeps {
   /** After a vote short of the quorum, what is left said in the card's thread, as for a single card (approval/). */
-  showQuorumProgress(ctx: SlackContext, action: PendingAction, known?: CardRow): Promise<void>;
+  showQuorumProgress(ctx: SlackContext, action: Request, known?: CardRow): Promise<void>;
   /** The run a decision carried on, shown in its thread (thread/). */
   runInThread(ctx: SlackContext, stream: AgentStream, target: ThreadTarget): Promise<void>;
 }
@@ -147,7 +147,7 @@ async function openDeclineAll(ctx: SlackContext, click: Click | undefined, press
     await ctx.client.views.open({
       trigger_id: click.triggerId,
       view: batchDeclineModal({
-        members: pending.map((m) => ({ actionId: m.state.action.id, fingerprint: m.state.action.fingerprint ?? '', toolName: m.state.action.tool_name })),
+        members: pending.map((m) => ({ actionId: m.state.action.id, fingerprint: m.state.action.fingerprint, toolName: m.state.action.toolName })),
         channel: click.channel,
         ts: click.messageTs!,
       }),
@@ -165,29 +165,31 @@ async function openDeclineAll(ctx: SlackContext, click: Click | undefined, press
 async function showBatchDecision(ctx: SlackContext, recorded: RecordedBatch, deps: BatchDeps): Promise<void> {
   if (recorded.kind === 'no-click') return;
   if (recorded.kind === 'tampered') return tellUser(ctx, recorded.click, tamperedButton);
-  const { click, decisions, members } = recorded;
+  const { click, members } = recorded;
   try {
+    // Each decision with its request as slack/ reads it (a Decision carries the stored row).
+    const decisions = recorded.decisions.flatMap((d) => (d.outcome === 'not-found' ? [] : [{ d, action: requestOf(d.action) }]));
     const refusals: string[] = [];
-    for (const d of decisions) {
+    for (const { d, action } of decisions) {
       // Someone else decided it between the read and the vote: skipped, as a call decided before the click is.
-      if (d.outcome === 'already-decided' || d.outcome === 'not-found') continue;
+      if (d.outcome === 'already-decided') continue;
       const why = refusalText(d, click.user);
-      if (why) refusals.push(`• #${d.action.id} ${inlineCode(truncate(d.action.tool_name, 100))}: ${why}`);
+      if (why) refusals.push(`• #${action.id} ${inlineCode(truncate(action.toolName, 100))}: ${why}`);
     }
     if (refusals.length > 0) {
       const head = refusals.length === 1 ? 'One call was not changed:' : `${refusals.length} calls were not changed:`;
       await tellUser(ctx, click, truncateMrkdwn(`${head}\n${refusals.join('\n')}`, 2900));
     }
-    const changed = decisions.filter((d) => d.outcome !== 'already-decided' && d.outcome !== 'not-found' && d.outcome !== 'not-allowed' && d.outcome !== 'fingerprint-mismatch');
+    const changed = decisions.filter(({ d }) => d.outcome !== 'already-decided' && d.outcome !== 'not-allowed' && d.outcome !== 'fingerprint-mismatch');
     const first = members[0];
     const card = first ? await showCardUpdate(ctx, first.action.id) : undefined;
-    for (const d of changed) refreshHomesFor(ctx, d.action);
-    for (const d of changed) if (d.outcome === 'approval-recorded' && !d.alreadyCounted) await deps.showQuorumProgress(ctx, d.action, card);
+    for (const { action } of changed) refreshHomesFor(ctx, action);
+    for (const { d, action } of changed) if (d.outcome === 'approval-recorded' && !d.alreadyCounted) await deps.showQuorumProgress(ctx, action, card);
     // A decision that was not the run's last wait ends its stream at once; the last one carries the run on.
-    const shown = changed.flatMap((d) => ('stream' in d && d.stream ? [{ d, stream: d.stream }] : []));
+    const shown = changed.flatMap(({ d, action }) => ('stream' in d && d.stream ? [{ action, stream: d.stream }] : []));
     await Promise.all(
-      shown.map(async ({ d, stream }) => {
-        const target = await targetForAction(ctx, d.action, click, { card });
+      shown.map(async ({ action, stream }) => {
+        const target = await targetForAction(ctx, action, click, { card });
         if (target) await deps.runInThread(ctx, stream, target);
         else await stream.result;
       }),

@@ -1,8 +1,8 @@
 import type { AgentStream } from '../../agent/api-types.js';
-import type { PendingAction } from '../../db/rows.js';
+import type { Request } from '../../agent/request.js';
 import { batchParts, renderBatchCard } from './batch-card.js';
 import { redrawBatch, saveBatchCards } from './batch-cards.js';
-import type { SlackContext, ThreadTarget } from '../context.js';
+import { findRequest, type SlackContext, type ThreadTarget } from '../context.js';
 import { cardStateKey } from '../card/cards.js';
 import { blocksAsJson } from '../transport/slack-web-client.js';
 import { refreshHomesFor } from '../card/inbox-refresh.js';
@@ -25,27 +25,27 @@ export async function postBatchCard(
   actionIds: readonly number[],
   target: ThreadTarget,
   onCancelled: (stream: AgentStream) => Promise<void>,
-  stored: ReadonlyArray<PendingAction | undefined>,
+  stored: ReadonlyArray<Request | undefined>,
 ): Promise<void> {
-  const rows: PendingAction[] = [];
+  const requests: Request[] = [];
   for (const [i, id] of actionIds.entries()) {
-    const row = stored[i]?.id === id ? stored[i] : await ctx.agent.findRequest(id);
-    if (row) rows.push(row);
+    const request = stored[i]?.id === id ? stored[i] : await findRequest(ctx, id);
+    if (request) requests.push(request);
   }
-  if (rows.length < 2 || !(await batchable(ctx, rows, target))) {
-    for (const id of actionIds) await showCard(ctx, id, target, onCancelled, rows.find((r) => r.id === id));
+  if (requests.length < 2 || !(await batchable(ctx, requests, target))) {
+    for (const id of actionIds) await showCard(ctx, id, target, onCancelled, requests.find((r) => r.id === id));
     return;
   }
   let settle!: () => void;
   const posted = new Promise<void>((resolve) => (settle = resolve));
-  const inFlight = ctx.cards.startPosting(rows.map((r) => r.id), posted, posted);
-  const alone: PendingAction[] = [];
+  const inFlight = ctx.cards.startPosting(requests.map((r) => r.id), posted, posted);
+  const alone: Request[] = [];
   let decidedMeanwhile = false;
   let batch: number[] = [];
   try {
-    const parts = batchParts(rows);
+    const parts = batchParts(requests);
     const rendered = renderBatchCard(ctx.agent, parts.map((p) => p.map((action) => ({ action, blocked: false }))));
-    const placed: Array<{ part: PendingAction[]; ts: string }> = [];
+    const placed: Array<{ part: Request[]; ts: string }> = [];
     for (const [i, part] of parts.entries()) {
       try {
         const message = await ctx.client.chat.postMessage({
@@ -53,7 +53,7 @@ export async function postBatchCard(
           ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
           text: rendered[i]!.text,
           blocks: blocksAsJson(rendered[i]!.blocks),
-          metadata: cardMetadata({ actionIds: part.map((r) => r.id), batch: rows.map((r) => r.id) }),
+          metadata: cardMetadata({ actionIds: part.map((r) => r.id), batch: requests.map((r) => r.id) }),
         });
         if (!message.ts) throw new Error('chat.postMessage returned no ts');
         placed.push({ part, ts: message.ts });
@@ -92,9 +92,9 @@ export async function postBatchCard(
     settle();
     inFlight.finish();
   }
-  const waitingRedraw = inFlight.redrawWaiting || rows.some((r) => ctx.cards.isDeciding(r.id));
+  const waitingRedraw = inFlight.redrawWaiting || requests.some((r) => ctx.cards.isDeciding(r.id));
   if (decidedMeanwhile && !waitingRedraw && batch.length > 0) {
-    await redrawBatch(ctx, batch, rows[0]!.run_id);
+    await redrawBatch(ctx, batch, requests[0]!.runId);
   }
   for (const action of alone) await showCard(ctx, action.id, target, onCancelled, action);
 }
@@ -106,20 +106,20 @@ export async function postBatchCard(
  * Those keep a card each, which routeCard sends to the approvers. So do calls of `risk: 'high'`
  * or `requireReason`, whose own card asks for what Approve all would skip.
  */
-async function batchable(ctx: SlackContext, rows: readonly PendingAction[], target: ThreadTarget): Promise<boolean> {
-  for (const row of rows) {
-    if (row.kind !== 'approval' || row.status !== 'pending') return false;
+async function batchable(ctx: SlackContext, requests: readonly Request[], target: ThreadTarget): Promise<boolean> {
+  for (const request of requests) {
+    if (request.kind !== 'approval' || request.status !== 'pending') return false;
     // Read loosely: a high-risk call, or one whose decision needs a reason, keeps the card of its own that asks for them.
-    const requirement: { reach: { route: unknown }; risk?: unknown; requireReason?: unknown } = ctx.agent.requirementOf(row);
+    const requirement: { reach: { route: unknown }; risk?: unknown; requireReason?: unknown } = ctx.agent.requirementOf(request);
     if (requirement.reach.route !== 'thread' || requirement.risk === 'high' || requirement.requireReason === true) return false;
   }
   const dm = target.channel.startsWith('D');
-  for (const row of rows) {
-    const requirement = ctx.agent.requirementOf(row);
-    const approvers = approversAt(requirement, new Date(row.created_at), new Date());
+  for (const request of requests) {
+    const requirement = ctx.agent.requirementOf(request);
+    const approvers = approversAt(requirement, request.createdAt, new Date());
     if (!dm && approvers.length === 0) continue;
-    if (row.requester && (await ctx.agent.mayDecide(row, { userId: row.requester }, 'approve')).allowed) continue;
-    if (dm || (await privateWithoutApprovers(ctx, row, target.channel))) return false;
+    if (request.requester && (await ctx.agent.mayDecide(request, { userId: request.requester }, 'approve')).allowed) continue;
+    if (dm || (await privateWithoutApprovers(ctx, request, target.channel))) return false;
   }
   return true;
 }

@@ -6,7 +6,7 @@ import { CARD_EVENT_TYPE, parseCardMetadata } from './card-metadata.js';
 import { botMessagesWithMetadata } from './card-repairs.js';
 import { showCardUpdate } from './show-card-update.js';
 import type { ButtonAction } from '@slack/bolt';
-import type { PendingAction } from '../../db/rows.js';
+import { requestOf, type Request } from '../../agent/request.js';
 import { parseCardBlockId } from '../kit/action-ids.js';
 import { parseButtonValue, type ButtonValue } from '../kit/button-value.js';
 import type { Decision } from '../../agent/api-types.js';
@@ -86,7 +86,7 @@ export function tellClicker(ctx: SlackContext, click: Click | undefined): (ref: 
 export interface GenuineButton {
   value: Required<ButtonValue>;
   /** The request as read while checking the button. */
-  row: PendingAction | undefined;
+  row: Request | undefined;
   /** Where its card is, as read with it. */
   card: CardRow | undefined;
 }
@@ -95,7 +95,7 @@ export interface GenuineButton {
 export interface CheckedClick {
   click: Click;
   button: GenuineButton;
-  row: PendingAction;
+  row: Request;
 }
 
 /** The request a button is for, or undefined (logged) when the button is not genuine. */
@@ -116,8 +116,8 @@ export async function genuineButton(ctx: SlackContext, click: Click, action: But
 const nothingChanged = 'Nothing was changed.';
 
 /** What happened to a request, in words, for someone whose click came too late. */
-export function describeOutcome(action: PendingAction): string {
-  const by = action.decided_by ? ` by ${mention(action.decided_by)}` : '';
+export function describeOutcome(action: Request): string {
+  const by = action.decidedBy ? ` by ${mention(action.decidedBy)}` : '';
   switch (action.status) {
     case 'approved':
       return `already approved${by}`;
@@ -159,13 +159,13 @@ export function refusalText(decision: Decision, actor: string): string | undefin
     case 'not-allowed':
       return `${escapeMrkdwn(decision.message)} ${nothingChanged}`;
     case 'already-decided':
-      return `This request was ${describeOutcome(decision.action)}. ${nothingChanged}`;
+      return `This request was ${describeOutcome(requestOf(decision.action))}. ${nothingChanged}`;
     case 'expired':
       return decision.stream ? 'This request has expired, so it can no longer be decided.' : `This request has expired. ${nothingChanged}`;
     case 'policy-changed':
       return decision.stream
         ? 'The approval policy changed since this card was posted, so the request is being asked again under the new policy. Nothing was run.'
-        : `This request was ${describeOutcome(decision.action)}. ${nothingChanged}`;
+        : `This request was ${describeOutcome(requestOf(decision.action))}. ${nothingChanged}`;
     case 'fingerprint-mismatch':
       return `This button does not match the pending request (its arguments differ from what was asked). ${nothingChanged}`;
     case 'not-found':

@@ -1,4 +1,4 @@
-import type { PendingAction } from '../../db/rows.js';
+import type { Request } from '../../agent/request.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
 import { findCard, type CardRow, blockedSql, cardStateKeySql, sameBatch } from './cards.js';
 import { findThread, threadTarget, type ThreadRow } from './threads.js';
@@ -31,20 +31,20 @@ type Adoption = 'adopted' | 'none' | 'failed';
  * store), so its copies go to the approvers now, as showCard would have sent them.
  * `thread` is the run's thread when the caller has read it already.
  */
-export async function adoptCard(ctx: SlackContext, action: PendingAction, thread?: ThreadRow): Promise<Adoption> {
+export async function adoptCard(ctx: SlackContext, action: Request, thread?: ThreadRow): Promise<Adoption> {
   if (action.kind !== 'approval' && action.kind !== 'suspension') return 'none';
   // The members of one batch are claimed together; one lookup of their thread adopts them all.
-  return ctx.cards.threadLookupInTurn(action.root_run_id, () => adopt(ctx, action, thread));
+  return ctx.cards.threadLookupInTurn(action.rootRunId, () => adopt(ctx, action, thread));
 }
 
-async function adopt(ctx: SlackContext, action: PendingAction, known: ThreadRow | undefined): Promise<Adoption> {
-  const log = ctx.logger.child({ actionId: action.id, runId: action.run_id });
+async function adopt(ctx: SlackContext, action: Request, known: ThreadRow | undefined): Promise<Adoption> {
+  const log = ctx.logger.child({ actionId: action.id, runId: action.runId });
   try {
     if (await findCard(ctx.slackDb, action.id)) return 'adopted';
-    const thread = known ?? (await findThread(ctx.slackDb, action.root_run_id));
+    const thread = known ?? (await findThread(ctx.slackDb, action.rootRunId));
     if (!thread) return 'none';
     const target = threadTarget(thread);
-    const oldest = String(Math.floor(new Date(action.created_at).getTime() / 1000) - CLOCK_SKEW_S);
+    const oldest = String(Math.floor(new Date(action.createdAt).getTime() / 1000) - CLOCK_SKEW_S);
     const cards = (await botMessagesWithMetadata(ctx, target, CARD_EVENT_TYPE, { oldest })).flatMap(({ ts, payload }) => {
       const facts = parseCardMetadata(payload);
       return facts && !facts.copy ? [{ ts, ...facts }] : [];

@@ -35,7 +35,7 @@ export interface ApprovalCardData {
   /** Approve opens a modal asking for a reason. */
   requireReason?: boolean;
   /** Delegation path of agents, outermost first, e.g. ['ops', 'billing']. */
-  path: string[];
+  path: readonly string[];
   /** Slack user id of whoever started the run. */
   requester?: string;
   /** User ids (U…/W…) and user group ids (S…); empty means anyone may approve. */
@@ -175,7 +175,7 @@ export type SuspensionCardState = { kind: 'pending' } | { kind: 'answered'; by: 
 export interface SuspensionCardData {
   actionId: number;
   toolName: string;
-  path: string[];
+  path: readonly string[];
   payload: unknown;
   /** Whether a Respond modal can be built from the tool's resume schema. */
   respondable: boolean;

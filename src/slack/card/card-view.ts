@@ -1,5 +1,5 @@
-import type { RequestView } from '../../agent/requests.js';
-import type { PendingAction } from '../../db/rows.js';
+import type { RequestView } from '../../agent/request-view.js';
+import type { Request } from '../../agent/request.js';
 import type { SlackContext } from '../context.js';
 
 /** What drawing an approval card takes besides its row: the request's view and whether its quorum can be reached. */
@@ -15,7 +15,7 @@ interface CardView {
  * the card warns about. Costs nothing unless the listed users fall short; then user groups are
  * looked up through the workspace's cached resolver. Other kinds of request need no view.
  */
-export async function cardViewOf(ctx: SlackContext, action: PendingAction): Promise<CardView> {
+export async function cardViewOf(ctx: SlackContext, action: Request): Promise<CardView> {
   if (action.kind !== 'approval') return {};
   const view = ctx.agent.viewRequest(action);
   const unreachableQuorum = await view.unreachableQuorum(ctx.botUserId);

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { CardKind } from '../kit/action-ids.js';
 import type { SlackDb } from '../tables.js';
 import { pendingActionColumns, type PendingAction } from '../../db/rows.js';
+import { requestOf, type Request } from '../../agent/request.js';
 import { blockedReasonText } from './blocked-reason.js';
 import { CachedStatement, oneOrAny } from '../../db/cached-statement.js';
 
@@ -89,7 +90,7 @@ export async function findCards(db: SlackDb, actionIds: readonly number[]): Prom
 
 /** Everything drawing a card needs, read together. */
 export interface CardState {
-  action: PendingAction;
+  action: Request;
   /** Where the card was posted; absent when it never was (or its location could not be stored). */
   card?: CardRow;
   /**
@@ -126,8 +127,9 @@ export async function loadCardStates(db: SlackDb, actionIds: readonly number[]):
   );
   const byId = new Map(
     result.rows.map((row) => {
-      const { card, blocked, blocked_reason, ...action } = row;
+      const { card, blocked, blocked_reason, ...stored } = row;
       const reason = blocked && blocked_reason ? blockedReasonText(blocked_reason) : undefined;
+      const action = requestOf(stored);
       return [action.id, { action, ...(card ? { card } : {}), blocked, ...(reason !== undefined ? { blockedReason: reason } : {}) } satisfies CardState];
     }),
   );
@@ -157,7 +159,7 @@ const cardStates = new CachedStatement<{ ids: number | number[] }, 'one' | 'many
  * request's (a redraw that failed, landed out of order or never happened) is
  * found and redrawn. cardStateKeySql computes the same key in SQL.
  */
-export function cardStateKey(action: Pick<PendingAction, 'status' | 'approvals'>, blocked: boolean): string {
+export function cardStateKey(action: Pick<Request, 'status' | 'approvals'>, blocked: boolean): string {
   return `${action.status}:${action.approvals.length}${blocked ? ':blocked' : ''}`;
 }
 

@@ -1,8 +1,8 @@
 import type { Agent } from '../../agent/agent.js';
-import type { RequestView } from '../../agent/requests.js';
+import type { RequestView } from '../../agent/request-view.js';
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import { argsDiff } from '../../approvals/args-diff.js';
-import type { PendingAction } from '../../db/rows.js';
+import type { Request } from '../../agent/request.js';
 import { formOfJsonSchema, type Form } from '../kit/form-fields.js';
 import { editDiffText, jsonValue, type EditKeyLabel, type EditValueFormatter } from '../kit/edit-diff-text.js';
 import { LIMITS } from '../kit/limits.js';
@@ -26,14 +26,14 @@ function editFormOfSchema(schema: JSONSchema7 | undefined): Form | undefined {
  * one modal; undefined when the request cannot be edited (policy `allowEdit: false`, a tool of
  * another shape, or one the code no longer has).
  */
-export function editFormOf(agent: Agent, action: Pick<PendingAction, 'tool_name' | 'args' | 'path' | 'kind' | 'limit_hits'>): Form | undefined {
+export function editFormOf(agent: Agent, action: Request): Form | undefined {
   return editFormOfSchema(agent.editSchemaOf(action));
 }
 
 /** What an approval card shows about editing (from the request's view): the Edit button while pending, and the "edited by" line. */
 export function editFacts(
   view: Pick<RequestView, 'editSchema'>,
-  action: PendingAction,
+  action: Request,
   shown: { format: EditValueFormatter; label?: EditKeyLabel } = { format: jsonValue },
 ): { editable?: true; editedLine?: string } {
   const editable = action.status === 'pending' && editFormOfSchema(view.editSchema) !== undefined;

@@ -1,5 +1,5 @@
 import { approversAt } from '../../approvals/approvers-at.js';
-import type { PendingAction } from '../../db/rows.js';
+import type { Request } from '../../agent/request.js';
 import { isUserGroupId, isUserId } from '../kit/mention.js';
 import type { SlackContext } from '../context.js';
 
@@ -11,15 +11,15 @@ const GROUP_MEMBERS_MAX = 200;
  * under the policy at `now` (listed users, members of listed groups, and those an escalation has
  * added by then; `everyone` when anyone may).
  */
-export async function affectedUsers(ctx: SlackContext, action: PendingAction, now = new Date()): Promise<{ users: string[]; everyone: boolean }> {
+export async function affectedUsers(ctx: SlackContext, action: Request, now = new Date()): Promise<{ users: string[]; everyone: boolean }> {
   const users = new Set<string>();
   if (action.requester) users.add(action.requester);
-  if (action.decided_by) users.add(action.decided_by);
+  if (action.decidedBy) users.add(action.decidedBy);
   for (const vote of Array.isArray(action.approvals) ? action.approvals : []) {
     const id = (vote as { userId?: unknown } | null)?.userId;
     if (typeof id === 'string') users.add(id);
   }
-  const approvers = approversAt(ctx.agent.requirementOf(action), new Date(action.created_at), now);
+  const approvers = approversAt(ctx.agent.requirementOf(action), new Date(action.createdAt), now);
   const resolve = ctx.agent.groupResolver;
   for (const id of approvers) {
     if (isUserId(id)) users.add(id);
@@ -36,7 +36,7 @@ export async function affectedUsers(ctx: SlackContext, action: PendingAction, no
 }
 
 /** Queues a Home refresh for everyone whose inbox shows `action`; never throws (a Home is a view, not the record). */
-export function refreshHomesFor(ctx: SlackContext, action: PendingAction | undefined): void {
+export function refreshHomesFor(ctx: SlackContext, action: Request | undefined): void {
   if (!ctx.home || !action || action.kind !== 'approval') return;
   const home = ctx.home;
   affectedUsers(ctx, action).then(

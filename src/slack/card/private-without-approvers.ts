@@ -1,4 +1,4 @@
-import type { PendingAction } from '../../db/rows.js';
+import type { Request } from '../../agent/request.js';
 import { slackErrorCode } from '../transport/slack-web-client.js';
 import type { SlackContext } from '../context.js';
 
@@ -37,7 +37,7 @@ function rememberPublic(ctx: SlackContext, channel: string): void {
  * `groups:read`, a channel too large to list) or a group cannot be read, the card stays in the
  * channel as before.
  */
-export async function privateWithoutApprovers(ctx: SlackContext, action: PendingAction, channel: string): Promise<boolean> {
+export async function privateWithoutApprovers(ctx: SlackContext, action: Request, channel: string): Promise<boolean> {
   if (knownPublic(ctx, channel)) return false;
   try {
     const info = await ctx.client.conversations.info({ channel });

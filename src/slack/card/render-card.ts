@@ -2,8 +2,8 @@ import type { KnownBlock } from '@slack/types';
 import type { Agent } from '../../agent/agent.js';
 import type { Tool } from '../../agent/tool.js';
 import { resumeSchemaOf } from './resume-schema.js';
-import type { RequestView } from '../../agent/requests.js';
-import type { PendingAction } from '../../db/rows.js';
+import type { RequestView } from '../../agent/request-view.js';
+import type { Request } from '../../agent/request.js';
 import type { CardKind } from '../kit/action-ids.js';
 import { approvalCard } from './approval-card.js';
 import type { ApprovalCardState, QuestionCardState, SuspensionCardState, CardBound, CardUnattended } from './card-types.js';
@@ -39,7 +39,7 @@ export interface RenderedCard {
  */
 export function renderCard(
   agent: Agent,
-  action: PendingAction,
+  action: Request,
   facts: { blocked: boolean; blockedReason?: string; now?: Date; unreachableQuorum?: { eligible: number } | undefined; routedTo?: string; view?: RequestView },
 ): RenderedCard {
   const kind = cardKindOf(agent, action);
@@ -51,7 +51,7 @@ export function renderCard(
     const { requirement, approvers } = view;
     const notify = requirement.reach.notify;
     const routedTo = facts.routedTo ?? describeRoute(requirement.reach.route);
-    const call = describedCall(action.tool_name, action.args, view.description);
+    const call = describedCall(action.toolName, action.args, view.description);
     const unused = view.request.rememberedUnused;
     const bound = boundOf(view.binding, requirement);
     const unattended = unattendedOf(action, agent.id);
@@ -59,16 +59,16 @@ export function renderCard(
       kind,
       blocks: approvalCard({
         actionId: action.id,
-        runId: action.run_id,
-        toolCallId: action.tool_call_id,
-        toolName: action.tool_name,
+        runId: action.runId,
+        toolCallId: action.toolCallId,
+        toolName: action.toolName,
         args: action.args,
         title: call.title,
         fields: call.fields,
         risk: call.risk,
         requireReason: call.requireReason,
-        path: action.path ?? [],
-        requester: action.requester ?? undefined,
+        path: action.path,
+        requester: action.requester,
         approvers,
         notify,
         ...(routedTo !== undefined ? { routedTo } : {}),
@@ -76,9 +76,9 @@ export function renderCard(
         ...(requirement.limitHits ? { overLimit: requirement.limitHits } : {}),
         ...(unused ? { rememberedUnused: unused } : {}),
         approvals: action.approvals.map((a) => a.userId),
-        expiresAt: action.expires_at ? new Date(action.expires_at) : new Date(Number.NaN),
-        fingerprint: action.fingerprint ?? '',
-        policyVersion: action.policy_version ?? undefined,
+        expiresAt: action.expiresAt ? new Date(action.expiresAt) : new Date(Number.NaN),
+        fingerprint: action.fingerprint,
+        policyVersion: action.policyVersion,
         ...mcpOf(view.tool),
         unreachableQuorum: facts.unreachableQuorum,
         ...editFacts(view, action, editShown(view.description.inputSchema, action.args)),
@@ -99,23 +99,23 @@ export function renderCard(
         question: q.question,
         options: q.options,
         selectionMode: q.selectionMode,
-        askedOf: action.requester ?? undefined,
+        askedOf: action.requester,
         state: questionState(action),
       }),
       text: escapeMrkdwn(truncate(`Question: ${q.question}`, 300)),
     };
   }
-  if (isElicitationPayload(action.suspend_payload)) {
+  if (isElicitationPayload(action.suspendPayload)) {
     return {
       kind,
       blocks: elicitationCard({
         actionId: action.id,
-        toolName: action.tool_name,
-        payload: action.suspend_payload,
+        toolName: action.toolName,
+        payload: action.suspendPayload,
         ...(action.requester ? { askedOf: action.requester } : {}),
         state: elicitationState(action),
       }),
-      text: escapeMrkdwn(truncate(`Input needed: ${action.tool_name} (request #${action.id})`, 300)),
+      text: escapeMrkdwn(truncate(`Input needed: ${action.toolName} (request #${action.id})`, 300)),
     };
   }
   const schema = resumeSchemaOf(agent, action);
@@ -124,15 +124,15 @@ export function renderCard(
     kind,
     blocks: suspensionCard({
       actionId: action.id,
-      toolName: action.tool_name,
-      path: action.path ?? [],
-      payload: action.suspend_payload,
+      toolName: action.toolName,
+      path: action.path,
+      payload: action.suspendPayload,
       respondable: form !== undefined,
       confirmation: confirmationOf(schema) !== undefined,
       autoResume: agent.defaultOptions.autoResumeSuspendedTools ?? false,
       state: suspensionState(action, form),
     }),
-    text: escapeMrkdwn(truncate(`Input needed: ${action.tool_name} (request #${action.id})`, 300)),
+    text: escapeMrkdwn(truncate(`Input needed: ${action.toolName} (request #${action.id})`, 300)),
   };
 }
 
@@ -140,45 +140,45 @@ export function renderCard(
  * The notification text: while the request waits, it mentions who can decide (unless the policy
  * says `notify: none`), the one place the bot pings people on purpose; the tool name is escaped.
  */
-function approvalText(action: PendingAction, title: string, approvers: readonly string[], notify: 'mentions' | 'none'): string {
+function approvalText(action: Request, title: string, approvers: readonly string[], notify: 'mentions' | 'none'): string {
   const what = escapeMrkdwn(truncate(`Approval needed: ${title} (request #${action.id})`, 300));
   if (action.status !== 'pending' || notify === 'none' || approvers.length === 0) return what;
   return `${what} for ${whoDecides(approvers, notify, { maxChars: 2000 })}`;
 }
 
 /** An approval card's state from its row; `blockedReason`: why its approved call was stopped, in words (see blockedReasonText). */
-export function approvalState(a: PendingAction, blocked: boolean, now: Date, blockedReason?: string): ApprovalCardState {
-  const at = a.decided_at ? new Date(a.decided_at) : now;
+export function approvalState(a: Request, blocked: boolean, now: Date, blockedReason?: string): ApprovalCardState {
+  const at = a.decidedAt ? new Date(a.decidedAt) : now;
   switch (a.status) {
     case 'pending':
       // Past its time but not yet swept: nobody can approve it any more, so do not offer buttons.
-      return a.expires_at && new Date(a.expires_at).getTime() <= now.getTime() ? { kind: 'expired' } : { kind: 'pending' };
+      return a.expiresAt && new Date(a.expiresAt).getTime() <= now.getTime() ? { kind: 'expired' } : { kind: 'pending' };
     case 'approved':
       if (blocked) return blockedReason !== undefined ? { kind: 'blocked', reason: blockedReason } : { kind: 'blocked' };
-      return { kind: 'approved', by: a.approvals.length > 0 ? a.approvals.map((v) => v.userId) : [a.decided_by ?? 'unknown'], at, reasons: approvalReasons(a) };
+      return { kind: 'approved', by: a.approvals.length > 0 ? a.approvals.map((v) => v.userId) : [a.decidedBy ?? 'unknown'], at, reasons: approvalReasons(a) };
     case 'declined':
-      return { kind: 'declined', by: a.decided_by ?? 'unknown', ...(a.reason ? { reason: a.reason } : {}), at };
+      return { kind: 'declined', by: a.decidedBy ?? 'unknown', ...(a.reason ? { reason: a.reason } : {}), at };
     case 'expired':
       return { kind: 'expired' };
     case 'superseded':
       return { kind: 'superseded' };
     case 'edited':
-      return { kind: 'edited', by: a.decided_by ?? 'unknown' };
+      return { kind: 'edited', by: a.decidedBy ?? 'unknown' };
     case 'cancelled':
     case 'failed':
     case 'resumed':
     case 'resolved':
-      return { kind: 'cancelled', ...(a.decided_by ? { by: a.decided_by } : {}) };
+      return { kind: 'cancelled', ...(a.decidedBy ? { by: a.decidedBy } : {}) };
     default:
       return unreachable(a.status, 'request status');
   }
 }
 
-function questionState(a: PendingAction): QuestionCardState {
+function questionState(a: Request): QuestionCardState {
   if (a.status === 'pending') return { kind: 'pending' };
   if (a.status === 'resumed') {
-    const answer = Array.isArray(a.resume_data) ? a.resume_data.map(String) : typeof a.resume_data === 'string' ? a.resume_data : JSON.stringify(a.resume_data);
-    return { kind: 'answered', by: a.decided_by ?? 'unknown', answer };
+    const answer = Array.isArray(a.resumeData) ? a.resumeData.map(String) : typeof a.resumeData === 'string' ? a.resumeData : JSON.stringify(a.resumeData);
+    return { kind: 'answered', by: a.decidedBy ?? 'unknown', answer };
   }
   return { kind: 'cancelled' };
 }
@@ -188,17 +188,17 @@ function mcpOf(tool: Tool | undefined): { mcp?: { server: string; tool: string; 
   return mcp ? { mcp: { server: mcp.server, tool: mcp.tool, ...(mcp.readOnlyHint !== undefined ? { readOnlyHint: mcp.readOnlyHint } : {}) } } : {};
 }
 
-function elicitationState(a: PendingAction): ElicitationCardState {
+function elicitationState(a: Request): ElicitationCardState {
   if (a.status === 'pending') return { kind: 'pending' };
   if (a.status === 'resumed') {
-    const answered = elicitationAnswerSchema.safeParse(a.resume_data);
-    return { kind: 'answered', by: a.decided_by ?? 'unknown', action: answered.success ? answered.data.action : 'accept' };
+    const answered = elicitationAnswerSchema.safeParse(a.resumeData);
+    return { kind: 'answered', by: a.decidedBy ?? 'unknown', action: answered.success ? answered.data.action : 'accept' };
   }
   return { kind: 'cancelled', ...(a.reason ? { reason: a.reason } : {}) };
 }
 
 /** The answer is read from the row (resume_data), so a card redrawn after a restart says the same. */
-function suspensionState(a: PendingAction, form: Form | undefined): SuspensionCardState {
+function suspensionState(a: Request, form: Form | undefined): SuspensionCardState {
   if (a.status === 'pending') return { kind: 'pending' };
   if (a.status === 'resumed') {
     // Each answer labelled as its field was in the form (a key the form did not have, as a form would label it).
@@ -206,7 +206,7 @@ function suspensionState(a: PendingAction, form: Form | undefined): SuspensionCa
       const entry = form?.fields.find((f) => f.name === key);
       return entry ? fieldText(entry).label : formLabel(key, undefined).label;
     };
-    return { kind: 'answered', by: a.decided_by ?? 'unknown', answer: summariseAnswer(a.resume_data, labelOf) };
+    return { kind: 'answered', by: a.decidedBy ?? 'unknown', answer: summariseAnswer(a.resumeData, labelOf) };
   }
   return { kind: 'cancelled' };
 }
@@ -219,20 +219,16 @@ interface CallOnCard extends CallInWords {
 /**
  * How an approval card describes its call: the tool's own describe() when it has a working one
  * (its strings escaped, since they carry what the model wrote), else the arguments described
- * from the tool's input schema. Asked of the Agent, which finds the tool along the request's path.
+ * from the tool's input schema, from the presentation the Agent worked out (a RequestView's
+ * `description`, or `agent.describeCall`), which finds the tool along the request's path.
  */
-export function callOnCard(agent: Agent, action: Pick<PendingAction, 'tool_name' | 'args' | 'path'> & { limit_hits?: PendingAction['limit_hits'] }): CallOnCard {
-  return describedCall(action.tool_name, action.args, agent.describeCall(action));
-}
-
-/** callOnCard from a presentation already worked out (a RequestView's `description`). */
 export function describedCall(toolName: string, args: unknown, presented: CallPresentation): CallOnCard {
   const description = presented.description ? escapeOwnDescription(presented.description) : describeArgs(toolName, args, presented.inputSchema);
   return { ...description, own: presented.description !== undefined, risk: presented.risk, requireReason: presented.requireReason };
 }
 
 /** What each approver said with their approval, by user id. */
-function approvalReasons(action: Pick<PendingAction, 'approvals'>): Record<string, string> {
+function approvalReasons(action: Pick<Request, 'approvals'>): Record<string, string> {
   const reasons: Record<string, string> = {};
   for (const vote of action.approvals) if (typeof vote.reason === 'string' && vote.reason.trim()) reasons[vote.userId] = vote.reason;
   return reasons;
@@ -274,13 +270,13 @@ export function boundOf(binding: RequestBindingView, { freezes, deny }: Pick<Req
 }
 
 /** Who asked for a request nobody requested (no requester): the agent whose run it is, and the run's caller label. */
-export function unattendedOf(action: Pick<PendingAction, 'requester' | 'path' | 'caller'>, agentId: string): CardUnattended | undefined {
+export function unattendedOf(action: Pick<Request, 'requester' | 'path' | 'caller'>, agentId: string): CardUnattended | undefined {
   if (action.requester) return undefined;
   return { agent: action.path?.[0] ?? agentId, ...(action.caller ? { caller: action.caller } : {}) };
 }
 
 /** The tool a pending action is about, found through the delegation path. */
-export function toolOf(agent: Agent, action: Pick<PendingAction, 'path' | 'tool_name'>): Tool | undefined {
+export function toolOf(agent: Agent, action: Request): Tool | undefined {
   return agent.toolOf(action);
 }
 
@@ -291,9 +287,9 @@ export interface AskUserQuestion {
 }
 
 /** The askUser payload, when this suspension is askUser's question. */
-export function questionOf(agent: Agent, action: PendingAction): AskUserQuestion | undefined {
+export function questionOf(agent: Agent, action: Request): AskUserQuestion | undefined {
   if (action.kind !== 'suspension' || toolOf(agent, action)?.id !== 'ask_user') return undefined;
-  const payload = action.suspend_payload as Partial<AskUserQuestion> | null;
+  const payload = action.suspendPayload as Partial<AskUserQuestion> | null;
   if (!payload || typeof payload.question !== 'string') return undefined;
   const options = Array.isArray(payload.options)
     ? payload.options.filter((o): o is { label: string; description?: string } => typeof o?.label === 'string')
@@ -304,7 +300,7 @@ export function questionOf(agent: Agent, action: PendingAction): AskUserQuestion
   };
 }
 
-export function cardKindOf(agent: Agent, action: PendingAction): CardKind {
+export function cardKindOf(agent: Agent, action: Request): CardKind {
   if (action.kind === 'approval') return 'approval';
   return questionOf(agent, action) ? 'question' : 'suspension';
 }

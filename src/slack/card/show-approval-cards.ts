@@ -1,5 +1,5 @@
 import type { AgentStream, ApprovalRequest } from '../../agent/api-types.js';
-import type { SlackContext, ThreadTarget } from '../context.js';
+import { storedRequest, type SlackContext, type ThreadTarget } from '../context.js';
 import { showCard } from './show-card.js';
 
 /**
@@ -19,7 +19,7 @@ export async function showApprovalCards(
     else byRun.set(r.runId, [r]);
   }
   for (const group of byRun.values()) {
-    const stored = group.map((r) => ctx.agent.storedRequestOf(r));
+    const stored = group.map((r) => storedRequest(ctx, r));
     if (group.length === 1) await showCard(ctx, group[0]!.actionId, target, onCancelled, stored[0]);
     else await ctx.batches.post(ctx, group.map((r) => r.actionId), target, onCancelled, stored);
   }

@@ -1,4 +1,4 @@
-import type { PendingAction } from '../../db/rows.js';
+import type { Request } from '../../agent/request.js';
 import { errorReference } from '../kit/error-reference.js';
 import type { DrawnMark, SlackContext } from '../context.js';
 import { type CardRow, loadCardState, type CardState, cardStateKey, cardStateKeySql } from './cards.js';
@@ -12,7 +12,7 @@ import { oneOrAny } from '../../db/cached-statement.js';
 
 /** A request this process has just approved or declined, and where its card is. */
 interface DecidedCard {
-  action: PendingAction;
+  action: Request;
   card: CardRow;
   /** Where to leave the drawn mark for the caller to write with its run's last statement. */
   marks: DrawnMark[];
@@ -56,7 +56,7 @@ async function redraw(ctx: SlackContext, actionId: number, decided: DecidedCard 
   }
   const card = state.card;
   // A card shared by the parallel calls of one step is drawn from all of them.
-  if (card.batch?.length) return ctx.batches.redraw(ctx, card.batch, state.action.run_id).then(() => card);
+  if (card.batch?.length) return ctx.batches.redraw(ctx, card.batch, state.action.runId).then(() => card);
   for (let draws = 1; state?.card; draws++) {
     const key = cardStateKey(state.action, state.blocked);
     const rendered = renderCard(ctx.agent, state.action, { blocked: state.blocked, ...(state.blockedReason ? { blockedReason: state.blockedReason } : {}), ...(await cardViewOf(ctx, state.action)) });

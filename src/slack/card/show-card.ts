@@ -1,10 +1,10 @@
 import type { AgentStream } from '../../agent/api-types.js';
-import type { PendingAction } from '../../db/rows.js';
+import type { Request } from '../../agent/request.js';
 import { childLogger } from '../../agent/child-logger.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { errorReference } from '../kit/error-reference.js';
 import { truncate } from '../kit/limits.js';
-import type { SlackContext, ThreadTarget } from '../context.js';
+import { findRequest, type SlackContext, type ThreadTarget } from '../context.js';
 import { saveCard, cardStateKey } from './cards.js';
 import { showCardUpdate } from './show-card-update.js';
 import { renderCard } from './render-card.js';
@@ -31,7 +31,7 @@ export async function showCard(
   actionId: number,
   target: ThreadTarget,
   onCancelled?: (stream: AgentStream) => Promise<void>,
-  stored?: PendingAction,
+  stored?: Request,
 ): Promise<PostCardOutcome> {
   let located!: () => void;
   const placed = new Promise<void>((resolve) => (located = resolve));
@@ -57,18 +57,18 @@ async function post(
   ctx: SlackContext,
   actionId: number,
   target: ThreadTarget,
-  stored: PendingAction | undefined,
+  stored: Request | undefined,
   located: () => void,
 ): Promise<{ outcome: PostCardOutcome; continuation?: AgentStream; decidedMeanwhile?: boolean }> {
-  const action = stored ?? (await ctx.agent.findRequest(actionId));
+  const action = stored ?? (await findRequest(ctx, actionId));
   if (!action) {
     ctx.logger.error({ actionId }, 'announced pending action not found');
     return { outcome: 'missing' };
   }
-  const log = childLogger(ctx.logger, { actionId, runId: action.run_id });
+  const log = childLogger(ctx.logger, { actionId, runId: action.runId });
   const { view, unreachableQuorum } = await cardViewOf(ctx, action);
   if (unreachableQuorum) {
-    log.warn({ toolName: action.tool_name, quorum: action.quorum, eligible: unreachableQuorum.eligible, policyVersion: action.policy_version }, 'request can never be approved: fewer people may approve it than its quorum');
+    log.warn({ toolName: action.toolName, quorum: action.quorum, eligible: unreachableQuorum.eligible, policyVersion: action.policyVersion }, 'request can never be approved: fewer people may approve it than its quorum');
   }
   const rendered = renderCard(ctx.agent, action, { blocked: false, unreachableQuorum, ...(view ? { view } : {}) });
   try {
@@ -107,7 +107,7 @@ async function post(
     log.warn({ err: error, ref }, 'card could not be posted; trying a plain-text notice');
     const what = action.kind === 'approval' ? 'an approval' : 'an answer';
     const notice =
-      `:warning: This run is waiting for ${what} on \`${escapeMrkdwn(truncate(action.tool_name, 100))}\` (request #${action.id}), ` +
+      `:warning: This run is waiting for ${what} on \`${escapeMrkdwn(truncate(action.toolName, 100))}\` (request #${action.id}), ` +
       `but I could not post its card (reference \`${ref}\`). Say \`cancel\` in this thread to stop the run.`;
     try {
       await ctx.client.chat.postMessage({

@@ -1,5 +1,5 @@
 import { showCard } from './show-card.js';
-import type { SlackContext } from '../context.js';
+import { findRequest, type SlackContext } from '../context.js';
 import { settleCardRepair, adoptCard } from './card-repairs.js';
 import { findThread, threadTarget } from './threads.js';
 import { showCardUpdate } from './show-card-update.js';
@@ -13,9 +13,9 @@ import { showCardUpdate } from './show-card-update.js';
  * the message that asked.
  */
 export async function showUnpostedCard(ctx: SlackContext, actionId: number): Promise<void> {
-  const action = await ctx.agent.findRequest(actionId);
-  const thread = action ? await findThread(ctx.slackDb, action.root_run_id) : undefined;
-  const log = ctx.logger.child({ actionId, runId: action?.run_id });
+  const action = await findRequest(ctx, actionId);
+  const thread = action ? await findThread(ctx.slackDb, action.rootRunId) : undefined;
+  const log = ctx.logger.child({ actionId, runId: action?.runId });
   if (!action || !thread) {
     log.warn('request without a card has no thread on record; its card cannot be posted');
     if (action && action.status !== 'pending') await settleCardRepair(ctx.slackDb, actionId);

@@ -1,7 +1,7 @@
 import type { ThreadTarget, SlackContext } from '../context.js';
 import type { Selectable } from 'kysely';
 import type { SlackDb, SlackTables } from '../tables.js';
-import type { PendingAction } from '../../db/rows.js';
+import type { Request } from '../../agent/request.js';
 import { findCard, type CardRow } from './cards.js';
 
 /**
@@ -46,13 +46,13 @@ export async function recordThread(db: SlackDb, thread: ThreadRow): Promise<void
  */
 export async function targetForAction(
   ctx: SlackContext,
-  action: Pick<PendingAction, 'id' | 'root_run_id'>,
+  action: Pick<Request, 'id' | 'rootRunId'>,
   fallback?: ThreadTarget,
   known?: { card: CardRow | undefined },
 ): Promise<ThreadTarget | undefined> {
   const card = known ? known.card : await findCard(ctx.slackDb, action.id);
   if (card) return { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) };
-  const thread = await findThread(ctx.slackDb, action.root_run_id);
+  const thread = await findThread(ctx.slackDb, action.rootRunId);
   if (thread) return threadTarget(thread);
   return fallback;
 }

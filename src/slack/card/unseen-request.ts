@@ -1,4 +1,4 @@
-import type { PendingAction } from '../../db/rows.js';
+import type { Request } from '../../agent/request.js';
 import { actorOf, type Click, type Person, type SlackContext } from '../context.js';
 import type { CardRow } from './cards.js';
 
@@ -21,7 +21,7 @@ export function onItsCard(click: Pick<Click, 'answerAt'>, card: CardRow | undefi
  * someone who may see the request (Agent.maySee) is told about it (who decided, its status, its
  * tool), and everyone else gets UNSEEN_REQUEST.
  */
-export async function refusalSeenBy(ctx: SlackContext, who: Person, row: PendingAction | undefined, text: string, onCard: boolean): Promise<string> {
+export async function refusalSeenBy(ctx: SlackContext, who: Person, row: Request | undefined, text: string, onCard: boolean): Promise<string> {
   if (onCard) return text;
   if (!row) return UNSEEN_REQUEST;
   try {

@@ -1,13 +1,13 @@
 import type { EditOutcome } from '../../agent/edit.js';
 import type { Decision } from '../../agent/api-types.js';
-import type { PendingAction } from '../../db/rows.js';
+import { requestOf, type Request } from '../../agent/request.js';
 import { parseButtonValue } from '../kit/button-value.js';
 import type { SubmittedView } from '../kit/submitted-payloads.js';
 import { parseEditModal, editModal } from './edit-modal.js';
 import { mention } from '../kit/mention.js';
 import { whoDecides } from '../kit/who-decides.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
-import { actorOf, type Person, type SlackContext, type ThreadTarget } from '../context.js';
+import { actorOf, findRequest, type Person, type SlackContext, type ThreadTarget } from '../context.js';
 import { carryCard } from './card-carry.js';
 import { cardStateKey, findCard, type CardRow } from '../card/cards.js';
 import { refreshHomesFor } from '../card/inbox-refresh.js';
@@ -33,13 +33,13 @@ export interface EditDeps {
   /** A decision shown as Approve shows it: the card, the thread, the run going on (or the refusal, to the person). */
   showDecision(ctx: SlackContext, decision: Decision, at: ThreadTarget & Person, card?: CardRow): Promise<void>;
   /** An edited request that still waits: copies of its card for approvers it newly needs. */
-  routeEdited(ctx: SlackContext, action: PendingAction, card: CardRow | undefined): Promise<void>;
+  routeEdited(ctx: SlackContext, action: Request, card: CardRow | undefined): Promise<void>;
 }
 
 type EditSubmission =
   | { kind: 'close' }
   | { kind: 'errors'; errors: Record<string, string> }
-  | { kind: 'edit'; row: PendingAction; args: Record<string, unknown>; fingerprintPrefix: string };
+  | { kind: 'edit'; row: Request; args: Record<string, unknown>; fingerprintPrefix: string };
 
 /**
  * Reads the Edit modal's submission into typed arguments and checks them against the tool's
@@ -52,9 +52,9 @@ export async function checkEditSubmission(ctx: SlackContext, view: SubmittedView
     ctx.logger.warn({ user }, 'edit modal submitted with metadata that is not ours');
     return { kind: 'close' };
   }
-  let row: PendingAction | undefined;
+  let row: Request | undefined;
   try {
-    row = await ctx.agent.findRequest(meta.actionId);
+    row = await findRequest(ctx, meta.actionId);
   } catch (error) {
     ctx.logger.error({ err: error, user, ref: errorReference() }, 'edit: request could not be loaded');
     return { kind: 'close' };
@@ -76,7 +76,7 @@ export async function checkEditSubmission(ctx: SlackContext, view: SubmittedView
  * beside the first argument it changed, before anything is written; recording the edit checks
  * it again (its cumulative limits counted with the edited arguments) and says so if it denies.
  */
-function deniedEdit(ctx: SlackContext, form: NonNullable<ReturnType<typeof editFormOf>>, row: PendingAction, args: Record<string, unknown>): Record<string, string> | undefined {
+function deniedEdit(ctx: SlackContext, form: NonNullable<ReturnType<typeof editFormOf>>, row: Request, args: Record<string, unknown>): Record<string, string> | undefined {
   const denial = ctx.agent.requirementOf({ ...row, args }).deny;
   if (!denial) return undefined;
   const before = row.args !== null && typeof row.args === 'object' ? (row.args as Record<string, unknown>) : {};
@@ -89,7 +89,7 @@ function deniedEdit(ctx: SlackContext, form: NonNullable<ReturnType<typeof editF
 interface RecordedEdit {
   outcome: EditOutcome;
   /** The edited request, as the editor submitted it. */
-  row: PendingAction;
+  row: Request;
 }
 
 /** Records the edit (see Agent.editToolCall); the run's work waits for `startAfter`. */
@@ -137,20 +137,22 @@ export async function showEditSubmission(ctx: SlackContext, deps: EditDeps, who:
     case 'approved':
     case 'approval-recorded':
     case 'pending': {
-      const moved = await moveCard(ctx, outcome.previous, outcome.action);
-      refreshHomesFor(ctx, outcome.previous);
+      const previous = requestOf(outcome.previous);
+      const request = requestOf(outcome.action);
+      const moved = await moveCard(ctx, previous, request);
+      refreshHomesFor(ctx, previous);
       if (outcome.outcome === 'approved') {
         return deps.showDecision(ctx, { outcome: 'approved', action: outcome.action, ...(outcome.stream ? { stream: outcome.stream } : {}) }, at, moved);
       }
       if (outcome.outcome === 'approval-recorded') {
         await deps.showDecision(ctx, { outcome: 'approval-recorded', action: outcome.action, approvals: outcome.approvals, quorum: outcome.quorum, alreadyCounted: false }, at, moved);
-        return deps.routeEdited(ctx, outcome.action, moved);
+        return deps.routeEdited(ctx, request, moved);
       }
-      await showCardUpdate(ctx, outcome.action.id);
-      refreshHomesFor(ctx, outcome.action);
-      await tellUser(ctx, at, `Your edit is saved as request #${outcome.action.id}, but it does not count as your approval: ${escapeMrkdwn(outcome.message)}`);
-      await showStillNeeded(ctx, outcome.action, user, moved ?? card);
-      return deps.routeEdited(ctx, outcome.action, moved);
+      await showCardUpdate(ctx, request.id);
+      refreshHomesFor(ctx, request);
+      await tellUser(ctx, at, `Your edit is saved as request #${request.id}, but it does not count as your approval: ${escapeMrkdwn(outcome.message)}`);
+      await showStillNeeded(ctx, request, user, moved ?? card);
+      return deps.routeEdited(ctx, request, moved);
     }
     default:
       return unreachable(outcome, 'edit outcome');
@@ -158,7 +160,7 @@ export async function showEditSubmission(ctx: SlackContext, deps: EditDeps, who:
 }
 
 /** The card goes on to show the new request; where it is now (undefined when the request had none). */
-async function moveCard(ctx: SlackContext, previous: PendingAction, next: PendingAction): Promise<CardRow | undefined> {
+async function moveCard(ctx: SlackContext, previous: Request, next: Request): Promise<CardRow | undefined> {
   try {
     return (await carryCard(ctx.slackDb, previous.id, cardStateKey(previous, false), next.id)) ?? (await findCard(ctx.slackDb, next.id));
   } catch (error) {
@@ -169,7 +171,7 @@ async function moveCard(ctx: SlackContext, previous: PendingAction, next: Pendin
 }
 
 /** Tells the thread who must approve the edited request, as a new request's card would. */
-async function showStillNeeded(ctx: SlackContext, action: PendingAction, editor: string, card: CardRow | undefined): Promise<void> {
+async function showStillNeeded(ctx: SlackContext, action: Request, editor: string, card: CardRow | undefined): Promise<void> {
   if (!card) return;
   const { approvers, requirement } = ctx.agent.viewRequest(action);
   const who = approvers.length === 0 ? 'any approver' : whoDecides(approvers, requirement.reach.notify, { conjunction: 'or', maxChars: 1000 });
@@ -208,7 +210,7 @@ export async function showEditForm(ctx: SlackContext, deps: EditDeps, click: Cli
   try {
     await ctx.client.views.open({
       trigger_id: at.triggerId,
-      view: editModal({ actionId: row.id, fingerprint: row.fingerprint ?? '', toolName: row.tool_name, form, current: row.args }),
+      view: editModal({ actionId: row.id, fingerprint: row.fingerprint, toolName: row.toolName, form, current: row.args }),
     });
   } catch (error) {
     ctx.logger.warn({ err: error, actionId: row.id }, 'edit modal could not open');

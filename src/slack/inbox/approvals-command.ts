@@ -3,7 +3,7 @@ import type { KnownBlock } from '@slack/types';
 import { isActionId } from '../../db/is-action-id.js';
 import { inboxBlocks, MESSAGE_FIT, requestBlocks } from './inbox-blocks.js';
 import { inboxItems, loadInbox } from './load-inbox.js';
-import { actorOf, type Person, type SlackContext } from '../context.js';
+import { findRequest, actorOf, type Person, type SlackContext } from '../context.js';
 import { outsideWorkspaceMessage } from '../../approvals/workspace.js';
 import { unreachable } from '../../unreachable.js';
 import { failureText } from '../kit/error-reference.js';
@@ -76,16 +76,16 @@ export async function approvalsList(ctx: SlackContext, who: Person, after?: numb
 
 async function showOne(ctx: SlackContext, who: Person, actionId: number): Promise<CommandAnswer> {
   const user = who.user;
-  const row = await ctx.agent.findRequest(actionId);
+  const request = await findRequest(ctx, actionId);
   // An id that names nothing, another agent's request, something other than an approval and a
   // request this person may not see all get the same answer: none tells that the id exists.
-  if (!row || row.kind !== 'approval' || !(await ctx.agent.maySee(row, actorOf(who)))) {
-    ctx.logger.info({ actionId, user, exists: row !== undefined }, '/approvals <id>: nothing this person may see');
+  if (!request || request.kind !== 'approval' || !(await ctx.agent.maySee(request, actorOf(who)))) {
+    ctx.logger.info({ actionId, user, exists: request !== undefined }, '/approvals <id>: nothing this person may see');
     return { text: `There is no approval request #${actionId} that you may see. ${APPROVALS_USAGE}` };
   }
-  const canDecide = row.status === 'pending' && (await ctx.agent.mayDecide(row, actorOf(who), 'approve')).allowed;
-  const item = (await inboxItems(ctx, [row])).get(row.id)!;
-  return { text: `Request #${actionId}: ${item.call.title} (${row.status === 'resumed' ? 'answered' : row.status})`, blocks: requestBlocks(item, canDecide) };
+  const canDecide = request.status === 'pending' && (await ctx.agent.mayDecide(request, actorOf(who), 'approve')).allowed;
+  const item = (await inboxItems(ctx, [request])).get(request.id)!;
+  return { text: `Request #${actionId}: ${item.call.title} (${request.status === 'resumed' ? 'answered' : request.status})`, blocks: requestBlocks(item, canDecide) };
 }
 
 /**

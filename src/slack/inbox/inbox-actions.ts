@@ -3,7 +3,7 @@ import { ACTION_IDS } from '../kit/action-ids.js';
 import { tellClicker, placesStored } from '../card/button-check.js';
 import { showInboxPage, listClickOf, showInboxList } from './show-home.js';
 import { showCommandAnswer } from './approvals-command.js';
-import { type Click, type SlackContext, teamOfClicker } from '../context.js';
+import { findRequest, type Click, type SlackContext, teamOfClicker } from '../context.js';
 import type { InteractionRoutes } from '../kit/interaction-routes.js';
 import { recordThenAck } from '../ack.js';
 import { parseButtonValue } from '../kit/button-value.js';
@@ -105,6 +105,6 @@ async function inboxClick(ctx: SlackContext, body: BlockAction<ButtonAction>, ac
 
 /** Whether the request is of a run nobody requested, with no thread in Slack. */
 async function unattendedOutsideSlack(ctx: SlackContext, actionId: number): Promise<boolean> {
-  const row = await ctx.agent.findRequest(actionId);
-  return row !== undefined && row.kind === 'approval' && !row.requester && (await findThread(ctx.slackDb, row.root_run_id)) === undefined;
+  const request = await findRequest(ctx, actionId);
+  return request !== undefined && request.kind === 'approval' && !request.requester && (await findThread(ctx.slackDb, request.rootRunId)) === undefined;
 }

@@ -1,6 +1,6 @@
 import type { Button, HomeView, KnownBlock, ModalView } from '@slack/types';
 import { highRiskConfirm, boundLine, unattendedText } from '../card/approval-card.js';
-import type { PendingAction } from '../../db/rows.js';
+import type { Request } from '../../agent/request.js';
 import { escapeMrkdwn, inlineCode } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { ACTION_IDS, cardBlockId } from '../kit/action-ids.js';
 import { approvalButtonValue } from '../kit/button-value.js';
@@ -29,8 +29,8 @@ export function threadLink(teamUrl: string | undefined, card: { channel: string;
 /** One request as the inbox shows it. */
 export interface InboxItem {
   action: Pick<
-    PendingAction,
-    'id' | 'tool_name' | 'args' | 'fingerprint' | 'status' | 'requester' | 'quorum' | 'approvals' | 'expires_at' | 'decided_by' | 'decided_at' | 'created_at'
+    Request,
+    'id' | 'toolName' | 'args' | 'fingerprint' | 'status' | 'requester' | 'quorum' | 'approvals' | 'expiresAt' | 'decidedBy' | 'decidedAt' | 'createdAt'
   >;
   /** The call in words, as its card describes it (the tool's describe(), else its arguments as labelled fields). */
   call: CallInWords;
@@ -198,8 +198,8 @@ function waitingText(item: InboxItem): string {
 /** Who asked (no person: what did), when, and (while it waits) until when. */
 function facts(a: InboxItem['action'], unattended: CardUnattended | undefined): string[] {
   const by = a.requester ? mention(a.requester) : unattended ? unattendedText(unattended) : 'no person';
-  const shown = [inlineCode(truncate(a.tool_name, 80)), `requested by ${by}`, slackDate(new Date(a.created_at))];
-  if (a.expires_at && a.status === 'pending') shown.push(`expires ${slackDate(new Date(a.expires_at))}`);
+  const shown = [inlineCode(truncate(a.toolName, 80)), `requested by ${by}`, slackDate(a.createdAt)];
+  if (a.expiresAt && a.status === 'pending') shown.push(`expires ${slackDate(a.expiresAt)}`);
   return shown;
 }
 
@@ -217,8 +217,8 @@ function decidedLine(item: InboxItem): string {
 function statusOf(item: InboxItem): string {
   const a = item.action;
   if (a.status === 'edited') {
-    const by = a.decided_by ? ` by ${mention(a.decided_by)}` : '';
-    const at = a.decided_at ? ` ${slackDate(new Date(a.decided_at))}` : '';
+    const by = a.decidedBy ? ` by ${mention(a.decidedBy)}` : '';
+    const at = a.decidedAt ? ` ${slackDate(a.decidedAt)}` : '';
     return `:pencil2: edited${by}${at}${item.replacedBy !== undefined ? `; it goes on as #${item.replacedBy}` : ''}`;
   }
   const edited = item.edited ? ` (edited by ${mention(item.edited.editor)})` : '';
@@ -227,8 +227,8 @@ function statusOf(item: InboxItem): string {
 
 /** Where a request stands, in words. */
 function statusText(a: InboxItem['action']): string {
-  const by = a.decided_by ? ` by ${mention(a.decided_by)}` : '';
-  const at = a.decided_at ? ` ${slackDate(new Date(a.decided_at))}` : '';
+  const by = a.decidedBy ? ` by ${mention(a.decidedBy)}` : '';
+  const at = a.decidedAt ? ` ${slackDate(a.decidedAt)}` : '';
   switch (a.status) {
     case 'pending':
       return a.quorum > 1 ? `:hourglass_flowing_sand: waiting (${votes(a)} of ${a.quorum} approvals)` : ':hourglass_flowing_sand: waiting';
@@ -257,7 +257,7 @@ function votes(a: InboxItem['action']): number {
 
 /** The card's Approve and Decline, under the inbox's action ids and the card's block id and value. */
 function decisionButtons(item: InboxItem): KnownBlock {
-  const value = approvalButtonValue(item.action.id, item.action.fingerprint ?? '');
+  const value = approvalButtonValue(item.action.id, item.action.fingerprint);
   const button = (text: string, actionId: string, style: 'primary' | 'danger'): Button => ({
     type: 'button',
     text: plainText(text, LIMITS.buttonText),

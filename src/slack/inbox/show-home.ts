@@ -4,7 +4,7 @@ import { homeView, HOME_FIT, inboxListModal, LIST_PAGE, type InboxListPage, pars
 import { isActionId } from '../../db/is-action-id.js';
 import { actorOf, type SlackContext, personOf, type Person } from '../context.js';
 import { outsideWorkspaceMessage } from '../../approvals/workspace.js';
-import { emptyInbox, loadInbox, inboxItems, rememberedItems } from './load-inbox.js';
+import { emptyInbox, loadInbox, inboxItems, inboxRequestOf, rememberedItems } from './load-inbox.js';
 import { approvalsList } from './approvals-command.js';
 import { inboxListPage } from '../../db/inbox-requests.js';
 import type { SlackDb } from '../tables.js';
@@ -97,7 +97,7 @@ async function listPage(ctx: SlackContext, who: Person, list: InboxList, offset:
     return { list, offset, total: grants.length, items: rememberedItems(ctx, grants.slice(offset, offset + LIST_PAGE)) };
   }
   const page = await inboxListPage(ctx.slackDb, ctx.agent.id, who.user, list, offset, LIST_PAGE);
-  const items = await inboxItems(ctx, page.rows);
+  const items = await inboxItems(ctx, page.rows.map(inboxRequestOf));
   return { list, offset, total: page.total, items: page.rows.map((r) => items.get(r.id)!) };
 }
 

@@ -1,7 +1,7 @@
 import { isActionId } from '../../db/is-action-id.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { truncate } from '../kit/limits.js';
-import { actorOf, type Person, type SlackContext } from '../context.js';
+import { findRequest, actorOf, type Person, type SlackContext } from '../context.js';
 import type { BlockActionsBody } from '../kit/submitted-payloads.js';
 import { affectedUsers } from '../card/inbox-refresh.js';
 import { unreachable } from '../../unreachable.js';
@@ -32,7 +32,7 @@ export async function revokeRemembered(ctx: SlackContext, deps: RememberedDeps, 
       ctx.logger.info({ user, rememberedGrantId: id }, 'remembered approval revoked from the Home tab');
       const users = new Set([grant.created_by, grant.requester]);
       let everyone = false;
-      const source = await ctx.agent.findRequest(grant.action_id).catch(() => undefined);
+      const source = await findRequest(ctx, grant.action_id).catch(() => undefined);
       if (source) {
         const affected = await affectedUsers(ctx, source).catch(() => ({ users: [], everyone: false }));
         for (const u of affected.users) users.add(u);

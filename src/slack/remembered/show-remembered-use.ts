@@ -1,4 +1,5 @@
 import type { Decision, RememberedCall } from '../../agent/api-types.js';
+import { requestOf } from '../../agent/request.js';
 import { context } from '../kit/text-objects.js';
 import type { KnownBlock } from '@slack/types';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
@@ -27,18 +28,20 @@ export async function showRememberedUse(ctx: SlackContext, target: ThreadTarget,
 
 /** An approval that was remembered is said in the thread where the run goes on, once. */
 export async function showRememberedCreated(ctx: SlackContext, target: ThreadTarget, decision: Decision): Promise<void> {
-  if (decision.outcome !== 'approved' || !decision.remembered || !decision.action.requester || !decision.action.decided_by) return;
+  if (decision.outcome !== 'approved' || !decision.remembered) return;
+  const action = requestOf(decision.action);
+  if (!action.requester || !action.decidedBy) return;
   const text = rememberedCreatedText({
-    toolName: decision.action.tool_name,
-    allowedBy: decision.action.decided_by,
-    requester: decision.action.requester,
+    toolName: action.toolName,
+    allowedBy: action.decidedBy,
+    requester: action.requester,
     rememberedGrantId: decision.remembered.id,
     expiresAt: decision.remembered.expiresAt,
   });
   try {
     await ctx.client.chat.postMessage({ channel: target.channel, ...(target.threadTs ? { thread_ts: target.threadTs } : {}), text, blocks: [context(text)] });
   } catch (error) {
-    ctx.logger.warn({ err: error, actionId: decision.action.id }, 'remembered approval could not be told in the thread');
+    ctx.logger.warn({ err: error, actionId: action.id }, 'remembered approval could not be told in the thread');
   }
 }
 

@@ -1,6 +1,6 @@
 import { approversAt } from '../../approvals/approvers-at.js';
 import type { Route } from '../../approvals/policy-types.js';
-import type { PendingAction } from '../../db/rows.js';
+import type { Request } from '../../agent/request.js';
 import { isUserGroupId, isUserId } from '../kit/mention.js';
 import { whoDecides } from '../kit/who-decides.js';
 import { truncate } from '../kit/limits.js';
@@ -26,9 +26,9 @@ import { cardMetadata } from '../card/card-metadata.js';
  * may not approve and the policy names approvers; a public channel's answer is remembered for a
  * few minutes (an app_mention does not say whether its channel is private).
  */
-export async function routeCard(ctx: SlackContext, action: PendingAction, target: ThreadTarget, rendered: Pick<RenderedCard, 'blocks' | 'text'>): Promise<void> {
+export async function routeCard(ctx: SlackContext, action: Request, target: ThreadTarget, rendered: Pick<RenderedCard, 'blocks' | 'text'>): Promise<void> {
   const requirement = ctx.agent.requirementOf(action);
-  const approvers = approversAt(requirement, new Date(action.created_at), new Date());
+  const approvers = approversAt(requirement, action.createdAt, new Date());
   let route: Route = requirement.reach.route;
   let fallback = false;
   if (route === 'thread') {
@@ -101,9 +101,9 @@ export async function sendDmCopies(ctx: SlackContext, actionId: number, people: 
  * "Anyone but you may approve" in a DM names nobody to send it to: the requester at least learns
  * that the card waits unseen, and what would change that.
  */
-async function showNobodyElseSees(ctx: SlackContext, action: PendingAction, target: ThreadTarget): Promise<void> {
+async function showNobodyElseSees(ctx: SlackContext, action: Request, target: ThreadTarget): Promise<void> {
   const text =
-    `:warning: Only you can see this card here, and you may not approve \`${escapeMrkdwn(truncate(action.tool_name, 100))}\` yourself. ` +
+    `:warning: Only you can see this card here, and you may not approve \`${escapeMrkdwn(truncate(action.toolName, 100))}\` yourself. ` +
     'Ask for it in a channel where others can approve it, or give this tool `approvers` or a `route` in the approval policy.';
   try {
     await ctx.client.chat.postMessage({ channel: target.channel, ...(target.threadTs ? { thread_ts: target.threadTs } : {}), text });
@@ -117,7 +117,7 @@ function isDm(channel: string): boolean {
   return channel.startsWith('D');
 }
 
-async function requesterMayApprove(ctx: SlackContext, action: PendingAction): Promise<boolean> {
+async function requesterMayApprove(ctx: SlackContext, action: Request): Promise<boolean> {
   if (!action.requester) return false;
   const verdict = await ctx.agent.mayDecide(action, { userId: action.requester }, 'approve');
   return verdict.allowed;
@@ -149,7 +149,7 @@ async function permalink(ctx: SlackContext, copy: CardCopy): Promise<string | un
 export async function dmRecipients(
   ctx: SlackContext,
   approvers: readonly string[],
-  action: PendingAction,
+  action: Request,
   limit: number,
   allowSelfApproval: boolean,
 ): Promise<string[]> {
@@ -178,12 +178,12 @@ export async function dmRecipients(
  * DM fallback the first card took), those the edit newly requires get a copy of their own; the
  * ones already holding a copy see it redrawn with the card.
  */
-export async function routeEditedCard(ctx: SlackContext, action: PendingAction, card: CardRow | undefined): Promise<void> {
+export async function routeEditedCard(ctx: SlackContext, action: Request, card: CardRow | undefined): Promise<void> {
   if (!card || action.status !== 'pending') return;
   const requirement = ctx.agent.requirementOf(action);
   const byDm = requirement.reach.route === 'dm' || (card.copies ?? []).some((c) => c.user !== undefined);
   if (!byDm) return;
-  const approvers = approversAt(requirement, new Date(action.created_at), new Date());
+  const approvers = approversAt(requirement, action.createdAt, new Date());
   const holding = new Set((card.copies ?? []).flatMap((c) => (c.user ? [c.user] : [])));
   const voted = new Set(action.approvals.map((a) => a.userId));
   const people = (await dmRecipients(ctx, approvers, action, requirement.reach.dmLimit, requirement.allowSelfApproval)).filter((p) => !holding.has(p) && !voted.has(p));

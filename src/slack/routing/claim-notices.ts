@@ -1,25 +1,21 @@
 import { sql } from 'kysely';
 import type { SlackDb } from '../tables.js';
 import type { CardCopy } from '../card/cards.js';
+import { pendingActionColumns, type PendingAction } from '../../db/rows.js';
+import { requestOf, type Request } from '../../agent/request.js';
 
 /** A waiting approval request as the notice sweep needs it: the request, its card, what was already sent. */
 export interface WaitingApproval {
-  id: number;
-  tool_name: string;
-  args: unknown;
-  path: string[] | null;
-  requester: string | null;
-  approvals: { userId: string }[];
-  created_at: Date;
-  expires_at: Date;
+  /** Its expiry is always set: only requests still before theirs are read. */
+  request: Request & { expiresAt: Date };
   card_channel: string | null;
   card_thread_ts: string | null;
   card_ts: string | null;
   card_copies: CardCopy[];
   sent: string[];
-  /** The cumulative limits the request went over: their settings (approvers, reach) hold for its notices too. */
-  limit_hits: unknown;
 }
+
+type WaitingRow = PendingAction & Omit<WaitingApproval, 'request'>;
 
 /**
  * The pending approval requests of `agentId` with a card, soonest to expire first, each with the
@@ -27,8 +23,8 @@ export interface WaitingApproval {
  * never sent is due again). One read per sweep; what is due is worked out from it.
  */
 export async function loadWaitingApprovals(db: SlackDb, agentId: string, staleAfterMs: number, limit = 200): Promise<WaitingApproval[]> {
-  const result = await sql<WaitingApproval>`
-    SELECT p.id, p.tool_name, p.args, p.path, p.requester, p.approvals, p.created_at, p.expires_at, p.limit_hits,
+  const result = await sql<WaitingRow>`
+    SELECT ${pendingActionColumns('p')},
            c.channel AS card_channel, c.thread_ts AS card_thread_ts, c.ts AS card_ts, c.copies AS card_copies,
            COALESCE((SELECT array_agg(n.notice) FROM slack_notices n
                      WHERE n.action_id = p.id
@@ -39,7 +35,14 @@ export async function loadWaitingApprovals(db: SlackDb, agentId: string, staleAf
     ORDER BY p.expires_at
     LIMIT ${limit}
   `.execute(db);
-  return result.rows.map((r) => ({ ...r, created_at: new Date(r.created_at), expires_at: new Date(r.expires_at) }));
+  return result.rows.map(({ card_channel, card_thread_ts, card_ts, card_copies, sent, ...row }) => ({
+    request: requestOf(row) as WaitingApproval['request'],
+    card_channel,
+    card_thread_ts,
+    card_ts,
+    card_copies,
+    sent,
+  }));
 }
 
 /**

@@ -3,14 +3,14 @@ import { dueNotices, type NoticeName } from '../../approvals/due-notices.js';
 import type { Requirement } from '../../approvals/requirement-for.js';
 import { escalationText, lastWarningText, reminderText, type NoticeFacts } from '../kit/notice-text.js';
 import { refreshHomesFor } from '../card/inbox-refresh.js';
-import type { SlackContext } from '../context.js';
+import { findRequest, type SlackContext } from '../context.js';
 import { claimNotices, loadWaitingApprovals, markNoticeSent, type WaitingApproval } from './claim-notices.js';
 import { showCardUpdate } from '../card/show-card-update.js';
 import { renderCard } from '../card/render-card.js';
 import { dmRecipients, sendDmCopies } from './card-copies.js';
 
 interface Planned {
-  request: WaitingApproval;
+  waiting: WaitingApproval;
   notice: NoticeName;
   requirement: Requirement;
 }
@@ -26,42 +26,43 @@ interface Planned {
 export async function showDueNotices(ctx: SlackContext, staleAfterMs: number, now = new Date()): Promise<number> {
   const waiting = await loadWaitingApprovals(ctx.slackDb, ctx.agent.id, staleAfterMs);
   const planned: Planned[] = [];
-  for (const request of waiting) {
-    const requirement = ctx.agent.requirementOf(request);
-    const due = dueNotices(requirement.reach, { createdAt: request.created_at, expiresAt: request.expires_at, sent: new Set(request.sent), now });
-    for (const notice of due) planned.push({ request, notice, requirement });
+  for (const w of waiting) {
+    const requirement = ctx.agent.requirementOf(w.request);
+    const due = dueNotices(requirement.reach, { createdAt: w.request.createdAt, expiresAt: w.request.expiresAt, sent: new Set(w.sent), now });
+    for (const notice of due) planned.push({ waiting: w, notice, requirement });
   }
   if (planned.length === 0) return 0;
   const won = await claimNotices(
     ctx.slackDb,
-    planned.map((p) => ({ actionId: p.request.id, notice: p.notice })),
+    planned.map((p) => ({ actionId: p.waiting.request.id, notice: p.notice })),
     staleAfterMs,
   );
-  const mine = planned.filter((p) => won.has(`${p.request.id}/${p.notice}`));
+  const mine = planned.filter((p) => won.has(`${p.waiting.request.id}/${p.notice}`));
   for (const p of mine) ctx.tasks.run('approval notice', () => sendNotice(ctx, p, now));
   return mine.length;
 }
 
 async function sendNotice(ctx: SlackContext, p: Planned, now: Date): Promise<void> {
-  const { request, notice, requirement } = p;
+  const { waiting, notice, requirement } = p;
+  const { request } = waiting;
   const voted = new Set(request.approvals.map((a) => a.userId));
   const listed = new Set(requirement.approvers);
   const to =
     notice === 'escalate'
       ? requirement.reach.escalateTo.filter((id) => !listed.has(id) && !voted.has(id))
-      : approversAt(requirement, request.created_at, now).filter((id) => !voted.has(id));
-  const facts: NoticeFacts = { actionId: request.id, toolName: request.tool_name, expiresAt: request.expires_at, to, notify: requirement.reach.notify };
+      : approversAt(requirement, request.createdAt, now).filter((id) => !voted.has(id));
+  const facts: NoticeFacts = { actionId: request.id, toolName: request.toolName, expiresAt: request.expiresAt, to, notify: requirement.reach.notify };
   const text = notice === 'escalate' ? escalationText(facts) : notice === 'warn' ? lastWarningText(facts) : reminderText(facts);
   const log = ctx.logger.child({ actionId: request.id, notice });
-  if (request.card_channel === null) return markNoticeSent(ctx.slackDb, request.id, notice);
+  if (waiting.card_channel === null) return markNoticeSent(ctx.slackDb, request.id, notice);
   // Under the card (in its thread, or in a thread of its own when the card is at a DM's top level),
   // and under each routed copy that is still someone's to decide: an approvals channel's, or the DM
   // copy of an approver who has not voted.
   // (The escalation is for the people it adds, who have no DM copy.)
   const stillTheirs = (user: string | undefined) => (user === undefined ? true : notice !== 'escalate' && !voted.has(user));
   const places = [
-    { channel: request.card_channel, thread_ts: request.card_thread_ts ?? request.card_ts ?? undefined },
-    ...request.card_copies.filter((c) => stillTheirs(c.user)).map((c) => ({ channel: c.channel, thread_ts: c.ts })),
+    { channel: waiting.card_channel, thread_ts: waiting.card_thread_ts ?? waiting.card_ts ?? undefined },
+    ...waiting.card_copies.filter((c) => stillTheirs(c.user)).map((c) => ({ channel: c.channel, thread_ts: c.ts })),
   ];
   for (const place of places) {
     try {
@@ -77,11 +78,11 @@ async function sendNotice(ctx: SlackContext, p: Planned, now: Date): Promise<voi
   // The escalated approvers are now on the card and in their Home inbox too; where the request
   // went to DMs, so do they.
   await showCardUpdate(ctx, request.id);
-  const action = await ctx.agent.findRequest(request.id);
+  const action = await findRequest(ctx, request.id);
   if (!action || action.status !== 'pending') return;
   refreshHomesFor(ctx, action);
-  if (!request.card_copies.some((c) => c.user !== undefined)) return;
-  const had = new Set(request.card_copies.flatMap((c) => (c.user ? [c.user] : [])));
+  if (!waiting.card_copies.some((c) => c.user !== undefined)) return;
+  const had = new Set(waiting.card_copies.flatMap((c) => (c.user ? [c.user] : [])));
   const people = (await dmRecipients(ctx, to, action, requirement.reach.dmLimit, requirement.allowSelfApproval)).filter((u) => !had.has(u));
   const copies = await sendDmCopies(ctx, action.id, people, renderCard(ctx.agent, action, { blocked: false }));
   for (const copy of copies) {

@@ -1,5 +1,5 @@
 import { approversAt } from '../../approvals/approvers-at.js';
-import type { PendingAction } from '../../db/rows.js';
+import type { Request } from '../../agent/request.js';
 import { humanList, isUserGroupId, isUserId } from '../kit/mention.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
 import { slackErrorCode } from '../transport/slack-web-client.js';
@@ -12,10 +12,10 @@ const STATUS_CHARS = 120;
  * naming who decides in plain text (display names, no mentions, so nobody is pinged again).
  * Only where SLACK_ASSISTANT allows it; a refusal costs the status, nothing else.
  */
-export async function showWaitingStatus(ctx: SlackContext, target: ThreadTarget, waitingOn: readonly PendingAction[]): Promise<void> {
+export async function showWaitingStatus(ctx: SlackContext, target: ThreadTarget, waitingOn: readonly Request[]): Promise<void> {
   if (!ctx.assistant?.tries('status', target) || waitingOn.length === 0) return;
   const now = new Date();
-  const ids = [...new Set(waitingOn.flatMap((a) => approversAt(ctx.agent.requirementOf(a), new Date(a.created_at), now)))];
+  const ids = [...new Set(waitingOn.flatMap((a) => approversAt(ctx.agent.requirementOf(a), a.createdAt, now)))];
   const names = await Promise.all(ids.map((id) => displayName(ctx, id)));
   const who = humanList(names, { conjunction: 'or', maxChars: STATUS_CHARS, noun: 'approvers' });
   if (await setStatus(ctx, target, who === '' ? 'waiting for approval' : `waiting for approval from ${who}`)) ctx.assistant.markWaiting(target);

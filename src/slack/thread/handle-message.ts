@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { SuspendedRun, PendingAction } from '../../db/rows.js';
+import type { SuspendedRun } from '../../db/rows.js';
+import type { Request } from '../../agent/request.js';
 import { resumeSchemaFor } from '../../agent/tool.js';
 import { mention } from '../kit/mention.js';
 import { questionOf, toolOf, type AskUserQuestion } from '../card/render-card.js';
@@ -8,7 +9,7 @@ import { failureText } from '../kit/error-reference.js';
 import { isCancel, messageText, threadIdOf, looksLikeDecision } from './message-text.js';
 import { showError } from './show-error.js';
 import { runInThread } from './run-in-thread.js';
-import { actorOf, type Person, type SlackContext, type ThreadTarget } from '../context.js';
+import { findRequest, actorOf, type Person, type SlackContext, type ThreadTarget } from '../context.js';
 import { hasAgentErrorCode } from '../../agent/errors.js';
 import { claimEvent, claimEventStartingRun, lockThread, releaseThreadLocks } from './claim-event.js';
 import { tellUser } from '../kit/tell-user.js';
@@ -44,11 +45,11 @@ export interface MessageAnswers {
   /** A question's answer as read from a reply's text. */
   answerFromText(question: AskUserQuestion, text: string): unknown;
   /** Records the answer and shows the run going on (a reply needs no acknowledgement first). */
-  resumeFromSlack(ctx: SlackContext, action: PendingAction, data: unknown, who: ThreadTarget & Person, options: { reactTo: { channel: string; ts: string } }): Promise<unknown>;
+  resumeFromSlack(ctx: SlackContext, action: Request, data: unknown, who: ThreadTarget & Person, options: { reactTo: { channel: string; ts: string } }): Promise<unknown>;
   /** Whether the tool's resume schema has a Respond form (answered there, not by a reply). */
   hasRespondForm(schema: ReturnType<typeof resumeSchemaFor>): boolean;
   /** Whether this person may answer the request (its requester, by default). */
-  mayAnswer(ctx: SlackContext, action: PendingAction, who: Person): Promise<boolean>;
+  mayAnswer(ctx: SlackContext, action: Request, who: Person): Promise<boolean>;
 }
 
 /**
@@ -89,7 +90,7 @@ export async function handleMessage(ctx: SlackContext, m: IncomingMessage, answe
     .flatMap((r) => r.toolCalls)
     .filter((c) => !c.requiresApproval)
     .sort((a, b) => b.actionId - a.actionId)[0];
-  const action = newest ? await ctx.agent.findRequest(newest.actionId) : undefined;
+  const action = newest ? await findRequest(ctx, newest.actionId) : undefined;
   if (action && action.status === 'pending' && (await answerByText(ctx, m, action, text, threadId, answers))) return;
 
   const approvals = runs.flatMap((r) => r.toolCalls).filter((c) => c.requiresApproval);
@@ -156,7 +157,7 @@ function conversationTs(ctx: SlackContext, m: IncomingMessage): string | undefin
  * says to reply (no form can be built, or the agent auto-resumes). True when
  * the message was taken as an answer (or refused as one).
  */
-async function answerByText(ctx: SlackContext, m: IncomingMessage, action: PendingAction, text: string, threadId: string, answers: MessageAnswers): Promise<boolean> {
+async function answerByText(ctx: SlackContext, m: IncomingMessage, action: Request, text: string, threadId: string, answers: MessageAnswers): Promise<boolean> {
   const target: ThreadTarget = { channel: m.channel, ...(m.threadTs ? { threadTs: m.threadTs } : {}) };
   // A file shared without a comment (or a reply that only mentions someone) says nothing to answer with.
   if (text === '') return false;
@@ -174,7 +175,7 @@ async function answerByText(ctx: SlackContext, m: IncomingMessage, action: Pendi
   }
   // The runtime reads the reply into the tool's resume schema (text, JSON, yes/no, the model as a last resort).
   const stream = await ctx.agent.stream(text, { threadId, resourceId: m.teamId, requester: m.user, requesterTeamId: m.userTeamId, autoResumeSuspendedTools: true });
-  const after = await ctx.agent.findRequest(action.id);
+  const after = await findRequest(ctx, action.id);
   if (after && after.status !== 'pending') await showCardUpdate(ctx, action.id);
   await runInThread(ctx, stream, target, { reactTo: { channel: m.channel, ts: m.ts } });
   return true;
@@ -189,7 +190,7 @@ async function cancel(ctx: SlackContext, m: IncomingMessage, all: SuspendedRun[]
     else if (m.kind !== 'reply') await tellUser(ctx, who, 'Nothing is waiting in this thread, so there is nothing to cancel.');
     return;
   }
-  const actions = await Promise.all(runs.flatMap((r) => r.toolCalls).map((c) => ctx.agent.findRequest(c.actionId)));
+  const actions = await Promise.all(runs.flatMap((r) => r.toolCalls).map((c) => findRequest(ctx, c.actionId)));
   const allowed = (await Promise.all(actions.map((a) => !a || answers.mayAnswer(ctx, a, who)))).every(Boolean);
   if (!allowed) {
     await tellUser(ctx, who, 'Only the person who started this run can cancel it. Nothing was changed.');
@@ -267,8 +268,8 @@ async function cancelThreadRuns(ctx: SlackContext, rootRunIds: string[], actor: 
   for (const id of cancelled) await showCardUpdate(ctx, id);
   // Inboxes that listed them drop them; read after the redraws, so nothing waits on it.
   if (ctx.home) for (const id of cancelled) {
-    ctx.agent.findRequest(id).then(
-      (row) => refreshHomesFor(ctx, row),
+    findRequest(ctx, id).then(
+      (request) => refreshHomesFor(ctx, request),
       (error: unknown) => ctx.logger.warn({ err: error, actionId: id }, 'cancelled request could not be read for Home updates'),
     );
   }

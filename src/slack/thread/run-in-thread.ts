@@ -8,10 +8,10 @@ import { markCardsDrawn, showCardUpdate } from '../card/show-card-update.js';
 import { markRunShown } from './mark-run-shown.js';
 import { showAnswer } from './show-answer.js';
 import { showError } from './show-error.js';
-import { recipientOf, type DrawnMark, type SlackContext, type StreamRecipient, type ThreadTarget } from '../context.js';
+import { storedRequest, findRequest, recipientOf, type DrawnMark, type SlackContext, type StreamRecipient, type ThreadTarget } from '../context.js';
 import { workingReaction, type WorkingReaction } from './working-reaction.js';
 import { unreachable } from '../../unreachable.js';
-import type { PendingAction } from '../../db/rows.js';
+import type { Request } from '../../agent/request.js';
 import { AnswerStream } from './answer-stream.js';
 import type { CardRow } from '../card/cards.js';
 import type { Person } from '../context.js';
@@ -57,7 +57,7 @@ export async function runInThread(
   let failure: unknown;
   // With SLACK_ASSISTANT: the text streamed as it comes; a stream Slack refuses leaves it to showAnswer.
   let streamed: AnswerStream | undefined;
-  const waitingOn: PendingAction[] = [];
+  const waitingOn: Request[] = [];
   const flush = async (answer?: { runId: string }) => {
     const pending = text;
     text = '';
@@ -81,16 +81,15 @@ export async function runInThread(
       await flush();
       if (request.kind === 'suspension') {
         await postApprovals();
-        const stored = ctx.agent.storedRequestOf(request.payload);
-        await showCard(ctx, request.payload.actionId, target, (continuation) => runInThread(ctx, continuation, target), stored);
+        await showCard(ctx, request.payload.actionId, target, (continuation) => runInThread(ctx, continuation, target), storedRequest(ctx, request.payload));
         return;
       }
       approvals.push(request.payload);
       if (ctx.assistant?.tries('status', target)) {
         // The row is read only when the status is configured and this process did not just store it.
-        const stored = ctx.agent.storedRequestOf(request.payload);
-        const row = stored?.id === request.payload.actionId ? stored : await ctx.agent.findRequest(request.payload.actionId);
-        if (row) waitingOn.push(row);
+        const stored = storedRequest(ctx, request.payload);
+        const waiting = stored?.id === request.payload.actionId ? stored : await findRequest(ctx, request.payload.actionId);
+        if (waiting) waitingOn.push(waiting);
       }
     };
     for await (const chunk of stream.fullStream) {
@@ -186,7 +185,7 @@ async function redrawBlocked(ctx: SlackContext, runId: string, toolCallId: strin
  */
 export async function goOnAfterAnswer(
   ctx: SlackContext,
-  answered: { stream: AgentStream; action: PendingAction; who: ThreadTarget & Person },
+  answered: { stream: AgentStream; action: Request; who: ThreadTarget & Person },
   card: CardRow | undefined,
   options: { reactTo?: { channel: string; ts: string } },
 ): Promise<void> {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../../../src/agent/agent.js';
 import { createTool } from '../../../../src/agent/tool.js';
-import type { PendingAction } from '../../../../src/db/rows.js';
+import { requestOf } from '../../../../src/agent/request.js';
 import { silentLogger } from '../../../../src/logger.js';
 import { showCardUpdate } from '../../../../src/slack/card/show-card-update.js';
 import type { SlackContext } from '../../../../src/slack/context.js';
@@ -21,7 +21,7 @@ const deleteRecord = createTool({
 // Storage is never touched here: rendering only reads the agent's policy.
 const agent = new Agent({ id: 'ops', model: scriptedModel([{ text: 'hi' }]), tools: { deleteRecord }, storage: {} as never });
 
-const approved: PendingAction = {
+const approved = requestOf({
   id: 7,
   run_id: 'run-1',
   root_run_id: 'run-1',
@@ -43,7 +43,7 @@ const approved: PendingAction = {
   reason: null,
   resume_data: null,
   created_at: new Date(),
-};
+});
 const card: CardRow = { action_id: 7, channel: 'C1', ts: '200.2', thread_ts: '100.1', kind: 'approval', drawn: 'pending:0' };
 
 /** A context whose database refuses every use: a read shows up as a rejected showCardUpdate. */

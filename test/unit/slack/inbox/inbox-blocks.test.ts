@@ -19,17 +19,15 @@ function item(id: number, over: Partial<InboxItem['action']> = {}, link?: string
     call: refundCall(id),
     action: {
       id,
-      tool_name: 'issue_refund',
+      toolName: 'issue_refund',
       args: { orderId: `A-${id}`, amountCents: 2500 },
       fingerprint: FINGERPRINT,
       status: 'pending',
       requester: 'U0REQUESTER',
       quorum: 1,
       approvals: [],
-      expires_at: new Date('2030-01-02T10:00:00Z'),
-      decided_by: null,
-      decided_at: null,
-      created_at: CREATED,
+      expiresAt: new Date('2030-01-02T10:00:00Z'),
+      createdAt: CREATED,
       ...over,
     },
     ...(link ? { link } : {}),
@@ -45,7 +43,7 @@ const buttonsOf = (blocks: readonly unknown[]) => (blocks as Array<{ type: strin
 describe('inboxBlocks', () => {
   it('a request nobody requested says what asked for it, and keeps its buttons; its binding is told in a line, escaped', () => {
     const unattended: InboxItem = {
-      ...item(8, { requester: null }),
+      ...item(8, { requester: undefined }),
       unattended: { agent: 'ops', caller: `nightly ${INJECTION}` },
       bound: { statedReason: `Cleanup ${INJECTION}`, freezes: [{ name: 'weekend', until: new Date('2030-01-03T00:00:00Z') }] },
     };
@@ -87,7 +85,7 @@ describe('inboxBlocks', () => {
   });
 
   it('a call whose title is only its tool’s name in words says its arguments on each one-line listing too', () => {
-    const plain = { ...item(3, { status: 'approved', decided_by: 'U0ALICE' }), call: { title: 'Delete record', fields: [{ label: 'Id', value: 'r-3' }], own: false } };
+    const plain = { ...item(3, { status: 'approved', decidedBy: 'U0ALICE' }), call: { title: 'Delete record', fields: [{ label: 'Id', value: 'r-3' }], own: false } };
     const text = allText(inboxBlocks(data({ requested: [plain], requestedTotal: 1 }), HOME_FIT));
     expect(text).toContain('*Delete record* (*Id* r-3) #3 — :white_check_mark: approved by <@U0ALICE>');
     const own = allText(inboxBlocks(data({ requested: [item(4)], requestedTotal: 1 }), HOME_FIT));
@@ -95,8 +93,8 @@ describe('inboxBlocks', () => {
   });
 
   it('an edited request says who edited it and which request it goes on as; the new one says what changed', () => {
-    const closed = { ...item(5, { status: 'edited', decided_by: 'U0BOB', decided_at: CREATED }), replacedBy: 6 };
-    const replacement = { ...item(6, { status: 'approved', decided_by: 'U0BOB', decided_at: CREATED }), edited: { editor: 'U0BOB', line: ':pencil2: Edited by <@U0BOB>: Amount $25.00 → $15.00' } };
+    const closed = { ...item(5, { status: 'edited', decidedBy: 'U0BOB', decidedAt: CREATED }), replacedBy: 6 };
+    const replacement = { ...item(6, { status: 'approved', decidedBy: 'U0BOB', decidedAt: CREATED }), edited: { editor: 'U0BOB', line: ':pencil2: Edited by <@U0BOB>: Amount $25.00 → $15.00' } };
     const text = allText(inboxBlocks(data({ requested: [replacement, closed], requestedTotal: 2 }), HOME_FIT));
     expect(text).toMatch(/#5 — :pencil2: edited by <@U0BOB> <!date\^[^>]+>; it goes on as #6/);
     expect(text).toMatch(/#6 — :white_check_mark: approved by <@U0BOB> <!date\^[^>]+> \(edited by <@U0BOB>\)/);
@@ -116,9 +114,9 @@ describe('inboxBlocks', () => {
   it('requested and decided requests show where each stands, without buttons', () => {
     const blocks = inboxBlocks(
       data({
-        requested: [item(1), item(2, { status: 'approved', decided_by: 'U0ALICE', decided_at: CREATED }), item(3, { status: 'expired', decided_at: CREATED })],
+        requested: [item(1), item(2, { status: 'approved', decidedBy: 'U0ALICE', decidedAt: CREATED }), item(3, { status: 'expired', decidedAt: CREATED })],
         requestedTotal: 3,
-        decided: [item(4, { status: 'declined', decided_by: 'U0ME', decided_at: CREATED })],
+        decided: [item(4, { status: 'declined', decidedBy: 'U0ME', decidedAt: CREATED })],
         decidedTotal: 1,
       }),
       HOME_FIT,
@@ -133,7 +131,7 @@ describe('inboxBlocks', () => {
 
   it('stays within the surface’s block limit, says where the page stands and offers the next page after the last request shown', () => {
     const waiting = Array.from({ length: 40 }, (_, i) => item(i + 1));
-    const many = Array.from({ length: 10 }, (_, i) => item(1000 + i, { status: 'approved', decided_by: 'U0A' }));
+    const many = Array.from({ length: 10 }, (_, i) => item(1000 + i, { status: 'approved', decidedBy: 'U0A' }));
     for (const fit of [HOME_FIT, MESSAGE_FIT]) {
       const page = waiting.slice(0, fit.waitingPage);
       const blocks = inboxBlocks(data({ waiting: page, waitingTotal: 300, requested: many, requestedTotal: 45, decided: many, decidedTotal: 12 }), fit);
@@ -183,7 +181,7 @@ describe('inboxBlocks', () => {
   });
 
   it('model and user text is escaped everywhere, the notice included', () => {
-    const hostile = { ...item(9, { tool_name: `refund ${INJECTION}`, args: { note: INJECTION }, requester: '<!channel>' }), call: { title: `Refund ${INJECTION}`, fields: [{ label: `Note ${INJECTION}`, value: '&lt;!channel&gt;' }], own: false } };
+    const hostile = { ...item(9, { toolName: `refund ${INJECTION}`, args: { note: INJECTION }, requester: '<!channel>' }), call: { title: `Refund ${INJECTION}`, fields: [{ label: `Note ${INJECTION}`, value: '&lt;!channel&gt;' }], own: false } };
     const blocks = inboxBlocks(data({ waiting: [hostile], waitingTotal: 1, requested: [hostile], requestedTotal: 1 }), HOME_FIT);
     expectNoInjection(blocks);
     expectNoInjection(requestBlocks(hostile, true));
@@ -201,13 +199,13 @@ describe('inboxBlocks', () => {
     const text = allText(requestBlocks(item(5), false));
     expect(text).not.toContain('"orderId"');
     expect(text).toMatch(/^\*Refund \$25\.00 on order A-5\* #5 — :hourglass_flowing_sand: waiting\n`issue_refund` · requested by <@U0REQUESTER> · <!date\^\d+\^[^>]+> · expires <!date[^\n]+\n\*Amount\* \$25\.00 · \*Order\* A-5$/);
-    expect(allText(requestBlocks(item(5, { status: 'approved', decided_by: 'U0A' }), false))).not.toContain('expires');
+    expect(allText(requestBlocks(item(5, { status: 'approved', decidedBy: 'U0A' }), false))).not.toContain('expires');
   });
 });
 
 describe('a list of the inbox opened in full (inboxListModal)', () => {
   it('shows a page of requests as the inbox does, with Newer and Older naming the pages around it', () => {
-    const items = Array.from({ length: LIST_PAGE }, (_, i) => item(100 - i, { status: 'approved', decided_by: 'U0A' }));
+    const items = Array.from({ length: LIST_PAGE }, (_, i) => item(100 - i, { status: 'approved', decidedBy: 'U0A' }));
     const view = inboxListModal({ list: 'requested', offset: 25, total: 60, items });
     expect(viewLimitErrors(view, 'modal')).toEqual([]);
     expect(view.title.text).toBe('Requested by you');

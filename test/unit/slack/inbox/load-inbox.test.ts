@@ -15,7 +15,8 @@ vi.mock('../../../../src/approvals/requirement-for.js', async (importOriginal) =
 
 const { Agent } = await import('../../../../src/agent/agent.js');
 const { definePolicy } = await import('../../../../src/approvals/define-policy.js');
-const { inboxItems } = await import('../../../../src/slack/inbox/load-inbox.js');
+const { inboxItems, inboxRequestOf } = await import('../../../../src/slack/inbox/load-inbox.js');
+const { requestOf } = await import('../../../../src/agent/request.js');
 const { slackDb } = await import('../../../../src/slack/tables.js');
 const { createTestDatabase } = await import('../../../helpers/db.js');
 const { scriptedModel } = await import('../../../helpers/scripted-model.js');
@@ -55,16 +56,16 @@ describe('inboxItems', () => {
   it('draws each request from one policy evaluation, whatever the item shows', async () => {
     const hit = { limit: 0, sum: 'amountCents', by: 'requester' as const, requester: 'U0REQ', total: 150000, above: 100000, overMs: 86_400_000 };
     const decided: InboxRow = { ...row({ id: 11, status: 'approved', decided_by: 'U0OPS', decided_at: new Date() }), replaced_by: 12 };
-    const rows = [
-      row(),
-      row({ id: 8, limit_hits: [hit] }),
-      row({ id: 9, edit: { fromActionId: 7, editor: 'U0OPS', proposedArgs: { orderId: 'A-1', amountCents: 9000 } } }),
-      row({ id: 10, stated_reason: 'The customer was charged twice', requester: null, caller: 'nightly' }),
-      decided,
+    const requests = [
+      requestOf(row()),
+      requestOf(row({ id: 8, limit_hits: [hit] })),
+      requestOf(row({ id: 9, edit: { fromActionId: 7, editor: 'U0OPS', proposedArgs: { orderId: 'A-1', amountCents: 9000 } } })),
+      requestOf(row({ id: 10, stated_reason: 'The customer was charged twice', requester: null, caller: 'nightly' })),
+      inboxRequestOf(decided),
     ];
     evaluations.count = 0;
-    const items = await inboxItems(ctx, rows);
-    expect(evaluations.count).toBe(rows.length);
+    const items = await inboxItems(ctx, requests);
+    expect(evaluations.count).toBe(requests.length);
 
     // What each item says is still what the card would.
     expect(items.get(7)!.call.title).toContain('Issue refund');

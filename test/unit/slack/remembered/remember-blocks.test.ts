@@ -91,7 +91,7 @@ describe('remembered approvals in the Home tab', () => {
   it('fits the Home view with full lists everywhere', () => {
     const waiting = Array.from({ length: 80 }, (_, i) => ({
       call: { title: 'T', fields: [], own: false },
-      action: { id: i + 1, tool_name: 't', args: {}, fingerprint: 'f'.repeat(64), status: 'pending' as const, requester: 'U0R', quorum: 1, approvals: [], expires_at: new Date(), decided_by: null, decided_at: null, created_at: new Date() },
+      action: { id: i + 1, toolName: 't', args: {}, fingerprint: 'f'.repeat(64), status: 'pending' as const, requester: 'U0R', quorum: 1, approvals: [], expiresAt: new Date(), createdAt: new Date() },
     }));
     const data: InboxData = { waiting, waitingTotal: 80, waitingBefore: 0, requested: waiting.slice(0, 10), requestedTotal: 80, decided: [], decidedTotal: 0, remembered: Array.from({ length: 30 }, (_, i) => item({ id: i + 1 })) };
     const view = homeView(data);

@@ -15,7 +15,7 @@ vi.mock('../../../src/approvals/requirement-for.js', async (importOriginal) => {
 
 const { Agent } = await import('../../../src/agent/agent.js');
 const { definePolicy } = await import('../../../src/approvals/define-policy.js');
-const { requestOf } = await import('../../../src/agent/requests.js');
+const { requestOf } = await import('../../../src/agent/request.js');
 const { scriptedModel } = await import('../../helpers/scripted-model.js');
 const { issueRefund, pendingRefundRow } = await import('../../helpers/pending-request-row.js');
 const { renderCard } = await import('../../../src/slack/card/render-card.js');
@@ -85,7 +85,7 @@ describe('Agent.viewRequest', () => {
 
   it('a card draw asks the policy once (it used to ask about six times)', () => {
     evaluations.count = 0;
-    renderCard(agent, row(), { blocked: false });
+    renderCard(agent, requestOf(row()), { blocked: false });
     expect(evaluations.count).toBe(1);
   });
 });

@@ -1,7 +1,5 @@
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { PendingAction } from '../db/rows.js';
-import type { Approval, RequestEdit } from '../db/schema.js';
-import { rememberedUnusedFromRow, type RememberedUnused } from '../db/remembered-grants.js';
 import { requirementOfRequest, type Requirement } from '../approvals/requirement-for.js';
 import { approversAt } from '../approvals/approvers-at.js';
 import { unreachableQuorum } from '../approvals/unreachable-quorum.js';
@@ -12,68 +10,7 @@ import { findAgent } from './run-state.js';
 import type { Tool } from './tool.js';
 import type { RequestBindingView } from './request-binding.js';
 import type { AgentInternals, RuntimeDeps } from './run-model.js';
-
-/**
- * A request (what people decide or answer) as a front end reads it: the stored row's facts in
- * camelCase, so that front ends work with this and not with database columns.
- */
-export interface Request {
-  id: number;
-  kind: PendingAction['kind'];
-  status: PendingAction['status'];
-  runId: string;
-  rootRunId: string;
-  toolCallId: string;
-  toolName: string;
-  args: unknown;
-  /** Agent ids down to the agent that owns the call. */
-  path: readonly string[];
-  requester?: string;
-  quorum: number;
-  approvals: readonly Approval[];
-  fingerprint: string;
-  policyVersion?: string;
-  createdAt: Date;
-  expiresAt?: Date;
-  decidedBy?: string;
-  decidedAt?: Date;
-  reason?: string;
-  /** Set on a request an approver's edit created. */
-  edit?: RequestEdit;
-  /** What started the run when nobody requested it (see StreamOptions.caller). */
-  caller?: string;
-  /** A remembered approval matched the call but did not cover what it asks now, and why (see useRemembered). */
-  rememberedUnused?: Omit<RememberedUnused, 'expiresAt'> & { expiresAt: Date };
-}
-
-/** A stored row as a Request. */
-export function requestOf(row: PendingAction): Request {
-  const unused = rememberedUnusedFromRow(row.remembered_unused);
-  return {
-    id: row.id,
-    kind: row.kind,
-    status: row.status,
-    runId: row.run_id,
-    rootRunId: row.root_run_id,
-    toolCallId: row.tool_call_id,
-    toolName: row.tool_name,
-    args: row.args,
-    path: row.path ?? [],
-    ...(row.requester ? { requester: row.requester } : {}),
-    quorum: row.quorum,
-    approvals: row.approvals,
-    fingerprint: row.fingerprint ?? '',
-    ...(row.policy_version ? { policyVersion: row.policy_version } : {}),
-    createdAt: new Date(row.created_at),
-    ...(row.expires_at ? { expiresAt: new Date(row.expires_at) } : {}),
-    ...(row.decided_by ? { decidedBy: row.decided_by } : {}),
-    ...(row.decided_at ? { decidedAt: new Date(row.decided_at) } : {}),
-    ...(row.reason ? { reason: row.reason } : {}),
-    ...(row.edit ? { edit: row.edit } : {}),
-    ...(row.caller ? { caller: row.caller } : {}),
-    ...(unused ? { rememberedUnused: { ...unused, expiresAt: new Date(unused.expiresAt) } } : {}),
-  };
-}
+import { requestOf, type Request } from './request.js';
 
 /**
  * Everything a front end shows about one request, worked out from ONE evaluation of the policy
@@ -113,14 +50,14 @@ interface ViewSources {
 }
 
 /** See RequestView; `now` decides escalation and freezes (default: the runtime's clock). */
-export function viewRequest(sources: ViewSources, row: PendingAction, now: Date = sources.deps.now()): RequestView {
+export function viewRequest(sources: ViewSources, row: PendingAction, now: Date = sources.deps.now(), request: Request = requestOf(row)): RequestView {
   const { root, deps } = sources;
   const requirement = requirementOfRequest(deps.policy, row, deps.mcpIdentity, now);
   const agent = findAgent(root, [...(row.path ?? [root.id])]);
   const tool = agent && Object.hasOwn(agent.tools, row.tool_name) ? agent.tools[row.tool_name] : undefined;
   const approvers = approversAt(requirement, new Date(row.created_at), now);
   return {
-    request: requestOf(row),
+    request,
     kind: row.kind,
     tool,
     requirement,

@@ -12,7 +12,7 @@ export { STATED_REASON_FIELD, MAX_STATED_REASON } from './agent/stated-reason.js
 export type { RequestBinding, RequestBindingView, StoredPreview, PinnedTool, AskedAgain, AskedAgainWhy, BindingPayload } from './agent/request-binding.js';
 export { definitionDigest, definitionChanges, type ToolDefinitionSnapshot, type DefinitionChange } from './approvals/tool-definition.js';
 export type { CallPresentation } from './agent/describe-call.js';
-export type { Request } from './agent/request.js';
+export { requestOf, type Request } from './agent/request.js';
 export type { RequestView } from './agent/request-view.js';
 export type { DecisionCheck, DecisionCheckOptions } from './agent/decide.js';
 export { askUserTool, type AskUserPayload } from './agent/ask-user.js';

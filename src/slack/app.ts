@@ -33,7 +33,7 @@ import { registerListeners } from './listeners.js';
 import { slackClientOptions } from './transport/slack-web-client.js';
 import { pruneEvents } from './thread/claim-event.js';
 import { claimUnpostedCards, claimStaleCards } from './card/card-repairs.js';
-import { showUnpostedCard } from './card/show-unposted-card.js';
+import { showUnpostedCard } from './card/show-card.js';
 import { claimKeptResults, showKeptResult } from './thread/kept-results.js';
 import { timeAcks } from './transport/time-acks.js';
 import { botMetrics } from '../metrics/bot-metrics.js';

@@ -1,4 +1,4 @@
-import type { webApi } from '@slack/bolt';
+import type { webApi, BlockAction } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import type { Agent } from '../agent/agent.js';
 import type { Actor, AgentStream, Decision, RememberedCall } from '../agent/api-types.js';
@@ -222,6 +222,28 @@ export interface Click extends ThreadTarget, Person {
   answerAt?: 'home' | ThreadTarget;
   messageTs?: string;
   triggerId?: string;
+}
+
+/** A block action's click: who (and from which team), where (channel, message, thread), its trigger; undefined without a user or a channel. */
+export function clickOf(body: BlockAction): Click | undefined {
+  const container = body.container as { channel_id?: unknown; message_ts?: unknown; thread_ts?: unknown };
+  const channel = body.channel?.id ?? (typeof container.channel_id === 'string' ? container.channel_id : undefined);
+  if (!body.user?.id || !channel) return undefined;
+  const messageTs = typeof container.message_ts === 'string' ? container.message_ts : body.message?.ts;
+  const threadTs =
+    typeof container.thread_ts === 'string'
+      ? container.thread_ts
+      : typeof body.message?.thread_ts === 'string'
+        ? (body.message.thread_ts as string)
+        : undefined;
+  return {
+    user: body.user.id,
+    channel,
+    ...(threadTs ? { threadTs } : {}),
+    ...(messageTs ? { messageTs } : {}),
+    ...(body.trigger_id ? { triggerId: body.trigger_id } : {}),
+    teamId: teamOfClicker(body),
+  };
 }
 
 /** The request with this id, in any status, as the front end reads requests (camelCase); undefined when there is none. */

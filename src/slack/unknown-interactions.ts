@@ -1,11 +1,10 @@
 import type { BlockAction } from '@slack/bolt';
 import { z } from 'zod';
 import { parseButtonValue } from './kit/button-value.js';
-import type { SlackContext } from './context.js';
+import { type SlackContext, clickOf } from './context.js';
 import { parseBatchButtonValue } from './batch/batch-click.js';
 import { tellUser } from './kit/tell-user.js';
 import { findCard } from './card/cards.js';
-import { clickOf } from './kit/click-of.js';
 import type { InteractionFallbacks } from './kit/interaction-routes.js';
 
 /** What a click or submission that could not be read is told. */

@@ -3,8 +3,7 @@ import { ACTION_IDS, CALLBACK_IDS } from '../kit/action-ids.js';
 import { openDecline, recordApproval, showApproval, openApproveReason, approveReasonErrors, recordApproveReason, tellApproveReasonFailure, recordDeclineSubmission, showDecisionSubmission, tellDeclineFailure } from './approval-flow.js';
 import { tellClicker } from '../card/button-check.js';
 import { showArguments } from './show-arguments.js';
-import { type SlackContext, personOf } from '../context.js';
-import { clickOf } from '../kit/click-of.js';
+import { type SlackContext, personOf, clickOf } from '../context.js';
 import type { InteractionRoutes } from '../kit/interaction-routes.js';
 import { recordThenAck } from '../ack.js';
 

@@ -1,11 +1,10 @@
 import type { Button, KnownBlock, ModalView } from '@slack/types';
 import { escapeMrkdwn, inlineCode } from '../kit/mrkdwn/escape-mrkdwn.js';
-import { LIMITS, truncate, truncateMrkdwn } from '../kit/limits.js';
+import { LIMITS, truncate, truncateMrkdwn, fitMessage, scaled } from '../kit/limits.js';
 import { highRiskConfirm, boundLine, unattendedText } from '../card/approval-card.js';
 import { ACTION_IDS, batchBlockId, cardBlockId, CALLBACK_IDS } from '../kit/action-ids.js';
 import { approvalButtonValue, FINGERPRINT_PREFIX_LENGTH } from '../kit/button-value.js';
 import type { ApprovalCardState, CardBound, CardUnattended } from '../card/card-types.js';
-import { fitMessage, scaled } from '../kit/fit-message.js';
 import { context, section, oneLine, plainText } from '../kit/text-objects.js';
 import { humanList, mention } from '../kit/mention.js';
 import { whoDecides } from '../kit/who-decides.js';

@@ -6,7 +6,7 @@ import { BATCH_PART_SIZE, batchDeclineModal, batchDeclineMessage, batchDeclineRe
 import { FINGERPRINT_PREFIX_LENGTH } from '../kit/button-value.js';
 import { inlineCode } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { truncate, truncateMrkdwn } from '../kit/limits.js';
-import { actorOf, type Click, type SlackContext, type ThreadTarget, teamOfClicker } from '../context.js';
+import { actorOf, type Click, type SlackContext, type ThreadTarget, teamOfClicker, clickOf } from '../context.js';
 import { loadCardStates, type CardState, type CardRow } from '../card/cards.js';
 import { placesStored, tamperedButton, tellClicker, refusalText } from '../card/button-check.js';
 import { markDecisionInFlight } from '../card/lifecycle.js';
@@ -15,7 +15,6 @@ import { tellUser } from '../kit/tell-user.js';
 import { showCardUpdate } from '../card/show-card-update.js';
 import { refreshHomesFor } from '../card/inbox-refresh.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../kit/action-ids.js';
-import { clickOf } from '../kit/click-of.js';
 import type { InteractionRoutes } from '../kit/interaction-routes.js';
 import { recordThenAck } from '../ack.js';
 

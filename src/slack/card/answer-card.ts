@@ -1,10 +1,9 @@
 import type { ActionsBlockElement, Checkboxes, KnownBlock, MultiStaticSelect, PlainTextOption, RadioButtons, StaticSelect } from '@slack/types';
-import { LIMITS, truncateMrkdwn, truncate } from '../kit/limits.js';
+import { LIMITS, truncateMrkdwn, truncate, fitMessage, scaled } from '../kit/limits.js';
 import { markdownToMrkdwn } from '../kit/mrkdwn/markdown-to-mrkdwn.js';
 import { ACTION_IDS, cardBlockId } from '../kit/action-ids.js';
 import { actionButtonValue } from '../kit/button-value.js';
 import type { QuestionCardData, QuestionOption, SuspensionCardData, AnswerSummary } from './card-types.js';
-import { fitMessage, scaled } from '../kit/fit-message.js';
 import { context, section, oneLine, plainText } from '../kit/text-objects.js';
 import { mention } from '../kit/mention.js';
 import { unreachable } from '../../unreachable.js';

@@ -1,10 +1,9 @@
 import type { Button, KnownBlock, ConfirmationDialog } from '@slack/types';
 import { escapeMrkdwn, inlineCode } from '../kit/mrkdwn/escape-mrkdwn.js';
-import { LIMITS, truncate, truncateMrkdwn } from '../kit/limits.js';
+import { LIMITS, truncate, truncateMrkdwn, fitMessage, scaled } from '../kit/limits.js';
 import { ACTION_IDS, cardBlockId } from '../kit/action-ids.js';
 import { actionButtonValue, approvalButtonValue } from '../kit/button-value.js';
 import type { ApprovalCardData, OverLimit, CardAskedAgainWhy, CardBound, CardPreview, CardToolChange, CardUnattended } from './card-types.js';
-import { fitMessage, scaled } from '../kit/fit-message.js';
 import { humanizeWords } from '../kit/humanize.js';
 import { callFieldBlocks, describeArgs } from '../kit/describe-args.js';
 import { context, section, oneLine, plainText } from '../kit/text-objects.js';

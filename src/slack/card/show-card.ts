@@ -1,10 +1,10 @@
-import type { AgentStream } from '../../agent/api-types.js';
+import type { AgentStream, ApprovalRequest } from '../../agent/api-types.js';
 import type { Request } from '../../agent/request.js';
 import { childLogger } from '../../agent/child-logger.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { errorReference } from '../kit/error-reference.js';
 import { truncate } from '../kit/limits.js';
-import { findRequest, type SlackContext, type ThreadTarget } from '../context.js';
+import { findRequest, type SlackContext, type ThreadTarget, storedRequest } from '../context.js';
 import { saveCard, cardStateKey } from './cards.js';
 import { showCardUpdate } from './show-card-update.js';
 import { renderCard } from './render-card.js';
@@ -12,6 +12,8 @@ import { cardViewOf } from './card-view.js';
 import { blocksAsJson } from '../transport/slack-web-client.js';
 import { refreshHomesFor } from './inbox-refresh.js';
 import { cardMetadata } from './card-metadata.js';
+import { settleCardRepair, adoptCard } from './card-repairs.js';
+import { findThread, threadTarget } from './threads.js';
 
 type PostCardOutcome = 'posted' | 'fallback' | 'cancelled' | 'missing';
 
@@ -122,4 +124,64 @@ async function post(
       return cancelled ? { outcome: 'cancelled', continuation: cancelled.stream } : { outcome: 'cancelled' };
     }
   }
+}
+
+/**
+ * The cards for the approval requests a run announced together when it paused: the calls of one
+ * run's step (two or more) share one batch card; a lone call gets the card it always had.
+ */
+export async function showApprovalCards(
+  ctx: SlackContext,
+  requests: readonly ApprovalRequest[],
+  target: ThreadTarget,
+  onCancelled: (stream: AgentStream) => Promise<void>,
+): Promise<void> {
+  const byRun = new Map<string, ApprovalRequest[]>();
+  for (const r of requests) {
+    const group = byRun.get(r.runId);
+    if (group) group.push(r);
+    else byRun.set(r.runId, [r]);
+  }
+  for (const group of byRun.values()) {
+    const stored = group.map((r) => storedRequest(ctx, r));
+    if (group.length === 1) await showCard(ctx, group[0]!.actionId, target, onCancelled, stored[0]);
+    else await ctx.batches.post(ctx, group.map((r) => r.actionId), target, onCancelled, stored);
+  }
+}
+
+/**
+ * Repairs the card of a request that has none on record (see claimUnpostedCards). A card that was
+ * posted but whose location could not be stored is found in the run's thread and adopted, then
+ * drawn as its request is now (buttons gone if it was decided meanwhile); only when there is none
+ * is the card posted, in the run's thread, as the process that wrote the request would have
+ * (and only while the request still waits). Takes off the working reaction that process left on
+ * the message that asked.
+ */
+export async function showUnpostedCard(ctx: SlackContext, actionId: number): Promise<void> {
+  const action = await findRequest(ctx, actionId);
+  const thread = action ? await findThread(ctx.slackDb, action.rootRunId) : undefined;
+  const log = ctx.logger.child({ actionId, runId: action?.runId });
+  if (!action || !thread) {
+    log.warn('request without a card has no thread on record; its card cannot be posted');
+    if (action && action.status !== 'pending') await settleCardRepair(ctx.slackDb, actionId);
+    return;
+  }
+  const adoption = await adoptCard(ctx, action, thread);
+  // Slack could not be read: the claim lapses and a later sweep looks again, rather than posting a second card.
+  if (adoption === 'failed') return;
+  // A notice instead of the card leaves the claim on record: the card is tried again once it lapses.
+  let settled = true;
+  if (adoption === 'adopted') {
+    await showCardUpdate(ctx, actionId);
+    log.warn('card adopted by the sweep: it was posted, but where it went had not been stored');
+  } else if (action.status !== 'pending') {
+    log.info({ status: action.status }, 'request decided without a card: there was none to find');
+  } else {
+    const target = threadTarget(thread);
+    const outcome = await showCard(ctx, actionId, target, (continuation) => ctx.runs.show(ctx, continuation, target), action);
+    log.warn({ outcome }, 'card posted by the sweep: the process that wrote the request stopped before posting it');
+    settled = outcome !== 'fallback';
+  }
+  if (settled) await settleCardRepair(ctx.slackDb, actionId);
+  if (thread.message_ts) await ctx.runs.clearWorkingReaction(ctx, { channel: thread.channel, ts: thread.message_ts });
 }

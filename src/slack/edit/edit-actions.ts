@@ -2,8 +2,7 @@ import type { BlockAction, ButtonAction } from '@slack/bolt';
 import { ACTION_IDS, CALLBACK_IDS } from '../kit/action-ids.js';
 import { tellClicker } from '../card/button-check.js';
 import { checkEditSubmission, showEditForm, recordEditSubmission, showEditSubmission, tellEditFailure, type EditDeps } from './edit-flow.js';
-import { personOf, type SlackContext } from '../context.js';
-import { clickOf } from '../kit/click-of.js';
+import { personOf, type SlackContext, clickOf } from '../context.js';
 import type { InteractionRoutes } from '../kit/interaction-routes.js';
 import { recordThenAck } from '../ack.js';
 

@@ -1,8 +1,7 @@
 import type { JSONSchema7, JSONSchema7Definition } from '@ai-sdk/provider';
 import type { KnownBlock, MrkdwnElement } from '@slack/types';
 import { escapeMrkdwn } from './mrkdwn/escape-mrkdwn.js';
-import { LIMITS, truncate, truncateMrkdwn } from './limits.js';
-import { scaled } from './fit-message.js';
+import { LIMITS, truncate, truncateMrkdwn, scaled } from './limits.js';
 import { section } from './text-objects.js';
 import { formatArgValue, isMoneyInCents } from './format-arg-value.js';
 import { humanizeKey, humanizeWords } from './humanize.js';

@@ -1,23 +1,23 @@
-import type { AgentStream, ApprovalRequest, RecoveredRun } from '../../agent/api-types.js';
+import type { AgentStream, ApprovalRequest, RecoveredRun, DeniedCall } from '../../agent/api-types.js';
 import { paragraphs, type AnnouncedRequest } from '../../agent/stream.js';
 import { hasAgentErrorCode } from '../../agent/errors.js';
 import { childLogger } from '../../agent/child-logger.js';
-import { showCard } from '../card/show-card.js';
-import { showApprovalCards } from '../card/show-approval-cards.js';
+import { showCard, showApprovalCards } from '../card/show-card.js';
 import { markCardsDrawn, showCardUpdate } from '../card/show-card-update.js';
 import { markRunShown } from './mark-run-shown.js';
-import { showAnswer } from './show-answer.js';
-import { showError } from './show-error.js';
-import { storedRequest, findRequest, recipientOf, type DrawnMark, type SlackContext, type StreamRecipient, type ThreadTarget } from '../context.js';
+import { showAnswer, showError } from './show-answer.js';
+import { storedRequest, findRequest, recipientOf, type DrawnMark, type SlackContext, type StreamRecipient, type ThreadTarget, type Person } from '../context.js';
 import { workingReaction, type WorkingReaction } from './working-reaction.js';
 import { unreachable } from '../../unreachable.js';
 import type { Request } from '../../agent/request.js';
 import { AnswerStream } from './answer-stream.js';
 import type { CardRow } from '../card/cards.js';
-import type { Person } from '../context.js';
 import { clearAssistantStatus, clearWaitingStatus, showWaitingStatus } from './assistant-status.js';
-import { postPolicyRefusal } from './policy-refusal.js';
 import { findThread, targetForAction, threadTarget } from '../card/threads.js';
+import { context, oneLine } from '../kit/text-objects.js';
+import { truncate } from '../kit/limits.js';
+import { escapeMrkdwn, inlineCode } from '../kit/mrkdwn/escape-mrkdwn.js';
+import { slackDate } from '../kit/slack-date.js';
 
 interface RunInThreadOptions {
   /** The message that asked for this work; it carries the working reaction meanwhile. */
@@ -205,4 +205,41 @@ export async function showRecovered(ctx: SlackContext, recovered: RecoveredRun):
   await runInThread(ctx, recovered.stream, threadTarget(thread), {
     ...(thread.message_ts ? { reactTo: { channel: thread.channel, ts: thread.message_ts } } : {}),
   });
+}
+
+/** A call the policy refused, as the thread hears it. */
+interface PolicyRefusal {
+  toolName: string;
+  reason: string;
+  freeze?: { name: string; until?: Date };
+}
+
+/**
+ * ":no_entry: `delete_record` refused by policy: <reason>": the tool, the policy's reason
+ * (escaped: a policy file is text someone wrote) and the change freeze that refused it, if one did.
+ */
+export function policyRefusalText(r: PolicyRefusal): string {
+  const during = r.freeze ? ` during change freeze ${inlineCode(truncate(r.freeze.name, 80))}${r.freeze.until ? ` (until ${slackDate(r.freeze.until)})` : ''}` : '';
+  const reason = escapeMrkdwn(truncate(oneLine(r.reason), 1500));
+  const stop = /[.!?…]$/.test(reason) ? '' : '.';
+  return `:no_entry: ${inlineCode(truncate(r.toolName, 100))} refused by policy${during}: ${reason}${stop} It did not run, and nobody was asked.`;
+}
+
+/**
+ * A call the policy refused is said in its run's thread (people there would otherwise see only
+ * what the model makes of it). A failure to post is logged: the audit log has the denial.
+ */
+async function postPolicyRefusal(ctx: SlackContext, target: ThreadTarget, denied: DeniedCall): Promise<void> {
+  if (!denied.policy) return;
+  const freeze = denied.policy.freeze;
+  const text = policyRefusalText({
+    toolName: denied.toolName,
+    reason: denied.policy.reason,
+    ...(freeze ? { freeze: { name: freeze.name, ...(freeze.until ? { until: new Date(freeze.until) } : {}) } } : {}),
+  });
+  try {
+    await ctx.client.chat.postMessage({ channel: target.channel, ...(target.threadTs ? { thread_ts: target.threadTs } : {}), text, blocks: [context(text)] });
+  } catch (error) {
+    ctx.logger.warn({ err: error, toolCallId: denied.toolCallId }, 'a call refused by policy could not be told in the thread');
+  }
 }

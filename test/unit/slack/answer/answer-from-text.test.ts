@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { answerFromText } from '../../../../src/slack/answer/answer-choice.js';
-import { isCancel, messageText, threadIdOf } from '../../../../src/slack/thread/message-text.js';
+import { isCancel, messageText, threadIdOf } from '../../../../src/slack/thread/handle-message.js';
 
 const options = [{ label: 'Staging' }, { label: 'Production' }, { label: 'Dev, local' }];
 

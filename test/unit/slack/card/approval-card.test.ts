@@ -9,7 +9,7 @@ import { whoDecides } from '../../../../src/slack/kit/who-decides.js';
 import { batchCard, type BatchMember } from '../../../../src/slack/batch/batch-card.js';
 import { LIMITS } from '../../../../src/slack/kit/limits.js';
 import { ACTION_IDS } from '../../../../src/slack/kit/action-ids.js';
-import { blockedReasonText } from '../../../../src/slack/card/blocked-reason.js';
+import { blockedReasonText } from '../../../../src/slack/card/cards.js';
 import { noMatchingGrant } from '../../../../src/db/grants.js';
 
 const DECIDED = new Date('2030-01-01T12:00:00Z');

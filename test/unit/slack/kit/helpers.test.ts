@@ -2,7 +2,7 @@ import type { KnownBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import { ACTION_IDS, CALLBACK_IDS, cardBlockId, parseCardBlockId } from '../../../../src/slack/kit/action-ids.js';
 import { actionButtonValue, approvalButtonValue, parseButtonValue } from '../../../../src/slack/kit/button-value.js';
-import { fitMessage } from '../../../../src/slack/kit/fit-message.js';
+import { fitMessage } from '../../../../src/slack/kit/limits.js';
 import { jsonCodeBlock, prettyJson } from '../../../../src/slack/kit/json-code-block.js';
 import { humanList, isUserGroupId, isUserId, mention, mentionApprover } from '../../../../src/slack/kit/mention.js';
 import { slackDate } from '../../../../src/slack/kit/slack-date.js';

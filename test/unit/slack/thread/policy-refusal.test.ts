@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { policyRefusalText } from '../../../../src/slack/thread/policy-refusal.js';
+import { policyRefusalText } from '../../../../src/slack/thread/run-in-thread.js';
 import { blockLimitErrors } from '../../../../src/simulator/index.js';
 import { context } from '../../../../src/slack/kit/text-objects.js';
 import { expectNoInjection, INJECTION } from '../../../helpers/slack/block-text.js';

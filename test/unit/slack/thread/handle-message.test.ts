@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { looksLikeDecision } from '../../../../src/slack/thread/message-text.js';
+import { looksLikeDecision } from '../../../../src/slack/thread/handle-message.js';
 
 describe('looksLikeDecision', () => {
   it.each(['approved', 'Approve', 'LGTM!', 'yes', 'Yes.', 'no', 'nope', 'decline', 'Declined', 'ship it', 'go ahead', ':+1:', '👍', 'approve this'])(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ModelCallError } from '../../../../src/agent/errors.js';
-import { runFailureText } from '../../../../src/slack/thread/show-error.js';
+import { runFailureText } from '../../../../src/slack/thread/show-answer.js';
 
 describe('runFailureText', () => {
   const details = { runId: 'r', agentId: 'ops', model: 'openai.responses/gpt-5-mini', step: 1, attempts: 1 };

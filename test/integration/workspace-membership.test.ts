@@ -72,7 +72,13 @@ describeBackends('the workspace rule in the runtime on %s', (backend) => {
   it('refuses answers and revokes from another team, and lists no remembered approval for them', async () => {
     const question = await paused({}, [{ toolCalls: [{ toolName: 'ask_user', args: { question: 'Which?', options: [{ label: 'a' }] } }] }, { text: 'ok' }]);
     await expect(question.agent.resumeStream('a', { runId: question.runId, actor: outsider('U0REQ') })).rejects.toThrow(/members of this workspace/);
-    expect(await question.agent.mayAnswer((await question.agent.findRequest(question.actionId))!, outsider('U0REQ'))).toMatchObject({ allowed: false, why: 'outside-workspace' });
+    // A question is no approval: its request is found among the run's waiting calls.
+    const { runs } = await question.agent.listSuspendedRuns();
+    const asked = runs.find((r) => r.runId === question.runId)?.toolCalls.find((c) => c.toolCallId === question.toolCallId);
+    const request = asked && (await question.agent.findRequest(asked.actionId));
+    expect(request?.tool_name).toBe('ask_user');
+    expect(await question.agent.mayAnswer(request!, outsider('U0REQ'))).toMatchObject({ allowed: false, why: 'outside-workspace' });
+    expect(await question.agent.mayAnswer(request!, member('U0REQ'))).toMatchObject({ allowed: true });
 
     const { agent, actionId } = await paused();
     const approved = await agent.decideToolCall({ actionId, actor: member('U0BOB'), decision: 'approve', remember: true });

@@ -1,6 +1,6 @@
 import type { ModalView, KnownBlock } from '@slack/types';
 import { MAX_REASON_LENGTH } from '../../approvals/reason-limit.js';
-import { DECLINE_REASON_ACTION_ID, DECLINE_REASON_BLOCK_ID, declineReasonInput } from '../kit/decline-reason-input.js';
+import { DECLINE_REASON_ACTION_ID, DECLINE_REASON_BLOCK_ID, declineReasonInput } from '../kit/form-inputs.js';
 import { inlineCode, escapeMrkdwn, codeFence } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { LIMITS, truncate } from '../kit/limits.js';
 import { CALLBACK_IDS } from '../kit/action-ids.js';

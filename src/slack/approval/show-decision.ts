@@ -13,8 +13,7 @@ import { approversAt } from '../../approvals/approvers-at.js';
 import type { NotifyMode } from '../../approvals/policy-types.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { truncate } from '../kit/limits.js';
-import { humanList, mention } from '../kit/mention.js';
-import { whoDecides } from '../kit/who-decides.js';
+import { humanList, mention, whoDecides } from '../kit/mention.js';
 
 /**
  * Shows the result of an approve/decline: the card redrawn when the request

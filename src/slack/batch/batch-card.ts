@@ -6,8 +6,7 @@ import { ACTION_IDS, batchBlockId, cardBlockId, CALLBACK_IDS } from '../kit/acti
 import { approvalButtonValue, FINGERPRINT_PREFIX_LENGTH } from '../kit/button-value.js';
 import type { ApprovalCardState, CardBound, CardUnattended } from '../card/card-types.js';
 import { context, section, oneLine, plainText } from '../kit/text-objects.js';
-import { humanList, mention } from '../kit/mention.js';
-import { whoDecides } from '../kit/who-decides.js';
+import { humanList, mention, whoDecides } from '../kit/mention.js';
 import { slackDate } from '../kit/slack-date.js';
 import { unreachable } from '../../unreachable.js';
 import type { Agent } from '../../agent/agent.js';
@@ -16,7 +15,7 @@ import { approvalState, type RenderedCard, describedCall, editShown, boundOf, un
 import { editFacts } from '../card/edit-facts.js';
 import type { RequestView } from '../../agent/request-view.js';
 import type { ViewStateValues } from '../kit/submitted-payloads.js';
-import { DECLINE_REASON_ACTION_ID, DECLINE_REASON_BLOCK_ID, declineReasonInput } from '../kit/decline-reason-input.js';
+import { DECLINE_REASON_ACTION_ID, DECLINE_REASON_BLOCK_ID, declineReasonInput } from '../kit/form-inputs.js';
 
 /**
  * Most calls one message of a batch card shows: each takes two blocks (its section and its

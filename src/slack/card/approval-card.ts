@@ -7,8 +7,7 @@ import type { ApprovalCardData, OverLimit, CardAskedAgainWhy, CardBound, CardPre
 import { humanizeWords } from '../kit/humanize.js';
 import { callFieldBlocks, describeArgs } from '../kit/describe-args.js';
 import { context, section, oneLine, plainText } from '../kit/text-objects.js';
-import { humanList, mention } from '../kit/mention.js';
-import { whoDecides } from '../kit/who-decides.js';
+import { humanList, mention, whoDecides } from '../kit/mention.js';
 import { slackDate } from '../kit/slack-date.js';
 import { unreachable } from '../../unreachable.js';
 import { rememberButton, rememberedUnusedText } from './remember-blocks.js';

@@ -14,7 +14,7 @@ import { confirmationOf, formOfZod, type Form } from '../kit/form-fields.js';
 import { fieldText } from '../kit/form-inputs.js';
 import { formLabel, describeArgs, escapeOwnDescription, labelOf, type CallInWords } from '../kit/describe-args.js';
 import { unreachable } from '../../unreachable.js';
-import { whoDecides, describeRoute } from '../kit/who-decides.js';
+import { whoDecides, describeRoute } from '../kit/mention.js';
 import { elicitationCard, type ElicitationCardState } from './elicitation-card.js';
 import { elicitationAnswerSchema, isElicitationPayload } from '../../mcp/elicitation-payload.js';
 import { editFacts } from './edit-facts.js';

@@ -4,10 +4,9 @@ import { requestOf, type Request } from '../../agent/request.js';
 import { parseButtonValue } from '../kit/button-value.js';
 import type { SubmittedView } from '../kit/submitted-payloads.js';
 import { parseEditModal, editModal } from './edit-modal.js';
-import { mention } from '../kit/mention.js';
-import { whoDecides } from '../kit/who-decides.js';
+import { mention, whoDecides } from '../kit/mention.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
-import { actorOf, findRequest, type Person, type SlackContext, type ThreadTarget } from '../context.js';
+import { actorOf, findRequest, type Person, type SlackContext, type ThreadTarget, type Click } from '../context.js';
 import { carryCard } from './card-carry.js';
 import { cardStateKey, findCard, type CardRow } from '../card/cards.js';
 import { refreshHomesFor } from '../card/inbox-refresh.js';
@@ -20,7 +19,6 @@ import { truncate } from '../kit/limits.js';
 import { oneLine } from '../kit/text-objects.js';
 import { blockIdByIndex } from '../kit/form-inputs.js';
 import type { ButtonAction } from '@slack/bolt';
-import type { Click } from '../context.js';
 import type { CheckedClick } from '../card/button-check.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { KnownBlock, PlainTextOption } from '@slack/types';
+import type { KnownBlock, PlainTextOption, InputBlock } from '@slack/types';
 import type { z } from 'zod';
 import type { ElicitationField } from '../../mcp/elicitation-payload.js';
 import { formLabel } from './describe-args.js';
@@ -7,6 +7,7 @@ import { LIMITS, truncate } from './limits.js';
 import { humanList } from './mention.js';
 import { oneLine, plainText } from './text-objects.js';
 import type { InputState, ViewStateValues } from './submitted-payloads.js';
+import { MAX_REASON_LENGTH } from '../../approvals/reason-limit.js';
 
 /** Every input of a form uses this action id; its block id says which field it is. */
 const FORM_INPUT_ACTION_ID = 'value';
@@ -238,4 +239,28 @@ const no: PlainTextOption = { text: plainText('No'), value: 'false' };
 
 function option(label: string, index: number, max: number): PlainTextOption {
   return { text: plainText(oneLine(label), max), value: String(index) };
+}
+
+/**
+ * Decline's reason field, shared by the single card's Decline (approval/) and the batch's
+ * Decline all (batch/): in kit/ so that neither feature imports the other.
+ */
+export const DECLINE_REASON_BLOCK_ID = 'reason';
+export const DECLINE_REASON_ACTION_ID = 'reason';
+
+/** The optional reason field of a decline modal (Decline and Decline all): it goes to the model. */
+export function declineReasonInput(): InputBlock {
+  return {
+    type: 'input',
+    block_id: DECLINE_REASON_BLOCK_ID,
+    optional: true,
+    label: plainText('Reason'),
+    element: {
+      type: 'plain_text_input',
+      action_id: DECLINE_REASON_ACTION_ID,
+      multiline: true,
+      max_length: MAX_REASON_LENGTH,
+      placeholder: plainText('Why not? (optional)', LIMITS.placeholder),
+    },
+  };
 }

@@ -1,9 +1,8 @@
 import type { NotifyMode } from '../../approvals/policy-types.js';
 import { escapeMrkdwn } from './mrkdwn/escape-mrkdwn.js';
 import { truncate } from './limits.js';
-import { mention } from './mention.js';
+import { mention, whoDecides } from './mention.js';
 import { slackDate } from './slack-date.js';
-import { whoDecides } from './who-decides.js';
 
 export interface NoticeFacts {
   actionId: number;

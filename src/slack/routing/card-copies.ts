@@ -1,8 +1,7 @@
 import { approversAt } from '../../approvals/approvers-at.js';
 import type { Route } from '../../approvals/policy-types.js';
 import type { Request } from '../../agent/request.js';
-import { isUserGroupId, isUserId } from '../kit/mention.js';
-import { whoDecides } from '../kit/who-decides.js';
+import { isUserGroupId, isUserId, whoDecides } from '../kit/mention.js';
 import { truncate } from '../kit/limits.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import type { SlackContext, ThreadTarget } from '../context.js';

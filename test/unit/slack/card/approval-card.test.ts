@@ -5,7 +5,7 @@ import type { ApprovalCardData, CardBound } from '../../../../src/slack/card/car
 import { blockLimitErrors } from '../../../../src/simulator/index.js';
 import { approvalCardData, CARD_EXPIRES } from '../../../helpers/slack/approval-card-data.js';
 import { allText, expectNoInjection, expectWellFormed, INJECTION } from '../../../helpers/slack/block-text.js';
-import { whoDecides } from '../../../../src/slack/kit/who-decides.js';
+import { whoDecides } from '../../../../src/slack/kit/mention.js';
 import { batchCard, type BatchMember } from '../../../../src/slack/batch/batch-card.js';
 import { LIMITS } from '../../../../src/slack/kit/limits.js';
 import { ACTION_IDS } from '../../../../src/slack/kit/action-ids.js';

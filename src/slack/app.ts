@@ -1,4 +1,4 @@
-import { AssistantSupport, type AssistantMode } from './thread/assistant-support.js';
+import { AssistantSupport, type AssistantMode } from './thread/assistant-status.js';
 import type { RequestListener, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, HTTPReceiver, SocketModeReceiver, type CustomRoute, type webApi } from '@slack/bolt';

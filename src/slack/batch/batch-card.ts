@@ -1,5 +1,5 @@
 import type { Button, KnownBlock, ModalView } from '@slack/types';
-import { escapeMrkdwn, inlineCode } from '../kit/mrkdwn/escape-mrkdwn.js';
+import { escapeMrkdwn, inlineCode, slackDate } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { LIMITS, truncate, truncateMrkdwn, fitMessage, scaled } from '../kit/limits.js';
 import { highRiskConfirm, boundLine, unattendedText } from '../card/approval-card.js';
 import { ACTION_IDS, batchBlockId, cardBlockId, CALLBACK_IDS } from '../kit/action-ids.js';
@@ -7,7 +7,6 @@ import { approvalButtonValue, FINGERPRINT_PREFIX_LENGTH } from '../kit/button-va
 import type { ApprovalCardState, CardBound, CardUnattended } from '../card/card-types.js';
 import { context, section, oneLine, plainText } from '../kit/text-objects.js';
 import { humanList, mention, whoDecides } from '../kit/mention.js';
-import { slackDate } from '../kit/slack-date.js';
 import { unreachable } from '../../unreachable.js';
 import type { Agent } from '../../agent/agent.js';
 import type { Request } from '../../agent/request.js';

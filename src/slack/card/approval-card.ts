@@ -1,5 +1,5 @@
 import type { Button, KnownBlock, ConfirmationDialog } from '@slack/types';
-import { escapeMrkdwn, inlineCode } from '../kit/mrkdwn/escape-mrkdwn.js';
+import { escapeMrkdwn, inlineCode, slackDate } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { LIMITS, truncate, truncateMrkdwn, fitMessage, scaled } from '../kit/limits.js';
 import { ACTION_IDS, cardBlockId } from '../kit/action-ids.js';
 import { actionButtonValue, approvalButtonValue } from '../kit/button-value.js';
@@ -8,7 +8,6 @@ import { humanizeWords } from '../kit/humanize.js';
 import { callFieldBlocks, describeArgs } from '../kit/describe-args.js';
 import { context, section, oneLine, plainText } from '../kit/text-objects.js';
 import { humanList, mention, whoDecides } from '../kit/mention.js';
-import { slackDate } from '../kit/slack-date.js';
 import { unreachable } from '../../unreachable.js';
 import { rememberButton, rememberedUnusedText } from './remember-blocks.js';
 

@@ -1,6 +1,6 @@
 import type { Button } from '@slack/types';
 import { mention } from '../kit/mention.js';
-import { slackDate } from '../kit/slack-date.js';
+import { slackDate } from '../kit/mrkdwn/escape-mrkdwn.js';
 import type { RememberedUnusedNote } from './card-types.js';
 import { unreachable } from '../../unreachable.js';
 import { ACTION_IDS } from '../kit/action-ids.js';

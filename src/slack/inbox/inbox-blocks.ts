@@ -1,13 +1,12 @@
 import type { Button, HomeView, KnownBlock, ModalView } from '@slack/types';
 import { highRiskConfirm, boundLine, unattendedText } from '../card/approval-card.js';
 import type { Request } from '../../agent/request.js';
-import { escapeMrkdwn, inlineCode } from '../kit/mrkdwn/escape-mrkdwn.js';
+import { escapeMrkdwn, inlineCode, slackDate } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { ACTION_IDS, cardBlockId } from '../kit/action-ids.js';
 import { approvalButtonValue } from '../kit/button-value.js';
 import { context, section, plainText } from '../kit/text-objects.js';
 import { LIMITS, truncate, truncateMrkdwn } from '../kit/limits.js';
 import { mention } from '../kit/mention.js';
-import { slackDate } from '../kit/slack-date.js';
 import { callFieldsLine, type CallInWords } from '../kit/describe-args.js';
 import type { CardBound, CardUnattended } from '../card/card-types.js';
 

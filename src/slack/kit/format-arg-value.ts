@@ -1,7 +1,6 @@
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import { escapeMrkdwn, inlineCode } from './mrkdwn/escape-mrkdwn.js';
+import { escapeMrkdwn, inlineCode, slackDate } from './mrkdwn/escape-mrkdwn.js';
 import { truncate } from './limits.js';
-import { slackDate } from './slack-date.js';
 import { humanizeWords } from './humanize.js';
 
 /** What a value is shown with besides itself: its key, its schema and the call's currency argument. */

@@ -1,8 +1,7 @@
 import type { NotifyMode } from '../../approvals/policy-types.js';
-import { escapeMrkdwn } from './mrkdwn/escape-mrkdwn.js';
+import { escapeMrkdwn, slackDate } from './mrkdwn/escape-mrkdwn.js';
 import { truncate } from './limits.js';
 import { mention, whoDecides } from './mention.js';
-import { slackDate } from './slack-date.js';
 
 export interface NoticeFacts {
   actionId: number;

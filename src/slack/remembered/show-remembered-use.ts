@@ -2,10 +2,9 @@ import type { Decision, RememberedCall } from '../../agent/api-types.js';
 import { requestOf } from '../../agent/request.js';
 import { context } from '../kit/text-objects.js';
 import type { KnownBlock } from '@slack/types';
-import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
+import { escapeMrkdwn, slackDate } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { truncate } from '../kit/limits.js';
 import { mention } from '../kit/mention.js';
-import { slackDate } from '../kit/slack-date.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
 
 /**

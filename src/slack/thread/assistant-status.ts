@@ -1,7 +1,7 @@
 import { approversAt } from '../../approvals/approvers-at.js';
 import type { Request } from '../../agent/request.js';
 import { humanList, isUserGroupId, isUserId } from '../kit/mention.js';
-import type { SlackContext, ThreadTarget } from '../context.js';
+import type { SlackContext, ThreadTarget, AssistantFeature, AssistantThreads } from '../context.js';
 import { slackErrorCode } from '../transport/slack-web-client.js';
 
 /** Slack shows a status on one line; a long approver list ends in "and 3 more". */
@@ -80,4 +80,52 @@ async function displayName(ctx: SlackContext, id: string): Promise<string> {
 /** A status is plain text, but nothing in it should look like Slack markup either. */
 function plain(text: string): string {
   return text.replace(/[<>&\n]/g, '').slice(0, 80);
+}
+
+/**
+ * SLACK_ASSISTANT: whether the bot uses Slack's AI-app methods (assistant.threads.setStatus,
+ * chat.startStream/appendStream/stopStream). `auto`: in threads of direct messages with the
+ * app, where Slack shows an assistant's status and streams; `on`: in every thread; `off`: never.
+ */
+export type AssistantMode = 'auto' | 'on' | 'off';
+
+/** Errors that will not go away while this process runs: the method is missing or the app lacks the scope. */
+const PERMANENT = new Set(['unknown_method', 'missing_scope']);
+
+/**
+ * What this process knows about the AI-app methods: where to try them, and which of them
+ * Slack has refused for good (then the bot keeps to its reaction and posted messages).
+ */
+export class AssistantSupport implements AssistantThreads {
+  private readonly refused = new Set<AssistantFeature>();
+  /** Display names of approvers for the status line, by user or group id. */
+  readonly names = new Map<string, string>();
+  /** Threads this process gave a "waiting for approval" status, so a continuation clears it as it starts. */
+  private readonly waiting = new Set<string>();
+
+  constructor(readonly mode: AssistantMode) {}
+
+  /** Whether to try `feature` in this place: configured, not refused for good, and a thread to do it in. */
+  tries(feature: AssistantFeature, target: { channel: string; threadTs?: string }): boolean {
+    if (this.mode === 'off' || this.refused.has(feature) || target.threadTs === undefined) return false;
+    return this.mode === 'on' || target.channel.startsWith('D');
+  }
+
+  /** A call of `feature` failed with `code`; the permanent ones stop every later try in this process. */
+  failed(feature: AssistantFeature, code: string | undefined): void {
+    if (code !== undefined && PERMANENT.has(code)) this.refused.add(feature);
+  }
+
+  isRefused(feature: AssistantFeature): boolean {
+    return this.refused.has(feature);
+  }
+
+  markWaiting(target: { channel: string; threadTs?: string }): void {
+    this.waiting.add(`${target.channel} ${target.threadTs ?? ''}`);
+  }
+
+  /** Whether this process left the thread waiting (and forgets it). */
+  takeWaiting(target: { channel: string; threadTs?: string }): boolean {
+    return this.waiting.delete(`${target.channel} ${target.threadTs ?? ''}`);
+  }
 }

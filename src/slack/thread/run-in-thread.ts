@@ -16,8 +16,7 @@ import { clearAssistantStatus, clearWaitingStatus, showWaitingStatus } from './a
 import { findThread, targetForAction, threadTarget } from '../card/threads.js';
 import { context, oneLine } from '../kit/text-objects.js';
 import { truncate } from '../kit/limits.js';
-import { escapeMrkdwn, inlineCode } from '../kit/mrkdwn/escape-mrkdwn.js';
-import { slackDate } from '../kit/slack-date.js';
+import { escapeMrkdwn, inlineCode, slackDate } from '../kit/mrkdwn/escape-mrkdwn.js';
 
 interface RunInThreadOptions {
   /** The message that asked for this work; it carries the working reaction meanwhile. */

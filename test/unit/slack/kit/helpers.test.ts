@@ -5,9 +5,8 @@ import { actionButtonValue, approvalButtonValue, parseButtonValue } from '../../
 import { fitMessage } from '../../../../src/slack/kit/limits.js';
 import { jsonCodeBlock, prettyJson } from '../../../../src/slack/kit/json-code-block.js';
 import { humanList, isUserGroupId, isUserId, mention, mentionApprover } from '../../../../src/slack/kit/mention.js';
-import { slackDate } from '../../../../src/slack/kit/slack-date.js';
+import { slackDate, codeFence, inlineCode } from '../../../../src/slack/kit/mrkdwn/escape-mrkdwn.js';
 import { mrkdwnText, oneLine, plainText } from '../../../../src/slack/kit/text-objects.js';
-import { codeFence, inlineCode } from '../../../../src/slack/kit/mrkdwn/escape-mrkdwn.js';
 
 describe('mention', () => {
   it('mentions valid user ids and escapes anything else', () => {

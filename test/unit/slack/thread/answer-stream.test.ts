@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { safeText } from '../../../../src/slack/thread/answer-stream.js';
-import { AssistantSupport } from '../../../../src/slack/thread/assistant-support.js';
+import { AssistantSupport } from '../../../../src/slack/thread/assistant-status.js';
 
 describe('streamed answer text', () => {
   it('defuses Slack markup a model writes, leaving other angle brackets alone', () => {

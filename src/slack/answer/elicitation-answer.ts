@@ -4,7 +4,7 @@ import { parseElicitationFieldBlockId } from '../kit/action-ids.js';
 import { parseButtonValue } from '../kit/button-value.js';
 import { readField } from '../kit/form-inputs.js';
 import type { InputState, SubmittedView } from '../kit/submitted-payloads.js';
-import { elicitationModal, parseElicitationModal } from './elicitation-modal.js';
+import { elicitationModal, parseElicitationModal } from './answer-modals.js';
 import { findRequest, type Click, type Person, type SlackContext } from '../context.js';
 import { findCard } from '../card/cards.js';
 import { clickedCard, tamperedButton, describeOutcome } from '../card/button-check.js';

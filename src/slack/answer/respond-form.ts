@@ -4,7 +4,7 @@ import type { Request } from '../../agent/request.js';
 import { parseCardBlockId } from '../kit/action-ids.js';
 import { parseButtonValue } from '../kit/button-value.js';
 import { formOfZod, type Form } from '../kit/form-fields.js';
-import { parseRespondModal, respondModal } from './respond-modal.js';
+import { parseRespondModal, respondModal } from './answer-modals.js';
 import type { SubmittedView } from '../kit/submitted-payloads.js';
 import { splitPayload } from '../card/answer-card.js';
 import { resumeSchemaOf } from '../card/resume-schema.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { elicitationForm } from '../../../src/mcp/elicitation-form.js';
 import type { ElicitationForm, McpElicitationPayload } from '../../../src/mcp/elicitation-payload.js';
 import { elicitationCard } from '../../../src/slack/card/elicitation-card.js';
-import { elicitationModal, parseElicitationModal } from '../../../src/slack/answer/elicitation-modal.js';
+import { elicitationModal, parseElicitationModal } from '../../../src/slack/answer/answer-modals.js';
 import { fieldElement, readField as parseFieldValue } from '../../../src/slack/kit/form-inputs.js';
 import { blockLimitErrors, viewLimitErrors } from '../../../src/simulator/index.js';
 

@@ -3,7 +3,7 @@ import { approvalCard } from '../../../src/slack/card/approval-card.js';
 import type { ApprovalCardState, QuestionCardState, SuspensionCardState } from '../../../src/slack/card/card-types.js';
 import { declineModal } from '../../../src/slack/approval/approval-modals.js';
 import { questionCard, suspensionCard } from '../../../src/slack/card/answer-card.js';
-import { respondModal } from '../../../src/slack/answer/respond-modal.js';
+import { respondModal } from '../../../src/slack/answer/answer-modals.js';
 import { blockLimitErrors, viewLimitErrors } from '../../../src/simulator/index.js';
 import { markdownToMrkdwn } from '../../../src/slack/kit/mrkdwn/markdown-to-mrkdwn.js';
 import { splitMessage } from '../../../src/slack/kit/mrkdwn/split-message.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { answeredText, summariseAnswer } from '../../../../src/slack/card/answer-card.js';
-import { respondModal } from '../../../../src/slack/answer/respond-modal.js';
+import { respondModal } from '../../../../src/slack/answer/answer-modals.js';
 import { confirmationOf, formOfZod } from '../../../../src/slack/kit/form-fields.js';
 import { fieldText } from '../../../../src/slack/kit/form-inputs.js';
 import { humanizeKey } from '../../../../src/slack/kit/humanize.js';

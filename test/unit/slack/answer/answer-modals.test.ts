@@ -6,7 +6,7 @@ import type { ElicitationField } from '../../../../src/mcp/elicitation-payload.j
 import type { Form, FormEntry } from '../../../../src/slack/kit/form-fields.js';
 import { blockIdByName } from '../../../../src/slack/kit/form-inputs.js';
 import type { ViewStateValues } from '../../../../src/slack/kit/submitted-payloads.js';
-import { parseRespondModal, respondModal } from '../../../../src/slack/answer/respond-modal.js';
+import { parseRespondModal, respondModal } from '../../../../src/slack/answer/answer-modals.js';
 import { viewLimitErrors } from '../../../../src/simulator/index.js';
 import { expectNoInjection, INJECTION } from '../../../helpers/slack/block-text.js';
 

@@ -5,12 +5,13 @@ import { LIMITS, truncate, truncateMrkdwn } from '../kit/limits.js';
 import { CALLBACK_IDS } from '../kit/action-ids.js';
 import { actionButtonValue } from '../kit/button-value.js';
 import type { Form } from '../kit/form-fields.js';
-import { blockIdByName, fieldInput, readForm, type ReadForm } from '../kit/form-inputs.js';
+import { blockIdByName, fieldInput, readForm, type ReadForm, blockIdByIndex } from '../kit/form-inputs.js';
 import type { ViewStateValues } from '../kit/submitted-payloads.js';
 import { context, section, plainText } from '../kit/text-objects.js';
+import type { ElicitationForm } from '../../mcp/elicitation-payload.js';
 
-/** One block for the introduction and one for a "fields not shown" note. */
-const MAX_FIELDS = LIMITS.modalBlocks - 2;
+/** Respond: one block for the introduction and one for a "fields not shown" note. */
+const RESPOND_MAX_FIELDS = LIMITS.modalBlocks - 2;
 
 interface RespondModalData {
   actionId: number;
@@ -31,7 +32,7 @@ export function respondModal(data: RespondModalData): ModalView {
   // The question the tool asked, above the fields it is answered in; escaped, as a model may have written it.
   const intro = question ? `${truncateMrkdwn(escapeMrkdwn(truncate(question, LIMITS.sectionText)), LIMITS.sectionText - 400)}\n\n${tool}` : tool;
   const blocks: KnownBlock[] = [section(intro)];
-  const visible = data.form.fields.slice(0, MAX_FIELDS);
+  const visible = data.form.fields.slice(0, RESPOND_MAX_FIELDS);
   visible.forEach((entry, i) => blocks.push(fieldInput(entry, blockIdByName(entry, i))));
   const hidden = data.form.fields.length - visible.length;
   if (hidden > 0) blocks.push(context(`${hidden} more fields do not fit in this form — reply in the thread instead`));
@@ -51,5 +52,28 @@ export function respondModal(data: RespondModalData): ModalView {
  * values as the exact strings), checked against the resume schema when given; errors by block id.
  */
 export function parseRespondModal(form: Form, stateValues: ViewStateValues, resumeSchema?: z.ZodType): ReadForm {
-  return readForm(form.fields.slice(0, MAX_FIELDS), stateValues, blockIdByName, resumeSchema);
+  return readForm(form.fields.slice(0, RESPOND_MAX_FIELDS), stateValues, blockIdByName, resumeSchema);
+}
+
+/** An elicitation: one block for the message. */
+const ELICITATION_MAX_FIELDS = LIMITS.modalBlocks - 1;
+
+/** The modal behind an elicitation card's Answer button: one input per field of the server's form (block ids `f<index>`). */
+export function elicitationModal(data: { actionId: number; message: string; form: ElicitationForm }): ModalView {
+  const blocks: KnownBlock[] = [section(escapeMrkdwn(truncate(data.message.trim() || '(no message)', LIMITS.sectionText - 100)))];
+  data.form.fields.slice(0, ELICITATION_MAX_FIELDS).forEach((entry, i) => blocks.push(fieldInput(entry, blockIdByIndex(entry, i))));
+  return {
+    type: 'modal',
+    callback_id: CALLBACK_IDS.elicitationModal,
+    private_metadata: actionButtonValue(data.actionId),
+    title: plainText('Answer', LIMITS.modalTitle),
+    submit: plainText('Send', LIMITS.modalButton),
+    close: plainText('Cancel', LIMITS.modalButton),
+    blocks,
+  };
+}
+
+/** The form's answers from a submission, typed and checked; errors by block id, for `response_action: 'errors'`. */
+export function parseElicitationModal(form: ElicitationForm, values: ViewStateValues): ReadForm {
+  return readForm(form.fields.slice(0, ELICITATION_MAX_FIELDS), values, blockIdByIndex);
 }

@@ -451,7 +451,8 @@ export class Agent implements AgentInternals {
    */
   viewRequest(request: RequestLike, options: { now?: Date } = {}): RequestView {
     const sources = { root: this, deps: this.runtime, bindingOf: (row: PendingAction) => this.bindingOf(row) };
-    return isRequest(request) ? viewRequest(sources, rowLike(request), options.now, request) : viewRequest(sources, request, options.now);
+    // A Request handed in is the view's own; a row is read into one (viewRequest's default).
+    return viewRequest(sources, rowLike(request), options.now, isRequest(request) ? request : undefined);
   }
 
   /** What approving this request takes under the current policy, the limits it went over included (approvers, quorum, risk, …). */

@@ -2,7 +2,7 @@ import { takeOverWhileFull, takeWhileFull } from '../agent/sweeps.js';
 import type { SlackContext } from './context.js';
 import { cardStateKey, loadCardState } from './card/cards.js';
 import { PacedClientStoppedError, type PacedWebClient } from './transport/paced-web-client.js';
-import { TaskLane } from './transport/task-lane.js';
+import { TaskLane } from './transport/background-tasks.js';
 import { showExpired } from './approval/show-decision.js';
 import { showRecovered } from './thread/run-in-thread.js';
 import { showCardUpdate } from './card/show-card-update.js';

@@ -2,34 +2,14 @@ import { expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
-import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
-import { actionButtonValue, approvalButtonValue } from '../../src/slack/kit/button-value.js';
-import { APPROVALS_USAGE } from '../../src/slack/inbox/approvals-command.js';
-import { UNSEEN_REQUEST } from '../../src/slack/card/unseen-request.js';
-import {
-  appHomeOpenedEnvelope,
-  blockActionsPayload,
-  blockLimitErrors,
-  viewLimitErrors,
-  viewSubmissionPayload,
-  type StoredView,
-} from '../../src/simulator/index.js';
+import { ACTION_IDS, actionButtonValue, approvalButtonValue } from '../../src/slack/kit/action-ids.js';
+import { APPROVALS_USAGE } from '../../src/slack/inbox/inbox-actions.js';
+import { UNSEEN_REQUEST } from '../../src/slack/card/button-check.js';
+import { appHomeOpenedEnvelope, blockActionsPayload, blockLimitErrors, viewLimitErrors, viewSubmissionPayload, type StoredView } from '../../src/simulator/index.js';
 import { describeFrontEnd } from '../helpers/needs.js';
 import { viewText } from '../helpers/home-view.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
-import {
-  clickButton,
-  mention,
-  homeClickPayload,
-  recordingDeleteTool,
-  slackHarness,
-  startBot,
-  waitForCard,
-  waitForText,
-  waitForUpdate,
-  type AgentDeps,
-  type Bot,
-} from '../helpers/slack-bot.js';
+import { clickButton, mention, homeClickPayload, recordingDeleteTool, slackHarness, startBot, waitForCard, waitForText, waitForUpdate, type AgentDeps, type Bot } from '../helpers/slack-bot.js';
 import { CHANNEL, REQUESTER, ALICE, CAROL, DAVE, MALLORY } from '../helpers/test-workspace.js';
 
 const GROUP = 'S0OPSTEAM';

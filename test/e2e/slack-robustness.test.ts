@@ -7,7 +7,7 @@ import { askUserTool } from '../../src/agent/ask-user.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { findAction, recordApprovalVote } from '../../src/db/pending-actions.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
-import { recordThread } from '../../src/slack/card/threads.js';
+import { recordThread } from '../../src/slack/card/cards.js';
 import { describeFrontEnd } from '../helpers/needs.js';
 import { opsAgent } from '../helpers/ops-agent.js';
 import { openSlowDelivery } from '../helpers/slow-delivery.js';

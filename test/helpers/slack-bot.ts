@@ -8,12 +8,11 @@ import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { Agent } from '../../src/agent/agent.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/app.js';
-import { slackGroupResolver } from '../../src/slack/transport/directory.js';
+import { slackGroupResolver, slackWebClient } from '../../src/slack/transport/slack-web-client.js';
 import { appMentionEnvelope, type BlockActionsOptions, type SlackUserRef, blockActionsPayload, blockLimitErrors, FAKE_BOT_TOKEN, newTriggerId, type RecordedCall, SLACK_IDS, slackSender, type SlackSimulator, type SlackSimulatorOptions, startSlackSimulator, type StoredView, viewLimitErrors } from '../../src/simulator/index.js';
 import { createTestDatabase, type Backend, type TestDatabase } from './db.js';
 import type { GroupResolver } from '../../src/approvals/group-resolver.js';
 import type { Db } from '../../src/db/database.js';
-import { slackWebClient } from '../../src/slack/transport/slack-web-client.js';
 export { recordingDeleteTool } from './recording-delete-tool.js';
 
 export const SIGNING_SECRET = 'e2e-signing-secret-4f1c2b9a7d3e';

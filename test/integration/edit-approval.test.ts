@@ -14,7 +14,7 @@ import type { Agent } from '../../src/agent/agent.js';
 import type { EditOutcome } from '../../src/agent/edit.js';
 import type { Database } from '../../src/db/database.js';
 import { countLimitUsage } from '../../src/db/limit-usage.js';
-import { editFormOf } from '../../src/slack/card/edit-facts.js';
+import { editFormOf } from '../../src/slack/card/render-card.js';
 import { requestOf } from '../../src/agent/request.js';
 
 const refundArgs = { orderId: 'o-1', amountCents: 150050 };

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { slackDb } from '../../src/slack/tables.js';
+import { slackDb } from '../../src/slack/context.js';
 import { claimEventStartingRun, lockThread } from '../../src/slack/thread/claim-event.js';
-import { markRunShown } from '../../src/slack/thread/mark-run-shown.js';
+import { markRunShown } from '../../src/slack/thread/kept-results.js';
 import { claimUnpostedCards, flagLostCard, settleCardRepair } from '../../src/slack/card/card-repairs.js';
-import { findThread } from '../../src/slack/card/threads.js';
+import { findThread } from '../../src/slack/card/cards.js';
 import { agentWith, countingTool } from '../helpers/agents.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { describeBackends } from '../helpers/needs.js';

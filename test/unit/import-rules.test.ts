@@ -3,8 +3,7 @@
  * - a feature folder imports no other feature folder; card/ (the one card lifecycle: post,
  *   render, redraw, the card store, the button check) is the exception every feature may import,
  *   and it imports no feature itself;
- * - kit/ and transport/, and the top-level files every feature shares (context.ts, ack.ts,
- *   tables.ts), import no feature;
+ * - kit/ and transport/, and the top-level files every feature shares (context.ts, ack.ts), import no feature;
  * - a pure builder (`*-card.ts`, `*-modal.ts`, `*-modals.ts`, `*-blocks.ts`; not `show-*.ts`, the
  *   name both feature and card flows take for what draws) reaches no store and no flow: it
  *   imports no runtime value of db/ or agent/, and none of its runtime imports leads, however
@@ -14,7 +13,7 @@
  *   row: nothing in slack/ takes `PendingAction` from db/rows.ts (which also holds `SuspendedRun`,
  *   the public API's camelCase listing of a paused run) but the two stores whose statements read
  *   requests joined to slack/'s own tables, card/cards.ts (their cards) and
- *   routing/claim-notices.ts (their notices), which hand each on as a Request (requestOf).
+ *   routing/send-due-notices.ts (their notices), which hand each on as a Request (requestOf).
  * Type-only imports count for the folder rules: a type from another feature still ties the two.
  *
  * What still breaks a rule is listed in KNOWN_VIOLATIONS with why; a listed violation that is
@@ -34,7 +33,7 @@ const FEATURES = ['thread', 'card', 'approval', 'batch', 'edit', 'remembered', '
 /** The card lifecycle every feature may use. */
 const SHARED_FEATURE = 'card';
 const SHARED_FOLDERS = ['kit', 'transport'];
-const SHARED_FILES = ['context.ts', 'ack.ts', 'tables.ts'];
+const SHARED_FILES = ['context.ts', 'ack.ts'];
 /** A builder's name; `show-*.ts` is a flow that draws (`show-card.ts` posts the card `approval-card.ts` builds). */
 const BUILDER = /\/(?!show-)[^/]*-(card|modals?|blocks)\.ts$/;
 
@@ -100,7 +99,7 @@ function folderRuleBroken(from: string, to: string): string | undefined {
 
 const ROWS = join(SRC, 'db', 'rows.ts');
 /** The files of slack/ that read stored requests themselves (joined to their cards, their notices), and convert them. */
-const READS_ROWS = [join(SLACK, 'card', 'cards.ts'), join(SLACK, 'routing', 'claim-notices.ts')];
+const READS_ROWS = [join(SLACK, 'card', 'cards.ts'), join(SLACK, 'routing', 'send-due-notices.ts')];
 
 /** Why an import breaks the request rule, if it does. */
 function rowRuleBroken(from: string, to: string): string | undefined {

@@ -1,15 +1,13 @@
 import type { BlockAction, ButtonAction } from '@slack/bolt';
-import { ACTION_IDS, CALLBACK_IDS, elicitationFieldBlockId, cardBlockId } from '../kit/action-ids.js';
+import { ACTION_IDS, CALLBACK_IDS, elicitationFieldBlockId, cardBlockId, parseButtonValue } from '../kit/action-ids.js';
 import type { InputState } from '../kit/submitted-payloads.js';
 import { tellClicker } from '../card/button-check.js';
 import { checkElicitationSubmission, inlineAnswer, showElicitationForm, recordElicitationClick, recordElicitationSubmission, requestOfButton, requestOfField, showElicitationClick, type AnswerOf } from './elicitation-answer.js';
-import { showAnswer, type GoOnInThread } from './resume-from-slack.js';
+import { showAnswer, type GoOnInThread, recordChoice, showChoice, recordConfirmation } from './resume-from-slack.js';
 import { tellRespondFailure, checkRespondSubmission, showRespondForm, recordRespondAnswer } from './respond-form.js';
 import { personOf, type SlackContext, clickOf } from '../context.js';
-import type { InteractionRoutes } from '../kit/interaction-routes.js';
+import type { InteractionRoutes } from '../kit/action-ids.js';
 import { recordThenAck } from '../ack.js';
-import { parseButtonValue } from '../kit/button-value.js';
-import { recordChoice, showChoice, recordConfirmation } from './answer-choice.js';
 
 /**
  * Every answer's buttons and forms: askUser questions, Respond forms and Yes / No, MCP

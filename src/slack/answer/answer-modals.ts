@@ -1,13 +1,11 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { z } from 'zod';
 import { inlineCode, escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
-import { LIMITS, truncate, truncateMrkdwn } from '../kit/limits.js';
-import { CALLBACK_IDS } from '../kit/action-ids.js';
-import { actionButtonValue } from '../kit/button-value.js';
+import { LIMITS, truncate, truncateMrkdwn, context, section, plainText } from '../kit/limits.js';
+import { CALLBACK_IDS, actionButtonValue } from '../kit/action-ids.js';
 import type { Form } from '../kit/form-fields.js';
 import { blockIdByName, fieldInput, readForm, type ReadForm, blockIdByIndex } from '../kit/form-inputs.js';
 import type { ViewStateValues } from '../kit/submitted-payloads.js';
-import { context, section, plainText } from '../kit/text-objects.js';
 import type { ElicitationForm } from '../../mcp/elicitation-payload.js';
 
 /** Respond: one block for the introduction and one for a "fields not shown" note. */

@@ -1,17 +1,14 @@
 import { isElicitationPayload, type ElicitationAnswer, type McpElicitationPayload } from '../../mcp/elicitation-payload.js';
 import type { Request } from '../../agent/request.js';
-import { parseElicitationFieldBlockId } from '../kit/action-ids.js';
-import { parseButtonValue } from '../kit/button-value.js';
+import { parseElicitationFieldBlockId, parseButtonValue } from '../kit/action-ids.js';
 import { readField } from '../kit/form-inputs.js';
 import type { InputState, SubmittedView } from '../kit/submitted-payloads.js';
 import { elicitationModal, parseElicitationModal } from './answer-modals.js';
-import { findRequest, type Click, type Person, type SlackContext } from '../context.js';
+import { findRequest, type Click, type Person, type SlackContext, tellUser } from '../context.js';
 import { findCard } from '../card/cards.js';
 import { clickedCard, tamperedButton, describeOutcome } from '../card/button-check.js';
 import { errorReference } from '../kit/error-reference.js';
-
 import { mayAnswer, recordAnswer, showAnswer, type GoOnInThread, type RecordedAnswer } from './resume-from-slack.js';
-import { tellUser } from '../kit/tell-user.js';
 
 /** What an elicitation click came to: nothing to say, a message for the clicker alone, or a recorded answer. */
 type RecordedElicitation = undefined | { tell: string; click: Click } | { answer: RecordedAnswer };

@@ -1,20 +1,16 @@
 import type { ButtonAction } from '@slack/bolt';
 import type { z } from 'zod';
 import type { Request } from '../../agent/request.js';
-import { parseCardBlockId } from '../kit/action-ids.js';
-import { parseButtonValue } from '../kit/button-value.js';
-import { formOfZod, type Form } from '../kit/form-fields.js';
+import { parseCardBlockId, parseButtonValue } from '../kit/action-ids.js';
+import { formOfZod, type Form, resumeSchemaOf } from '../kit/form-fields.js';
 import { parseRespondModal, respondModal } from './answer-modals.js';
 import type { SubmittedView } from '../kit/submitted-payloads.js';
 import { splitPayload } from '../card/answer-card.js';
-import { resumeSchemaOf } from '../card/resume-schema.js';
-import { findRequest, type Click, type Person, type SlackContext } from '../context.js';
+import { findRequest, type Click, type Person, type SlackContext, tellUser } from '../context.js';
 import { findCard } from '../card/cards.js';
 import { clickedCard, tamperedButton, describeOutcome } from '../card/button-check.js';
 import { errorReference, failureText } from '../kit/error-reference.js';
-
 import { mayAnswer, recordAnswer, type RecordedAnswer } from './resume-from-slack.js';
-import { tellUser } from '../kit/tell-user.js';
 
 /** The form a suspended tool's flat resume schema turns into, with the schema to check answers against. */
 function formFor(ctx: SlackContext, action: Request): { schema: z.ZodType; form: Form } | undefined {

@@ -1,16 +1,14 @@
 import type { ButtonAction } from '@slack/bolt';
 import type { Decision } from '../../agent/api-types.js';
 import { declineModal, parseDeclineModal, approveReasonModal, parseApproveReasonModal } from './approval-modals.js';
-import { actorOf, type Click, type SlackContext, type Person } from '../context.js';
+import { actorOf, type Click, type SlackContext, type Person, tellUser } from '../context.js';
 import { findCard } from '../card/cards.js';
-import { tamperedButton, genuineButton, type GenuineButton, type CheckedClick, describeOutcome } from '../card/button-check.js';
+import { tamperedButton, genuineButton, type GenuineButton, type CheckedClick, describeOutcome, onItsCard, refusalSeenBy } from '../card/button-check.js';
 import { markDecisionInFlight } from '../card/lifecycle.js';
 import { showDecision } from './show-decision.js';
-import { tellUser } from '../kit/tell-user.js';
 import { failureText } from '../kit/error-reference.js';
 import { requestOf, type Request } from '../../agent/request.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
-import { onItsCard, refusalSeenBy } from '../card/unseen-request.js';
 import { unreachable } from '../../unreachable.js';
 import type { SubmittedView } from '../kit/submitted-payloads.js';
 import { describedCall } from '../card/render-card.js';

@@ -2,13 +2,11 @@ import type { ModalView, KnownBlock } from '@slack/types';
 import { MAX_REASON_LENGTH } from '../../approvals/reason-limit.js';
 import { DECLINE_REASON_ACTION_ID, DECLINE_REASON_BLOCK_ID, declineReasonInput } from '../kit/form-inputs.js';
 import { inlineCode, escapeMrkdwn, codeFence } from '../kit/mrkdwn/escape-mrkdwn.js';
-import { LIMITS, truncate } from '../kit/limits.js';
-import { CALLBACK_IDS } from '../kit/action-ids.js';
-import { approvalButtonValue, parseButtonValue } from '../kit/button-value.js';
+import { LIMITS, truncate, section, context, plainText, oneLine } from '../kit/limits.js';
+import { CALLBACK_IDS, approvalButtonValue, parseButtonValue } from '../kit/action-ids.js';
 import type { DeclineModalData, CardPreview } from '../card/card-types.js';
 import type { ViewStateValues } from '../kit/submitted-payloads.js';
-import { section, context, plainText, oneLine } from '../kit/text-objects.js';
-import { prettyJson } from '../kit/json-code-block.js';
+import { prettyJson } from '../kit/format-arg-value.js';
 
 /**
  * The modal Decline opens. private_metadata carries the same `{a, f}` as the button, so the

@@ -1,12 +1,9 @@
 import type { Decision, ExpiredRequest } from '../../agent/api-types.js';
 import { markCardsDrawn, showCardUpdate } from '../card/show-card-update.js';
-import { type CardRow, findCard } from '../card/cards.js';
-import { refusalText } from '../card/button-check.js';
-import { recipientOf, type Click, type DrawnMark, type SlackContext, type ThreadTarget } from '../context.js';
-import { onItsCard, refusalSeenBy } from '../card/unseen-request.js';
-import { targetForAction } from '../card/threads.js';
-import { tellUser } from '../kit/tell-user.js';
-import { refreshHomesFor } from '../card/inbox-refresh.js';
+import { refreshHomesFor } from '../card/lifecycle.js';
+import { type CardRow, findCard, targetForAction } from '../card/cards.js';
+import { refusalText, onItsCard, refusalSeenBy } from '../card/button-check.js';
+import { recipientOf, type Click, type DrawnMark, type SlackContext, type ThreadTarget, tellUser } from '../context.js';
 import { requestOf, type Request } from '../../agent/request.js';
 import { expiredText } from '../kit/notice-text.js';
 import { approversAt } from '../../approvals/approvers-at.js';

@@ -3,19 +3,15 @@ import type { AgentStream, Decision } from '../../agent/api-types.js';
 import { requestOf, type Request } from '../../agent/request.js';
 import { isActionId } from '../../db/is-action-id.js';
 import { BATCH_PART_SIZE, batchDeclineModal, batchDeclineMessage, batchDeclineReason } from './batch-card.js';
-import { FINGERPRINT_PREFIX_LENGTH } from '../kit/button-value.js';
+import { FINGERPRINT_PREFIX_LENGTH, ACTION_IDS, CALLBACK_IDS } from '../kit/action-ids.js';
 import { inlineCode } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { truncate, truncateMrkdwn } from '../kit/limits.js';
-import { actorOf, type Click, type SlackContext, type ThreadTarget, teamOfClicker, clickOf } from '../context.js';
-import { loadCardStates, type CardState, type CardRow } from '../card/cards.js';
+import { actorOf, type Click, type SlackContext, type ThreadTarget, teamOfClicker, clickOf, tellUser } from '../context.js';
+import { loadCardStates, type CardState, type CardRow, targetForAction } from '../card/cards.js';
 import { placesStored, tamperedButton, tellClicker, refusalText } from '../card/button-check.js';
-import { markDecisionInFlight } from '../card/lifecycle.js';
-import { targetForAction } from '../card/threads.js';
-import { tellUser } from '../kit/tell-user.js';
+import { markDecisionInFlight, refreshHomesFor } from '../card/lifecycle.js';
 import { showCardUpdate } from '../card/show-card-update.js';
-import { refreshHomesFor } from '../card/inbox-refresh.js';
-import { ACTION_IDS, CALLBACK_IDS } from '../kit/action-ids.js';
-import type { InteractionRoutes } from '../kit/interaction-routes.js';
+import type { InteractionRoutes } from '../kit/action-ids.js';
 import { recordThenAck } from '../ack.js';
 
 /** What a batch decision shows that is another feature's, passed in by the app (app.ts), so batch/ imports neither. */

@@ -1,14 +1,12 @@
 import type { ActionsBlockElement, Checkboxes, KnownBlock, MultiStaticSelect, PlainTextOption, RadioButtons, StaticSelect } from '@slack/types';
-import { LIMITS, truncateMrkdwn, truncate, fitMessage, scaled } from '../kit/limits.js';
+import { LIMITS, truncateMrkdwn, truncate, fitMessage, scaled, context, section, oneLine, plainText } from '../kit/limits.js';
 import { markdownToMrkdwn } from '../kit/mrkdwn/markdown-to-mrkdwn.js';
-import { ACTION_IDS, cardBlockId } from '../kit/action-ids.js';
-import { actionButtonValue } from '../kit/button-value.js';
+import { ACTION_IDS, cardBlockId, actionButtonValue } from '../kit/action-ids.js';
 import type { QuestionCardData, QuestionOption, SuspensionCardData, AnswerSummary } from './card-types.js';
-import { context, section, oneLine, plainText } from '../kit/text-objects.js';
 import { mention } from '../kit/mention.js';
 import { unreachable } from '../../unreachable.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
-import { jsonCodeBlock } from '../kit/json-code-block.js';
+import { jsonCodeBlock } from '../kit/format-arg-value.js';
 
 /** Up to this many options render as radio buttons / checkboxes, beyond it as a menu. */
 const INLINE_OPTIONS = LIMITS.radioOptions;

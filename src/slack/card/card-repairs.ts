@@ -1,14 +1,10 @@
 import type { Request } from '../../agent/request.js';
-import type { SlackContext, ThreadTarget } from '../context.js';
-import { findCard, type CardRow, blockedSql, cardStateKeySql, sameBatch } from './cards.js';
-import { findThread, threadTarget, type ThreadRow } from './threads.js';
-import { refreshHomesFor } from './inbox-refresh.js';
-import { CARD_EVENT_TYPE, parseCardMetadata, type CardMessageFacts } from './card-metadata.js';
+import type { SlackContext, ThreadTarget, SlackDb } from '../context.js';
+import { findCard, type CardRow, blockedSql, cardStateKeySql, sameBatch, findThread, threadTarget, type ThreadRow, CARD_EVENT_TYPE, parseCardMetadata, type CardMessageFacts } from './cards.js';
+import { refreshHomesFor, cardViewOf } from './lifecycle.js';
 import { cardKindOf, renderCard } from './render-card.js';
-import { cardViewOf } from './card-view.js';
 import { errorReference } from '../kit/error-reference.js';
 import { sql, type RawBuilder } from 'kysely';
-import type { SlackDb } from '../tables.js';
 
 /** How long before its request was written a card is looked for: the database's clock and Slack's may disagree a little. */
 const CLOCK_SKEW_S = 300;

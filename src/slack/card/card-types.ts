@@ -61,7 +61,7 @@ export interface ApprovalCardData {
   rememberFor?: number;
   /** The cumulative limits the request went over: why it asks more than usual (limit-reason.ts). */
   overLimit?: OverLimit[];
-  /** A remembered approval matched the call but did not cover it: the card says why (remember-blocks.ts). */
+  /** A remembered approval matched the call but did not cover it: the card says why (rememberedUnusedText in approval-card.ts). */
   rememberedUnused?: RememberedUnusedNote;
   /** Offer Edit beside Approve and Decline (the tool's input schema fits a modal and the policy allows it). */
   editable?: boolean;

@@ -1,10 +1,13 @@
 import { sql } from 'kysely';
 import type { CardKind } from '../kit/action-ids.js';
-import type { SlackDb } from '../tables.js';
+import type { SlackDb, SlackTables, ThreadTarget, SlackContext } from '../context.js';
 import { pendingActionColumns, type PendingAction } from '../../db/rows.js';
 import { requestOf, type Request } from '../../agent/request.js';
 import { CachedStatement, oneOrAny } from '../../db/cached-statement.js';
 import { expiredGrant, noMatchingGrant } from '../../db/grants.js';
+import type { Selectable } from 'kysely';
+import type { MessageMetadata } from '@slack/types';
+import { isActionId } from '../../db/is-action-id.js';
 
 export interface CardRow {
   action_id: number;
@@ -189,4 +192,100 @@ const blockedWords: Record<string, string> = {
 export function blockedReasonText(reason: string | undefined): string | undefined {
   if (reason === undefined || reason === noMatchingGrant) return undefined;
   return Object.hasOwn(blockedWords, reason) ? blockedWords[reason] : `a check right before it ran refused it (${reason})`;
+}
+
+/**
+ * Where a top-level run talks: its channel and thread (null thread: a DM's top level), who asked
+ * and the message that asked (it carries the working reaction meanwhile).
+ */
+export type ThreadRow = Omit<Selectable<SlackTables['slack_threads']>, 'created_at'>;
+
+/** Where to post in a run's thread. */
+export function threadTarget(thread: Pick<ThreadRow, 'channel' | 'thread_ts'>): ThreadTarget {
+  return { channel: thread.channel, ...(thread.thread_ts ? { threadTs: thread.thread_ts } : {}) };
+}
+
+export async function findThread(db: SlackDb, runId: string): Promise<ThreadRow | undefined> {
+  return db
+    .selectFrom('slack_threads')
+    .select(['run_id', 'channel', 'thread_ts', 'team_id', 'requester', 'message_ts'])
+    .where('run_id', '=', runId)
+    .executeTakeFirst();
+}
+
+/** The threads of these top-level runs, by run id (one statement; none for no runs). */
+export async function findThreads(db: SlackDb, runIds: readonly string[]): Promise<Map<string, ThreadRow>> {
+  if (runIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('slack_threads')
+    .select(['run_id', 'channel', 'thread_ts', 'team_id', 'requester', 'message_ts'])
+    .where('run_id', 'in', [...new Set(runIds)])
+    .execute();
+  return new Map(rows.map((r) => [r.run_id, r]));
+}
+
+/** Records a run's thread on its own (claimEventStartingRun does it with the claim on the common path). */
+export async function recordThread(db: SlackDb, thread: ThreadRow): Promise<void> {
+  await db.insertInto('slack_threads').values(thread).onConflict((oc) => oc.column('run_id').doNothing()).execute();
+}
+
+/**
+ * Where a run's continuation talks: beside the card, else in the run's thread,
+ * else where the click was. `known` is the card as the caller just read it
+ * (showCardUpdate returns it), to save reading it again.
+ */
+export async function targetForAction(
+  ctx: SlackContext,
+  action: Pick<Request, 'id' | 'rootRunId'>,
+  fallback?: ThreadTarget,
+  known?: { card: CardRow | undefined },
+): Promise<ThreadTarget | undefined> {
+  const card = known ? known.card : await findCard(ctx.slackDb, action.id);
+  if (card) return { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}) };
+  const thread = await findThread(ctx.slackDb, action.rootRunId);
+  if (thread) return threadTarget(thread);
+  return fallback;
+}
+
+/** The message metadata event type that marks a message as a card (see cardMetadata). */
+export const CARD_EVENT_TYPE = 'approval_bot_card';
+
+/** What a card message says it shows, as its metadata carries it. */
+export interface CardMessageFacts {
+  /** The requests the message shows: one for a card of its own, a part's calls for a batch card. */
+  actionIds: number[];
+  /** Every call of the batch this message is a part of, in order; absent for a card of its own. */
+  batch?: number[];
+  /** A copy routed to approvers (a DM, an approvals channel), not the card in the run's thread. */
+  copy?: boolean;
+}
+
+/**
+ * Slack message metadata for a card. The card's location is stored after it is posted; when that
+ * store fails (the database connection dropped between the two) the message itself still says
+ * which requests it shows, so the card can be found in its thread and adopted instead of being
+ * posted a second time (see adoptCard).
+ */
+export function cardMetadata(facts: CardMessageFacts): MessageMetadata {
+  return {
+    event_type: CARD_EVENT_TYPE,
+    // Lists as text: the payload's values are strings, numbers, booleans or objects.
+    event_payload: { action_ids: facts.actionIds.join(','), ...(facts.batch ? { batch: facts.batch.join(',') } : {}), ...(facts.copy ? { copy: true } : {}) },
+  };
+}
+
+/** The facts of a card message's metadata payload; undefined when it is not one of ours as cardMetadata writes it. */
+export function parseCardMetadata(payload: Record<string, unknown>): CardMessageFacts | undefined {
+  const ids = idList(payload.action_ids);
+  if (!ids) return undefined;
+  const batch = payload.batch === undefined ? undefined : idList(payload.batch);
+  if (payload.batch !== undefined && (!batch || !ids.every((id) => batch.includes(id)))) return undefined;
+  if (payload.copy !== undefined && payload.copy !== true) return undefined;
+  return { actionIds: ids, ...(batch ? { batch } : {}), ...(payload.copy === true ? { copy: true } : {}) };
+}
+
+function idList(value: unknown): number[] | undefined {
+  if (typeof value !== 'string' || !/^\d{1,10}(,\d{1,10})*$/.test(value)) return undefined;
+  const ids = value.split(',').map(Number);
+  return ids.every(isActionId) && new Set(ids).size === ids.length ? ids : undefined;
 }

@@ -1,11 +1,9 @@
 import type { KnownBlock } from '@slack/types';
 import type { McpElicitationPayload } from '../../mcp/elicitation-payload.js';
 import { escapeMrkdwn, inlineCode, slackDate } from '../kit/mrkdwn/escape-mrkdwn.js';
-import { ACTION_IDS, cardBlockId, elicitationFieldBlockId } from '../kit/action-ids.js';
-import { actionButtonValue } from '../kit/button-value.js';
+import { ACTION_IDS, cardBlockId, elicitationFieldBlockId, actionButtonValue } from '../kit/action-ids.js';
 import { fieldElement, fieldText, isTypedInput } from '../kit/form-inputs.js';
-import { fitMessage, scaled, LIMITS, truncate } from '../kit/limits.js';
-import { context, section, oneLine, plainText } from '../kit/text-objects.js';
+import { fitMessage, scaled, LIMITS, truncate, context, section, oneLine, plainText } from '../kit/limits.js';
 import { mention } from '../kit/mention.js';
 import { unreachable } from '../../unreachable.js';
 

@@ -1,4 +1,8 @@
-import type { CardPosting, CardsInFlight } from '../context.js';
+import type { CardPosting, CardsInFlight, SlackContext } from '../context.js';
+import type { RequestView } from '../../agent/request-view.js';
+import type { Request } from '../../agent/request.js';
+import { approversAt } from '../../approvals/approvers-at.js';
+import { isUserGroupId, isUserId } from '../kit/mention.js';
 
 interface InFlight {
   /** Settles once the card is posted and its location stored (or that failed), and it was routed. */
@@ -115,4 +119,66 @@ async function inTurn<K, T>(queue: Map<K, Promise<unknown>>, key: K, work: (wait
 /** Marks a request as being decided in this process (see CardLifecycle.markDeciding). */
 export function markDecisionInFlight(ctx: { readonly cards: CardsInFlight }, actionId: number): () => void {
   return ctx.cards.markDeciding(actionId);
+}
+
+/** What drawing an approval card takes besides its row: the request's view and whether its quorum can be reached. */
+interface CardView {
+  view?: RequestView;
+  unreachableQuorum?: { eligible: number };
+}
+
+/**
+ * The view a card is drawn from (one policy evaluation, see Agent.viewRequest) and, for a pending
+ * approval, whether it can never reach its quorum under the policy in force (the approvers who
+ * may decide it, as decisions are checked, counted against the quorum it was asked with): what
+ * the card warns about. Costs nothing unless the listed users fall short; then user groups are
+ * looked up through the workspace's cached resolver. Other kinds of request need no view.
+ */
+export async function cardViewOf(ctx: SlackContext, action: Request): Promise<CardView> {
+  if (action.kind !== 'approval') return {};
+  const view = ctx.agent.viewRequest(action);
+  const unreachableQuorum = await view.unreachableQuorum(ctx.botUserId);
+  return { view, ...(unreachableQuorum ? { unreachableQuorum } : {}) };
+}
+
+/** Members of one approver group listed at most; a larger group sees its Home update when it is opened. */
+const GROUP_MEMBERS_MAX = 200;
+
+/**
+ * Whose inbox shows this request: its requester, whoever decided or voted, and who may decide it
+ * under the policy at `now` (listed users, members of listed groups, and those an escalation has
+ * added by then; `everyone` when anyone may).
+ */
+export async function affectedUsers(ctx: SlackContext, action: Request, now = new Date()): Promise<{ users: string[]; everyone: boolean }> {
+  const users = new Set<string>();
+  if (action.requester) users.add(action.requester);
+  if (action.decidedBy) users.add(action.decidedBy);
+  for (const vote of Array.isArray(action.approvals) ? action.approvals : []) {
+    const id = (vote as { userId?: unknown } | null)?.userId;
+    if (typeof id === 'string') users.add(id);
+  }
+  const approvers = approversAt(ctx.agent.requirementOf(action), new Date(action.createdAt), now);
+  const resolve = ctx.agent.groupResolver;
+  for (const id of approvers) {
+    if (isUserId(id)) users.add(id);
+    else if (isUserGroupId(id) && resolve) {
+      try {
+        for (const member of (await resolve(id)).slice(0, GROUP_MEMBERS_MAX)) users.add(member);
+      } catch (error) {
+        ctx.logger.warn({ err: error, group: id }, 'approver group could not be read for Home updates');
+      }
+    }
+  }
+  if (ctx.botUserId) users.delete(ctx.botUserId);
+  return { users: [...users].filter(isUserId), everyone: approvers.length === 0 };
+}
+
+/** Queues a Home refresh for everyone whose inbox shows `action`; never throws (a Home is a view, not the record). */
+export function refreshHomesFor(ctx: SlackContext, action: Request | undefined): void {
+  if (!ctx.home || !action || action.kind !== 'approval') return;
+  const home = ctx.home;
+  affectedUsers(ctx, action).then(
+    ({ users, everyone }) => home.refresh(users, everyone),
+    (error: unknown) => ctx.logger.warn({ err: error, actionId: action.id }, 'Home refresh failed'),
+  );
 }

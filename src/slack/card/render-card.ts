@@ -1,7 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { Agent } from '../../agent/agent.js';
 import type { Tool } from '../../agent/tool.js';
-import { resumeSchemaOf } from './resume-schema.js';
+import { resumeSchemaOf, confirmationOf, formOfZod, type Form, formOfJsonSchema } from '../kit/form-fields.js';
 import type { RequestView } from '../../agent/request-view.js';
 import type { Request } from '../../agent/request.js';
 import type { CardKind } from '../kit/action-ids.js';
@@ -9,21 +9,20 @@ import { approvalCard } from './approval-card.js';
 import type { ApprovalCardState, QuestionCardState, SuspensionCardState, CardBound, CardUnattended } from './card-types.js';
 import { questionCard, suspensionCard, summariseAnswer } from './answer-card.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
-import { truncate } from '../kit/limits.js';
-import { confirmationOf, formOfZod, type Form } from '../kit/form-fields.js';
+import { truncate, LIMITS } from '../kit/limits.js';
 import { fieldText } from '../kit/form-inputs.js';
 import { formLabel, describeArgs, escapeOwnDescription, labelOf, type CallInWords } from '../kit/describe-args.js';
 import { unreachable } from '../../unreachable.js';
 import { whoDecides, describeRoute } from '../kit/mention.js';
 import { elicitationCard, type ElicitationCardState } from './elicitation-card.js';
 import { elicitationAnswerSchema, isElicitationPayload } from '../../mcp/elicitation-payload.js';
-import { editFacts } from './edit-facts.js';
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { CallPresentation } from '../../agent/describe-call.js';
-import type { EditKeyLabel, EditValueFormatter } from '../kit/edit-diff-text.js';
 import { formatArgValue } from '../kit/format-arg-value.js';
 import type { Requirement } from '../../approvals/requirement-for.js';
 import type { RequestBindingView } from '../../agent/request-binding.js';
+import { argsDiff } from '../../approvals/args-diff.js';
+import { editDiffText, jsonValue, type EditKeyLabel, type EditValueFormatter } from '../kit/edit-diff-text.js';
 
 export interface RenderedCard {
   kind: CardKind;
@@ -303,4 +302,41 @@ export function questionOf(agent: Agent, action: Request): AskUserQuestion | und
 export function cardKindOf(agent: Agent, action: Request): CardKind {
   if (action.kind === 'approval') return 'approval';
   return questionOf(agent, action) ? 'question' : 'suspension';
+}
+
+/** One block for the Edit modal's introduction; a form with more fields than fit is not offered for editing. */
+export const EDIT_MAX_FIELDS = LIMITS.modalBlocks - 1;
+
+/**
+ * The form an editor fills in, from a request's edit schema (a RequestView's `editSchema`, or
+ * `Agent.editSchemaOf`): undefined when the request cannot be edited (no schema, one of another
+ * shape, or more fields than fit one modal).
+ */
+function editFormOfSchema(schema: JSONSchema7 | undefined): Form | undefined {
+  const form = formOfJsonSchema(schema);
+  return form && form.fields.length <= EDIT_MAX_FIELDS ? form : undefined;
+}
+
+/**
+ * The form an editor of this request fills in: its tool's input schema (from the Agent) as
+ * fields, when it is a flat object of strings, numbers, integers, booleans and enums that fits
+ * one modal; undefined when the request cannot be edited (policy `allowEdit: false`, a tool of
+ * another shape, or one the code no longer has).
+ */
+export function editFormOf(agent: Agent, action: Request): Form | undefined {
+  return editFormOfSchema(agent.editSchemaOf(action));
+}
+
+/** What an approval card shows about editing (from the request's view): the Edit button while pending, and the "edited by" line. */
+export function editFacts(
+  view: Pick<RequestView, 'editSchema'>,
+  action: Request,
+  shown: { format: EditValueFormatter; label?: EditKeyLabel } = { format: jsonValue },
+): { editable?: true; editedLine?: string } {
+  const editable = action.status === 'pending' && editFormOfSchema(view.editSchema) !== undefined;
+  const edit = action.edit;
+  return {
+    ...(editable ? { editable: true as const } : {}),
+    ...(edit ? { editedLine: editDiffText(edit.editor, argsDiff(edit.proposedArgs, action.args), shown.format, 2000, shown.label) } : {}),
+  };
 }

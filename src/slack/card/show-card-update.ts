@@ -1,13 +1,12 @@
 import type { Request } from '../../agent/request.js';
 import { errorReference } from '../kit/error-reference.js';
-import type { DrawnMark, SlackContext } from '../context.js';
+import type { DrawnMark, SlackContext, SlackDb } from '../context.js';
 import { type CardRow, loadCardState, type CardState, cardStateKey, cardStateKeySql } from './cards.js';
 import { renderCard } from './render-card.js';
-import { cardViewOf } from './card-view.js';
+import { cardViewOf } from './lifecycle.js';
 import { blocksAsJson } from '../transport/slack-web-client.js';
 import { adoptCard } from './card-repairs.js';
 import { sql } from 'kysely';
-import type { SlackDb } from '../tables.js';
 import { oneOrAny } from '../../db/cached-statement.js';
 
 /** A request this process has just approved or declined, and where its card is. */

@@ -1,25 +1,27 @@
 import type { EditOutcome } from '../../agent/edit.js';
 import type { Decision } from '../../agent/api-types.js';
 import { requestOf, type Request } from '../../agent/request.js';
-import { parseButtonValue } from '../kit/button-value.js';
+import { parseButtonValue, ACTION_IDS, CALLBACK_IDS } from '../kit/action-ids.js';
 import type { SubmittedView } from '../kit/submitted-payloads.js';
 import { parseEditModal, editModal } from './edit-modal.js';
 import { mention, whoDecides } from '../kit/mention.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
-import { actorOf, findRequest, type Person, type SlackContext, type ThreadTarget, type Click } from '../context.js';
-import { carryCard } from './card-carry.js';
+import { actorOf, findRequest, type Person, type SlackContext, type ThreadTarget, type Click, personOf, clickOf, tellUser } from '../context.js';
 import { cardStateKey, findCard, type CardRow } from '../card/cards.js';
-import { refreshHomesFor } from '../card/inbox-refresh.js';
-import { editFormOf } from '../card/edit-facts.js';
-import { errorReference, failureText } from '../kit/error-reference.js';
-import { tellUser } from '../kit/tell-user.js';
 import { showCardUpdate } from '../card/show-card-update.js';
+import { refreshHomesFor } from '../card/lifecycle.js';
+import { editFormOf } from '../card/render-card.js';
+import { errorReference, failureText } from '../kit/error-reference.js';
 import { unreachable } from '../../unreachable.js';
-import { truncate } from '../kit/limits.js';
-import { oneLine } from '../kit/text-objects.js';
+import { truncate, oneLine } from '../kit/limits.js';
 import { blockIdByIndex } from '../kit/form-inputs.js';
-import type { ButtonAction } from '@slack/bolt';
+import type { ButtonAction, BlockAction } from '@slack/bolt';
 import type { CheckedClick } from '../card/button-check.js';
+import { tellClicker } from '../card/button-check.js';
+import type { InteractionRoutes } from '../kit/action-ids.js';
+import { recordThenAck } from '../ack.js';
+import { sql, type RawBuilder } from 'kysely';
+import type { SlackDb } from '../context.js';
 
 /**
  * What Edit asks of the approval and routing features: passed in (app.ts), as edit/ imports
@@ -44,7 +46,7 @@ type EditSubmission =
  * input schema; a wrong value is shown beside its field before the modal closes. Who may edit,
  * and whether the request is still as the editor saw it, is decided when the edit is recorded.
  */
-export async function checkEditSubmission(ctx: SlackContext, view: SubmittedView, user: string): Promise<EditSubmission> {
+async function checkEditSubmission(ctx: SlackContext, view: SubmittedView, user: string): Promise<EditSubmission> {
   const meta = parseButtonValue(view.private_metadata);
   if (!meta?.fingerprintPrefix) {
     ctx.logger.warn({ user }, 'edit modal submitted with metadata that is not ours');
@@ -91,7 +93,7 @@ interface RecordedEdit {
 }
 
 /** Records the edit (see Agent.editToolCall); the run's work waits for `startAfter`. */
-export async function recordEditSubmission(
+async function recordEditSubmission(
   ctx: SlackContext,
   submission: Extract<EditSubmission, { kind: 'edit' }>,
   who: Person,
@@ -110,7 +112,7 @@ export async function recordEditSubmission(
  * "edited by" line), the editor hears what their edit did, the thread hears who must still
  * approve, and the run goes on when the edit approved it.
  */
-export async function showEditSubmission(ctx: SlackContext, deps: EditDeps, who: Person, recorded: RecordedEdit): Promise<void> {
+async function showEditSubmission(ctx: SlackContext, deps: EditDeps, who: Person, recorded: RecordedEdit): Promise<void> {
   const user = who.user;
   const { outcome, row } = recorded;
   const card = await findCard(ctx.slackDb, row.id);
@@ -186,7 +188,7 @@ async function showStillNeeded(ctx: SlackContext, action: Request, editor: strin
 }
 
 /** Tells the editor, beside the card, that recording or showing the edit failed (with the log reference). */
-export function tellEditFailure(ctx: SlackContext, actionId: number, user: string): (ref: string) => Promise<void> {
+function tellEditFailure(ctx: SlackContext, actionId: number, user: string): (ref: string) => Promise<void> {
   return async (ref) => {
     const card = await findCard(ctx.slackDb, actionId);
     if (card) await tellUser(ctx, { channel: card.channel, ...(card.thread_ts ? { threadTs: card.thread_ts } : {}), user }, failureText(ref));
@@ -198,7 +200,7 @@ export function tellEditFailure(ctx: SlackContext, actionId: number, user: strin
  * Agent, as Approve is); then a modal of the tool's input schema opens, prefilled with the
  * request's arguments as stored (read here by the button's request id, never from the click).
  */
-export async function showEditForm(ctx: SlackContext, deps: EditDeps, click: Click | undefined, action: ButtonAction): Promise<void> {
+async function showEditForm(ctx: SlackContext, deps: EditDeps, click: Click | undefined, action: ButtonAction): Promise<void> {
   const checked = await deps.checkedBeforeModal(ctx, click, action);
   if (!checked) return;
   const { click: at, row } = checked;
@@ -214,4 +216,85 @@ export async function showEditForm(ctx: SlackContext, deps: EditDeps, click: Cli
     ctx.logger.warn({ err: error, actionId: row.id }, 'edit modal could not open');
     await tellUser(ctx, at, 'The edit form could not open; try again. Nothing was changed.');
   }
+}
+
+/**
+ * Edit opens a modal of the tool's arguments (after checking the clicker may approve); its
+ * submission is checked (errors shown beside the fields before the modal closes), recorded, then
+ * acknowledged, as an Approve click is.
+ */
+export function registerEditActions(routes: InteractionRoutes, ctx: SlackContext, deps: EditDeps): void {
+  routes.action<BlockAction<ButtonAction>>(ACTION_IDS.edit, async ({ ack, body, action }) => {
+    await ack();
+    ctx.tasks.run('edit-open', () => showEditForm(ctx, deps, clickOf(body), action), tellClicker(ctx, clickOf(body)));
+  });
+  routes.view(CALLBACK_IDS.editModal, async ({ ack, body, view }) => {
+    const user = body.user.id;
+    const submission = await checkEditSubmission(ctx, view, user);
+    if (submission.kind === 'errors') return void (await ack({ response_action: 'errors', errors: submission.errors }));
+    if (submission.kind === 'close') return void (await ack());
+    await recordThenAck(ctx, () => ack(), {
+      name: 'edit-submit',
+      record: (startAfter) => recordEditSubmission(ctx, submission, personOf(body), startAfter),
+      show: (recorded) => showEditSubmission(ctx, deps, personOf(body), recorded),
+      onError: tellEditFailure(ctx, submission.row.id, user),
+    });
+  });
+}
+
+/**
+ * After an edit, the card (and its routed copies) goes on showing the request that replaced the
+ * edited one: the new request gets the card's place, and the old row is marked settled with the
+ * key it ends in, so no sweep ever draws the old request over the new one. On a batch card the
+ * new request takes the edited one's place in the batch (`batch`, in the row of every request of
+ * the batch's calls, those earlier edits replaced included), so every redraw, click, repair and
+ * restart finds the batch with the new request in it. Returns the new request's card; undefined when the old one had none (or the new
+ * one already has a card of its own, which `findCard` then gives).
+ *
+ * One transaction: the batch's rows are locked first (in id order, so two edits of one batch
+ * cannot deadlock), and the carry runs after the lock, on what the other edit committed: two
+ * members edited at once each take their place, neither undoes the other's.
+ */
+async function carryCard(db: SlackDb, fromActionId: number, fromKey: string, toActionId: number): Promise<CardRow | undefined> {
+  return db.transaction().execute(async (tx) => {
+    await sql`
+      SELECT c.action_id FROM slack_cards c
+      WHERE c.action_id = ${fromActionId}
+         OR c.action_id IN (${requestsOfBatch(sql`(SELECT o.batch FROM slack_cards o WHERE o.action_id = ${fromActionId})`)})
+      ORDER BY c.action_id
+      FOR UPDATE
+    `.execute(tx);
+    const swapped = (batch: RawBuilder<unknown>) => sql`
+      (SELECT jsonb_agg(CASE WHEN e = to_jsonb(${fromActionId}::integer) THEN to_jsonb(${toActionId}::integer) ELSE e END ORDER BY n)
+       FROM jsonb_array_elements(${batch}) WITH ORDINALITY AS t(e, n))`;
+    const result = await sql<CardRow>`
+      WITH old AS (
+        UPDATE slack_cards SET settled = true, drawn = ${fromKey}, drawn_at = now(), repair_claimed_at = NULL,
+          batch = CASE WHEN batch IS NULL THEN NULL ELSE ${swapped(sql.raw('batch'))} END
+        WHERE action_id = ${fromActionId}
+        RETURNING channel, ts, thread_ts, kind, copies, batch
+      ), members AS (
+        UPDATE slack_cards c SET batch = ${swapped(sql.raw('c.batch'))}
+        WHERE c.batch IS NOT NULL AND c.action_id NOT IN (${fromActionId}, ${toActionId})
+          AND c.action_id IN (${requestsOfBatch(sql`(SELECT batch FROM old)`)})
+        RETURNING c.action_id
+      )
+      INSERT INTO slack_cards (action_id, channel, ts, thread_ts, kind, drawn, copies, batch)
+      SELECT ${toActionId}, channel, ts, thread_ts, kind, NULL, copies, batch FROM old
+      ON CONFLICT (action_id) DO NOTHING
+      RETURNING action_id, channel, ts, thread_ts, kind, drawn, copies, batch
+    `.execute(tx);
+    return result.rows[0];
+  });
+}
+
+/**
+ * Every request of the calls a batch lists: its members and the requests earlier edits replaced
+ * (their settled rows keep the batch too, so a redraw through one of them draws the batch as it is).
+ */
+function requestsOfBatch(batch: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`
+    SELECT p.id FROM pending_actions q
+    JOIN pending_actions p ON p.run_id = q.run_id AND p.tool_call_id = q.tool_call_id
+    WHERE q.id IN (SELECT (jsonb_array_elements_text(${batch}))::integer)`;
 }

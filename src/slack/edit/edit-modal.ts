@@ -2,13 +2,11 @@ import type { KnownBlock, ModalView } from '@slack/types';
 import type { ElicitationField } from '../../mcp/elicitation-payload.js';
 import type { Form } from '../kit/form-fields.js';
 import { inlineCode } from '../kit/mrkdwn/escape-mrkdwn.js';
-import { CALLBACK_IDS } from '../kit/action-ids.js';
-import { approvalButtonValue } from '../kit/button-value.js';
+import { CALLBACK_IDS, approvalButtonValue } from '../kit/action-ids.js';
 import { blockIdByIndex, fieldInput, readForm, type ReadForm } from '../kit/form-inputs.js';
 import type { ViewStateValues } from '../kit/submitted-payloads.js';
-import { section, plainText } from '../kit/text-objects.js';
-import { LIMITS, truncate } from '../kit/limits.js';
-import { EDIT_MAX_FIELDS } from '../card/edit-facts.js';
+import { section, plainText, LIMITS, truncate } from '../kit/limits.js';
+import { EDIT_MAX_FIELDS } from '../card/render-card.js';
 import type { z } from 'zod';
 
 interface EditModalData {

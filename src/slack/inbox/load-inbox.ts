@@ -3,10 +3,10 @@ import { inboxRequests, type InboxRow } from '../../db/inbox-requests.js';
 import { requestOf, type Request } from '../../agent/request.js';
 import type { RememberedGrant } from '../../db/remembered-grants.js';
 import { editDiffText } from '../kit/edit-diff-text.js';
-import { HOME_FIT, threadLink, type InboxData, type InboxFit, type InboxItem, type RememberedItem } from './inbox-blocks.js';
+import type { KnownBlock } from '@slack/types';
+import { HOME_FIT, MESSAGE_FIT, inboxBlocks, threadLink, type InboxData, type InboxFit, type InboxItem, type RememberedItem } from './inbox-blocks.js';
 import { actorOf, type Person, type SlackContext } from '../context.js';
-import { findCards } from '../card/cards.js';
-import { findThreads } from '../card/threads.js';
+import { findCards, findThreads } from '../card/cards.js';
 import { describedCall, editShown, boundOf, unattendedOf } from '../card/render-card.js';
 import type { RequestView } from '../../agent/request-view.js';
 
@@ -119,3 +119,15 @@ export const emptyInbox: Omit<InboxData, 'notice'> = Object.freeze({
   decided: [],
   decidedTotal: 0,
 });
+
+/** What `/approvals` answers with: its text, and the blocks that show it. */
+export interface CommandAnswer {
+  text: string;
+  blocks?: KnownBlock[];
+}
+
+/** The /approvals list: the person's inbox with the page of waiting requests after request `after` (undefined: the oldest). */
+export async function approvalsList(ctx: SlackContext, who: Person, after?: number): Promise<CommandAnswer> {
+  const inbox = await loadInbox(ctx, who, MESSAGE_FIT, after);
+  return { text: `${inbox.waitingTotal} ${inbox.waitingTotal === 1 ? 'request is' : 'requests are'} waiting for you.`, blocks: inboxBlocks(inbox, MESSAGE_FIT) };
+}

@@ -1,4 +1,6 @@
 import { isActionId } from '../../db/is-action-id.js';
+import type { AllMiddlewareArgs, BlockAction, Middleware, SlackAction, SlackActionMiddlewareArgs, SlackViewMiddlewareArgs } from '@slack/bolt';
+import type { SubmittedView, ViewSubmission } from './submitted-payloads.js';
 
 /**
  * The identifiers the builders put on interactive elements and views; the listeners match on
@@ -83,4 +85,68 @@ export function parseElicitationFieldBlockId(blockId: string | undefined): numbe
   const m = /^elicitation-field:([1-9]\d{0,9})$/.exec(blockId ?? '');
   const actionId = Number(m?.[1]);
   return m && isActionId(actionId) ? actionId : undefined;
+}
+
+/**
+ * Button values: the pending action id, plus a fingerprint prefix on approval buttons so a click
+ * on a stale card (arguments since changed) can be recognised and refused.
+ */
+export const FINGERPRINT_PREFIX_LENGTH = 16;
+const FINGERPRINT_PREFIX = new RegExp(`^[0-9a-f]{${FINGERPRINT_PREFIX_LENGTH}}$`);
+
+export function approvalButtonValue(actionId: number, fingerprint: string): string {
+  return JSON.stringify({ a: actionId, f: fingerprint.slice(0, FINGERPRINT_PREFIX_LENGTH) });
+}
+
+export function actionButtonValue(actionId: number): string {
+  return JSON.stringify({ a: actionId });
+}
+
+export interface ButtonValue {
+  actionId: number;
+  fingerprintPrefix?: string;
+}
+
+/** Parses a button value (or a modal's private_metadata); undefined for anything malformed. */
+export function parseButtonValue(value: string | undefined | null): ButtonValue | undefined {
+  if (typeof value !== 'string') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const { a, f } = parsed as { a?: unknown; f?: unknown };
+  if (!isActionId(a)) return undefined;
+  // Every approval button carries exactly this much of a SHA-256 hex digest; an empty or short
+  // prefix would match any request's fingerprint.
+  if (f !== undefined && (typeof f !== 'string' || !FINGERPRINT_PREFIX.test(f))) return undefined;
+  return f === undefined ? { actionId: a } : { actionId: a, fingerprintPrefix: f };
+}
+
+export type ActionListener = Middleware<SlackActionMiddlewareArgs>;
+type ActionId = (typeof ACTION_IDS)[keyof typeof ACTION_IDS];
+type CallbackId = (typeof CALLBACK_IDS)[keyof typeof CALLBACK_IDS];
+
+/** What a modal's listener gets: Bolt's arguments, with the submission as parsed (submitted-payloads.ts). */
+type ViewListenerArgs = Omit<SlackViewMiddlewareArgs & AllMiddlewareArgs, 'payload' | 'view' | 'body'> & { body: ViewSubmission; view: SubmittedView };
+export type ViewListener = (args: ViewListenerArgs) => Promise<void>;
+
+/**
+ * Where each feature's buttons and modals register, by the ids its block builders use. A type
+ * of its own (listeners.ts implements it) so a feature names it without importing the file that
+ * imports every feature.
+ */
+export interface InteractionRoutes {
+  action<A extends SlackAction = BlockAction>(actionId: ActionId, listener: Middleware<SlackActionMiddlewareArgs<A>>): void;
+  view(callbackId: CallbackId, listener: ViewListener): void;
+}
+
+/** What takes the interactions no route takes: unknown ids, and payloads that do not parse (each must still ack). */
+export interface InteractionFallbacks {
+  unknownAction: ActionListener;
+  unknownView: Middleware<SlackViewMiddlewareArgs>;
+  malformedAction: (args: SlackActionMiddlewareArgs & AllMiddlewareArgs, issues: string[]) => Promise<void>;
+  malformedView: (args: SlackViewMiddlewareArgs & AllMiddlewareArgs, issues: string[]) => Promise<void>;
 }

@@ -1,10 +1,8 @@
 import type { JSONSchema7, JSONSchema7Definition } from '@ai-sdk/provider';
 import type { KnownBlock, MrkdwnElement } from '@slack/types';
 import { escapeMrkdwn } from './mrkdwn/escape-mrkdwn.js';
-import { LIMITS, truncate, truncateMrkdwn, scaled } from './limits.js';
-import { section } from './text-objects.js';
-import { formatArgValue, isMoneyInCents } from './format-arg-value.js';
-import { humanizeKey, humanizeWords } from './humanize.js';
+import { LIMITS, truncate, truncateMrkdwn, scaled, section } from './limits.js';
+import { formatArgValue, isMoneyInCents, humanizeKey, humanizeWords } from './format-arg-value.js';
 
 /** A label (plain words) and its value (mrkdwn, already escaped) as a card shows them. */
 interface CardField {

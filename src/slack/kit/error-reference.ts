@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
+
 /**
  * A short id put both in the log line and in the message people see, so a
  * report of "it said ref 3fa9c2d1" leads straight to the stack trace.

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { elicitationForm } from '../../mcp/elicitation-form.js';
 import type { ElicitationForm } from '../../mcp/elicitation-payload.js';
+import type { Agent } from '../../agent/agent.js';
+import { resumeSchemaFor } from '../../agent/tool.js';
+import type { Request } from '../../agent/request.js';
 
 /**
  * The fields of a form: a flat object of texts, numbers, integers, booleans, enums and
@@ -90,4 +93,13 @@ function withoutNull(p: Record<string, unknown>): { property: Record<string, unk
     if (typeof inner === 'object' && inner !== null) return { property: { ...(inner as Record<string, unknown>), ...outer }, nullable: true };
   }
   return { property: p, nullable: false };
+}
+
+/**
+ * What an answer to a suspended call is checked against: its tool's resume schema for these
+ * arguments, the tool found along the request's path; undefined when the tool is gone or asks none.
+ */
+export function resumeSchemaOf(agent: Agent, action: Request): z.ZodType | undefined {
+  const tool = agent.toolOf(action);
+  return tool ? resumeSchemaFor(tool, action.args) : undefined;
 }

@@ -3,9 +3,8 @@ import type { z } from 'zod';
 import type { ElicitationField } from '../../mcp/elicitation-payload.js';
 import { formLabel } from './describe-args.js';
 import type { FormEntry } from './form-fields.js';
-import { LIMITS, truncate } from './limits.js';
+import { LIMITS, truncate, oneLine, plainText } from './limits.js';
 import { humanList } from './mention.js';
-import { oneLine, plainText } from './text-objects.js';
 import type { InputState, ViewStateValues } from './submitted-payloads.js';
 import { MAX_REASON_LENGTH } from '../../approvals/reason-limit.js';
 

@@ -1,7 +1,6 @@
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import { escapeMrkdwn, inlineCode, slackDate } from './mrkdwn/escape-mrkdwn.js';
+import { escapeMrkdwn, inlineCode, slackDate, codeFence } from './mrkdwn/escape-mrkdwn.js';
 import { truncate } from './limits.js';
-import { humanizeWords } from './humanize.js';
 
 /** What a value is shown with besides itself: its key, its schema and the call's currency argument. */
 interface ArgValueContext {
@@ -99,4 +98,96 @@ function compactJson(value: unknown): string {
   } catch {
     return String(value);
   }
+}
+
+/** Words written in capitals wherever they appear in a label. */
+const ACRONYMS = new Set(['id', 'ids', 'url', 'uri', 'api', 'ip', 'sql', 'json', 'http', 'https', 'ssh', 'dns', 'eu', 'us', 'uk', 'sku', 'vat', 'iban', 'cpu', 'gpu']);
+
+/** `issue_refund`, `issueRefund`, `issue-refund` → `["issue", "refund"]`. */
+function splitWords(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .split(/[\s_\-.]+/)
+    .filter((w) => w !== '')
+    .map((w) => w.toLowerCase());
+}
+
+/** A name in words, first letter capital: "issue_refund" → "Issue refund"; codes such as "USD" stay as written. */
+export function humanizeWords(text: string): string {
+  if (/^[A-Z0-9]+(_[A-Z0-9]+)*$/.test(text) && /[A-Z]/.test(text)) return text.replace(/_/g, ' ');
+  const words = splitWords(text);
+  if (words.length === 0) return text;
+  const sentence = words.join(' ');
+  return sentence.charAt(0).toUpperCase() + sentence.slice(1);
+}
+
+/** An argument's key as a label: "amountCents" → "Amount", "order_id" → "Order ID". */
+export function humanizeKey(key: string): string {
+  let words = splitWords(key);
+  // The unit is said by the value ("$1,500.50"), not the label.
+  if (words.length > 1 && words.at(-1) === 'cents') words = words.slice(0, -1);
+  if (words.length === 0) return key;
+  const label = words.map((w) => (ACRONYMS.has(w) ? w.toUpperCase() : w)).join(' ');
+  return label.charAt(0).toUpperCase() + label.slice(1);
+}
+
+interface JsonCodeBlock {
+  /** mrkdwn: a code block holding the escaped, possibly truncated JSON. */
+  text: string;
+  /** Characters of the pretty-printed JSON that are shown. */
+  shown: number;
+  /** Characters of the whole pretty-printed JSON. */
+  total: number;
+  truncated: boolean;
+}
+
+/** Pretty JSON that never throws: tool arguments are whatever the model produced. */
+export function prettyJson(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  const seen = new WeakSet<object>();
+  try {
+    const json = JSON.stringify(
+      value,
+      (_key, v: unknown) => {
+        if (typeof v === 'bigint') return `${v.toString()}n`;
+        if (typeof v === 'object' && v !== null) {
+          if (seen.has(v)) return '[Circular]';
+          seen.add(v);
+        }
+        return v;
+      },
+      2,
+    );
+    return json ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/**
+ * Renders `value` as a code block of at most `maxChars` mrkdwn characters (after escaping),
+ * cutting visibly and reporting how much was shown so the card can say so.
+ */
+export function jsonCodeBlock(value: unknown, maxChars: number): JsonCodeBlock {
+  const json = prettyJson(value);
+  const whole = codeFence(json);
+  if (whole.length <= maxChars) return { text: whole, shown: json.length, total: json.length, truncated: false };
+
+  const fenced = (n: number): string => codeFence(json.slice(0, n) + '\n…');
+  // Escaping only ever lengthens the text, so the fenced length grows with n (bisect), and no
+  // more than maxChars characters of the JSON can fit.
+  let lo = 0;
+  let hi = Math.min(json.length, maxChars);
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fenced(mid).length <= maxChars) lo = mid;
+    else hi = mid - 1;
+  }
+  // A whole last line reads better than half of one, when that costs little.
+  const lineEnd = json.lastIndexOf('\n', lo);
+  let shown = lineEnd > lo * 0.9 ? lineEnd : lo;
+  const code = json.charCodeAt(shown - 1);
+  if (code >= 0xd800 && code <= 0xdbff) shown--;
+  return { text: fenced(shown), shown, total: json.length, truncated: true };
 }

@@ -5,11 +5,10 @@ import { isUserGroupId, isUserId, whoDecides } from '../kit/mention.js';
 import { truncate } from '../kit/limits.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import type { SlackContext, ThreadTarget } from '../context.js';
-import { privateWithoutApprovers } from '../card/private-without-approvers.js';
-import { addCardCopies, type CardCopy, type CardRow } from '../card/cards.js';
+import { privateWithoutApprovers } from '../card/show-card.js';
+import { addCardCopies, type CardCopy, type CardRow, cardMetadata } from '../card/cards.js';
 import { type RenderedCard, renderCard } from '../card/render-card.js';
 import { blocksAsJson } from '../transport/slack-web-client.js';
-import { cardMetadata } from '../card/card-metadata.js';
 
 /**
  * Copies of a new approval card for the approvers, where the policy routes them (`dm`, or

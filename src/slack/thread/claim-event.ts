@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { SlackDb } from '../tables.js';
+import type { SlackDb } from '../context.js';
 import { CachedStatement } from '../../db/cached-statement.js';
-import type { ThreadRow } from '../card/threads.js';
+import type { ThreadRow } from '../card/cards.js';
 
 /**
  * True for the first delivery of an event id, false for Slack's retries of it.

@@ -5,17 +5,16 @@ import { resumeSchemaFor } from '../../agent/tool.js';
 import { mention } from '../kit/mention.js';
 import { questionOf, toolOf, type AskUserQuestion } from '../card/render-card.js';
 import { showCardUpdate } from '../card/show-card-update.js';
+import { refreshHomesFor } from '../card/lifecycle.js';
 import { failureText } from '../kit/error-reference.js';
-import { showError } from './show-answer.js';
+import { tellUser, findRequest, actorOf, type Person, type SlackContext, type ThreadTarget } from '../context.js';
+import { showError } from './answer-stream.js';
 import { runInThread } from './run-in-thread.js';
-import { findRequest, actorOf, type Person, type SlackContext, type ThreadTarget } from '../context.js';
 import { hasAgentErrorCode } from '../../agent/errors.js';
 import { claimEvent, claimEventStartingRun, lockThread, releaseThreadLocks } from './claim-event.js';
-import { tellUser } from '../kit/tell-user.js';
-import { workingReaction } from './working-reaction.js';
+import { workingReaction } from './assistant-status.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { truncate } from '../kit/limits.js';
-import { refreshHomesFor } from '../card/inbox-refresh.js';
 
 export interface IncomingMessage {
   eventId: string;

@@ -4,18 +4,15 @@ import { hasAgentErrorCode } from '../../agent/errors.js';
 import { childLogger } from '../../agent/child-logger.js';
 import { showCard, showApprovalCards } from '../card/show-card.js';
 import { markCardsDrawn, showCardUpdate } from '../card/show-card-update.js';
-import { markRunShown } from './mark-run-shown.js';
-import { showAnswer, showError } from './show-answer.js';
+import { markRunShown } from './kept-results.js';
+import { showAnswer, showError, AnswerStream } from './answer-stream.js';
 import { storedRequest, findRequest, recipientOf, type DrawnMark, type SlackContext, type StreamRecipient, type ThreadTarget, type Person } from '../context.js';
-import { workingReaction, type WorkingReaction } from './working-reaction.js';
+import { workingReaction, type WorkingReaction, clearAssistantStatus, clearWaitingStatus, showWaitingStatus } from './assistant-status.js';
 import { unreachable } from '../../unreachable.js';
 import type { Request } from '../../agent/request.js';
-import { AnswerStream } from './answer-stream.js';
 import type { CardRow } from '../card/cards.js';
-import { clearAssistantStatus, clearWaitingStatus, showWaitingStatus } from './assistant-status.js';
-import { findThread, targetForAction, threadTarget } from '../card/threads.js';
-import { context, oneLine } from '../kit/text-objects.js';
-import { truncate } from '../kit/limits.js';
+import { findThread, targetForAction, threadTarget } from '../card/cards.js';
+import { context, oneLine, truncate } from '../kit/limits.js';
 import { escapeMrkdwn, inlineCode, slackDate } from '../kit/mrkdwn/escape-mrkdwn.js';
 
 interface RunInThreadOptions {

@@ -12,8 +12,7 @@ import { createDemoTables, demoDb, type DemoDb } from '../../../src/demo/demo-ta
 import { runWithSandbox, type RunningSandbox } from '../../../src/sandbox/run-with-sandbox.js';
 import type { StoredEphemeral, StoredMessage } from '../../../src/sandbox/store.js';
 import { createSlackApp } from '../../../src/slack/app.js';
-import { slackGroupResolver } from '../../../src/slack/transport/directory.js';
-import { slackWebClient } from '../../../src/slack/transport/slack-web-client.js';
+import { slackGroupResolver, slackWebClient } from '../../../src/slack/transport/slack-web-client.js';
 import { openDatabase, type Database } from '../../../src/db/database.js';
 import { migrate } from '../../../src/db/migrate.js';
 import { createTestDatabase } from '../db.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerFromText } from '../../../../src/slack/answer/answer-choice.js';
+import { answerFromText } from '../../../../src/slack/answer/resume-from-slack.js';
 import { isCancel, messageText, threadIdOf } from '../../../../src/slack/thread/handle-message.js';
 
 const options = [{ label: 'Staging' }, { label: 'Production' }, { label: 'Dev, local' }];

@@ -4,7 +4,7 @@ import { answeredText, summariseAnswer } from '../../../../src/slack/card/answer
 import { respondModal } from '../../../../src/slack/answer/answer-modals.js';
 import { confirmationOf, formOfZod } from '../../../../src/slack/kit/form-fields.js';
 import { fieldText } from '../../../../src/slack/kit/form-inputs.js';
-import { humanizeKey } from '../../../../src/slack/kit/humanize.js';
+import { humanizeKey } from '../../../../src/slack/kit/format-arg-value.js';
 import { checkedView } from '../../../../src/simulator/index.js';
 
 describe('resume schema labels', () => {

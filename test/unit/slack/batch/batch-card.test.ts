@@ -1,9 +1,8 @@
 import type { ActionsBlock, Button, KnownBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import { batchCard, batchParts, BATCH_PART_SIZE, type BatchCardData, type BatchMember, batchDeclineMessage, batchDeclineModal, batchDeclineReason } from '../../../../src/slack/batch/batch-card.js';
-import { ACTION_IDS, CALLBACK_IDS, parseCardBlockId } from '../../../../src/slack/kit/action-ids.js';
+import { ACTION_IDS, CALLBACK_IDS, parseCardBlockId, parseButtonValue } from '../../../../src/slack/kit/action-ids.js';
 import { describeArgs } from '../../../../src/slack/kit/describe-args.js';
-import { parseButtonValue } from '../../../../src/slack/kit/button-value.js';
 import { parseBatchButtonValue } from '../../../../src/slack/batch/batch-click.js';
 import { blockLimitErrors, checkedView } from '../../../../src/simulator/index.js';
 import { allText, expectNoInjection, expectWellFormed, INJECTION } from '../../../helpers/slack/block-text.js';

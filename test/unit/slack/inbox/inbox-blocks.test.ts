@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ACTION_IDS } from '../../../../src/slack/kit/action-ids.js';
-import { approvalButtonValue, parseButtonValue } from '../../../../src/slack/kit/button-value.js';
+import { ACTION_IDS, approvalButtonValue, parseButtonValue } from '../../../../src/slack/kit/action-ids.js';
 import { HOME_FIT, homeView, threadLink, inboxBlocks, MESSAGE_FIT, requestBlocks, type InboxData, type InboxItem, inboxListModal, LIST_PAGE, inboxListValue, parseInboxListValue } from '../../../../src/slack/inbox/inbox-blocks.js';
-import { parseInboxPage } from '../../../../src/slack/inbox/show-home.js';
+import { parseInboxPage } from '../../../../src/slack/inbox/home-refresher.js';
 import { LIMITS } from '../../../../src/slack/kit/limits.js';
 import { blockLimitErrors, viewLimitErrors } from '../../../../src/simulator/index.js';
-import { parseApprovalsCommand } from '../../../../src/slack/inbox/approvals-command.js';
+import { parseApprovalsCommand } from '../../../../src/slack/inbox/inbox-actions.js';
 import { allText, expectNoInjection, INJECTION } from '../../../helpers/slack/block-text.js';
 
 const FINGERPRINT = 'ab'.repeat(32);

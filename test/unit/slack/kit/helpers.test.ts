@@ -1,12 +1,10 @@
 import type { KnownBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
-import { ACTION_IDS, CALLBACK_IDS, cardBlockId, parseCardBlockId } from '../../../../src/slack/kit/action-ids.js';
-import { actionButtonValue, approvalButtonValue, parseButtonValue } from '../../../../src/slack/kit/button-value.js';
-import { fitMessage } from '../../../../src/slack/kit/limits.js';
-import { jsonCodeBlock, prettyJson } from '../../../../src/slack/kit/json-code-block.js';
+import { ACTION_IDS, CALLBACK_IDS, cardBlockId, parseCardBlockId, actionButtonValue, approvalButtonValue, parseButtonValue } from '../../../../src/slack/kit/action-ids.js';
+import { fitMessage, mrkdwnText, oneLine, plainText } from '../../../../src/slack/kit/limits.js';
+import { jsonCodeBlock, prettyJson } from '../../../../src/slack/kit/format-arg-value.js';
 import { humanList, isUserGroupId, isUserId, mention, mentionApprover } from '../../../../src/slack/kit/mention.js';
 import { slackDate, codeFence, inlineCode } from '../../../../src/slack/kit/mrkdwn/escape-mrkdwn.js';
-import { mrkdwnText, oneLine, plainText } from '../../../../src/slack/kit/text-objects.js';
 
 describe('mention', () => {
   it('mentions valid user ids and escapes anything else', () => {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isActionId } from '../../../../src/db/is-action-id.js';
-import { cardBlockId, parseCardBlockId } from '../../../../src/slack/kit/action-ids.js';
-import { actionButtonValue, approvalButtonValue, parseButtonValue } from '../../../../src/slack/kit/button-value.js';
+import { cardBlockId, parseCardBlockId, actionButtonValue, approvalButtonValue, parseButtonValue } from '../../../../src/slack/kit/action-ids.js';
 import { parseDeclineModal } from '../../../../src/slack/approval/approval-modals.js';
 
 /** The largest id PostgreSQL's `integer` (pending_actions.id) holds. */

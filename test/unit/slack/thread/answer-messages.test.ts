@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LIMITS } from '../../../../src/slack/kit/limits.js';
 import { blockLimitErrors } from '../../../../src/simulator/index.js';
-import { answerMessages } from '../../../../src/slack/thread/show-answer.js';
+import { answerMessages } from '../../../../src/slack/thread/answer-stream.js';
 
 describe('answerMessages', () => {
   it('keeps a short answer in one message', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { policyRefusalText } from '../../../../src/slack/thread/run-in-thread.js';
 import { blockLimitErrors } from '../../../../src/simulator/index.js';
-import { context } from '../../../../src/slack/kit/text-objects.js';
+import { context } from '../../../../src/slack/kit/limits.js';
 import { expectNoInjection, INJECTION } from '../../../helpers/slack/block-text.js';
 
 describe('policyRefusalText', () => {

@@ -1,11 +1,9 @@
 import type { KnownBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
-import { approvalCard } from '../../../../src/slack/card/approval-card.js';
+import { approvalCard, rememberDuration } from '../../../../src/slack/card/approval-card.js';
 import { ACTION_IDS } from '../../../../src/slack/kit/action-ids.js';
 import { homeView, type InboxData, moreBlock, rememberedBlocks, type RememberedItem } from '../../../../src/slack/inbox/inbox-blocks.js';
-import { parseRevokeValue } from '../../../../src/slack/remembered/revoke-remembered.js';
-import { rememberDuration } from '../../../../src/slack/card/remember-blocks.js';
-import { rememberedCreatedText, rememberedUseBlocks } from '../../../../src/slack/remembered/show-remembered-use.js';
+import { parseRevokeValue, rememberedCreatedText, rememberedUseBlocks } from '../../../../src/slack/remembered/remembered-actions.js';
 import { blockLimitErrors, viewLimitErrors } from '../../../../src/simulator/index.js';
 import { approvalCardData } from '../../../helpers/slack/approval-card-data.js';
 import { allText } from '../../../helpers/slack/block-text.js';

@@ -2,8 +2,11 @@
  * An agents module in the sandbox, in a real browser (Debian's Chromium, driven by
  * playwright-core): `AGENTS_MODULE=examples/agents.ts npm start` with no Slack variables, the
  * example's own requests offered to try, its agent mentioned in #general, one tool call approved
- * and another declined through the UI, and the thread showing both outcomes in words. Skipped
- * where /usr/bin/chromium is missing.
+ * and another declined through the UI, and the thread showing both outcomes in words. The module
+ * is the subject, not the embedded database: a PostgreSQL schema of its own when DATABASE_URL is
+ * set, else a DATA_DIR as an earlier start left it (bot-database.ts); opening PGlite cost the bot
+ * about 5 s of CPU here, and the README's quick start in Chromium (browser.test.ts) runs on it.
+ * Skipped where /usr/bin/chromium is missing.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +14,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
-import { migratedDataDir } from '../helpers/migrated-data-dir.js';
+import { botDatabase, type BotDatabase } from '../helpers/bot-database.js';
 import { openSandboxPage, type SandboxPage } from '../helpers/sandbox-page.js';
 import { needing } from '../helpers/needs.js';
 import { npmStart, stopProcessGroup, type NpmStart } from '../helpers/sandbox/npm-start.js';
@@ -25,6 +28,7 @@ const UNSET = ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'SL
 describe('an agents module in the sandbox, in Chromium', needing('chromium', { timeout: 120_000 }), () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'agents-module-browser-'));
   let app: NpmStart | undefined;
+  let database: BotDatabase | undefined;
   let sandbox: SandboxPage | undefined;
   let page: Page;
   let request: SandboxPage['request'];
@@ -33,9 +37,9 @@ describe('an agents module in the sandbox, in Chromium', needing('chromium', { t
   beforeAll(async () => {
     // The example imports the package by name, as a team's module would: its built copy.
     await ensureBuiltPackage();
-    await migratedDataDir(dataDir);
+    database = await botDatabase(dataDir);
     const unset = Object.fromEntries(UNSET.map((name) => [name, undefined]));
-    app = await npmStart({ ...unset, AGENTS_MODULE: 'examples/agents.ts', PORT: '0', DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' });
+    app = await npmStart({ ...unset, AGENTS_MODULE: 'examples/agents.ts', PORT: '0', DATABASE_URL: '', ...database.env, LOG_LEVEL: 'info' });
     sandbox = await openSandboxPage(app.url, 'U0ALICE');
     ({ page, request, botCard } = sandbox);
   }, 300_000);
@@ -43,6 +47,7 @@ describe('an agents module in the sandbox, in Chromium', needing('chromium', { t
   afterAll(async () => {
     await sandbox?.close();
     await stopProcessGroup(app?.child);
+    await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -8,14 +8,12 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * keeps one worker busy after the other has finished.
  */
 const SLOWEST = [
-  // isolated
+  // shared modules
   'test/e2e/team-repository.test.ts',
   'test/e2e/production-process.test.ts',
   'test/e2e/fresh-clone.test.ts',
   'test/e2e/model-providers.test.ts',
   'test/docs/readme-snippets.test.ts',
-  'test/e2e/agents-module.test.ts',
-  // shared modules
   'test/sandbox/browser.test.ts',
   'test/integration/main-startup.test.ts',
   'test/sandbox/agents-module-browser.test.ts',
@@ -32,6 +30,8 @@ const SLOWEST = [
   'test/integration/migrate.test.ts',
   'test/integration/audit-cli.test.ts',
   'test/e2e/slack-convergence.test.ts',
+  // isolated
+  'test/e2e/agents-module.test.ts',
 ];
 
 /**

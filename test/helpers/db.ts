@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, sql } from 'kysely';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import { EMBEDDED_START_PARAMS, openDatabase, type Database } from '../../src/db/database.js';
 import { migrate, readMigrations, type Migration } from '../../src/db/migrate.js';
 import { PGliteDialect } from '../../src/db/pglite-dialect.js';
 import type { DB } from '../../src/db/schema.js';
@@ -77,7 +77,7 @@ function migrationsKey(migrations: Migration[]): string {
 async function migratedPgliteTarball(key: string, migrations: Migration[]): Promise<Blob> {
   const path = join(tmpdir(), `slack-approval-bot-pglite-${key}.tar`);
   if (!existsSync(path)) {
-    const { db, pglite } = await pgliteDatabase(new PGlite('memory://'));
+    const { db, pglite } = await pgliteDatabase(new PGlite('memory://', { startParams: [...EMBEDDED_START_PARAMS] }));
     await migrate(db, migrations);
     const tarball = await pglite.dumpDataDir('none');
     await db.destroy();
@@ -172,7 +172,7 @@ async function migratedPglite(migrations: Migration[]): Promise<TestDatabase> {
   const key = migrationsKey(migrations);
   let loaded = idle.get(key)?.pop();
   if (!loaded) {
-    const { pglite } = await pgliteDatabase(new PGlite({ dataDir: 'memory://', loadDataDir: await migratedPgliteTarball(key, migrations) }));
+    const { pglite } = await pgliteDatabase(new PGlite({ dataDir: 'memory://', loadDataDir: await migratedPgliteTarball(key, migrations), startParams: [...EMBEDDED_START_PARAMS] }));
     loaded = { pglite, shape: await shapeOf(pglite) };
   }
   const instance = loaded.pglite;

@@ -1,3 +1,4 @@
+import type { SlackViewMiddlewareArgs } from '@slack/bolt';
 import type { SlackContext } from './context.js';
 
 /**
@@ -45,4 +46,23 @@ export async function recordThenAck<T>(ctx: SlackContext, ack: () => Promise<voi
     acknowledged();
   }
   ctx.tasks.run(click.name, async () => click.show(await recorded), click.onError);
+}
+
+/** What checking a modal's submission comes to: close the modal, show errors beside its fields, or `T`, to record. */
+export type CheckedSubmission<T> = { kind: 'close' } | { kind: 'errors'; errors: Record<string, string> } | T;
+
+/**
+ * A modal's submission once checked (Edit, Respond, an MCP form): errors go back beside their
+ * fields and the modal stays open, a submission with nothing to record closes it, and anything else
+ * is recorded before the ack, as a click is (recordThenAck).
+ */
+export async function submissionThenAck<T extends { kind: string }, R>(
+  ctx: SlackContext,
+  ack: SlackViewMiddlewareArgs['ack'],
+  submission: CheckedSubmission<T>,
+  click: (submission: T) => RecordedClick<R>,
+): Promise<void> {
+  if (submission.kind === 'errors') return void (await ack({ response_action: 'errors', errors: (submission as { errors: Record<string, string> }).errors }));
+  if (submission.kind === 'close') return void (await ack());
+  await recordThenAck(ctx, () => ack(), click(submission as T));
 }

@@ -7,7 +7,7 @@ import { showAnswer, type GoOnInThread, recordChoice, showChoice, recordConfirma
 import { tellRespondFailure, checkRespondSubmission, showRespondForm, recordRespondAnswer } from './respond-form.js';
 import { personOf, type SlackContext, clickOf } from '../context.js';
 import type { InteractionRoutes } from '../kit/action-ids.js';
-import { recordThenAck } from '../ack.js';
+import { recordThenAck, submissionThenAck } from '../ack.js';
 
 /**
  * Every answer's buttons and forms: askUser questions, Respond forms and Yes / No, MCP
@@ -64,15 +64,12 @@ function registerElicitationActions(routes: InteractionRoutes, ctx: SlackContext
 
   routes.view(CALLBACK_IDS.elicitationModal, async ({ ack, body, view }) => {
     const user = body.user.id;
-    const submission = await checkElicitationSubmission(ctx, view, user);
-    if (submission.kind === 'errors') return void (await ack({ response_action: 'errors', errors: submission.errors }));
-    if (submission.kind === 'close') return void (await ack());
-    await recordThenAck(ctx, () => ack(), {
+    await submissionThenAck(ctx, ack, await checkElicitationSubmission(ctx, view, user), (submission) => ({
       name: 'elicitation-submit-form',
       record: (startAfter) => recordElicitationSubmission(ctx, submission, personOf(body), startAfter),
       show: async (recorded) => recorded && showAnswer(ctx, recorded, goOn),
       onError: tellRespondFailure(ctx, submission.request.id, user),
-    });
+    }));
   });
 }
 
@@ -132,14 +129,11 @@ function registerRespondActions(routes: InteractionRoutes, ctx: SlackContext, go
 
   routes.view(CALLBACK_IDS.respondModal, async ({ ack, body, view }) => {
     const user = body.user.id;
-    const submission = await checkRespondSubmission(ctx, view, user);
-    if (submission.kind === 'errors') return void (await ack({ response_action: 'errors', errors: submission.errors }));
-    if (submission.kind === 'close') return void (await ack());
-    await recordThenAck(ctx, () => ack(), {
+    await submissionThenAck(ctx, ack, await checkRespondSubmission(ctx, view, user), (submission) => ({
       name: 'respond-submit',
       record: (startAfter) => recordRespondAnswer(ctx, submission, personOf(body), startAfter),
       show: async (recorded) => recorded && showAnswer(ctx, recorded, goOn),
       onError: tellRespondFailure(ctx, submission.request.id, user),
-    });
+    }));
   });
 }

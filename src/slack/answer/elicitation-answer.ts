@@ -9,6 +9,7 @@ import { findCard } from '../card/cards.js';
 import { clickedCard, tamperedButton, describeOutcome } from '../card/button-check.js';
 import { errorReference } from '../kit/error-reference.js';
 import { mayAnswer, recordAnswer, showAnswer, type GoOnInThread, type RecordedAnswer } from './resume-from-slack.js';
+import type { CheckedSubmission } from '../ack.js';
 
 /** What an elicitation click came to: nothing to say, a message for the clicker alone, or a recorded answer. */
 type RecordedElicitation = undefined | { tell: string; click: Click } | { answer: RecordedAnswer };
@@ -83,7 +84,7 @@ export async function showElicitationForm(ctx: SlackContext, click: Click, actio
   }
 }
 
-type ElicitationSubmission = { kind: 'close' } | { kind: 'errors'; errors: Record<string, string> } | { kind: 'answer'; request: Request; answer: ElicitationAnswer };
+type ElicitationSubmission = CheckedSubmission<{ kind: 'answer'; request: Request; answer: ElicitationAnswer }>;
 
 /** Reads the modal's submission; a wrong value is shown beside its field before the modal closes. */
 export async function checkElicitationSubmission(

@@ -11,6 +11,7 @@ import { findCard } from '../card/cards.js';
 import { clickedCard, tamperedButton, describeOutcome } from '../card/button-check.js';
 import { errorReference, failureText } from '../kit/error-reference.js';
 import { mayAnswer, recordAnswer, type RecordedAnswer } from './resume-from-slack.js';
+import type { CheckedSubmission } from '../ack.js';
 
 /** The form a suspended tool's flat resume schema turns into, with the schema to check answers against. */
 function formFor(ctx: SlackContext, action: Request): { schema: z.ZodType; form: Form } | undefined {
@@ -54,10 +55,7 @@ export async function showRespondForm(ctx: SlackContext, click: Click, action: P
 }
 
 /** What a Respond modal's submission comes to: close it, show errors beside its fields, or an answer to record. */
-type RespondSubmission =
-  | { kind: 'close' }
-  | { kind: 'errors'; errors: Record<string, string> }
-  | { kind: 'answer'; request: Request; data: unknown };
+type RespondSubmission = CheckedSubmission<{ kind: 'answer'; request: Request; data: unknown }>;
 
 /**
  * Reads a Respond modal's submission and checks the answer against the tool's

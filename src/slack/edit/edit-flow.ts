@@ -19,7 +19,7 @@ import type { ButtonAction, BlockAction } from '@slack/bolt';
 import type { CheckedClick } from '../card/button-check.js';
 import { tellClicker } from '../card/button-check.js';
 import type { InteractionRoutes } from '../kit/action-ids.js';
-import { recordThenAck } from '../ack.js';
+import { submissionThenAck, type CheckedSubmission } from '../ack.js';
 import { sql, type RawBuilder } from 'kysely';
 import type { SlackDb } from '../context.js';
 
@@ -36,10 +36,7 @@ export interface EditDeps {
   routeEdited(ctx: SlackContext, action: Request, card: CardRow | undefined): Promise<void>;
 }
 
-type EditSubmission =
-  | { kind: 'close' }
-  | { kind: 'errors'; errors: Record<string, string> }
-  | { kind: 'edit'; row: Request; args: Record<string, unknown>; fingerprintPrefix: string };
+type EditSubmission = CheckedSubmission<{ kind: 'edit'; row: Request; args: Record<string, unknown>; fingerprintPrefix: string }>;
 
 /**
  * Reads the Edit modal's submission into typed arguments and checks them against the tool's
@@ -230,15 +227,12 @@ export function registerEditActions(routes: InteractionRoutes, ctx: SlackContext
   });
   routes.view(CALLBACK_IDS.editModal, async ({ ack, body, view }) => {
     const user = body.user.id;
-    const submission = await checkEditSubmission(ctx, view, user);
-    if (submission.kind === 'errors') return void (await ack({ response_action: 'errors', errors: submission.errors }));
-    if (submission.kind === 'close') return void (await ack());
-    await recordThenAck(ctx, () => ack(), {
+    await submissionThenAck(ctx, ack, await checkEditSubmission(ctx, view, user), (submission) => ({
       name: 'edit-submit',
       record: (startAfter) => recordEditSubmission(ctx, submission, personOf(body), startAfter),
       show: (recorded) => showEditSubmission(ctx, deps, personOf(body), recorded),
       onError: tellEditFailure(ctx, submission.row.id, user),
-    });
+    }));
   });
 }
 

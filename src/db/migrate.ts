@@ -1,25 +1,13 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import type { Db } from './database.js';
+import { packagePath } from '../package-path.js';
 
 export interface Migration {
   version: number;
   name: string;
   sql: string;
-}
-
-/** Finds `migrations/` beside package.json, whether running from src/ or dist/. */
-function migrationsDir(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = join(dir, 'migrations');
-    if (existsSync(candidate) && existsSync(join(dir, 'package.json'))) return candidate;
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('migrations/ directory not found');
-    dir = parent;
-  }
 }
 
 /**
@@ -30,7 +18,7 @@ function migrationsDir(): string {
  */
 export const RETIRED_VERSIONS: ReadonlySet<number> = new Set([2]);
 
-export function readMigrations(dir = migrationsDir()): Migration[] {
+export function readMigrations(dir = packagePath('migrations')): Migration[] {
   const files = readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
   const migrations = files.map((file) => {
     const match = /^(\d+)_([a-z0-9_-]+)\.sql$/i.exec(file);

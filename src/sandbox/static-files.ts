@@ -1,7 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from '../package-path.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -13,24 +13,11 @@ const TYPES: Record<string, string> = {
 };
 
 /**
- * Where the browser files are. Under tsx they sit next to this module; after `npm run build`
- * tsc does not copy them, so the compiled module (dist/src/sandbox) looks in the source tree.
+ * The UI's files (src/sandbox/public, which the package ships as they are), read once at start and
+ * served by exact name only: a request path is a key in this map, never joined onto the file
+ * system, so no path can reach outside the folder.
  */
-function publicDir(): string {
-  const candidates = [
-    fileURLToPath(new URL('./public/', import.meta.url)),
-    fileURLToPath(new URL('../../../src/sandbox/public/', import.meta.url)),
-  ];
-  const found = candidates.find((dir) => existsSync(join(dir, 'index.html')));
-  if (!found) throw new Error(`sandbox UI files not found (looked in ${candidates.join(', ')})`);
-  return found;
-}
-
-/**
- * The UI's files, read once at start and served by exact name only: a request path is a key in
- * this map, never joined onto the file system, so no path can reach outside the folder.
- */
-export function staticFiles(dir = publicDir()): (path: string, res: ServerResponse) => boolean {
+export function staticFiles(dir = packagePath('src/sandbox/public')): (path: string, res: ServerResponse) => boolean {
   const files = new Map<string, { body: Buffer; type: string }>();
   for (const name of readdirSync(dir)) {
     const type = TYPES[extname(name)];

@@ -10,15 +10,15 @@ const LOCK = join(ROOT, 'dist/.build-lock');
 
 /**
  * What `npm run build` writes every time it has something to do: tsc's build info (an
- * incremental build rewrites only the files that changed) and the CommonJS entry
- * (scripts/build-commonjs.ts).
+ * incremental build rewrites only the files that changed), the CommonJS entry
+ * (scripts/build-commonjs.ts) and the bundled ES entries (scripts/bundle-entries.ts).
  */
-const OUTPUTS = ['dist/.tsbuildinfo', 'dist/cjs/index.cjs'];
+const OUTPUTS = ['dist/.tsbuildinfo', 'dist/cjs/index.cjs', 'dist/src/main.js'];
 
 const fresh = () =>
   builtSince(
     OUTPUTS.map((output) => join(ROOT, output)),
-    [join(ROOT, 'src'), join(ROOT, 'scripts/build-commonjs.ts')],
+    [join(ROOT, 'src'), join(ROOT, 'scripts/build-commonjs.ts'), join(ROOT, 'scripts/bundle-entries.ts')],
   );
 
 /**
@@ -43,6 +43,7 @@ export async function ensureBuiltPackage(): Promise<void> {
       if (!fresh()) {
         await run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, timeout: 300_000 });
         await run(process.execPath, ['--import', 'tsx', 'scripts/build-commonjs.ts'], { cwd: ROOT, timeout: 300_000 });
+        await run(process.execPath, ['--import', 'tsx', 'scripts/bundle-entries.ts'], { cwd: ROOT, timeout: 300_000 });
         // A source saved unchanged leaves tsc nothing to write: mark the build as newer anyway.
         const now = new Date();
         utimesSync(join(ROOT, OUTPUTS[0]!), now, now);

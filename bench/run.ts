@@ -15,6 +15,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   backlog: async () => (await import('./suites/backlog.js')).backlogSuite,
   timings: async () => (await import('./suites/timings.js')).timingsSuite,
   mastra: async () => (await import('./suites/mastra.js')).mastraSuite,
+  startup: async () => (await import('./suites/startup.js')).startupSuite,
 };
 
 const resultsDir = join(dirname(fileURLToPath(import.meta.url)), 'results');

@@ -163,6 +163,14 @@ export function cardActions(blocks: Block[], kind: 'approval' | 'question' | 'su
   return blocks.find((b) => b.type === 'actions' && typeof b.block_id === 'string' && b.block_id.startsWith(`${kind}:`));
 }
 
+/**
+ * How long the waits below give the bot to show something: the simulator's own 5 s is ample for a
+ * bot in the test's process, yet a bot process answering while the machine starts a dozen others
+ * (the team's repository, the fresh clone) has taken longer from a click to its answer. A wait
+ * that is met returns at once; only a failure waits this long.
+ */
+const SHOWN_WITHIN = { timeoutMs: 15_000 };
+
 /** Waits for the bot to post a card of `kind` in the thread (the nth one, counting from 0). */
 export async function waitForCard(
   fake: SlackSimulator,
@@ -174,7 +182,7 @@ export async function waitForCard(
   const looksLike = (c: RecordedCall) =>
     cardActions(blocksOf(c), kind) !== undefined || (kind === 'question' && /^\*Question\b/m.test(textOf(c)) && blocksOf(c).length > 0);
   const isCard = (c: RecordedCall) => c.method === 'chat.postMessage' && c.ok && inThread(c, where.channel, where.threadTs) && looksLike(c);
-  await fake.waitFor((c) => isCard(c) && fake.calls.filter(isCard).length > nth);
+  await fake.waitFor((c) => isCard(c) && fake.calls.filter(isCard).length > nth, SHOWN_WITHIN);
   const call = fake.calls.filter(isCard)[nth]!;
   const actions = cardActions(blocksOf(call), kind);
   return {
@@ -196,6 +204,7 @@ export function waitForText(fake: SlackSimulator, where: { channel: string; thre
       c.args.channel === where.channel &&
       (where.threadTs === undefined || c.args.thread_ts === where.threadTs) &&
       (typeof needle === 'string' ? textOf(c).includes(needle) : needle.test(textOf(c))),
+    SHOWN_WITHIN,
   );
 }
 
@@ -206,6 +215,7 @@ export function waitForUpdate(fake: SlackSimulator, card: PostedCard, needle: st
       c.method === 'chat.update' &&
       c.args.ts === card.ts &&
       (typeof needle === 'string' ? textOf(c).includes(needle) : needle.test(textOf(c))),
+    SHOWN_WITHIN,
   );
 }
 
@@ -215,6 +225,7 @@ export function waitForEphemeral(fake: SlackSimulator, user: string, needle: str
       c.method === 'chat.postEphemeral' &&
       c.args.user === user &&
       (typeof needle === 'string' ? String(c.args.text).includes(needle) : needle.test(String(c.args.text))),
+    SHOWN_WITHIN,
   );
 }
 

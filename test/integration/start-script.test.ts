@@ -54,6 +54,15 @@ describe('npm start in a clone', () => {
     expect(await started()).toBe('the sources');
   });
 
+  it('runs the sources when tsc alone rebuilt after an edit: the bundled entry is older than the edit', async () => {
+    age('src/agent/agent.ts', 20);
+    age('dist/.tsbuildinfo', 10);
+    age('dist/src/main.js', 30);
+    expect(await started()).toBe('the sources');
+    age('dist/src/main.js', 5);
+    expect(await started()).toBe('the build');
+  });
+
   it('runs the sources when there is no build (an install with --ignore-scripts)', async () => {
     rmSync(join(root, 'dist'), { recursive: true });
     expect(await started()).toBe('the sources');

@@ -14,6 +14,14 @@ interface ProcCpu {
   totalMs: number;
 }
 
+/** The CPU time (user + system) process `pid` has used so far, ms, from /proc/<pid>/stat. */
+export function processCpuMs(pid: string | number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 14 and 15 of stat (utime, stime) are 11 and 12 after the command name.
+  return ((Number(after[11]) + Number(after[12])) * 1000) / HZ;
+}
+
 /** Reads /proc; undefined where there is none (not Linux) or it cannot be read. */
 export function readProcCpu(): ProcCpu | undefined {
   try {
@@ -27,17 +35,14 @@ export function readProcCpu(): ProcCpu | undefined {
       if (!/^\d+$/.test(pid)) continue;
       try {
         if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        // Fields 14 and 15 of stat (utime, stime) are 11 and 12 after the command name.
-        const jiffies = Number(after[11]) + Number(after[12]);
-        postgres += jiffies;
-        postgresByPid.set(pid, ms(jiffies));
+        const used = processCpuMs(pid);
+        postgres += used;
+        postgresByPid.set(pid, used);
       } catch {
         // The process ended while we looked.
       }
     }
-    return { postgresMs: ms(postgres), postgresByPid, busyMs: ms(total - idle - iowait - steal), stealMs: ms(steal), totalMs: ms(total) };
+    return { postgresMs: postgres, postgresByPid, busyMs: ms(total - idle - iowait - steal), stealMs: ms(steal), totalMs: ms(total) };
   } catch {
     return undefined;
   }

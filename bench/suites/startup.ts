@@ -6,7 +6,6 @@
  * earlier start set up; its first start, initdb included, reported apart). See docs/benchmarks.md
  * ("The `startup` suite").
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -14,14 +13,14 @@ import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { openBenchDatabase } from '../lib/bench-db.js';
 import { loadNow, machineInfo } from '../lib/machine.js';
+import { processCpuMs } from '../lib/proc-cpu.js';
 import { round, summarize } from '../lib/stats.js';
 import type { Suite, SuiteContext, TableRow } from '../lib/suite.js';
 import { ensureBuiltPackage } from '../../test/helpers/built-package.js';
 import { urlWithSchema } from '../../test/helpers/bot-database.js';
+import { startBotProcess } from '../../test/helpers/bot-process.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-/** Jiffies per second in /proc (USER_HZ). */
-const HZ = 100;
 
 interface Start {
   cpuMs: number;
@@ -29,30 +28,19 @@ interface Start {
   rssMb: number;
 }
 
-/** One start: CPU (user + system) and resident memory read from /proc the moment the line arrives, then SIGTERM. */
-function startOnce(env: Record<string, string>): Promise<Start> {
-  return new Promise((resolvePromise, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, ['dist/src/main.js'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_FORMAT: 'json', LOG_LEVEL: 'info', PORT: '0', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    let measured: Start | undefined;
-    const take = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (measured || !output.includes('"msg":"Slack app started"')) return;
-      const wallMs = performance.now() - started;
-      const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0);
-      measured = { cpuMs: ((Number(stat[11]) + Number(stat[12])) * 1000) / HZ, wallMs, rssMb: rssKb / 1024 };
-      child.kill('SIGTERM');
-    };
-    child.stdout.on('data', take);
-    child.stderr.on('data', take);
-    child.once('exit', (code) => (measured ? resolvePromise(measured) : reject(new Error(`the bot exited (${code}) before it started:\n${output}`))));
-  });
+/** One start: CPU (user + system) and resident memory read from /proc once the line is logged, then SIGTERM. */
+async function startOnce(env: Record<string, string>): Promise<Start> {
+  const started = performance.now();
+  const bot = startBotProcess({ command: [process.execPath, 'dist/src/main.js'], cwd: ROOT, env });
+  try {
+    await bot.waitForLog(/^Slack app started$/);
+    const wallMs = performance.now() - started;
+    const pid = bot.child.pid!;
+    const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+    return { cpuMs: processCpuMs(pid), wallMs, rssMb: rssKb / 1024 };
+  } finally {
+    await bot.stop();
+  }
 }
 
 async function starts(count: number, env: Record<string, string>): Promise<Start[]> {

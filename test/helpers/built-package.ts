@@ -41,9 +41,8 @@ export async function ensureBuiltPackage(): Promise<void> {
     }
     try {
       if (!fresh()) {
-        await run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, timeout: 300_000 });
-        await run(process.execPath, ['--import', 'tsx', 'scripts/build-commonjs.ts'], { cwd: ROOT, timeout: 300_000 });
-        await run(process.execPath, ['--import', 'tsx', 'scripts/bundle-entries.ts'], { cwd: ROOT, timeout: 300_000 });
+        // The build as package.json names it, so its steps are listed in one place.
+        await run('npm', ['run', '--silent', 'build'], { cwd: ROOT, timeout: 300_000 });
         // A source saved unchanged leaves tsc nothing to write: mark the build as newer anyway.
         const now = new Date();
         utimesSync(join(ROOT, OUTPUTS[0]!), now, now);

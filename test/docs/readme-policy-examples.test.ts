@@ -2,8 +2,7 @@
  * The README's policy examples (deny, freezes, unattended) are valid policies, and its policy
  * test cases pass against them put together, as `npm run policy -- test` would run them.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,11 +11,12 @@ import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { evaluateCall } from '../../src/approvals/evaluate-call.js';
 import { loadPolicyCases } from '../../src/cli/policy-cases.js';
 import { mismatches } from '../../src/cli/policy-report.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const readme = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
 const part = readme.slice(readme.indexOf('### Saying no: `deny`'), readme.indexOf('## Your own agents'));
 const blocks = [...part.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
-const dir = mkdtempSync(join(tmpdir(), 'readme-policy-'));
+const dir = tempDir('readme-policy-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('README policy examples', () => {

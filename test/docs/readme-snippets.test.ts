@@ -9,7 +9,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -21,6 +20,7 @@ import { readmeSnippets } from '../helpers/readme-snippets.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { FAKE_BOT_TOKEN, slackSender, type SlackSimulator, startSlackSimulator } from '../../src/simulator/index.js';
 import { clickButton, mention, SIGNING_SECRET, textOf, waitForCard, waitForText, type Bot } from '../helpers/slack-bot.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -42,7 +42,7 @@ describe('README code blocks', () => {
     await ensureBuiltPackage();
     mkdirSync(DIR, { recursive: true });
     for (const [name, code] of snippets) writeFileSync(join(DIR, `${name}.ts`), code);
-    work = mkdtempSync(join(tmpdir(), 'readme-'));
+    work = tempDir('readme-');
     const config = join(DIR, 'tsconfig.json');
     // Against the declarations the package ships (dist/src/*.d.ts), as in a user's project: with
     // this repository's outDir, TypeScript would map the package's own name back to src/ and

@@ -18,8 +18,7 @@
  * DATA_DIR as a second start would find it (bot-database.ts).
  */
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,10 +27,11 @@ import { botDatabase, type BotDatabase } from '../helpers/bot-database.js';
 import { startFakeProviders, type FakeProviders, type Reply, type Turn } from '../helpers/fake-providers.js';
 import { readmeSnippets } from '../helpers/readme-snippets.js';
 import { npmStart, stopProcessGroup, type NpmStart } from '../helpers/sandbox/npm-start.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
-const work = mkdtempSync(join(tmpdir(), 'fresh-clone-'));
+const work = tempDir('fresh-clone-');
 const CLONE = join(work, 'slack-approval-bot');
 const TEAM = join(work, 'support-agents');
 

@@ -16,8 +16,7 @@
  * is fresh-clone's to test. The built entry, not `npm start`: the provider is the subject here, and tsx compiling src/ costs each
  * start seconds of CPU (fresh-clone walks `npm start` with a MODEL).
  */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
@@ -27,12 +26,13 @@ import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { startFakeProviders, type Api, type FakeProviders, type Reply, type Turn } from '../helpers/fake-providers.js';
 import { botDatabase, type BotDatabase } from '../helpers/bot-database.js';
 import { clickButton, mention, textOf, waitForCard, waitForText, waitForUpdate } from '../helpers/slack-bot.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CHANNEL = 'C0CHANNEL01';
 const REQUESTER = 'U0REQUESTER';
 const ALICE = 'U0ALICE';
-const dir = mkdtempSync(join(tmpdir(), 'model-providers-'));
+const dir = tempDir('model-providers-');
 const START = ['npm', 'run', 'start:prod', '--silent'];
 
 /**

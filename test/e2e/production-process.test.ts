@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
@@ -18,6 +17,7 @@ import { buttonClick, mention, textOf, waitForCard, waitForText, waitForUpdate, 
 import { watchProcess } from '../helpers/watch-process.js';
 import { mcpHttpServer } from '../helpers/mcp-http-server.js';
 import { botDatabase, urlWithSchema } from '../helpers/bot-database.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /**
  * The bot as production runs it: the entry point in a process of its own (through `npm start`,
@@ -36,7 +36,7 @@ const SECRET = 'production-test-signing-secret';
 const CHANNEL = 'C0CHANNEL01';
 const REQUESTER = 'U0REQUESTER';
 const ALICE = 'U0ALICE';
-const dir = mkdtempSync(join(tmpdir(), 'approval-bot-prod-'));
+const dir = tempDir('approval-bot-prod-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 // The tests that are not about `npm start` run the built entry point: no TypeScript compiled at each start.
 beforeAll(ensureBuiltPackage, 300_000);

@@ -22,8 +22,8 @@
  * (bot-database.ts).
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
@@ -37,10 +37,11 @@ import { migratedDataDir } from '../helpers/migrated-data-dir.js';
 import { startFakeProviders, type FakeProviders, type Reply, type Turn } from '../helpers/fake-providers.js';
 import { readmeSnippets } from '../helpers/readme-snippets.js';
 import { clickButton, mention, textOf, waitForCard, waitForText, waitForUpdate } from '../helpers/slack-bot.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
-const work = mkdtempSync(join(tmpdir(), 'team-repository-'));
+const work = tempDir('team-repository-');
 const TEAM = join(work, 'support-agents');
 const BARE = join(work, 'nothing-installed');
 const REQUESTER = 'U0REQUESTER';

@@ -1,11 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
 import type { Database } from '../../src/db/database.js';
 import { botDatabase, type BotDatabase } from './bot-database.js';
 import { npmStart, stopProcessGroup, type NpmStart } from './sandbox/npm-start.js';
 import { openSandboxPage, type SandboxPage } from './sandbox-page.js';
+import { tempDir } from './temp-dir.js';
 
 interface SandboxInChromium {
   readonly sandbox: SandboxPage;
@@ -24,7 +23,7 @@ interface SandboxInChromium {
  * README's quick start on the embedded default, in Chromium, is browser.test.ts's.
  */
 export function useSandboxInChromium(name: string, user: string, channel?: string, env: Record<string, string | undefined> = {}): SandboxInChromium {
-  const dataDir = mkdtempSync(join(tmpdir(), `sandbox-${name}-`));
+  const dataDir = tempDir(`sandbox-${name}-`);
   let database: BotDatabase | undefined;
   let app: NpmStart | undefined;
   let sandbox: SandboxPage | undefined;

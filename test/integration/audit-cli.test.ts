@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,10 +11,11 @@ import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { botDatabase, type BotDatabase } from '../helpers/bot-database.js';
 import { parseAuditArgs } from '../../src/cli/parse-audit-args.js';
 import { UsageError } from '../../src/cli/parse-command-line.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
-const dir = mkdtempSync(join(tmpdir(), 'approval-bot-audit-'));
+const dir = tempDir('approval-bot-audit-');
 beforeAll(ensureBuiltPackage, 300_000);
 let store: BotDatabase | undefined;
 afterAll(async () => {

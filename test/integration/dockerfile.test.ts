@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { botDatabase, type BotDatabase } from '../helpers/bot-database.js';
 import { watchProcess } from '../helpers/watch-process.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /**
  * Docker may not be able to pull images here, so the Dockerfile is checked without it: every path
@@ -16,7 +16,7 @@ import { watchProcess } from '../helpers/watch-process.js';
  */
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const dir = mkdtempSync(join(tmpdir(), 'approval-bot-image-'));
+const dir = tempDir('approval-bot-image-');
 let database: BotDatabase | undefined;
 afterAll(async () => {
   await database?.drop();

@@ -6,14 +6,14 @@
  * (migrated-data-dir.ts): neither TypeScript nor the database is this test's subject.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { botDatabase, type BotDatabase } from '../helpers/bot-database.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'approval-bot-reload-'));
+const dir = tempDir('approval-bot-reload-');
 const MAIN = 'dist/src/main.js';
 beforeAll(ensureBuiltPackage, 300_000);
 let child: ChildProcess | undefined;

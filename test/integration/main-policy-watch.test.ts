@@ -11,16 +11,16 @@
  * migrated-data-dir.ts): neither TypeScript nor the database is this test's subject.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { botDatabase, type BotDatabase } from '../helpers/bot-database.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 beforeAll(ensureBuiltPackage, 300_000);
-const dir = mkdtempSync(join(tmpdir(), 'policy-watch-'));
+const dir = tempDir('policy-watch-');
 const data = join(dir, 'data');
 const config = join(dir, 'config');
 const policyFile = join(config, 'policy.yaml');

@@ -1,6 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
@@ -8,9 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { botDatabase } from '../helpers/bot-database.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const run = promisify(execFile);
-const dir = mkdtempSync(join(tmpdir(), 'approval-bot-main-'));
+const dir = tempDir('approval-bot-main-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 // The entry point as built (what `npm run start:prod` and the Docker image run): no TypeScript compiled at each start.
 beforeAll(ensureBuiltPackage, 300_000);

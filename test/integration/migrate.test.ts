@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
@@ -12,6 +11,7 @@ import { seedDemoData } from '../../src/demo/seed-demo-data.js';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { createTestDatabase, uniqueSchema } from '../helpers/db.js';
 import { describeBackends, needing } from '../helpers/needs.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const run = promisify(execFile);
 
@@ -104,7 +104,7 @@ describeBackends('the demo tables on %s', (backend) => {
 
 describe('migration numbers', () => {
   it('a new file may not take a retired number, which databases may have applied already', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'migrations-'));
+    const dir = tempDir('migrations-');
     try {
       writeFileSync(join(dir, '001_first.sql'), 'SELECT 1;');
       writeFileSync(join(dir, '002_reused.sql'), 'SELECT 1;');

@@ -7,14 +7,14 @@
  * `slack-approval-policy`), whose behaviour they test, without npm's and tsx's start-up.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const team = mkdtempSync(join(tmpdir(), 'policy-cli-'));
+const team = tempDir('policy-cli-');
 beforeAll(ensureBuiltPackage, 300_000);
 afterAll(() => rmSync(team, { recursive: true, force: true }));
 

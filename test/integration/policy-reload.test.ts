@@ -4,7 +4,6 @@
  */
 import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { Agent } from '../../src/agent/agent.js';
@@ -18,6 +17,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 import { captureLogger } from '../helpers/slack-bot.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const ALICE = 'U0ALICE';
 const BOB = 'U0BOB';
@@ -52,7 +52,7 @@ async function until<T>(find: () => T | undefined, what: string, timeoutMs = 10_
   }
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'policy-reload-'));
+const dir = tempDir('policy-reload-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describeBackends('policy reload without restart on %s', (backend) => {

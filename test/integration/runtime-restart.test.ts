@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
@@ -13,6 +12,7 @@ import { uniqueSchema } from '../helpers/db.js';
 import { migratedDataDir } from '../helpers/migrated-data-dir.js';
 import { describeBackends } from '../helpers/needs.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const run = promisify(execFile);
 const dirs: string[] = [];
@@ -21,7 +21,7 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 describeBackends('restart on %s', (backend) => {
   it('a second Node process lists the suspended run and approves it; the snapshot is then gone', async () => {
     const schema = uniqueSchema('restart');
-    const dir = mkdtempSync(join(tmpdir(), 'approval-bot-restart-'));
+    const dir = tempDir('approval-bot-restart-');
     dirs.push(dir);
     // On PGlite, a DATA_DIR as a bot's earlier start left it (migrated-data-dir.ts): initdb is no part of a restart.
     const dataDir = backend === 'postgres' ? join(dir, 'data') : await migratedDataDir(join(dir, 'data'));

@@ -8,9 +8,7 @@
  * about 5 s of CPU here, and the README's quick start in Chromium (browser.test.ts) runs on it.
  * Skipped where /usr/bin/chromium is missing.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
@@ -18,6 +16,7 @@ import { botDatabase, type BotDatabase } from '../helpers/bot-database.js';
 import { openSandboxPage, type SandboxPage } from '../helpers/sandbox-page.js';
 import { needing } from '../helpers/needs.js';
 import { npmStart, stopProcessGroup, type NpmStart } from '../helpers/sandbox/npm-start.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 
 /** examples/agents.ts's `examples` export, which the sandbox offers instead of the demo's requests. */
@@ -26,7 +25,7 @@ const examples = ['list open tickets', 'look up ticket 101', 'close ticket 102',
 const UNSET = ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'SLACK_API_URL', 'MODEL', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'POLICY_FILE'];
 
 describe('an agents module in the sandbox, in Chromium', needing('chromium', { timeout: 120_000 }), () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'agents-module-browser-'));
+  const dataDir = tempDir('agents-module-browser-');
   let app: NpmStart | undefined;
   let database: BotDatabase | undefined;
   let sandbox: SandboxPage | undefined;

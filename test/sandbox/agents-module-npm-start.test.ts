@@ -5,13 +5,12 @@
  * subject, not the embedded database: a PostgreSQL schema of its own when DATABASE_URL is set, else
  * a DATA_DIR as an earlier start left it (bot-database.ts); a first start's initdb is fresh-clone's.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltPackage } from '../helpers/built-package.js';
 import { botDatabase, type BotDatabase } from '../helpers/bot-database.js';
 import { npmStart, stopProcessGroup, type NpmStart } from '../helpers/sandbox/npm-start.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 interface Message {
   ts: string;
@@ -37,7 +36,7 @@ function groupAlive(pgid: number): boolean {
 }
 
 describe('AGENTS_MODULE=examples/agents.ts npm start', { timeout: 180_000 }, () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'agents-module-npm-start-'));
+  const dataDir = tempDir('agents-module-npm-start-');
   let app: NpmStart | undefined;
   let database: BotDatabase | undefined;
 

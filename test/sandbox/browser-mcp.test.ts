@@ -6,16 +6,16 @@
  * or key=value arguments; each call waits for its approval like any tool. Skipped where
  * /usr/bin/chromium is missing.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useSandboxInChromium } from '../helpers/sandbox-in-chromium.js';
 import { type SandboxPage } from '../helpers/sandbox-page.js';
 import { needing } from '../helpers/needs.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
-const configDir = mkdtempSync(join(tmpdir(), 'sandbox-mcp-config-'));
+const configDir = tempDir('sandbox-mcp-config-');
 const mcpFile = join(configDir, 'mcp.yaml');
 writeFileSync(
   mcpFile,

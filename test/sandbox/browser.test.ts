@@ -5,9 +5,7 @@
  * the database is checked once it has stopped. The README's two screenshots are taken here
  * (docsScreenshot: into docs/ with UPDATE_SCREENSHOTS=1). Skipped where /usr/bin/chromium is missing.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { galleryBlocks, galleryModal } from '../helpers/sandbox/gallery.js';
@@ -21,12 +19,13 @@ import { migratedDataDir } from '../helpers/migrated-data-dir.js';
 import { openDatabase } from '../../src/db/database.js';
 import { demoDb } from '../../src/demo/demo-tables.js';
 import { DEMO_EXAMPLES } from '../../src/demo/start-demo.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /** A shortcode the page shows as text instead of its emoji, e.g. `:white_check_mark:`. */
 const SHORTCODE = /:[a-z][a-z0-9_+-]*:/;
 
 describe('the README’s quick start in Chromium: every demo request, more than once', needing('chromium', { timeout: 180_000 }), () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'sandbox-npm-start-'));
+  const dataDir = tempDir('sandbox-npm-start-');
   let app: Awaited<ReturnType<typeof npmStart>> | undefined;
   let sandbox: SandboxPage;
   let page: Page;

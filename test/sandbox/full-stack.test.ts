@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { migratedDataDir } from '../helpers/migrated-data-dir.js';
 import { cardBlock, shownText, startStack, useStack, type Stack } from '../helpers/sandbox/stack.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const s = useStack();
 
@@ -89,7 +89,7 @@ describe('the real bot, unchanged, behind the sandbox', () => {
 
 describe('a restart of npm start', () => {
   it('keeps the sandbox’s messages, and a card posted before the restart still works after it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sandbox-restart-'));
+    const dir = tempDir('sandbox-restart-');
     // PGlite on disk as an earlier start left it: what the restart keeps is the point, not initdb.
     const options = { dataDir: await migratedDataDir(join(dir, 'pglite')), stateFile: join(dir, 'sandbox.json') };
     try {

@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadMessages, persistMessages } from '../../src/sandbox/persist.js';
 import { normalizeBlocks, stateFromChoice, stateValues, ChoiceError } from '../../src/sandbox/block-elements.js';
 import { SandboxStore, messageContainer } from '../../src/sandbox/store.js';
 import { typedMessage } from '../../src/sandbox/user-text.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 function store(now = () => Date.now()) {
   return new SandboxStore({ triggerTtlMs: 1000, now });
@@ -87,7 +87,7 @@ describe('what people type', () => {
 
 describe('sandbox state file', () => {
   it('saves messages after changes and reads them back; an unreadable file means an empty workspace', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sandbox-state-'));
+    const dir = tempDir('sandbox-state-');
     try {
       const path = join(dir, 'nested', 'sandbox.json');
       const s = store();

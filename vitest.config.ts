@@ -75,14 +75,15 @@ export default defineConfig({
       {
         extends: true,
         // Everything else leaves something in its process for the next file to find (a module
-        // registering tsx, see SHARED_TOO): a module graph per file, as vitest does by default.
+        // registering tsx, see SHARED_TOO), or mocks modules (OWN_MODULES): a module graph per
+        // file, as vitest does by default. One project for both, so that they run side by side
+        // rather than the mocking files alone at the end of the run.
         test: {
           name: 'isolated',
-          include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'test/unit/**', 'test/integration/**', 'test/e2e/slack-*.test.ts', ...SHARED_TOO],
+          include: ['test/{e2e,docs,sandbox}/**/*.test.ts', ...OWN_MODULES],
+          exclude: [...configDefaults.exclude, 'test/e2e/slack-*.test.ts', ...SHARED_TOO],
         },
       },
-      { extends: true, test: { name: 'unit (own modules)', include: OWN_MODULES } },
     ],
   },
 });

@@ -6,7 +6,7 @@ import { loadAgentsModule } from '../../src/bot/load-agents-module.js';
 import type { BotAgents } from '../../src/bot-agents.js';
 import { silentLogger } from '../../src/logger.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { clickButton, mention, slackHarness, startBot, textOf, updatesOf, waitForCard, waitForText, waitForUpdate } from '../helpers/slack-bot.js';
 import { viewSubmissionPayload } from '../../src/simulator/index.js';
 
@@ -18,7 +18,7 @@ const ALICE = 'U0ALICE';
 beforeAll(ensureBuiltPackage, 300_000);
 
 // The Slack side of a module's agent: on one backend, as the other Slack end-to-end groups (needs.ts).
-describeFrontEnd('an agents module (AGENTS_MODULE) behind Slack on %s', (backend) => {
+describeOnOneBackend('an agents module (AGENTS_MODULE) behind Slack on %s', (backend) => {
   const h = slackHarness(backend);
   let mcp: AttachedMcpServers | undefined;
   afterEach(async () => {

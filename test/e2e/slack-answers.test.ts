@@ -10,7 +10,7 @@ import { createDeployServiceTool } from '../../src/demo/tools/deploy-service.js'
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
 import { renderCard } from '../../src/slack/card/render-card.js';
 import { messageEnvelope, viewSubmissionPayload } from '../../src/simulator/index.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
   buttonClick,
@@ -46,7 +46,7 @@ const refundDetails = createTool({
   },
 });
 
-describeFrontEnd('Slack answers, Yes/No confirmations and the assistant on %s', (backend) => {
+describeOnOneBackend('Slack answers, Yes/No confirmations and the assistant on %s', (backend) => {
   const h = slackHarness(backend, { usergroupHandles: { S0FINANCE: 'finance' }, users: { [CAROL]: { name: 'carol.c', real_name: 'Carol C' } } });
   beforeAll(() => createDemoTables(h.database.db));
 

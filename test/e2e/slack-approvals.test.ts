@@ -6,7 +6,7 @@ import { createTool } from '../../src/agent/tool.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { blocksOf, cardActions, clickButton, mention, startBot, recordingDeleteTool, textOf, updatesOf, waitForCard, waitForEphemeral, waitForText, waitForUpdate, type AgentDeps, slackHarness } from '../helpers/slack-bot.js';
 import { SLACK_IDS, viewSubmissionPayload } from '../../src/simulator/index.js';
@@ -27,7 +27,7 @@ function recordTools() {
   return { deleteRecord, issueRefund, deleted, refunds };
 }
 
-describeFrontEnd('Slack approvals end to end on %s', (backend) => {
+describeOnOneBackend('Slack approvals end to end on %s', (backend) => {
   const h = slackHarness(backend);
 
   function opsAgent(deps: AgentDeps, steps: ScriptStep[], policy: PolicyInput = {}, extra: Partial<ConstructorParameters<typeof Agent>[0]> = {}) {

@@ -6,7 +6,7 @@ import { findAction } from '../../src/db/pending-actions.js';
 import { suspendedRunsRoute } from '../../src/http/suspended-runs-route.js';
 import { silentLogger } from '../../src/logger.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { opsAgent } from '../helpers/ops-agent.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { cardActions, clickButton, freshTs, mention, SIGNING_SECRET, startBot, recordingDeleteTool, updatesOf, waitForCard, waitForEphemeral, waitForText, waitForUpdate, type Bot, slackHarness } from '../helpers/slack-bot.js';
@@ -33,7 +33,7 @@ function postWithoutContentType(url: string, body: string, headers: Record<strin
   });
 }
 
-describeFrontEnd('Slack requests the bot refuses on %s', (backend) => {
+describeOnOneBackend('Slack requests the bot refuses on %s', (backend) => {
   const h = slackHarness(backend);
 
   async function boot(steps: ScriptStep[]) {

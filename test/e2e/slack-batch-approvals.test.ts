@@ -11,7 +11,7 @@ import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
 import { appHomeOpenedEnvelope, viewSubmissionPayload } from '../../src/simulator/index.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
   blocksOf,
@@ -46,7 +46,7 @@ const THREE: ScriptStep[] = [
 
 type Block = Record<string, any>;
 
-describeFrontEnd('batch cards for parallel approval calls on %s', (backend) => {
+describeOnOneBackend('batch cards for parallel approval calls on %s', (backend) => {
   const h = slackHarness(backend);
 
   async function boot(policy: PolicyInput = {}, steps: ScriptStep[] = THREE) {

@@ -10,7 +10,7 @@ import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
 import { viewSubmissionPayload, type RecordedCall } from '../../src/simulator/index.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { recordingRefundTool } from '../helpers/recording-refund-tool.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 import { blocksOf, buttonClick, inThread, mention, slackHarness, startBot, textOf, updatesOf, waitForText, type Bot, type PostedCard } from '../helpers/slack-bot.js';
@@ -18,7 +18,7 @@ import { BOB, CAROL, CHANNEL, DAVE, REQUESTER } from '../helpers/test-workspace.
 
 type Block = Record<string, any>;
 
-describeFrontEnd('Slack: edit on a batch card, on %s', (backend) => {
+describeOnOneBackend('Slack: edit on a batch card, on %s', (backend) => {
   const h = slackHarness(backend);
 
   async function boot(options: { cardRepairAfterMs?: number } = {}) {

@@ -4,7 +4,7 @@ import { afterEach, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { createSlackBot, type SlackBot } from '../../src/bot/create-slack-bot.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { FAKE_BOT_TOKEN, slackSender, viewSubmissionPayload } from '../../src/simulator/index.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 import { captureLogger, clickButton, mention, recordingDeleteTool, SIGNING_SECRET, slackHarness, waitForCard, waitForText, waitForUpdate, type Bot } from '../helpers/slack-bot.js';
@@ -13,7 +13,7 @@ const CHANNEL = 'C0CHANNEL01';
 const REQUESTER = 'U0REQUESTER';
 const ALICE = 'U0ALICE';
 
-describeFrontEnd('createSlackBot hosted in a server of the user’s own on %s', (backend) => {
+describeOnOneBackend('createSlackBot hosted in a server of the user’s own on %s', (backend) => {
   const h = slackHarness(backend);
   let bot: SlackBot | undefined;
   let server: Server | undefined;

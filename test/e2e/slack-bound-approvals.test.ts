@@ -8,7 +8,7 @@ import { attachMcpServers } from '../../src/mcp/attach-mcp-servers.js';
 import { STATED_REASON_FIELD } from '../../src/agent/stated-reason.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { listAuditEvents } from '../../src/db/audit.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { callLog, mcpServersClosedAfterEach, rugPull, stdioTracker } from '../helpers/mcp.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { clickButton, mention, slackHarness, startBot, textOf, waitForCard, waitForText, waitForUpdate, type AgentDeps } from '../helpers/slack-bot.js';
@@ -22,7 +22,7 @@ const ALICE = 'U0ALICE';
  * whose MCP tool definition moved between the card and the call does not run as approved; a new
  * card asks again, and only its approval runs it.
  */
-describeFrontEnd('approvals bound to what will happen, in Slack, on %s', (backend) => {
+describeOnOneBackend('approvals bound to what will happen, in Slack, on %s', (backend) => {
   const h = slackHarness(backend);
   const attached = mcpServersClosedAfterEach();
 

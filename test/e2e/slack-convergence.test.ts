@@ -14,7 +14,7 @@ import { showAnswer } from '../../src/slack/thread/answer-stream.js';
 import { recordThread } from '../../src/slack/card/cards.js';
 import { ageRecords } from '../helpers/age-records.js';
 import { bundledFixture } from '../helpers/bundled-fixture.js';
-import { describeFrontEnd, needing } from '../helpers/needs.js';
+import { describeOnOneBackend, needing } from '../helpers/needs.js';
 import { openSlowDelivery } from '../helpers/slow-delivery.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { clickButton, freshTs, mention, recordingDeleteTool, SIGNING_SECRET, slackHarness, startBot, textOf, updatesOf, waitForCard, waitForText, waitForUpdate, type AgentDeps, type Bot, type PostedCard } from '../helpers/slack-bot.js';
@@ -31,7 +31,7 @@ const REPAIR_AFTER_MS = 1_000;
 const deleteStep = (id: string): ScriptStep => ({ toolCalls: [{ toolName: 'delete_record', args: { id } }] });
 const hasButtons = (call: { args: Record<string, unknown> }) => JSON.stringify(call.args.blocks ?? '').includes('"type":"button"');
 
-describeFrontEnd('Slack threads converge on what is stored, on %s', (backend) => {
+describeOnOneBackend('Slack threads converge on what is stored, on %s', (backend) => {
   const h = slackHarness(backend);
 
   async function boot(model: MockLanguageModelV3, options: { policy?: Parameters<typeof definePolicy>[0]; ackFirstMaxHoldMs?: number } = {}) {

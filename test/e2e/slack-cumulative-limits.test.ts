@@ -14,7 +14,7 @@ import { definePolicy } from '../../src/approvals/define-policy.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { viewSubmissionPayload } from '../../src/simulator/index.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
   blocksOf,
@@ -42,7 +42,7 @@ function refundStep(call: LanguageModelV3CallOptions): ScriptStep {
   return { toolCalls: [{ toolName: 'issue_refund', args: { amountCents } }] };
 }
 
-describeFrontEnd('cumulative limits over Slack on %s', (backend) => {
+describeOnOneBackend('cumulative limits over Slack on %s', (backend) => {
   const h = slackHarness(backend);
 
   /** A bot whose agent refunds what the message names (refundStep) under `policy`; what ran is in `refunded`. */

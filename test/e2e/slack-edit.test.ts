@@ -5,7 +5,7 @@ import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
 import { newTriggerId, viewSubmissionPayload, type RecordedCall } from '../../src/simulator/index.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { viewText } from '../helpers/home-view.js';
 import { recordingRefundTool } from '../helpers/recording-refund-tool.js';
 import { lastToolResults, scriptedModel } from '../helpers/scripted-model.js';
@@ -39,7 +39,7 @@ const policy = (extra: Record<string, unknown> = {}): PolicyInput => ({
   },
 });
 
-describeFrontEnd('Slack: edit, then approve, on %s', (backend) => {
+describeOnOneBackend('Slack: edit, then approve, on %s', (backend) => {
   const h = slackHarness(backend);
 
   function refundAgent(deps: AgentDeps, amountCents: number, p: PolicyInput) {

@@ -3,7 +3,7 @@ import { expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { appHomeOpenedEnvelope, blockActionsPayload, blockLimitErrors, type StoredView } from '../../src/simulator/index.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 import { homeClickPayload, mention, textOf, recordingDeleteTool, slackHarness, startBot, waitForCard, type AgentDeps, type Bot } from '../helpers/slack-bot.js';
 import { BOB, CAROL, CHANNEL, REQUESTER } from '../helpers/test-workspace.js';
@@ -18,7 +18,7 @@ const pageButton = (blocks: unknown[], text: string) => (blocks as Block[]).find
 
 const FLOOD = 500;
 
-describeFrontEnd('an approvals inbox flooded by requests for someone else, in Slack on %s', (backend) => {
+describeOnOneBackend('an approvals inbox flooded by requests for someone else, in Slack on %s', (backend) => {
   const h = slackHarness(backend);
   // Bob approves deletes; Carol, alone, those of the prod table. 500 prod deletes wait before Bob's one.
   const policy = definePolicy({ tools: { delete_record: { approvers: [BOB], allowSelfApproval: false, rules: [{ when: { arg: 'table', op: 'eq', value: 'prod' }, then: { approvers: [CAROL] } }] } } });

@@ -6,7 +6,7 @@ import { ACTION_IDS, actionButtonValue, approvalButtonValue } from '../../src/sl
 import { APPROVALS_USAGE } from '../../src/slack/inbox/inbox-actions.js';
 import { UNSEEN_REQUEST } from '../../src/slack/card/button-check.js';
 import { appHomeOpenedEnvelope, blockActionsPayload, blockLimitErrors, viewLimitErrors, viewSubmissionPayload, type StoredView } from '../../src/simulator/index.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { viewText } from '../helpers/home-view.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { clickButton, mention, homeClickPayload, recordingDeleteTool, slackHarness, startBot, waitForCard, waitForText, waitForUpdate, type AgentDeps, type Bot } from '../helpers/slack-bot.js';
@@ -22,7 +22,7 @@ function inboxButtons(blocks: unknown[], actionId: number): Block | undefined {
   return (blocks as Block[]).find((b) => b.type === 'actions' && b.block_id === `approval:${actionId}`);
 }
 
-describeFrontEnd('the approvals inbox in Slack on %s', (backend) => {
+describeOnOneBackend('the approvals inbox in Slack on %s', (backend) => {
   const h = slackHarness(backend);
 
   async function boot(steps: ScriptStep[], policy: PolicyInput, homeRefresh = { debounceMs: 20, minIntervalMs: 0 }) {

@@ -3,7 +3,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 import { slackHarness, startBot, type AgentDeps } from '../helpers/slack-bot.js';
 
@@ -48,7 +48,7 @@ function request(socket: Socket, raw: string): Promise<string> {
   });
 }
 
-describeFrontEnd('the bot’s HTTP server and connections from a load balancer, on %s', (backend) => {
+describeOnOneBackend('the bot’s HTTP server and connections from a load balancer, on %s', (backend) => {
   const h = slackHarness(backend);
 
   it('keeps an idle keep-alive connection open past Node’s default, so a reused connection is not reset', async () => {

@@ -13,7 +13,7 @@ import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { messageEnvelope, type RecordedCall } from '../../src/simulator/index.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { loseCardSaves } from '../helpers/lost-card-saves.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
@@ -48,7 +48,7 @@ const deleteStep = (id: string): ScriptStep => ({ toolCalls: [{ toolName: 'delet
 const hasButtons = (call: RecordedCall) => JSON.stringify(call.args.blocks ?? '').includes('"type":"button"');
 type Block = Record<string, any>;
 
-describeFrontEnd('cards whose location could not be stored, on %s', (backend) => {
+describeOnOneBackend('cards whose location could not be stored, on %s', (backend) => {
   const h = slackHarness(backend);
 
   async function boot(steps: ScriptStep[], policy: PolicyInput = {}) {

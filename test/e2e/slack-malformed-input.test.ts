@@ -15,7 +15,7 @@ import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { attachMcpServers } from '../../src/mcp/attach-mcp-servers.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
 import { blockActionsPayload, messageEnvelope, viewSubmissionPayload, type SlackSimulator } from '../../src/simulator/index.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { recordingRefundTool } from '../helpers/recording-refund-tool.js';
 import { callLog, mcpServersClosedAfterEach, stdioTracker } from '../helpers/mcp.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
@@ -69,7 +69,7 @@ const POLICY: PolicyInput = {
   },
 };
 
-describeFrontEnd('malformed and out-of-bounds submissions on %s', (backend) => {
+describeOnOneBackend('malformed and out-of-bounds submissions on %s', (backend) => {
   const h = slackHarness(backend);
   const attached = mcpServersClosedAfterEach();
 

@@ -7,7 +7,7 @@ import { attachMcpServers } from '../../src/mcp/attach-mcp-servers.js';
 import type { McpServerConfig } from '../../src/mcp/mcp-server-config.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
 import { ageRecords } from '../helpers/age-records.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { callLog, eventually, mcpServersClosedAfterEach, stdioTracker } from '../helpers/mcp.js';
 import { mcpHttpServer } from '../helpers/mcp-http-server.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
@@ -18,7 +18,7 @@ const CHANNEL = 'C0CHANNEL01';
 const REQUESTER = 'U0REQUESTER';
 const ALICE = 'U0ALICE';
 
-describeFrontEnd('MCP tools in Slack on %s', (backend) => {
+describeOnOneBackend('MCP tools in Slack on %s', (backend) => {
   const h = slackHarness(backend);
   const attached = mcpServersClosedAfterEach();
 

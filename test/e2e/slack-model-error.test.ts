@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { startFakeOpenAI } from '../helpers/fake-openai.js';
 import { freshTs, mention, startBot, recordingDeleteTool, textOf, waitForText, type AgentDeps, slackHarness } from '../helpers/slack-bot.js';
 
@@ -29,7 +29,7 @@ async function refusingOpenAI(): Promise<{ baseURL: string; requests: () => numb
   };
 }
 
-describeFrontEnd('a model that refuses the bot, in Slack, on %s', (backend) => {
+describeOnOneBackend('a model that refuses the bot, in Slack, on %s', (backend) => {
   const h = slackHarness(backend);
 
   async function boot(baseURL: string) {

@@ -9,12 +9,12 @@ import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { messageEnvelope } from '../../src/simulator/index.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { clickButton, freshTs, mention, recordingDeleteTool, slackHarness, waitForCard, waitForEphemeral, waitForText, waitForUpdate, type PostedCard } from '../helpers/slack-bot.js';
 import { startDeleteBot } from '../helpers/start-delete-bot.js';
 import { CHANNEL, REQUESTER, ALICE, BOB, CAROL } from '../helpers/test-workspace.js';
 
-describeFrontEnd('notify and feedback, on %s', (backend) => {
+describeOnOneBackend('notify and feedback, on %s', (backend) => {
   const h = slackHarness(backend);
 
   async function requestUnder(policy: PolicyInput): Promise<{ card: PostedCard; deleted: unknown[]; runId: string }> {

@@ -13,7 +13,7 @@ import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { listAuditEvents } from '../../src/db/audit.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
 import { appHomeOpenedEnvelope, viewSubmissionPayload } from '../../src/simulator/index.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { viewText } from '../helpers/home-view.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
@@ -56,7 +56,7 @@ function deleteModel() {
   return scriptedModel([step]);
 }
 
-describeFrontEnd('policy enforcement in Slack on %s', (backend) => {
+describeOnOneBackend('policy enforcement in Slack on %s', (backend) => {
   const h = slackHarness(backend);
 
   async function boot(policy: PolicyInput, extra: { clock?: () => Date; shadowPolicy?: PolicyInput } = {}) {

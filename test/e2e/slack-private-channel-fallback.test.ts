@@ -10,7 +10,7 @@ import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 import { SLACK_IDS, type RecordedCall } from '../../src/simulator/index.js';
 import { blocksOf, cardActions, clickButton, mention, recordingDeleteTool, slackHarness, startBot, waitForCard, waitForText, waitForUpdate, type PostedCard } from '../helpers/slack-bot.js';
@@ -24,7 +24,7 @@ const SECRET = 'G0SECRET';
 const WITH_BOB = 'G0WITHBOB';
 const PUBLIC = 'C0PUBLIC';
 
-describeFrontEnd('the routing fallback in a private channel, on %s', (backend) => {
+describeOnOneBackend('the routing fallback in a private channel, on %s', (backend) => {
   const h = slackHarness(backend, {
     channelMembers: { [SECRET]: [REQUESTER, 'U0BYSTANDER', SLACK_IDS.botUserId], [WITH_BOB]: [REQUESTER, BOB, SLACK_IDS.botUserId] },
     usergroups: { [FINANCE]: [BOB] },

@@ -5,7 +5,7 @@ import { definePolicy } from '../../src/approvals/define-policy.js';
 import { createDemoTables, demoDb } from '../../src/demo/demo-tables.js';
 import { createDeployServiceTool } from '../../src/demo/tools/deploy-service.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { cardActions, clickButton, freshTs, mention, startBot, textOf, waitForCard, waitForEphemeral, waitForText, waitForUpdate, type AgentDeps, type Bot, slackHarness, type PostedCard } from '../helpers/slack-bot.js';
 import { blockActionsPayload, messageEnvelope } from '../../src/simulator/index.js';
@@ -14,7 +14,7 @@ const CHANNEL = 'C0CHANNEL01';
 const REQUESTER = 'U0REQUESTER';
 const ALICE = 'U0ALICE';
 
-describeFrontEnd('Slack questions and suspended tools on %s', (backend) => {
+describeOnOneBackend('Slack questions and suspended tools on %s', (backend) => {
   const h = slackHarness(backend);
   // The deploy tool writes to the demo's tables, which only the demo creates.
   beforeAll(() => createDemoTables(h.database.db));

@@ -6,7 +6,7 @@ import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
 import { listAuditEvents } from '../../src/db/audit.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { blocksOf, buttonClick, clickButton, expectCleanSlackOutput, mention, slackHarness, startBot, textOf, waitForCard, waitForEphemeral, waitForText, waitForUpdate, type AgentDeps } from '../helpers/slack-bot.js';
 import { blockLimitErrors, checkedView, viewSubmissionPayload } from '../../src/simulator/index.js';
@@ -41,7 +41,7 @@ function refundTool(options: { describe?: boolean } = {}) {
   return { tool, refunds };
 }
 
-describeFrontEnd('readable approval cards end to end on %s', (backend) => {
+describeOnOneBackend('readable approval cards end to end on %s', (backend) => {
   const h = slackHarness(backend);
 
   async function boot(steps: ScriptStep[], policy: PolicyInput, tool = refundTool()) {

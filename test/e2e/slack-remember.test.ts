@@ -6,7 +6,7 @@ import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { appHomeOpenedEnvelope, blockLimitErrors, viewLimitErrors } from '../../src/simulator/index.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { viewText } from '../helpers/home-view.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
@@ -54,7 +54,7 @@ function deleteModel() {
 }
 
 
-describeFrontEnd('remembered approvals in Slack on %s', (backend) => {
+describeOnOneBackend('remembered approvals in Slack on %s', (backend) => {
   const h = slackHarness(backend);
 
   async function boot(input: PolicyInput = policy) {

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import type { RecordedCall } from '../../src/simulator/index.js';
 import { clickButton, mention, recordingDeleteTool, slackHarness, waitForCard, waitForText, waitForUpdate, type Bot } from '../helpers/slack-bot.js';
 import { startDeleteBot } from '../helpers/start-delete-bot.js';
@@ -15,7 +15,7 @@ import { CHANNEL, REQUESTER, ALICE } from '../helpers/test-workspace.js';
 
 const BOSS = 'U0BOSS';
 
-describeFrontEnd('reminders, warning, escalation and expiry, on %s', (backend) => {
+describeOnOneBackend('reminders, warning, escalation and expiry, on %s', (backend) => {
   const h = slackHarness(backend);
   const others: Bot[] = [];
 

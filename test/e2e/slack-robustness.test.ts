@@ -8,7 +8,7 @@ import { definePolicy } from '../../src/approvals/define-policy.js';
 import { findAction, recordApprovalVote } from '../../src/db/pending-actions.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { recordThread } from '../../src/slack/card/cards.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { opsAgent } from '../helpers/ops-agent.js';
 import { openSlowDelivery } from '../helpers/slow-delivery.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
@@ -22,7 +22,7 @@ const DM = 'D0DMCHAN001';
 const REQUESTER = 'U0REQUESTER';
 const ALICE = 'U0ALICE';
 
-describeFrontEnd('Slack front end under bad input and failures on %s', (backend) => {
+describeOnOneBackend('Slack front end under bad input and failures on %s', (backend) => {
   const h = slackHarness(backend);
 
   async function boot(steps: ScriptStep[], options: { ackFirstMaxHoldMs?: number } = {}) {

@@ -8,14 +8,14 @@ import { expect, it } from 'vitest';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { messageEnvelope, type RecordedCall } from '../../src/simulator/index.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { blocksOf, cardActions, clickButton, freshTs, mention, recordingDeleteTool, slackHarness, waitForCard, waitForText, waitForUpdate, type PostedCard } from '../helpers/slack-bot.js';
 import { startDeleteBot } from '../helpers/start-delete-bot.js';
 import { CHANNEL, REQUESTER, ALICE, BOB } from '../helpers/test-workspace.js';
 
 const APPROVALS = 'C0APPROVALS';
 
-describeFrontEnd('routing requests to the approvers, on %s', (backend) => {
+describeOnOneBackend('routing requests to the approvers, on %s', (backend) => {
   const h = slackHarness(backend);
 
   async function boot(policy: PolicyInput) {

@@ -10,7 +10,7 @@ import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/app.js';
 import { slackGroupResolver, slackWebClient } from '../../src/slack/transport/slack-web-client.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { appMentionEnvelope, FAKE_APP_TOKEN, FAKE_BOT_TOKEN, SLACK_IDS, type SlackSimulator, startSlackSimulator } from '../../src/simulator/index.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { captureLogger, buttonClick, recordingDeleteTool, expectCleanSlackOutput, freshTs, textOf, waitForCard, waitForText, waitForUpdate, type AgentDeps, type PostedCard } from '../helpers/slack-bot.js';
@@ -32,7 +32,7 @@ interface SocketBot {
   model: ReturnType<typeof scriptedModel>;
 }
 
-describeFrontEnd('Slack Socket Mode end to end on %s', (backend) => {
+describeOnOneBackend('Slack Socket Mode end to end on %s', (backend) => {
   let database: TestDatabase;
   let fake: SlackSimulator;
   let bot: SocketBot | undefined;

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { ageRecords } from '../helpers/age-records.js';
 import { backlogModel } from '../helpers/backlog-model.js';
 import { inThread, mention, recordingDeleteTool, slackHarness, startBot, textOf, updatesOf, waitForCard, type AgentDeps, type PostedCard } from '../helpers/slack-bot.js';
@@ -18,7 +18,7 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   }
 }
 
-describeFrontEnd('a backlog of expired requests through Slack, on %s', (backend) => {
+describeOnOneBackend('a backlog of expired requests through Slack, on %s', (backend) => {
   const h = slackHarness(backend);
 
   it('all expire in one sweep; their runs go on maxConcurrentRuns at a time; cards redrawn once each through Slack\'s 429s, which never reach the app\'s own client', async () => {

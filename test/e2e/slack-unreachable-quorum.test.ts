@@ -6,7 +6,7 @@
 import { expect, it } from 'vitest';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { viewSubmissionPayload } from '../../src/simulator/index.js';
 import {
   clickButton,
@@ -24,7 +24,7 @@ import { CHANNEL, REQUESTER, ALICE, BOB } from '../helpers/test-workspace.js';
 
 const WARNING = /:warning: \*This request can never be approved:\* it needs (\d+) approvals? but (only \d+ (person|people)|nobody) may approve it/;
 
-describeFrontEnd('a quorum that can never be met is on the card, on %s', (backend) => {
+describeOnOneBackend('a quorum that can never be met is on the card, on %s', (backend) => {
   const h = slackHarness(backend);
 
   async function requestUnder(policy: PolicyInput): Promise<PostedCard> {

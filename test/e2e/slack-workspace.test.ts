@@ -6,7 +6,7 @@ import { definePolicy } from '../../src/approvals/define-policy.js';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
 import { appHomeOpenedEnvelope, appMentionEnvelope, blockActionsPayload, messageEnvelope, SLACK_IDS, viewSubmissionPayload, type StoredView } from '../../src/simulator/index.js';
-import { describeFrontEnd } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { viewText } from '../helpers/home-view.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import {
@@ -44,7 +44,7 @@ async function until(check: () => Promise<boolean>, timeoutMs = 5000): Promise<v
   }
 }
 
-describeFrontEnd('people of another workspace (Slack Connect) on %s', (backend) => {
+describeOnOneBackend('people of another workspace (Slack Connect) on %s', (backend) => {
   const h = slackHarness(backend, { users: { [OUTSIDER]: { name: 'outsider', team_id: PARTNER_TEAM } } });
 
   async function boot(steps: ScriptStep[], policy: PolicyInput): Promise<{ bot: Bot; deleted: unknown[]; model: ReturnType<typeof scriptedModel> }> {

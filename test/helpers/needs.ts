@@ -50,24 +50,26 @@ export function twoConnections(backend: Backend): TestOptions {
   return backend === 'postgres' ? {} : { skip: true, meta: { needs: 'two database connections at once, which PGlite (one connection) cannot give: they run in the same group on postgres' } };
 }
 
-/** `TEST_BACKENDS=all` runs the Slack front end's groups on both backends, as the storage groups are. */
-const FRONT_END_ON_BOTH = process.env.TEST_BACKENDS === 'all';
+/** `TEST_BACKENDS=all` runs the one-backend groups on both backends, as the storage groups are. */
+const ONE_BACKEND_ON_BOTH = process.env.TEST_BACKENDS === 'all';
 
 /**
- * A group of the Slack front end's tests (test/e2e/slack-*): what they check is the Slack side
- * (payloads, cards, clicks, threads), and the statements under it are the runtime's, which the
- * storage groups (describeBackends) run on both backends. So they run once, on PostgreSQL when
- * DATABASE_URL is set (what a deployment runs) and on PGlite otherwise; the embedded PGlite
- * behind Slack is also what the process, sandbox and browser tests start. The other backend's
- * group is skipped and reported, with `TEST_BACKENDS=all` as what runs it. `%s` is the backend.
+ * A group of tests of what sits on the runtime: the Slack front end (test/e2e/slack-*) and MCP
+ * servers' tools (integration/mcp-*). What they check is that side (payloads, cards, clicks,
+ * threads; a server's tools, forms and reconnects), and the statements under it are the
+ * runtime's, which the storage groups (describeBackends) run on both backends. So they run once,
+ * on PostgreSQL when DATABASE_URL is set (what a deployment runs) and on PGlite otherwise; the
+ * embedded PGlite behind Slack is also what the process, sandbox and browser tests start. The
+ * other backend's group is skipped and reported, with `TEST_BACKENDS=all` as what runs it. `%s`
+ * is the backend.
  */
-export function describeFrontEnd(name: string, factory: (backend: Backend) => void): void {
+export function describeOnOneBackend(name: string, factory: (backend: Backend) => void): void {
   const chosen: Backend = missing('postgres') ? 'pglite' : 'postgres';
   for (const backend of ['postgres', 'pglite'] as const) {
     let options: SuiteOptions = {};
     if (backend === 'postgres') options = needing('postgres');
-    if (!FRONT_END_ON_BOTH && backend !== chosen && !options.skip) {
-      options = { skip: true, meta: { needs: 'TEST_BACKENDS=all (the Slack front end runs on one backend; both run its storage)' } };
+    if (!ONE_BACKEND_ON_BOTH && backend !== chosen && !options.skip) {
+      options = { skip: true, meta: { needs: 'TEST_BACKENDS=all (the Slack front end and MCP tools run on one backend; both run the storage under them)' } };
     }
     describe(name.replace('%s', backend), options, () => factory(backend));
   }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { describeBackends } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { agentWith, collect } from '../helpers/agents.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
@@ -15,7 +15,7 @@ import type { AgentChunk, ApprovalRequest } from '../../src/agent/api-types.js';
 
 const approvalOf = (chunks: AgentChunk[]) => chunks.find((c) => c.type === 'tool-call-approval')?.payload as ApprovalRequest | undefined;
 
-describeBackends('MCP tools pinned to their definition (%s)', (backend) => {
+describeOnOneBackend('MCP tools pinned to their definition (%s)', (backend) => {
   let database: TestDatabase;
   const attached = mcpServersClosedAfterEach();
   beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { describeBackends } from '../helpers/needs.js';
+import { describeOnOneBackend } from '../helpers/needs.js';
 import { agentWith } from '../helpers/agents.js';
 import { lastToolResults, scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
@@ -13,7 +13,7 @@ import { mcpHttpServer } from '../helpers/mcp-http-server.js';
 
 const fast = { initialDelayMs: 50, maxDelayMs: 200 };
 
-describeBackends('MCP tools behind approvals (%s)', (backend) => {
+describeOnOneBackend('MCP tools behind approvals (%s)', (backend) => {
   let database: TestDatabase;
   const attached = mcpServersClosedAfterEach();
   beforeAll(async () => {

@@ -10,7 +10,7 @@ import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
 import { viewSubmissionPayload, type RecordedCall } from '../../src/simulator/index.js';
-import { describeOnOneBackend } from '../helpers/needs.js';
+import { describeOnOneBackend, twoConnections } from '../helpers/needs.js';
 import { recordingRefundTool } from '../helpers/recording-refund-tool.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
 import { blocksOf, buttonClick, inThread, mention, slackHarness, startBot, textOf, updatesOf, waitForText, type Bot, type PostedCard } from '../helpers/slack-bot.js';
@@ -217,5 +217,66 @@ describeOnOneBackend('Slack: edit on a batch card, on %s', (backend) => {
     expect(text).toContain(`Edited by <@${CAROL}>: Amount $25.00 → $20.00`);
     expect(text).toContain(`Edited by <@${DAVE}>: Amount $40.00 → $30.00`);
     expect(actionBlocks(latest(card)).map((x) => x.block_id)).toEqual([...replacements.map((id) => `approval:${id}`), `batch:${replacements[0]}`]);
+  });
+
+  // A redraw of the batch marks its rows in no set order, and a card row the other edit inserted
+  // is one the carry did not lock: PostgreSQL can end the carry to break a deadlock. Staged here
+  // with a second connection that holds the second member's row, waits until the carry waits on
+  // it, then asks for the first's, which the carry holds.
+  it('an edit whose card move PostgreSQL ends to break a deadlock is moved again: the edited call keeps its place on the batch', twoConnections(backend), async () => {
+    const { b, card, first, second } = await batchOfTwo();
+    const before = h.fake.callsTo('views.open').length;
+    await click(b, card, CAROL, `approval:${first}`, ACTION_IDS.edit);
+    await h.fake.waitFor((c) => c.method === 'views.open' && h.fake.callsTo('views.open').length > before);
+    const meta = (h.fake.callsTo('views.open').at(-1)!.args.view as { private_metadata: string }).private_metadata;
+
+    const other = await h.database.reopen();
+    try {
+      let holding!: (pid: number) => void;
+      const held = new Promise<number>((resolve) => (holding = resolve));
+      let carryWaits!: () => void;
+      const waiting = new Promise<void>((resolve) => (carryWaits = resolve));
+      const race = other.db.connection().execute(async (conn) => {
+        await sql`BEGIN`.execute(conn);
+        // This side looks for a deadlock only after 30 s: the carry's side (1 s) finds it first and is the one ended.
+        await sql`SET LOCAL deadlock_timeout = '30s'`.execute(conn);
+        await sql`SELECT action_id FROM slack_cards WHERE action_id = ${second} FOR UPDATE`.execute(conn);
+        holding((await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(conn)).rows[0]!.pid);
+        await waiting;
+        await sql`SELECT action_id FROM slack_cards WHERE action_id = ${first} FOR UPDATE`.execute(conn);
+        await sql`COMMIT`.execute(conn);
+      });
+      const pid = await held;
+      const submitted = await b.send.interaction(
+        viewSubmissionPayload({
+          user: CAROL,
+          callbackId: CALLBACK_IDS.editModal,
+          privateMetadata: meta,
+          stateValues: { f0: { value: { type: 'plain_text_input', value: '1042' } }, f1: { value: { type: 'number_input', value: '2000' } } },
+        }),
+      );
+      expect(submitted.status).toBe(200);
+      // The carry holds the first member's row and waits for the second's.
+      for (;;) {
+        const blocked = await sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE ${pid}::integer = ANY(pg_blocking_pids(pid))`.execute(h.database.db);
+        if (blocked.rows.length > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      carryWaits();
+      await race;
+      await b.slack.idle();
+    } finally {
+      await other.close();
+    }
+    const row = (await b.agent.findRequest(first))!;
+    const replacement = (await b.agent.latestApprovalId(row.run_id, row.tool_call_id))!;
+    expect(replacement).not.toBe(first);
+    const rows = (await batchRows()).filter((r) => [first, second, replacement].includes(r.action_id));
+    expect(rows).toEqual([
+      { action_id: first, batch: [replacement, second], settled: true },
+      { action_id: second, batch: [replacement, second], settled: false },
+      { action_id: replacement, batch: [replacement, second], settled: false },
+    ]);
+    await h.fake.waitFor((c) => c.method === 'chat.update' && c.args.ts === card.ts && textOf(c).includes(`Edited by <@${CAROL}>`));
   });
 });

@@ -247,9 +247,26 @@ export function registerEditActions(routes: InteractionRoutes, ctx: SlackContext
  *
  * One transaction: the batch's rows are locked first (in id order, so two edits of one batch
  * cannot deadlock), and the carry runs after the lock, on what the other edit committed: two
- * members edited at once each take their place, neither undoes the other's.
+ * members edited at once each take their place, neither undoes the other's. The lock cannot cover
+ * the card row the other edit inserted while this one waited, and a redraw of the batch marks its
+ * rows in no set order: when PostgreSQL ends the two by a deadlock, the carry is run again, and
+ * then finds and locks that row too.
  */
 async function carryCard(db: SlackDb, fromActionId: number, fromKey: string, toActionId: number): Promise<CardRow | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await carryCardOnce(db, fromActionId, fromKey, toActionId);
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== DEADLOCK_DETECTED || attempt === CARRY_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** PostgreSQL's SQLSTATE for a transaction ended to break a deadlock, which may simply be run again. */
+const DEADLOCK_DETECTED = '40P01';
+const CARRY_ATTEMPTS = 3;
+
+async function carryCardOnce(db: SlackDb, fromActionId: number, fromKey: string, toActionId: number): Promise<CardRow | undefined> {
   return db.transaction().execute(async (tx) => {
     await sql`
       SELECT c.action_id FROM slack_cards c

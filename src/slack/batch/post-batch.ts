@@ -2,7 +2,7 @@ import type { AgentStream } from '../../agent/api-types.js';
 import type { Request } from '../../agent/request.js';
 import { batchParts, renderBatchCard } from './batch-card.js';
 import { findRequest, type SlackContext, type ThreadTarget } from '../context.js';
-import { cardStateKey, cardMetadata, type CardRow, cardStateKeySql, loadCardStates, sameBatch, type CardState } from '../card/cards.js';
+import { againOnDeadlock, cardStateKey, cardMetadata, type CardRow, cardStateKeySql, loadCardStates, sameBatch, type CardState } from '../card/cards.js';
 import { blocksAsJson } from '../transport/slack-web-client.js';
 import { refreshHomesFor } from '../card/lifecycle.js';
 import { errorReference } from '../kit/error-reference.js';
@@ -167,10 +167,8 @@ async function redraw(ctx: SlackContext, members: readonly number[]): Promise<vo
       ctx.logger.warn({ err: error, batch, ref: errorReference() }, 'batch card could not be updated');
       return;
     }
-    const current = await markBatchDrawn(
-      ctx.slackDb,
-      parts.flat().map((s) => ({ actionId: s.action.id, key: cardStateKey(s.action, s.blocked) })),
-    );
+    const marks = parts.flat().map((s) => ({ actionId: s.action.id, key: cardStateKey(s.action, s.blocked) }));
+    const current = await againOnDeadlock(() => markBatchDrawn(ctx.slackDb, marks));
     if (current) return;
     if (draws >= MAX_DRAWS) {
       ctx.logger.warn({ batch }, 'batch kept changing while being drawn; the sweep draws it again');

@@ -28,6 +28,26 @@ export function sameBatch(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((id, i) => id === b[i]);
 }
 
+/** PostgreSQL's SQLSTATE for a transaction it ended to break a deadlock, which may simply be run again. */
+const DEADLOCK_DETECTED = '40P01';
+
+/**
+ * `work` (one statement or one transaction of the card rows), run again when PostgreSQL ends it to
+ * break a deadlock. An edit's move of a batch's card locks the batch's rows in id order, but not a
+ * row another member's edit inserted while it waited, and a redraw of the batch marks its rows in
+ * no set order: the two can meet in a deadlock, and the one ended has lost nothing by being run
+ * again, now on what the other committed.
+ */
+export async function againOnDeadlock<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== DEADLOCK_DETECTED || attempt >= attempts) throw error;
+    }
+  }
+}
+
 export interface CardCopy {
   channel: string;
   ts: string;

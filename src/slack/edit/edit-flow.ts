@@ -7,7 +7,7 @@ import { parseEditModal, editModal } from './edit-modal.js';
 import { mention, whoDecides } from '../kit/mention.js';
 import { escapeMrkdwn } from '../kit/mrkdwn/escape-mrkdwn.js';
 import { actorOf, findRequest, type Person, type SlackContext, type ThreadTarget, type Click, personOf, clickOf, tellUser } from '../context.js';
-import { cardStateKey, findCard, type CardRow } from '../card/cards.js';
+import { againOnDeadlock, cardStateKey, findCard, type CardRow } from '../card/cards.js';
 import { showCardUpdate } from '../card/show-card-update.js';
 import { refreshHomesFor } from '../card/lifecycle.js';
 import { editFormOf } from '../card/render-card.js';
@@ -247,27 +247,11 @@ export function registerEditActions(routes: InteractionRoutes, ctx: SlackContext
  *
  * One transaction: the batch's rows are locked first (in id order, so two edits of one batch
  * cannot deadlock), and the carry runs after the lock, on what the other edit committed: two
- * members edited at once each take their place, neither undoes the other's. The lock cannot cover
- * the card row the other edit inserted while this one waited, and a redraw of the batch marks its
- * rows in no set order: when PostgreSQL ends the two by a deadlock, the carry is run again, and
- * then finds and locks that row too.
+ * members edited at once each take their place, neither undoes the other's. Ended by a deadlock
+ * (see againOnDeadlock), it is run again, and then finds and locks the other edit's row too.
  */
 async function carryCard(db: SlackDb, fromActionId: number, fromKey: string, toActionId: number): Promise<CardRow | undefined> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await carryCardOnce(db, fromActionId, fromKey, toActionId);
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== DEADLOCK_DETECTED || attempt === CARRY_ATTEMPTS) throw error;
-    }
-  }
-}
-
-/** PostgreSQL's SQLSTATE for a transaction ended to break a deadlock, which may simply be run again. */
-const DEADLOCK_DETECTED = '40P01';
-const CARRY_ATTEMPTS = 3;
-
-async function carryCardOnce(db: SlackDb, fromActionId: number, fromKey: string, toActionId: number): Promise<CardRow | undefined> {
-  return db.transaction().execute(async (tx) => {
+  return againOnDeadlock(() => db.transaction().execute(async (tx) => {
     await sql`
       SELECT c.action_id FROM slack_cards c
       WHERE c.action_id = ${fromActionId}
@@ -296,7 +280,7 @@ async function carryCardOnce(db: SlackDb, fromActionId: number, fromKey: string,
       RETURNING action_id, channel, ts, thread_ts, kind, drawn, copies, batch
     `.execute(tx);
     return result.rows[0];
-  });
+  }));
 }
 
 /**

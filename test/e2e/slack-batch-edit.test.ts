@@ -10,6 +10,7 @@ import { Agent } from '../../src/agent/agent.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
 import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/kit/action-ids.js';
 import { viewSubmissionPayload, type RecordedCall } from '../../src/simulator/index.js';
+import { eventually } from '../helpers/mcp.js';
 import { describeOnOneBackend, twoConnections } from '../helpers/needs.js';
 import { recordingRefundTool } from '../helpers/recording-refund-tool.js';
 import { scriptedModel } from '../helpers/scripted-model.js';
@@ -225,17 +226,15 @@ describeOnOneBackend('Slack: edit on a batch card, on %s', (backend) => {
   // it, then asks for the first's, which the carry holds.
   it('an edit whose card move PostgreSQL ends to break a deadlock is moved again: the edited call keeps its place on the batch', twoConnections(backend), async () => {
     const { b, card, first, second } = await batchOfTwo();
-    const before = h.fake.callsTo('views.open').length;
     await click(b, card, CAROL, `approval:${first}`, ACTION_IDS.edit);
-    await h.fake.waitFor((c) => c.method === 'views.open' && h.fake.callsTo('views.open').length > before);
-    const meta = (h.fake.callsTo('views.open').at(-1)!.args.view as { private_metadata: string }).private_metadata;
+    const view = (await h.fake.waitFor('views.open')).args.view as { private_metadata: string };
 
     const other = await h.database.reopen();
+    let carryWaits!: () => void;
+    const waiting = new Promise<void>((resolve) => (carryWaits = resolve));
     try {
       let holding!: (pid: number) => void;
       const held = new Promise<number>((resolve) => (holding = resolve));
-      let carryWaits!: () => void;
-      const waiting = new Promise<void>((resolve) => (carryWaits = resolve));
       const race = other.db.connection().execute(async (conn) => {
         await sql`BEGIN`.execute(conn);
         // This side looks for a deadlock only after 30 s: the carry's side (1 s) finds it first and is the one ended.
@@ -247,25 +246,16 @@ describeOnOneBackend('Slack: edit on a batch card, on %s', (backend) => {
         await sql`COMMIT`.execute(conn);
       });
       const pid = await held;
-      const submitted = await b.send.interaction(
-        viewSubmissionPayload({
-          user: CAROL,
-          callbackId: CALLBACK_IDS.editModal,
-          privateMetadata: meta,
-          stateValues: { f0: { value: { type: 'plain_text_input', value: '1042' } }, f1: { value: { type: 'number_input', value: '2000' } } },
-        }),
-      );
-      expect(submitted.status).toBe(200);
+      const edited = submitEditTo2000(b, card, view.private_metadata);
       // The carry holds the first member's row and waits for the second's.
-      for (;;) {
+      await eventually(async () => {
         const blocked = await sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE ${pid}::integer = ANY(pg_blocking_pids(pid))`.execute(h.database.db);
-        if (blocked.rows.length > 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+        expect(blocked.rows).not.toHaveLength(0);
+      });
       carryWaits();
-      await race;
-      await b.slack.idle();
+      await Promise.all([race, edited]);
     } finally {
+      carryWaits();
       await other.close();
     }
     const row = (await b.agent.findRequest(first))!;
@@ -277,6 +267,5 @@ describeOnOneBackend('Slack: edit on a batch card, on %s', (backend) => {
       { action_id: second, batch: [replacement, second], settled: false },
       { action_id: replacement, batch: [replacement, second], settled: false },
     ]);
-    await h.fake.waitFor((c) => c.method === 'chat.update' && c.args.ts === card.ts && textOf(c).includes(`Edited by <@${CAROL}>`));
   });
 });

@@ -51,6 +51,9 @@ export default function setup(project: TestProject): () => void {
   project.provide('tempRoot', run.root);
   return () => {
     run.holders -= 1;
-    if (run.holders === 0) rmSync(run.root, { recursive: true, force: true });
+    if (run.holders > 0) return;
+    rmSync(run.root, { recursive: true, force: true });
+    // A setup after this one (vitest watch restarting the projects) makes a directory anew.
+    delete processState[held];
   };
 }

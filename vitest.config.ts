@@ -40,8 +40,9 @@ export default defineConfig({
     // The slowest files first, so that the two workers finish together.
     sequence: { sequencer: SlowestFirstSequencer },
     reporters: ['default', './test/helpers/plain-summary-reporter.ts'],
-    // The run's temporary directory (tempDir in test/helpers/temp-dir.ts), removed at its end.
-    globalSetup: ['./test/helpers/temp-root.ts'],
+    // The run's temporary directory (tempDir in test/helpers/temp-dir.ts), removed at its end, and
+    // the PostgreSQL schemas the workers hand on between files (test/helpers/db.ts), dropped then.
+    globalSetup: ['./test/helpers/temp-root.ts', './test/helpers/pooled-schemas.ts'],
     projects: [
       {
         extends: true,

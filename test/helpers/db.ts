@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, sql } from 'kysely';
+import pg from 'pg';
+import { inject } from 'vitest';
 import { EMBEDDED_START_PARAMS, openDatabase, type Database } from '../../src/db/database.js';
 import { migrate, readMigrations, type Migration } from '../../src/db/migrate.js';
 import { PGliteDialect } from '../../src/db/pglite-dialect.js';
@@ -211,6 +213,7 @@ async function migratedPglite(migrations: Migration[]): Promise<TestDatabase> {
 export async function createTestDatabase(backend: Backend, dataDir = 'memory://', migrations?: Migration[]): Promise<TestDatabase> {
   // Every set of migrations asked for (all, none, or an older release's) is kept as a tarball of its own.
   if (backend === 'pglite' && dataDir === 'memory://') return migratedPglite(migrations ?? readMigrations());
+  if (backend === 'postgres' && migrations === undefined) return migratedSchema();
   const schema = uniqueSchema();
   const options =
     backend === 'postgres'
@@ -232,6 +235,154 @@ export async function createTestDatabase(backend: Backend, dataDir = 'memory://'
         await sql.raw(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).execute(database.db);
       }
       await database.close();
+    },
+  };
+}
+
+/** What a test could have added to or changed in the definitions of one PostgreSQL schema ($1), and its migrations' record, as one digest. */
+const SCHEMA_SHAPE = `SELECT md5(string_agg(x, ',' ORDER BY x)) AS shape FROM (
+  SELECT 'r:' || c.relname || ':' || c.relkind::text AS x FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1
+  UNION ALL SELECT 'a:' || c.relname || '.' || a.attname || ':' || format_type(a.atttypid, a.atttypmod) || ':' || a.attnotnull::text || ':' || coalesce(pg_get_expr(d.adbin, d.adrelid), '')
+    FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+    WHERE a.attnum > 0 AND NOT a.attisdropped AND n.nspname = $1
+  UNION ALL SELECT 'f:' || p.proname || '(' || pg_get_function_identity_arguments(p.oid) || '):' || md5(p.prosrc) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1
+  UNION ALL SELECT 't:' || t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE n.nspname = $1
+  UNION ALL SELECT 'g:' || c.relname || '.' || g.tgname FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE NOT g.tgisinternal AND n.nspname = $1
+) shapes`;
+
+interface PooledSchema {
+  schema: string;
+  /** Its SCHEMA_SHAPE and migrations as migrated. */
+  shape: string;
+}
+
+/**
+ * Migrated schemas test files of this worker closed, emptied, for the next file to take: making
+ * one (CREATE SCHEMA and every migration) and dropping it cost about 0.2 s of PostgreSQL's and
+ * the worker's time, some 80 times a run; handed on, a few statements. Named with the run's
+ * prefix (pooled-schemas.ts, which drops them when the run ends).
+ */
+const idleSchemas: PooledSchema[] = [];
+
+/**
+ * The worker's one session for making, checking and dropping schemas, used by one caller at a time
+ * (a check and its emptying must not interleave with another's). Kept open: a new session costs
+ * about 25 ms to connect and 80 ms more for its first catalog query. Its socket does not keep the
+ * worker alive.
+ */
+let admin: Promise<pg.Client> | undefined;
+let adminQueue: Promise<unknown> = Promise.resolve();
+
+async function connectAdmin(): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: process.env.DATABASE_URL! });
+  // A lost session is replaced on the next use.
+  client.on('error', () => {
+    admin = undefined;
+  });
+  client.on('end', () => {
+    admin = undefined;
+  });
+  await client.connect();
+  (client as unknown as { connection: { stream: { unref(): void } } }).connection.stream.unref();
+  return client;
+}
+
+function onAdminSession<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const turn = adminQueue.then(async () => {
+    admin ??= connectAdmin().catch((error: unknown) => {
+      admin = undefined;
+      throw error;
+    });
+    return work(await admin);
+  });
+  adminQueue = turn.catch(() => {});
+  return turn;
+}
+
+async function schemaShape(client: pg.Client, schema: string): Promise<string> {
+  const { rows } = await client.query<{ shape: string }>(SCHEMA_SHAPE, [schema]);
+  const applied = await client.query<{ version: number; name: string }>(`SELECT version, name FROM ${schema}.schema_migrations ORDER BY version`);
+  return `${rows[0]!.shape}:${JSON.stringify(applied.rows)}`;
+}
+
+/**
+ * A schema a closed test database of this worker left made ready for the next: its definitions
+ * checked against what they were once migrated, its rows deleted and sequences set back (with a
+ * lock timeout: a session the test left holding a lock means the schema is not handed on). Its
+ * test's own pools are closed by then, so nothing the closed test left behind reaches it; anything
+ * else (a changed definition, a lock) drops it instead.
+ */
+async function releaseSchema(pooled: PooledSchema): Promise<void> {
+  try {
+    await onAdminSession(async (client) => {
+      if ((await schemaShape(client, pooled.schema)) !== pooled.shape) throw new Error('changed by the test');
+      try {
+        await client.query(`BEGIN; SET LOCAL lock_timeout = '2s'`);
+        await client.query(emptyStatement(pooled.schema));
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      }
+    });
+    idleSchemas.push(pooled);
+  } catch {
+    await onAdminSession((client) => client.query(`DROP SCHEMA IF EXISTS ${pooled.schema} CASCADE`)).catch(() => {});
+  }
+}
+
+/**
+ * Closes a test's pool so that it cannot be used again: Kysely's destroy leaves an instance that
+ * never ran a statement as it was, ready to connect on first use.
+ */
+async function closeForGood(database: Database): Promise<void> {
+  await sql`SELECT 1`.execute(database.db).catch(() => {});
+  await database.close().catch(() => {});
+}
+
+/**
+ * A PostgreSQL schema with every migration, made for this test or one a closed test database of
+ * this worker left (releaseSchema). Handed on only when no one else may be using it: a database
+ * whose schema name the test read (to start a process on it, say) or whose pools the test did not
+ * close is dropped when closed, as a schema made for one test always was.
+ */
+async function migratedSchema(): Promise<TestDatabase> {
+  const databaseUrl = process.env.DATABASE_URL!;
+  let pooled = idleSchemas.pop();
+  if (!pooled) {
+    const schema = uniqueSchema(inject('schemaPrefix'));
+    const made = await openDatabase({ databaseUrl, schema });
+    try {
+      await migrate(made.db);
+    } finally {
+      await made.close();
+    }
+    pooled = { schema, shape: await onAdminSession((client) => schemaShape(client, schema)) };
+  }
+  const { schema } = pooled;
+  const database = await openDatabase({ databaseUrl, schema });
+  const others: Database[] = [];
+  let handedOut = false;
+  let closed = false;
+  return {
+    db: database.db,
+    kind: 'postgres',
+    get schema() {
+      handedOut = true;
+      return schema;
+    },
+    async reopen() {
+      const other = await openDatabase({ databaseUrl, schema });
+      others.push(other);
+      return other;
+    },
+    empty: schemaEmptier(database.db, schema),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all([database, ...others].map(closeForGood));
+      if (handedOut) await onAdminSession((client) => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+      else await releaseSchema(pooled);
     },
   };
 }

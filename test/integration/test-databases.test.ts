@@ -1,11 +1,14 @@
 /**
- * The tests' own PGlite databases (test/helpers/db.ts): an instance a closed test database leaves
- * is handed to the next one of the worker only as fresh as a newly loaded one, and never while
- * what the closed one's test left behind can still reach it.
+ * The tests' own databases (test/helpers/db.ts): a PGlite instance or a PostgreSQL schema a closed
+ * test database leaves is handed to the next one of the worker only as fresh as a new one, and
+ * never while what the closed one's test left behind can still reach it.
  */
 import { sql } from 'kysely';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { needing } from '../helpers/needs.js';
+import setupPooledSchemas from '../helpers/pooled-schemas.js';
 
 /** One run snapshot, enough to tell a table that was emptied from one that was not. */
 async function addRun(db: TestDatabase['db'], runId: string): Promise<void> {
@@ -87,6 +90,89 @@ describe('the tests’ PGlite databases', () => {
       expect(await runs(second)).toEqual(['committed']);
     } finally {
       await second.close();
+    }
+  });
+});
+
+/** The schema a test database works in, asked of the database (reading `.schema` keeps it from being handed on). */
+const schemaOf = async (database: TestDatabase) => (await sql<{ name: string }>`SELECT current_schema() AS name`.execute(database.db)).rows[0]!.name;
+const schemaExists = async (database: TestDatabase, name: string) =>
+  (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = ${name}`.execute(database.db)).rows[0]!.n === 1;
+
+describe('the tests’ PostgreSQL schemas', needing('postgres'), () => {
+  it('the schema is handed on: the next database starts empty, its sequences as new', async () => {
+    const first = await createTestDatabase('postgres');
+    const name = await schemaOf(first);
+    await addRun(first.db, 'left-behind');
+    const { rows: sequences } = await sql<{ name: string }>`SELECT sequencename AS name FROM pg_sequences WHERE schemaname = current_schema()`.execute(first.db);
+    expect(sequences.length).toBeGreaterThan(0);
+    for (const { name: sequence } of sequences) await sql`SELECT nextval(${sequence}::regclass)`.execute(first.db);
+    await first.close();
+
+    const second = await createTestDatabase('postgres');
+    try {
+      expect(await schemaOf(second)).toBe(name);
+      expect(await runs(second)).toEqual([]);
+      const used = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_sequences WHERE schemaname = current_schema() AND last_value IS NOT NULL`.execute(second.db);
+      expect(used.rows[0]!.n).toBe(0);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('a closed database’s handle, and a second pool the test left open, fail and cannot reach the next test’s rows', async () => {
+    const first = await createTestDatabase('postgres');
+    const name = await schemaOf(first);
+    const other = await first.reopen();
+    const leaked = first.db;
+    await first.close();
+    const second = await createTestDatabase('postgres');
+    try {
+      expect(await schemaOf(second)).toBe(name);
+      await addRun(second.db, 'mine');
+      await expect(leaked.selectFrom('run_snapshots').selectAll().execute()).rejects.toThrow();
+      await expect(addRun(other.db, 'late')).rejects.toThrow();
+      expect(await runs(second)).toEqual(['mine']);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it.each<[string, (first: TestDatabase) => Promise<void>]>([
+    ['a test changed the definitions of', async (first) => void (await sql`CREATE TABLE extra_table (id int)`.execute(first.db))],
+    // Read to start a process on it, say: the process may still be using it.
+    ['whose name the test read', async (first) => void first.schema],
+  ])('a schema %s is dropped, not handed on', async (_, use) => {
+    const first = await createTestDatabase('postgres');
+    const name = await schemaOf(first);
+    await use(first);
+    await first.close();
+    const second = await createTestDatabase('postgres');
+    try {
+      expect(await schemaOf(second)).not.toBe(name);
+      expect(await schemaExists(second, name)).toBe(false);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('the run’s setup drops the schemas a run that no longer exists left, and its end drops its own', async () => {
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await client.connect();
+    try {
+      // No process has pid 2^22 + 1 (Linux's pid_max is at most 2^22); this worker stands for a run still going.
+      const gone = 'tp4194305_0a';
+      const mine = `tp${process.pid}_0b`;
+      for (const name of [gone, mine]) await client.query(`CREATE SCHEMA IF NOT EXISTS ${name}`);
+      const exists = async (name: string) => (await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [name])).rowCount === 1;
+      const provided: Record<string, unknown> = {};
+      const teardown = await setupPooledSchemas({ provide: (key: string, value: unknown) => void (provided[key] = value) } as never);
+      expect(provided).toEqual({ schemaPrefix: `tp${process.pid}` });
+      expect([await exists(gone), await exists(mine)]).toEqual([false, true]);
+      await teardown();
+      expect(await exists(mine)).toBe(false);
+    } finally {
+      await client.end();
     }
   });
 });

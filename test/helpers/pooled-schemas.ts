@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 
@@ -8,8 +10,13 @@ declare module 'vitest' {
   }
 }
 
-/** Pooled schemas are named `tp<pid of the run's vitest>_<random>`: the run they belong to, and whether it is still alive. */
-export const POOLED_SCHEMA = /^tp(\d+)_[0-9a-f]+$/;
+/**
+ * Pooled schemas are named `tp_<host>_<pid of the run's vitest>_<random>`: the run they belong to,
+ * and whether it is still alive. Only a run on this host can be asked that: runs in other
+ * containers sharing the database have hosts of their own (and pids of their own namespace).
+ */
+export const POOLED_SCHEMA = /^tp_([0-9a-f]{8})_(\d+)_[0-9a-f]+$/;
+export const HOST = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
 
 function alive(pid: number): boolean {
   try {
@@ -20,16 +27,16 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Drops the pooled schemas `which` picks, in one session. */
+/** Drops the pooled schemas of this host's runs that `which` picks, in one session. */
 async function dropPooled(databaseUrl: string, which: (pid: number) => boolean): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   client.on('error', () => {});
   await client.connect();
   try {
-    const { rows } = await client.query<{ name: string }>(`SELECT nspname AS name FROM pg_namespace WHERE nspname LIKE 'tp%'`);
+    const { rows } = await client.query<{ name: string }>(`SELECT nspname AS name FROM pg_namespace WHERE nspname LIKE 'tp\\_${HOST}\\_%'`);
     for (const { name } of rows) {
       const match = POOLED_SCHEMA.exec(name);
-      if (match && which(Number(match[1]))) await client.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
+      if (match?.[1] === HOST && which(Number(match[2]))) await client.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
     }
   } finally {
     await client.end();
@@ -43,14 +50,14 @@ const processState = globalThis as { [held]?: { holders: number } };
  * vitest's global setup for the PostgreSQL schemas test files hand on (db.ts): a worker keeps the
  * migrated schemas its files closed, emptied, for its next files, and they outlive the worker,
  * which vitest ends without a word. They are dropped here once every project is done (vitest calls
- * a global setup once per project, in one process), and, at the start of a run, those of a run
- * that no longer exists (stopped with Ctrl-C). Without DATABASE_URL there are none.
+ * a global setup once per project, in one process), and, at the start of a run, those of a run on
+ * this host that no longer exists (stopped with Ctrl-C). Without DATABASE_URL there are none.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const databaseUrl = process.env.DATABASE_URL;
   const state = (processState[held] ??= { holders: 0 });
   state.holders += 1;
-  project.provide('schemaPrefix', `tp${process.pid}`);
+  project.provide('schemaPrefix', `tp_${HOST}_${process.pid}`);
   if (databaseUrl && state.holders === 1) await dropPooled(databaseUrl, (pid) => pid !== process.pid && !alive(pid));
   return async () => {
     state.holders -= 1;

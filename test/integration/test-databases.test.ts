@@ -8,7 +8,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { needing } from '../helpers/needs.js';
-import setupPooledSchemas from '../helpers/pooled-schemas.js';
+import setupPooledSchemas, { HOST } from '../helpers/pooled-schemas.js';
 
 /** One run snapshot, enough to tell a table that was emptied from one that was not. */
 async function addRun(db: TestDatabase['db'], runId: string): Promise<void> {
@@ -156,22 +156,25 @@ describe('the tests’ PostgreSQL schemas', needing('postgres'), () => {
     }
   });
 
-  it('the run’s setup drops the schemas a run that no longer exists left, and its end drops its own', async () => {
+  it('the run’s setup drops the schemas a run of this host that no longer exists left, and its end drops its own', async () => {
     const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await client.connect();
+    // No process has pid 2^22 + 1 (Linux's pid_max is at most 2^22); this worker stands for a run still going.
+    const gone = `tp_${HOST}_4194305_0a`;
+    const mine = `tp_${HOST}_${process.pid}_0b`;
+    // A run in another container sharing the database: its pids are not this host's to ask about.
+    const elsewhere = `tp_${HOST === '00000000' ? '11111111' : '00000000'}_4194305_0c`;
     try {
-      // No process has pid 2^22 + 1 (Linux's pid_max is at most 2^22); this worker stands for a run still going.
-      const gone = 'tp4194305_0a';
-      const mine = `tp${process.pid}_0b`;
-      for (const name of [gone, mine]) await client.query(`CREATE SCHEMA IF NOT EXISTS ${name}`);
+      for (const name of [gone, mine, elsewhere]) await client.query(`CREATE SCHEMA IF NOT EXISTS ${name}`);
       const exists = async (name: string) => (await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [name])).rowCount === 1;
       const provided: Record<string, unknown> = {};
       const teardown = await setupPooledSchemas({ provide: (key: string, value: unknown) => void (provided[key] = value) } as never);
-      expect(provided).toEqual({ schemaPrefix: `tp${process.pid}` });
-      expect([await exists(gone), await exists(mine)]).toEqual([false, true]);
+      expect(provided).toEqual({ schemaPrefix: `tp_${HOST}_${process.pid}` });
+      expect([await exists(gone), await exists(mine), await exists(elsewhere)]).toEqual([false, true, true]);
       await teardown();
-      expect(await exists(mine)).toBe(false);
+      expect([await exists(mine), await exists(elsewhere)]).toEqual([false, true]);
     } finally {
+      await client.query(`DROP SCHEMA IF EXISTS ${elsewhere}`);
       await client.end();
     }
   });

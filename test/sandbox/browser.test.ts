@@ -337,6 +337,23 @@ describe('Block Kit in the sandbox UI', needing('chromium', { timeout: 60_000 })
     });
   });
 
+  it('keeps the focus, and what is being typed, in a modal while the channel changes behind it', async () => {
+    await h.client.views.open({ trigger_id: h.sandbox.store.issueTrigger('U0ALICE'), view: galleryModal as never });
+    const modal = page.locator('.modal');
+    await modal.waitFor();
+    // The second input: a redraw would put the focus back on the first.
+    const count = modal.locator('[data-block-id=count] input');
+    await count.click();
+    await page.keyboard.type('4');
+    await h.client.chat.postMessage({ channel: 'C0GENERAL', text: 'meanwhile in the channel' });
+    await page.locator('#messages .msg-bot', { hasText: 'meanwhile in the channel' }).waitFor();
+    await page.keyboard.type('2');
+    expect(await count.inputValue()).toBe('42');
+    expect(await modal.locator('[data-block-id=notes] textarea').inputValue()).toBe('');
+    await modal.locator('.modal-x').click();
+    await modal.waitFor({ state: 'detached' });
+  });
+
   it('shows an ephemeral only to its person, and a reaction live', async () => {
     const posted = await h.client.chat.postMessage({ channel: 'C0GENERAL', text: 'watch me' });
     await h.client.chat.postEphemeral({ channel: 'C0GENERAL', user: 'U0ALICE', text: 'just for alice' });

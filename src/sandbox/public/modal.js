@@ -21,6 +21,8 @@ export class ModalView {
     this.message = '';
     this.busy = false;
     this.stack = [];
+    /** What the modal last drew (the stack's depth and its top view): drawn again only when that changes. */
+    this.drawn = '';
   }
 
   /** Current values of the shown view's inputs, keyed like state.values. */
@@ -33,9 +35,18 @@ export class ModalView {
     return out;
   }
 
-  render(stack) {
+  /**
+   * Draws the top view of `stack`. The page redraws on every change it hears of (a message in the
+   * channel, say); drawing the modal again would replace its inputs under the person typing, their
+   * focus back on the first one and a keystroke in flight lost, so it is redrawn only when the view
+   * or the stack changed, or when `changed` says its errors did.
+   */
+  render(stack, changed = false) {
     this.stack = stack;
     const view = stack.at(-1);
+    const drawn = view ? `${stack.length}:${JSON.stringify(view)}` : '';
+    if (drawn === this.drawn && !changed) return;
+    this.drawn = drawn;
     if (!view) {
       this.root.replaceChildren();
       this.shownId = undefined;
@@ -116,7 +127,7 @@ export class ModalView {
       this.errors = result.errors ?? {};
       this.message = result.error ?? (result.ok === false && !result.errors ? 'Something went wrong.' : '');
       // On success the views event from the server closes or replaces the modal.
-      if (!result.ok && this.shownId === view.id) this.render(this.stack);
+      if (!result.ok && this.shownId === view.id) this.render(this.stack, true);
     } finally {
       this.busy = false;
       this.root.querySelector('.modal')?.classList.remove('busy');

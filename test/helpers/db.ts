@@ -327,8 +327,12 @@ async function releaseSchema(pooled: PooledSchema): Promise<void> {
     });
     idleSchemas.push(pooled);
   } catch {
-    await onAdminSession((client) => client.query(`DROP SCHEMA IF EXISTS ${pooled.schema} CASCADE`)).catch(() => {});
+    await dropSchema(pooled.schema).catch(() => {});
   }
+}
+
+async function dropSchema(schema: string): Promise<void> {
+  await onAdminSession((client) => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
 }
 
 /**
@@ -349,18 +353,21 @@ async function closeForGood(database: Database): Promise<void> {
 async function migratedSchema(): Promise<TestDatabase> {
   const databaseUrl = process.env.DATABASE_URL!;
   let pooled = idleSchemas.pop();
-  if (!pooled) {
+  let database: Database;
+  if (pooled) {
+    database = await openDatabase({ databaseUrl, schema: pooled.schema });
+  } else {
     const schema = uniqueSchema(inject('schemaPrefix'));
-    const made = await openDatabase({ databaseUrl, schema });
+    database = await openDatabase({ databaseUrl, schema });
     try {
-      await migrate(made.db);
-    } finally {
-      await made.close();
+      await migrate(database.db);
+      pooled = { schema, shape: await onAdminSession((client) => schemaShape(client, schema)) };
+    } catch (error) {
+      await database.close();
+      throw error;
     }
-    pooled = { schema, shape: await onAdminSession((client) => schemaShape(client, schema)) };
   }
   const { schema } = pooled;
-  const database = await openDatabase({ databaseUrl, schema });
   const others: Database[] = [];
   let handedOut = false;
   let closed = false;
@@ -381,7 +388,7 @@ async function migratedSchema(): Promise<TestDatabase> {
       if (closed) return;
       closed = true;
       await Promise.all([database, ...others].map(closeForGood));
-      if (handedOut) await onAdminSession((client) => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+      if (handedOut) await dropSchema(schema);
       else await releaseSchema(pooled);
     },
   };

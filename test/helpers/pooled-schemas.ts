@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { oncePerRun } from './once-per-run.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -36,33 +37,31 @@ async function dropPooled(databaseUrl: string, which: (pid: number) => boolean):
     const { rows } = await client.query<{ name: string }>(`SELECT nspname AS name FROM pg_namespace WHERE nspname LIKE 'tp\\_${HOST}\\_%'`);
     for (const { name } of rows) {
       const match = POOLED_SCHEMA.exec(name);
-      if (match?.[1] === HOST && which(Number(match[2]))) await client.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
+      if (match && which(Number(match[2]))) await client.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
     }
   } finally {
     await client.end();
   }
 }
 
-const held = Symbol.for('slack-approval-bot.tests.pooled-schemas');
-const processState = globalThis as { [held]?: { holders: number } };
-
 /**
  * vitest's global setup for the PostgreSQL schemas test files hand on (db.ts): a worker keeps the
  * migrated schemas its files closed, emptied, for its next files, and they outlive the worker,
- * which vitest ends without a word. They are dropped here once every project is done (vitest calls
- * a global setup once per project, in one process), and, at the start of a run, those of a run on
- * this host that no longer exists (stopped with Ctrl-C). Without DATABASE_URL there are none.
+ * which vitest ends without a word. They are dropped here once every project is done (oncePerRun),
+ * and, at the start of a run, those of a run on this host that no longer exists (stopped with
+ * Ctrl-C). Without DATABASE_URL there are none.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const databaseUrl = process.env.DATABASE_URL;
-  const state = (processState[held] ??= { holders: 0 });
-  state.holders += 1;
+  const run = await oncePerRun(
+    'slack-approval-bot.tests.pooled-schemas',
+    async () => {
+      if (databaseUrl) await dropPooled(databaseUrl, (pid) => pid !== process.pid && !alive(pid));
+    },
+    async () => {
+      if (databaseUrl) await dropPooled(databaseUrl, (pid) => pid === process.pid);
+    },
+  );
   project.provide('schemaPrefix', `tp_${HOST}_${process.pid}`);
-  if (databaseUrl && state.holders === 1) await dropPooled(databaseUrl, (pid) => pid !== process.pid && !alive(pid));
-  return async () => {
-    state.holders -= 1;
-    if (state.holders > 0) return;
-    delete processState[held];
-    if (databaseUrl) await dropPooled(databaseUrl, (pid) => pid === process.pid);
-  };
+  return run.teardown;
 }

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { oncePerRun } from './once-per-run.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -33,27 +34,20 @@ function base(): string {
   return tmpdir();
 }
 
-/** The run's directory and how many projects' setups still hold it: vitest calls the setup once per project, in one process. */
-const held = Symbol.for('slack-approval-bot.tests.temp-root');
-type Held = { root: string; holders: number };
-const processState = globalThis as { [held]?: Held };
-
 /**
- * vitest's global setup: the run's temporary directory, removed with everything in it once every
- * file has run. Removing it here, not in the workers, is what makes it happen: workers are ended
- * by vitest, not left to exit. TMPDIR stays as it is: what the helpers keep in os.tmpdir() between
- * runs (PGlite's initialised database, a migrated data directory, the bundled fixtures) is what
- * spares each run their making, about 65 s of the suite's CPU.
+ * vitest's global setup: the run's temporary directory, one for every project (oncePerRun),
+ * removed with everything in it once every file has run. Removing it here, not in the workers, is
+ * what makes it happen: workers are ended by vitest, not left to exit. TMPDIR stays as it is: what
+ * the helpers keep in os.tmpdir() between runs (PGlite's initialised database, a migrated data
+ * directory, the bundled fixtures) is what spares each run their making, about 65 s of the suite's
+ * CPU.
  */
-export default function setup(project: TestProject): () => void {
-  const run = (processState[held] ??= { root: mkdtempSync(join(base(), 'slack-approval-bot-tests-')), holders: 0 });
-  run.holders += 1;
-  project.provide('tempRoot', run.root);
-  return () => {
-    run.holders -= 1;
-    if (run.holders > 0) return;
-    rmSync(run.root, { recursive: true, force: true });
-    // A setup after this one (vitest watch restarting the projects) makes a directory anew.
-    delete processState[held];
-  };
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const run = await oncePerRun(
+    'slack-approval-bot.tests.temp-root',
+    () => mkdtempSync(join(base(), 'slack-approval-bot-tests-')),
+    (root) => rmSync(root, { recursive: true, force: true }),
+  );
+  project.provide('tempRoot', run.value);
+  return run.teardown;
 }

@@ -60,6 +60,11 @@ export async function openSandboxPage(url: string, user: string, channel = 'C0GE
     actAs: async (other) => {
       await page.selectOption('#user-switcher', other);
       await expect.poll(() => new URL(page.url()).searchParams.get('user')).toBe(other);
+      // The page takes the new person's state (and its address) at once but draws it on the next
+      // animation frame: a frame asked for now comes after that drawing, so what the test reads
+      // next is the new person's view, not the last of the old one's. (A page Chromium is not
+      // drawing gets no frame, its own drawing none either: the second only bounds the wait.)
+      await page.evaluate('new Promise((resolve) => { requestAnimationFrame(() => resolve()); setTimeout(resolve, 1000); })');
     },
     request: async (text) => {
       // The same request may have been made before: wait for this one's message, not an earlier one's.

@@ -108,28 +108,42 @@ export function claimRepairs({ table, key }: RepairTable, candidates: RawBuilder
  * redraws it; a claim is retried once it is `graceMs` old. Cards that show a
  * request that can change no more are marked settled in passing, and are not
  * looked at again: the scan only ever covers recent cards.
+ *
+ * A card another statement holds (a click redrawing it, another instance's
+ * sweep) is passed over until a later sweep (SKIP LOCKED), so the sweep never
+ * waits on a click, nor two sweeps on each other in opposite orders. What a
+ * card shows and its claim are checked on the card as it is once locked, not
+ * as the statement first read it: a card another instance claimed and
+ * committed meanwhile is not claimed a second time.
  */
 export async function claimStaleCards(db: SlackDb, agentId: string, graceMs: number, limit = 50): Promise<number[]> {
   const grace = sql`make_interval(secs => ${graceMs} / 1000.0)`;
   const result = await sql<{ action_id: number }>`
     WITH cards AS (
-      SELECT c.action_id, c.drawn, c.repair_claimed_at, ${cardStateKeySql('p')} AS key,
+      SELECT c.action_id, ${cardStateKeySql('p')} AS key,
         (p.status <> 'pending' AND (p.status <> 'approved' OR ${blockedSql('p')}
           OR NOT EXISTS (SELECT 1 FROM run_snapshots s WHERE s.run_id = p.run_id))) AS final,
         COALESCE(p.decided_at, (SELECT max((a->>'at')::timestamptz) FROM jsonb_array_elements(p.approvals) a), p.created_at) AS changed_at
       FROM slack_cards c JOIN pending_actions p ON p.id = c.action_id
       WHERE NOT c.settled AND p.path->>0 = ${agentId}
     ), settle AS (
-      UPDATE slack_cards c SET settled = true FROM cards x
-      WHERE c.action_id = x.action_id AND x.final AND x.drawn = x.key
+      UPDATE slack_cards c SET settled = true
+      FROM (
+        SELECT l.action_id FROM slack_cards l JOIN cards x ON x.action_id = l.action_id
+        WHERE x.final AND l.drawn = x.key
+        ORDER BY l.action_id
+        FOR UPDATE OF l SKIP LOCKED
+      ) x
+      WHERE c.action_id = x.action_id
     )
     UPDATE slack_cards c SET repair_claimed_at = now()
     FROM (
-      SELECT action_id FROM cards
-      WHERE drawn IS DISTINCT FROM key AND changed_at < now() - ${grace}
-        AND (repair_claimed_at IS NULL OR repair_claimed_at < now() - ${grace})
-      ORDER BY action_id
+      SELECT l.action_id FROM slack_cards l JOIN cards x ON x.action_id = l.action_id
+      WHERE l.drawn IS DISTINCT FROM x.key AND x.changed_at < now() - ${grace}
+        AND (l.repair_claimed_at IS NULL OR l.repair_claimed_at < now() - ${grace})
+      ORDER BY l.action_id
       LIMIT ${limit}
+      FOR UPDATE OF l SKIP LOCKED
     ) x
     WHERE c.action_id = x.action_id
     RETURNING c.action_id

@@ -136,10 +136,15 @@ export const drawnCards = (marks: DrawnMarks): 'card' | 'cards' => (Array.isArra
  * then reads them through the primary key once the table holds a few thousand cards, where a
  * join with the marks as a table (which it takes for 100 rows) read every card ever posted up to
  * tens of thousands of them. One card, the usual case, is found alone, so the statement keeps its
- * plan (oneOrAny).
+ * plan (oneOrAny). Several cards are locked in the order of their ids first: two instances
+ * marking the same cards (one drew a card on a click, the other on the sweep) would otherwise
+ * lock them in whatever order each plan reads them, and could each wait for the other until
+ * PostgreSQL ends one statement as a deadlock.
  */
 export function drawnUpdate(marks: DrawnMarks, cards: 'card' | 'cards') {
-  return sql`
-    UPDATE slack_cards c SET drawn = ${marks.cardKeys}::jsonb->>(c.action_id::text), drawn_at = now(), repair_claimed_at = NULL
-    WHERE ${oneOrAny('c.action_id', marks.cardIds, cards === 'cards', 'integer[]')}`;
+  const set = sql`UPDATE slack_cards c SET drawn = ${marks.cardKeys}::jsonb->>(c.action_id::text), drawn_at = now(), repair_claimed_at = NULL`;
+  if (cards === 'card') return sql`${set} WHERE ${oneOrAny('c.action_id', marks.cardIds, false, 'integer[]')}`;
+  return sql`${set}
+    FROM (SELECT l.action_id FROM slack_cards l WHERE ${oneOrAny('l.action_id', marks.cardIds, true, 'integer[]')} ORDER BY l.action_id FOR UPDATE) l
+    WHERE c.action_id = l.action_id`;
 }

@@ -1,0 +1,149 @@
+/**
+ * The statements that lock several cards at once: marking the cards a run drew (markRunShown,
+ * markCardsDrawn) and the sweep's claim of cards to redraw (claimStaleCards). Two instances can
+ * touch the same cards at the same moment (one drew a card on a click, the other on its sweep); a
+ * statement that locked them in whatever order its plan read them could wait on the other while
+ * holding what the other waits for, until PostgreSQL ends one of them as a deadlock.
+ */
+import { sql, type Kysely } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DB } from '../../src/db/schema.js';
+import { slackDb } from '../../src/slack/context.js';
+import { markCardsDrawn } from '../../src/slack/card/show-card-update.js';
+import { claimStaleCards } from '../../src/slack/card/card-repairs.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { needing } from '../helpers/needs.js';
+
+/** Requests of agent `ops`, decided an hour ago with `status`; their ids in the order made. */
+async function decidedRequests(db: Kysely<DB>, count: number, status: 'declined' | 'pending'): Promise<number[]> {
+  const { rows } = await sql<{ id: number }>`
+    INSERT INTO pending_actions (run_id, root_run_id, tool_call_id, tool_name, kind, args, fingerprint, status, policy_version, path, created_at, decided_at)
+    SELECT 'run' || g, 'run' || g, 'call', 'delete_record', 'approval', '{}', repeat('a', 64), ${status}, 'v1', '["ops"]'::jsonb,
+      now() - interval '2 hours', CASE WHEN ${status} = 'pending' THEN NULL ELSE now() - interval '1 hour' END
+    FROM generate_series(1, ${count}::int) g ORDER BY g
+    RETURNING id
+  `.execute(db);
+  return rows.map((r) => r.id).sort((a, b) => a - b);
+}
+
+/** A card for each request, stored in the order given (a scan of the table meets them in that order). */
+async function cards(db: Kysely<DB>, actionIds: number[], drawn: string): Promise<void> {
+  for (const id of actionIds) {
+    await sql`INSERT INTO slack_cards (action_id, channel, ts, kind, drawn) VALUES (${id}, 'C0CARDS', ${`1700000000.${String(id).padStart(6, '0')}`}, 'approval', ${drawn})`.execute(db);
+  }
+}
+
+/** Resolves once a statement other than `exceptPid`'s is waiting for a row lock. */
+async function someoneWaitsForALock(db: Kysely<DB>, exceptPid: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const { rows } = await sql<{ n: string }>`
+      SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> ${exceptPid} AND datname = current_database()
+    `.execute(db);
+    if (Number(rows[0]!.n) > 0) return;
+    if (Date.now() > deadline) throw new Error('no statement came to wait for the held card');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** What `work` gives, or 'waited' when it is still waiting for the holder seconds later (the holder lets go only after). */
+const unlessItWaits = <T>(work: Promise<T>) => Promise.race([work, new Promise<'waited'>((r) => setTimeout(() => r('waited'), 5_000).unref())]);
+
+describe('statements that lock several cards', needing('postgres'), () => {
+  let database: TestDatabase;
+
+  beforeEach(async () => {
+    database = await createTestDatabase('postgres');
+  });
+
+  afterEach(async () => {
+    await database.close();
+  });
+
+  it('marking two cards drawn takes them in the order of their ids: someone holding the first never waits on the second', async () => {
+    const [first, second] = await decidedRequests(database.db, 2, 'pending');
+    // Stored second first, so a plan that read the table in its order would lock the second first.
+    await cards(database.db, [second!, first!], 'pending:0');
+
+    // Another instance holds the first card (say, its sweep redrawing it) in a transaction of its own.
+    const holder = await database.db.connection().execute(async (conn) => {
+      await sql`BEGIN`.execute(conn);
+      try {
+        const pid = (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(conn)).rows[0]!.pid;
+        await sql`UPDATE slack_cards SET drawn = 'held' WHERE action_id = ${first!}`.execute(conn);
+        const marking = markCardsDrawn(slackDb(database.db), [
+          { actionId: second!, key: 'approved:1' },
+          { actionId: first!, key: 'approved:1' },
+        ]);
+        await someoneWaitsForALock(database.db, pid);
+        // It goes on to the second card. Had the marking locked the second before waiting for the
+        // first, this would wait for it, and PostgreSQL would end one of the two as a deadlock.
+        await sql`SET LOCAL lock_timeout = '3s'`.execute(conn);
+        const took = await sql`UPDATE slack_cards SET drawn = 'held' WHERE action_id = ${second!}`.execute(conn).then(
+          () => 'took it',
+          (error: unknown) => String(error),
+        );
+        await sql`COMMIT`.execute(conn);
+        return { took, marking: await marking.then(() => 'marked', (error: unknown) => String(error)) };
+      } catch (error) {
+        await sql`ROLLBACK`.execute(conn);
+        throw error;
+      }
+    });
+
+    expect(holder).toEqual({ took: 'took it', marking: 'marked' });
+    // The marking ran once the holder was done, and its marks stand.
+    const { rows } = await sql<{ action_id: number; drawn: string }>`SELECT action_id, drawn FROM slack_cards ORDER BY action_id`.execute(database.db);
+    expect(rows).toEqual([
+      { action_id: first, drawn: 'approved:1' },
+      { action_id: second, drawn: 'approved:1' },
+    ]);
+  });
+
+  it('the sweep passes over a card someone holds, claims the others at once, and claims that one once it is free', async () => {
+    const ids = await decidedRequests(database.db, 3, 'declined');
+    // Each card still shows its request waiting: every one needs a redraw.
+    await cards(database.db, ids, 'pending:0');
+    const [held, ...others] = ids;
+    const db = slackDb(database.db);
+
+    const claimedWhileHeld = await database.db.connection().execute(async (conn) => {
+      await sql`BEGIN`.execute(conn);
+      try {
+        await sql`SELECT 1 FROM slack_cards WHERE action_id = ${held!} FOR UPDATE`.execute(conn);
+        return await unlessItWaits(claimStaleCards(db, 'ops', 60_000));
+      } finally {
+        await sql`COMMIT`.execute(conn);
+      }
+    });
+    expect(claimedWhileHeld).toEqual(others);
+    // Claimed ones are not claimed again within the grace; the one passed over is claimed now.
+    expect(await claimStaleCards(db, 'ops', 60_000)).toEqual([held]);
+    expect(await claimStaleCards(db, 'ops', 60_000)).toEqual([]);
+  });
+
+  it('the sweep settles a card that shows its final state, and leaves one someone holds for a later sweep', async () => {
+    const [settles, held] = await decidedRequests(database.db, 2, 'declined');
+    await cards(database.db, [settles!, held!], 'declined:0');
+    const db = slackDb(database.db);
+    await database.db.connection().execute(async (conn) => {
+      await sql`BEGIN`.execute(conn);
+      try {
+        await sql`SELECT 1 FROM slack_cards WHERE action_id = ${held!} FOR UPDATE`.execute(conn);
+        expect(await unlessItWaits(claimStaleCards(db, 'ops', 60_000))).toEqual([]);
+      } finally {
+        await sql`COMMIT`.execute(conn);
+      }
+    });
+    const settled = async () => (await sql<{ action_id: number; settled: boolean }>`SELECT action_id, settled FROM slack_cards ORDER BY action_id`.execute(database.db)).rows;
+    expect(await settled()).toEqual([
+      { action_id: settles, settled: true },
+      { action_id: held, settled: false },
+    ]);
+    await claimStaleCards(db, 'ops', 60_000);
+    expect(await settled()).toEqual([
+      { action_id: settles, settled: true },
+      { action_id: held, settled: true },
+    ]);
+  });
+});

@@ -45,9 +45,10 @@ export async function cycle(env: Env, target: CycleTarget, p: Planned): Promise<
 const cpuMs = (a: CpuMicros, b: CpuMicros) => (b.user - a.user + b.system - a.system) / 1000;
 
 /**
- * BENCH_BOT_CPU_PROF=<dir> writes a CPU profile of the bot process for each measured phase
- * (`cycles-sequential`, `cycles-concurrent`, `floor-sequential`, `floor-concurrent`), covering
- * only those cycles: no start-up, no warm-up, no other measurement.
+ * BENCH_BOT_CPU_PROF=<dir> writes a CPU profile of the bot process (which also serves the floor)
+ * for each measured phase (`cycles-concurrent`, `floor-concurrent`, and each sequential round's
+ * `cycles-sequential-<n>` and `floor-sequential-<n>`), covering only those cycles: no start-up,
+ * no warm-up, no other measurement.
  */
 const profileDir = process.env.BENCH_BOT_CPU_PROF;
 
@@ -130,16 +131,13 @@ async function runCycles(env: Env, count: number, inFlight: number, target = the
 
 type CycleRun = Awaited<ReturnType<typeof runCycles>>;
 
-/**
- * `rounds` runs of sequential cycles; the one with the median cycles/s, with every round's
- * cycles/s and bot CPU per cycle beside it (the spread shows how steady the machine was).
- */
-async function sequentialRounds(rounds: number, run: () => Promise<CycleRun>) {
-  const results: CycleRun[] = [];
-  for (let i = 0; i < rounds; i++) results.push(await run());
+/** Of `results`, the one with the median cycles/s, with every round's cycles/s and bot CPU per cycle beside it (the spread shows how steady the machine was). */
+function medianRound(results: CycleRun[]) {
   const median = [...results].sort((a, b) => a.cyclesPerSec - b.cyclesPerSec)[Math.floor((results.length - 1) / 2)]!;
   return { ...median, rounds: results.map((r) => ({ cyclesPerSec: r.cyclesPerSec, botCpuMsPerCycle: r.cpuMsPerCycle.bot })) };
 }
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
 
 /** Each distinct statement of a cycle: how often per cycle, and its round trip. */
 function statementTable(timings: Array<[string, number[]]>, cycles: number) {
@@ -158,45 +156,52 @@ function statementTable(timings: Array<[string, number[]]>, cycles: number) {
 }
 
 /**
+ * The bot's cycles and the cycle floor's (see slack-bot-process.ts: the bot's Bolt and WebClient
+ * making its Slack calls with no database, agent or model behind them, so its cycles/s bound what
+ * the bot could reach on this machine), measured side by side: each measured phase of the bot is
+ * followed at once by the same phase on the floor, and the sequential rounds alternate, so that
+ * each share of the floor compares runs made seconds apart. The machine's speed drifts (on a
+ * shared VM the floor alone measured 235 and 342 cycles/s twenty minutes apart), and a floor
+ * measured after all of the bot's cycles compared the bot with another machine.
+ *
  * The cycles in flight come first, after a long warm-up: V8 is still optimising a cycle's code
  * long after the click bursts (a function that runs once per cycle is compiled after hundreds of
  * cycles), and that compiling, on V8's own threads, counts in the process's CPU. The sequential
  * cycles after them find the code compiled, as in a bot that has been up for a while.
  */
-export async function measureCycles(ctx: SuiteContext, env: Env) {
+export async function measureCyclesSideBySide(ctx: SuiteContext, env: Env) {
   const w = env.config.warmup;
   const { sequential: seq, concurrent: conc } = env.config;
-  ctx.log(`cycles: ${w.concurrentCycles} warm-up + ${conc.cycles} with ${conc.inFlight} in flight`);
-  await runCycles(env, w.concurrentCycles, conc.inFlight);
-  ctx.log('cycles: measuring in flight');
-  const concurrent = await profiled(env, 'cycles-concurrent', () => runCycles(env, conc.cycles, conc.inFlight));
-  ctx.log(`cycles: ${w.sequentialCycles} warm-up + ${seq.rounds} × ${seq.cycles} sequential`);
-  await runCycles(env, w.sequentialCycles, 1);
-  ctx.log('cycles: measuring sequential');
-  await env.h.traceStatements();
-  const sequential = await profiled(env, 'cycles-sequential', () => sequentialRounds(seq.rounds, () => runCycles(env, seq.cycles, 1)));
-  const timings = await env.h.takeStatementTrace();
-  return { sequential, concurrent, statements: statementTable(timings, seq.cycles * seq.rounds) };
-}
-
-/**
- * The same cycles against the cycle floor (see slack-bot-process.ts): the bot's Bolt and
- * WebClient making its Slack calls with no database, agent or model behind them, so its
- * cycles/s bound what the bot could reach on this machine. In the same order as the bot's.
- */
-export async function measureFloorCycles(ctx: SuiteContext, env: Env) {
-  const w = env.config.warmup;
-  const { sequential: seq, concurrent: conc } = env.config;
-  ctx.log(`cycle floor (Bolt + WebClient only): ${w.concurrentCycles} warm-up + ${conc.cycles} with ${conc.inFlight} in flight, ${w.sequentialCycles} warm-up + ${seq.rounds} × ${seq.cycles} sequential`);
-  const target: CycleTarget = { client: await env.h.startFloor('bolt-cycle'), runsTool: false };
+  const bot = theBot(env);
+  const floor: CycleTarget = { client: await env.h.startFloor('bolt-cycle'), runsTool: false };
   try {
-    await runCycles(env, w.concurrentCycles, conc.inFlight, target);
-    const concurrent = await profiled(env, 'floor-concurrent', () => runCycles(env, conc.cycles, conc.inFlight, target));
-    await runCycles(env, w.sequentialCycles, 1, target);
-    const sequential = await profiled(env, 'floor-sequential', () => sequentialRounds(seq.rounds, () => runCycles(env, seq.cycles, 1, target)));
-    return { sequential, concurrent };
+    ctx.log(`cycles, bot and floor (Bolt + WebClient only) in turn: ${w.concurrentCycles} warm-up + ${conc.cycles} with ${conc.inFlight} in flight`);
+    await runCycles(env, w.concurrentCycles, conc.inFlight, bot);
+    await runCycles(env, w.concurrentCycles, conc.inFlight, floor);
+    ctx.log('cycles: measuring in flight');
+    const botConcurrent = await profiled(env, 'cycles-concurrent', () => runCycles(env, conc.cycles, conc.inFlight, bot));
+    const floorConcurrent = await profiled(env, 'floor-concurrent', () => runCycles(env, conc.cycles, conc.inFlight, floor));
+    ctx.log(`cycles: ${w.sequentialCycles} warm-up + ${seq.rounds} × ${seq.cycles} sequential, bot and floor in turn`);
+    await runCycles(env, w.sequentialCycles, 1, bot);
+    await runCycles(env, w.sequentialCycles, 1, floor);
+    ctx.log('cycles: measuring sequential');
+    await env.h.traceStatements();
+    const botRounds: CycleRun[] = [];
+    const floorRounds: CycleRun[] = [];
+    for (let i = 0; i < seq.rounds; i++) {
+      botRounds.push(await profiled(env, `cycles-sequential-${i + 1}`, () => runCycles(env, seq.cycles, 1, bot)));
+      floorRounds.push(await profiled(env, `floor-sequential-${i + 1}`, () => runCycles(env, seq.cycles, 1, floor)));
+    }
+    const timings = await env.h.takeStatementTrace();
+    const roundShares = botRounds.map((b, i) => round(b.cyclesPerSec / floorRounds[i]!.cyclesPerSec, 3));
+    return {
+      bot: { sequential: medianRound(botRounds), concurrent: botConcurrent, statements: statementTable(timings, seq.cycles * seq.rounds) },
+      floor: { sequential: medianRound(floorRounds), concurrent: floorConcurrent },
+      /** The bot's cycles/s over the floor's: in flight, of the two runs made one after the other; sequential, the median of the rounds' (each bot round over the floor round after it). */
+      shareOfFloor: { sequential: median(roundShares), concurrent: round(botConcurrent.cyclesPerSec / floorConcurrent.cyclesPerSec, 3), sequentialRounds: roundShares },
+    };
   } finally {
-    target.client.close();
+    floor.client.close();
     await env.h.stopFloor();
   }
 }

@@ -12,7 +12,7 @@ import { openBenchDatabase } from '../lib/bench-db.js';
 import { loadNow, machineInfo } from '../lib/machine.js';
 import { APPROVERS, Executions, fullConfig, quickConfig, type Env } from '../lib/slack-bench-env.js';
 import { measureClicks } from '../lib/slack-clicks.js';
-import { measureCycles, measureFloorCycles } from '../lib/slack-cycles.js';
+import { measureCyclesSideBySide } from '../lib/slack-cycles.js';
 import { startSlackHarness, type SlackHarness } from '../lib/slack-harness.js';
 import { round, type Summary } from '../lib/stats.js';
 import type { Suite, TableRow } from '../lib/suite.js';
@@ -26,7 +26,7 @@ const targets = {
   slackCallsPerCycle: 4,
 };
 
-type Cycles = Awaited<ReturnType<typeof measureCycles>>['concurrent'];
+type Cycles = Awaited<ReturnType<typeof measureCyclesSideBySide>>['bot']['concurrent'];
 
 /**
  * CPU per cycle of every measured process but the bot; null where PostgreSQL's could not be read
@@ -77,8 +77,9 @@ export const slackSuite: Suite = {
       const env: Env = { h, executions, config };
 
       const clicks = await measureClicks(ctx, env);
-      const cycles = await measureCycles(ctx, env);
-      const floorCycles = await measureFloorCycles(ctx, env);
+      const sideBySide = await measureCyclesSideBySide(ctx, env);
+      const cycles = sideBySide.bot;
+      const floorCycles = sideBySide.floor;
 
       await h.settle();
       if (executions.stray !== 0) throw new Error(`${executions.stray} tool executions belong to no card`);
@@ -94,7 +95,7 @@ export const slackSuite: Suite = {
       const fl = clicks.floors;
       const fc = floorCycles;
       const pgCpu = (c: Cycles) => (c.cpuMsPerCycle.postgres === null ? '—' : fmt(c.cpuMsPerCycle.postgres, 1));
-      const share = { sequential: round(seq.cyclesPerSec / fc.sequential.cyclesPerSec, 3), concurrent: round(conc.cyclesPerSec / fc.concurrent.cyclesPerSec, 3) };
+      const share = sideBySide.shareOfFloor;
       const budgetMs = botBudgetMs(conc, fc.concurrent, targets.shareOfFloor);
       const budget = budgetMs === null ? null : round(budgetMs, 2);
       const busy = (c: Cycles) => (c.machineBusy === null ? '' : `, machine ${fmt(c.machineBusy * 100)} % busy`);
@@ -202,6 +203,7 @@ export const slackSuite: Suite = {
           target: `≥ ${fmt(targets.shareOfFloor * 100)} %`,
           ok: Math.min(share.sequential, share.concurrent) >= targets.shareOfFloor,
         },
+        { metric: '  each sequential round over the floor round after it', value: `${share.sequentialRounds.map((r) => fmt(r * 100)).join(' / ')} %` },
         {
           metric: `  bot CPU a cycle in flight at ${fmt(targets.shareOfFloor * 100)} % would leave / floor's`,
           value: `${budget === null ? '—' : fmt(budget, 2)} / ${ms(fc.concurrent.cpuMsPerCycle.bot)}`,

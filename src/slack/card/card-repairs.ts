@@ -132,7 +132,7 @@ export async function claimStaleCards(db: SlackDb, agentId: string, graceMs: num
         SELECT l.action_id FROM slack_cards l JOIN cards x ON x.action_id = l.action_id
         WHERE x.final AND l.drawn = x.key
         ORDER BY l.action_id
-        FOR UPDATE OF l SKIP LOCKED
+        FOR NO KEY UPDATE OF l SKIP LOCKED
       ) x
       WHERE c.action_id = x.action_id
     )
@@ -143,7 +143,7 @@ export async function claimStaleCards(db: SlackDb, agentId: string, graceMs: num
         AND (l.repair_claimed_at IS NULL OR l.repair_claimed_at < now() - ${grace})
       ORDER BY l.action_id
       LIMIT ${limit}
-      FOR UPDATE OF l SKIP LOCKED
+      FOR NO KEY UPDATE OF l SKIP LOCKED
     ) x
     WHERE c.action_id = x.action_id
     RETURNING c.action_id

@@ -145,6 +145,6 @@ export function drawnUpdate(marks: DrawnMarks, cards: 'card' | 'cards') {
   const set = sql`UPDATE slack_cards c SET drawn = ${marks.cardKeys}::jsonb->>(c.action_id::text), drawn_at = now(), repair_claimed_at = NULL`;
   if (cards === 'card') return sql`${set} WHERE ${oneOrAny('c.action_id', marks.cardIds, false, 'integer[]')}`;
   return sql`${set}
-    FROM (SELECT l.action_id FROM slack_cards l WHERE ${oneOrAny('l.action_id', marks.cardIds, true, 'integer[]')} ORDER BY l.action_id FOR UPDATE) l
+    FROM (SELECT l.action_id FROM slack_cards l WHERE ${oneOrAny('l.action_id', marks.cardIds, true, 'integer[]')} ORDER BY l.action_id FOR NO KEY UPDATE) l
     WHERE c.action_id = l.action_id`;
 }

@@ -1,9 +1,10 @@
 /**
  * The statements that lock several cards at once: marking the cards a run drew (markRunShown,
- * markCardsDrawn) and the sweep's claim of cards to redraw (claimStaleCards). Two instances can
- * touch the same cards at the same moment (one drew a card on a click, the other on its sweep); a
- * statement that locked them in whatever order its plan read them could wait on the other while
- * holding what the other waits for, until PostgreSQL ends one of them as a deadlock.
+ * markCardsDrawn) or a batch card's members (markBatchDrawn), and the sweep's claim of cards to
+ * redraw (claimStaleCards). Two instances can touch the same cards at the same moment (one drew a
+ * card on a click, the other on its sweep); a statement that locked them in whatever order its
+ * plan read them could wait on the other while holding what the other waits for, until
+ * PostgreSQL ends one of them as a deadlock.
  */
 import { sql, type Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -11,6 +12,7 @@ import type { DB } from '../../src/db/schema.js';
 import { slackDb } from '../../src/slack/context.js';
 import { markCardsDrawn } from '../../src/slack/card/show-card-update.js';
 import { claimStaleCards } from '../../src/slack/card/card-repairs.js';
+import { markBatchDrawn } from '../../src/slack/batch/post-batch.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { needing } from '../helpers/needs.js';
 
@@ -60,24 +62,23 @@ describe('statements that lock several cards', needing('postgres'), () => {
     await database.close();
   });
 
-  it('marking two cards drawn takes them in the order of their ids: someone holding the first never waits on the second', async () => {
+  /**
+   * Another instance holds the first card (say, its sweep redrawing it) in a transaction of its
+   * own while `mark` marks both cards, naming the second first; then it goes on to the second card.
+   * Had the marking locked the second before waiting for the first, the holder would wait for it,
+   * and PostgreSQL would end one of the two as a deadlock.
+   */
+  async function markUnderAHolder(mark: (first: number, second: number) => Promise<unknown>) {
     const [first, second] = await decidedRequests(database.db, 2, 'pending');
     // Stored second first, so a plan that read the table in its order would lock the second first.
     await cards(database.db, [second!, first!], 'pending:0');
-
-    // Another instance holds the first card (say, its sweep redrawing it) in a transaction of its own.
-    const holder = await database.db.connection().execute(async (conn) => {
+    const outcome = await database.db.connection().execute(async (conn) => {
       await sql`BEGIN`.execute(conn);
       try {
         const pid = (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(conn)).rows[0]!.pid;
         await sql`UPDATE slack_cards SET drawn = 'held' WHERE action_id = ${first!}`.execute(conn);
-        const marking = markCardsDrawn(slackDb(database.db), [
-          { actionId: second!, key: 'approved:1' },
-          { actionId: first!, key: 'approved:1' },
-        ]);
+        const marking = mark(first!, second!);
         await someoneWaitsForALock(database.db, pid);
-        // It goes on to the second card. Had the marking locked the second before waiting for the
-        // first, this would wait for it, and PostgreSQL would end one of the two as a deadlock.
         await sql`SET LOCAL lock_timeout = '3s'`.execute(conn);
         const took = await sql`UPDATE slack_cards SET drawn = 'held' WHERE action_id = ${second!}`.execute(conn).then(
           () => 'took it',
@@ -90,13 +91,36 @@ describe('statements that lock several cards', needing('postgres'), () => {
         throw error;
       }
     });
-
-    expect(holder).toEqual({ took: 'took it', marking: 'marked' });
-    // The marking ran once the holder was done, and its marks stand.
     const { rows } = await sql<{ action_id: number; drawn: string }>`SELECT action_id, drawn FROM slack_cards ORDER BY action_id`.execute(database.db);
-    expect(rows).toEqual([
+    return { outcome, cards: rows, first, second };
+  }
+
+  it('marking two cards a run drew takes them in the order of their ids: someone holding the first never waits on the second', async () => {
+    const { outcome, cards: after, first, second } = await markUnderAHolder((first, second) =>
+      markCardsDrawn(slackDb(database.db), [
+        { actionId: second, key: 'approved:1' },
+        { actionId: first, key: 'approved:1' },
+      ]),
+    );
+    expect(outcome).toEqual({ took: 'took it', marking: 'marked' });
+    // The marking ran once the holder was done, and its marks stand.
+    expect(after).toEqual([
       { action_id: first, drawn: 'approved:1' },
       { action_id: second, drawn: 'approved:1' },
+    ]);
+  });
+
+  it('marking a batch card’s members drawn takes them in the order of their ids too', async () => {
+    const { outcome, cards: after, first, second } = await markUnderAHolder((first, second) =>
+      markBatchDrawn(slackDb(database.db), [
+        { actionId: second, key: 'pending:0' },
+        { actionId: first, key: 'pending:0' },
+      ]),
+    );
+    expect(outcome).toEqual({ took: 'took it', marking: 'marked' });
+    expect(after).toEqual([
+      { action_id: first, drawn: 'pending:0' },
+      { action_id: second, drawn: 'pending:0' },
     ]);
   });
 

@@ -222,15 +222,19 @@ async function saveBatchCards(db: SlackDb, cards: ReadonlyArray<CardRow & { batc
 /**
  * Records the key each member's card was drawn with, in one statement, and says whether every
  * member's request still has that key (else the batch moved on while drawn and is drawn again).
+ * The members' cards are locked in the order of their ids first, as drawnUpdate locks the cards
+ * a run drew: in the order the marks come, a redraw here and a run shown elsewhere could each
+ * hold a card the other waits for.
  */
-async function markBatchDrawn(db: SlackDb, marks: ReadonlyArray<{ actionId: number; key: string }>): Promise<boolean> {
+export async function markBatchDrawn(db: SlackDb, marks: ReadonlyArray<{ actionId: number; key: string }>): Promise<boolean> {
   if (marks.length === 0) return true;
   const values = sql.join(marks.map((m) => sql`(${m.actionId}::integer, ${m.key}::text)`));
   const result = await sql<{ action_id: number; key: string; current: string }>`
     WITH m (action_id, key) AS (VALUES ${values}),
     upd AS (
       UPDATE slack_cards c SET drawn = m.key, drawn_at = now(), repair_claimed_at = NULL
-      FROM m WHERE c.action_id = m.action_id
+      FROM m, (SELECT l.action_id FROM slack_cards l WHERE l.action_id IN (SELECT action_id FROM m) ORDER BY l.action_id FOR NO KEY UPDATE) l
+      WHERE c.action_id = m.action_id AND l.action_id = c.action_id
       RETURNING c.action_id
     )
     SELECT m.action_id, m.key, ${cardStateKeySql('p')} AS current

@@ -137,8 +137,6 @@ function medianRound(results: CycleRun[]) {
   return { ...median, rounds: results.map((r) => ({ cyclesPerSec: r.cyclesPerSec, botCpuMsPerCycle: r.cpuMsPerCycle.bot })) };
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
-
 /** Each distinct statement of a cycle: how often per cycle, and its round trip. */
 function statementTable(timings: Array<[string, number[]]>, cycles: number) {
   return timings
@@ -198,7 +196,7 @@ export async function measureCyclesSideBySide(ctx: SuiteContext, env: Env) {
       bot: { sequential: medianRound(botRounds), concurrent: botConcurrent, statements: statementTable(timings, seq.cycles * seq.rounds) },
       floor: { sequential: medianRound(floorRounds), concurrent: floorConcurrent },
       /** The bot's cycles/s over the floor's: in flight, of the two runs made one after the other; sequential, the median of the rounds' (each bot round over the floor round after it). */
-      shareOfFloor: { sequential: median(roundShares), concurrent: round(botConcurrent.cyclesPerSec / floorConcurrent.cyclesPerSec, 3), sequentialRounds: roundShares },
+      shareOfFloor: { sequential: summarize(roundShares).p50, concurrent: round(botConcurrent.cyclesPerSec / floorConcurrent.cyclesPerSec, 3), sequentialRounds: roundShares },
     };
   } finally {
     floor.client.close();

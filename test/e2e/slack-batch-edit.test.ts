@@ -220,8 +220,8 @@ describeOnOneBackend('Slack: edit on a batch card, on %s', (backend) => {
     expect(actionBlocks(latest(card)).map((x) => x.block_id)).toEqual([...replacements.map((id) => `approval:${id}`), `batch:${replacements[0]}`]);
   });
 
-  // A redraw of the batch marks its rows in no set order, and a card row the other edit inserted
-  // is one the carry did not lock: PostgreSQL can end the carry to break a deadlock. Staged here
+  // A card row the other edit inserted is one the carry did not lock: PostgreSQL can end the
+  // carry to break a deadlock. Staged here
   // with a second connection that holds the second member's row, waits until the carry waits on
   // it, then asks for the first's, which the carry holds.
   it('an edit whose card move PostgreSQL ends to break a deadlock is moved again: the edited call keeps its place on the batch', twoConnections(backend), async () => {

@@ -2,7 +2,7 @@ import type { AgentStream } from '../../agent/api-types.js';
 import type { Request } from '../../agent/request.js';
 import { batchParts, renderBatchCard } from './batch-card.js';
 import { findRequest, type SlackContext, type ThreadTarget } from '../context.js';
-import { againOnDeadlock, cardStateKey, cardMetadata, type CardRow, cardStateKeySql, loadCardStates, sameBatch, type CardState } from '../card/cards.js';
+import { againOnDeadlock, cardsLockedInOrder, cardStateKey, cardMetadata, type CardRow, cardStateKeySql, loadCardStates, sameBatch, type CardState } from '../card/cards.js';
 import { blocksAsJson } from '../transport/slack-web-client.js';
 import { refreshHomesFor } from '../card/lifecycle.js';
 import { errorReference } from '../kit/error-reference.js';
@@ -222,9 +222,8 @@ async function saveBatchCards(db: SlackDb, cards: ReadonlyArray<CardRow & { batc
 /**
  * Records the key each member's card was drawn with, in one statement, and says whether every
  * member's request still has that key (else the batch moved on while drawn and is drawn again).
- * The members' cards are locked in the order of their ids first, as drawnUpdate locks the cards
- * a run drew: in the order the marks come, a redraw here and a run shown elsewhere could each
- * hold a card the other waits for.
+ * The members' cards are locked in the order of their ids first (cardsLockedInOrder), not in
+ * the order the marks come: a run shown elsewhere may be marking some of the same cards.
  */
 export async function markBatchDrawn(db: SlackDb, marks: ReadonlyArray<{ actionId: number; key: string }>): Promise<boolean> {
   if (marks.length === 0) return true;
@@ -233,7 +232,7 @@ export async function markBatchDrawn(db: SlackDb, marks: ReadonlyArray<{ actionI
     WITH m (action_id, key) AS (VALUES ${values}),
     upd AS (
       UPDATE slack_cards c SET drawn = m.key, drawn_at = now(), repair_claimed_at = NULL
-      FROM m, (SELECT l.action_id FROM slack_cards l WHERE l.action_id IN (SELECT action_id FROM m) ORDER BY l.action_id FOR NO KEY UPDATE) l
+      FROM m, ${cardsLockedInOrder(sql`l.action_id IN (SELECT action_id FROM m)`)}
       WHERE c.action_id = m.action_id AND l.action_id = c.action_id
       RETURNING c.action_id
     )

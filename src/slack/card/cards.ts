@@ -5,7 +5,7 @@ import { pendingActionColumns, type PendingAction } from '../../db/rows.js';
 import { requestOf, type Request } from '../../agent/request.js';
 import { CachedStatement, oneOrAny } from '../../db/cached-statement.js';
 import { expiredGrant, noMatchingGrant } from '../../db/grants.js';
-import type { Selectable } from 'kysely';
+import type { RawBuilder, Selectable } from 'kysely';
 import type { MessageMetadata } from '@slack/types';
 import { isActionId } from '../../db/is-action-id.js';
 
@@ -33,10 +33,10 @@ const DEADLOCK_DETECTED = '40P01';
 
 /**
  * `work` (one statement or one transaction of the card rows), run again when PostgreSQL ends it to
- * break a deadlock. An edit's move of a batch's card locks the batch's rows in id order, but not a
- * row another member's edit inserted while it waited, and a redraw of the batch marks its rows in
- * no set order: the two can meet in a deadlock, and the one ended has lost nothing by being run
- * again, now on what the other committed.
+ * break a deadlock. Statements that take several cards lock them in id order (cardsLockedInOrder),
+ * but an edit's move of a batch's card cannot lock a row another member's edit inserted while it
+ * waited: the two can meet in a deadlock, and the one ended has lost nothing by being run again,
+ * now on what the other committed.
  */
 export async function againOnDeadlock<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -47,6 +47,16 @@ export async function againOnDeadlock<T>(work: () => Promise<T>, attempts = 3): 
     }
   }
 }
+
+/**
+ * The cards `which` (a condition on `l.action_id`) locked in the order of their ids, as a FROM
+ * item named `l` to join the cards to update with: two statements that take several of the same
+ * cards (a run's cards marked drawn here, a batch's members redrawn on another instance) then
+ * wait for each other at most, never each on the other until PostgreSQL ends one as a deadlock.
+ * FOR NO KEY UPDATE is the lock the UPDATE itself takes.
+ */
+export const cardsLockedInOrder = (which: RawBuilder<unknown>) =>
+  sql`(SELECT l.action_id FROM slack_cards l WHERE ${which} ORDER BY l.action_id FOR NO KEY UPDATE) l`;
 
 export interface CardCopy {
   channel: string;

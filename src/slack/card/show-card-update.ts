@@ -1,7 +1,7 @@
 import type { Request } from '../../agent/request.js';
 import { errorReference } from '../kit/error-reference.js';
 import type { DrawnMark, SlackContext, SlackDb } from '../context.js';
-import { type CardRow, loadCardState, type CardState, cardStateKey, cardStateKeySql } from './cards.js';
+import { type CardRow, loadCardState, type CardState, cardStateKey, cardStateKeySql, cardsLockedInOrder } from './cards.js';
 import { renderCard } from './render-card.js';
 import { cardViewOf } from './lifecycle.js';
 import { blocksAsJson } from '../transport/slack-web-client.js';
@@ -136,15 +136,11 @@ export const drawnCards = (marks: DrawnMarks): 'card' | 'cards' => (Array.isArra
  * then reads them through the primary key once the table holds a few thousand cards, where a
  * join with the marks as a table (which it takes for 100 rows) read every card ever posted up to
  * tens of thousands of them. One card, the usual case, is found alone, so the statement keeps its
- * plan (oneOrAny). Several cards are locked in the order of their ids first: two instances
- * marking the same cards (one drew a card on a click, the other on the sweep) would otherwise
- * lock them in whatever order each plan reads them, and could each wait for the other until
- * PostgreSQL ends one statement as a deadlock.
+ * plan (oneOrAny). Several cards are locked in the order of their ids first (cardsLockedInOrder):
+ * two instances may mark the same cards, one having drawn a card on a click, the other on the sweep.
  */
 export function drawnUpdate(marks: DrawnMarks, cards: 'card' | 'cards') {
   const set = sql`UPDATE slack_cards c SET drawn = ${marks.cardKeys}::jsonb->>(c.action_id::text), drawn_at = now(), repair_claimed_at = NULL`;
   if (cards === 'card') return sql`${set} WHERE ${oneOrAny('c.action_id', marks.cardIds, false, 'integer[]')}`;
-  return sql`${set}
-    FROM (SELECT l.action_id FROM slack_cards l WHERE ${oneOrAny('l.action_id', marks.cardIds, true, 'integer[]')} ORDER BY l.action_id FOR NO KEY UPDATE) l
-    WHERE c.action_id = l.action_id`;
+  return sql`${set} FROM ${cardsLockedInOrder(oneOrAny('l.action_id', marks.cardIds, true, 'integer[]'))} WHERE c.action_id = l.action_id`;
 }

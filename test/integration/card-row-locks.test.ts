@@ -1,10 +1,11 @@
 /**
  * The statements that lock several cards at once: marking the cards a run drew (markRunShown,
  * markCardsDrawn) or a batch card's members (markBatchDrawn), and the sweep's claim of cards to
- * redraw (claimStaleCards). Two instances can touch the same cards at the same moment (one drew a
- * card on a click, the other on its sweep); a statement that locked them in whatever order its
- * plan read them could wait on the other while holding what the other waits for, until
- * PostgreSQL ends one of them as a deadlock.
+ * redraw (claimStaleCards); and the sweep's claims of repairs (claimRepairs: answers a stopped
+ * process did not post, cards it did not post). Two instances can touch the same rows at the same
+ * moment (one drew a card on a click, the other on its sweep; two sweeps); a statement that locked
+ * them in whatever order its plan read them could wait on the other while holding what the other
+ * waits for, until PostgreSQL ends one of them as a deadlock.
  */
 import { sql, type Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ import { slackDb } from '../../src/slack/context.js';
 import { markCardsDrawn } from '../../src/slack/card/show-card-update.js';
 import { claimStaleCards } from '../../src/slack/card/card-repairs.js';
 import { markBatchDrawn } from '../../src/slack/batch/post-batch.js';
+import { claimKeptResults } from '../../src/slack/thread/kept-results.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { needing } from '../helpers/needs.js';
 
@@ -51,7 +53,7 @@ async function someoneWaitsForALock(db: Kysely<DB>, exceptPid: number): Promise<
 /** What `work` gives, or 'waited' when it is still waiting for the holder seconds later (the holder lets go only after). */
 const unlessItWaits = <T>(work: Promise<T>) => Promise.race([work, new Promise<'waited'>((r) => setTimeout(() => r('waited'), 5_000).unref())]);
 
-describe('statements that lock several cards', needing('postgres'), () => {
+describe('statements that lock several rows at once', needing('postgres'), () => {
   let database: TestDatabase;
 
   beforeEach(async () => {
@@ -159,5 +161,39 @@ describe('statements that lock several cards', needing('postgres'), () => {
       { action_id: settles, settled: true },
       { action_id: held, settled: true },
     ]);
+  });
+
+  it('the sweep claims answers that ended at the same moment in the order of their runs: another sweep holding the first never waits on the second', async () => {
+    // Two answers no process posted, ended in the same microsecond, stored second first.
+    await sql`
+      INSERT INTO run_results (run_id, agent_id, text, finish_reason, finished_at)
+      VALUES ('run-b', 'ops', 'b', 'stop', now() - interval '1 hour'), ('run-a', 'ops', 'a', 'stop', now() - interval '1 hour')
+    `.execute(database.db);
+    const db = slackDb(database.db);
+    // Another instance's sweep has claimed the first and is about to claim the second.
+    const outcome = await database.db.connection().execute(async (conn) => {
+      await sql`BEGIN`.execute(conn);
+      try {
+        const pid = (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(conn)).rows[0]!.pid;
+        await sql`INSERT INTO slack_result_repairs (run_id) VALUES ('run-a')`.execute(conn);
+        const claiming = claimKeptResults(db, 'ops', 60_000).then((kept) => kept.map((k) => k.run_id), (error: unknown) => String(error));
+        await someoneWaitsForALock(database.db, pid);
+        await sql`SET LOCAL lock_timeout = '3s'`.execute(conn);
+        const took = await sql`INSERT INTO slack_result_repairs (run_id) VALUES ('run-b')`.execute(conn).then(
+          () => 'took it',
+          (error: unknown) => String(error),
+        );
+        await sql`COMMIT`.execute(conn);
+        return { took, claimed: await claiming };
+      } catch (error) {
+        await sql`ROLLBACK`.execute(conn);
+        throw error;
+      }
+    });
+    // The other sweep has both; this one, once it was done, found them claimed.
+    expect(outcome).toEqual({ took: 'took it', claimed: [] });
+    // Both unclaimed: claimed oldest first and, at the same moment, by run.
+    await sql`DELETE FROM slack_result_repairs`.execute(database.db);
+    expect((await claimKeptResults(db, 'ops', 60_000)).map((k) => k.run_id)).toEqual(['run-a', 'run-b']);
   });
 });

@@ -84,6 +84,10 @@ type RepairTable = { table: 'slack_card_repairs'; key: 'action_id' } | { table: 
  * `id` and `sort`) that nobody claimed in the last `graceMs`, oldest `sort` first. A claim older
  * than `graceMs` is taken over: the instance that held it stopped too. Returns the claimed keys
  * as `{ [key]: … }` rows (RETURNING), so it can stand alone or in a CTE.
+ *
+ * Candidates of one `sort` (answers of runs that ended in the same microsecond) are taken in the
+ * order of their keys: two instances' sweeps then claim shared rows in one order, and one waits
+ * for the other instead of each holding a row the other waits for.
  */
 export function claimRepairs({ table, key }: RepairTable, candidates: RawBuilder<unknown>, graceMs: number, limit: number): RawBuilder<unknown> {
   const grace = sql`make_interval(secs => ${graceMs} / 1000.0)`;
@@ -91,7 +95,7 @@ export function claimRepairs({ table, key }: RepairTable, candidates: RawBuilder
     INSERT INTO ${sql.table(table)} (${sql.ref(key)})
     SELECT c.id FROM (${candidates}) c
     WHERE NOT EXISTS (SELECT 1 FROM ${sql.table(table)} x WHERE x.${sql.ref(key)} = c.id AND x.claimed_at >= now() - ${grace})
-    ORDER BY c.sort
+    ORDER BY c.sort, c.id
     LIMIT ${limit}
     ON CONFLICT (${sql.ref(key)}) DO UPDATE SET claimed_at = now()
       WHERE ${sql.ref(`${table}.claimed_at`)} < now() - ${grace}

@@ -35,7 +35,7 @@ export async function claimKeptResults(db: SlackDb, agentId: string, graceMs: nu
     SELECT r.run_id, r.text, r.finished_at, t.channel, t.thread_ts, t.message_ts
     FROM claimed JOIN run_results r ON r.run_id = claimed.run_id
     LEFT JOIN slack_threads t ON t.run_id = r.run_id
-    ORDER BY r.finished_at
+    ORDER BY r.finished_at, r.run_id
   `.execute(db);
   return result.rows;
 }

@@ -7,7 +7,9 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
-import { describeOnOneBackend } from '../helpers/needs.js';
+import { describeOnOneBackend, twoConnections } from '../helpers/needs.js';
+import { underAHolder } from '../helpers/row-locks.js';
+import { showDueNotices } from '../../src/slack/routing/send-due-notices.js';
 import type { RecordedCall } from '../../src/simulator/index.js';
 import { clickButton, mention, recordingDeleteTool, slackHarness, waitForCard, waitForText, waitForUpdate, type Bot } from '../helpers/slack-bot.js';
 import { startDeleteBot } from '../helpers/start-delete-bot.js';
@@ -156,6 +158,38 @@ describeOnOneBackend('reminders, warning, escalation and expiry, on %s', (backen
     await sql`UPDATE slack_notices SET claimed_at = now() - interval '1 hour' WHERE action_id = ${card.actionId}`.execute(h.database.db);
     await sweepAll([h.bot, second]);
     expect(posted(/still waiting for a decision/)).toHaveLength(1);
+  });
+
+  it('reminders due at the same moment are claimed in the order of their requests: another instance holding the first never waits on the second', twoConnections(backend), async () => {
+    const policy: PolicyInput = { tools: { delete_record: { requireApproval: true, approvers: [ALICE], expiresIn: '60s', remindAfter: '1s', remindLimit: 1 } } };
+    // Two runs, each asking to delete one record.
+    const script = ['abc', 'def'].map((id) => ({ toolCalls: [{ toolName: 'delete_record', args: { id } }] }));
+    h.bot = await startDeleteBot(h, policy, { agentId, script });
+    const cards = [];
+    for (const text of ['delete abc', 'delete def']) {
+      const thread = await mention(h.bot, { user: REQUESTER, channel: CHANNEL, text });
+      cards.push(await storedCard(h.bot, thread));
+    }
+    const [first, second] = cards.map((c) => c.actionId).sort((a, b) => a - b);
+    // Asked at the same moment (as the calls of one step are) and reminded now; the second stored first.
+    const createdAt = new Date(Date.now() - 1500).toISOString();
+    const expiresAt = new Date(Date.now() + 58_500).toISOString();
+    for (const id of [second!, first!]) {
+      await sql`UPDATE pending_actions SET created_at = ${createdAt}, expires_at = ${expiresAt} WHERE id = ${id}`.execute(h.database.db);
+    }
+    // Another instance's sweep has claimed the first reminder and is about to claim the second.
+    const outcome = await underAHolder(
+      h.database.db,
+      {
+        takeFirst: sql`INSERT INTO slack_notices (action_id, notice) VALUES (${first!}, 'remind:1')`,
+        takeSecond: sql`INSERT INTO slack_notices (action_id, notice) VALUES (${second!}, 'remind:1')`,
+      },
+      () => showDueNotices(h.bot!.slack.context, 60_000),
+    );
+    // The other instance has both reminders; this one, once it was done, found them claimed and sends none.
+    expect(outcome).toEqual({ took: 'took it', work: 0 });
+    await h.bot.slack.idle();
+    expect(posted(/still waiting for a decision/)).toHaveLength(0);
   });
 
   it('notify: none reminds without pinging anyone', async () => {

@@ -17,6 +17,7 @@ import { markBatchDrawn } from '../../src/slack/batch/post-batch.js';
 import { claimKeptResults } from '../../src/slack/thread/kept-results.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { needing } from '../helpers/needs.js';
+import { underAHolder } from '../helpers/row-locks.js';
 
 /** Requests of agent `ops`, decided an hour ago with `status`; their ids in the order made. */
 async function decidedRequests(db: Kysely<DB>, count: number, status: 'declined' | 'pending'): Promise<number[]> {
@@ -34,19 +35,6 @@ async function decidedRequests(db: Kysely<DB>, count: number, status: 'declined'
 async function cards(db: Kysely<DB>, actionIds: number[], drawn: string): Promise<void> {
   for (const id of actionIds) {
     await sql`INSERT INTO slack_cards (action_id, channel, ts, kind, drawn) VALUES (${id}, 'C0CARDS', ${`1700000000.${String(id).padStart(6, '0')}`}, 'approval', ${drawn})`.execute(db);
-  }
-}
-
-/** Resolves once a statement other than `exceptPid`'s is waiting for a row lock. */
-async function someoneWaitsForALock(db: Kysely<DB>, exceptPid: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const { rows } = await sql<{ n: string }>`
-      SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> ${exceptPid} AND datname = current_database()
-    `.execute(db);
-    if (Number(rows[0]!.n) > 0) return;
-    if (Date.now() > deadline) throw new Error('no statement came to wait for the held card');
-    await new Promise((r) => setTimeout(r, 10));
   }
 }
 
@@ -74,25 +62,14 @@ describe('statements that lock several rows at once', needing('postgres'), () =>
     const [first, second] = await decidedRequests(database.db, 2, 'pending');
     // Stored second first, so a plan that read the table in its order would lock the second first.
     await cards(database.db, [second!, first!], 'pending:0');
-    const outcome = await database.db.connection().execute(async (conn) => {
-      await sql`BEGIN`.execute(conn);
-      try {
-        const pid = (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(conn)).rows[0]!.pid;
-        await sql`UPDATE slack_cards SET drawn = 'held' WHERE action_id = ${first!}`.execute(conn);
-        const marking = mark(first!, second!);
-        await someoneWaitsForALock(database.db, pid);
-        await sql`SET LOCAL lock_timeout = '3s'`.execute(conn);
-        const took = await sql`UPDATE slack_cards SET drawn = 'held' WHERE action_id = ${second!}`.execute(conn).then(
-          () => 'took it',
-          (error: unknown) => String(error),
-        );
-        await sql`COMMIT`.execute(conn);
-        return { took, marking: await marking.then(() => 'marked', (error: unknown) => String(error)) };
-      } catch (error) {
-        await sql`ROLLBACK`.execute(conn);
-        throw error;
-      }
-    });
+    const outcome = await underAHolder(
+      database.db,
+      {
+        takeFirst: sql`UPDATE slack_cards SET drawn = 'held' WHERE action_id = ${first!}`,
+        takeSecond: sql`UPDATE slack_cards SET drawn = 'held' WHERE action_id = ${second!}`,
+      },
+      () => mark(first!, second!).then(() => 'marked'),
+    );
     const { rows } = await sql<{ action_id: number; drawn: string }>`SELECT action_id, drawn FROM slack_cards ORDER BY action_id`.execute(database.db);
     return { outcome, cards: rows, first, second };
   }
@@ -108,7 +85,7 @@ describe('statements that lock several rows at once', needing('postgres'), () =>
         { actionId: first, key: 'approved:1' },
       ]),
     );
-    expect(outcome).toEqual({ took: 'took it', marking: 'marked' });
+    expect(outcome).toEqual({ took: 'took it', work: 'marked' });
     // The marking ran once the holder was done, and its marks stand.
     expect(after).toEqual([
       { action_id: first, drawn: 'approved:1' },
@@ -171,27 +148,16 @@ describe('statements that lock several rows at once', needing('postgres'), () =>
     `.execute(database.db);
     const db = slackDb(database.db);
     // Another instance's sweep has claimed the first and is about to claim the second.
-    const outcome = await database.db.connection().execute(async (conn) => {
-      await sql`BEGIN`.execute(conn);
-      try {
-        const pid = (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(conn)).rows[0]!.pid;
-        await sql`INSERT INTO slack_result_repairs (run_id) VALUES ('run-a')`.execute(conn);
-        const claiming = claimKeptResults(db, 'ops', 60_000).then((kept) => kept.map((k) => k.run_id), (error: unknown) => String(error));
-        await someoneWaitsForALock(database.db, pid);
-        await sql`SET LOCAL lock_timeout = '3s'`.execute(conn);
-        const took = await sql`INSERT INTO slack_result_repairs (run_id) VALUES ('run-b')`.execute(conn).then(
-          () => 'took it',
-          (error: unknown) => String(error),
-        );
-        await sql`COMMIT`.execute(conn);
-        return { took, claimed: await claiming };
-      } catch (error) {
-        await sql`ROLLBACK`.execute(conn);
-        throw error;
-      }
-    });
+    const outcome = await underAHolder(
+      database.db,
+      {
+        takeFirst: sql`INSERT INTO slack_result_repairs (run_id) VALUES ('run-a')`,
+        takeSecond: sql`INSERT INTO slack_result_repairs (run_id) VALUES ('run-b')`,
+      },
+      async () => (await claimKeptResults(db, 'ops', 60_000)).map((k) => k.run_id),
+    );
     // The other sweep has both; this one, once it was done, found them claimed.
-    expect(outcome).toEqual({ took: 'took it', claimed: [] });
+    expect(outcome).toEqual({ took: 'took it', work: [] });
     // Both unclaimed: claimed oldest first and, at the same moment, by run.
     await sql`DELETE FROM slack_result_repairs`.execute(database.db);
     expect((await claimKeptResults(db, 'ops', 60_000)).map((k) => k.run_id)).toEqual(['run-a', 'run-b']);

@@ -122,7 +122,7 @@ async function loadWaitingApprovals(db: SlackDb, agentId: string, staleAfterMs: 
     FROM pending_actions p
     JOIN slack_cards c ON c.action_id = p.id
     WHERE p.status = 'pending' AND p.kind = 'approval' AND p.expires_at > now() AND p.path->>0 = ${agentId}
-    ORDER BY p.expires_at
+    ORDER BY p.expires_at, p.id
     LIMIT ${limit}
   `.execute(db);
   return result.rows.map(({ card_channel, card_thread_ts, card_ts, card_copies, sent, ...row }) => ({
@@ -140,6 +140,9 @@ async function loadWaitingApprovals(db: SlackDb, agentId: string, staleAfterMs: 
  * due, one gets it back and sends it, the other sends nothing. A notice already claimed is won
  * again only when it was never sent and its claim is older than `staleAfterMs` (its instance
  * stopped before posting); the conflict's row lock makes that re-claim one instance's too.
+ * Claimed in the order of their keys, whatever order they were found in: two sweeps claiming the
+ * same notices then wait for each other at most, never each for a claim the other holds (requests
+ * asked in one step expire at the same moment, and their order in the read is the plan's).
  * Returns the claims won, as `${actionId}/${notice}`.
  */
 async function claimNotices(db: SlackDb, claims: { actionId: number; notice: string }[], staleAfterMs: number): Promise<Set<string>> {
@@ -148,6 +151,7 @@ async function claimNotices(db: SlackDb, claims: { actionId: number; notice: str
     INSERT INTO slack_notices (action_id, notice)
     SELECT c.action_id, c.notice FROM jsonb_to_recordset(${JSON.stringify(claims.map((c) => ({ action_id: c.actionId, notice: c.notice })))}::jsonb)
       AS c(action_id integer, notice text)
+    ORDER BY c.action_id, c.notice
     ON CONFLICT (action_id, notice) DO UPDATE SET claimed_at = now()
       WHERE slack_notices.sent_at IS NULL AND slack_notices.claimed_at <= now() - make_interval(secs => ${staleAfterMs / 1000})
     RETURNING action_id, notice

@@ -18,6 +18,7 @@ import { watchProcess } from '../helpers/watch-process.js';
 import { mcpHttpServer } from '../helpers/mcp-http-server.js';
 import { botDatabase, urlWithSchema } from '../helpers/bot-database.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { someoneWaitsForALock } from '../helpers/row-locks.js';
 
 /**
  * The bot as production runs it: the entry point in a process of its own (through `npm start`,
@@ -336,12 +337,7 @@ describe.concurrent('SIGTERM with a click in flight (PostgreSQL)', needing('post
     });
     await isLocked;
     const click = main.bot.send.interaction(buttonClick(card, ALICE, ACTION_IDS.approve).payload);
-    for (let i = 0; ; i++) {
-      const waiting = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`.execute(db.db);
-      if (Number(waiting.rows[0]!.n) > 0) break;
-      if (i > 200) throw new Error('the click never reached its write');
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    await someoneWaitsForALock(db.db, 0, 'the click never reached its write');
     main.child.kill('SIGTERM');
     await main.waitForLog(/^shutting down/);
     // Longer than a stopping server would once wait before cutting connections still open.

@@ -221,9 +221,8 @@ describeOnOneBackend('Slack: edit on a batch card, on %s', (backend) => {
   });
 
   // A card row the other edit inserted is one the carry did not lock: PostgreSQL can end the
-  // carry to break a deadlock. Staged here
-  // with a second connection that holds the second member's row, waits until the carry waits on
-  // it, then asks for the first's, which the carry holds.
+  // carry to break a deadlock. Staged here with a second connection that holds the second member's
+  // row, waits until the carry waits on it, then asks for the first's, which the carry holds.
   it('an edit whose card move PostgreSQL ends to break a deadlock is moved again: the edited call keeps its place on the batch', twoConnections(backend), async () => {
     const { b, card, first, second } = await batchOfTwo();
     await click(b, card, CAROL, `approval:${first}`, ACTION_IDS.edit);

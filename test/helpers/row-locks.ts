@@ -1,17 +1,17 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 
 /**
- * Resolves once a statement other than `exceptPid`'s is waiting for a lock in this database: the
- * moment a test's holder transaction knows the statement under test has come to the row it holds.
+ * Resolves once a statement (other than `exceptPid`'s) is waiting for a lock in this database: the
+ * moment a test holding a row knows the statement under test has come to it.
  */
-async function someoneWaitsForALock(db: Kysely<any>, exceptPid: number): Promise<void> {
+export async function someoneWaitsForALock(db: Kysely<any>, exceptPid = 0, what = 'no statement came to wait for the held row'): Promise<void> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     const { rows } = await sql<{ n: string }>`
       SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> ${exceptPid} AND datname = current_database()
     `.execute(db);
     if (Number(rows[0]!.n) > 0) return;
-    if (Date.now() > deadline) throw new Error('no statement came to wait for the held row');
+    if (Date.now() > deadline) throw new Error(what);
     await new Promise((r) => setTimeout(r, 10));
   }
 }

@@ -337,7 +337,7 @@ describe.concurrent('SIGTERM with a click in flight (PostgreSQL)', needing('post
     });
     await isLocked;
     const click = main.bot.send.interaction(buttonClick(card, ALICE, ACTION_IDS.approve).payload);
-    await someoneWaitsForALock(db.db, 0, 'the click never reached its write');
+    await someoneWaitsForALock(db.db, { what: 'the click never reached its write' });
     main.child.kill('SIGTERM');
     await main.waitForLog(/^shutting down/);
     // Longer than a stopping server would once wait before cutting connections still open.

@@ -7,6 +7,7 @@ import { APPROVALS_USAGE } from '../../src/slack/inbox/inbox-actions.js';
 import { UNSEEN_REQUEST } from '../../src/slack/card/button-check.js';
 import { appHomeOpenedEnvelope, blockActionsPayload, blockLimitErrors, viewLimitErrors, viewSubmissionPayload, type StoredView } from '../../src/simulator/index.js';
 import { describeOnOneBackend } from '../helpers/needs.js';
+import { ageRequest } from '../helpers/age-records.js';
 import { viewText } from '../helpers/home-view.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { clickButton, mention, homeClickPayload, recordingDeleteTool, slackHarness, startBot, waitForCard, waitForText, waitForUpdate, type AgentDeps, type Bot } from '../helpers/slack-bot.js';
@@ -160,7 +161,10 @@ describeOnOneBackend('the approvals inbox in Slack on %s', (backend) => {
     expect(viewText(await openHome(bot, BOSS))).toContain('*Waiting for you* (0)');
     const thread = await mention(bot, { user: REQUESTER, channel: CHANNEL, text: 'delete e1' });
     const card = await waitForCard(h.fake, thread, 'approval');
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    // The card on record (the sweep sends notices of requests with a card), then a little more than
+    // escalateAfter later, as the sweep finds it.
+    await bot.slack.idle();
+    await ageRequest(h.database.db, { actionId: card.actionId }, 1_100);
     await bot.slack.sweepExpired();
     await waitForText(h.fake, thread, 'escalated to you');
     // Republished by the escalation itself, without the boss reopening the tab.

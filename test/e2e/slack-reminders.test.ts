@@ -9,6 +9,7 @@ import type { PolicyInput } from '../../src/approvals/policy-schema.js';
 import { ACTION_IDS } from '../../src/slack/kit/action-ids.js';
 import { describeOnOneBackend, twoConnections } from '../helpers/needs.js';
 import { underAHolder } from '../helpers/row-locks.js';
+import { ageRequest } from '../helpers/age-records.js';
 import { showDueNotices } from '../../src/slack/routing/send-due-notices.js';
 import type { RecordedCall } from '../../src/simulator/index.js';
 import { clickButton, mention, recordingDeleteTool, slackHarness, waitForCard, waitForText, waitForUpdate, type Bot } from '../helpers/slack-bot.js';
@@ -53,14 +54,8 @@ describeOnOneBackend('reminders, warning, escalation and expiry, on %s', (backen
     await Promise.all(bots.map((b) => b.slack.idle()));
   }
 
-  /**
-   * The request as every instance finds it `ms` later: created and expiring that much earlier, as
-   * waiting would leave it (notices, escalation and expiry all go by those two times).
-   */
-  async function age(actionId: number, ms: number): Promise<void> {
-    const by = sql`make_interval(secs => ${ms} / 1000.0)`;
-    await sql`UPDATE pending_actions SET created_at = created_at - ${by}, expires_at = expires_at - ${by} WHERE id = ${actionId}`.execute(h.database.db);
-  }
+  /** The request as every instance finds it `ms` later (see ageRequest). */
+  const age = (actionId: number, ms: number) => ageRequest(h.database.db, { actionId }, ms);
 
   const posted = (pattern: RegExp): RecordedCall[] => h.fake.callsTo('chat.postMessage').filter((c) => pattern.test(String(c.args.text)));
 

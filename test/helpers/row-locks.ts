@@ -1,14 +1,17 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 
 /**
- * Resolves once a statement (other than `exceptPid`'s) is waiting for a lock in this database: the
- * moment a test holding a row knows the statement under test has come to it.
+ * Resolves once a statement is waiting for a lock in this database: the moment a test holding a
+ * row knows the statement under test has come to it, rather than a pause it hopes is long enough.
+ * `on` narrows it to statements naming that table (other test files share the database, each in a
+ * schema of its own); `exceptPid` leaves out the holder's own connection.
  */
-export async function someoneWaitsForALock(db: Kysely<any>, exceptPid = 0, what = 'no statement came to wait for the held row'): Promise<void> {
+export async function someoneWaitsForALock(db: Kysely<any>, { exceptPid = 0, on = '', what = 'no statement came to wait for the held row' }: { exceptPid?: number; on?: string; what?: string } = {}): Promise<void> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     const { rows } = await sql<{ n: string }>`
-      SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> ${exceptPid} AND datname = current_database()
+      SELECT count(*) AS n FROM pg_stat_activity
+      WHERE wait_event_type = 'Lock' AND pid <> ${exceptPid} AND datname = current_database() AND strpos(query, ${on}) > 0
     `.execute(db);
     if (Number(rows[0]!.n) > 0) return;
     if (Date.now() > deadline) throw new Error(what);
@@ -39,7 +42,7 @@ export async function underAHolder<T>(
       const pid = (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(conn)).rows[0]!.pid;
       await holder.takeFirst.execute(conn);
       const working = work().then((value) => value, (error: unknown) => String(error));
-      await someoneWaitsForALock(db, pid);
+      await someoneWaitsForALock(db, { exceptPid: pid });
       await sql`SET LOCAL lock_timeout = '3s'`.execute(conn);
       const took = await holder.takeSecond.execute(conn).then(
         () => 'took it',

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { describeBackends, twoConnections } from '../helpers/needs.js';
+import { someoneWaitsForALock } from '../helpers/row-locks.js';
 import { scriptedModel, lastToolResults } from '../helpers/scripted-model.js';
 import { agentWith } from '../helpers/agents.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
@@ -432,7 +433,7 @@ describeBackends('edit then approve on %s', (backend) => {
         await countLimitUsage(trx, 'other-run/call-1', [{ toolKey: 'refund', measure: 'sum:amountCents@86400000', subject: '*', windowMs: 86_400_000, amount: 60000 }]);
         edit = agent.editToolCall({ actionId, actor: { userId: 'UCAROL' }, args: { orderId: 'o-1', amountCents: 50000 } });
         void edit.then(() => (settledEarly = true));
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await someoneWaitsForALock(database.db, { on: 'limit_usage', what: 'the edit did not wait for the call being counted' });
         expect(settledEarly).toBe(false);
       });
       // 600.00 + 500.00 is over 1,000.00: the edit needs two approvals, though on its own it needs one.

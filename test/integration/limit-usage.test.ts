@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { describeBackends, twoConnections } from '../helpers/needs.js';
+import { someoneWaitsForALock } from '../helpers/row-locks.js';
 import { countLimitUsage, MAX_COUNTER_ENTRIES, previewRecount, type UsageCount } from '../../src/db/limit-usage.js';
 import type { Database } from '../../src/db/database.js';
 
@@ -102,7 +103,7 @@ describeBackends('limit usage counters on %s', (backend) => {
         // The first call is counted but not committed: a second call must not slip past it.
         second = countLimitUsage(other.db, 'second/1', [sumBy(key, 'U0BOB', 60000)]);
         void second.then(() => (settledEarly = true));
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await someoneWaitsForALock(database.db, { on: 'limit_usage', what: 'the second call did not wait for the first' });
         expect(settledEarly).toBe(false);
       });
       expect((await second!)[0]!.total).toBe(120000);

@@ -4,6 +4,7 @@ import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { z } from 'zod';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { describeBackends, twoConnections } from '../helpers/needs.js';
+import { someoneWaitsForALock } from '../helpers/row-locks.js';
 import { scriptedModel, type ScriptStep } from '../helpers/scripted-model.js';
 import { agentWith, collect } from '../helpers/agents.js';
 import { definePolicy } from '../../src/approvals/define-policy.js';
@@ -377,7 +378,7 @@ describeBackends('remembered approvals on %s', (backend) => {
       await revoked;
       let settled = false;
       const use = useOf('c1').then((r) => ((settled = true), r));
-      await new Promise((r) => setTimeout(r, 300));
+      await someoneWaitsForALock(database.db, { on: 'remembered_grants', what: 'the use did not wait for the revoke' });
       expect(settled).toBe(false);
       release();
       await revoking;
@@ -403,7 +404,7 @@ describeBackends('remembered approvals on %s', (backend) => {
       expect(usedInTrx).toMatchObject({ used: { remembered: { id: secondId } } });
       let revokeSettled = false;
       const revoke = revokeRememberedGrant(other.db, secondId, ALICE).then((r) => ((revokeSettled = true), r));
-      await new Promise((r) => setTimeout(r, 300));
+      await someoneWaitsForALock(database.db, { on: 'remembered_grants', what: 'the revoke did not wait for the use' });
       expect(revokeSettled).toBe(false);
       releaseUse();
       await using;

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { describeBackends } from '../helpers/needs.js';
+import { ageRequest } from '../helpers/age-records.js';
 import { scriptedModel, lastToolResults } from '../helpers/scripted-model.js';
 import { agentWith, collect, countingTool } from '../helpers/agents.js';
 import { Agent } from '../../src/agent/agent.js';
@@ -438,10 +439,11 @@ describeBackends('Mastra code against this runtime on %s', (backend) => {
     it('a batch declined call by call, an expiry and a cancellation are worded the same way', async () => {
       const { tool } = countingTool('refund');
       const model = scriptedModel([{ toolCalls: [{ toolName: 'refund', args: { id: 'o-1' } }, { toolName: 'refund', args: { id: 'o-2' } }] }, { text: 'none done' }]);
-      const agent = agentWith({ model, tools: { refund: tool }, storage: database, policy: definePolicy({ tools: { refund: { requireApproval: true, expiresIn: 1 } } }) });
+      const agent = agentWith({ model, tools: { refund: tool }, storage: database, policy: definePolicy({ tools: { refund: { requireApproval: true, expiresIn: '1h' } } }) });
       const output = await agent.generate('refund both');
       await agent.declineToolCall({ runId: output.runId, toolCallId: output.pending[0]!.toolCallId, reason: 'not this week', actor: { userId: 'U0BOB' } });
-      await new Promise((r) => setTimeout(r, 1100));
+      // The other request, past its hour as the sweep finds it.
+      await ageRequest(database.db, { runId: output.runId }, 3_600_000 + 1_000);
       const [swept] = await agent.sweepExpired();
       await swept!.stream!.result;
       expect(lastToolResults(model).map((r) => (r as { output: { reason: string } }).output.reason)).toEqual([

@@ -156,7 +156,10 @@ describe.concurrent('from a fresh clone: npm install, then the README as written
 
   it('MCP tools: MCP_SERVERS=mcp.yaml npm start, no key: help lists the server’s tools, one called by name runs behind its card', async () => {
     writeFileSync(join(CLONE, 'mcp.yaml'), ['mcpServers:', '  runbooks:', '    command: node', '    args: [--import, tsx, examples/mcp-server.ts]', ''].join('\n'));
-    const { sandbox } = await start({ MCP_SERVERS: 'mcp.yaml', ...(await databaseEnv('mcp-data')) });
+    const { app, sandbox } = await start({ MCP_SERVERS: 'mcp.yaml', ...(await databaseEnv('mcp-data')) });
+    // The bot waits 10 s for a server's first answer, then serves without its tools until it comes
+    // (they join the help then): on a busy machine a cold `node --import tsx` server can take longer.
+    await app.printed('MCP server connected');
     const help = await sandbox.ask('U0ALICE', 'help');
     expect(await sandbox.said(help, 'runbooks__search_runbooks')).toContain('runbooks__page_oncall');
     const thread = await sandbox.ask('U0ALICE', 'call runbooks__search_runbooks with {"query": "printer"}');

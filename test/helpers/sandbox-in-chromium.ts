@@ -22,7 +22,14 @@ interface SandboxInChromium {
  * DATABASE_URL is set, else on a data directory as an earlier start left it (bot-database.ts). The
  * README's quick start on the embedded default, in Chromium, is browser.test.ts's.
  */
-export function useSandboxInChromium(name: string, user: string, channel?: string, env: Record<string, string | undefined> = {}): SandboxInChromium {
+export function useSandboxInChromium(
+  name: string,
+  user: string,
+  channel?: string,
+  env: Record<string, string | undefined> = {},
+  /** A line the start must have printed before the page opens (e.g. an MCP server's connection). */
+  printed?: string,
+): SandboxInChromium {
   const dataDir = tempDir(`sandbox-${name}-`);
   let database: BotDatabase | undefined;
   let app: NpmStart | undefined;
@@ -35,6 +42,7 @@ export function useSandboxInChromium(name: string, user: string, channel?: strin
   beforeAll(async () => {
     database = await botDatabase(dataDir);
     app = await npmStart({ PORT: '0', DATABASE_URL: '', LOG_LEVEL: 'info', ...database.env, ...env });
+    if (printed) await app.printed(printed);
     sandbox = await openSandboxPage(app.url, user, channel);
   }, 120_000);
   afterAll(async () => {

@@ -23,7 +23,15 @@ writeFileSync(
 );
 
 describe('MCP tools in the sandbox with the built-in demo model, in Chromium', needing('chromium', { timeout: 120_000 }), () => {
-  const browser = useSandboxInChromium('mcp', 'U0ALICE', undefined, { MCP_SERVERS: mcpFile, MODEL: undefined, OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined });
+  // The help lists the server's tools once it has answered: the bot waits 10 s for that, then
+  // serves without them, and a cold `node --import tsx` server on a busy machine can take longer.
+  const browser = useSandboxInChromium(
+    'mcp',
+    'U0ALICE',
+    undefined,
+    { MCP_SERVERS: mcpFile, MODEL: undefined, OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined },
+    'MCP server connected',
+  );
   let page: Page;
   let request: SandboxPage['request'];
   beforeAll(() => void ({ page, request } = browser.sandbox));

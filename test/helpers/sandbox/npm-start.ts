@@ -8,6 +8,8 @@ export interface NpmStart {
   child: ChildProcess;
   url: string;
   output: () => string;
+  /** Resolves once the output holds `text` (a log line the test needs to have happened first); fails after `timeoutMs`. */
+  printed(text: string, timeoutMs?: number): Promise<void>;
   /** How it ended, once it has. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -27,10 +29,12 @@ export async function npmStart(env: Record<string, string | undefined>, cwd?: st
   const child = spawn('npm', ['start'], { env: merged, detached: true, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   let output = '';
+  const readers = new Set<() => void>();
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`npm start printed no URL:\n${output}`)), 90_000);
     const read = (chunk: Buffer) => {
       output += chunk.toString();
+      for (const reader of readers) reader();
       const match = /open (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
       if (match) {
         clearTimeout(timer);
@@ -41,7 +45,25 @@ export async function npmStart(env: Record<string, string | undefined>, cwd?: st
     child.stderr!.on('data', read);
     child.on('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${output}`)));
   });
-  return { child, url, output: () => output, exited };
+  const printed = (text: string, timeoutMs = 60_000) =>
+    new Promise<void>((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        readers.delete(check);
+      };
+      const check = () => {
+        if (!output.includes(text)) return;
+        done();
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`npm start printed no ${JSON.stringify(text)} within ${timeoutMs} ms:\n${output}`));
+      }, timeoutMs);
+      readers.add(check);
+      check();
+    });
+  return { child, url, output: () => output, printed, exited };
 }
 
 /** SIGTERM to npm and everything it started, as a terminal's Ctrl-C or a supervisor would; resolves once npm has exited. */

@@ -5,7 +5,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * The files that take longest (they install packages, start processes or drive Chromium),
  * longest first within their project, as measured on two cores. vitest orders by the durations
  * of the previous run when it has them; a fresh clone (CI) has none, and a long file started last
- * keeps one worker busy after the other has finished.
+ * keeps one worker busy after the others have finished.
  */
 const SLOWEST = [
   // shared modules

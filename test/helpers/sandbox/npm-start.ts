@@ -3,6 +3,7 @@
  * started in a process group of its own so that stopping it stops npm, tsx and the bot alike.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { watchProcess } from '../watch-process.js';
 
 export interface NpmStart {
   child: ChildProcess;
@@ -28,42 +29,18 @@ export async function npmStart(env: Record<string, string | undefined>, cwd?: st
   }
   const child = spawn('npm', ['start'], { env: merged, detached: true, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  let output = '';
-  const readers = new Set<() => void>();
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start printed no URL:\n${output}`)), 90_000);
-    const read = (chunk: Buffer) => {
-      output += chunk.toString();
-      for (const reader of readers) reader();
-      const match = /open (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    };
-    child.stdout!.on('data', read);
-    child.stderr!.on('data', read);
-    child.on('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${output}`)));
-  });
-  const printed = (text: string, timeoutMs = 60_000) =>
-    new Promise<void>((resolve, reject) => {
-      const done = () => {
-        clearTimeout(timer);
-        readers.delete(check);
-      };
-      const check = () => {
-        if (!output.includes(text)) return;
-        done();
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        done();
-        reject(new Error(`npm start printed no ${JSON.stringify(text)} within ${timeoutMs} ms:\n${output}`));
-      }, timeoutMs);
-      readers.add(check);
-      check();
+  const watched = watchProcess(child, { stderr: true });
+  /** The first thing `find` returns for the output, failing with the output if the process exits first or `timeoutMs` passes. */
+  const within = <T>(what: string, timeoutMs: number, find: (output: string) => T | undefined): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`npm start printed no ${what} within ${timeoutMs} ms:\n${watched.output()}`)), timeoutMs);
     });
-  return { child, url, output: () => output, printed, exited };
+    return Promise.race([watched.waitFor(find), late]).finally(() => clearTimeout(timer));
+  };
+  const url = await within('URL', 90_000, (output) => /open (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1]);
+  const printed = (text: string, timeoutMs = 60_000) => within(JSON.stringify(text), timeoutMs, (output) => (output.includes(text) ? true : undefined)).then(() => undefined);
+  return { child, url, output: watched.output, printed, exited };
 }
 
 /** SIGTERM to npm and everything it started, as a terminal's Ctrl-C or a supervisor would; resolves once npm has exited. */
